@@ -1,0 +1,100 @@
+//! What a model implements: [`CoSimModel`].
+
+use crate::state::StateVisitor;
+use crate::variable::Variable;
+
+/// Static facts about a model: names, documentation, default experiment.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelInfo {
+    /// `modelName`.
+    pub model_name: &'static str,
+    /// `modelIdentifier`: the binary's file name inside the FMU; the FMU file is
+    /// `<fmu_name>.fmu`.
+    pub model_identifier: &'static str,
+    /// File name of the FMU without `.fmu`, e.g. `oscillator-fd-m1`.
+    pub fmu_name: &'static str,
+    /// One-paragraph description (`description` attribute).
+    pub description: &'static str,
+    /// Model documentation for `documentation/index.html`: equations and sources, as HTML.
+    pub documentation_html: &'static str,
+    /// The paper and section the physics comes from.
+    pub source: &'static str,
+    /// `DefaultExperiment`: start time, stop time, step size (s).
+    pub default_experiment: (f64, f64, f64),
+    /// Highest order of `fmi2SetRealInputDerivatives` the model uses (0: inputs are held).
+    pub interpolates_inputs: bool,
+}
+
+/// A model error: the message names the variable, the value and the time where it applies.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelError(pub String);
+
+impl ModelError {
+    /// An error with this message.
+    pub fn new(msg: impl Into<String>) -> Self {
+        Self(msg.into())
+    }
+}
+
+/// Passed to model calls so they can report warnings (logged under `logStatusWarning`; the call
+/// then returns `fmi2Warning`) and informational messages (`logAll`).
+#[derive(Debug, Default)]
+pub struct Context {
+    pub(crate) warnings: Vec<String>,
+    pub(crate) infos: Vec<String>,
+    pub(crate) want_infos: bool,
+}
+
+impl Context {
+    /// Reports a warning: the call returns `fmi2Warning`.
+    pub fn warn(&mut self, msg: impl Into<String>) {
+        self.warnings.push(msg.into());
+    }
+
+    /// Reports an informational message, if the `logAll` category is enabled.
+    pub fn info(&mut self, msg: impl FnOnce() -> String) {
+        if self.want_infos {
+            self.infos.push(msg());
+        }
+    }
+}
+
+/// A co-simulation model. The export layer ([`crate::export_fmus`]) turns it into an FMI 2.0
+/// Co-Simulation FMU.
+///
+/// Call order (the FMI 2.0 state machine is enforced by the export layer, not by the model):
+/// 1. `Default::default()` at `fmi2Instantiate` and `fmi2Reset`: parameters at their start values.
+/// 2. Setters of parameters and inputs (through [`Variable`]s).
+/// 3. [`initialize`](Self::initialize), possibly several times during initialization mode
+///    (after each change of a parameter, before a value is read) and always once at
+///    `fmi2ExitInitializationMode`. It must be idempotent: set the states from the parameters.
+/// 4. Repeatedly: input setters, [`do_step`](Self::do_step), getters. Getters see the state at
+///    the end of the last step and the inputs as last set; [`evaluate`](Self::evaluate) is called
+///    before a getter when an input changed since the last evaluation.
+///
+/// Errors: an `Err` from `initialize` or `do_step` makes the FMU return `fmi2Error` with the
+/// message logged; the instance must then be reset or freed.
+pub trait CoSimModel: Clone + Default + Send + 'static {
+    /// Names, documentation and default experiment.
+    fn info() -> ModelInfo;
+
+    /// The variable table. Value reference = position in this table.
+    fn variables() -> Vec<Variable<Self>>;
+
+    /// Computes the initial state and calculated parameters from the parameters, at `t0`.
+    fn initialize(&mut self, t0: f64, ctx: &mut Context) -> Result<(), ModelError>;
+
+    /// Updates outputs that depend on inputs without a step (direct feedthrough). Default: none.
+    fn evaluate(&mut self, _ctx: &mut Context) -> Result<(), ModelError> {
+        Ok(())
+    }
+
+    /// Advances from `t` to `t + h`. Inputs are read through their [`crate::InputSignal`] as
+    /// polynomials in `τ ∈ [0, h]`.
+    fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError>;
+
+    /// Visits every field of the model state — parameters, states, inputs, counters — in a fixed
+    /// order. Used both to serialize and to deserialize `fmi2FMUstate`s.
+    fn visit_state(&mut self, v: &mut dyn StateVisitor);
+}

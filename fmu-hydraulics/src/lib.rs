@@ -1,0 +1,1 @@
+//! Lumped-fluid hydraulic circuits (filled by the hydraulics issue).

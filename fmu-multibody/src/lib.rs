@@ -1,0 +1,1 @@
+//! Planar multibody mechanisms (filled by the multibody issue).

@@ -1,0 +1,1 @@
+//! Co-simulation master: filled by the master issue.

@@ -1,0 +1,37 @@
+//! FMI 2.0 `modelDescription.xml` as one typed data model, written by our exporters and read by
+//! our master.
+//!
+//! - [`model`]: the data model (every element of `fmi2ModelDescription.xsd` we use).
+//! - [`write`]: deterministic XML writer ([`to_xml`]).
+//! - [`read`]: tolerant reader ([`from_str`]): unknown attributes and vendor extensions are
+//!   accepted, genuine errors carry line and column.
+//! - [`validate`]: the semantic rules of the standard ([`validate()`]), as a list of problems.
+//!
+//! ```
+//! use model_description::*;
+//! let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+//! <fmiModelDescription fmiVersion="2.0" modelName="m" guid="{1}">
+//!   <CoSimulation modelIdentifier="m"/>
+//!   <ModelVariables>
+//!     <ScalarVariable name="x" valueReference="0" causality="output"><Real/></ScalarVariable>
+//!   </ModelVariables>
+//!   <ModelStructure><Outputs><Unknown index="1"/></Outputs>
+//!     <InitialUnknowns><Unknown index="1"/></InitialUnknowns></ModelStructure>
+//! </fmiModelDescription>"#;
+//! let md = from_str(xml).unwrap();
+//! assert_eq!(md.model_variables[0].name, "x");
+//! assert!(validate(&md).iter().all(|p| p.severity != Severity::Error));
+//! let again = from_str(&to_xml(&md)).unwrap();
+//! assert_eq!(again.model_variables[0].causality, Causality::Output);
+//! ```
+#![warn(missing_docs)]
+
+pub mod model;
+pub mod read;
+pub mod validate;
+pub mod write;
+
+pub use model::*;
+pub use read::{from_str, ReadError};
+pub use validate::{validate, Problem, Severity};
+pub use write::to_xml;

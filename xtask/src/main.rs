@@ -1,0 +1,43 @@
+//! Project tasks, run as `cargo xtask <task>`:
+//!
+//! - `fmus`: builds the release cdylibs and writes every FMU to `target/fmu/<name>.fmu`.
+//! - `demo`: `fmus`, then runs the packaged oscillator FMUs as a co-simulation and compares with
+//!   the analytical solution.
+//! - `test`: everything CI runs: third-party tools into `.venv` (FMPy), third-party FMUs
+//!   (gemseo-fmu wheel), `fmus`, `cargo test --workspace`, clippy and rustfmt checks.
+
+mod demo;
+mod package;
+mod test;
+
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("fmus") => package::fmus().map(|_| ()),
+        Some("demo") => demo::run(),
+        Some("test") => test::run(&args[1..]),
+        other => bail!(
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs and co-simulate the double oscillator against its analytical solution\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt"
+        ),
+    }
+}
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
+}
+
+/// The cargo target directory.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}

@@ -1,0 +1,74 @@
+//! `cargo xtask fmus`: release cdylibs → `target/fmu/<name>.fmu`.
+
+use anyhow::{bail, Context, Result};
+use fmu_export::Fmu;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A cdylib package and the FMUs it serves.
+struct Library {
+    package: &'static str,
+    lib_name: &'static str,
+    fmus: &'static [&'static dyn Fmu],
+}
+
+fn libraries() -> Vec<Library> {
+    vec![Library { package: "fmu-oscillator", lib_name: "oscillator", fmus: oscillator::FMUS }]
+}
+
+/// Builds every FMU; returns their paths.
+pub fn fmus() -> Result<Vec<PathBuf>> {
+    let libs = libraries();
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(crate::root()).args(["build", "--release", "--lib"]);
+    for l in &libs {
+        cmd.args(["-p", l.package]);
+    }
+    eprintln!("building release libraries: {cmd:?}");
+    let status = cmd.status().context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release failed ({status})");
+    }
+    let out_dir = crate::target_dir().join("fmu");
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let mut written = Vec::new();
+    for l in &libs {
+        let so = crate::target_dir().join("release").join(format!("lib{}.so", l.lib_name));
+        let binary = std::fs::read(&so).with_context(|| format!("reading {}", so.display()))?;
+        for fmu in l.fmus {
+            let path = out_dir.join(format!("{}.fmu", fmu.info().fmu_name));
+            write_fmu(*fmu, &binary, &path)?;
+            eprintln!("wrote {}", path.display());
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+fn write_fmu(fmu: &dyn Fmu, binary: &[u8], path: &Path) -> Result<()> {
+    let info = fmu.info();
+    let d = fmu.description().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let doc = fmu.documentation().map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Write to a temporary file and rename, so a failed build never leaves a broken FMU.
+    let tmp = path.with_extension("fmu.partial");
+    let file = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644);
+    let entries: [(String, &[u8]); 3] = [
+        ("modelDescription.xml".into(), d.xml.as_bytes()),
+        (format!("binaries/linux64/{}.so", info.model_identifier), binary),
+        ("documentation/index.html".into(), doc.as_bytes()),
+    ];
+    for (name, bytes) in entries {
+        let opts = if name.ends_with(".so") { opts.unix_permissions(0o755) } else { opts };
+        zip.start_file(name.as_str(), opts).with_context(|| format!("{}: adding {name}", path.display()))?;
+        zip.write_all(bytes).with_context(|| format!("{}: writing {name}", path.display()))?;
+    }
+    zip.finish().with_context(|| format!("finishing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}

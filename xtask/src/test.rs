@@ -1,0 +1,66 @@
+//! `cargo xtask test`: the whole test suite, as CI runs it.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn sh(cmd: &mut Command) -> Result<()> {
+    eprintln!("+ {cmd:?}");
+    let status = cmd.status().with_context(|| format!("starting {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Python venv with FMPy (and lark, which `fmpy validate` needs for structured names).
+fn venv() -> Result<PathBuf> {
+    let root = crate::root();
+    let venv = root.join(".venv");
+    let python = venv.join("bin/python");
+    let has = |m: &str| Command::new(&python).args(["-c", &format!("import {m}")]).output().is_ok_and(|o| o.status.success());
+    if !(has("fmpy") && has("lark")) {
+        if !python.exists() {
+            sh(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        }
+        sh(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "fmpy", "lark"]))?;
+    }
+    Ok(python)
+}
+
+/// The gemseo-fmu wheel with OpenModelica-exported FMUs (third-party XML for the reader tests).
+fn gemseo_wheel(python: &Path) -> Result<PathBuf> {
+    let dir = crate::target_dir().join("thirdparty");
+    let find = || -> Option<PathBuf> {
+        std::fs::read_dir(&dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("gemseo_fmu-") && n.ends_with(".whl"))
+        })
+    };
+    if let Some(p) = find() {
+        return Ok(p);
+    }
+    sh(Command::new(python).args(["-m", "pip", "download", "--quiet", "--no-deps", "gemseo-fmu", "-d"]).arg(&dir))?;
+    find().context("pip download gemseo-fmu produced no wheel")
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let quick = args.iter().any(|a| a == "--quick");
+    let python = venv()?;
+    let wheel = gemseo_wheel(&python)?;
+    crate::package::fmus()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let root = crate::root();
+    let fmu_dir = crate::target_dir().join("fmu");
+    let mut test = Command::new(&cargo);
+    test.current_dir(&root)
+        .args(["test", "--workspace", "--no-fail-fast"])
+        .env("FMI_PYTHON", &python)
+        .env("GEMSEO_FMU_WHEEL", &wheel)
+        .env("FMU_DIR", &fmu_dir);
+    sh(&mut test)?;
+    if !quick {
+        sh(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))?;
+        sh(Command::new(&cargo).current_dir(&root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    }
+    Ok(())
+}
