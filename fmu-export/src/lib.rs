@@ -73,6 +73,9 @@ pub mod types;
 pub mod units;
 pub mod variable;
 
+#[cfg(test)]
+mod tests;
+
 pub use component::Component;
 pub use description::{describe, Description};
 pub use factory::{Factory, Fmu};

@@ -9,12 +9,12 @@ use std::process::Command;
 
 fn fmpy(args: &[&str], fmu: &Path) -> std::process::Output {
     let out = Command::new(paths::python())
-        .args(["-m", "fmpy.command_line"])
+        .args(["-c", "import sys; from fmpy.cli import main; sys.argv[0] = 'fmpy'; sys.exit(main())"])
         .args(args.iter().take(1))
         .arg(fmu)
         .args(args.iter().skip(1))
         .output()
-        .expect("running python -m fmpy.command_line");
+        .expect("running fmpy");
     out
 }
 
