@@ -82,7 +82,9 @@ fn start_of<M>(v: &Variable<M>, m: &M) -> VariableKind {
             start: with.then(|| get(m)),
         },
         Access::Boolean { get, .. } => VariableKind::Boolean { declared_type: None, start: with.then(|| get(m)) },
-        Access::String { get, .. } => VariableKind::String { declared_type: None, start: with.then(|| get(m).to_owned()) },
+        Access::String { get, .. } => {
+            VariableKind::String { declared_type: None, start: with.then(|| get(m).to_owned()) }
+        }
         Access::Enumeration { ty, get, .. } => VariableKind::Enumeration {
             declared_type: ty.name.to_owned(),
             quantity: None,

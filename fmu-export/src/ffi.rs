@@ -140,9 +140,7 @@ pub unsafe fn instantiate(
             return fail("instanceName is NULL or empty".into());
         };
         if fmu_type != FMI2_CO_SIMULATION {
-            return fail(format!(
-                "fmuType = {fmu_type}: this FMU supports Co-Simulation only (fmi2CoSimulation = 1)"
-            ));
+            return fail(format!("fmuType = {fmu_type}: this FMU supports Co-Simulation only (fmi2CoSimulation = 1)"));
         }
         // SAFETY: as above.
         let Some(guid) = (unsafe { text(guid) }) else { return fail("fmuGUID is NULL".into()) };
@@ -292,7 +290,12 @@ setter!(/// `fmi2SetBoolean`.
     set_boolean, "fmi2SetBoolean", fmi2Boolean, set_boolean);
 
 /// `fmi2SetString`.
-pub unsafe fn set_string(c: fmi2Component, vr: *const fmi2ValueReference, n: usize, value: *const fmi2String) -> Status {
+pub unsafe fn set_string(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    n: usize,
+    value: *const fmi2String,
+) -> Status {
     const F: &str = "fmi2SetString";
     // SAFETY: `c` per `with`; `vr` and `value` are arrays of n elements, strings NUL-terminated.
     unsafe {
@@ -426,7 +429,12 @@ pub unsafe fn serialize_fmu_state(c: fmi2Component, state: fmi2FMUstate, out: *m
 }
 
 /// `fmi2DeSerializeFMUstate`.
-pub unsafe fn deserialize_fmu_state(c: fmi2Component, bytes: *const fmi2Byte, size: usize, state: *mut fmi2FMUstate) -> Status {
+pub unsafe fn deserialize_fmu_state(
+    c: fmi2Component,
+    bytes: *const fmi2Byte,
+    size: usize,
+    state: *mut fmi2FMUstate,
+) -> Status {
     const F: &str = "fmi2DeSerializeFMUstate";
     // SAFETY: `c` per `with`; `bytes` has `size` readable bytes; `state` writable.
     unsafe {

@@ -245,10 +245,7 @@ impl<M: CoSimModel> Instance<M> {
     /// variables with a start value; afterwards inputs and tunable parameters only).
     fn may_set(&self, v: &Variable<M>, vr: u32) -> Res<()> {
         if !v.is_settable() {
-            return Err(format!(
-                "variable \"{}\" (vr {vr}, causality {}) cannot be set",
-                v.name, v.causality
-            ));
+            return Err(format!("variable \"{}\" (vr {vr}, causality {}) cannot be set", v.name, v.causality));
         }
         match self.state {
             State::Instantiated | State::InitializationMode => Ok(()),
@@ -366,7 +363,10 @@ impl<M: CoSimModel> Instance<M> {
         self.log.log(
             Status::Discard,
             Category::Warning,
-            &format!("{function}: {} is not available from this function (steps are synchronous)", Self::status_kind(kind)),
+            &format!(
+                "{function}: {} is not available from this function (steps are synchronous)",
+                Self::status_kind(kind)
+            ),
         );
         Status::Discard
     }
@@ -430,9 +430,7 @@ impl<M: CoSimModel> Component for Instance<M> {
             for c in categories {
                 let name = c.ok_or("a category name is NULL")?;
                 cats.push(Category::from_name(name).ok_or_else(|| {
-                    format!(
-                        "unknown log category \"{name}\" (known: logStatusWarning, logStatusError, logAll)"
-                    )
+                    format!("unknown log category \"{name}\" (known: logStatusWarning, logStatusError, logAll)")
                 })?);
             }
             s.log.set_categories(on, &cats);
@@ -633,7 +631,9 @@ impl<M: CoSimModel> Component for Instance<M> {
             }
             for (r, x) in vr.iter().zip(values) {
                 if let Ok(v) = s.var(*r) {
-                    if let Access::Integer { set: Some(set), .. } | Access::Enumeration { set: Some(set), .. } = &v.access {
+                    if let Access::Integer { set: Some(set), .. } | Access::Enumeration { set: Some(set), .. } =
+                        &v.access
+                    {
                         set(&mut s.model, *x);
                     }
                 }
@@ -776,13 +776,11 @@ impl<M: CoSimModel> Component for Instance<M> {
                 };
                 match provided {
                     Some((max, f)) if *k >= 1 && (*k as u32) <= max => *o = f(&s.model, *k as u32),
-                    _ => {
-                        return Err(format!(
-                            "variable \"{}\" (vr {r}) provides output derivatives up to order {}, order {k} was requested",
-                            v.name,
-                            provided.map_or(0, |p| p.0)
-                        ))
-                    }
+                    _ => return Err(format!(
+                        "variable \"{}\" (vr {r}) provides output derivatives up to order {}, order {k} was requested",
+                        v.name,
+                        provided.map_or(0, |p| p.0)
+                    )),
                 }
             }
             Ok(status)

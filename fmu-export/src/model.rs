@@ -52,6 +52,11 @@ impl Context {
         self.warnings.push(msg.into());
     }
 
+    /// The warnings reported so far (for tests and in-process drivers).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     /// Reports an informational message, if the `logAll` category is enabled.
     pub fn info(&mut self, msg: impl FnOnce() -> String) {
         if self.want_infos {

@@ -144,7 +144,9 @@ fn description_matches_the_table() {
     let label = md.variable("label").unwrap();
     assert_eq!(label.kind, VariableKind::String { declared_type: None, start: Some("toy".into()) });
     let mode = md.variable("mode").unwrap();
-    assert!(matches!(&mode.kind, VariableKind::Enumeration { declared_type, start: Some(1), .. } if declared_type == "Mode"));
+    assert!(
+        matches!(&mode.kind, VariableKind::Enumeration { declared_type, start: Some(1), .. } if declared_type == "Mode")
+    );
     assert_eq!(md.variable("r").unwrap().causality, Causality::CalculatedParameter);
     assert!(!md.variable("r").unwrap().kind.has_start());
     // Outputs x, y, steps in index order; y depends on u; initial unknowns add r.
@@ -161,7 +163,10 @@ fn description_matches_the_table() {
     let back = model_description::from_str(&d.xml).unwrap();
     assert_eq!(back.model_variables.len(), md.model_variables.len());
     for (a, b) in back.model_variables.iter().zip(&md.model_variables) {
-        assert_eq!((&a.name, a.value_reference, a.causality, a.variability, &a.kind), (&b.name, b.value_reference, b.causality, b.variability, &b.kind));
+        assert_eq!(
+            (&a.name, a.value_reference, a.causality, a.variability, &a.kind),
+            (&b.name, b.value_reference, b.causality, b.variability, &b.kind)
+        );
     }
     assert_eq!(back.guid, d.guid);
 }
@@ -297,7 +302,16 @@ fn a_panicking_model_returns_fmi2error_through_the_c_abi() {
     let guid = std::ffi::CString::new(TOY.description().unwrap().guid.clone()).unwrap();
     // SAFETY: valid arguments per FMI 2.0.
     unsafe {
-        let c = ffi::instantiate(FMUS, c"t".as_ptr(), FMI2_CO_SIMULATION, guid.as_ptr(), std::ptr::null(), &callbacks, 0, 1);
+        let c = ffi::instantiate(
+            FMUS,
+            c"t".as_ptr(),
+            FMI2_CO_SIMULATION,
+            guid.as_ptr(),
+            std::ptr::null(),
+            &callbacks,
+            0,
+            1,
+        );
         assert!(!c.is_null());
         let vr_explode = [vr("explode")];
         assert_eq!(ffi::set_boolean(c, vr_explode.as_ptr(), 1, [1].as_ptr()), Status::Ok);
@@ -314,7 +328,8 @@ fn a_panicking_model_returns_fmi2error_through_the_c_abi() {
         ffi::free_instance(c);
         // Unknown GUID and NULL name give NULL, not a crash.
         assert!(ffi::instantiate(FMUS, c"t".as_ptr(), 1, c"{x}".as_ptr(), std::ptr::null(), &callbacks, 0, 1).is_null());
-        assert!(ffi::instantiate(FMUS, std::ptr::null(), 1, guid.as_ptr(), std::ptr::null(), std::ptr::null(), 0, 1).is_null());
+        assert!(ffi::instantiate(FMUS, std::ptr::null(), 1, guid.as_ptr(), std::ptr::null(), std::ptr::null(), 0, 1)
+            .is_null());
     }
 }
 

@@ -85,16 +85,8 @@ pub const FMI2_LAST_SUCCESSFUL_TIME: fmi2StatusKind = 2;
 pub const FMI2_TERMINATED: fmi2StatusKind = 3;
 
 /// `fmi2CallbackLogger`: variadic; the message is a printf format string.
-pub type fmi2CallbackLogger = Option<
-    unsafe extern "C" fn(
-        fmi2ComponentEnvironment,
-        fmi2String,
-        Status,
-        fmi2String,
-        fmi2String,
-        ...
-    ),
->;
+pub type fmi2CallbackLogger =
+    Option<unsafe extern "C" fn(fmi2ComponentEnvironment, fmi2String, Status, fmi2String, fmi2String, ...)>;
 /// `fmi2CallbackAllocateMemory`.
 pub type fmi2CallbackAllocateMemory = Option<unsafe extern "C" fn(usize, usize) -> *mut c_void>;
 /// `fmi2CallbackFreeMemory`.

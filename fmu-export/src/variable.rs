@@ -121,7 +121,16 @@ impl<M> Variable<M> {
             causality,
             variability,
             initial: None,
-            access: Access::Real { unit, min: None, max: None, nominal: None, get, set: None, input: None, derivative: None },
+            access: Access::Real {
+                unit,
+                min: None,
+                max: None,
+                nominal: None,
+                get,
+                set: None,
+                input: None,
+                derivative: None,
+            },
             feedthrough: &[],
         }
     }

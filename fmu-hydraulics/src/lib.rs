@@ -1,1 +1,16 @@
-//! Lumped-fluid hydraulic circuits (filled by the hydraulics issue).
+//! Lumped-fluid hydraulic circuits, usable from Rust (e.g. by a monolithic solver) and served as
+//! FMI 2.0 Co-Simulation FMUs by this cdylib:
+//!
+//! - [`naya`]: the two-chamber cylinder of seed 004 (physics), [`fmu_naya`]: `hydraulics-naya.fmu`.
+//! - [`integrator`]: FWE, trapezoidal rule (Newton, analytic Jacobian), RK4;
+//!   [`stepping`]: the fixed internal step shared by the FMUs.
+#![warn(missing_docs)]
+
+pub mod fmu_naya;
+pub mod integrator;
+pub mod naya;
+pub mod stepping;
+
+pub use fmu_naya::NayaFmu;
+
+fmu_export::export_fmus!(NayaFmu);

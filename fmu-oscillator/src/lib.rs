@@ -11,4 +11,9 @@ pub mod subsystem;
 
 pub use models::{DisplacementDisplacementM1, DisplacementDisplacementM2, ForceDisplacementM1, ForceDisplacementM2};
 
-fmu_export::export_fmus!(ForceDisplacementM1, ForceDisplacementM2, DisplacementDisplacementM1, DisplacementDisplacementM2);
+fmu_export::export_fmus!(
+    ForceDisplacementM1,
+    ForceDisplacementM2,
+    DisplacementDisplacementM1,
+    DisplacementDisplacementM2
+);

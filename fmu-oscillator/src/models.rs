@@ -29,13 +29,21 @@ const M2: Names = Names { m: "m2", k: "k2", c: "c2" };
 /// Parameters of the mass and its ground spring/damper, damping case, initial state, h_max.
 fn mass_parameters<M: HasMass>(n: &Names, coupling_here: bool) -> Vec<Variable<M>> {
     let mut v = vec![
-        Variable::parameter(n.m, "kg", "Point mass (seed 001 A.1: 1 kg)", |s: &M| s.pm().m, |s: &mut M, x| {
-            s.pm_mut().m = x
-        })
+        Variable::parameter(
+            n.m,
+            "kg",
+            "Point mass (seed 001 A.1: 1 kg)",
+            |s: &M| s.pm().m,
+            |s: &mut M, x| s.pm_mut().m = x,
+        )
         .min(1e-12),
-        Variable::parameter(n.k, "N/m", "Stiffness of the spring to ground", |s: &M| s.pm().k, |s: &mut M, x| {
-            s.pm_mut().k = x
-        })
+        Variable::parameter(
+            n.k,
+            "N/m",
+            "Stiffness of the spring to ground",
+            |s: &M| s.pm().k,
+            |s: &mut M, x| s.pm_mut().k = x,
+        )
         .min(0.0),
         Variable::enumeration(
             "damping",
@@ -44,28 +52,44 @@ fn mass_parameters<M: HasMass>(n: &Names, coupling_here: bool) -> Vec<Variable<M
             |s: &M| s.pm().damping,
             |s: &mut M, x| s.pm_mut().damping = x,
         ),
-        Variable::parameter(n.c, "N.s/m", "Damper to ground, used when damping = custom", |s: &M| s.pm().c, |s: &mut M, x| {
-            s.pm_mut().c = x
-        })
+        Variable::parameter(
+            n.c,
+            "N.s/m",
+            "Damper to ground, used when damping = custom",
+            |s: &M| s.pm().c,
+            |s: &mut M, x| s.pm_mut().c = x,
+        )
         .min(0.0),
     ];
     if coupling_here {
         v.push(
-            Variable::parameter("kc", "N/m", "Coupling spring stiffness (seed 001 A.1: 100 N/m)", |s: &M| s.pm().kc, |s: &mut M, x| {
-                s.pm_mut().kc = x
-            })
+            Variable::parameter(
+                "kc",
+                "N/m",
+                "Coupling spring stiffness (seed 001 A.1: 100 N/m)",
+                |s: &M| s.pm().kc,
+                |s: &mut M, x| s.pm_mut().kc = x,
+            )
             .min(0.0),
         );
         v.push(
-            Variable::parameter("cc", "N.s/m", "Coupling damper, used when damping = custom", |s: &M| s.pm().cc, |s: &mut M, x| {
-                s.pm_mut().cc = x
-            })
+            Variable::parameter(
+                "cc",
+                "N.s/m",
+                "Coupling damper, used when damping = custom",
+                |s: &M| s.pm().cc,
+                |s: &mut M, x| s.pm_mut().cc = x,
+            )
             .min(0.0),
         );
     }
-    v.push(Variable::parameter("x0", "m", "Initial position (deflection from equilibrium)", |s: &M| s.pm().x0, |s: &mut M, x| {
-        s.pm_mut().x0 = x
-    }));
+    v.push(Variable::parameter(
+        "x0",
+        "m",
+        "Initial position (deflection from equilibrium)",
+        |s: &M| s.pm().x0,
+        |s: &mut M, x| s.pm_mut().x0 = x,
+    ));
     v.push(Variable::parameter("v0", "m/s", "Initial velocity", |s: &M| s.pm().v0, |s: &mut M, x| s.pm_mut().v0 = x));
     v.push(
         Variable::parameter(
@@ -98,12 +122,20 @@ fn state_outputs<M: HasMass>() -> Vec<Variable<M>> {
 /// Position and velocity inputs of the other mass.
 fn position_inputs<M: HasMass>(pos: &'static str, vel: &'static str) -> Vec<Variable<M>> {
     vec![
-        Variable::input(pos, "m", "Position of the other subsystem's mass (coupling input)", |s: &M| s.pm().u0.value, |s: &mut M| {
-            &mut s.pm_mut().u0
-        }),
-        Variable::input(vel, "m/s", "Velocity of the other subsystem's mass (coupling input)", |s: &M| s.pm().u1.value, |s: &mut M| {
-            &mut s.pm_mut().u1
-        }),
+        Variable::input(
+            pos,
+            "m",
+            "Position of the other subsystem's mass (coupling input)",
+            |s: &M| s.pm().u0.value,
+            |s: &mut M| &mut s.pm_mut().u0,
+        ),
+        Variable::input(
+            vel,
+            "m/s",
+            "Velocity of the other subsystem's mass (coupling input)",
+            |s: &M| s.pm().u1.value,
+            |s: &mut M| &mut s.pm_mut().u1,
+        ),
     ]
 }
 
@@ -241,7 +273,13 @@ derivatives of order 1 are exact at the current state with the inputs held.</p>"
         };
     }
     doc!(FD_M1, "m1 ẍ1 + (c1 + cc) ẋ1 − cc ξ̇ + (k1 + kc) x1 − kc ξ = 0 (eq. 37); F = kc (x1 − ξ) + cc (ẋ1 − ξ̇) (eq. 38). Inputs ξ = xi, ξ̇ = xi_dot; F depends directly on both.");
-    doc!(FD_M2, "m2 ẍ2 + c2 ẋ2 + k2 x2 = F (eq. 39, external force f2 = 0). Input F; outputs x = ξ, v = ξ̇ for subsystem M1.");
+    doc!(
+        FD_M2,
+        "m2 ẍ2 + c2 ẋ2 + k2 x2 = F (eq. 39, external force f2 = 0). Input F; outputs x = ξ, v = ξ̇ for subsystem M1."
+    );
     doc!(DD_M1, "m1 ẍ1 + (c1 + cc) ẋ1 − cc ξ̇ + (k1 + kc) x1 − kc ξ = 0 (eq. 40). Inputs ξ = xi, ξ̇ = xi_dot (mass 2).");
-    doc!(DD_M2, "m2 ẍ2 + (c2 + cc) ẋ2 − cc η̇ + (k2 + kc) x2 − kc η = 0 (eq. 41). Inputs η = eta, η̇ = eta_dot (mass 1).");
+    doc!(
+        DD_M2,
+        "m2 ẍ2 + (c2 + cc) ẋ2 − cc η̇ + (k2 + kc) x2 − kc η = 0 (eq. 41). Inputs η = eta, η̇ = eta_dot (mass 1)."
+    );
 }

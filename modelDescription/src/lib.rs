@@ -2,10 +2,11 @@
 //! our master.
 //!
 //! - [`model`]: the data model (every element of `fmi2ModelDescription.xsd` we use).
-//! - [`write`]: deterministic XML writer ([`to_xml`]).
+//! - [`write`](mod@write): deterministic XML writer ([`to_xml`]).
 //! - [`read`]: tolerant reader ([`from_str`]): unknown attributes and vendor extensions are
 //!   accepted, genuine errors carry line and column.
-//! - [`validate`]: the semantic rules of the standard ([`validate()`]), as a list of problems.
+//! - [`validate`](mod@validate): the semantic rules of the standard ([`validate()`]), as a list
+//!   of problems.
 //!
 //! ```
 //! use model_description::*;

@@ -505,8 +505,7 @@ impl ScalarVariable {
     /// The `initial` in force: the attribute if present, else the default of FMI 2.0 Table 2.2.7
     /// for this causality and variability (`None` where no `initial` is allowed).
     pub fn effective_initial(&self) -> Option<Initial> {
-        self.initial
-            .or_else(|| default_initial(self.causality, self.variability))
+        self.initial.or_else(|| default_initial(self.causality, self.variability))
     }
 }
 

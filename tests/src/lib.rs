@@ -91,7 +91,15 @@ pub struct Api {
     pub get_types_platform: unsafe extern "C" fn() -> *const c_char,
     pub get_version: unsafe extern "C" fn() -> *const c_char,
     pub set_debug_logging: unsafe extern "C" fn(Comp, c_int, usize, *const *const c_char) -> c_int,
-    instantiate: unsafe extern "C" fn(*const c_char, c_int, *const c_char, *const c_char, *const Callbacks, c_int, c_int) -> Comp,
+    instantiate: unsafe extern "C" fn(
+        *const c_char,
+        c_int,
+        *const c_char,
+        *const c_char,
+        *const Callbacks,
+        c_int,
+        c_int,
+    ) -> Comp,
     pub free_instance: unsafe extern "C" fn(Comp),
     pub setup_experiment: unsafe extern "C" fn(Comp, c_int, f64, f64, c_int, f64) -> c_int,
     pub enter_initialization_mode: unsafe extern "C" fn(Comp) -> c_int,
@@ -204,7 +212,8 @@ impl Fmu {
         macro_rules! sym {
             ($name:literal) => {
                 // SAFETY: the symbol is declared with the FMI 2.0 signature in `Api`.
-                *unsafe { lib.get($name.as_bytes()) }.map_err(|source| HarnessError::Load { path: so.clone(), source })?
+                *unsafe { lib.get($name.as_bytes()) }
+                    .map_err(|source| HarnessError::Load { path: so.clone(), source })?
             };
         }
         let api = Api {
@@ -287,7 +296,13 @@ impl Fmu {
     }
 }
 
-unsafe extern "C" fn log_message(env: *mut c_void, name: *const c_char, status: c_int, cat: *const c_char, msg: *const c_char) {
+unsafe extern "C" fn log_message(
+    env: *mut c_void,
+    name: *const c_char,
+    status: c_int,
+    cat: *const c_char,
+    msg: *const c_char,
+) {
     let s = |p: *const c_char| {
         if p.is_null() {
             String::new()
@@ -353,7 +368,9 @@ impl Instance<'_> {
     }
     pub fn setup(&self, start: f64, stop: Option<f64>) -> i32 {
         // SAFETY: FMI 2.0 call on a live instance.
-        unsafe { (self.fmu.api.setup_experiment)(self.c, 0, 0.0, start, c_int::from(stop.is_some()), stop.unwrap_or(0.0)) }
+        unsafe {
+            (self.fmu.api.setup_experiment)(self.c, 0, 0.0, start, c_int::from(stop.is_some()), stop.unwrap_or(0.0))
+        }
     }
     pub fn enter_init(&self) -> i32 {
         // SAFETY: FMI 2.0 call on a live instance.
@@ -416,7 +433,9 @@ impl Instance<'_> {
     }
     pub fn set_input_derivatives(&self, vr: &[u32], order: &[i32], values: &[f64]) -> i32 {
         // SAFETY: arrays of vr.len() elements.
-        unsafe { (self.fmu.api.set_real_input_derivatives)(self.c, vr.as_ptr(), vr.len(), order.as_ptr(), values.as_ptr()) }
+        unsafe {
+            (self.fmu.api.set_real_input_derivatives)(self.c, vr.as_ptr(), vr.len(), order.as_ptr(), values.as_ptr())
+        }
     }
     pub fn get_output_derivatives(&self, vr: &[u32], order: &[i32]) -> (i32, Vec<f64>) {
         let mut out = vec![f64::NAN; vr.len()];

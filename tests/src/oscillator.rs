@@ -161,7 +161,14 @@ pub fn run_force_displacement(
 
 /// Runs the displacement-displacement double oscillator (`oscillator-dd-m1` + `oscillator-dd-m2`),
 /// Jacobi, with input extrapolation `order` (0 or 1).
-pub fn run_displacement_displacement(m1: &Fmu, m2: &Fmu, case: i32, h: f64, t_end: f64, order: i32) -> Result<RunError, HarnessError> {
+pub fn run_displacement_displacement(
+    m1: &Fmu,
+    m2: &Fmu,
+    case: i32,
+    h: f64,
+    t_end: f64,
+    order: i32,
+) -> Result<RunError, HarnessError> {
     let a = m1.instantiate("m1")?;
     let b = m2.instantiate("m2")?;
     for inst in [&a, &b] {
@@ -211,7 +218,8 @@ mod tests {
     #[test]
     fn analytic_solution_conserves_energy_when_undamped() {
         let energy = |z: [f64; 4]| {
-            0.5 * (z[2] * z[2] + z[3] * z[3]) + 0.5 * (10.0 * z[0] * z[0] + 1000.0 * z[1] * z[1] + 100.0 * (z[0] - z[1]).powi(2))
+            0.5 * (z[2] * z[2] + z[3] * z[3])
+                + 0.5 * (10.0 * z[0] * z[0] + 1000.0 * z[1] * z[1] + 100.0 * (z[0] - z[1]).powi(2))
         };
         let e0 = energy(analytic(1, 0.0));
         assert!((e0 - 10_000.0).abs() < 1e-9);

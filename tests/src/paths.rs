@@ -18,14 +18,20 @@ pub fn fmu_dir() -> PathBuf {
 /// end-to-end tests run on packaged FMUs, never on stale or absent ones silently.
 pub fn fmu(name: &str) -> PathBuf {
     let p = fmu_dir().join(format!("{name}.fmu"));
-    assert!(p.exists(), "{} is missing: run `cargo xtask fmus` (or the whole suite with `cargo xtask test`)", p.display());
+    assert!(
+        p.exists(),
+        "{} is missing: run `cargo xtask fmus` (or the whole suite with `cargo xtask test`)",
+        p.display()
+    );
     p
 }
 
 /// Every packaged FMU.
 pub fn all_fmus() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(fmu_dir())
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "fmu")).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "fmu")).collect()
+        })
         .unwrap_or_default();
     v.sort();
     assert!(!v.is_empty(), "no FMUs in {}: run `cargo xtask fmus`", fmu_dir().display());

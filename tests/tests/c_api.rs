@@ -45,7 +45,11 @@ fn illegal_sequences_and_arguments_give_fmi2error_with_a_message() {
     let inst = fmu.instantiate("m1").unwrap();
     // doStep before initialization.
     assert_eq!(inst.do_step(0.0, 1e-3), status::ERROR);
-    assert!(inst.last_log().contains("fmi2DoStep") && inst.last_log().contains("illegal call sequence"), "{}", inst.last_log());
+    assert!(
+        inst.last_log().contains("fmi2DoStep") && inst.last_log().contains("illegal call sequence"),
+        "{}",
+        inst.last_log()
+    );
     // exit before enter.
     assert_eq!(inst.exit_init(), status::ERROR);
     // Out-of-range parameter, NaN parameter.
@@ -82,7 +86,18 @@ fn illegal_sequences_and_arguments_give_fmi2error_with_a_message() {
     // SAFETY: FMI 2.0 calls on a live instance.
     unsafe {
         assert_eq!((fmu.api.cancel_step)(inst.c), status::ERROR);
-        assert_eq!((fmu.api.get_directional_derivative)(inst.c, std::ptr::null(), 0, std::ptr::null(), 0, std::ptr::null(), std::ptr::null_mut()), status::ERROR);
+        assert_eq!(
+            (fmu.api.get_directional_derivative)(
+                inst.c,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut()
+            ),
+            status::ERROR
+        );
         let cat = c"logNoSuchCategory".as_ptr();
         assert_eq!((fmu.api.set_debug_logging)(inst.c, 1, 1, &cat), status::ERROR);
         assert!(inst.last_log().contains("logNoSuchCategory"));
@@ -252,7 +267,14 @@ fn direct_feedthrough_output_follows_its_inputs_without_a_step() {
     // F = kc (x1 − xi) + cc (v1 − xi_dot); case 1: cc = 0, kc = 100, x1 = 0.
     assert_eq!(inst.set(&["xi", "xi_dot"], &[0.25, 1.0]), status::OK);
     assert_eq!(inst.get(&["F"]), vec![-25.0]);
-    let out = fmu.md.model_structure.outputs.iter().find(|u| fmu.md.variable_by_index(u.index).unwrap().name == "F").unwrap();
-    let deps: Vec<&str> = out.dependencies.as_ref().unwrap().iter().map(|i| fmu.md.variable_by_index(*i).unwrap().name.as_str()).collect();
+    let out =
+        fmu.md.model_structure.outputs.iter().find(|u| fmu.md.variable_by_index(u.index).unwrap().name == "F").unwrap();
+    let deps: Vec<&str> = out
+        .dependencies
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|i| fmu.md.variable_by_index(*i).unwrap().name.as_str())
+        .collect();
     assert_eq!(deps, ["xi", "xi_dot"]);
 }

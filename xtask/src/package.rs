@@ -14,7 +14,10 @@ struct Library {
 }
 
 fn libraries() -> Vec<Library> {
-    vec![Library { package: "fmu-oscillator", lib_name: "oscillator", fmus: oscillator::FMUS }]
+    vec![
+        Library { package: "fmu-oscillator", lib_name: "oscillator", fmus: oscillator::FMUS },
+        Library { package: "fmu-hydraulics", lib_name: "hydraulics", fmus: hydraulics::FMUS },
+    ]
 }
 
 /// Builds every FMU; returns their paths.

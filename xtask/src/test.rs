@@ -18,12 +18,21 @@ fn venv() -> Result<PathBuf> {
     let root = crate::root();
     let venv = root.join(".venv");
     let python = venv.join("bin/python");
-    let has = |m: &str| Command::new(&python).args(["-c", &format!("import {m}")]).output().is_ok_and(|o| o.status.success());
+    let has =
+        |m: &str| Command::new(&python).args(["-c", &format!("import {m}")]).output().is_ok_and(|o| o.status.success());
     if !(has("fmpy") && has("lark")) {
         if !python.exists() {
             sh(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
         }
-        sh(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "fmpy", "lark"]))?;
+        sh(Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "fmpy",
+            "lark",
+        ]))?;
     }
     Ok(python)
 }
@@ -60,7 +69,14 @@ pub fn run(args: &[String]) -> Result<()> {
     sh(&mut test)?;
     if !quick {
         sh(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))?;
-        sh(Command::new(&cargo).current_dir(&root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+        sh(Command::new(&cargo).current_dir(&root).args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
     }
     Ok(())
 }

@@ -1,0 +1,333 @@
+//! `hydraulics-naya.fmu`: the seed 004 circuit as an FMI 2.0 Co-Simulation FMU.
+//!
+//! Coupling variants (Publication IV): the same FMU serves force coupling (connect output `F`;
+//! it depends directly on input `s_dot` through the friction −c ṡ, declared in ModelStructure)
+//! and pressure coupling (connect outputs `p1`, `p2`, which have no direct feedthrough; the
+//! mechanics side then computes (p2 − p1) A − c ṡ itself, with its own friction parameter).
+
+use crate::integrator::Ode;
+use crate::naya::{Naya, NayaOde};
+use crate::stepping::{self, HasStepping, Stepping};
+use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
+use model_description::DependencyKind as Dep;
+use nalgebra::SVector;
+
+/// `Init` enumeration: how the pressures start.
+pub static INIT: EnumType = EnumType {
+    name: "NayaInit",
+    description: "Initial pressures",
+    items: &[
+        ("equilibrium", 1, "static equilibrium for the load F_static (seed 004 eq. 32)"),
+        ("start_values", 2, "the parameters p1_start, p2_start"),
+    ],
+};
+
+/// The FMU model.
+#[derive(Debug, Clone)]
+pub struct NayaFmu {
+    /// Circuit parameters.
+    pub circuit: Naya,
+    /// Static load held at rest, F = (2M + m) g (N).
+    pub f_static: f64,
+    /// Item of [`INIT`].
+    pub init: i32,
+    /// Initial pressures when `init` = start_values (Pa).
+    pub p_start: [f64; 2],
+    /// κ₀ of the static equilibrium (calculated parameter).
+    pub kappa0: f64,
+    /// Integrator settings.
+    pub stepping: Stepping,
+    /// Pressures [p1, p2] (Pa).
+    pub p: SVector<f64, 2>,
+    /// Input s (m).
+    pub s: InputSignal,
+    /// Input ṡ (m/s).
+    pub s_dot: InputSignal,
+    /// Input κ.
+    pub kappa: InputSignal,
+}
+
+const DEFAULT_F_STATIC: f64 = 6867.0;
+
+impl Default for NayaFmu {
+    fn default() -> Self {
+        let circuit = Naya::default();
+        // The default load has an equilibrium; fall back to mid-range values if someone changes
+        // the defaults so that it has none (initialize then reports the error).
+        let eq = circuit.equilibrium(DEFAULT_F_STATIC).unwrap_or(crate::naya::Equilibrium {
+            p1: circuit.p_t,
+            p2: circuit.p_t,
+            kappa: 0.5,
+        });
+        Self {
+            s: InputSignal::new(circuit.s0),
+            circuit,
+            f_static: DEFAULT_F_STATIC,
+            init: 1,
+            p_start: [eq.p1, eq.p2],
+            kappa0: eq.kappa,
+            stepping: Stepping::default(),
+            p: SVector::<f64, 2>::new(eq.p1, eq.p2),
+            s_dot: InputSignal::new(0.0),
+            kappa: InputSignal::new(eq.kappa),
+        }
+    }
+}
+
+impl HasStepping for NayaFmu {
+    fn stepping(&self) -> &Stepping {
+        &self.stepping
+    }
+    fn stepping_mut(&mut self) -> &mut Stepping {
+        &mut self.stepping
+    }
+}
+
+impl NayaFmu {
+    fn ode(&self) -> NayaOde<'_> {
+        NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa }
+    }
+
+    /// Net valve flows into the chambers now (m³/s).
+    pub fn flows(&self) -> (f64, f64) {
+        self.circuit.flows(self.p[0], self.p[1], self.kappa.value)
+    }
+
+    /// Actuator force now (N), eq. 28.
+    pub fn force(&self) -> f64 {
+        self.circuit.force(self.p[0], self.p[1], self.s_dot.value)
+    }
+
+    /// Hydraulic power delivered to the piston, (p2 − p1) A ṡ (W).
+    pub fn power(&self) -> f64 {
+        (self.p[1] - self.p[0]) * self.circuit.a_p * self.s_dot.value
+    }
+
+    fn rates(&self) -> SVector<f64, 2> {
+        self.ode().f(0.0, &self.p)
+    }
+
+    /// Physical range of a state: positive pressures with a positive bulk modulus, chambers
+    /// of positive length.
+    fn check(circuit: &Naya, s: f64, x: &SVector<f64, 2>) -> Result<(), String> {
+        for (name, p) in [("p1", x[0]), ("p2", x[1])] {
+            if p < 0.0 {
+                return Err(format!(
+                    "{name} = {p:.6e} Pa is negative: the chamber cavitates, which this model does not describe"
+                ));
+            }
+            let beta = circuit.beta(p);
+            if !(beta > 0.0 && beta.is_finite()) {
+                return Err(format!(
+                    "{name} = {p:.6e} Pa is outside the range of the bulk-modulus law (beta = {beta:.3e} Pa)"
+                ));
+            }
+        }
+        let (l1, l2) = circuit.chamber_lengths(s);
+        if l1 <= 0.0 || l2 <= 0.0 {
+            return Err(format!("s = {s} m puts the piston beyond the end of stroke (l1 = {l1} m, l2 = {l2} m)"));
+        }
+        Ok(())
+    }
+}
+
+const DOCS: &str = r#"<p><b>Equations</b> (Naya et al. 2011, seed 004 §4):</p>
+<ul>
+<li>ṗ1 = β1/(A l1) [A ṡ + A_i c_d √(2(p_P − p1)/ρ) δ_P − A_o c_d √(2(p1 − p_T)/ρ) δ_T] (eq. 29)</li>
+<li>ṗ2 = β2/(A l2) [−A ṡ + A_o c_d √(2(p_P − p2)/ρ) δ_P − A_i c_d √(2(p2 − p_T)/ρ) δ_T] (eq. 29); δ = 0 when the root's argument is negative</li>
+<li>β(p) = (1 + a p + b p²)/(a + 2 b p) (eq. 3); l1 = 0.5 l + s0 − s, l2 = 0.5 l + s − s0 (eq. 30); A_i = a_v κ, A_o = a_v (1 − κ) (eq. 31)</li>
+<li>F = (p2 − p1) A − c ṡ (eq. 28)</li>
+</ul>
+<p><b>Initialization</b> (init = equilibrium): eq. 32, (2M + m) g = (p2 − p1) A and ṗ1 = ṗ2 = 0 at ṡ = 0, solved in closed form:
+r = (1 − d)/(1 + d) with d = F_static/(A (p_P − p_T)), κ0 = √r/(1 + √r), p1 = (r p_P + p_T)/(1 + r), p2 = (p_P + r p_T)/(1 + r).
+Defaults give p1 = 3.3218 MPa, p2 = 4.3782 MPa, κ0 = 0.46461. The input kappa is declared with start κ0, so a default run rests at the
+equilibrium. An input left at its declared start value follows the parameters: kappa follows κ0 when F_static or the circuit changes, and s follows s0.</p>
+<p><b>Integration</b>: FWE, TR (default; Newton with the analytic diagonal Jacobian of eqs. 36–37 including dβ/dp) or RK4 with fixed internal step h
+(default 0.1 ms) that must divide the communication step. Inputs follow the polynomials of fmi2SetRealInputDerivatives at every stage.
+Explicit methods warn once per run when h·|λmax| exceeds their stability bound (λmax: stiffest eigenvalue of the pressure Jacobian, also output lambda_max).</p>
+<p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot, declared in ModelStructure); pressure coupling uses p1, p2
+(no feedthrough) and the mechanics computes (p2 − p1) A − c ṡ itself.</p>
+<p><b>Failures</b>: Newton divergence, NaN, a negative pressure (cavitation is not modelled), a pressure beyond the bulk-modulus law or a piston beyond
+its stroke end the step with fmi2Error naming the time and the quantity.</p>"#;
+
+macro_rules! param {
+    ($name:literal, $unit:literal, $descr:literal, $($field:tt).+) => {
+        Variable::parameter($name, $unit, $descr, |m: &NayaFmu| m.$($field).+, |m, v| m.$($field).+ = v)
+    };
+}
+
+impl CoSimModel for NayaFmu {
+    fn info() -> ModelInfo {
+        ModelInfo {
+            model_name: "HydraulicsNaya",
+            model_identifier: "hydraulics_naya",
+            fmu_name: "hydraulics-naya",
+            description: "Two-chamber hydraulic cylinder with open-centre 4-way valve (Naya et al. 2011, seed 004 eqs. 28-32): inputs s, s_dot, kappa; outputs F, p1, p2",
+            documentation_html: DOCS,
+            source: "Naya, Cuadrado, Dopico, Lugris 2011 (seed 004) §4 eqs. 28-38; González et al. (seed 001) Appendix A.4 Table 2",
+            default_experiment: (0.0, 10.0, 1e-3),
+            interpolates_inputs: true,
+        }
+    }
+
+    fn variables() -> Vec<Variable<Self>> {
+        let (step_params, step_outputs) = stepping::variables::<Self>();
+        let mut v = vec![
+            param!("A", "m2", "Piston area (seed 001 Table 2)", circuit.a_p).min(1e-12),
+            param!("l", "m", "Cylinder length", circuit.l).min(1e-9),
+            param!("c", "N.s/m", "Viscous friction coefficient", circuit.c).min(0.0),
+            param!("c_d", "1", "Valve discharge coefficient", circuit.cd).min(1e-9),
+            param!("rho", "kg/m3", "Fluid density", circuit.rho).min(1e-9),
+            param!("p_P", "Pa", "Pump pressure", circuit.p_p).min(0.0),
+            param!("p_T", "Pa", "Tank pressure", circuit.p_t).min(0.0),
+            param!("a", "1/Pa", "Bulk-modulus coefficient a of eq. 3", circuit.a).min(1e-30),
+            param!("b", "1/Pa2", "Bulk-modulus coefficient b of eq. 3", circuit.b),
+            param!("s0", "m", "Actuator length with equal chambers (eq. 30)", circuit.s0),
+            param!("a_v", "m2", "Valve area gain: A_i = a_v kappa, A_o = a_v (1 - kappa) (eq. 31)", circuit.a_v)
+                .min(0.0),
+            param!("F_static", "N", "Static load for init = equilibrium, (2M + m) g = 700 kg * 9.81 m/s2", f_static),
+            Variable::enumeration(
+                "init",
+                &INIT,
+                "Initial pressures: equilibrium (eq. 32) or p1_start, p2_start",
+                |m: &Self| m.init,
+                |m, v| m.init = v,
+            ),
+            Variable::parameter(
+                "p1_start",
+                "Pa",
+                "Initial p1 when init = start_values",
+                |m: &Self| m.p_start[0],
+                |m, v| m.p_start[0] = v,
+            )
+            .min(0.0),
+            Variable::parameter(
+                "p2_start",
+                "Pa",
+                "Initial p2 when init = start_values",
+                |m: &Self| m.p_start[1],
+                |m, v| m.p_start[1] = v,
+            )
+            .min(0.0),
+        ];
+        v.extend(step_params);
+        v.push(Variable::calculated_parameter(
+            "kappa0",
+            "1",
+            "Spool position of the static equilibrium (eq. 32)",
+            |m: &Self| m.kappa0,
+        ));
+        v.push(Variable::input("s", "m", "Actuator length (from the mechanism)", |m: &Self| m.s.value, |m| &mut m.s));
+        v.push(Variable::input("s_dot", "m/s", "Actuator velocity", |m: &Self| m.s_dot.value, |m| &mut m.s_dot));
+        v.push(
+            Variable::input(
+                "kappa",
+                "1",
+                "Spool position (valve control); start = kappa0 of the default load",
+                |m: &Self| m.kappa.value,
+                |m| &mut m.kappa,
+            )
+            .min(0.0)
+            .max(1.0),
+        );
+        v.push(
+            Variable::output("F", "N", "Actuator force F = (p2 - p1) A - c s_dot (eq. 28), along s", |m: &Self| {
+                m.force()
+            })
+            .depends_on(&[("s_dot", Dep::Fixed)])
+            .output_derivatives(1, |m, _| {
+                let d = m.rates();
+                (d[1] - d[0]) * m.circuit.a_p - m.circuit.c * m.s_dot.rate_at(0.0)
+            }),
+        );
+        v.push(
+            Variable::output("p1", "Pa", "Upper-chamber pressure", |m: &Self| m.p[0])
+                .depends_on(&[])
+                .output_derivatives(1, |m, _| m.rates()[0]),
+        );
+        v.push(
+            Variable::output("p2", "Pa", "Lower-chamber pressure", |m: &Self| m.p[1])
+                .depends_on(&[])
+                .output_derivatives(1, |m, _| m.rates()[1]),
+        );
+        v.push(
+            Variable::output("P_hyd", "W", "Hydraulic power delivered to the piston, (p2 - p1) A s_dot", |m: &Self| {
+                m.power()
+            })
+            .depends_on(&[("s_dot", Dep::Dependent)]),
+        );
+        v.push(
+            Variable::output("Q1", "m3/s", "Net valve flow into chamber 1", |m: &Self| m.flows().0)
+                .depends_on(&[("kappa", Dep::Dependent)]),
+        );
+        v.push(
+            Variable::output("Q2", "m3/s", "Net valve flow into chamber 2", |m: &Self| m.flows().1)
+                .depends_on(&[("kappa", Dep::Dependent)]),
+        );
+        v.extend(step_outputs);
+        v
+    }
+
+    fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
+        self.circuit.check().map_err(ModelError::new)?;
+        self.stepping.initialize()?;
+        let defaults = Self::default();
+        let eq = self.circuit.equilibrium(self.f_static).map_err(ModelError::new)?;
+        self.kappa0 = eq.kappa;
+        // Inputs left at their declared start values follow the parameters.
+        if self.kappa.value.to_bits() == defaults.kappa.value.to_bits() {
+            self.kappa.value = eq.kappa;
+        }
+        if self.s.value.to_bits() == defaults.s.value.to_bits() {
+            self.s.value = self.circuit.s0;
+        }
+        self.p = match self.init {
+            1 => SVector::<f64, 2>::new(eq.p1, eq.p2),
+            2 => SVector::<f64, 2>::new(self.p_start[0], self.p_start[1]),
+            other => return Err(ModelError::new(format!("init = {other} is not 1 (equilibrium) or 2 (start_values)"))),
+        };
+        Self::check(&self.circuit, self.s.value, &self.p)
+            .map_err(|m| ModelError::new(format!("initial state: {m}")))?;
+        self.stepping.lambda_max = crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p);
+        Ok(())
+    }
+
+    fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        let mut x = self.p;
+        let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
+        let circuit = &self.circuit;
+        let s_signal = &self.s;
+        let n = self.stepping.substeps(h)?;
+        let dt = h / n as f64;
+        // The range check uses s at the end of each internal step.
+        let counter = std::cell::Cell::new(0u64);
+        self.stepping.advance(&ode, &mut x, t, h, ctx, |x| {
+            let k = counter.get() + 1;
+            counter.set(k);
+            Self::check(circuit, s_signal.at(k as f64 * dt), x)
+        })?;
+        self.p = x;
+        Ok(())
+    }
+
+    fn visit_state(&mut self, v: &mut dyn StateVisitor) {
+        let c = &mut self.circuit;
+        for x in [
+            &mut c.a_p, &mut c.l, &mut c.c, &mut c.cd, &mut c.rho, &mut c.p_p, &mut c.p_t, &mut c.a, &mut c.b,
+            &mut c.s0, &mut c.a_v,
+        ] {
+            v.real(x);
+        }
+        v.real(&mut self.f_static);
+        let mut init = i64::from(self.init);
+        v.integer(&mut init);
+        self.init = i32::try_from(init).unwrap_or(1);
+        v.reals(&mut self.p_start);
+        v.real(&mut self.kappa0);
+        self.stepping.visit(v);
+        v.reals(self.p.as_mut_slice());
+        v.input(&mut self.s);
+        v.input(&mut self.s_dot);
+        v.input(&mut self.kappa);
+    }
+}

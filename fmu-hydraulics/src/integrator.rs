@@ -1,0 +1,233 @@
+//! Fixed-step integrators for the circuits' pressure ODEs ẋ = f(τ, x): forward Euler (FWE),
+//! trapezoidal rule (TR, implicit, Newton with the analytic Jacobian) and classical RK4.
+
+use nalgebra::{SMatrix, SVector};
+
+/// A first-order ODE with its Jacobian; τ is the time since the start of the communication
+/// step (inputs are polynomials in τ).
+pub trait Ode<const N: usize> {
+    /// ẋ = f(τ, x).
+    fn f(&self, tau: f64, x: &SVector<f64, N>) -> SVector<f64, N>;
+    /// ∂f/∂x at (τ, x).
+    fn jacobian(&self, tau: f64, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
+}
+
+/// Integration method (FMU enumeration `Integrator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Forward Euler, order 1, stable for h|λ| ≤ 2 (real λ).
+    ForwardEuler = 1,
+    /// Trapezoidal rule, order 2, A-stable; Newton iterations with the analytic Jacobian.
+    Trapezoidal = 2,
+    /// Classical Runge-Kutta, order 4, stable for h|λ| ≤ 2.785 (real λ).
+    Rk4 = 3,
+}
+
+impl Method {
+    /// From the enumeration value.
+    pub fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            1 => Some(Self::ForwardEuler),
+            2 => Some(Self::Trapezoidal),
+            3 => Some(Self::Rk4),
+            _ => None,
+        }
+    }
+
+    /// Largest h|λ| on the negative real axis for which the method is stable (∞: A-stable).
+    pub fn stability_bound(self) -> f64 {
+        match self {
+            Self::ForwardEuler => 2.0,
+            Self::Trapezoidal => f64::INFINITY,
+            Self::Rk4 => 2.785_293_563_405_282,
+        }
+    }
+
+    /// Short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ForwardEuler => "FWE",
+            Self::Trapezoidal => "TR",
+            Self::Rk4 => "RK4",
+        }
+    }
+}
+
+/// Newton settings of the trapezoidal rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Newton {
+    /// Converged when every |Δx_i| ≤ `abs_tol` + `rel_tol`·|x_i| (default 1e-6, 1e-10).
+    pub abs_tol: f64,
+    /// Relative tolerance (default 1e-10).
+    pub rel_tol: f64,
+    /// Iteration cap (default 20).
+    pub max_iter: u32,
+}
+
+impl Default for Newton {
+    fn default() -> Self {
+        Self { abs_tol: 1e-6, rel_tol: 1e-10, max_iter: 20 }
+    }
+}
+
+/// Why a step failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepError {
+    /// Newton did not converge.
+    Newton {
+        /// Iterations done.
+        iterations: u32,
+        /// Last correction norm (max-norm).
+        correction: f64,
+    },
+    /// Singular Newton matrix.
+    Singular,
+    /// The state became NaN or infinite.
+    NotFinite,
+}
+
+/// One step from x at τ0 to τ0 + h; returns the Newton iterations (0 for explicit methods).
+pub fn step<const N: usize>(
+    ode: &impl Ode<N>,
+    method: Method,
+    x: &mut SVector<f64, N>,
+    tau0: f64,
+    h: f64,
+    newton: &Newton,
+) -> Result<u32, StepError> {
+    let iterations = match method {
+        Method::ForwardEuler => {
+            *x += ode.f(tau0, x) * h;
+            0
+        }
+        Method::Rk4 => {
+            let k1 = ode.f(tau0, x);
+            let k2 = ode.f(tau0 + 0.5 * h, &(*x + k1 * (0.5 * h)));
+            let k3 = ode.f(tau0 + 0.5 * h, &(*x + k2 * (0.5 * h)));
+            let k4 = ode.f(tau0 + h, &(*x + k3 * h));
+            *x += (k1 + k2 * 2.0 + k3 * 2.0 + k4) * (h / 6.0);
+            0
+        }
+        Method::Trapezoidal => {
+            // r(y) = y − x − h/2 (f(τ0, x) + f(τ0 + h, y)) = 0, Newton with I − h/2 ∂f/∂y.
+            let f0 = ode.f(tau0, x);
+            let base = *x + f0 * (0.5 * h);
+            // Start from x_n: an explicit predictor overshoots badly when h|λ| ≫ 1.
+            let mut y = *x;
+            let mut done = None;
+            let mut correction = f64::INFINITY;
+            for it in 1..=newton.max_iter {
+                let r = y - base - ode.f(tau0 + h, &y) * (0.5 * h);
+                let m = SMatrix::<f64, N, N>::identity() - ode.jacobian(tau0 + h, &y) * (0.5 * h);
+                let dx = solve(m, r).ok_or(StepError::Singular)?;
+                y -= dx;
+                correction = dx.amax();
+                if dx.iter().zip(y.iter()).all(|(d, yi)| d.abs() <= newton.abs_tol + newton.rel_tol * yi.abs()) {
+                    done = Some(it);
+                    break;
+                }
+            }
+            let iterations = done.ok_or(StepError::Newton { iterations: newton.max_iter, correction })?;
+            *x = y;
+            iterations
+        }
+    };
+    if x.iter().all(|v| v.is_finite()) {
+        Ok(iterations)
+    } else {
+        Err(StepError::NotFinite)
+    }
+}
+
+/// Solves m·y = r by Gaussian elimination with partial pivoting (N ≤ 4 here: no allocation).
+pub fn solve<const N: usize>(mut m: SMatrix<f64, N, N>, mut r: SVector<f64, N>) -> Option<SVector<f64, N>> {
+    for k in 0..N {
+        let (p, pivot) = (k..N).map(|i| (i, m[(i, k)].abs())).fold((k, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+        if !(pivot > 0.0 && pivot.is_finite()) {
+            return None;
+        }
+        m.swap_rows(k, p);
+        r.swap_rows(k, p);
+        for i in k + 1..N {
+            let f = m[(i, k)] / m[(k, k)];
+            for j in k..N {
+                m[(i, j)] -= f * m[(k, j)];
+            }
+            r[i] -= f * r[k];
+        }
+    }
+    for k in (0..N).rev() {
+        let s: f64 = (k + 1..N).map(|j| m[(k, j)] * r[j]).sum();
+        r[k] = (r[k] - s) / m[(k, k)];
+    }
+    Some(r)
+}
+
+/// Largest |λ| of the Jacobian at (τ, x): the stiffest mode (complex eigenvalues by nalgebra's
+/// Schur decomposition on a dynamic copy; called once per communication step).
+pub fn stiffest_eigenvalue<const N: usize>(ode: &impl Ode<N>, tau: f64, x: &SVector<f64, N>) -> f64 {
+    let j = ode.jacobian(tau, x);
+    let d = nalgebra::DMatrix::from_fn(N, N, |r, c| j[(r, c)]);
+    if !d.iter().all(|v| v.is_finite()) {
+        return f64::INFINITY;
+    }
+    d.complex_eigenvalues().iter().map(|l| l.norm()).fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ẋ = λ (x − sin τ) + cos τ: solution x = sin τ + (x0 − 0) e^{λ τ}.
+    struct Prothero(f64);
+    impl Ode<1> for Prothero {
+        fn f(&self, t: f64, x: &SVector<f64, 1>) -> SVector<f64, 1> {
+            SVector::<f64, 1>::new(self.0 * (x[0] - t.sin()) + t.cos())
+        }
+        fn jacobian(&self, _t: f64, _x: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
+            SMatrix::<f64, 1, 1>::new(self.0)
+        }
+    }
+
+    fn error(method: Method, h: f64) -> f64 {
+        let ode = Prothero(-2.0);
+        let mut x = SVector::<f64, 1>::new(1.0);
+        let n = (1.0 / h).round() as usize;
+        for i in 0..n {
+            step(&ode, method, &mut x, i as f64 * h, h, &Newton::default()).unwrap();
+        }
+        (x[0] - (1.0f64.sin() + (-2.0f64).exp())).abs()
+    }
+
+    #[test]
+    fn solve_matches_a_known_system() {
+        let m = SMatrix::<f64, 3, 3>::new(0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0, 0.0, 1.0);
+        let y = SVector::<f64, 3>::new(1.0, -2.0, 0.5);
+        let x = solve(m, m * y).unwrap();
+        assert!((x - y).amax() < 1e-14);
+        assert!(solve(SMatrix::<f64, 2, 2>::zeros(), SVector::<f64, 2>::zeros()).is_none());
+    }
+
+    #[test]
+    fn observed_orders_are_1_2_4() {
+        for (m, p) in [(Method::ForwardEuler, 1.0), (Method::Trapezoidal, 2.0), (Method::Rk4, 4.0)] {
+            let order = (error(m, 0.02) / error(m, 0.01)).log2();
+            assert!((order - p).abs() < 0.1, "{m:?}: order {order}");
+        }
+    }
+
+    #[test]
+    fn trapezoidal_is_stable_where_euler_is_not() {
+        let ode = Prothero(-1e5);
+        // Start on the smooth solution (TR is A- but not L-stable: a transient would ring).
+        let (mut a, mut b) = (SVector::<f64, 1>::new(0.0), SVector::<f64, 1>::new(1e-9));
+        for i in 0..100 {
+            let t = i as f64 * 1e-3;
+            step(&ode, Method::Trapezoidal, &mut a, t, 1e-3, &Newton::default()).unwrap();
+            let _ = step(&ode, Method::ForwardEuler, &mut b, t, 1e-3, &Newton::default());
+        }
+        assert!((a[0] - 0.1f64.sin()).abs() < 1e-3);
+        assert!(b[0].is_nan() || b[0].abs() >= 1e3);
+        assert!((stiffest_eigenvalue(&ode, 0.0, &a) - 1e5).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,213 @@
+//! What every circuit FMU shares: the integrator choice, the internal step h that must divide
+//! the communication step, Newton settings, and the stiffness warning of explicit methods.
+
+use crate::integrator::{self, Method, Newton, Ode, StepError};
+use fmu_export::{Context, EnumType, ModelError, StateVisitor, Variable};
+use nalgebra::SVector;
+
+/// `Integrator` enumeration of the FMUs.
+pub static INTEGRATOR: EnumType = EnumType {
+    name: "Integrator",
+    description: "Integration method of the pressure equations",
+    items: &[
+        ("FWE", 1, "forward Euler (order 1, stable for h|lambda| <= 2)"),
+        ("TR", 2, "trapezoidal rule, implicit, Newton with analytic Jacobian (order 2, A-stable)"),
+        ("RK4", 3, "classical Runge-Kutta (order 4, stable for h|lambda| <= 2.785)"),
+    ],
+};
+
+/// Integrator settings and per-run diagnostics.
+#[derive(Debug, Clone)]
+pub struct Stepping {
+    /// Integrator, an item of [`INTEGRATOR`] (default TR).
+    pub method: i32,
+    /// Internal step h (s), default 0.1 ms; must divide every communication step.
+    pub h: f64,
+    /// Newton absolute tolerance on the pressures (Pa), default 1e-6.
+    pub newton_tol: f64,
+    /// Newton iteration cap, default 20.
+    pub newton_max_iter: i32,
+    /// Largest Newton iteration count in the last communication step.
+    pub iterations: i32,
+    /// The stiffness warning was given in this run.
+    pub warned: bool,
+    /// Stiffest eigenvalue magnitude |λ|max of the circuit at the last communication point (1/s).
+    pub lambda_max: f64,
+}
+
+impl Default for Stepping {
+    fn default() -> Self {
+        Self {
+            method: 2,
+            h: 1e-4,
+            newton_tol: 1e-6,
+            newton_max_iter: 20,
+            iterations: 0,
+            warned: false,
+            lambda_max: 0.0,
+        }
+    }
+}
+
+/// Access to a model's [`Stepping`].
+pub trait HasStepping: Clone + Default + Send + 'static {
+    /// The settings.
+    fn stepping(&self) -> &Stepping;
+    /// The settings, mutable.
+    fn stepping_mut(&mut self) -> &mut Stepping;
+}
+
+/// Parameters `integrator`, `h`, `newton_tol`, `newton_max_iter`, outputs `newton_iterations`
+/// and `lambda_max`.
+pub fn variables<M: HasStepping>() -> (Vec<Variable<M>>, Vec<Variable<M>>) {
+    let params = vec![
+        Variable::enumeration(
+            "integrator",
+            &INTEGRATOR,
+            "Integration method: FWE, TR (default) or RK4",
+            |m: &M| m.stepping().method,
+            |m, v| m.stepping_mut().method = v,
+        ),
+        Variable::parameter(
+            "h",
+            "s",
+            "Internal step; must divide the communication step",
+            |m: &M| m.stepping().h,
+            |m, v| m.stepping_mut().h = v,
+        )
+        .min(1e-9),
+        Variable::parameter(
+            "newton_tol",
+            "Pa",
+            "Newton tolerance on the pressure correction (TR)",
+            |m: &M| m.stepping().newton_tol,
+            |m, v| m.stepping_mut().newton_tol = v,
+        )
+        .min(0.0),
+        Variable::integer(
+            "newton_max_iter",
+            "Newton iteration cap (TR)",
+            |m: &M| m.stepping().newton_max_iter,
+            |m, v| m.stepping_mut().newton_max_iter = v,
+        )
+        .min(1.0),
+    ];
+    let outputs = vec![
+        Variable::integer(
+            "newton_iterations",
+            "Largest Newton iteration count in the last communication step (0 for FWE, RK4)",
+            |m: &M| m.stepping().iterations,
+            |m, v| m.stepping_mut().iterations = v,
+        )
+        .discrete_output(),
+        Variable::output(
+            "lambda_max",
+            "1/s",
+            "Magnitude of the stiffest eigenvalue of the pressure equations at the last communication point",
+            |m: &M| m.stepping().lambda_max,
+        )
+        .depends_on(&[]),
+    ];
+    (params, outputs)
+}
+
+impl Stepping {
+    /// The method, or an error naming the bad value.
+    pub fn method(&self) -> Result<Method, ModelError> {
+        Method::from_i32(self.method)
+            .ok_or_else(|| ModelError::new(format!("integrator = {} is not 1, 2 or 3", self.method)))
+    }
+
+    /// Checks the settings at initialization and resets the run diagnostics.
+    pub fn initialize(&mut self) -> Result<(), ModelError> {
+        self.method()?;
+        if self.h.is_nan() || self.h <= 0.0 {
+            return Err(ModelError::new(format!("parameter h = {} must be positive", self.h)));
+        }
+        self.iterations = 0;
+        self.warned = false;
+        Ok(())
+    }
+
+    /// Number of internal steps in a communication step `big_h`; an error if h does not divide it.
+    pub fn substeps(&self, big_h: f64) -> Result<u64, ModelError> {
+        let n = (big_h / self.h).round();
+        if n < 1.0 || (n * self.h - big_h).abs() > 1e-9 * big_h {
+            return Err(ModelError::new(format!(
+                "the internal step h = {} s does not divide the communication step {big_h} s (ratio {}); choose h = H/k",
+                self.h,
+                big_h / self.h
+            )));
+        }
+        Ok(n as u64)
+    }
+
+    /// Integrates `x` over a communication step [t, t + big_h] in internal steps of h; `check`
+    /// validates each new state (physical ranges) and names what is wrong.
+    pub fn advance<const N: usize>(
+        &mut self,
+        ode: &impl Ode<N>,
+        x: &mut SVector<f64, N>,
+        t: f64,
+        big_h: f64,
+        ctx: &mut Context,
+        check: impl Fn(&SVector<f64, N>) -> Result<(), String>,
+    ) -> Result<(), ModelError> {
+        let method = self.method()?;
+        let n = self.substeps(big_h)?;
+        let dt = big_h / n as f64;
+        let newton = Newton {
+            abs_tol: self.newton_tol,
+            max_iter: u32::try_from(self.newton_max_iter).unwrap_or(1),
+            ..Newton::default()
+        };
+        self.lambda_max = integrator::stiffest_eigenvalue(ode, 0.0, x);
+        if !self.warned && dt * self.lambda_max > method.stability_bound() {
+            self.warned = true;
+            ctx.warn(format!(
+                "{} with h = {dt} s is unstable for this circuit: h|lambda| = {:.3} > {:.3} (stiffest eigenvalue |lambda| = {:.4e} 1/s at t = {t}); results are wrong, use integrator TR or h < {:.3e} s",
+                method.name(),
+                dt * self.lambda_max,
+                method.stability_bound(),
+                self.lambda_max,
+                method.stability_bound() / self.lambda_max
+            ));
+        }
+        let mut max_iter = 0;
+        for i in 0..n {
+            let tau = i as f64 * dt;
+            let it = integrator::step(ode, method, x, tau, dt, &newton).map_err(|e| {
+                let at = t + tau;
+                ModelError::new(match e {
+                    StepError::Newton { iterations, correction } => format!(
+                        "{}: Newton did not converge at t = {at} s after {iterations} iterations (last correction {correction:.3e} Pa)",
+                        method.name()
+                    ),
+                    StepError::Singular => format!("{}: singular Newton matrix at t = {at} s", method.name()),
+                    StepError::NotFinite => format!("{}: pressures became NaN/Inf at t = {at} s", method.name()),
+                })
+            })?;
+            check(x).map_err(|m| ModelError::new(format!("at t = {} s: {m}", t + tau + dt)))?;
+            max_iter = max_iter.max(it);
+        }
+        self.iterations = i32::try_from(max_iter).unwrap_or(i32::MAX);
+        Ok(())
+    }
+
+    /// State visitor.
+    pub fn visit(&mut self, v: &mut dyn StateVisitor) {
+        let mut m = i64::from(self.method);
+        v.integer(&mut m);
+        self.method = i32::try_from(m).unwrap_or(2);
+        v.real(&mut self.h);
+        v.real(&mut self.newton_tol);
+        let mut k = i64::from(self.newton_max_iter);
+        v.integer(&mut k);
+        self.newton_max_iter = i32::try_from(k).unwrap_or(20);
+        let mut it = i64::from(self.iterations);
+        v.integer(&mut it);
+        self.iterations = i32::try_from(it).unwrap_or(0);
+        v.boolean(&mut self.warned);
+        v.real(&mut self.lambda_max);
+    }
+}
