@@ -776,11 +776,13 @@ impl<M: CoSimModel> Component for Instance<M> {
                 };
                 match provided {
                     Some((max, f)) if *k >= 1 && (*k as u32) <= max => *o = f(&s.model, *k as u32),
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "variable \"{}\" (vr {r}) provides output derivatives up to order {}, order {k} was requested",
                         v.name,
                         provided.map_or(0, |p| p.0)
-                    )),
+                    ))
+                    }
                 }
             }
             Ok(status)
