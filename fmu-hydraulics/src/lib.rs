@@ -2,15 +2,20 @@
 //! FMI 2.0 Co-Simulation FMUs by this cdylib:
 //!
 //! - [`naya`]: the two-chamber cylinder of seed 004 (physics), [`fmu_naya`]: `hydraulics-naya.fmu`.
+//! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:
+//!   `hydraulics-lumped3.fmu`.
 //! - [`integrator`]: FWE, trapezoidal rule (Newton, analytic Jacobian), RK4;
 //!   [`stepping`]: the fixed internal step shared by the FMUs.
 #![warn(missing_docs)]
 
+pub mod fmu_lumped3;
 pub mod fmu_naya;
 pub mod integrator;
+pub mod lumped3;
 pub mod naya;
 pub mod stepping;
 
+pub use fmu_lumped3::Lumped3Fmu;
 pub use fmu_naya::NayaFmu;
 
-fmu_export::export_fmus!(NayaFmu);
+fmu_export::export_fmus!(NayaFmu, Lumped3Fmu);

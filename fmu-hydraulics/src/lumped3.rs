@@ -1,0 +1,515 @@
+//! Three-volume hydraulic circuit of Publication III (Rahikainen, González, Naya 2019; seed 000
+//! §3.2, eqs. 20–31, Table 2): pump and tank at constant pressure, a 4/3 directional valve with
+//! first-order spool dynamics, a throttle on the piston side and a double-acting cylinder with
+//! end dampers.
+//!
+//! Volumes: V1 = piston-side chamber + hose 1, V2 = rod-side chamber + hose 2, V3 = hose 3
+//! between the directional valve and the throttle. Flows: Q_V3 valve → V3, Q31 V3 → V1 through
+//! the throttle, Q2V V2 → valve.
+//!
+//! Two printed typos are corrected (seed DIGEST §1.1): the chamber lengths are
+//! l1 = l10 + (s − s0), l2 = l20 − (s − s0) (chamber 1 expands when the actuator extends, as
+//! eq. 20 and the end dampers of eq. 31 require), and B_e2 (eq. 24) uses A2 l2, not A2 l1.
+
+use crate::integrator::Ode;
+use fmu_export::InputSignal;
+use nalgebra::{SMatrix, SVector};
+use std::f64::consts::PI;
+
+/// Circuit parameters (SI units). Defaults: Publication III Table 2, except where a field says
+/// otherwise (project defaults of SPEC §3.6 for values the paper leaves out).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lumped3 {
+    /// Piston diameter d1 (m), Table 2: 80 mm.
+    pub d1: f64,
+    /// Piston-rod diameter d2 (m), Table 2: 35 mm.
+    pub d2: f64,
+    /// Piston-side chamber length at s = s0, l10 (m), Table 2: 0.05 m. (Stroke l = l10 + l20 = 0.3 m.)
+    pub l10: f64,
+    /// Rod-side chamber length at s = s0, l20 (m), Table 2: 0.25 m.
+    pub l20: f64,
+    /// Initial actuator length s0 (m), Table 2: 0.5 m.
+    pub s0: f64,
+    /// End damper length l_d (m), eq. 31, Table 2: 0.008 m.
+    pub l_d: f64,
+    /// End damper spring coefficient k_d (N/m), eq. 31, Table 2: 1e7 N/m.
+    pub k_d: f64,
+    /// End damper damping coefficient c_d (N·s/m), eq. 31, Table 2: 5e3 N·s/m.
+    pub c_damp: f64,
+    /// Viscous friction coefficient c (N·s/m), eq. 30. Not in the paper: SPEC §3.6 project
+    /// default 1e5 N·s/m (the value of seeds 001 §A.4 and 004 for this crane's cylinder).
+    pub c: f64,
+    /// Fluid density ρ (kg/m³), Table 2: 850.
+    pub rho: f64,
+    /// Oil bulk modulus B_o (Pa), eqs. 23–25, Table 2: 1500 MPa.
+    pub b_o: f64,
+    /// Cylinder bulk modulus B_c (Pa), eqs. 23–24, Table 2: 31 500 MPa.
+    pub b_c: f64,
+    /// Hose bulk modulus B_h (Pa), eqs. 23–25, Table 2: 150 MPa.
+    pub b_h: f64,
+    /// Volume of hose 1, V_h1 (m³), Table 2: 3.14e-5.
+    pub v_h1: f64,
+    /// Volume of hose 2, V_h2 (m³), Table 2: 7.85e-5.
+    pub v_h2: f64,
+    /// Volume of hose 3, V_h3 = V3 (m³), Table 2: 7.85e-7.
+    pub v_h3: f64,
+    /// Tank pressure p_T (Pa), Table 2: 0.1 MPa.
+    pub p_t: f64,
+    /// Pump pressure p_P (Pa), Table 2: 7.6 MPa.
+    pub p_p: f64,
+    /// Throttle discharge coefficient C_d, Table 2: 0.8 (C_t = C_d A_t √(2/ρ), §3.2.1).
+    pub cd: f64,
+    /// Throttle area A_t (m²). Not in the paper: SPEC §3.6 project default π (3 mm)²/4.
+    pub a_t: f64,
+    /// Semi-empirical coefficient of the directional valve C_v (m³/(s·V·√Pa)), eq. 27,
+    /// Table 2: 1.069e-8.
+    pub cv: f64,
+    /// Spool frequency at −45° phase shift f₋₄₅ (Hz), eq. 29, Table 2: 35 Hz.
+    pub f45: f64,
+    /// Half-width of the laminar region of the valve laws Δp_L (Pa), §3.2.1: 2 bar.
+    pub dp_lam: f64,
+}
+
+impl Default for Lumped3 {
+    fn default() -> Self {
+        Self {
+            d1: 0.080,
+            d2: 0.035,
+            l10: 0.05,
+            l20: 0.25,
+            s0: 0.5,
+            l_d: 0.008,
+            k_d: 1e7,
+            c_damp: 5e3,
+            c: 1e5,
+            rho: 850.0,
+            b_o: 1500e6,
+            b_c: 31_500e6,
+            b_h: 150e6,
+            v_h1: 3.14e-5,
+            v_h2: 7.85e-5,
+            v_h3: 7.85e-7,
+            p_t: 0.1e6,
+            p_p: 7.6e6,
+            cd: 0.8,
+            a_t: PI * 0.003 * 0.003 / 4.0,
+            cv: 1.069e-8,
+            f45: 35.0,
+            dp_lam: 2e5,
+        }
+    }
+}
+
+/// Inputs at one instant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Inputs {
+    /// Actuator length s (m).
+    pub s: f64,
+    /// Actuator velocity ṡ (m/s).
+    pub s_dot: f64,
+    /// Valve reference U_ref (V), −10…10.
+    pub u_ref: f64,
+}
+
+/// The three valve flows (m³/s), positive in the directions of Publication III Fig. 7.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Flows {
+    /// Q31: V3 → V1 through the throttle.
+    pub q31: f64,
+    /// Q_V3: directional valve → V3.
+    pub qv3: f64,
+    /// Q2V: V2 → directional valve.
+    pub q2v: f64,
+}
+
+/// Semi-empirical orifice law without its coefficient (eqs. 26–27): sgn(Δp) √|Δp| (√Pa) for
+/// |Δp| ≥ Δp_L; inside the laminar region |Δp| < Δp_L the line through zero and the turbulent
+/// value at ±Δp_L (Publication II §3.1.1: "computed at Δp = 2 bar … interpolated between zero
+/// and the computed value"), Δp/√Δp_L. Continuous at ±Δp_L; zero at Δp = 0.
+pub fn orifice(dp: f64, dp_lam: f64) -> f64 {
+    if dp.abs() < dp_lam {
+        dp / dp_lam.sqrt()
+    } else if dp > 0.0 {
+        dp.sqrt()
+    } else {
+        -(-dp).sqrt()
+    }
+}
+
+/// d/dΔp of [`orifice`] (1/√Pa): 1/√Δp_L inside the laminar region, 1/(2√|Δp|) outside; finite
+/// everywhere for Δp_L > 0 (it jumps by a factor 2 at ±Δp_L).
+pub fn orifice_slope(dp: f64, dp_lam: f64) -> f64 {
+    if dp.abs() < dp_lam {
+        1.0 / dp_lam.sqrt()
+    } else {
+        0.5 / dp.abs().sqrt()
+    }
+}
+
+/// Index of a state in the state vector x = [p1, p2, p3, U].
+pub mod idx {
+    /// Piston-side pressure p1 (Pa).
+    pub const P1: usize = 0;
+    /// Rod-side pressure p2 (Pa).
+    pub const P2: usize = 1;
+    /// Pressure p3 between valve and throttle (Pa).
+    pub const P3: usize = 2;
+    /// Spool position U (V).
+    pub const U: usize = 3;
+}
+
+impl Lumped3 {
+    /// Piston-side area A1 = π d1²/4 (m²).
+    pub fn a1(&self) -> f64 {
+        PI * self.d1 * self.d1 / 4.0
+    }
+
+    /// Rod-side (annulus) area A2 = π (d1² − d2²)/4 (m²).
+    pub fn a2(&self) -> f64 {
+        PI * (self.d1 * self.d1 - self.d2 * self.d2) / 4.0
+    }
+
+    /// Spool time constant τ = 1/(2π f₋₄₅) (s), eq. 29.
+    pub fn tau(&self) -> f64 {
+        1.0 / (2.0 * PI * self.f45)
+    }
+
+    /// Throttle coefficient C_t = C_d A_t √(2/ρ) (m³/(s·√Pa)), §3.2.1.
+    pub fn c_t(&self) -> f64 {
+        self.cd * self.a_t * (2.0 / self.rho).sqrt()
+    }
+
+    /// Chamber lengths l1 = l10 + (s − s0), l2 = l20 − (s − s0) (m): Publication I eq. 50 with
+    /// the signs corrected (DIGEST §1.1).
+    pub fn chamber_lengths(&self, s: f64) -> (f64, f64) {
+        (self.l10 + (s - self.s0), self.l20 - (s - self.s0))
+    }
+
+    /// Volumes V1 = V_h1 + A1 l1, V2 = V_h2 + A2 l2, V3 = V_h3 (m³), Publication I eq. 51.
+    pub fn volumes(&self, s: f64) -> [f64; 3] {
+        let (l1, l2) = self.chamber_lengths(s);
+        [self.v_h1 + self.a1() * l1, self.v_h2 + self.a2() * l2, self.v_h3]
+    }
+
+    /// Effective bulk moduli B_e1, B_e2, B_e3 (Pa), eqs. 23–25 (B_e2 with A2 l2: the fix).
+    pub fn bulk_moduli(&self, s: f64) -> [f64; 3] {
+        let (l1, l2) = self.chamber_lengths(s);
+        let [v1, v2, _] = self.volumes(s);
+        let oil = 1.0 / self.b_o;
+        [
+            1.0 / (oil + self.a1() * l1 / (v1 * self.b_c) + self.v_h1 / (v1 * self.b_h)),
+            1.0 / (oil + self.a2() * l2 / (v2 * self.b_c) + self.v_h2 / (v2 * self.b_h)),
+            1.0 / (oil + 1.0 / self.b_h),
+        ]
+    }
+
+    /// Hydraulic stiffnesses B_ei/V_i (Pa/m³), the factors of eqs. 20–22. They depend on s only.
+    pub fn gains(&self, s: f64) -> [f64; 3] {
+        let b = self.bulk_moduli(s);
+        let v = self.volumes(s);
+        [b[0] / v[0], b[1] / v[1], b[2] / v[2]]
+    }
+
+    /// Valve flows for the state x = [p1, p2, p3, U] (eqs. 26–27 with the laminar region).
+    ///
+    /// Port mapping of the 4/3 valve (DIGEST §1.1, confirmed by Publication II eq. 33):
+    /// U ≥ 0: P → V3 and V2 → T, Q_V3 = C_v U g(p_P − p3), Q2V = C_v U g(p2 − p_T);
+    /// U < 0: V3 → T and P → V2, Q_V3 = C_v U g(p3 − p_T), Q2V = C_v U g(p_P − p2);
+    /// throttle Q31 = C_t g(p3 − p1), with g = [`orifice`]. Both branches vanish at U = 0.
+    pub fn flows(&self, x: &SVector<f64, 4>) -> Flows {
+        let (p1, p2, p3, u) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
+        let g = |dp: f64| orifice(dp, self.dp_lam);
+        let (qv3, q2v) = if u >= 0.0 {
+            (self.cv * u * g(self.p_p - p3), self.cv * u * g(p2 - self.p_t))
+        } else {
+            (self.cv * u * g(p3 - self.p_t), self.cv * u * g(self.p_p - p2))
+        };
+        Flows { q31: self.c_t() * g(p3 - p1), qv3, q2v }
+    }
+
+    /// ẋ = [ṗ1, ṗ2, ṗ3, U̇]: eqs. 20–22 and the spool law U̇ = (U_ref − U)/τ (eq. 28).
+    pub fn rates(&self, x: &SVector<f64, 4>, u: &Inputs) -> SVector<f64, 4> {
+        let [k1, k2, k3] = self.gains(u.s);
+        let q = self.flows(x);
+        SVector::<f64, 4>::new(
+            k1 * (q.q31 - self.a1() * u.s_dot),
+            k2 * (self.a2() * u.s_dot - q.q2v),
+            k3 * (q.qv3 - q.q31),
+            (u.u_ref - x[idx::U]) / self.tau(),
+        )
+    }
+
+    /// Analytic ∂ẋ/∂x of [`rates`](Self::rates). The bulk moduli and volumes depend on s only,
+    /// so only the flows contribute. At U = 0 it is the derivative of the U ≥ 0 branch.
+    pub fn jacobian(&self, x: &SVector<f64, 4>, u: &Inputs) -> SMatrix<f64, 4, 4> {
+        let (p1, p2, p3, v) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
+        let [k1, k2, k3] = self.gains(u.s);
+        let g = |dp: f64| orifice(dp, self.dp_lam);
+        let gs = |dp: f64| orifice_slope(dp, self.dp_lam);
+        // ∂Q31/∂p3 = −∂Q31/∂p1.
+        let d31 = self.c_t() * gs(p3 - p1);
+        // ∂Q_V3/∂p3, ∂Q_V3/∂U, ∂Q2V/∂p2, ∂Q2V/∂U.
+        let (dv3_p3, dv3_u, d2v_p2, d2v_u) = if v >= 0.0 {
+            (
+                -self.cv * v * gs(self.p_p - p3),
+                self.cv * g(self.p_p - p3),
+                self.cv * v * gs(p2 - self.p_t),
+                self.cv * g(p2 - self.p_t),
+            )
+        } else {
+            (
+                self.cv * v * gs(p3 - self.p_t),
+                self.cv * g(p3 - self.p_t),
+                -self.cv * v * gs(self.p_p - p2),
+                self.cv * g(self.p_p - p2),
+            )
+        };
+        let mut j = SMatrix::<f64, 4, 4>::zeros();
+        j[(idx::P1, idx::P1)] = -k1 * d31;
+        j[(idx::P1, idx::P3)] = k1 * d31;
+        j[(idx::P2, idx::P2)] = -k2 * d2v_p2;
+        j[(idx::P2, idx::U)] = -k2 * d2v_u;
+        j[(idx::P3, idx::P1)] = k3 * d31;
+        j[(idx::P3, idx::P3)] = k3 * (dv3_p3 - d31);
+        j[(idx::P3, idx::U)] = k3 * dv3_u;
+        j[(idx::U, idx::U)] = -1.0 / self.tau();
+        j
+    }
+
+    /// End-damper force F_d (N), eq. 31: k_d (l_d − l1) − c_d ṡ when l1 ≤ l_d,
+    /// −k_d (l_d − l2) − c_d ṡ when l2 ≤ l_d, 0 otherwise.
+    pub fn damper_force(&self, s: f64, s_dot: f64) -> f64 {
+        let (l1, l2) = self.chamber_lengths(s);
+        if l1 <= self.l_d {
+            self.k_d * (self.l_d - l1) - self.c_damp * s_dot
+        } else if l2 <= self.l_d {
+            -self.k_d * (self.l_d - l2) - self.c_damp * s_dot
+        } else {
+            0.0
+        }
+    }
+
+    /// dF_d/dt (N/s) for a smooth motion inside one damper region: −k_d ṡ − c_d s̈ in both
+    /// dampers (l̇1 = ṡ, l̇2 = −ṡ), 0 outside.
+    pub fn damper_force_rate(&self, s: f64, s_dot: f64, s_ddot: f64) -> f64 {
+        let (l1, l2) = self.chamber_lengths(s);
+        if l1 <= self.l_d || l2 <= self.l_d {
+            -self.k_d * s_dot - self.c_damp * s_ddot
+        } else {
+            0.0
+        }
+    }
+
+    /// Cylinder force F = p1 A1 − p2 A2 − c ṡ + F_d (N), eq. 30, along s (positive: extends).
+    pub fn force(&self, p1: f64, p2: f64, s: f64, s_dot: f64) -> f64 {
+        p1 * self.a1() - p2 * self.a2() - self.c * s_dot + self.damper_force(s, s_dot)
+    }
+
+    /// Static initial pressures (p1, p3) for the load `f_static` (N) and the chosen p2 (Pa):
+    /// p1 A1 − p2 A2 = F0 at ṡ = 0 outside the dampers, p3 = p1 (no throttle flow), SPEC §3.6
+    /// (Publication I eqs. 53–54 use the same rule).
+    pub fn static_pressures(&self, f_static: f64, p2: f64) -> (f64, f64) {
+        let p1 = (f_static + p2 * self.a2()) / self.a1();
+        (p1, p1)
+    }
+
+    /// Checks the parameters; the message names the bad one.
+    pub fn check(&self) -> Result<(), String> {
+        let positive = [
+            ("d_1", self.d1),
+            ("l_10", self.l10),
+            ("l_20", self.l20),
+            ("rho", self.rho),
+            ("B_o", self.b_o),
+            ("B_c", self.b_c),
+            ("B_h", self.b_h),
+            ("V_h3", self.v_h3),
+            ("f_45", self.f45),
+            ("dp_lam", self.dp_lam),
+            ("p_P", self.p_p),
+        ];
+        for (name, v) in positive {
+            if v.is_nan() || v <= 0.0 {
+                return Err(format!("parameter {name} = {v} must be positive"));
+            }
+        }
+        let non_negative = [
+            ("d_2", self.d2),
+            ("l_damper", self.l_d),
+            ("k_damper", self.k_d),
+            ("c_damper", self.c_damp),
+            ("c", self.c),
+            ("V_h1", self.v_h1),
+            ("V_h2", self.v_h2),
+            ("p_T", self.p_t),
+            ("C_d", self.cd),
+            ("A_t", self.a_t),
+            ("C_v", self.cv),
+        ];
+        for (name, v) in non_negative {
+            if v.is_nan() || v < 0.0 {
+                return Err(format!("parameter {name} = {v} must be >= 0"));
+            }
+        }
+        if self.d2 >= self.d1 {
+            return Err(format!("rod diameter d_2 = {} m must be below piston diameter d_1 = {} m", self.d2, self.d1));
+        }
+        if self.p_t >= self.p_p {
+            return Err(format!(
+                "tank pressure p_T = {} Pa must be below pump pressure p_P = {} Pa",
+                self.p_t, self.p_p
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The circuit ODE with its inputs as polynomials in τ.
+pub struct Lumped3Ode<'a> {
+    /// Parameters.
+    pub circuit: &'a Lumped3,
+    /// Actuator length s(τ).
+    pub s: &'a InputSignal,
+    /// Actuator velocity ṡ(τ).
+    pub s_dot: &'a InputSignal,
+    /// Valve reference U_ref(τ).
+    pub u_ref: &'a InputSignal,
+}
+
+impl Lumped3Ode<'_> {
+    /// The inputs at τ.
+    pub fn inputs(&self, tau: f64) -> Inputs {
+        Inputs { s: self.s.at(tau), s_dot: self.s_dot.at(tau), u_ref: self.u_ref.at(tau) }
+    }
+}
+
+impl Ode<4> for Lumped3Ode<'_> {
+    fn f(&self, tau: f64, x: &SVector<f64, 4>) -> SVector<f64, 4> {
+        self.circuit.rates(x, &self.inputs(tau))
+    }
+    fn jacobian(&self, tau: f64, x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
+        self.circuit.jacobian(x, &self.inputs(tau))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fd_jacobian(c: &Lumped3, x: &SVector<f64, 4>, u: &Inputs) -> SMatrix<f64, 4, 4> {
+        let mut j = SMatrix::<f64, 4, 4>::zeros();
+        for col in 0..4 {
+            // 1 Pa for the pressures, 1 µV for the spool.
+            let d = if col == idx::U { 1e-6 } else { 1.0 };
+            let mut xp = *x;
+            let mut xm = *x;
+            xp[col] += d;
+            xm[col] -= d;
+            let fd = (c.rates(&xp, u) - c.rates(&xm, u)) / (2.0 * d);
+            j.set_column(col, &fd);
+        }
+        j
+    }
+
+    #[test]
+    fn jacobian_matches_central_differences() {
+        let c = Lumped3::default();
+        // Generic states: valve opening and closing, turbulent and laminar throttle, moving piston.
+        let cases = [
+            ([4.6e6, 3.5e6, 5.3e6, 3.7], Inputs { s: 0.52, s_dot: 0.01, u_ref: 10.0 }),
+            ([5.1e6, 2.2e6, 1.9e6, -6.2], Inputs { s: 0.61, s_dot: -0.03, u_ref: -10.0 }),
+            // Throttle and rod-side valve edge inside the laminar region (|Δp| < 2 bar).
+            ([4.0e6, 0.2e6, 4.05e6, 1.3], Inputs { s: 0.47, s_dot: 0.0, u_ref: 2.0 }),
+            ([3.0e6, 7.5e6, 0.15e6, -0.4], Inputs { s: 0.7, s_dot: 0.002, u_ref: 0.0 }),
+        ];
+        for (x, u) in cases {
+            let x = SVector::<f64, 4>::from(x);
+            let j = c.jacobian(&x, &u);
+            let fd = fd_jacobian(&c, &x, &u);
+            for r in 0..4 {
+                for k in 0..4 {
+                    let (a, b) = (j[(r, k)], fd[(r, k)]);
+                    assert!((a - b).abs() <= 1e-5 * b.abs() + 1e-9, "x = {x:?}: J[{r},{k}] = {a:e}, FD {b:e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn orifice_law_is_continuous_and_odd() {
+        let l = 2e5;
+        for side in [-1.0, 1.0] {
+            let edge = side * l;
+            let inside = orifice(edge * (1.0 - 1e-12), l);
+            let outside = orifice(edge * (1.0 + 1e-12), l);
+            // Value at the edge: ±√(2 bar) = ±447.21 √Pa from both sides.
+            assert!((inside - side * l.sqrt()).abs() < 1e-6, "{inside}");
+            assert!((outside - side * l.sqrt()).abs() < 1e-6, "{outside}");
+            assert!((orifice(edge, l) - side * 447.213_595_5).abs() < 1e-6);
+            // Slopes finite on both sides: 1/√Δp_L inside, 1/(2√Δp_L) outside.
+            let (si, so) = (orifice_slope(edge * 0.999, l), orifice_slope(edge * 1.001, l));
+            assert!((si - 1.0 / l.sqrt()).abs() < 1e-12 && si.is_finite());
+            assert!((so - 0.5 / (1.001 * l).sqrt()).abs() < 1e-12 && so.is_finite());
+        }
+        assert_eq!(orifice(0.0, l), 0.0);
+        assert!((orifice_slope(0.0, l) - 2.236_068e-3).abs() < 1e-9);
+        for dp in [1.0, 1e5, 1.99e5, 2e5, 3e6, 7.5e6] {
+            assert_eq!(orifice(-dp, l), -orifice(dp, l));
+            assert_eq!(orifice_slope(-dp, l), orifice_slope(dp, l));
+        }
+        // Turbulent region: √Δp.
+        assert!((orifice(3e6, l) - 1_732.050_807_6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn derived_values_match_the_digest() {
+        let c = Lumped3::default();
+        assert!((c.a1() - 5.0265e-3).abs() < 1e-7);
+        assert!((c.a2() - 4.0644e-3).abs() < 1e-7);
+        assert!((c.tau() - 4.547e-3).abs() < 1e-6);
+        let v = c.volumes(c.s0);
+        assert!((v[0] - 2.827e-4).abs() < 1e-7 && (v[1] - 1.0946e-3).abs() < 1e-7);
+        let b = c.bulk_moduli(c.s0);
+        assert!((b[0] - 0.697e9).abs() < 1e6, "B_e1 = {}", b[0]);
+        assert!((b[2] - 0.136e9).abs() < 1e6, "B_e3 = {}", b[2]);
+        assert!((c.a_t - 7.069e-6).abs() < 1e-9);
+        // C_t = 0.8 · 7.069e-6 · √(2/850) = 2.743e-7 m³/(s·√Pa).
+        assert!((c.c_t() - 2.743e-7).abs() < 1e-10);
+        let (p1, p3) = c.static_pressures(8829.0, 3.5e6);
+        assert!((p1 - 4.5866e6).abs() < 200.0 && p3 == p1, "p1 = {p1}");
+        // Chamber lengths: extending by 1 cm lengthens chamber 1 and shortens chamber 2.
+        let (l1, l2) = c.chamber_lengths(0.51);
+        assert!((l1 - 0.06).abs() < 1e-12 && (l2 - 0.24).abs() < 1e-12);
+    }
+
+    #[test]
+    fn valve_ports_follow_the_spool_sign() {
+        let c = Lumped3::default();
+        let x = |u: f64| SVector::<f64, 4>::new(4.6e6, 3.5e6, 4.6e6, u);
+        let open = c.flows(&x(10.0));
+        // P → V3 and V2 → T.
+        assert!(open.qv3 > 0.0 && open.q2v > 0.0 && open.q31 == 0.0);
+        assert!((open.qv3 - 1.069e-7 * 3.0e6f64.sqrt()).abs() < 1e-12);
+        let back = c.flows(&x(-10.0));
+        // V3 → T and P → V2.
+        assert!(back.qv3 < 0.0 && back.q2v < 0.0);
+        assert!((back.q2v + 1.069e-7 * 4.1e6f64.sqrt()).abs() < 1e-12);
+        let closed = c.flows(&x(0.0));
+        assert_eq!((closed.qv3, closed.q2v), (0.0, 0.0));
+    }
+
+    #[test]
+    fn end_dampers_push_away_from_the_stroke_ends() {
+        let c = Lumped3::default();
+        assert_eq!(c.damper_force(c.s0, 0.3), 0.0);
+        // l1 = 0.004 m: 1e7 · 0.004 = 40 kN pushing out, minus damping.
+        let s_low = c.s0 - 0.046;
+        assert!((c.damper_force(s_low, -0.1) - (4e4 + 500.0)).abs() < 1e-6);
+        // l2 = 0.004 m: 40 kN pulling in.
+        let s_high = c.s0 + 0.246;
+        assert!((c.damper_force(s_high, 0.1) - (-4e4 - 500.0)).abs() < 1e-6);
+        let ds = 1e-7;
+        let rate = (c.damper_force(s_high + ds * 0.1, 0.1 + ds * 2.0) - c.damper_force(s_high, 0.1)) / ds;
+        assert!((c.damper_force_rate(s_high, 0.1, 2.0) - rate).abs() < 1e-3 * rate.abs());
+    }
+}
