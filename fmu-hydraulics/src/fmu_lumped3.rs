@@ -85,6 +85,9 @@ impl HasStepping for Lumped3Fmu {
     fn stepping_mut(&mut self) -> &mut Stepping {
         &mut self.stepping
     }
+    fn lambda_max(&self) -> f64 {
+        crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.x)
+    }
 }
 
 impl Lumped3Fmu {

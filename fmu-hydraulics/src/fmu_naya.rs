@@ -81,6 +81,9 @@ impl HasStepping for NayaFmu {
     fn stepping_mut(&mut self) -> &mut Stepping {
         &mut self.stepping
     }
+    fn lambda_max(&self) -> f64 {
+        crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p)
+    }
 }
 
 impl NayaFmu {

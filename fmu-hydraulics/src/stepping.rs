@@ -31,7 +31,8 @@ pub struct Stepping {
     pub iterations: i32,
     /// The stiffness warning was given in this run.
     pub warned: bool,
-    /// Stiffest eigenvalue magnitude |λ|max of the circuit at the last communication point (1/s).
+    /// |λ|max of the circuit when last estimated (initialization, and each communication point
+    /// of an explicit method until it has warned), 1/s.
     pub lambda_max: f64,
 }
 
@@ -55,6 +56,8 @@ pub trait HasStepping: Clone + Default + Send + 'static {
     fn stepping(&self) -> &Stepping;
     /// The settings, mutable.
     fn stepping_mut(&mut self) -> &mut Stepping;
+    /// |λ|max of the circuit's Jacobian at the current state and inputs (1/s), computed on demand.
+    fn lambda_max(&self) -> f64;
 }
 
 /// Parameters `integrator`, `h`, `newton_tol`, `newton_max_iter`, outputs `newton_iterations`
@@ -104,7 +107,7 @@ pub fn variables<M: HasStepping>() -> (Vec<Variable<M>>, Vec<Variable<M>>) {
             "lambda_max",
             "1/s",
             "Magnitude of the stiffest eigenvalue of the pressure equations at the last communication point",
-            |m: &M| m.stepping().lambda_max,
+            |m: &M| m.lambda_max(),
         )
         .depends_on(&[]),
     ];
@@ -161,8 +164,13 @@ impl Stepping {
             max_iter: u32::try_from(self.newton_max_iter).unwrap_or(1),
             ..Newton::default()
         };
-        self.lambda_max = integrator::stiffest_eigenvalue(ode, 0.0, x);
-        if !self.warned && dt * self.lambda_max > method.stability_bound() {
+        // The eigenvalue estimate (a Schur decomposition) is only needed until an explicit method
+        // has warned; implicit TR never needs it.
+        let estimate = !self.warned && method.stability_bound().is_finite();
+        if estimate {
+            self.lambda_max = integrator::stiffest_eigenvalue(ode, 0.0, x);
+        }
+        if estimate && dt * self.lambda_max > method.stability_bound() {
             self.warned = true;
             ctx.warn(format!(
                 "{} with h = {dt} s is unstable for this circuit: h|lambda| = {:.3} > {:.3} (stiffest eigenvalue |lambda| = {:.4e} 1/s at t = {t}); results are wrong, use integrator TR or h < {:.3e} s",
