@@ -1,0 +1,72 @@
+//! The master's error type: every variant names what the user needs to act on.
+
+use std::path::PathBuf;
+
+/// Errors of the master library.
+#[derive(Debug, thiserror::Error)]
+pub enum MasterError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The FMU archive or its content is unusable (not a zip, no modelDescription.xml, unsafe
+    /// entries, wrong FMI version, no Co-Simulation, missing binary or symbol, …).
+    #[error("{path}: {message}")]
+    Fmu {
+        /// The .fmu file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The system description is invalid.
+    #[error("{path}: {key}: {message}")]
+    System {
+        /// The system file.
+        path: PathBuf,
+        /// The TOML key (e.g. `connections[2].to`).
+        key: String,
+        /// What is wrong, with the bad value.
+        message: String,
+    },
+    /// An FMU call failed during the run.
+    #[error("{instance}: {function} at t = {time} returned {status}{}", if last_log.is_empty() { String::new() } else { format!(": {last_log}") })]
+    Call {
+        /// Instance name.
+        instance: String,
+        /// The fmi2 function.
+        function: &'static str,
+        /// Simulation time.
+        time: f64,
+        /// `fmi2Discard`, `fmi2Error`, `fmi2Fatal`, or an unknown status code.
+        status: String,
+        /// The FMU's last log message.
+        last_log: String,
+    },
+    /// A non-finite value appeared.
+    #[error("{instance}.{variable} = {value} at t = {time}")]
+    NotFinite {
+        /// Instance name.
+        instance: String,
+        /// Variable name.
+        variable: String,
+        /// The value.
+        value: f64,
+        /// Simulation time.
+        time: f64,
+    },
+    /// The run was stopped because it diverged.
+    #[error("diverged at t = {time}: {message}")]
+    Diverged {
+        /// Simulation time.
+        time: f64,
+        /// What diverged (instance, bond).
+        message: String,
+    },
+}
+
+/// Result alias.
+pub type Result<T, E = MasterError> = std::result::Result<T, E>;

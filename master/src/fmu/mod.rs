@@ -1,0 +1,63 @@
+//! Loading any FMI 2.0 Co-Simulation FMU and driving its instances through a safe API.
+//!
+//! - `archive`: unzips into a private temporary folder (removed on drop), refusing unsafe entries.
+//! - `ffi`: the only module that holds raw pointers: library, resolved `fmi2*` symbols, callbacks
+//!   (a C shim formats the FMU's variadic log messages).
+//! - `instance`: [`Slave`] implemented by [`Fmu2Slave`].
+
+use crate::error::Result;
+
+/// One simulator instance as the algorithms see it. Value references are those of the FMU;
+/// strings and status handling stay inside the implementation. Every error names the instance,
+/// the function, the time and the FMU's last log message.
+///
+/// Call order: `setup` → (`set_*`)* → `enter_initialization` → (`set_*`/`get_*`)* →
+/// `exit_initialization` → repeatedly (`set_*`, `set_input_derivatives`, `do_step`, `get_*`)
+/// → `terminate`. Dropping frees the instance.
+pub trait Slave: Send {
+    /// Instance name.
+    fn name(&self) -> &str;
+    /// `fmi2SetupExperiment` (no tolerance, start, optional stop).
+    fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()>;
+    /// `fmi2EnterInitializationMode`.
+    fn enter_initialization(&mut self) -> Result<()>;
+    /// `fmi2ExitInitializationMode`.
+    fn exit_initialization(&mut self) -> Result<()>;
+    /// `fmi2GetReal`.
+    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()>;
+    /// `fmi2SetReal`.
+    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()>;
+    /// `fmi2GetInteger` (also Enumerations).
+    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()>;
+    /// `fmi2SetInteger`.
+    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()>;
+    /// `fmi2GetBoolean`.
+    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()>;
+    /// `fmi2SetBoolean`.
+    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()>;
+    /// `fmi2GetString`.
+    fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>>;
+    /// `fmi2SetString`.
+    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()>;
+    /// `fmi2SetRealInputDerivatives` (one order for all given references).
+    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()>;
+    /// `fmi2DoStep(t, h, noSetFMUStatePriorToCurrentPoint = true)`.
+    fn do_step(&mut self, t: f64, h: f64) -> Result<()>;
+    /// `fmi2Terminate`.
+    fn terminate(&mut self) -> Result<()>;
+    /// Whether the FMU declares `canInterpolateInputs`.
+    fn can_interpolate_inputs(&self) -> bool;
+    /// Time spent inside FMU calls so far (s) and the number of `fmi2DoStep` calls.
+    fn call_stats(&self) -> (f64, u64) {
+        (0.0, 0)
+    }
+}
+
+pub mod archive;
+mod ffi;
+pub mod info;
+pub mod instance;
+
+pub use archive::Archive;
+pub use info::info;
+pub use instance::{Fmu2, Fmu2Slave};
