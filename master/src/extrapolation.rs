@@ -52,8 +52,8 @@ impl Poly {
         ];
         for (j, cj) in c.iter_mut().enumerate() {
             let mut sp = 1.0;
-            for k in j..=MAX_ORDER {
-                *cj += BINOM[k][j] * self.c[k] * sp;
+            for (row, ck) in BINOM.iter().zip(self.c.iter()).skip(j) {
+                *cj += row[j] * ck * sp;
                 sp *= s;
             }
         }
@@ -98,10 +98,11 @@ pub fn lagrange(points: &[(f64, f64)], scale: f64) -> Poly {
             // Coincident points: fall back to the most recent value.
             return Poly::constant(pts[0].1);
         }
+        let pivot_row = a[k];
         for i in k + 1..n {
-            let f = a[i][k] / a[k][k];
-            for j in k..n {
-                a[i][j] -= f * a[k][j];
+            let f = a[i][k] / pivot_row[k];
+            for (aij, akj) in a[i].iter_mut().zip(pivot_row.iter()).take(n).skip(k) {
+                *aij -= f * akj;
             }
             b[i] -= f * b[k];
         }

@@ -112,7 +112,7 @@ impl Observer for ResultsCsv {
         self.write(t, values)
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
-        if (n + 1) % self.every == 0 {
+        if (n + 1).is_multiple_of(self.every) {
             self.write(t, values)?;
         }
         Ok(())
@@ -142,7 +142,7 @@ impl BondsCsv {
 
 impl Observer for BondsCsv {
     fn step(&mut self, n: u64, t: f64, _v: &[f64], bonds: &[BondState]) -> Result<()> {
-        if (n + 1) % self.every != 0 {
+        if !(n + 1).is_multiple_of(self.every) {
             return Ok(());
         }
         let mut line = format!("{t}");

@@ -116,3 +116,31 @@ pub fn run(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDescription
     }
     Ok(summary)
 }
+
+/// Loads the system file and its FMUs, instantiates every instance and runs it (the `cosim run`
+/// command). Each FMU file is loaded once, however many instances it has.
+pub fn run_file(path: &Path, over: &crate::system::Overrides, out_dir: &Path) -> Result<Summary> {
+    use crate::fmu::instance::Fmu2;
+    use std::sync::Arc;
+    let draft = crate::system::Draft::read(path)?;
+    let mut loaded: Vec<(std::path::PathBuf, Arc<Fmu2>)> = Vec::new();
+    let mut per_instance = Vec::new();
+    for (_, fmu_path) in draft.fmus() {
+        let fmu = match loaded.iter().find(|(p, _)| *p == fmu_path) {
+            Some((_, f)) => Arc::clone(f),
+            None => {
+                let f = Fmu2::load(&fmu_path)?;
+                loaded.push((fmu_path.clone(), Arc::clone(&f)));
+                f
+            }
+        };
+        per_instance.push(fmu);
+    }
+    let mds: Vec<&ModelDescription> = per_instance.iter().map(|f| f.model_description()).collect();
+    let sys = draft.resolve(&mds, over)?;
+    let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(sys.instances.len());
+    for (spec, fmu) in sys.instances.iter().zip(&per_instance) {
+        slaves.push(Box::new(fmu.instantiate(&spec.name)?));
+    }
+    run(&sys, &mut slaves, &mds, out_dir)
+}

@@ -527,7 +527,7 @@ impl Resolver<'_> {
                 None => 1,
                 Some(h) => {
                     let k = (step / h).round();
-                    if !(h > 0.0) || k < 1.0 || (k * h - step).abs() > 1e-9 * step {
+                    if h.is_nan() || h <= 0.0 || k < 1.0 || (k * h - step).abs() > 1e-9 * step {
                         return Err(self.err(
                             format!("{key}.step"),
                             format!(

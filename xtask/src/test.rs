@@ -52,10 +52,31 @@ fn gemseo_wheel(python: &Path) -> Result<PathBuf> {
     find().context("pip download gemseo-fmu produced no wheel")
 }
 
+/// Extracts the wheel's Linux FMUs to `target/thirdparty/gemseo/` (the vendor scenarios use them).
+fn extract_gemseo_fmus(wheel: &Path) -> Result<()> {
+    let dir = crate::target_dir().join("thirdparty/gemseo");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let file = std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
+    let mut zip = zip::ZipArchive::new(file).with_context(|| format!("reading {}", wheel.display()))?;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i)?;
+        let name = entry.name().to_owned();
+        let Some(fmu) = name.strip_prefix("gemseo_fmu/problems/fmu_files/linux/") else { continue };
+        if fmu.is_empty() || fmu.contains('/') || !fmu.ends_with(".fmu") {
+            continue;
+        }
+        let target = dir.join(fmu);
+        let mut out = std::fs::File::create(&target).with_context(|| format!("creating {}", target.display()))?;
+        std::io::copy(&mut entry, &mut out).with_context(|| format!("extracting {name}"))?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
     let python = venv()?;
     let wheel = gemseo_wheel(&python)?;
+    extract_gemseo_fmus(&wheel)?;
     crate::package::fmus()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let root = crate::root();
