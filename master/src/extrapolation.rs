@@ -225,7 +225,7 @@ mod tests {
             assert!(e < last, "order {m}: {e} !< {last}");
             last = e;
         }
-        assert!(last < 1e-11);
+        assert!(last < 2e-10, "order 4: {last}"); // remainder h^5 max|f^(5)| = 1e-10
     }
 
     #[test]
