@@ -55,6 +55,8 @@ struct Node {
     /// recorded variables).
     out_vrs: Vec<u32>,
     out_vals: Vec<f64>,
+    /// Names of `out_vrs`, for messages.
+    out_names: Vec<String>,
     /// Subset of `out_vrs` positions that have direct feedthrough from inputs and feed others.
     ft_positions: Vec<usize>,
     ft_vrs: Vec<u32>,
@@ -139,6 +141,7 @@ impl Engine {
             let index = node.out_vrs.iter().position(|vr| *vr == v.vr).unwrap_or_else(|| {
                 node.out_vrs.push(v.vr);
                 node.out_vals.push(0.0);
+                node.out_names.push(v.name.clone());
                 node.out_vrs.len() - 1
             });
             Slot { instance: v.instance, index }
@@ -309,7 +312,7 @@ impl Engine {
         if let Some(k) = node.out_vals.iter().position(|v| !v.is_finite()) {
             return Err(MasterError::NotFinite {
                 instance: self.names[i].clone(),
-                variable: format!("(value reference {})", node.out_vrs[k]),
+                variable: node.out_names[k].clone(),
                 value: node.out_vals[k],
                 time: t,
             });

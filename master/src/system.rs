@@ -692,3 +692,117 @@ impl System {
         ((self.stop - self.start) / self.step).round().max(0.0) as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model_description::{Initial, ScalarVariable, Variability};
+
+    fn var(name: &str, vr: u32, causality: Causality, kind: VariableKind) -> ScalarVariable {
+        ScalarVariable {
+            name: name.into(),
+            value_reference: vr,
+            description: None,
+            causality,
+            variability: if matches!(kind, VariableKind::Real { .. }) {
+                Variability::Continuous
+            } else {
+                Variability::Discrete
+            },
+            initial: None::<Initial>,
+            can_handle_multiple_set_per_time_instant: None,
+            kind,
+            annotations: Vec::new(),
+            line: 0,
+        }
+    }
+
+    fn real() -> VariableKind {
+        VariableKind::Real {
+            declared_type: None,
+            attrs: Default::default(),
+            start: Some(0.0),
+            derivative: None,
+            reinit: None,
+        }
+    }
+
+    fn md() -> ModelDescription {
+        ModelDescription {
+            fmi_version: "2.0".into(),
+            model_name: "m".into(),
+            model_variables: vec![
+                var("y", 0, Causality::Output, real()),
+                var("u", 1, Causality::Input, real()),
+                var(
+                    "k",
+                    2,
+                    Causality::Input,
+                    VariableKind::Integer { declared_type: None, attrs: Default::default(), start: Some(0) },
+                ),
+                var("b", 3, Causality::Output, VariableKind::Boolean { declared_type: None, start: None }),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn resolve(text: &str) -> Result<System> {
+        let base =
+            "[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n";
+        let m = md();
+        Draft::parse(Path::new("sys.toml"), &format!("{base}{text}"))?.resolve(&[&m, &m], &Overrides::default())
+    }
+
+    fn message(r: Result<System>) -> String {
+        match r {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn type_mismatch_and_double_connections_are_reported() {
+        let e = message(resolve("[[connections]]\nfrom = \"a.y\"\nto = \"b.k\"\n"));
+        assert!(e.contains("sys.toml") && e.contains("connections[0]") && e.contains("type mismatch"), "{e}");
+        let e = message(resolve("[[connections]]\nfrom = \"a.b\"\nto = \"b.u\"\n"));
+        assert!(e.contains("Boolean") && e.contains("Real"), "{e}");
+        let e = message(resolve(
+            "[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n[[connections]]\nfrom = \"b.y\"\nto = \"b.u\"\n",
+        ));
+        assert!(e.contains("connections[1].to") && e.contains("already connected by connections[0]"), "{e}");
+    }
+
+    #[test]
+    fn gauss_seidel_order_bonds_and_i2_are_checked() {
+        let e = message(resolve("[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n").and_then(|_| {
+            let m = md();
+            let text = "[simulation]\nstop = 1.0\nstep = 0.1\norder = [\"a\"]\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n";
+            Draft::parse(Path::new("sys.toml"), text)?.resolve(&[&m, &m], &Overrides::default())
+        }));
+        assert!(e.contains("simulation.order") && e.contains("missing instances: b"), "{e}");
+        let e = message(resolve(
+            "[[bonds]]\nname = \"p\"\nports = [ { instance = \"a\", effort = \"y\", flow = \"k\" }, { instance = \"b\", effort = \"y\", flow = \"u\" } ]\n",
+        ));
+        assert!(e.contains("bonds[0].ports[0]") && e.contains("k must be a Real"), "{e}");
+        let e = message(resolve("[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\nextrapolation = \"I2\"\n"));
+        assert!(e.contains("I2") && e.contains("derivatives"), "{e}");
+        let e = message(resolve("[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\nextrapolation = 7\n"));
+        assert!(e.contains("extrapolation = 7"), "{e}");
+        let e = message(resolve("[outputs]\nvariables = [\"a.zz\"]\n"));
+        assert!(e.contains("outputs.variables[0]") && e.contains("no variable \"zz\""), "{e}");
+    }
+
+    #[test]
+    fn stop_must_be_a_whole_number_of_steps_and_overrides_apply() {
+        let m = md();
+        let text = "[simulation]\nstop = 1.05\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n";
+        let e =
+            message(Draft::parse(Path::new("sys.toml"), text).and_then(|d| d.resolve(&[&m], &Overrides::default())));
+        assert!(e.contains("simulation.step") && e.contains("whole number"), "{e}");
+        let over = Overrides { stop: Some(2.0), step: Some(0.5), ..Default::default() };
+        let sys = Draft::parse(Path::new("sys.toml"), text).and_then(|d| d.resolve(&[&m], &over)).unwrap();
+        assert_eq!((sys.stop, sys.step, sys.steps()), (2.0, 0.5, 4));
+        // Default outputs: every output of every instance.
+        assert_eq!(sys.outputs.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["y", "b"]);
+    }
+}

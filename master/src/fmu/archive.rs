@@ -1,0 +1,452 @@
+//! The FMU archive: a zip file extracted into a private temporary folder, removed on drop.
+//!
+//! Extraction refuses everything that could write outside that folder or exhaust the disk:
+//! entries whose names are absolute, contain `..`, backslashes or drive prefixes; symbolic links
+//! and other special files; more than [`MAX_ENTRIES`] entries; more than
+//! [`MAX_UNCOMPRESSED_BYTES`] bytes once decompressed (counted while writing, the sizes in the
+//! headers are not trusted).
+
+use crate::error::{MasterError, Result};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Most bytes an FMU may hold once decompressed (1 GiB).
+pub const MAX_UNCOMPRESSED_BYTES: u64 = 1 << 30;
+/// Most entries (files and folders) an FMU may hold.
+pub const MAX_ENTRIES: usize = 10_000;
+/// Largest `modelDescription.xml` read by [`Archive::read_model_description`] (256 MiB).
+pub const MAX_DESCRIPTION_BYTES: u64 = 256 << 20;
+
+/// Unix file-type bits of the mode stored in zip entries (`S_IFMT` and friends).
+const S_IFMT: u32 = 0o170_000;
+const S_IFREG: u32 = 0o100_000;
+const S_IFDIR: u32 = 0o040_000;
+const S_IFLNK: u32 = 0o120_000;
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// An extracted FMU. The folder and everything in it is removed when this is dropped.
+#[derive(Debug)]
+pub struct Archive {
+    source: PathBuf,
+    dir: PathBuf,
+}
+
+impl Drop for Archive {
+    fn drop(&mut self) {
+        // Nothing useful can be done if removal fails (e.g. someone else removed it).
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What [`Archive::read_model_description`] returns without extracting the archive.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    /// The text of `modelDescription.xml`.
+    pub model_description: String,
+    /// Every entry name of the archive, in archive order.
+    pub entries: Vec<String>,
+}
+
+impl Archive {
+    /// Extracts the `.fmu` at `path` with the default limits ([`MAX_UNCOMPRESSED_BYTES`],
+    /// [`MAX_ENTRIES`]).
+    pub fn extract(path: &Path) -> Result<Self> {
+        Self::extract_with_limits(path, MAX_UNCOMPRESSED_BYTES, MAX_ENTRIES)
+    }
+
+    /// Extracts the `.fmu` at `path`, refusing archives with more than `max_entries` entries or
+    /// more than `max_bytes` bytes once decompressed (the bytes actually written are counted).
+    pub fn extract_with_limits(path: &Path, max_bytes: u64, max_entries: usize) -> Result<Self> {
+        let mut zip = open_zip(path)?;
+        if zip.len() > max_entries {
+            return Err(fmu_error(
+                path,
+                format!(
+                    "the archive has {} entries, more than the limit of {max_entries} (refused as a possible zip bomb)",
+                    zip.len()
+                ),
+            ));
+        }
+        let archive = Self { source: path.to_path_buf(), dir: create_private_dir(path)? };
+        // From here on, returning an error drops `archive`, which removes the folder.
+        let mut written: u64 = 0;
+        let mut buf = vec![0u8; 64 * 1024];
+        for i in 0..zip.len() {
+            let name = zip.name_for_index(i).unwrap_or("").to_owned();
+            let mut entry = zip
+                .by_index(i)
+                .map_err(|e| fmu_error(path, format!("entry \"{}\" cannot be read: {e}", escape(&name))))?;
+            let relative = safe_relative_path(&name).map_err(|why| {
+                fmu_error(
+                    path,
+                    format!(
+                        "entry \"{}\" refused: {why} (it would be written outside the extraction folder)",
+                        escape(&name)
+                    ),
+                )
+            })?;
+            let kind = entry_kind(entry.unix_mode(), entry.is_dir());
+            let target = archive.dir.join(&relative);
+            match kind {
+                EntryKind::Dir => {
+                    std::fs::create_dir_all(&target).map_err(|e| entry_io(path, &name, &e))?;
+                }
+                EntryKind::Symlink => {
+                    return Err(fmu_error(
+                        path,
+                        format!("entry \"{}\" refused: symbolic links are not allowed in an FMU", escape(&name)),
+                    ));
+                }
+                EntryKind::Special(mode) => {
+                    return Err(fmu_error(
+                        path,
+                        format!(
+                            "entry \"{}\" refused: not a regular file or folder (unix mode {mode:o})",
+                            escape(&name)
+                        ),
+                    ));
+                }
+                EntryKind::File => {
+                    if let Some(parent) = target.parent() {
+                        std::fs::create_dir_all(parent).map_err(|e| entry_io(path, &name, &e))?;
+                    }
+                    // create_new: never follows or overwrites anything already there (duplicate
+                    // entries are refused rather than silently replaced).
+                    let mut out =
+                        std::fs::OpenOptions::new().write(true).create_new(true).open(&target).map_err(|e| {
+                            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                                fmu_error(path, format!("entry \"{}\" refused: duplicate entry name", escape(&name)))
+                            } else {
+                                entry_io(path, &name, &e)
+                            }
+                        })?;
+                    loop {
+                        let n = entry.read(&mut buf).map_err(|e| {
+                            fmu_error(path, format!("entry \"{}\" cannot be decompressed: {e}", escape(&name)))
+                        })?;
+                        if n == 0 {
+                            break;
+                        }
+                        written = written.saturating_add(n as u64);
+                        if written > max_bytes {
+                            return Err(fmu_error(
+                                path,
+                                format!(
+                                    "entry \"{}\": the archive decompresses to more than the limit of {max_bytes} bytes \
+                                     (refused as a possible zip bomb)",
+                                    escape(&name)
+                                ),
+                            ));
+                        }
+                        out.write_all(buf.get(..n).unwrap_or_default()).map_err(|e| entry_io(path, &name, &e))?;
+                    }
+                }
+            }
+        }
+        if !archive.dir.join("modelDescription.xml").is_file() {
+            return Err(fmu_error(path, missing_description_message(zip.file_names())));
+        }
+        Ok(archive)
+    }
+
+    /// Reads `modelDescription.xml` and the entry names without extracting anything (for
+    /// `cosim info`). Refuses the same archives [`Archive::extract`] refuses for their entry
+    /// count; the description itself may be at most [`MAX_DESCRIPTION_BYTES`] long.
+    pub fn read_model_description(path: &Path) -> Result<Listing> {
+        let mut zip = open_zip(path)?;
+        if zip.len() > MAX_ENTRIES {
+            return Err(fmu_error(
+                path,
+                format!("the archive has {} entries, more than the limit of {MAX_ENTRIES}", zip.len()),
+            ));
+        }
+        let entries: Vec<String> = zip.file_names().map(str::to_owned).collect();
+        let Some(index) = zip.index_for_name("modelDescription.xml") else {
+            return Err(fmu_error(path, missing_description_message(entries.iter().map(String::as_str))));
+        };
+        let entry = zip
+            .by_index(index)
+            .map_err(|e| fmu_error(path, format!("entry \"modelDescription.xml\" cannot be read: {e}")))?;
+        let mut bytes = Vec::new();
+        entry
+            .take(MAX_DESCRIPTION_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fmu_error(path, format!("entry \"modelDescription.xml\" cannot be decompressed: {e}")))?;
+        if bytes.len() as u64 > MAX_DESCRIPTION_BYTES {
+            return Err(fmu_error(
+                path,
+                format!("modelDescription.xml is larger than the limit of {MAX_DESCRIPTION_BYTES} bytes"),
+            ));
+        }
+        let model_description = description_text(path, bytes)?;
+        Ok(Listing { model_description, entries })
+    }
+
+    /// The `.fmu` file this was extracted from.
+    pub fn source(&self) -> &Path {
+        &self.source
+    }
+
+    /// The private folder the archive was extracted into.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The extracted `resources/` folder (it may not exist when the FMU has none).
+    pub fn resources_dir(&self) -> PathBuf {
+        self.dir.join("resources")
+    }
+
+    /// `fmuResourceLocation`: the `file://` URI of [`Archive::resources_dir`], with a trailing
+    /// slash and every byte outside the URI's unreserved set percent-encoded.
+    pub fn resources_uri(&self) -> String {
+        let mut uri = file_uri(&self.resources_dir());
+        uri.push('/');
+        uri
+    }
+
+    /// The text of the extracted `modelDescription.xml`.
+    pub fn model_description(&self) -> Result<String> {
+        let p = self.dir.join("modelDescription.xml");
+        let bytes = std::fs::read(&p).map_err(|e| fmu_error(&self.source, format!("modelDescription.xml: {e}")))?;
+        description_text(&self.source, bytes)
+    }
+
+    /// Paths of the files under `binaries/`, relative to the archive root (e.g.
+    /// `binaries/win64/m.dll`), sorted; for messages about a missing binary.
+    pub fn binaries(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        list_files(&self.dir, &self.dir.join("binaries"), 0, &mut out);
+        out.sort();
+        out
+    }
+}
+
+/// `file://` URI of an absolute path (RFC 8089), percent-encoding every byte except
+/// `A-Z a-z 0-9 - . _ ~ /`.
+pub fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+fn open_zip(path: &Path) -> Result<zip::ZipArchive<File>> {
+    let file = File::open(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(fmu_error(path, "is a folder, not an FMU file (a zip archive)".into()));
+    }
+    zip::ZipArchive::new(file).map_err(|e| fmu_error(path, format!("not a zip archive (an FMU is a zip file): {e}")))
+}
+
+/// Decodes `modelDescription.xml` as UTF-8 (the encoding FMI 2.0 requires).
+fn description_text(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        fmu_error(
+            path,
+            format!(
+                "modelDescription.xml is not UTF-8 (byte {}): FMI 2.0 requires UTF-8",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+fn missing_description_message<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    let nested = names.iter().find(|n| n.ends_with("/modelDescription.xml"));
+    match nested {
+        Some(n) => format!(
+            "no modelDescription.xml at the top level of the archive (found \"{}\": \
+             was the FMU zipped together with its parent folder?)",
+            escape(n)
+        ),
+        None if names.is_empty() => "no modelDescription.xml: the archive is empty".into(),
+        None => format!(
+            "no modelDescription.xml at the top level of the archive ({} entries, e.g. {})",
+            names.len(),
+            names.iter().take(5).map(|n| format!("\"{}\"", escape(n))).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+fn fmu_error(path: &Path, message: String) -> MasterError {
+    MasterError::Fmu { path: path.to_path_buf(), message }
+}
+
+fn entry_io(path: &Path, name: &str, e: &std::io::Error) -> MasterError {
+    fmu_error(path, format!("entry \"{}\" cannot be extracted: {e}", escape(name)))
+}
+
+/// Entry names in messages: control characters shown escaped, the rest as is.
+fn escape(name: &str) -> String {
+    name.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
+}
+
+enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    Special(u32),
+}
+
+fn entry_kind(mode: Option<u32>, is_dir_name: bool) -> EntryKind {
+    match mode.map(|m| m & S_IFMT) {
+        Some(S_IFLNK) => EntryKind::Symlink,
+        Some(S_IFDIR) => EntryKind::Dir,
+        Some(S_IFREG) | Some(0) | None => {
+            if is_dir_name {
+                EntryKind::Dir
+            } else {
+                EntryKind::File
+            }
+        }
+        Some(other) => EntryKind::Special(other),
+    }
+}
+
+/// The entry name as a relative path of normal components, or why it is refused.
+fn safe_relative_path(name: &str) -> std::result::Result<PathBuf, &'static str> {
+    if name.is_empty() {
+        return Err("empty name");
+    }
+    if name.contains('\0') {
+        return Err("NUL character in the name");
+    }
+    if name.contains('\\') {
+        return Err("backslash in the name (a Windows path)");
+    }
+    if name.starts_with('/') {
+        return Err("absolute path");
+    }
+    let bytes = name.as_bytes();
+    if bytes.len() >= 2 && bytes.first().is_some_and(u8::is_ascii_alphabetic) && bytes.get(1) == Some(&b':') {
+        return Err("drive prefix (a Windows absolute path)");
+    }
+    let mut out = PathBuf::new();
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err("\"..\" component"),
+            p => out.push(p),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err("name without a file or folder");
+    }
+    Ok(out)
+}
+
+/// A new folder only this user can read, under the system temporary folder.
+fn create_private_dir(source: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let mut last_error = None;
+    for _ in 0..100 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("cosim-fmu-{}-{n}-{nanos:x}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
+            Err(e) => {
+                return Err(fmu_error(source, format!("cannot create a temporary folder in {}: {e}", base.display())))
+            }
+        }
+    }
+    Err(fmu_error(
+        source,
+        format!(
+            "cannot create a temporary folder in {}: {}",
+            base.display(),
+            last_error.map_or_else(String::new, |e| e.to_string())
+        ),
+    ))
+}
+
+fn list_files(root: &Path, dir: &Path, depth: u32, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if depth < 4 {
+                list_files(root, &p, depth + 1, out);
+            }
+        } else if let Ok(rel) = p.strip_prefix(root) {
+            out.push(rel.to_string_lossy().into_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn entry_names() {
+        assert!(safe_relative_path("binaries/linux64/m.so").is_ok());
+        assert_eq!(safe_relative_path("./a//b/").unwrap(), PathBuf::from("a/b"));
+        assert!(safe_relative_path("../evil").is_err());
+        assert!(safe_relative_path("a/../../evil").is_err());
+        assert!(safe_relative_path("a/..").is_err());
+        assert!(safe_relative_path("/etc/passwd").is_err());
+        assert!(safe_relative_path("C:/x").is_err());
+        assert!(safe_relative_path("c:x").is_err());
+        assert!(safe_relative_path("a\\..\\b").is_err());
+        assert!(safe_relative_path("a\0b").is_err());
+        assert!(safe_relative_path("").is_err());
+        assert!(safe_relative_path("./").is_err());
+    }
+
+    #[test]
+    fn file_uris() {
+        assert_eq!(file_uri(Path::new("/tmp/a b/res%1/é")), "file:///tmp/a%20b/res%251/%C3%A9");
+    }
+
+    #[test]
+    fn entry_kinds() {
+        assert!(matches!(entry_kind(Some(0o120_777), false), EntryKind::Symlink));
+        assert!(matches!(entry_kind(Some(0o100_644), false), EntryKind::File));
+        assert!(matches!(entry_kind(Some(0o040_755), false), EntryKind::Dir));
+        assert!(matches!(entry_kind(None, true), EntryKind::Dir));
+        assert!(matches!(entry_kind(Some(0o644), false), EntryKind::File));
+        // A socket (0o140000) shares bits with S_IFLNK: the mask must tell them apart.
+        assert!(matches!(entry_kind(Some(0o140_644), false), EntryKind::Special(0o140_000)));
+        assert!(matches!(entry_kind(Some(0o010_644), false), EntryKind::Special(0o010_000)));
+    }
+
+    #[test]
+    fn the_folder_is_private_and_removed_on_drop() {
+        use std::os::unix::fs::PermissionsExt;
+        let zip_path = std::env::temp_dir().join(format!("cosim-archive-unit-{}.fmu", std::process::id()));
+        {
+            let mut w = zip::ZipWriter::new(File::create(&zip_path).unwrap());
+            let o = zip::write::SimpleFileOptions::default();
+            w.start_file("modelDescription.xml", o).unwrap();
+            w.write_all(b"<x/>").unwrap();
+            w.start_file("resources/data.txt", o).unwrap();
+            w.write_all(b"hello").unwrap();
+            w.finish().unwrap();
+        }
+        let a = Archive::extract(&zip_path).unwrap();
+        let dir = a.dir().to_path_buf();
+        assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::read_to_string(a.resources_dir().join("data.txt")).unwrap(), "hello");
+        assert_eq!(a.model_description().unwrap(), "<x/>");
+        drop(a);
+        assert!(!dir.exists());
+        let listing = Archive::read_model_description(&zip_path).unwrap();
+        assert_eq!(listing.entries, ["modelDescription.xml", "resources/data.txt"]);
+        std::fs::remove_file(&zip_path).unwrap();
+    }
+}

@@ -1,0 +1,654 @@
+//! The FMI 2.0 C API: the only module with raw pointers and `unsafe`.
+//!
+//! [`Binary`] is a loaded `binaries/linux64/<modelIdentifier>.so` with every FMI 2.0 common and
+//! Co-Simulation function resolved once into a typed function pointer. [`Instance`] is one
+//! `fmi2Component` of it, with safe methods that check slice lengths and return the raw
+//! `fmi2Status`; the status handling (names, errors, timing) is in `instance.rs`.
+//!
+//! Callbacks: `allocateMemory = calloc`, `freeMemory = free`, `stepFinished = NULL`, and the
+//! logger `cosim_fmi2_logger` from `csrc/logger.c`, which formats the variadic message with
+//! `vsnprintf` and passes the text to [`log_sink`] through the `componentEnvironment`: a
+//! per-instance [`InstanceEnv`] whose first member is the sink.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::io::Write;
+use std::path::Path;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// `fmi2OK`.
+pub(crate) const OK: c_int = 0;
+/// `fmi2Warning`.
+pub(crate) const WARNING: c_int = 1;
+/// `fmi2Discard`.
+pub(crate) const DISCARD: c_int = 2;
+/// `fmi2Error`.
+pub(crate) const ERROR: c_int = 3;
+/// `fmi2Fatal`.
+pub(crate) const FATAL: c_int = 4;
+/// `fmi2Pending`.
+pub(crate) const PENDING: c_int = 5;
+/// Not an FMI status: the call was not made because the slices' lengths differ or a string
+/// holds a NUL character (callers check beforehand; this is the safety net).
+pub(crate) const NOT_CALLED: c_int = -1;
+
+/// `fmi2CoSimulation`.
+const FMI2_CO_SIMULATION: c_int = 1;
+
+/// The name of an `fmi2Status` value.
+pub(crate) fn status_name(status: c_int) -> String {
+    match status {
+        OK => "fmi2OK".into(),
+        WARNING => "fmi2Warning".into(),
+        DISCARD => "fmi2Discard".into(),
+        ERROR => "fmi2Error".into(),
+        FATAL => "fmi2Fatal".into(),
+        PENDING => "fmi2Pending".into(),
+        NOT_CALLED => "not called (invalid arguments)".into(),
+        other => format!("unknown fmi2Status {other}"),
+    }
+}
+
+type Component = *mut c_void;
+type Vr = u32;
+
+/// `fmi2CallbackLogger` as FMI 2.0 declares it (variadic).
+type LoggerFn = unsafe extern "C" fn(*mut c_void, *const c_char, c_int, *const c_char, *const c_char, ...);
+/// The non-variadic sink the C shim calls with the formatted message.
+type LogSink = unsafe extern "C" fn(*mut c_void, *const c_char, c_int, *const c_char, *const c_char);
+
+extern "C" {
+    /// C standard library `calloc`, the `allocateMemory` callback.
+    fn calloc(nobj: usize, size: usize) -> *mut c_void;
+    /// C standard library `free`, the `freeMemory` callback.
+    fn free(obj: *mut c_void);
+    /// `csrc/logger.c`: formats `message` with the variadic arguments and calls the sink found
+    /// in `env` (see [`InstanceEnv`]).
+    fn cosim_fmi2_logger(
+        env: *mut c_void,
+        instance_name: *const c_char,
+        status: c_int,
+        category: *const c_char,
+        message: *const c_char,
+        ...
+    );
+}
+
+/// `fmi2CallbackFunctions`.
+#[repr(C)]
+struct CallbackFunctions {
+    logger: Option<LoggerFn>,
+    allocate_memory: Option<unsafe extern "C" fn(usize, usize) -> *mut c_void>,
+    free_memory: Option<unsafe extern "C" fn(*mut c_void)>,
+    step_finished: Option<unsafe extern "C" fn(*mut c_void, c_int)>,
+    component_environment: *mut c_void,
+}
+
+/// The typed FMI 2.0 functions (common and Co-Simulation). All are resolved at load time so
+/// that an incomplete binary is refused up front, even those the master does not call yet.
+#[allow(dead_code)] // resolved to check the FMU exports the whole API; not all are called
+struct Api {
+    get_types_platform: unsafe extern "C" fn() -> *const c_char,
+    get_version: unsafe extern "C" fn() -> *const c_char,
+    set_debug_logging: unsafe extern "C" fn(Component, c_int, usize, *const *const c_char) -> c_int,
+    instantiate: unsafe extern "C" fn(
+        *const c_char,
+        c_int,
+        *const c_char,
+        *const c_char,
+        *const CallbackFunctions,
+        c_int,
+        c_int,
+    ) -> Component,
+    free_instance: unsafe extern "C" fn(Component),
+    setup_experiment: unsafe extern "C" fn(Component, c_int, f64, f64, c_int, f64) -> c_int,
+    enter_initialization_mode: unsafe extern "C" fn(Component) -> c_int,
+    exit_initialization_mode: unsafe extern "C" fn(Component) -> c_int,
+    terminate: unsafe extern "C" fn(Component) -> c_int,
+    reset: unsafe extern "C" fn(Component) -> c_int,
+    get_real: unsafe extern "C" fn(Component, *const Vr, usize, *mut f64) -> c_int,
+    get_integer: unsafe extern "C" fn(Component, *const Vr, usize, *mut c_int) -> c_int,
+    get_boolean: unsafe extern "C" fn(Component, *const Vr, usize, *mut c_int) -> c_int,
+    get_string: unsafe extern "C" fn(Component, *const Vr, usize, *mut *const c_char) -> c_int,
+    set_real: unsafe extern "C" fn(Component, *const Vr, usize, *const f64) -> c_int,
+    set_integer: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int) -> c_int,
+    set_boolean: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int) -> c_int,
+    set_string: unsafe extern "C" fn(Component, *const Vr, usize, *const *const c_char) -> c_int,
+    get_fmu_state: unsafe extern "C" fn(Component, *mut *mut c_void) -> c_int,
+    set_fmu_state: unsafe extern "C" fn(Component, *mut c_void) -> c_int,
+    free_fmu_state: unsafe extern "C" fn(Component, *mut *mut c_void) -> c_int,
+    serialized_fmu_state_size: unsafe extern "C" fn(Component, *mut c_void, *mut usize) -> c_int,
+    serialize_fmu_state: unsafe extern "C" fn(Component, *mut c_void, *mut c_char, usize) -> c_int,
+    deserialize_fmu_state: unsafe extern "C" fn(Component, *const c_char, usize, *mut *mut c_void) -> c_int,
+    get_directional_derivative:
+        unsafe extern "C" fn(Component, *const Vr, usize, *const Vr, usize, *const f64, *mut f64) -> c_int,
+    set_real_input_derivatives: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int, *const f64) -> c_int,
+    get_real_output_derivatives: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int, *mut f64) -> c_int,
+    do_step: unsafe extern "C" fn(Component, f64, f64, c_int) -> c_int,
+    cancel_step: unsafe extern "C" fn(Component) -> c_int,
+    get_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
+    get_real_status: unsafe extern "C" fn(Component, c_int, *mut f64) -> c_int,
+    get_integer_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
+    get_boolean_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
+    get_string_status: unsafe extern "C" fn(Component, c_int, *mut *const c_char) -> c_int,
+}
+
+/// A loaded FMU binary with its resolved API. The library stays loaded while this lives; every
+/// [`Instance`] holds an `Arc` of it.
+pub(crate) struct Binary {
+    api: Api,
+    // Declared after `api`: the function pointers are never used after the library is closed.
+    _lib: libloading::os::unix::Library,
+}
+
+impl Binary {
+    /// Loads the shared library at `so` (`RTLD_NOW | RTLD_LOCAL`: unresolved symbols fail here,
+    /// not in the middle of a run, and FMUs do not see each other's symbols) and resolves every
+    /// FMI 2.0 common and Co-Simulation function. The error text names the missing symbol.
+    pub(crate) fn load(so: &Path) -> Result<Self, String> {
+        use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+        // SAFETY: loading a library runs its initialisers, which is what loading an FMU means:
+        // the user asked for this binary to be run. The path is an existing file of the archive.
+        let lib =
+            unsafe { Library::open(Some(so), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+        macro_rules! sym {
+            ($name:literal) => {
+                // SAFETY: the symbol is an FMI 2.0 function; the field's type is its signature
+                // from fmi2FunctionTypes.h. The pointer is only used while `lib` is loaded (both
+                // live in the returned Binary).
+                *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
+                    format!(
+                        "missing required symbol {}: the binary does not export the FMI 2.0 Co-Simulation API ({e})",
+                        $name
+                    )
+                })?
+            };
+        }
+        let api = Api {
+            get_types_platform: sym!("fmi2GetTypesPlatform"),
+            get_version: sym!("fmi2GetVersion"),
+            set_debug_logging: sym!("fmi2SetDebugLogging"),
+            instantiate: sym!("fmi2Instantiate"),
+            free_instance: sym!("fmi2FreeInstance"),
+            setup_experiment: sym!("fmi2SetupExperiment"),
+            enter_initialization_mode: sym!("fmi2EnterInitializationMode"),
+            exit_initialization_mode: sym!("fmi2ExitInitializationMode"),
+            terminate: sym!("fmi2Terminate"),
+            reset: sym!("fmi2Reset"),
+            get_real: sym!("fmi2GetReal"),
+            get_integer: sym!("fmi2GetInteger"),
+            get_boolean: sym!("fmi2GetBoolean"),
+            get_string: sym!("fmi2GetString"),
+            set_real: sym!("fmi2SetReal"),
+            set_integer: sym!("fmi2SetInteger"),
+            set_boolean: sym!("fmi2SetBoolean"),
+            set_string: sym!("fmi2SetString"),
+            get_fmu_state: sym!("fmi2GetFMUstate"),
+            set_fmu_state: sym!("fmi2SetFMUstate"),
+            free_fmu_state: sym!("fmi2FreeFMUstate"),
+            serialized_fmu_state_size: sym!("fmi2SerializedFMUstateSize"),
+            serialize_fmu_state: sym!("fmi2SerializeFMUstate"),
+            deserialize_fmu_state: sym!("fmi2DeSerializeFMUstate"),
+            get_directional_derivative: sym!("fmi2GetDirectionalDerivative"),
+            set_real_input_derivatives: sym!("fmi2SetRealInputDerivatives"),
+            get_real_output_derivatives: sym!("fmi2GetRealOutputDerivatives"),
+            do_step: sym!("fmi2DoStep"),
+            cancel_step: sym!("fmi2CancelStep"),
+            get_status: sym!("fmi2GetStatus"),
+            get_real_status: sym!("fmi2GetRealStatus"),
+            get_integer_status: sym!("fmi2GetIntegerStatus"),
+            get_boolean_status: sym!("fmi2GetBooleanStatus"),
+            get_string_status: sym!("fmi2GetStringStatus"),
+        };
+        Ok(Self { api, _lib: lib })
+    }
+
+    /// `fmi2GetTypesPlatform()` ("default" for every standard binary).
+    pub(crate) fn types_platform(&self) -> String {
+        // SAFETY: no arguments; FMI 2.0 returns a static NUL-terminated string (or, in a broken
+        // FMU, NULL, which `text` handles).
+        unsafe { text((self.api.get_types_platform)()) }
+    }
+
+    /// `fmi2GetVersion()` ("2.0").
+    pub(crate) fn version(&self) -> String {
+        // SAFETY: as in `types_platform`.
+        unsafe { text((self.api.get_version)()) }
+    }
+}
+
+/// Copies a C string; NULL gives an empty string.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string valid for the duration of the call.
+unsafe fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        // SAFETY: per this function's contract.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+}
+
+/// Per-instance state behind the `componentEnvironment` pointer. `#[repr(C)]` with the sink
+/// first: `csrc/logger.c` reads it as `struct cosim_log_env`. Allocated before
+/// `fmi2Instantiate` and freed only after `fmi2FreeInstance`, so it outlives the component; the
+/// FMU may also keep the pointer to `callbacks` (OpenModelica FMUs do), which lives here too.
+#[repr(C)]
+struct InstanceEnv {
+    sink: LogSink,
+    callbacks: CallbackFunctions,
+    /// Our name of the instance, for the log lines.
+    name: String,
+    /// Print every message, not only those of status fmi2Warning or worse (`COSIM_LOG=all`).
+    echo_all: bool,
+    /// The last message the FMU logged.
+    last: Mutex<String>,
+    /// Number of messages logged so far.
+    count: AtomicU64,
+    /// The strings passed to fmi2Instantiate, kept for FMUs that keep the pointers.
+    c_name: CString,
+    c_guid: CString,
+    c_resources: CString,
+}
+
+impl InstanceEnv {
+    fn last(&self) -> MutexGuard<'_, String> {
+        self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn record(&self, status: c_int, category: &str, message: &str) {
+        {
+            let mut last = self.last();
+            last.clear();
+            last.push_str(message);
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        if status >= WARNING || self.echo_all {
+            // Ignore a failing stderr: logging must never unwind into the FMU.
+            let _ = writeln!(std::io::stderr().lock(), "[{}] {category}: {message}", self.name);
+        }
+    }
+}
+
+/// The Rust side of the logger: called by `cosim_fmi2_logger` with the formatted message.
+///
+/// # Safety
+/// `env` is NULL or the `InstanceEnv` of a live instance; the strings are NULL or
+/// NUL-terminated (the C shim passes the FMU's `instanceName` and `category` and its own
+/// buffer).
+unsafe extern "C" fn log_sink(
+    env: *mut c_void,
+    _instance_name: *const c_char,
+    status: c_int,
+    category: *const c_char,
+    message: *const c_char,
+) {
+    // SAFETY: per this function's contract, env is NULL or points to a live InstanceEnv that is
+    // only ever accessed through shared references.
+    let Some(env) = (unsafe { env.cast::<InstanceEnv>().as_ref() }) else { return };
+    // SAFETY: per this function's contract.
+    let (category, message) = unsafe { (text(category), text(message)) };
+    env.record(status, &category, &message);
+}
+
+/// Why fmi2Instantiate failed.
+pub(crate) enum InstantiateError {
+    /// The name, GUID or URI holds a NUL character.
+    Nul(&'static str),
+    /// fmi2Instantiate returned NULL; the FMU's last message (possibly empty).
+    Null(String),
+}
+
+/// One `fmi2Component`, freed on drop. All methods take `&mut self`: one call at a time.
+pub(crate) struct Instance {
+    component: NonNull<c_void>,
+    env: NonNull<InstanceEnv>,
+    binary: Arc<Binary>,
+}
+
+// SAFETY: an Instance owns its component and environment exclusively; FMI 2.0 lets an importer
+// call an instance from any thread as long as calls on it are not concurrent, which `&mut self`
+// on every call guarantees (Instance is deliberately not Sync). The environment is only read
+// through shared references (and a Mutex) from the logger, which the FMU may call on any thread.
+// The binary's function pointers and library handle are thread-safe to share.
+unsafe impl Send for Instance {}
+
+impl Instance {
+    /// `fmi2Instantiate(name, fmi2CoSimulation, guid, resource_uri, callbacks, visible = false,
+    /// logging_on)`.
+    pub(crate) fn new(
+        binary: &Arc<Binary>,
+        name: &str,
+        guid: &str,
+        resource_uri: &str,
+        logging_on: bool,
+        echo_all: bool,
+    ) -> Result<Self, InstantiateError> {
+        let c_name = CString::new(name).map_err(|_| InstantiateError::Nul("instance name"))?;
+        let c_guid = CString::new(guid).map_err(|_| InstantiateError::Nul("GUID"))?;
+        let c_resources = CString::new(resource_uri).map_err(|_| InstantiateError::Nul("resource location"))?;
+        let env = Box::new(InstanceEnv {
+            sink: log_sink,
+            callbacks: CallbackFunctions {
+                logger: Some(cosim_fmi2_logger),
+                allocate_memory: Some(calloc),
+                free_memory: Some(free),
+                step_finished: None,
+                component_environment: std::ptr::null_mut(),
+            },
+            name: name.to_owned(),
+            echo_all,
+            last: Mutex::new(String::new()),
+            count: AtomicU64::new(0),
+            c_name,
+            c_guid,
+            c_resources,
+        });
+        // A raw allocation (not a Box field) because the FMU holds pointers into it while we
+        // move the Instance around; freed in Drop (or below on failure).
+        let env = NonNull::from(Box::leak(env));
+        let env_ptr = env.as_ptr();
+        // SAFETY: env_ptr is the live allocation made just above; nothing else references it yet.
+        unsafe { (*env_ptr).callbacks.component_environment = env_ptr.cast() };
+        // SAFETY: FMI 2.0 fmi2Instantiate with NUL-terminated strings and a callbacks struct, all
+        // inside the environment allocation, which outlives the component (freed after
+        // fmi2FreeInstance in Drop). Only shared access to the allocation happens from now on.
+        let component = unsafe {
+            let e = &*env_ptr;
+            (binary.api.instantiate)(
+                e.c_name.as_ptr(),
+                FMI2_CO_SIMULATION,
+                e.c_guid.as_ptr(),
+                e.c_resources.as_ptr(),
+                &e.callbacks,
+                0,
+                c_int::from(logging_on),
+            )
+        };
+        match NonNull::new(component) {
+            Some(component) => Ok(Self { component, env, binary: Arc::clone(binary) }),
+            None => {
+                // SAFETY: the FMU returned no component, so nothing refers to the environment
+                // any more (an FMU that failed to instantiate must not call back); it came from
+                // Box::leak above.
+                let env = unsafe { Box::from_raw(env_ptr) };
+                let last = env.last().clone();
+                Err(InstantiateError::Null(last))
+            }
+        }
+    }
+
+    fn env(&self) -> &InstanceEnv {
+        // SAFETY: the environment lives until Drop and is only accessed through shared refs.
+        unsafe { self.env.as_ref() }
+    }
+
+    fn c(&self) -> Component {
+        self.component.as_ptr()
+    }
+
+    /// The last message the FMU logged for this instance.
+    pub(crate) fn last_log(&self) -> String {
+        self.env().last().clone()
+    }
+
+    /// How many messages the FMU has logged for this instance.
+    pub(crate) fn message_count(&self) -> u64 {
+        self.env().count.load(Ordering::Relaxed)
+    }
+
+    /// `fmi2SetDebugLogging(on, categories)`.
+    pub(crate) fn set_debug_logging(&mut self, on: bool, categories: &[&str]) -> c_int {
+        let Ok(owned) = categories.iter().map(|c| CString::new(*c)).collect::<Result<Vec<_>, _>>() else {
+            return NOT_CALLED;
+        };
+        let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+        // SAFETY: live component; an array of ptrs.len() NUL-terminated strings that outlive
+        // the call.
+        unsafe { (self.binary.api.set_debug_logging)(self.c(), c_int::from(on), ptrs.len(), ptrs.as_ptr()) }
+    }
+
+    /// `fmi2SetupExperiment`.
+    pub(crate) fn setup_experiment(&mut self, tolerance: Option<f64>, start: f64, stop: Option<f64>) -> c_int {
+        // SAFETY: live component, scalar arguments.
+        unsafe {
+            (self.binary.api.setup_experiment)(
+                self.c(),
+                c_int::from(tolerance.is_some()),
+                tolerance.unwrap_or(0.0),
+                start,
+                c_int::from(stop.is_some()),
+                stop.unwrap_or(0.0),
+            )
+        }
+    }
+
+    /// `fmi2EnterInitializationMode`.
+    pub(crate) fn enter_initialization_mode(&mut self) -> c_int {
+        // SAFETY: live component.
+        unsafe { (self.binary.api.enter_initialization_mode)(self.c()) }
+    }
+
+    /// `fmi2ExitInitializationMode`.
+    pub(crate) fn exit_initialization_mode(&mut self) -> c_int {
+        // SAFETY: live component.
+        unsafe { (self.binary.api.exit_initialization_mode)(self.c()) }
+    }
+
+    /// `fmi2Terminate`.
+    pub(crate) fn terminate(&mut self) -> c_int {
+        // SAFETY: live component.
+        unsafe { (self.binary.api.terminate)(self.c()) }
+    }
+
+    /// `fmi2Reset`.
+    pub(crate) fn reset(&mut self) -> c_int {
+        // SAFETY: live component.
+        unsafe { (self.binary.api.reset)(self.c()) }
+    }
+
+    /// `fmi2GetReal`.
+    pub(crate) fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> c_int {
+        if vr.len() != out.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; both arrays hold vr.len() elements.
+        unsafe { (self.binary.api.get_real)(self.c(), vr.as_ptr(), vr.len(), out.as_mut_ptr()) }
+    }
+
+    /// `fmi2SetReal`.
+    pub(crate) fn set_real(&mut self, vr: &[u32], values: &[f64]) -> c_int {
+        if vr.len() != values.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; both arrays hold vr.len() elements.
+        unsafe { (self.binary.api.set_real)(self.c(), vr.as_ptr(), vr.len(), values.as_ptr()) }
+    }
+
+    /// `fmi2GetInteger`.
+    pub(crate) fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> c_int {
+        if vr.len() != out.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; both arrays hold vr.len() elements (fmi2Integer is int = i32).
+        unsafe { (self.binary.api.get_integer)(self.c(), vr.as_ptr(), vr.len(), out.as_mut_ptr()) }
+    }
+
+    /// `fmi2SetInteger`.
+    pub(crate) fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> c_int {
+        if vr.len() != values.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; both arrays hold vr.len() elements.
+        unsafe { (self.binary.api.set_integer)(self.c(), vr.as_ptr(), vr.len(), values.as_ptr()) }
+    }
+
+    /// `fmi2GetBoolean` (fmi2Boolean is an int: any non-zero value is true).
+    pub(crate) fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> c_int {
+        if vr.len() != out.len() {
+            return NOT_CALLED;
+        }
+        let mut raw: Vec<c_int> = vec![0; vr.len()];
+        // SAFETY: live component; both arrays hold vr.len() elements.
+        let status = unsafe { (self.binary.api.get_boolean)(self.c(), vr.as_ptr(), vr.len(), raw.as_mut_ptr()) };
+        for (o, r) in out.iter_mut().zip(&raw) {
+            *o = *r != 0;
+        }
+        status
+    }
+
+    /// `fmi2SetBoolean`.
+    pub(crate) fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> c_int {
+        if vr.len() != values.len() {
+            return NOT_CALLED;
+        }
+        let raw: Vec<c_int> = values.iter().map(|&b| c_int::from(b)).collect();
+        // SAFETY: live component; both arrays hold vr.len() elements.
+        unsafe { (self.binary.api.set_boolean)(self.c(), vr.as_ptr(), vr.len(), raw.as_ptr()) }
+    }
+
+    /// `fmi2GetString`: the strings are copied at once (the FMU's pointers are only valid until
+    /// its next call). A NULL string reads as empty.
+    pub(crate) fn get_string(&mut self, vr: &[u32]) -> (c_int, Vec<String>) {
+        let mut raw: Vec<*const c_char> = vec![std::ptr::null(); vr.len()];
+        // SAFETY: live component; both arrays hold vr.len() elements.
+        let status = unsafe { (self.binary.api.get_string)(self.c(), vr.as_ptr(), vr.len(), raw.as_mut_ptr()) };
+        if status > WARNING {
+            return (status, Vec::new());
+        }
+        // SAFETY: on success each pointer is NULL or a NUL-terminated string of the FMU, valid
+        // until its next call; copied here before any other call.
+        let values = raw.iter().map(|&p| unsafe { text(p) }).collect();
+        (status, values)
+    }
+
+    /// `fmi2SetString`.
+    pub(crate) fn set_string(&mut self, vr: &[u32], values: &[&str]) -> c_int {
+        if vr.len() != values.len() {
+            return NOT_CALLED;
+        }
+        let Ok(owned) = values.iter().map(|v| CString::new(*v)).collect::<Result<Vec<_>, _>>() else {
+            return NOT_CALLED;
+        };
+        let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+        // SAFETY: live component; both arrays hold vr.len() elements; the strings outlive the call.
+        unsafe { (self.binary.api.set_string)(self.c(), vr.as_ptr(), vr.len(), ptrs.as_ptr()) }
+    }
+
+    /// `fmi2SetRealInputDerivatives`.
+    pub(crate) fn set_real_input_derivatives(&mut self, vr: &[u32], order: &[i32], values: &[f64]) -> c_int {
+        if vr.len() != order.len() || vr.len() != values.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; all three arrays hold vr.len() elements.
+        unsafe {
+            (self.binary.api.set_real_input_derivatives)(
+                self.c(),
+                vr.as_ptr(),
+                vr.len(),
+                order.as_ptr(),
+                values.as_ptr(),
+            )
+        }
+    }
+
+    /// `fmi2GetRealOutputDerivatives`.
+    pub(crate) fn get_real_output_derivatives(&mut self, vr: &[u32], order: &[i32], out: &mut [f64]) -> c_int {
+        if vr.len() != order.len() || vr.len() != out.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; all three arrays hold vr.len() elements.
+        unsafe {
+            (self.binary.api.get_real_output_derivatives)(
+                self.c(),
+                vr.as_ptr(),
+                vr.len(),
+                order.as_ptr(),
+                out.as_mut_ptr(),
+            )
+        }
+    }
+
+    /// `fmi2DoStep`.
+    pub(crate) fn do_step(&mut self, t: f64, h: f64, no_set_fmu_state_prior: bool) -> c_int {
+        // SAFETY: live component, scalar arguments.
+        unsafe { (self.binary.api.do_step)(self.c(), t, h, c_int::from(no_set_fmu_state_prior)) }
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: the component came from fmi2Instantiate and is freed exactly once, here.
+        unsafe { (self.binary.api.free_instance)(self.c()) };
+        // SAFETY: after fmi2FreeInstance the FMU holds no reference to the environment; it came
+        // from Box::leak in `new` and is freed exactly once, here.
+        drop(unsafe { Box::from_raw(self.env.as_ptr()) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn env(name: &str) -> Box<InstanceEnv> {
+        Box::new(InstanceEnv {
+            sink: log_sink,
+            callbacks: CallbackFunctions {
+                logger: None,
+                allocate_memory: None,
+                free_memory: None,
+                step_finished: None,
+                component_environment: std::ptr::null_mut(),
+            },
+            name: name.into(),
+            echo_all: false,
+            last: Mutex::new(String::new()),
+            count: AtomicU64::new(0),
+            c_name: CString::default(),
+            c_guid: CString::default(),
+            c_resources: CString::default(),
+        })
+    }
+
+    #[test]
+    fn the_c_shim_formats_variadic_messages() {
+        let e = env("shim");
+        let p = (&*e as *const InstanceEnv).cast_mut().cast::<c_void>();
+        // SAFETY: a live environment and NUL-terminated strings; the arguments match the format.
+        unsafe {
+            cosim_fmi2_logger(
+                p,
+                c"shim".as_ptr(),
+                OK,
+                c"logAll".as_ptr(),
+                c"x = %d, s = %s, %.2f %%".as_ptr(),
+                42 as c_int,
+                c"str".as_ptr(),
+                1.5f64,
+            );
+        }
+        assert_eq!(*e.last(), "x = 42, s = str, 1.50 %");
+        // Longer than the shim's stack buffer: the text is not truncated.
+        let long = CString::new("y".repeat(5000)).unwrap();
+        // SAFETY: as above.
+        unsafe { cosim_fmi2_logger(p, std::ptr::null(), OK, std::ptr::null(), c"<%s>".as_ptr(), long.as_ptr()) };
+        let last = e.last().clone();
+        assert_eq!(last.len(), 5002);
+        assert!(last.starts_with("<yyy") && last.ends_with("yy>"));
+        // NULL message.
+        // SAFETY: as above.
+        unsafe { cosim_fmi2_logger(p, std::ptr::null(), OK, std::ptr::null(), std::ptr::null()) };
+        assert_eq!(*e.last(), "");
+        assert_eq!(e.count.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn status_names() {
+        assert_eq!(status_name(DISCARD), "fmi2Discard");
+        assert_eq!(status_name(FATAL), "fmi2Fatal");
+        assert_eq!(status_name(17), "unknown fmi2Status 17");
+    }
+}

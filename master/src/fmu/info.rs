@@ -1,0 +1,209 @@
+//! `cosim info FMU`: a human-readable report of an FMU's metadata, capabilities and variables.
+
+use super::archive::Archive;
+use crate::error::{MasterError, Result};
+use model_description::{ModelDescription, ScalarVariable, Severity, SimpleTypeKind, VariableKind};
+use std::fmt::Write;
+use std::path::Path;
+
+/// The report for `cosim info FMU`: model name, FMI version, GUID, generation tool, interfaces
+/// and binaries, Co-Simulation capability flags, default experiment, log categories, a table of
+/// the variables (name, value reference, type, causality, variability, initial, start, unit,
+/// description) and the problems `model_description::validate` finds (errors and warnings).
+///
+/// Only `modelDescription.xml` is read (nothing is extracted or loaded), so FMUs without a
+/// Linux binary or with Model Exchange only can be inspected too. Archive problems and
+/// unreadable descriptions (including FMI 1.0 / 3.0) are errors.
+pub fn info(path: &Path) -> Result<String> {
+    let listing = Archive::read_model_description(path)?;
+    let md = model_description::from_str(&listing.model_description)
+        .map_err(|e| MasterError::Fmu { path: path.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
+    Ok(report(path, &md, &listing.entries))
+}
+
+fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
+    let mut out = String::new();
+    let mut field = |name: &str, value: &str| {
+        let _ = writeln!(out, "{:<18}{}", format!("{name}:"), clean(value));
+    };
+    field("FMU", &path.display().to_string());
+    field("Model name", &md.model_name);
+    if let Some(d) = md.description.as_deref().filter(|d| !d.is_empty()) {
+        field("Description", d);
+    }
+    field("FMI version", &md.fmi_version);
+    field("GUID", &md.guid);
+    field("Generation tool", md.generation_tool.as_deref().unwrap_or("-"));
+    for (name, value) in [
+        ("Generated", &md.generation_date_and_time),
+        ("Author", &md.author),
+        ("Version", &md.version),
+        ("Copyright", &md.copyright),
+        ("License", &md.license),
+    ] {
+        if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
+            field(name, v);
+        }
+    }
+    field("Naming", md.variable_naming_convention.as_str());
+    let mut interfaces = Vec::new();
+    if let Some(cs) = &md.co_simulation {
+        interfaces.push(format!("Co-Simulation (modelIdentifier {})", cs.model_identifier));
+    }
+    if let Some(me) = &md.model_exchange {
+        interfaces.push(format!("Model Exchange (modelIdentifier {})", me.model_identifier));
+    }
+    field("Interfaces", &if interfaces.is_empty() { "none".to_owned() } else { interfaces.join(", ") });
+    let binaries: Vec<&str> = entries
+        .iter()
+        .map(String::as_str)
+        .filter(|e| e.starts_with("binaries/") && !e.ends_with('/') && !e.ends_with(".libs"))
+        .collect();
+    field("Binaries", &if binaries.is_empty() { "none".to_owned() } else { binaries.join(", ") });
+    match &md.co_simulation {
+        Some(cs) => {
+            let so = format!("binaries/linux64/{}.so", cs.model_identifier);
+            let runnable = if entries.contains(&so) { format!("yes ({so})") } else { format!("no: {so} is missing") };
+            field("Runs with cosim", &runnable);
+            out.push_str("\nCo-Simulation capabilities:\n");
+            let flags = [
+                ("needsExecutionTool", cs.needs_execution_tool),
+                ("canHandleVariableCommunicationStepSize", cs.can_handle_variable_communication_step_size),
+                ("canInterpolateInputs", cs.can_interpolate_inputs),
+                ("canRunAsynchronuously", cs.can_run_asynchronuously),
+                ("canBeInstantiatedOnlyOncePerProcess", cs.can_be_instantiated_only_once_per_process),
+                ("canNotUseMemoryManagementFunctions", cs.can_not_use_memory_management_functions),
+                ("canGetAndSetFMUstate", cs.can_get_and_set_fmu_state),
+                ("canSerializeFMUstate", cs.can_serialize_fmu_state),
+                ("providesDirectionalDerivative", cs.provides_directional_derivative),
+            ];
+            for (name, value) in flags {
+                let _ = writeln!(out, "  {name:<40}{value}");
+            }
+            let _ = writeln!(out, "  {:<40}{}", "maxOutputDerivativeOrder", cs.max_output_derivative_order);
+        }
+        None => {
+            let _ = writeln!(out, "{:<18}no: the FMU has no Co-Simulation interface", "Runs with cosim:");
+        }
+    }
+
+    out.push_str("\nDefault experiment: ");
+    match &md.default_experiment {
+        Some(d) => {
+            let f = |v: Option<f64>, unit: &str| v.map_or_else(|| "-".to_owned(), |v| format!("{v}{unit}"));
+            let _ = writeln!(
+                out,
+                "start {}, stop {}, step {}, tolerance {}",
+                f(d.start_time, " s"),
+                f(d.stop_time, " s"),
+                f(d.step_size, " s"),
+                f(d.tolerance, "")
+            );
+        }
+        None => out.push_str("none\n"),
+    }
+
+    out.push_str("\nLog categories:");
+    if md.log_categories.is_empty() {
+        out.push_str(" none\n");
+    } else {
+        out.push('\n');
+        for c in &md.log_categories {
+            match c.description.as_deref().filter(|d| !d.is_empty()) {
+                Some(d) => {
+                    let _ = writeln!(out, "  {} - {}", clean(&c.name), clean(d));
+                }
+                None => {
+                    let _ = writeln!(out, "  {}", clean(&c.name));
+                }
+            }
+        }
+    }
+
+    let _ = writeln!(out, "\nVariables ({}):", md.model_variables.len());
+    let header = ["name", "vr", "type", "causality", "variability", "initial", "start", "unit", "description"];
+    let rows: Vec<[String; 9]> = md.model_variables.iter().map(|v| row(md, v)).collect();
+    let mut width = header.map(str::len);
+    for r in &rows {
+        for (w, cell) in width.iter_mut().zip(r.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut line = |cells: &[&str]| {
+        let mut s = String::from(" ");
+        for (i, (cell, w)) in cells.iter().zip(width.iter()).enumerate() {
+            if i + 1 == cells.len() {
+                s.push(' ');
+                s.push_str(cell);
+            } else if i == 1 {
+                let _ = write!(s, " {cell:>w$}");
+            } else {
+                let _ = write!(s, " {cell:<w$}");
+            }
+        }
+        let _ = writeln!(out, "{}", s.trim_end());
+    };
+    line(&header);
+    for r in &rows {
+        let cells: Vec<&str> = r.iter().map(String::as_str).collect();
+        line(&cells);
+    }
+
+    let problems = model_description::validate(md);
+    let errors = problems.iter().filter(|p| p.severity == Severity::Error).count();
+    let warnings = problems.len() - errors;
+    if problems.is_empty() {
+        out.push_str("\nValidation: no problems\n");
+    } else {
+        let _ = writeln!(out, "\nValidation: {errors} error(s), {warnings} warning(s)");
+        for p in &problems {
+            if p.line > 0 {
+                let _ = writeln!(out, "  {} (line {}): {}", p.severity, p.line, clean(&p.message));
+            } else {
+                let _ = writeln!(out, "  {}: {}", p.severity, clean(&p.message));
+            }
+        }
+    }
+    out
+}
+
+fn row(md: &ModelDescription, v: &ScalarVariable) -> [String; 9] {
+    let declared = v.kind.declared_type().and_then(|t| md.simple_type(t));
+    let (ty, start, unit) = match &v.kind {
+        VariableKind::Real { attrs, start, .. } => {
+            let unit = attrs.unit.clone().or_else(|| match declared.map(|t| &t.kind) {
+                Some(SimpleTypeKind::Real(a)) => a.unit.clone(),
+                _ => None,
+            });
+            ("Real".to_owned(), start.map(|s| s.to_string()), unit)
+        }
+        VariableKind::Integer { start, .. } => ("Integer".to_owned(), start.map(|s| s.to_string()), None),
+        VariableKind::Boolean { start, .. } => ("Boolean".to_owned(), start.map(|s| s.to_string()), None),
+        VariableKind::String { start, .. } => ("String".to_owned(), start.as_ref().map(|s| format!("{s:?}")), None),
+        VariableKind::Enumeration { declared_type, start, .. } => {
+            let item = |value: i32| match declared.map(|t| &t.kind) {
+                Some(SimpleTypeKind::Enumeration { items, .. }) => {
+                    items.iter().find(|i| i.value == value).map(|i| format!("{value} ({})", i.name))
+                }
+                _ => None,
+            };
+            (format!("Enumeration {declared_type}"), start.map(|s| item(s).unwrap_or_else(|| s.to_string())), None)
+        }
+    };
+    [
+        clean(&v.name),
+        v.value_reference.to_string(),
+        clean(&ty),
+        v.causality.to_string(),
+        v.variability.to_string(),
+        v.effective_initial().map(|i| i.to_string()).unwrap_or_default(),
+        clean(&start.unwrap_or_default()),
+        clean(&unit.unwrap_or_default()),
+        clean(v.description.as_deref().unwrap_or("")),
+    ]
+}
+
+/// Text from the description on one line: control characters become spaces.
+fn clean(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}

@@ -1,0 +1,517 @@
+//! [`Fmu2`], a loaded FMI 2.0 Co-Simulation FMU, and [`Fmu2Slave`], one instance of it
+//! implementing [`Slave`].
+
+use super::archive::Archive;
+use super::ffi;
+use super::Slave;
+use crate::error::{MasterError, Result};
+use model_description::{CoSimulation, ModelDescription, ScalarVariable};
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The environment variable that makes every FMU message visible: `COSIM_LOG=all` prints all
+/// messages (and instantiates with `loggingOn = true`); otherwise only messages of status
+/// fmi2Warning or worse are printed.
+pub const LOG_ENV: &str = "COSIM_LOG";
+
+/// The standard log categories (FMI 2.0 §2.2.4) enabled after instantiation when the FMU
+/// declares them, so that it explains warnings and errors even with `loggingOn = false`.
+const STATUS_CATEGORIES: &[&str] =
+    &["logStatusWarning", "logStatusDiscard", "logStatusError", "logStatusFatal", "logStatusPending"];
+
+/// A loaded FMI 2.0 Co-Simulation FMU: the extracted archive, its model description and its
+/// binary. Shared (`Arc`) by its instances: the library stays loaded and the folder extracted
+/// while any instance lives.
+pub struct Fmu2 {
+    // Field order is drop order: the library is closed before the folder is removed.
+    binary: Arc<ffi::Binary>,
+    md: ModelDescription,
+    cs: CoSimulation,
+    by_name: HashMap<String, usize>,
+    path: PathBuf,
+    resource_uri: String,
+    live: AtomicUsize,
+    archive: Archive,
+}
+
+impl std::fmt::Debug for Fmu2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fmu2")
+            .field("path", &self.path)
+            .field("model_name", &self.md.model_name)
+            .field("guid", &self.md.guid)
+            .field("dir", &self.archive.dir())
+            .finish_non_exhaustive()
+    }
+}
+
+fn fmu_error(path: &Path, message: String) -> MasterError {
+    MasterError::Fmu { path: path.to_path_buf(), message }
+}
+
+impl Fmu2 {
+    /// Extracts and loads the FMU at `path`.
+    ///
+    /// Checks, each failing with [`MasterError::Fmu`] naming the file and the problem: a safe zip
+    /// archive with `modelDescription.xml` (see [`Archive`]); a readable FMI 2.0 description
+    /// (FMI 1.0 and 3.0 are named as such; XML errors carry line and column); a `<CoSimulation>`
+    /// element; the binary `binaries/linux64/<modelIdentifier>.so` (the message lists what
+    /// `binaries/` holds otherwise); every FMI 2.0 common and Co-Simulation function exported;
+    /// `fmi2GetTypesPlatform() == "default"` and `fmi2GetVersion() == "2.0"`.
+    pub fn load(path: &Path) -> Result<Arc<Self>> {
+        let archive = Archive::extract(path)?;
+        let xml = archive.model_description()?;
+        let md =
+            model_description::from_str(&xml).map_err(|e| fmu_error(path, format!("modelDescription.xml: {e}")))?;
+        if md.fmi_version != "2.0" {
+            return Err(fmu_error(
+                path,
+                format!(
+                    "modelDescription.xml: fmiVersion=\"{}\": this is not an FMI 2.0 FMU, only FMI 2.0 is supported",
+                    md.fmi_version
+                ),
+            ));
+        }
+        let Some(cs) = md.co_simulation.clone() else {
+            let message = match &md.model_exchange {
+                Some(me) => format!(
+                    "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
+                     <CoSimulation> element): cosim runs Co-Simulation FMUs",
+                    me.model_identifier
+                ),
+                None => "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: \
+                         cosim runs Co-Simulation FMUs"
+                    .into(),
+            };
+            return Err(fmu_error(path, message));
+        };
+        let id = &cs.model_identifier;
+        if id.is_empty() || id.contains(['/', '\\', '\0']) || id == "." || id == ".." {
+            return Err(fmu_error(
+                path,
+                format!("modelDescription.xml: modelIdentifier \"{}\" is not a valid file name", id.escape_debug()),
+            ));
+        }
+        let so_rel = format!("binaries/linux64/{id}.so");
+        let so = archive.dir().join(&so_rel);
+        if !so.is_file() {
+            let present = archive.binaries();
+            let listing = if present.is_empty() {
+                "the archive has no binaries at all (a source-only FMU cannot be run)".to_owned()
+            } else {
+                format!("binaries/ contains: {}", present.join(", "))
+            };
+            return Err(fmu_error(
+                path,
+                format!(
+                    "{so_rel} is missing: the FMU has no binary for Linux x86-64 (modelIdentifier \"{id}\"); {listing}"
+                ),
+            ));
+        }
+        let binary = ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+        let platform = binary.types_platform();
+        if platform != "default" {
+            return Err(fmu_error(
+                path,
+                format!(
+                    "{so_rel}: fmi2GetTypesPlatform() returned \"{platform}\", not \"default\": \
+                     the binary's C types differ from the standard's"
+                ),
+            ));
+        }
+        let version = binary.version();
+        if version != "2.0" {
+            return Err(fmu_error(
+                path,
+                format!(
+                    "{so_rel}: fmi2GetVersion() returned \"{version}\", not \"2.0\": \
+                     the binary is not an FMI 2.0 binary"
+                ),
+            ));
+        }
+        let mut by_name = HashMap::with_capacity(md.model_variables.len());
+        for (i, v) in md.model_variables.iter().enumerate() {
+            by_name.entry(v.name.clone()).or_insert(i);
+        }
+        Ok(Arc::new(Self {
+            binary: Arc::new(binary),
+            by_name,
+            path: path.to_path_buf(),
+            resource_uri: archive.resources_uri(),
+            live: AtomicUsize::new(0),
+            md,
+            cs,
+            archive,
+        }))
+    }
+
+    /// Instantiates the FMU as a Co-Simulation slave named `name`, with the description's GUID.
+    /// Several instances of one FMU may live at once (unless it declares
+    /// `canBeInstantiatedOnlyOncePerProcess`). `fmi2Instantiate` returning NULL gives
+    /// [`MasterError::Fmu`] with the FMU's last log message (e.g. why it rejected the GUID).
+    pub fn instantiate(self: &Arc<Self>, name: &str) -> Result<Fmu2Slave> {
+        let cs = &self.cs;
+        if cs.can_be_instantiated_only_once_per_process && self.live.load(Ordering::SeqCst) > 0 {
+            return Err(fmu_error(
+                &self.path,
+                format!(
+                    "cannot instantiate \"{name}\": the FMU declares canBeInstantiatedOnlyOncePerProcess \
+                     and an instance exists already"
+                ),
+            ));
+        }
+        let echo_all = std::env::var(LOG_ENV).is_ok_and(|v| v.eq_ignore_ascii_case("all"));
+        let created = ffi::Instance::new(&self.binary, name, &self.md.guid, &self.resource_uri, echo_all, echo_all);
+        let mut instance = match created {
+            Ok(instance) => instance,
+            Err(ffi::InstantiateError::Nul(what)) => {
+                let message = format!("cannot instantiate {name:?}: the {what} contains a NUL character");
+                return Err(fmu_error(&self.path, message));
+            }
+            Err(ffi::InstantiateError::Null(last)) => {
+                let why = if last.is_empty() {
+                    "the FMU logged no message".to_owned()
+                } else {
+                    format!("the FMU's last message: {last}")
+                };
+                return Err(fmu_error(&self.path, format!("fmi2Instantiate(\"{name}\") returned NULL; {why}")));
+            }
+        };
+        self.live.fetch_add(1, Ordering::SeqCst);
+        let live = Live(Arc::clone(self));
+        if !echo_all {
+            let categories: Vec<&str> = STATUS_CATEGORIES
+                .iter()
+                .copied()
+                .filter(|c| self.md.log_categories.iter().any(|d| d.name == *c))
+                .collect();
+            if !categories.is_empty() {
+                // Best effort: an FMU that refuses still works, it just explains less.
+                let _ = instance.set_debug_logging(true, &categories);
+            }
+        }
+        Ok(Fmu2Slave {
+            instance,
+            fmu: live,
+            name: name.to_owned(),
+            time: 0.0,
+            busy: Duration::ZERO,
+            steps: 0,
+            warnings: 0,
+            can_interpolate_inputs: cs.can_interpolate_inputs,
+        })
+    }
+
+    /// The `.fmu` file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The model description.
+    pub fn model_description(&self) -> &ModelDescription {
+        &self.md
+    }
+
+    /// The `<CoSimulation>` capabilities (always present in a loaded FMU).
+    pub fn co_simulation(&self) -> &CoSimulation {
+        &self.cs
+    }
+
+    /// `modelIdentifier` of the Co-Simulation interface.
+    pub fn model_identifier(&self) -> &str {
+        &self.co_simulation().model_identifier
+    }
+
+    /// `guid`.
+    pub fn guid(&self) -> &str {
+        &self.md.guid
+    }
+
+    /// `modelName`.
+    pub fn model_name(&self) -> &str {
+        &self.md.model_name
+    }
+
+    /// All variables, in description order.
+    pub fn variables(&self) -> &[ScalarVariable] {
+        &self.md.model_variables
+    }
+
+    /// The variable named `name` (the first one, should a broken description repeat a name).
+    pub fn variable(&self, name: &str) -> Option<&ScalarVariable> {
+        self.by_name.get(name).and_then(|&i| self.md.model_variables.get(i))
+    }
+
+    /// `fmuResourceLocation` passed to `fmi2Instantiate`.
+    pub fn resource_uri(&self) -> &str {
+        &self.resource_uri
+    }
+
+    /// The folder the archive was extracted into (removed when the last reference goes).
+    pub fn extracted_dir(&self) -> &Path {
+        self.archive.dir()
+    }
+
+    /// Number of live instances.
+    pub fn instances(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
+    }
+}
+
+// Instances move to worker threads; the loaded FMU is shared between them.
+const _: () = {
+    const fn send<T: Send>() {}
+    const fn send_sync<T: Send + Sync>() {}
+    send::<Fmu2Slave>();
+    send_sync::<Fmu2>();
+};
+
+/// A reference to the FMU that counts as a live instance until dropped.
+struct Live(Arc<Fmu2>);
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.live.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One instance of an [`Fmu2`]. Implements [`Slave`]; `Send`, so it may move to a worker thread
+/// (one thread at a time: every call takes `&mut self`). Dropping it calls `fmi2FreeInstance`.
+///
+/// Status handling: fmi2OK and fmi2Warning (printed with the FMU's message) succeed;
+/// fmi2Discard, fmi2Error, fmi2Fatal and fmi2Pending (asynchronous steps are not supported)
+/// give [`MasterError::Call`] with the function, the time, the status and the FMU's message.
+pub struct Fmu2Slave {
+    // Field order is drop order: fmi2FreeInstance runs before the FMU reference is released.
+    instance: ffi::Instance,
+    fmu: Live,
+    name: String,
+    time: f64,
+    busy: Duration,
+    steps: u64,
+    warnings: u64,
+    can_interpolate_inputs: bool,
+}
+
+impl std::fmt::Debug for Fmu2Slave {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fmu2Slave")
+            .field("name", &self.name)
+            .field("fmu", &self.fmu.0.path)
+            .field("time", &self.time)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fmu2Slave {
+    /// The FMU this is an instance of.
+    pub fn fmu(&self) -> &Arc<Fmu2> {
+        &self.fmu.0
+    }
+
+    /// The last message the FMU logged for this instance (empty if none).
+    pub fn last_log(&self) -> String {
+        self.instance.last_log()
+    }
+
+    /// The time of the last successful `setup` or `do_step` end point.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// How many calls returned fmi2Warning.
+    pub fn warnings(&self) -> u64 {
+        self.warnings
+    }
+
+    /// `fmi2Reset`: back to the state after instantiation.
+    pub fn reset(&mut self) -> Result<()> {
+        let s = self.call(|i| i.reset());
+        self.check("fmi2Reset", s)
+    }
+
+    /// `fmi2GetRealOutputDerivatives` (one order for all given references).
+    pub fn get_output_derivatives(&mut self, vr: &[u32], order: i32, out: &mut [f64]) -> Result<()> {
+        self.lengths("fmi2GetRealOutputDerivatives", vr.len(), out.len())?;
+        let orders = vec![order; vr.len()];
+        let s = self.call(|i| i.get_real_output_derivatives(vr, &orders, out));
+        self.check("fmi2GetRealOutputDerivatives", s)
+    }
+
+    /// Runs one FMU call, adding its duration to the time spent inside the FMU.
+    #[inline]
+    fn call(&mut self, f: impl FnOnce(&mut ffi::Instance) -> c_int) -> (c_int, u64) {
+        let before = self.instance.message_count();
+        let t0 = Instant::now();
+        let status = f(&mut self.instance);
+        self.busy += t0.elapsed();
+        (status, before)
+    }
+
+    /// Maps an fmi2Status to `Ok` or [`MasterError::Call`]. `messages_before` is the FMU's
+    /// message count before the call, to tell whether the last message belongs to this call.
+    fn check(&mut self, function: &'static str, (status, messages_before): (c_int, u64)) -> Result<()> {
+        match status {
+            ffi::OK => Ok(()),
+            ffi::WARNING => {
+                self.warnings += 1;
+                if self.instance.message_count() == messages_before {
+                    // The FMU gave no reason; say at least which call warned.
+                    let _ = writeln!(
+                        std::io::stderr().lock(),
+                        "[{}] {function} at t = {} returned fmi2Warning (no message from the FMU)",
+                        self.name,
+                        self.time
+                    );
+                }
+                Ok(())
+            }
+            _ => {
+                let last = self.instance.last_log();
+                let last_log = if self.instance.message_count() != messages_before || last.is_empty() {
+                    last
+                } else {
+                    format!("(no message during this call; the FMU's last message was: {last})")
+                };
+                let mut status = ffi::status_name(status);
+                if status == "fmi2Pending" {
+                    status.push_str(" (asynchronous steps are not supported)");
+                }
+                Err(MasterError::Call { instance: self.name.clone(), function, time: self.time, status, last_log })
+            }
+        }
+    }
+
+    /// A [`MasterError::Call`] for arguments rejected before calling the FMU.
+    fn invalid(&self, function: &'static str, why: String) -> MasterError {
+        MasterError::Call {
+            instance: self.name.clone(),
+            function,
+            time: self.time,
+            status: format!("not called: {why}"),
+            last_log: String::new(),
+        }
+    }
+
+    fn lengths(&self, function: &'static str, refs: usize, values: usize) -> Result<()> {
+        if refs == values {
+            Ok(())
+        } else {
+            Err(self.invalid(function, format!("{refs} value references but {values} values")))
+        }
+    }
+}
+
+impl Slave for Fmu2Slave {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()> {
+        self.time = start;
+        let s = self.call(|i| i.setup_experiment(None, start, stop));
+        self.check("fmi2SetupExperiment", s)
+    }
+
+    fn enter_initialization(&mut self) -> Result<()> {
+        let s = self.call(|i| i.enter_initialization_mode());
+        self.check("fmi2EnterInitializationMode", s)
+    }
+
+    fn exit_initialization(&mut self) -> Result<()> {
+        let s = self.call(|i| i.exit_initialization_mode());
+        self.check("fmi2ExitInitializationMode", s)
+    }
+
+    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
+        self.lengths("fmi2GetReal", vr.len(), out.len())?;
+        let s = self.call(|i| i.get_real(vr, out));
+        self.check("fmi2GetReal", s)
+    }
+
+    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
+        self.lengths("fmi2SetReal", vr.len(), values.len())?;
+        let s = self.call(|i| i.set_real(vr, values));
+        self.check("fmi2SetReal", s)
+    }
+
+    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
+        self.lengths("fmi2GetInteger", vr.len(), out.len())?;
+        let s = self.call(|i| i.get_integer(vr, out));
+        self.check("fmi2GetInteger", s)
+    }
+
+    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
+        self.lengths("fmi2SetInteger", vr.len(), values.len())?;
+        let s = self.call(|i| i.set_integer(vr, values));
+        self.check("fmi2SetInteger", s)
+    }
+
+    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()> {
+        self.lengths("fmi2GetBoolean", vr.len(), out.len())?;
+        let s = self.call(|i| i.get_boolean(vr, out));
+        self.check("fmi2GetBoolean", s)
+    }
+
+    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()> {
+        self.lengths("fmi2SetBoolean", vr.len(), values.len())?;
+        let s = self.call(|i| i.set_boolean(vr, values));
+        self.check("fmi2SetBoolean", s)
+    }
+
+    fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>> {
+        let mut values = Vec::new();
+        let s = self.call(|i| {
+            let (status, v) = i.get_string(vr);
+            values = v;
+            status
+        });
+        self.check("fmi2GetString", s)?;
+        Ok(values)
+    }
+
+    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
+        self.lengths("fmi2SetString", vr.len(), values.len())?;
+        if let Some(v) = values.iter().find(|v| v.contains('\0')) {
+            return Err(self.invalid("fmi2SetString", format!("the value {v:?} contains a NUL character")));
+        }
+        let s = self.call(|i| i.set_string(vr, values));
+        self.check("fmi2SetString", s)
+    }
+
+    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
+        self.lengths("fmi2SetRealInputDerivatives", vr.len(), values.len())?;
+        let orders = vec![order; vr.len()];
+        let s = self.call(|i| i.set_real_input_derivatives(vr, &orders, values));
+        self.check("fmi2SetRealInputDerivatives", s)
+    }
+
+    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
+        self.time = t;
+        let s = self.call(|i| i.do_step(t, h, true));
+        self.steps += 1;
+        self.check("fmi2DoStep", s)?;
+        self.time = t + h;
+        Ok(())
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        let s = self.call(|i| i.terminate());
+        self.check("fmi2Terminate", s)
+    }
+
+    fn can_interpolate_inputs(&self) -> bool {
+        self.can_interpolate_inputs
+    }
+
+    /// Time inside every FMU call of this instance (s), measured with [`Instant`] around each
+    /// call, and the number of `fmi2DoStep` calls.
+    fn call_stats(&self) -> (f64, u64) {
+        (self.busy.as_secs_f64(), self.steps)
+    }
+}
