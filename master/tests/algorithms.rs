@@ -151,18 +151,17 @@ fn displacement_coupling_beats_force_coupling() {
 }
 
 #[test]
-fn residual_energy_per_step_scales_as_h_to_the_m_plus_1() {
+fn residual_energy_scales_with_the_extrapolation_order() {
+    // Over a fixed horizon (1 s) the accumulated Σ|δE| scales as O(H^{m+1}); a single step's
+    // |δE| = |δP|·H as O(H^{m+2}) (δP is the O(H^{m+1}) extrapolation error times a flow).
     for (m, expected) in [(0usize, 1.0), (1, 2.0), (2, 3.0)] {
-        let per_step: Vec<f64> = HS
-            .iter()
-            .map(|h| {
-                let r = run("fd", *h, "jacobi", m, 1.0, "", true);
-                r.e_abs / r.steps as f64
-            })
-            .collect();
-        let p = slope(&HS, &per_step);
-        eprintln!("order {m}: sum|dE|/step {per_step:?}, slope {p:.2} (expected {})", expected + 1.0);
-        assert!((p - (expected + 1.0)).abs() < 0.5, "order {m}: slope {p}");
+        let runs: Vec<Run> = HS.iter().map(|h| run("fd", *h, "jacobi", m, 1.0, "", true)).collect();
+        let total: Vec<f64> = runs.iter().map(|r| r.e_abs).collect();
+        let per_step: Vec<f64> = runs.iter().map(|r| r.e_abs / r.steps as f64).collect();
+        let (p_total, p_step) = (slope(&HS, &total), slope(&HS, &per_step));
+        eprintln!("order {m}: sum|dE| {total:?} slope {p_total:.2}; per step slope {p_step:.2}");
+        assert!((p_total - expected).abs() < 0.4, "order {m}: total slope {p_total}");
+        assert!((p_step - (expected + 1.0)).abs() < 0.4, "order {m}: per-step slope {p_step}");
     }
 }
 
