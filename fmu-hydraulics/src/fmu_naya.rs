@@ -298,17 +298,9 @@ impl CoSimModel for NayaFmu {
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let mut x = self.p;
         let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
-        let circuit = &self.circuit;
-        let s_signal = &self.s;
-        let n = self.stepping.substeps(h)?;
-        let dt = h / n as f64;
+        let (circuit, s) = (&self.circuit, &self.s);
         // The range check uses s at the end of each internal step.
-        let counter = std::cell::Cell::new(0u64);
-        self.stepping.advance(&ode, &mut x, t, h, ctx, |x| {
-            let k = counter.get() + 1;
-            counter.set(k);
-            Self::check(circuit, s_signal.at(k as f64 * dt), x)
-        })?;
+        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, s.at(tau), x))?;
         self.p = x;
         Ok(())
     }

@@ -146,7 +146,7 @@ impl Stepping {
     }
 
     /// Integrates `x` over a communication step [t, t + big_h] in internal steps of h; `check`
-    /// validates each new state (physical ranges) and names what is wrong.
+    /// validates each new state at its τ (time since t; physical ranges) and names what is wrong.
     pub fn advance<const N: usize>(
         &mut self,
         ode: &impl Ode<N>,
@@ -154,7 +154,7 @@ impl Stepping {
         t: f64,
         big_h: f64,
         ctx: &mut Context,
-        check: impl Fn(&SVector<f64, N>) -> Result<(), String>,
+        check: impl Fn(f64, &SVector<f64, N>) -> Result<(), String>,
     ) -> Result<(), ModelError> {
         let method = self.method()?;
         let n = self.substeps(big_h)?;
@@ -195,7 +195,7 @@ impl Stepping {
                     StepError::NotFinite => format!("{}: pressures became NaN/Inf at t = {at} s", method.name()),
                 })
             })?;
-            check(x).map_err(|m| ModelError::new(format!("at t = {} s: {m}", t + tau + dt)))?;
+            check(tau + dt, x).map_err(|m| ModelError::new(format!("at t = {} s: {m}", t + tau + dt)))?;
             max_iter = max_iter.max(it);
         }
         self.iterations = i32::try_from(max_iter).unwrap_or(i32::MAX);
