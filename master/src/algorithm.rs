@@ -327,7 +327,11 @@ impl Engine {
     /// The polynomial a link delivers during this step (I2 uses the source's derivative outputs).
     fn extrapolate(&mut self, c: usize, t: f64) {
         let y = self.value(self.links[c].src) * self.links[c].gain + self.links[c].offset;
-        let derivs: Vec<f64> = self.links[c].i2.iter().map(|s| self.value(*s) * self.links[c].gain).collect();
+        let mut derivs = [0.0; MAX_ORDER];
+        let n_derivs = self.links[c].i2.len().min(MAX_ORDER);
+        for (d, s) in derivs.iter_mut().zip(&self.links[c].i2) {
+            *d = self.value(*s) * self.links[c].gain;
+        }
         let l = &mut self.links[c];
         l.history.push(t, y);
         l.interpolated = false;
@@ -337,11 +341,11 @@ impl Engine {
             // Taylor polynomial from the derivative outputs: c_k = y^(k) / k!.
             let mut p = Poly::constant(y);
             let mut fact = 1.0;
-            for (k, d) in derivs.iter().enumerate().take(MAX_ORDER) {
+            for (k, d) in derivs.iter().enumerate().take(n_derivs) {
                 fact *= (k + 1) as f64;
                 p.c[k + 1] = d / fact;
             }
-            p.order = derivs.len().min(MAX_ORDER);
+            p.order = n_derivs;
             p
         };
     }
@@ -446,8 +450,8 @@ impl Engine {
         node.step_calls += 1;
         // Input values at the end of the step, as the instance used them.
         let (interp, h_last) = (node.interpolates, self.h - self.h / k as f64);
-        for c in node.in_links.clone() {
-            let l = &mut self.links[c];
+        for c in &node.in_links {
+            let l = &mut self.links[*c];
             l.used_end = if interp || l.interpolated {
                 l.poly.value(self.h)
             } else {
@@ -478,7 +482,8 @@ impl Engine {
         self.copy_discrete(slaves)?;
         for idx in 0..self.input_order.len() {
             let i = self.input_order[idx];
-            for c in self.nodes[i].in_links.clone() {
+            for k in 0..self.nodes[i].in_links.len() {
+                let c = self.nodes[i].in_links[k];
                 self.extrapolate(c, t);
                 self.links[c].used_start = self.links[c].poly.value(0.0);
             }
@@ -510,7 +515,8 @@ impl Engine {
                 for idx in 0..self.gs_order.len() {
                     let i = self.gs_order[idx];
                     let mut changed = false;
-                    for c in self.nodes[i].in_links.clone() {
+                    for k in 0..self.nodes[i].in_links.len() {
+                        let c = self.nodes[i].in_links[k];
                         let src = self.links[c].src;
                         if self.stepped[src.instance] {
                             let y_new = self.value(src) * self.links[c].gain + self.links[c].offset;
@@ -589,8 +595,8 @@ impl Engine {
                 node.step_seconds += dt;
                 node.step_calls += 1;
                 let interp = node.interpolates;
-                for c in node.in_links.clone() {
-                    let l = &mut self.links[c];
+                for c in &node.in_links {
+                    let l = &mut self.links[*c];
                     l.used_end = l.poly.value(if interp { h } else { 0.0 });
                 }
             }

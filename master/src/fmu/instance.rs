@@ -204,6 +204,7 @@ impl Fmu2 {
             steps: 0,
             warnings: 0,
             can_interpolate_inputs: cs.can_interpolate_inputs,
+            orders: Vec::new(),
         })
     }
 
@@ -296,6 +297,8 @@ pub struct Fmu2Slave {
     steps: u64,
     warnings: u64,
     can_interpolate_inputs: bool,
+    /// Reused `order` array of fmi2SetRealInputDerivatives (no allocation per step).
+    orders: Vec<i32>,
 }
 
 impl std::fmt::Debug for Fmu2Slave {
@@ -486,8 +489,11 @@ impl Slave for Fmu2Slave {
 
     fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
         self.lengths("fmi2SetRealInputDerivatives", vr.len(), values.len())?;
-        let orders = vec![order; vr.len()];
+        self.orders.clear();
+        self.orders.resize(vr.len(), order);
+        let orders = std::mem::take(&mut self.orders);
         let s = self.call(|i| i.set_real_input_derivatives(vr, &orders, values));
+        self.orders = orders;
         self.check("fmi2SetRealInputDerivatives", s)
     }
 

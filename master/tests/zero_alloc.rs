@@ -1,0 +1,71 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! The master's hot loop makes no heap allocation per communication step in steady state
+//! (counted with a global allocator; the FMUs' own allocations happen in their libraries).
+
+use fmu_harness::paths;
+use master::fmu::Fmu2;
+use master::system::{Draft, Overrides};
+use master::Slave;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+#[test]
+fn steady_state_steps_do_not_allocate() {
+    let text = std::fs::read_to_string(paths::root().join("scenarios/oscillator-fd.toml")).unwrap();
+    let path = paths::root().join("scenarios/oscillator-fd.toml");
+    for (algorithm, order) in [("jacobi", 0), ("jacobi", 2), ("gauss-seidel", 1)] {
+        let draft = Draft::parse(&path, &text).unwrap();
+        let fmus: Vec<_> = draft.fmus().into_iter().map(|(_, p)| Fmu2::load(&p).unwrap()).collect();
+        let mds: Vec<_> = fmus.iter().map(|f| f.model_description()).collect();
+        let over = Overrides {
+            algorithm: master::system::AlgorithmKind::parse(algorithm),
+            extrapolation: Some(order),
+            parallel: Some(master::system::Parallel::Off),
+            ..Default::default()
+        };
+        let sys = draft.resolve(&mds, &over).unwrap();
+        let mut slaves: Vec<Box<dyn Slave>> = sys
+            .instances
+            .iter()
+            .zip(&fmus)
+            .map(|(s, f)| Box::new(f.instantiate(&s.name).unwrap()) as Box<dyn Slave>)
+            .collect();
+        let mut engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
+        let mut values = Vec::with_capacity(16);
+        for n in 0..100 {
+            engine.step(n, &mut slaves).unwrap();
+            engine.recorded(&mut slaves, &mut values).unwrap();
+        }
+        let before = ALLOCS.load(Ordering::Relaxed);
+        for n in 100..1100 {
+            engine.step(n, &mut slaves).unwrap();
+            engine.recorded(&mut slaves, &mut values).unwrap();
+        }
+        let during = ALLOCS.load(Ordering::Relaxed) - before;
+        assert_eq!(during, 0, "{algorithm}, order {order}: {during} allocations in 1000 steps");
+    }
+}
