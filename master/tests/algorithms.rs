@@ -210,3 +210,31 @@ fn parallel_jacobi_gives_identical_results() {
     let par = run("fd", 1e-3, "jacobi", 2, 2.0, "parallel = \"on\"", true);
     assert_eq!(seq.x, par.x);
 }
+
+#[test]
+fn i2_extrapolation_from_derivative_outputs_beats_zero_order_hold() {
+    // m1's position input follows ξ(t_n) + ξ̇(t_n) τ built from m2's velocity output.
+    let text = system_text("fd", 2e-3, "jacobi", 0, 2.0, "").replace(
+        "[[connections]]\nfrom = \"m2.x\"\nto = \"m1.xi\"\n",
+        "[[connections]]\nfrom = \"m2.x\"\nto = \"m1.xi\"\nextrapolation = \"I2\"\nderivatives = [\"m2.v\"]\n",
+    );
+    let draft = Draft::parse(Path::new("test.toml"), &text).unwrap();
+    let mds = vec![md(&FD1), md(&FD2)];
+    let sys = draft.resolve(&mds, &Overrides::default()).unwrap();
+    assert!(
+        matches!(&sys.connections[0].extrapolation, master::system::Extrapolation::I2 { derivatives } if derivatives[0].name == "v")
+    );
+    let mut slaves: Vec<Box<dyn Slave>> =
+        vec![Box::new(InProcess::new(&FD1, "m1")), Box::new(InProcess::new(&FD2, "m2"))];
+    let mut engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
+    let mut values = Vec::new();
+    let mut err: f64 = 0.0;
+    for n in 0..sys.steps() {
+        engine.step(n, &mut slaves).unwrap();
+        engine.recorded(&mut slaves, &mut values).unwrap();
+        let z = analytic(1, (n + 1) as f64 * 2e-3);
+        err = err.max((values[0] - z[0]).abs()).max((values[1] - z[1]).abs());
+    }
+    let zoh = run("fd", 2e-3, "jacobi", 0, 2.0, "", true).err;
+    assert!(err < zoh, "I2 {err} vs ZOH {zoh}");
+}
