@@ -117,8 +117,17 @@ pub struct Engine {
     recorded_discrete: Vec<(usize, VarRef)>,
     parallel: Parallel,
     use_threads: bool,
+    pool: Option<crate::pool::Pool>,
+    pool_results: Vec<(usize, f64, Result<()>)>,
+    /// Instances stepped by the workers (one doStep per macro step) and those sub-stepped here.
+    parallel_jobs: Vec<usize>,
+    sequential_jobs: Vec<usize>,
     stepped: Vec<bool>,
     names: Vec<String>,
+    /// `bond "name" between a and b`, for the divergence message.
+    bond_labels: Vec<String>,
+    /// Divergence bound on each bond's Σ|δE| (J).
+    max_residual_energy: Option<f64>,
 }
 
 fn labelled(names: &[String], v: &VarRef) -> String {
@@ -183,6 +192,14 @@ impl Engine {
         // Bonds: each port variable is an output (read) or a connected input (value used).
         let mut bonds = Vec::new();
         let mut bond_order0 = Vec::new();
+        let bond_labels = sys
+            .bonds
+            .iter()
+            .map(|b| {
+                let [p, q] = &b.ports;
+                format!("bond \"{}\" between {} and {}", b.name, names[p.effort.instance], names[q.effort.instance])
+            })
+            .collect();
         for b in &sys.bonds {
             let mut ports = Vec::new();
             let mut order0 = true;
@@ -285,8 +302,14 @@ impl Engine {
             recorded_discrete,
             parallel: sys.parallel,
             use_threads: sys.parallel == Parallel::On,
+            pool: None,
+            pool_results: Vec::with_capacity(n),
+            parallel_jobs: (0..n).filter(|i| interpolates[*i] || sys.instances[*i].substeps <= 1).collect(),
+            sequential_jobs: (0..n).filter(|i| !(interpolates[*i] || sys.instances[*i].substeps <= 1)).collect(),
             stepped: vec![false; n],
             names,
+            bond_labels,
+            max_residual_energy: sys.max_residual_energy,
         })
     }
 
@@ -548,48 +571,41 @@ impl Engine {
             s.e += s.de;
             s.e_abs += s.de.abs();
         }
+        // 4. Divergence: a bond's accumulated |residual energy| beyond the bound (NaN included).
+        if let Some(max) = self.max_residual_energy {
+            if let Some(b) = self.bond_state.iter().position(|s| s.e_abs.is_nan() || s.e_abs > max) {
+                return Err(MasterError::Diverged {
+                    time: t + self.h,
+                    message: format!(
+                        "{}: residual energy Σ|δE| = {:.6e} J exceeds max_residual_energy = {max} J",
+                        self.bond_labels[b], self.bond_state[b].e_abs
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 
     fn step_parallel(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
-        // Inputs that are held (non-interpolating FMUs without sub-steps) are set here, on the
-        // calling thread, so the workers only call fmi2DoStep.
+        // Instances that are sub-stepped by the master with held inputs run here; the others'
+        // inputs were set already, so the workers only call fmi2DoStep.
         let h = self.h;
-        let mut jobs: Vec<(usize, &mut Box<dyn Slave>)> = Vec::new();
-        let mut seq = Vec::new();
-        for (i, s) in slaves.iter_mut().enumerate() {
-            let node = &self.nodes[i];
-            if node.interpolates || node.substeps <= 1 {
-                jobs.push((i, s));
-            } else {
-                seq.push(i);
-            }
+        if self.pool.is_none() {
+            let workers = self
+                .parallel_jobs
+                .len()
+                .saturating_sub(1)
+                .min(std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1));
+            self.pool = Some(crate::pool::Pool::new(workers).map_err(|e| MasterError::Diverged {
+                time: t,
+                message: format!("cannot start worker threads: {e}"),
+            })?);
         }
-        let results: Vec<(usize, f64, Result<()>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs
-                .into_iter()
-                .map(|(i, s)| {
-                    scope.spawn(move || {
-                        let t0 = Instant::now();
-                        let r = s.do_step(t, h);
-                        (i, t0.elapsed().as_secs_f64(), r)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|hd| {
-                    hd.join().unwrap_or_else(|_| {
-                        (
-                            usize::MAX,
-                            0.0,
-                            Err(MasterError::Diverged { time: t, message: "a worker thread panicked".into() }),
-                        )
-                    })
-                })
-                .collect()
-        });
-        for (i, dt, r) in results {
+        let mut results = std::mem::take(&mut self.pool_results);
+        if let Some(pool) = &self.pool {
+            pool.step(slaves, &self.parallel_jobs, t, h, &mut results);
+        }
+        for (i, dt, r) in results.drain(..) {
             r?;
             if let Some(node) = self.nodes.get_mut(i) {
                 node.step_seconds += dt;
@@ -601,7 +617,9 @@ impl Engine {
                 }
             }
         }
-        for i in seq {
+        self.pool_results = results;
+        for k in 0..self.sequential_jobs.len() {
+            let i = self.sequential_jobs[k];
             self.step_instance(i, slaves, t)?;
         }
         Ok(())

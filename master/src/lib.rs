@@ -11,6 +11,7 @@ pub mod error;
 pub mod extrapolation;
 pub mod fmu;
 pub mod observer;
+pub mod pool;
 pub mod run;
 pub mod system;
 

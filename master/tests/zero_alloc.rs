@@ -37,14 +37,16 @@ static A: Counting = Counting;
 fn steady_state_steps_do_not_allocate() {
     let text = std::fs::read_to_string(paths::root().join("scenarios/oscillator-fd.toml")).unwrap();
     let path = paths::root().join("scenarios/oscillator-fd.toml");
-    for (algorithm, order) in [("jacobi", 0), ("jacobi", 2), ("gauss-seidel", 1)] {
+    for (algorithm, order, parallel) in
+        [("jacobi", 0, false), ("jacobi", 2, false), ("gauss-seidel", 1, false), ("jacobi", 1, true)]
+    {
         let draft = Draft::parse(&path, &text).unwrap();
         let fmus: Vec<_> = draft.fmus().into_iter().map(|(_, p)| Fmu2::load(&p).unwrap()).collect();
         let mds: Vec<_> = fmus.iter().map(|f| f.model_description()).collect();
         let over = Overrides {
             algorithm: master::system::AlgorithmKind::parse(algorithm),
             extrapolation: Some(order),
-            parallel: Some(master::system::Parallel::Off),
+            parallel: Some(if parallel { master::system::Parallel::On } else { master::system::Parallel::Off }),
             ..Default::default()
         };
         let sys = draft.resolve(&mds, &over).unwrap();
