@@ -187,8 +187,12 @@ impl<M: CoSimModel> Instance<M> {
         Context { want_infos: self.log.enabled(Category::All), ..Context::default() }
     }
 
-    /// Logs the context's messages; `Warning` if any warning was reported.
-    fn flush(&mut self, function: &str, ctx: Context) -> Status {
+    /// Logs the context's messages; `Warning` if any warning was reported. A discard request
+    /// still present here (do_step takes its own) came from another call: a warning.
+    fn flush(&mut self, function: &str, mut ctx: Context) -> Status {
+        if let Some(m) = ctx.discarded.take() {
+            ctx.warnings.push(format!("fmi2Discard is only possible from fmi2DoStep, ignored: {m}"));
+        }
         for m in &ctx.infos {
             self.log.log(Status::Ok, Category::All, &format!("{function}: {m}"));
         }
@@ -810,6 +814,15 @@ impl<M: CoSimModel> Component for Instance<M> {
                 s.state = State::Error;
                 s.last_step_status = Status::Error;
                 return Err(format!("step from t = {t} with h = {h} failed: {e}"));
+            }
+            if let Some(why) = ctx.discarded.take() {
+                // The model stayed at t: the time is not advanced, no further step is possible.
+                s.flush("fmi2DoStep", ctx);
+                let msg = format!("fmi2DoStep: step from t = {t} with h = {h} discarded: {why}");
+                s.log.log(Status::Discard, Category::Error, &msg);
+                s.state = State::StepFailed;
+                s.last_step_status = Status::Discard;
+                return Ok(Status::Discard);
             }
             let table: &'static Table<M> = s.table;
             for v in &table.vars {

@@ -38,18 +38,35 @@ impl ModelError {
 }
 
 /// Passed to model calls so they can report warnings (logged under `logStatusWarning`; the call
-/// then returns `fmi2Warning`) and informational messages (`logAll`).
+/// then returns `fmi2Warning`), informational messages (`logAll`) and, from `do_step`, that the
+/// step could not be completed ([`Context::discard`]).
 #[derive(Debug, Default)]
 pub struct Context {
     pub(crate) warnings: Vec<String>,
     pub(crate) infos: Vec<String>,
     pub(crate) want_infos: bool,
+    pub(crate) discarded: Option<String>,
 }
 
 impl Context {
     /// Reports a warning: the call returns `fmi2Warning`.
     pub fn warn(&mut self, msg: impl Into<String>) {
         self.warnings.push(msg.into());
+    }
+
+    /// From [`CoSimModel::do_step`]: the step could not be completed (e.g. a solver needs a
+    /// smaller communication step). The model then returns `Ok(())` with its state left at the
+    /// step's start `t`; `fmi2DoStep` returns `fmi2Discard` with `msg` logged, the instance enters
+    /// *stepFailed* (getters, `fmi2GetRealStatus(fmi2LastSuccessfulTime)` = t, `fmi2Terminate`,
+    /// `fmi2Reset`) and no further step is possible. Requested from any other call, it is logged as a warning
+    /// and otherwise ignored.
+    pub fn discard(&mut self, msg: impl Into<String>) {
+        self.discarded = Some(msg.into());
+    }
+
+    /// The discard request, if any (for tests and in-process drivers).
+    pub fn discarded(&self) -> Option<&str> {
+        self.discarded.as_deref()
     }
 
     /// The warnings reported so far (for tests and in-process drivers).

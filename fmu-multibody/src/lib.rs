@@ -1,1 +1,24 @@
-//! Planar multibody mechanisms (filled by the multibody issue).
+//! Planar multibody mechanisms in natural coordinates, usable from Rust (e.g. by a monolithic
+//! solver) and served as FMI 2.0 Co-Simulation FMUs by this cdylib.
+//!
+//! - [`mechanism`]: the engine (mass matrix, generalized forces, constraints, Jacobian,
+//!   convective term, cylinder kinematics and forces, static cylinder forces);
+//! - [`rod`]: the seed 004 rod; [`crane`]: the Publication III crane and double-actuator crane;
+//! - [`solver`]: I3AL-P and I1AL with the trapezoidal rule, restart at input jumps;
+//! - [`cylinder`]: the pressure-coupling cylinder law (areas, friction, end dampers);
+//! - [`fmu`]: the FMU model shared by all variants, [`variants`]: the six FMUs.
+#![warn(missing_docs)]
+
+pub mod crane;
+pub mod cylinder;
+pub mod fmu;
+pub mod lu;
+pub mod mechanism;
+pub mod rod;
+pub mod solver;
+pub mod variants;
+
+pub use fmu::MbFmu;
+pub use variants::{Crane2Fmu, Crane2PFmu, CraneFmu, CranePFmu, RodFmu, RodPFmu};
+
+fmu_export::export_fmus!(RodFmu, CraneFmu, Crane2Fmu, RodPFmu, CranePFmu, Crane2PFmu);

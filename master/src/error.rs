@@ -46,6 +46,18 @@ pub enum MasterError {
         /// The FMU's last log message.
         last_log: String,
     },
+    /// The worker process of an isolated instance (`--isolate`) died or broke the protocol.
+    #[error("{instance}: {function} at t = {time}: {message}")]
+    Worker {
+        /// Instance name.
+        instance: String,
+        /// The fmi2 function being called.
+        function: &'static str,
+        /// Simulation time.
+        time: f64,
+        /// What happened, e.g. `worker process died (signal 6, SIGABRT)`.
+        message: String,
+    },
     /// A non-finite value appeared.
     #[error("{instance}.{variable} = {value} at t = {time}")]
     NotFinite {

@@ -1,7 +1,7 @@
 //! `cosim`: the co-simulation master's command line.
 //!
 //! ```text
-//! cosim run SYSTEM.toml [--out DIR] [--stop-time T] [--step H] [--algorithm jacobi|gauss-seidel] [--extrapolation N]
+//! cosim run SYSTEM.toml [--out DIR] [--stop-time T] [--step H] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
 //! cosim info FMU
 //! ```
 
@@ -9,6 +9,38 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use master::system::{AlgorithmKind, Overrides, Parallel};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+mod bench;
+
+/// Counts heap allocations (one relaxed atomic add each), for `cosim bench`.
+struct CountingAllocator;
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: as above.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { std::alloc::System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
 
 /// Co-simulation master for FMI 2.0 Co-Simulation FMUs.
 #[derive(Parser)]
@@ -42,6 +74,35 @@ enum Command {
         /// Jacobi worker threads: auto, on or off.
         #[arg(long)]
         parallel: Option<String>,
+        /// Run every instance in its own worker process: an FMU that crashes ends the run with a
+        /// message instead of taking cosim down (overrides [simulation].isolate).
+        #[arg(long)]
+        isolate: bool,
+    },
+    /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
+    #[command(hide = true)]
+    Worker {
+        /// The .fmu file.
+        fmu: PathBuf,
+        /// The instance name.
+        instance: String,
+    },
+    /// Measure the master against the FFI floor and against FMPy, libcosim and ecos.
+    Bench {
+        /// System files (default: the oscillator scenarios).
+        scenarios: Vec<PathBuf>,
+        /// Communication steps per measurement (default: each scenario's).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Repetitions; the median is reported.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// Python with fmpy, libcosimpy and ecospy (default: .venv/bin/python if present).
+        #[arg(long)]
+        python: Option<PathBuf>,
+        /// Skip the third-party peers.
+        #[arg(long)]
+        no_peers: bool,
     },
     /// Show an FMU's metadata, capabilities and variables.
     Info {
@@ -63,11 +124,37 @@ fn main() {
 
 fn run() -> Result<i32> {
     match Cli::parse().command {
+        Command::Bench { scenarios, steps, repeat, python, no_peers } => {
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            let scenarios = if scenarios.is_empty() {
+                vec![root.join("scenarios/oscillator-fd.toml"), root.join("scenarios/oscillator-dd.toml")]
+            } else {
+                scenarios
+            };
+            let python = if no_peers {
+                None
+            } else {
+                python.or_else(|| Some(root.join(".venv/bin/python")).filter(|p| p.exists()))
+            };
+            let opts = bench::Options {
+                steps,
+                repeat: repeat.max(1),
+                python,
+                peers_script: root.join("master/peers/bench_peers.py"),
+            };
+            print!("{}", bench::bench(&scenarios, &opts, allocations)?);
+            Ok(0)
+        }
         Command::Info { fmu } => {
             print!("{}", master::fmu::info::info(&fmu)?);
             Ok(0)
         }
-        Command::Run { system, out, stop_time, step, algorithm, extrapolation, parallel } => {
+        Command::Worker { fmu, instance } => {
+            master::fmu::isolated::serve(&fmu, &instance)
+                .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
+            Ok(0)
+        }
+        Command::Run { system, out, stop_time, step, algorithm, extrapolation, parallel, isolate } => {
             let algorithm = match algorithm.as_deref() {
                 None => None,
                 Some(a) => match AlgorithmKind::parse(a) {
@@ -82,7 +169,8 @@ fn run() -> Result<i32> {
                 Some("off") => Some(Parallel::Off),
                 Some(p) => bail!("--parallel {p}: expected auto, on or off"),
             };
-            let over = Overrides { stop: stop_time, step, algorithm, extrapolation, parallel };
+            let isolate = isolate.then_some(true);
+            let over = Overrides { stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
             });

@@ -118,11 +118,26 @@ pub fn run(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDescription
 }
 
 /// Loads the system file and its FMUs, instantiates every instance and runs it (the `cosim run`
-/// command). Each FMU file is loaded once, however many instances it has.
+/// command). Each FMU file is loaded once, however many instances it has. With isolation
+/// (`--isolate` or `[simulation].isolate`) every instance runs in its own worker process
+/// ([`crate::fmu::isolated`]) and the master loads no FMU binary itself.
 pub fn run_file(path: &Path, over: &crate::system::Overrides, out_dir: &Path) -> Result<Summary> {
     use crate::fmu::instance::Fmu2;
     use std::sync::Arc;
     let draft = crate::system::Draft::read(path)?;
+    if draft.isolate(over) {
+        let exe = crate::fmu::isolated::worker_exe()?;
+        let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
+        let mut descriptions = Vec::new();
+        for (name, fmu_path) in draft.fmus() {
+            let (slave, md) = crate::fmu::IsolatedSlave::spawn(&exe, &fmu_path, &name)?;
+            slaves.push(Box::new(slave));
+            descriptions.push(md);
+        }
+        let mds: Vec<&ModelDescription> = descriptions.iter().collect();
+        let sys = draft.resolve(&mds, over)?;
+        return run(&sys, &mut slaves, &mds, out_dir);
+    }
     let mut loaded: Vec<(std::path::PathBuf, Arc<Fmu2>)> = Vec::new();
     let mut per_instance = Vec::new();
     for (_, fmu_path) in draft.fmus() {

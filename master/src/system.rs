@@ -11,6 +11,8 @@
 //! extrapolation = 1      # default for connections: 0..4 or "I2"
 //! parallel = "auto"      # Jacobi worker threads: "auto" | "on" | "off"
 //! record_every = 1       # write results every k-th communication point
+//! isolate = false        # run each instance in its own worker process (as `cosim run --isolate`)
+//! max_residual_energy = 10.0   # J: stop when a bond's Σ|δE| exceeds it (default: no bound)
 //!
 //! [instances.m1]
 //! fmu = "../target/fmu/oscillator-fd-m1.fmu"   # relative to this file
@@ -69,6 +71,10 @@ struct RawSimulation {
     parallel: Option<String>,
     #[serde(default)]
     record_every: Option<u64>,
+    #[serde(default)]
+    isolate: Option<bool>,
+    #[serde(default)]
+    max_residual_energy: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -268,6 +274,10 @@ pub struct System {
     pub parallel: Parallel,
     /// Record every k-th communication point.
     pub record_every: u64,
+    /// Run each instance in its own worker process ([`crate::fmu::isolated`]).
+    pub isolate: bool,
+    /// Stop the run when a bond's Σ|δE| exceeds this (J).
+    pub max_residual_energy: Option<f64>,
     /// Instances, sorted by name.
     pub instances: Vec<InstanceSpec>,
     /// Connections.
@@ -291,6 +301,8 @@ pub struct Overrides {
     pub extrapolation: Option<usize>,
     /// Worker threads.
     pub parallel: Option<Parallel>,
+    /// Worker processes (`--isolate`); `None` keeps `[simulation].isolate`.
+    pub isolate: Option<bool>,
 }
 
 /// The parsed file before the FMUs are known: instance names and FMU paths.
@@ -322,6 +334,12 @@ impl Draft {
     pub fn fmus(&self) -> Vec<(String, PathBuf)> {
         let dir = self.path.parent().map(Path::to_path_buf).unwrap_or_default();
         self.raw.instances.iter().map(|(n, i)| (n.clone(), dir.join(&i.fmu))).collect()
+    }
+
+    /// Whether the instances run in worker processes: `over.isolate`, else `[simulation].isolate`
+    /// (known before the FMUs are loaded, which depends on it).
+    pub fn isolate(&self, over: &Overrides) -> bool {
+        over.isolate.or(self.raw.simulation.isolate).unwrap_or(false)
     }
 
     /// Validates against the model descriptions (one per instance, in [`Draft::fmus`] order).
@@ -491,6 +509,13 @@ impl Resolver<'_> {
                 return Err(self.err("simulation.parallel", format!("\"{other}\" is not \"auto\", \"on\" or \"off\"")))
             }
         };
+        let isolate = over.isolate.or(sim.isolate).unwrap_or(false);
+        let max_residual_energy = sim.max_residual_energy;
+        if let Some(e) = max_residual_energy {
+            if !(e.is_finite() && e > 0.0) {
+                return Err(self.err("simulation.max_residual_energy", format!("{e} J must be positive and finite")));
+            }
+        }
         let record_every = sim.record_every.unwrap_or(1);
         if record_every == 0 {
             return Err(self.err("simulation.record_every", "must be at least 1"));
@@ -655,6 +680,8 @@ impl Resolver<'_> {
             order,
             parallel,
             record_every,
+            isolate,
+            max_residual_energy,
             instances,
             connections,
             bonds,

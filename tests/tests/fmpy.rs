@@ -90,6 +90,34 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
                 }
             }
         }
+        "multibody-rod" | "multibody-crane" | "multibody-rod-p" | "multibody-crane-p" => {
+            // Default inputs hold the static equilibrium (rod 6867 N, crane 8829 N): s stays at 0.5 m.
+            let i = column(header, "s");
+            for r in rows {
+                assert!((r[i] - 0.5).abs() < 1e-6, "{name}: s = {} at t = {}", r[i], r[0]);
+            }
+            if name.ends_with("-p") {
+                let (i_f, f0) = (column(header, "F"), if name.contains("rod") { 6867.0 } else { 8829.0 });
+                for r in rows {
+                    assert!((r[i_f] - f0).abs() < 1e-6, "{name}: F = {} at t = {}", r[i_f], r[0]);
+                }
+            }
+        }
+        "multibody-crane2" | "multibody-crane2-p" => {
+            // F1 = 8829 N, F2 = 0 hold the crane: s1 = 0.5 m, s2 = |R|/2 = sqrt(3)/4 m.
+            let (i1, i2) = (column(header, "s1"), column(header, "s2"));
+            for r in rows {
+                assert!((r[i1] - 0.5).abs() < 1e-6, "{name}: s1 = {} at t = {}", r[i1], r[0]);
+                assert!((r[i2] - 3f64.sqrt() / 4.0).abs() < 1e-6, "{name}: s2 = {} at t = {}", r[i2], r[0]);
+            }
+        }
+        "testing-faulty" => {
+            // fault = none by default and the input u = 0: y stays at x0 = 1.
+            let iy = column(header, "y");
+            for r in rows {
+                assert_eq!(r[iy], 1.0, "{name}: y = {} at t = {}", r[iy], r[0]);
+            }
+        }
         other => panic!("{other}: no expectation for its default run in tests/tests/fmpy.rs: add one"),
     }
 }

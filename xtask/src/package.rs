@@ -17,6 +17,8 @@ fn libraries() -> Vec<Library> {
     vec![
         Library { package: "fmu-oscillator", lib_name: "oscillator", fmus: oscillator::FMUS },
         Library { package: "fmu-hydraulics", lib_name: "hydraulics", fmus: hydraulics::FMUS },
+        Library { package: "fmu-testing", lib_name: "testing", fmus: testing::FMUS },
+        Library { package: "fmu-multibody", lib_name: "multibody", fmus: multibody::FMUS },
     ]
 }
 

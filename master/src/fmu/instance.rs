@@ -391,6 +391,9 @@ impl Fmu2Slave {
                 if status == "fmi2Pending" {
                     status.push_str(" (asynchronous steps are not supported)");
                 }
+                if status == "fmi2Discard" && function == "fmi2DoStep" {
+                    status.push_str(" (the FMU could not complete the step; cosim does not retry steps)");
+                }
                 Err(MasterError::Call { instance: self.name.clone(), function, time: self.time, status, last_log })
             }
         }

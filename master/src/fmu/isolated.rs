@@ -1,0 +1,808 @@
+//! Instances out of process (`cosim run --isolate`): [`IsolatedSlave`] implements [`Slave`] by
+//! forwarding every call to a worker process (`cosim worker -- FMU INSTANCE`, see [`serve`]) that
+//! loads the FMU and owns the one instance. A vendor FMU that crashes (abort, segfault, stack
+//! overflow…) then kills its worker, not the master: the call in flight fails with
+//! [`MasterError::Worker`] naming the instance, the function, the time and how the process died,
+//! and the run stops with everything up to that point on disk.
+//!
+//! # Protocol
+//! Requests go over the worker's stdin, responses come back over its stdout; stderr is shared
+//! with the master (the FMU's log messages appear as usual). Every message is a frame
+//! `[u32 length][body]`, little-endian throughout:
+//!
+//! - handshake (worker → master, once): `0, xml` (the modelDescription.xml text), or `2, message`
+//!   when the FMU cannot be loaded or instantiated;
+//! - request: `op: u8` then its arguments; response: `0` then the results, or `1, time: f64,
+//!   status, last_log` for an [`MasterError::Call`], or `2, message` for any other error.
+//!
+//! Scalars are `u8`/`u32`/`i32`/`f64`; a slice is `u32 count` then the elements (booleans as
+//! `u8`); a string is `u32 length` then UTF-8 bytes. Closing the worker's stdin ends it (it frees
+//! the instance and exits 0). The worker points its descriptors 0 and 1 at `/dev/null` and
+//! stderr before loading the FMU, so nothing the FMU prints can corrupt the protocol.
+
+use super::ffi;
+use super::instance::Fmu2;
+use super::Slave;
+use crate::error::{MasterError, Result};
+use model_description::ModelDescription;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Environment variable naming the executable that serves `worker` (default: the running
+/// executable, which is right for `cosim`; a program embedding the master library sets it to
+/// the `cosim` binary).
+pub const WORKER_EXE_ENV: &str = "COSIM_WORKER_EXE";
+
+/// Largest frame accepted (a garbled length must not make either side allocate gigabytes).
+const MAX_FRAME: usize = 1 << 28;
+
+mod op {
+    pub const SETUP: u8 = 1;
+    pub const ENTER_INIT: u8 = 2;
+    pub const EXIT_INIT: u8 = 3;
+    pub const GET_REAL: u8 = 4;
+    pub const SET_REAL: u8 = 5;
+    pub const GET_INTEGER: u8 = 6;
+    pub const SET_INTEGER: u8 = 7;
+    pub const GET_BOOLEAN: u8 = 8;
+    pub const SET_BOOLEAN: u8 = 9;
+    pub const GET_STRING: u8 = 10;
+    pub const SET_STRING: u8 = 11;
+    pub const SET_INPUT_DERIVATIVES: u8 = 12;
+    pub const DO_STEP: u8 = 13;
+    pub const TERMINATE: u8 = 14;
+}
+
+const TAG_OK: u8 = 0;
+const TAG_CALL_ERROR: u8 = 1;
+const TAG_OTHER_ERROR: u8 = 2;
+
+/// A decoded response header.
+enum Reply {
+    Ok,
+    Call { time: f64, status: String, last_log: String },
+    Other(String),
+    Garbled(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/// Appends protocol values to a frame body.
+struct Enc<'a>(&'a mut Vec<u8>);
+
+impl Enc<'_> {
+    fn u8(&mut self, x: u8) -> &mut Self {
+        self.0.push(x);
+        self
+    }
+    fn u32(&mut self, x: u32) -> &mut Self {
+        self.0.extend_from_slice(&x.to_le_bytes());
+        self
+    }
+    fn i32(&mut self, x: i32) -> &mut Self {
+        self.0.extend_from_slice(&x.to_le_bytes());
+        self
+    }
+    fn f64(&mut self, x: f64) -> &mut Self {
+        self.0.extend_from_slice(&x.to_le_bytes());
+        self
+    }
+    fn len(&mut self, n: usize) -> &mut Self {
+        self.u32(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+    fn str(&mut self, s: &str) -> &mut Self {
+        self.len(s.len());
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+    fn u32s(&mut self, v: &[u32]) -> &mut Self {
+        self.len(v.len());
+        v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
+        self
+    }
+    fn i32s(&mut self, v: &[i32]) -> &mut Self {
+        self.len(v.len());
+        v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
+        self
+    }
+    fn f64s(&mut self, v: &[f64]) -> &mut Self {
+        self.len(v.len());
+        v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
+        self
+    }
+    fn bools(&mut self, v: &[bool]) -> &mut Self {
+        self.len(v.len());
+        self.0.extend(v.iter().map(|b| u8::from(*b)));
+        self
+    }
+    fn strs<S: AsRef<str>>(&mut self, v: &[S]) -> &mut Self {
+        self.len(v.len());
+        for s in v {
+            self.str(s.as_ref());
+        }
+        self
+    }
+}
+
+/// Reads protocol values from a frame body; every error is a protocol error message.
+struct Dec<'a>(&'a [u8]);
+
+type DecResult<T> = std::result::Result<T, String>;
+
+impl<'a> Dec<'a> {
+    fn take(&mut self, n: usize) -> DecResult<&'a [u8]> {
+        if self.0.len() < n {
+            return Err(format!("message truncated: {n} bytes wanted, {} left", self.0.len()));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    fn array<const N: usize>(&mut self) -> DecResult<[u8; N]> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u8(&mut self) -> DecResult<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+    fn u32(&mut self) -> DecResult<u32> {
+        self.array().map(u32::from_le_bytes)
+    }
+    fn i32(&mut self) -> DecResult<i32> {
+        self.array().map(i32::from_le_bytes)
+    }
+    fn f64(&mut self) -> DecResult<f64> {
+        self.array().map(f64::from_le_bytes)
+    }
+    /// A count of elements of `size` bytes each, checked against the bytes left.
+    fn count(&mut self, size: usize) -> DecResult<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(size) > self.0.len() {
+            return Err(format!("count {n} exceeds the message"));
+        }
+        Ok(n)
+    }
+    fn str(&mut self) -> DecResult<String> {
+        let n = self.count(1)?;
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| "string is not UTF-8".to_owned())
+    }
+    fn u32s(&mut self, out: &mut Vec<u32>) -> DecResult<()> {
+        let n = self.count(4)?;
+        out.clear();
+        for _ in 0..n {
+            out.push(self.u32()?);
+        }
+        Ok(())
+    }
+    fn i32s(&mut self, out: &mut Vec<i32>) -> DecResult<()> {
+        let n = self.count(4)?;
+        out.clear();
+        for _ in 0..n {
+            out.push(self.i32()?);
+        }
+        Ok(())
+    }
+    fn f64s(&mut self, out: &mut Vec<f64>) -> DecResult<()> {
+        let n = self.count(8)?;
+        out.clear();
+        for _ in 0..n {
+            out.push(self.f64()?);
+        }
+        Ok(())
+    }
+    fn bools(&mut self, out: &mut Vec<bool>) -> DecResult<()> {
+        let n = self.count(1)?;
+        out.clear();
+        for _ in 0..n {
+            out.push(self.u8()? != 0);
+        }
+        Ok(())
+    }
+    fn strs(&mut self) -> DecResult<Vec<String>> {
+        let n = self.count(4)?;
+        (0..n).map(|_| self.str()).collect()
+    }
+    /// Fills `out` exactly (a response must have as many values as asked for).
+    fn f64s_into(&mut self, out: &mut [f64]) -> DecResult<()> {
+        let n = self.count(8)?;
+        if n != out.len() {
+            return Err(format!("{n} values returned for {} requested", out.len()));
+        }
+        out.iter_mut().try_for_each(|o| self.f64().map(|x| *o = x))
+    }
+    fn i32s_into(&mut self, out: &mut [i32]) -> DecResult<()> {
+        let n = self.count(4)?;
+        if n != out.len() {
+            return Err(format!("{n} values returned for {} requested", out.len()));
+        }
+        out.iter_mut().try_for_each(|o| self.i32().map(|x| *o = x))
+    }
+    fn bools_into(&mut self, out: &mut [bool]) -> DecResult<()> {
+        let n = self.count(1)?;
+        if n != out.len() {
+            return Err(format!("{n} values returned for {} requested", out.len()));
+        }
+        out.iter_mut().try_for_each(|o| self.u8().map(|x| *o = x != 0))
+    }
+}
+
+/// Writes one frame and flushes.
+fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
+    let n = u32::try_from(body.len()).map_err(|_| std::io::Error::other("message too large"))?;
+    w.write_all(&n.to_le_bytes())?;
+    w.write_all(body)?;
+    w.flush()
+}
+
+/// Reads one frame into `buf`; `Ok(false)` on a clean end of stream before a frame.
+fn read_frame(r: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    let mut len = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match r.read(&mut len[got..]) {
+            Ok(0) if got == 0 => return Ok(false),
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let n = u32::from_le_bytes(len) as usize;
+    if n > MAX_FRAME {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("frame of {n} bytes")));
+    }
+    buf.clear();
+    buf.resize(n, 0);
+    r.read_exact(buf)?;
+    Ok(true)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Master side
+
+/// One instance running in a worker process. Implements [`Slave`]; errors name the instance as
+/// [`super::Fmu2Slave`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
+/// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
+/// killing it if it does not exit within a second.
+pub struct IsolatedSlave {
+    name: String,
+    child: Child,
+    requests: Option<BufWriter<ChildStdin>>,
+    responses: BufReader<ChildStdout>,
+    /// Request body being built, then response body (reused: no allocation per call).
+    out: Vec<u8>,
+    inb: Vec<u8>,
+    time: f64,
+    busy: Duration,
+    steps: u64,
+    can_interpolate_inputs: bool,
+    /// Set once the worker is gone: every later call fails with this message.
+    dead: Option<String>,
+}
+
+impl std::fmt::Debug for IsolatedSlave {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IsolatedSlave")
+            .field("name", &self.name)
+            .field("pid", &self.child.id())
+            .field("time", &self.time)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The executable that serves `worker`: `$COSIM_WORKER_EXE`, else the running executable.
+pub fn worker_exe() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(WORKER_EXE_ENV) {
+        return Ok(PathBuf::from(p));
+    }
+    std::env::current_exe().map_err(|source| MasterError::Io { path: PathBuf::from("/proc/self/exe"), source })
+}
+
+/// `worker process died (signal 6, SIGABRT)`, `… (exit code 3)`.
+fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        let name = match sig {
+            4 => ", SIGILL",
+            6 => ", SIGABRT",
+            7 => ", SIGBUS",
+            8 => ", SIGFPE",
+            9 => ", SIGKILL",
+            11 => ", SIGSEGV",
+            15 => ", SIGTERM",
+            _ => "",
+        };
+        format!("worker process died (signal {sig}{name})")
+    } else {
+        match status.code() {
+            Some(0) => "worker process exited (exit code 0) without answering".to_owned(),
+            Some(c) => format!("worker process died (exit code {c})"),
+            None => "worker process died".to_owned(),
+        }
+    }
+}
+
+impl IsolatedSlave {
+    /// Starts `exe worker -- FMU NAME` (see [`worker_exe`]), which loads the FMU at `fmu` and
+    /// instantiates it as `name`. Returns the slave and the FMU's model description (sent by the
+    /// worker after it loaded and checked the FMU as [`Fmu2::load`] does). Load and
+    /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
+    pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
+        let fmu_err = |message: String| MasterError::Fmu { path: fmu.to_path_buf(), message };
+        let mut child = Command::new(exe)
+            .arg("worker")
+            .arg("--")
+            .arg(fmu)
+            .arg(name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| fmu_err(format!("cannot start the worker process {}: {e}", exe.display())))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(fmu_err("the worker process has no pipes".into()));
+        };
+        let mut slave = Self {
+            name: name.to_owned(),
+            child,
+            requests: Some(BufWriter::with_capacity(1 << 14, stdin)),
+            responses: BufReader::with_capacity(1 << 14, stdout),
+            out: Vec::with_capacity(256),
+            inb: Vec::with_capacity(256),
+            time: 0.0,
+            busy: Duration::ZERO,
+            steps: 0,
+            can_interpolate_inputs: false,
+            dead: None,
+        };
+        let got = read_frame(&mut slave.responses, &mut slave.inb);
+        if !matches!(got, Ok(true)) {
+            let how = slave.reap();
+            return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU")));
+        }
+        let mut d = Dec(&slave.inb);
+        let parsed = match d.u8() {
+            Ok(TAG_OK) => d.str().map(Ok),
+            Ok(TAG_OTHER_ERROR) => d.str().map(Err),
+            Ok(t) => Err(format!("unknown handshake tag {t}")),
+            Err(e) => Err(e),
+        };
+        let xml = match parsed {
+            Ok(Ok(xml)) => xml,
+            Ok(Err(message)) => return Err(fmu_err(message)),
+            Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
+        };
+        let md = model_description::from_str(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
+        slave.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
+        Ok((slave, md))
+    }
+
+    /// The worker's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the worker to end (it is dying: its pipe closed or broke) and says how it ended;
+    /// kills it if it is still alive after 5 s.
+    fn reap(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return describe_exit(status),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return "worker process closed its pipe and was killed".to_owned();
+                }
+                Err(e) => return format!("worker process lost: {e}"),
+            }
+        }
+    }
+
+    fn worker_error(&self, function: &'static str, message: String) -> MasterError {
+        MasterError::Worker { instance: self.name.clone(), function, time: self.time, message }
+    }
+
+    /// Sends the request in `self.out` and reads the response into `self.inb`; returns the
+    /// response body after the OK tag, or the error the worker reported.
+    fn round_trip(&mut self, function: &'static str) -> Result<Dec<'_>> {
+        if let Some(m) = &self.dead {
+            return Err(self.worker_error(function, m.clone()));
+        }
+        let t0 = Instant::now();
+        let sent = match self.requests.as_mut() {
+            Some(w) => write_frame(w, &self.out),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        let received = sent.and_then(|()| read_frame(&mut self.responses, &mut self.inb));
+        self.busy += t0.elapsed();
+        match received {
+            Ok(true) => {}
+            Ok(false) | Err(_) => {
+                let how = self.reap();
+                self.dead = Some(how.clone());
+                return Err(self.worker_error(function, how));
+            }
+        }
+        let reply = {
+            let mut d = Dec(&self.inb);
+            match d.u8() {
+                Ok(TAG_OK) => Reply::Ok,
+                Ok(TAG_CALL_ERROR) => match (|| Ok::<_, String>((d.f64()?, d.str()?, d.str()?)))() {
+                    Ok((time, status, last_log)) => Reply::Call { time, status, last_log },
+                    Err(e) => Reply::Garbled(e),
+                },
+                Ok(TAG_OTHER_ERROR) => d.str().map_or_else(Reply::Garbled, Reply::Other),
+                Ok(t) => Reply::Garbled(format!("unknown response tag {t}")),
+                Err(e) => Reply::Garbled(e),
+            }
+        };
+        match reply {
+            Reply::Ok => Ok(Dec(self.inb.get(1..).unwrap_or_default())),
+            Reply::Call { time, status, last_log } => {
+                Err(MasterError::Call { instance: self.name.clone(), function, time, status, last_log })
+            }
+            Reply::Other(m) => Err(self.worker_error(function, m)),
+            Reply::Garbled(e) => Err(self.garbled(function, e)),
+        }
+    }
+
+    /// A response that does not decode: the worker cannot be trusted any more; it is killed.
+    fn garbled(&mut self, function: &'static str, what: String) -> MasterError {
+        let _ = self.child.kill();
+        let message = format!("worker protocol error: {what}");
+        self.dead = Some(message.clone());
+        self.worker_error(function, message)
+    }
+
+    /// A request without results.
+    fn call(&mut self, function: &'static str, build: impl FnOnce(&mut Enc<'_>)) -> Result<()> {
+        self.out.clear();
+        build(&mut Enc(&mut self.out));
+        self.round_trip(function).map(|_| ())
+    }
+}
+
+impl Drop for IsolatedSlave {
+    fn drop(&mut self) {
+        // Closing stdin ends the worker's loop: it frees the instance and exits.
+        drop(self.requests.take());
+        let deadline = Instant::now() + Duration::from_secs(1);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl Slave for IsolatedSlave {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()> {
+        self.time = start;
+        self.call("fmi2SetupExperiment", |e| {
+            e.u8(op::SETUP).f64(start).u8(u8::from(stop.is_some())).f64(stop.unwrap_or(0.0));
+        })
+    }
+
+    fn enter_initialization(&mut self) -> Result<()> {
+        self.call("fmi2EnterInitializationMode", |e| {
+            e.u8(op::ENTER_INIT);
+        })
+    }
+
+    fn exit_initialization(&mut self) -> Result<()> {
+        self.call("fmi2ExitInitializationMode", |e| {
+            e.u8(op::EXIT_INIT);
+        })
+    }
+
+    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
+        const F: &str = "fmi2GetReal";
+        self.out.clear();
+        Enc(&mut self.out).u8(op::GET_REAL).u32s(vr);
+        let r = self.round_trip(F)?.f64s_into(out);
+        r.map_err(|e| self.garbled(F, e))
+    }
+
+    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
+        self.call("fmi2SetReal", |e| {
+            e.u8(op::SET_REAL).u32s(vr).f64s(values);
+        })
+    }
+
+    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
+        const F: &str = "fmi2GetInteger";
+        self.out.clear();
+        Enc(&mut self.out).u8(op::GET_INTEGER).u32s(vr);
+        let r = self.round_trip(F)?.i32s_into(out);
+        r.map_err(|e| self.garbled(F, e))
+    }
+
+    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
+        self.call("fmi2SetInteger", |e| {
+            e.u8(op::SET_INTEGER).u32s(vr).i32s(values);
+        })
+    }
+
+    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()> {
+        const F: &str = "fmi2GetBoolean";
+        self.out.clear();
+        Enc(&mut self.out).u8(op::GET_BOOLEAN).u32s(vr);
+        let r = self.round_trip(F)?.bools_into(out);
+        r.map_err(|e| self.garbled(F, e))
+    }
+
+    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()> {
+        self.call("fmi2SetBoolean", |e| {
+            e.u8(op::SET_BOOLEAN).u32s(vr).bools(values);
+        })
+    }
+
+    fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>> {
+        const F: &str = "fmi2GetString";
+        self.out.clear();
+        Enc(&mut self.out).u8(op::GET_STRING).u32s(vr);
+        let r = self.round_trip(F)?.strs();
+        r.map_err(|e| self.garbled(F, e))
+    }
+
+    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
+        self.call("fmi2SetString", |e| {
+            e.u8(op::SET_STRING).u32s(vr).strs(values);
+        })
+    }
+
+    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
+        self.call("fmi2SetRealInputDerivatives", |e| {
+            e.u8(op::SET_INPUT_DERIVATIVES).u32s(vr).i32(order).f64s(values);
+        })
+    }
+
+    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
+        self.time = t;
+        self.steps += 1;
+        self.call("fmi2DoStep", |e| {
+            e.u8(op::DO_STEP).f64(t).f64(h);
+        })?;
+        self.time = t + h;
+        Ok(())
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        self.call("fmi2Terminate", |e| {
+            e.u8(op::TERMINATE);
+        })
+    }
+
+    fn can_interpolate_inputs(&self) -> bool {
+        self.can_interpolate_inputs
+    }
+
+    /// Round-trip time of every call (worker time plus the pipes) and the `fmi2DoStep` count.
+    fn call_stats(&self) -> (f64, u64) {
+        (self.busy.as_secs_f64(), self.steps)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker side
+
+/// Encodes a slave error as a response.
+fn encode_error(out: &mut Vec<u8>, e: &MasterError) {
+    out.clear();
+    match e {
+        MasterError::Call { time, status, last_log, .. } => {
+            Enc(out).u8(TAG_CALL_ERROR).f64(*time).str(status).str(last_log);
+        }
+        other => {
+            Enc(out).u8(TAG_OTHER_ERROR).str(&other.to_string());
+        }
+    }
+}
+
+/// Reusable argument and result buffers of the worker loop.
+#[derive(Default)]
+struct Buffers {
+    vrs: Vec<u32>,
+    reals: Vec<f64>,
+    ints: Vec<i32>,
+    bools: Vec<bool>,
+}
+
+/// Executes one request on `slave`; the response goes to `out`. `Err` is a protocol error.
+fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<()> {
+    let mut d = Dec(req);
+    let code = d.u8()?;
+    out.clear();
+    out.push(TAG_OK);
+    let result = match code {
+        op::SETUP => {
+            let (start, has_stop, stop) = (d.f64()?, d.u8()?, d.f64()?);
+            slave.setup(start, (has_stop != 0).then_some(stop))
+        }
+        op::ENTER_INIT => slave.enter_initialization(),
+        op::EXIT_INIT => slave.exit_initialization(),
+        op::GET_REAL => {
+            d.u32s(&mut b.vrs)?;
+            b.reals.clear();
+            b.reals.resize(b.vrs.len(), 0.0);
+            slave.get_real(&b.vrs, &mut b.reals).map(|()| {
+                Enc(out).f64s(&b.reals);
+            })
+        }
+        op::SET_REAL => {
+            d.u32s(&mut b.vrs)?;
+            d.f64s(&mut b.reals)?;
+            slave.set_real(&b.vrs, &b.reals)
+        }
+        op::GET_INTEGER => {
+            d.u32s(&mut b.vrs)?;
+            b.ints.clear();
+            b.ints.resize(b.vrs.len(), 0);
+            slave.get_integer(&b.vrs, &mut b.ints).map(|()| {
+                Enc(out).i32s(&b.ints);
+            })
+        }
+        op::SET_INTEGER => {
+            d.u32s(&mut b.vrs)?;
+            d.i32s(&mut b.ints)?;
+            slave.set_integer(&b.vrs, &b.ints)
+        }
+        op::GET_BOOLEAN => {
+            d.u32s(&mut b.vrs)?;
+            b.bools.clear();
+            b.bools.resize(b.vrs.len(), false);
+            slave.get_boolean(&b.vrs, &mut b.bools).map(|()| {
+                Enc(out).bools(&b.bools);
+            })
+        }
+        op::SET_BOOLEAN => {
+            d.u32s(&mut b.vrs)?;
+            d.bools(&mut b.bools)?;
+            slave.set_boolean(&b.vrs, &b.bools)
+        }
+        op::GET_STRING => {
+            d.u32s(&mut b.vrs)?;
+            slave.get_string(&b.vrs).map(|v| {
+                Enc(out).strs(&v);
+            })
+        }
+        op::SET_STRING => {
+            d.u32s(&mut b.vrs)?;
+            let values = d.strs()?;
+            let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+            slave.set_string(&b.vrs, &refs)
+        }
+        op::SET_INPUT_DERIVATIVES => {
+            d.u32s(&mut b.vrs)?;
+            let order = d.i32()?;
+            d.f64s(&mut b.reals)?;
+            slave.set_input_derivatives(&b.vrs, order, &b.reals)
+        }
+        op::DO_STEP => {
+            let (t, h) = (d.f64()?, d.f64()?);
+            slave.do_step(t, h)
+        }
+        op::TERMINATE => slave.terminate(),
+        other => return Err(format!("unknown request {other}")),
+    };
+    if let Err(e) = result {
+        encode_error(out, &e);
+    }
+    Ok(())
+}
+
+/// The worker process (`cosim worker -- FMU INSTANCE`): loads the FMU, instantiates it, sends
+/// the handshake and serves requests until its stdin closes. Returns when the master is gone;
+/// `Err` only for I/O or protocol errors on the pipes (the master reports those as the death of
+/// the worker).
+pub fn serve(fmu: &Path, name: &str) -> std::io::Result<()> {
+    let (requests, responses) = ffi::take_stdio_for_protocol()?;
+    let mut input = BufReader::with_capacity(1 << 14, requests);
+    let mut output: BufWriter<File> = BufWriter::with_capacity(1 << 14, responses);
+    let mut out = Vec::with_capacity(256);
+    let loaded = Fmu2::load(fmu).and_then(|f| {
+        let xml_path = f.extracted_dir().join("modelDescription.xml");
+        let xml = std::fs::read_to_string(&xml_path).map_err(|source| MasterError::Io { path: xml_path, source })?;
+        let slave = f.instantiate(name)?;
+        Ok((slave, xml))
+    });
+    let mut slave = match loaded {
+        Ok((slave, xml)) => {
+            Enc(&mut out).u8(TAG_OK).str(&xml);
+            write_frame(&mut output, &out)?;
+            slave
+        }
+        Err(e) => {
+            let message = match e {
+                MasterError::Fmu { message, .. } => message,
+                other => other.to_string(),
+            };
+            Enc(&mut out).u8(TAG_OTHER_ERROR).str(&message);
+            return write_frame(&mut output, &out);
+        }
+    };
+    let mut req = Vec::with_capacity(256);
+    let mut buffers = Buffers::default();
+    while read_frame(&mut input, &mut req)? {
+        execute(&mut slave, &req, &mut buffers, &mut out)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        write_frame(&mut output, &out)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn values_round_trip_through_the_encoding() {
+        let mut buf = Vec::new();
+        Enc(&mut buf)
+            .u8(7)
+            .u32s(&[1, 2, 3])
+            .f64s(&[1.5, f64::NAN, -0.0])
+            .i32(-4)
+            .bools(&[true, false])
+            .strs(&["a", "ß", ""]);
+        let mut d = Dec(&buf);
+        assert_eq!(d.u8(), Ok(7));
+        let (mut v, mut f, mut b) = (Vec::new(), Vec::new(), Vec::new());
+        d.u32s(&mut v).unwrap();
+        d.f64s(&mut f).unwrap();
+        assert_eq!(v, [1, 2, 3]);
+        assert_eq!(f[0], 1.5);
+        assert!(f[1].is_nan() && f[2].is_sign_negative());
+        assert_eq!(d.i32(), Ok(-4));
+        d.bools(&mut b).unwrap();
+        assert_eq!(b, [true, false]);
+        assert_eq!(d.strs().unwrap(), ["a", "ß", ""]);
+        assert!(d.u8().is_err(), "nothing left");
+    }
+
+    #[test]
+    fn garbled_counts_and_frames_are_refused_without_allocating() {
+        let mut buf = Vec::new();
+        Enc(&mut buf).u32(u32::MAX);
+        let mut v = Vec::new();
+        assert!(Dec(&buf).f64s(&mut v).unwrap_err().contains("exceeds"));
+        let mut out = [0.0; 2];
+        let mut buf = Vec::new();
+        Enc(&mut buf).f64s(&[1.0]);
+        assert!(Dec(&buf).f64s_into(&mut out).unwrap_err().contains("1 values returned for 2"));
+        let mut frame: &[u8] = &[0xff, 0xff, 0xff, 0x7f, 0];
+        assert!(read_frame(&mut frame, &mut Vec::new()).is_err());
+        let mut empty: &[u8] = &[];
+        assert!(!read_frame(&mut empty, &mut Vec::new()).unwrap(), "clean end of stream");
+        let mut cut: &[u8] = &[4, 0, 0, 0, 1];
+        assert!(read_frame(&mut cut, &mut Vec::new()).is_err(), "truncated body");
+    }
+
+    #[test]
+    fn exit_statuses_are_described() {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(describe_exit(ExitStatus::from_raw(6)), "worker process died (signal 6, SIGABRT)");
+        assert_eq!(describe_exit(ExitStatus::from_raw(3 << 8)), "worker process died (exit code 3)");
+        assert!(describe_exit(ExitStatus::from_raw(0)).contains("without answering"));
+    }
+}
