@@ -118,6 +118,8 @@ pub struct Engine {
     parallel: Parallel,
     use_threads: bool,
     pool: Option<crate::pool::Pool>,
+    /// Measure the time of each instance's steps (two clock reads per instance and step).
+    timing: bool,
     pool_results: Vec<(usize, f64, Result<()>)>,
     /// Instances stepped by the workers (one doStep per macro step) and those sub-stepped here.
     parallel_jobs: Vec<usize>,
@@ -303,6 +305,7 @@ impl Engine {
             parallel: sys.parallel,
             use_threads: sys.parallel == Parallel::On,
             pool: None,
+            timing: true,
             pool_results: Vec::with_capacity(n),
             parallel_jobs: (0..n).filter(|i| interpolates[*i] || sys.instances[*i].substeps <= 1).collect(),
             sequential_jobs: (0..n).filter(|i| !(interpolates[*i] || sys.instances[*i].substeps <= 1)).collect(),
@@ -454,7 +457,7 @@ impl Engine {
     /// each sub-step (the right end for Gauss-Seidel interpolation).
     fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         let k = self.nodes[i].substeps.max(1);
-        let t0 = Instant::now();
+        let t0 = self.timing.then(Instant::now);
         if self.nodes[i].interpolates || k == 1 {
             if !self.nodes[i].interpolates {
                 // Held inputs: the value at τ = 0, or at τ = H for interpolated links.
@@ -469,7 +472,9 @@ impl Engine {
             }
         }
         let node = &mut self.nodes[i];
-        node.step_seconds += t0.elapsed().as_secs_f64();
+        if let Some(t0) = t0 {
+            node.step_seconds += t0.elapsed().as_secs_f64();
+        }
         node.step_calls += 1;
         // Input values at the end of the step, as the instance used them.
         let (interp, h_last) = (node.interpolates, self.h - self.h / k as f64);
@@ -631,6 +636,11 @@ impl Engine {
         let mut costs: Vec<f64> = self.nodes.iter().map(|n| n.step_seconds / n.step_calls.max(1) as f64).collect();
         costs.sort_by(|a, b| b.total_cmp(a));
         self.use_threads = costs.len() >= 2 && costs[1] > 50e-6;
+    }
+
+    /// Switches the per-instance step timing of the summary on or off (default on).
+    pub fn set_timing(&mut self, on: bool) {
+        self.timing = on;
     }
 
     /// Whether Jacobi steps run on worker threads now.

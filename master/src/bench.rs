@@ -73,9 +73,23 @@ fn floor(l: &Loaded, i: usize, steps: u64) -> Result<f64> {
     let mut s = l.fmus[i].instantiate(&format!("{}-floor", spec.name))?;
     s.set_timing(false);
     s.setup(l.sys.start, None)?;
+    for (v, value) in &spec.starts {
+        match value {
+            master::system::StartValue::Real(x) => s.set_real(&[v.vr], &[*x])?,
+            master::system::StartValue::Integer(x) => s.set_integer(&[v.vr], &[*x])?,
+            master::system::StartValue::Boolean(x) => s.set_boolean(&[v.vr], &[*x])?,
+            master::system::StartValue::String(x) => s.set_string(&[v.vr], &[x.as_str()])?,
+        }
+    }
     s.enter_initialization()?;
     s.exit_initialization()?;
-    let vrs: Vec<u32> = l.sys.outputs.iter().filter(|v| v.instance == i && v.ty == model_description::BaseType::Real).map(|v| v.vr).collect();
+    let vrs: Vec<u32> = l
+        .sys
+        .outputs
+        .iter()
+        .filter(|v| v.instance == i && v.ty == model_description::BaseType::Real)
+        .map(|v| v.vr)
+        .collect();
     let mut out = vec![0.0; vrs.len()];
     let h = l.sys.step;
     let t0 = Instant::now();
@@ -97,7 +111,11 @@ struct MasterRun {
 fn master_run(l: &Loaded, steps: u64, csv: Option<&Path>, timing: bool, allocs: AllocCounter) -> Result<MasterRun> {
     let mut slaves = instantiate(l, timing)?;
     let mds: Vec<&ModelDescription> = l.fmus.iter().map(|f| f.model_description()).collect();
-    let mut engine = master::run::initialize(&l.sys, &mut slaves, &mds)?;
+    let warm = (steps / 10).clamp(1, 1000);
+    let mut sys = l.sys.clone();
+    sys.stop = sys.start + (warm + steps) as f64 * sys.step;
+    let mut engine = master::run::initialize(&sys, &mut slaves, &mds)?;
+    engine.set_timing(timing);
     let labels: Vec<String> = l.sys.outputs.iter().map(|v| l.sys.label(v)).collect();
     let mut recorder = match csv {
         Some(p) => Some(ResultsCsv::create(p, &labels, 1)?),
@@ -105,7 +123,6 @@ fn master_run(l: &Loaded, steps: u64, csv: Option<&Path>, timing: bool, allocs: 
     };
     let mut values = Vec::with_capacity(labels.len());
     // Warm-up (buffers reach their sizes, the worker pool starts).
-    let warm = (steps / 10).clamp(1, 1000);
     for n in 0..warm {
         engine.step(n, &mut slaves)?;
     }
@@ -217,7 +234,17 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             let mut rows = Vec::new();
             let coupled = peers(
                 opts,
-                &["coupled".into(), "--system".into(), path.display().to_string(), "--step".into(), step.clone(), "--stop".into(), stop.clone(), "--repeat".into(), opts.repeat.to_string()],
+                &[
+                    "coupled".into(),
+                    "--system".into(),
+                    path.display().to_string(),
+                    "--step".into(),
+                    step.clone(),
+                    "--stop".into(),
+                    stop.clone(),
+                    "--repeat".into(),
+                    opts.repeat.to_string(),
+                ],
             );
             for p in &coupled {
                 rows.push(peer_row(p, &format!("{stem} (coupled)"), per_step));
@@ -225,7 +252,18 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             for (i, f) in l.fmus.iter().enumerate() {
                 let single = peers(
                     opts,
-                    &["single".into(), f.path().display().to_string(), "--step".into(), step.clone(), "--stop".into(), stop.clone(), "--repeat".into(), opts.repeat.to_string(), "--tools".into(), "fmpy".into()],
+                    &[
+                        "single".into(),
+                        f.path().display().to_string(),
+                        "--step".into(),
+                        step.clone(),
+                        "--stop".into(),
+                        stop.clone(),
+                        "--repeat".into(),
+                        opts.repeat.to_string(),
+                        "--tools".into(),
+                        "fmpy".into(),
+                    ],
                 );
                 for p in &single {
                     rows.push(peer_row(p, &format!("{} alone", l.sys.instances[i].name), floors[i] + overhead));
@@ -244,7 +282,12 @@ fn peer_row(p: &serde_json::Value, run: &str, ours: f64) -> String {
     let tool = p["tool"].as_str().unwrap_or("?");
     if p["ok"].as_bool() == Some(true) {
         let t = p["us_per_step"].as_f64().unwrap_or(f64::NAN);
-        format!("| {tool} {} | {run} | {t:.3} | {} | {:.1}× |\n", p["version"].as_str().unwrap_or(""), us(ours), t / (ours * 1e6))
+        format!(
+            "| {tool} {} | {run} | {t:.3} | {} | {:.1}× |\n",
+            p["version"].as_str().unwrap_or(""),
+            us(ours),
+            t / (ours * 1e6)
+        )
     } else {
         let e = p["error"].as_str().unwrap_or("failed").replace('|', "/");
         format!("| {tool} | {run} | not available: {} | {} | - |\n", e.chars().take(120).collect::<String>(), us(ours))

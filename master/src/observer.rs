@@ -83,7 +83,8 @@ pub struct ResultsCsv {
     path: PathBuf,
     out: BufWriter<File>,
     every: u64,
-    line: String,
+    line: Vec<u8>,
+    ryu: ryu::Buffer,
 }
 
 impl ResultsCsv {
@@ -92,18 +93,25 @@ impl ResultsCsv {
         let file = File::create(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
         writeln!(out, "time,{}", labels.join(",")).map_err(io(path))?;
-        Ok(Self { path: path.to_path_buf(), out, every: every.max(1), line: String::with_capacity(256) })
+        Ok(Self {
+            path: path.to_path_buf(),
+            out,
+            every: every.max(1),
+            line: Vec::with_capacity(256),
+            ryu: ryu::Buffer::new(),
+        })
     }
 
+    /// One row; floats in shortest round-trip form (ryu), non-finite as NaN/inf.
     fn write(&mut self, t: f64, values: &[f64]) -> Result<()> {
-        use std::fmt::Write as _;
         self.line.clear();
-        let _ = write!(self.line, "{t}");
+        push_float(&mut self.line, &mut self.ryu, t);
         for v in values {
-            let _ = write!(self.line, ",{v}");
+            self.line.push(b',');
+            push_float(&mut self.line, &mut self.ryu, *v);
         }
-        self.line.push('\n');
-        self.out.write_all(self.line.as_bytes()).map_err(io(&self.path))
+        self.line.push(b'\n');
+        self.out.write_all(&self.line).map_err(io(&self.path))
     }
 }
 
@@ -119,6 +127,20 @@ impl Observer for ResultsCsv {
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
         self.out.flush().map_err(io(&self.path))
+    }
+}
+
+fn push_float(line: &mut Vec<u8>, buf: &mut ryu::Buffer, x: f64) {
+    if x.is_finite() {
+        let s = buf.format_finite(x);
+        // ryu writes integral values as "1.0" and small ones as "1e-7": both are valid CSV numbers.
+        line.extend_from_slice(s.as_bytes());
+    } else if x.is_nan() {
+        line.extend_from_slice(b"NaN");
+    } else if x > 0.0 {
+        line.extend_from_slice(b"inf");
+    } else {
+        line.extend_from_slice(b"-inf");
     }
 }
 
