@@ -170,6 +170,9 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         opts.repeat
     ));
+    let mut summary = String::from(
+        "\n## Summary\n\n| scenario | cosim µs/step | FMPy | libcosim | ecos |\n|---|---|---|---|---|\n",
+    );
     for path in scenarios {
         let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;
@@ -232,6 +235,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             let step = format!("{}", l.sys.step);
             let stop = format!("{}", l.sys.start + steps as f64 * l.sys.step);
             let mut rows = Vec::new();
+            let mut line = format!("| {stem} | {} |", us(per_step));
             let coupled = peers(
                 opts,
                 &[
@@ -249,7 +253,24 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             for p in &coupled {
                 rows.push(peer_row(p, &format!("{stem} (coupled)"), per_step));
             }
+            for tool in ["fmpy", "libcosim", "ecos"] {
+                let cell = coupled
+                    .iter()
+                    .find(|p| p["tool"].as_str() == Some(tool))
+                    .and_then(|p| if p["ok"].as_bool() == Some(true) { p["us_per_step"].as_f64() } else { None })
+                    .map_or("n/a".to_owned(), |t| format!(" {t:.3} ({:.1}×) |", t / (per_step * 1e6)));
+                line.push_str(&cell);
+                if !line.ends_with('|') {
+                    line.push_str(" |");
+                }
+            }
+            summary.push_str(&line);
+            summary.push('\n');
             for (i, f) in l.fmus.iter().enumerate() {
+                if !l.sys.instances[i].starts.is_empty() {
+                    // The peers' single-FMU runs use the FMU's own start values only.
+                    continue;
+                }
                 let single = peers(
                     opts,
                     &[
@@ -274,6 +295,10 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                 r.push_str(&row);
             }
         }
+    }
+    if opts.python.is_some() {
+        r.push_str(&summary);
+        r.push_str("\nRatios are peer time / cosim time for the same FMUs, steps and step size (peers: Jacobi with held inputs).\n");
     }
     Ok(r)
 }

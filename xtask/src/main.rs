@@ -6,6 +6,7 @@
 //! - `test`: everything CI runs: third-party tools into `.venv` (FMPy), third-party FMUs
 //!   (gemseo-fmu wheel), `fmus`, `cargo test --workspace`, clippy and rustfmt checks.
 
+mod bench;
 mod demo;
 mod package;
 mod test;
@@ -24,10 +25,11 @@ fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("fmus") => package::fmus().map(|_| ()),
+        Some("bench") => bench::run(),
         Some("demo") => demo::run(),
         Some("test") => test::run(&args[1..]),
         other => bail!(
-            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs and co-simulate the double oscillator against its analytical solution\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt"
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs and co-simulate the double oscillator against its analytical solution\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table"
         ),
     }
 }
