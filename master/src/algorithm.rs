@@ -114,6 +114,8 @@ pub struct Engine {
     bond_state: Vec<BondState>,
     bond_order0: Vec<bool>,
     recorded: Vec<Slot>,
+    /// Inputs driven by time tables.
+    signals: Vec<crate::system::Signal>,
     recorded_discrete: Vec<(usize, VarRef)>,
     parallel: Parallel,
     use_threads: bool,
@@ -302,6 +304,7 @@ impl Engine {
             gs_order,
             recorded,
             recorded_discrete,
+            signals: sys.signals.clone(),
             parallel: sys.parallel,
             use_threads: sys.parallel == Parallel::On,
             pool: None,
@@ -506,8 +509,18 @@ impl Engine {
     /// One macro step from t_n = start + n·H.
     pub fn step(&mut self, n: u64, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
         let t = self.start + n as f64 * self.h;
-        // 1. Inputs at t_n, instances whose outputs feed through first.
+        // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
+        //    through first.
         self.copy_discrete(slaves)?;
+        for k in 0..self.signals.len() {
+            let sig = &self.signals[k];
+            let (v, d) = sig.at(t);
+            let (i, vr) = (sig.to.instance, sig.to.vr);
+            slaves[i].set_real(&[vr], &[v])?;
+            if sig.linear && self.nodes[i].interpolates {
+                slaves[i].set_input_derivatives(&[vr], 1, &[d])?;
+            }
+        }
         for idx in 0..self.input_order.len() {
             let i = self.input_order[idx];
             for k in 0..self.nodes[i].in_links.len() {

@@ -170,9 +170,8 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         opts.repeat
     ));
-    let mut summary = String::from(
-        "\n## Summary\n\n| scenario | cosim µs/step | FMPy | libcosim | ecos |\n|---|---|---|---|---|\n",
-    );
+    let mut summary =
+        String::from("\n## Summary\n\n| scenario | cosim µs/step | FMPy | libcosim | ecos |\n|---|---|---|---|---|\n");
     for path in scenarios {
         let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;

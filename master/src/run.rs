@@ -23,6 +23,9 @@ pub fn initialize(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDesc
                 StartValue::String(x) => slave.set_string(&[v.vr], &[x.as_str()])?,
             }
         }
+        for sig in sys.signals.iter().filter(|s| std::ptr::eq(&sys.instances[s.to.instance], spec)) {
+            slave.set_real(&[sig.to.vr], &[sig.at(sys.start).0])?;
+        }
         slave.enter_initialization()?;
         slave.exit_initialization()?;
     }

@@ -49,6 +49,8 @@ struct RawSystem {
     #[serde(default)]
     connections: Vec<RawConnection>,
     #[serde(default)]
+    inputs: Vec<RawSignal>,
+    #[serde(default)]
     bonds: Vec<RawBond>,
     #[serde(default)]
     outputs: Option<RawOutputs>,
@@ -85,6 +87,16 @@ struct RawInstance {
     step: Option<f64>,
     #[serde(default)]
     start: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSignal {
+    to: String,
+    times: Vec<f64>,
+    values: Vec<f64>,
+    #[serde(default)]
+    interpolation: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -246,6 +258,36 @@ pub struct Port {
     pub sign: f64,
 }
 
+/// An input driven by a time table (`[[inputs]]`): right-continuous steps, or linear
+/// interpolation; held before the first and after the last time.
+#[derive(Debug, Clone)]
+pub struct Signal {
+    /// The input.
+    pub to: VarRef,
+    /// Times (s), strictly increasing.
+    pub times: Vec<f64>,
+    /// Values at those times.
+    pub values: Vec<f64>,
+    /// Linear interpolation (else steps).
+    pub linear: bool,
+}
+
+impl Signal {
+    /// Value at t and slope there (0 for steps).
+    pub fn at(&self, t: f64) -> (f64, f64) {
+        let k = self.times.partition_point(|x| *x <= t);
+        if k == 0 {
+            return (self.values.first().copied().unwrap_or(0.0), 0.0);
+        }
+        let (t0, v0) = (self.times[k - 1], self.values[k - 1]);
+        if !self.linear || k == self.times.len() {
+            return (v0, 0.0);
+        }
+        let slope = (self.values[k] - v0) / (self.times[k] - t0);
+        (v0 + slope * (t - t0), slope)
+    }
+}
+
 /// A power bond between two ports; residual power δP = Σ ports' power.
 #[derive(Debug, Clone)]
 pub struct Bond {
@@ -284,6 +326,8 @@ pub struct System {
     pub connections: Vec<Connection>,
     /// Power bonds.
     pub bonds: Vec<Bond>,
+    /// Input signals given by time tables.
+    pub signals: Vec<Signal>,
     /// Recorded variables.
     pub outputs: Vec<VarRef>,
 }
@@ -625,6 +669,42 @@ impl Resolver<'_> {
             connections.push(Connection { from, to, gain, offset, extrapolation });
         }
 
+        let mut signals: Vec<Signal> = Vec::new();
+        for (k, rs) in self.raw.inputs.iter().enumerate() {
+            let key = format!("inputs[{k}]");
+            let to = self.var(&format!("{key}.to"), &rs.to)?;
+            if to.causality != Causality::Input || to.ty != BaseType::Real {
+                return Err(self.err(format!("{key}.to"), format!("{} must be a Real input", rs.to)));
+            }
+            if connections.iter().any(|c| c.to == to) || signals.iter().any(|s| s.to == to) {
+                return Err(self.err(format!("{key}.to"), format!("{} already has a connection or a signal", rs.to)));
+            }
+            if rs.times.is_empty() || rs.times.len() != rs.values.len() {
+                return Err(self.err(
+                    &key,
+                    format!(
+                        "times ({}) and values ({}) must be non-empty and of equal length",
+                        rs.times.len(),
+                        rs.values.len()
+                    ),
+                ));
+            }
+            if rs.times.windows(2).any(|w| w[1] <= w[0]) || rs.times.iter().chain(&rs.values).any(|x| !x.is_finite()) {
+                return Err(
+                    self.err(format!("{key}.times"), "times must be finite and strictly increasing, values finite")
+                );
+            }
+            let linear = match rs.interpolation.as_deref() {
+                None | Some("step") => false,
+                Some("linear") => true,
+                Some(other) => {
+                    return Err(
+                        self.err(format!("{key}.interpolation"), format!("\"{other}\" is not \"step\" or \"linear\""))
+                    )
+                }
+            };
+            signals.push(Signal { to, times: rs.times.clone(), values: rs.values.clone(), linear });
+        }
         let mut bonds = Vec::new();
         for (b, rb) in self.raw.bonds.iter().enumerate() {
             let key = format!("bonds[{b}]");
@@ -684,6 +764,7 @@ impl Resolver<'_> {
             max_residual_energy,
             instances,
             connections,
+            signals,
             bonds,
             outputs,
         })

@@ -237,3 +237,51 @@ fn info_lists_capabilities_and_variables() {
         assert!(text.contains(needle), "{needle} missing in:\n{text}");
     }
 }
+
+#[test]
+fn naya_and_crane_scenarios_with_time_table_inputs() {
+    paths::fmu("multibody-rod");
+    let out = tmp("naya");
+    let o = cosim(&["run", &scenario("naya.toml"), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let (is, isd) = (col("mech.s"), col("mech.s_dot"));
+    // At rest until the spool moves at t = 2 s (kappa0 is given to 6 digits: drift < 1e-5 m).
+    for r in rows.iter().filter(|r| r[0] <= 2.0) {
+        assert!((r[is] - 0.5).abs() < 1e-5, "t = {}: s = {}", r[0], r[is]);
+    }
+    // Seed 004 Fig. 3: s_dot stays within the -0.01 … 0.03 m/s axis; the spool steps move it.
+    let (lo, hi) = rows.iter().fold((f64::MAX, f64::MIN), |(a, b), r| (a.min(r[isd]), b.max(r[isd])));
+    assert!(lo >= -0.01 && hi <= 0.03 && hi > 0.01 && lo < -0.002, "s_dot in [{lo}, {hi}]");
+
+    let out = tmp("crane");
+    let o = cosim(&["run", &scenario("crane-pub3.toml"), "--out", out.to_str().unwrap(), "--stop-time", "20"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let is = h.iter().position(|c| c == "mech.s").unwrap();
+    let (lo, hi) = rows.iter().fold((f64::MAX, f64::MIN), |(a, b), r| (a.min(r[is]), b.max(r[is])));
+    // J1 drives the piston into the upper damper (l2 <= l_d: s >= s0 + l20 - l_d = 0.742 m) and
+    // into the lower one (l1 <= l_d: s <= s0 - l10 + l_d = 0.458 m).
+    assert!(hi > 0.742 && hi < 0.75, "s max {hi}");
+    assert!(lo < 0.458 && lo > 0.45, "s min {lo}");
+}
+
+#[test]
+fn time_table_errors_are_reported() {
+    paths::fmu("hydraulics-naya");
+    let text = r#"
+[simulation]
+stop = 0.1
+step = 1e-3
+[instances.hyd]
+fmu = "FMUDIR/hydraulics-naya.fmu"
+[[inputs]]
+to = "hyd.kappa"
+times = [0.0, 0.0]
+values = [0.4, 0.5]
+"#;
+    fails_with(text, &["inputs[0].times", "strictly increasing"]);
+    fails_with(&text.replace("hyd.kappa", "hyd.F"), &["inputs[0].to", "must be a Real input"]);
+    fails_with(&text.replace("values = [0.4, 0.5]", "values = [0.4]"), &["inputs[0]", "equal length"]);
+}
