@@ -10,6 +10,8 @@ const SCENARIOS: &[&str] = &[
     "scenarios/oscillator-fd.toml",
     "scenarios/oscillator-dd.toml",
     "scenarios/bench-heavy-pair.toml",
+    "scenarios/naya.toml",
+    "scenarios/crane-pub3.toml",
 ];
 
 pub fn run() -> Result<()> {
