@@ -352,14 +352,27 @@ impl Initial {
     }
 }
 
-macro_rules! display_as_str {
-    ($($t:ty),*) => {$(
+macro_rules! spelled {
+    ($($t:ident: [$($v:ident),+]),*) => {$(
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
         }
+        impl $t {
+            /// Every value, in the standard's order.
+            pub const ALL: &'static [Self] = &[$(Self::$v),+];
+            /// Parses the XML spelling (surrounding whitespace ignored).
+            pub fn parse(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s.trim())
+            }
+        }
     )*};
 }
-display_as_str!(Causality, Variability, Initial, NamingConvention);
+spelled!(
+    Causality: [Parameter, CalculatedParameter, Input, Output, Local, Independent],
+    Variability: [Constant, Fixed, Tunable, Discrete, Continuous],
+    Initial: [Exact, Approx, Calculated],
+    NamingConvention: [Flat, Structured]
+);
 
 /// `<ScalarVariable>`.
 #[derive(Debug, Clone, PartialEq)]

@@ -191,46 +191,6 @@ fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-fn parse_causality(s: &str) -> Option<Causality> {
-    Some(match s.trim() {
-        "parameter" => Causality::Parameter,
-        "calculatedParameter" => Causality::CalculatedParameter,
-        "input" => Causality::Input,
-        "output" => Causality::Output,
-        "local" => Causality::Local,
-        "independent" => Causality::Independent,
-        _ => return None,
-    })
-}
-
-fn parse_variability(s: &str) -> Option<Variability> {
-    Some(match s.trim() {
-        "constant" => Variability::Constant,
-        "fixed" => Variability::Fixed,
-        "tunable" => Variability::Tunable,
-        "discrete" => Variability::Discrete,
-        "continuous" => Variability::Continuous,
-        _ => return None,
-    })
-}
-
-fn parse_initial(s: &str) -> Option<Initial> {
-    Some(match s.trim() {
-        "exact" => Initial::Exact,
-        "approx" => Initial::Approx,
-        "calculated" => Initial::Calculated,
-        _ => return None,
-    })
-}
-
-fn parse_convention(s: &str) -> Option<NamingConvention> {
-    Some(match s.trim() {
-        "flat" => NamingConvention::Flat,
-        "structured" => NamingConvention::Structured,
-        _ => return None,
-    })
-}
-
 fn parse_kind(s: &str) -> Option<DependencyKind> {
     Some(match s {
         "dependent" => DependencyKind::Dependent,
@@ -603,7 +563,7 @@ impl<'a> Parser<'a> {
             generation_tool: e.opt("generationTool"),
             generation_date_and_time: e.opt("generationDateAndTime"),
             variable_naming_convention: e
-                .parse("variableNamingConvention", CONVENTION, parse_convention)?
+                .parse("variableNamingConvention", CONVENTION, NamingConvention::parse)?
                 .unwrap_or_default(),
             number_of_event_indicators: e.u32("numberOfEventIndicators")?,
             ..ModelDescription::default()
@@ -795,9 +755,9 @@ impl<'a> Parser<'a> {
             name,
             value_reference,
             description: e.opt("description"),
-            causality: e.parse("causality", CAUSALITY, parse_causality)?.unwrap_or_default(),
-            variability: e.parse("variability", VARIABILITY, parse_variability)?.unwrap_or_default(),
-            initial: e.parse("initial", INITIAL, parse_initial)?,
+            causality: e.parse("causality", CAUSALITY, Causality::parse)?.unwrap_or_default(),
+            variability: e.parse("variability", VARIABILITY, Variability::parse)?.unwrap_or_default(),
+            initial: e.parse("initial", INITIAL, Initial::parse)?,
             can_handle_multiple_set_per_time_instant: e.bool("canHandleMultipleSetPerTimeInstant")?,
             kind,
             annotations,

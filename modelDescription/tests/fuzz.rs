@@ -92,7 +92,11 @@ fn seeds() -> &'static [String] {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         let dir = std::env::var_os("FMU_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target/fmu"));
         let mut fmus: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "fmu")).collect())
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
+                    .collect()
+            })
             .unwrap_or_default();
         fmus.sort();
         for p in fmus {
@@ -282,7 +286,8 @@ fn mutate(seed: &str, mutations: &[Mutation]) -> String {
             }
             Mutation::Value { n, value } => {
                 // The n-th `="…"` (modulo their number).
-                let starts: Vec<usize> = b.windows(2).enumerate().filter(|(_, w)| w == b"=\"").map(|(i, _)| i + 2).collect();
+                let starts: Vec<usize> =
+                    b.windows(2).enumerate().filter(|(_, w)| w == b"=\"").map(|(i, _)| i + 2).collect();
                 if let Some(&s) = starts.get(n % starts.len().max(1)) {
                     if let Some(e) = b[s..].iter().position(|c| *c == b'"') {
                         b.splice(s..s + e, VALUES[*value].bytes());
