@@ -109,22 +109,48 @@ pub fn step<const N: usize>(
             0
         }
         Method::Trapezoidal => {
-            // r(y) = y − x − h/2 (f(τ0, x) + f(τ0 + h, y)) = 0, Newton with I − h/2 ∂f/∂y.
+            // r(y) = y − x − h/2 (f(τ0, x) + f(τ0 + h, y)) = 0. Simplified Newton first: the
+            // matrix I − h/2 ∂f/∂y is evaluated and factored once per step (at x_n) and reused;
+            // when that contracts too slowly, full Newton with a fresh Jacobian every iteration.
             let f0 = ode.f(tau0, x);
             let base = *x + f0 * (0.5 * h);
             // Start from x_n: an explicit predictor overshoots badly when h|λ| ≫ 1.
             let mut y = *x;
+            let converged = |dx: &SVector<f64, N>, y: &SVector<f64, N>| {
+                dx.iter().zip(y.iter()).all(|(d, yi)| d.abs() <= newton.abs_tol + newton.rel_tol * yi.abs())
+            };
             let mut done = None;
             let mut correction = f64::INFINITY;
-            for it in 1..=newton.max_iter {
+            let lu = Lu::factor(SMatrix::<f64, N, N>::identity() - ode.jacobian(tau0 + h, &y) * (0.5 * h))
+                .ok_or(StepError::Singular)?;
+            let chord_iterations = newton.max_iter.min(8);
+            for it in 1..=chord_iterations {
                 let r = y - base - ode.f(tau0 + h, &y) * (0.5 * h);
-                let m = SMatrix::<f64, N, N>::identity() - ode.jacobian(tau0 + h, &y) * (0.5 * h);
-                let dx = solve(m, r).ok_or(StepError::Singular)?;
+                let dx = lu.solve(r);
                 y -= dx;
-                correction = dx.amax();
-                if dx.iter().zip(y.iter()).all(|(d, yi)| d.abs() <= newton.abs_tol + newton.rel_tol * yi.abs()) {
+                let c = dx.amax();
+                if converged(&dx, &y) {
                     done = Some(it);
                     break;
+                }
+                // Contraction too slow (or diverging): switch to full Newton from x_n.
+                if it > 1 && c > 0.25 * correction {
+                    y = *x;
+                    break;
+                }
+                correction = c;
+            }
+            if done.is_none() {
+                for it in 1..=newton.max_iter {
+                    let r = y - base - ode.f(tau0 + h, &y) * (0.5 * h);
+                    let m = SMatrix::<f64, N, N>::identity() - ode.jacobian(tau0 + h, &y) * (0.5 * h);
+                    let dx = solve(m, r).ok_or(StepError::Singular)?;
+                    y -= dx;
+                    correction = dx.amax();
+                    if converged(&dx, &y) {
+                        done = Some(chord_iterations + it);
+                        break;
+                    }
                 }
             }
             let iterations = done.ok_or(StepError::Newton { iterations: newton.max_iter, correction })?;
@@ -136,6 +162,52 @@ pub fn step<const N: usize>(
         Ok(iterations)
     } else {
         Err(StepError::NotFinite)
+    }
+}
+
+/// LU factorization with partial pivoting of a small matrix, for repeated solves.
+pub struct Lu<const N: usize> {
+    lu: SMatrix<f64, N, N>,
+    perm: [usize; N],
+}
+
+impl<const N: usize> Lu<N> {
+    /// Factors `m`; None when singular.
+    pub fn factor(mut m: SMatrix<f64, N, N>) -> Option<Self> {
+        let mut perm = [0usize; N];
+        for (i, p) in perm.iter_mut().enumerate() {
+            *p = i;
+        }
+        for k in 0..N {
+            let (p, pivot) = (k..N).map(|i| (i, m[(i, k)].abs())).fold((k, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+            if !(pivot > 0.0 && pivot.is_finite()) {
+                return None;
+            }
+            m.swap_rows(k, p);
+            perm.swap(k, p);
+            for i in k + 1..N {
+                let f = m[(i, k)] / m[(k, k)];
+                m[(i, k)] = f;
+                for j in k + 1..N {
+                    m[(i, j)] -= f * m[(k, j)];
+                }
+            }
+        }
+        Some(Self { lu: m, perm })
+    }
+
+    /// Solves the factored system for `r`.
+    pub fn solve(&self, r: SVector<f64, N>) -> SVector<f64, N> {
+        let mut y = SVector::<f64, N>::zeros();
+        for i in 0..N {
+            let s: f64 = (0..i).map(|j| self.lu[(i, j)] * y[j]).sum();
+            y[i] = r[self.perm[i]] - s;
+        }
+        for i in (0..N).rev() {
+            let s: f64 = (i + 1..N).map(|j| self.lu[(i, j)] * y[j]).sum();
+            y[i] = (y[i] - s) / self.lu[(i, i)];
+        }
+        y
     }
 }
 
@@ -206,6 +278,8 @@ mod tests {
         let x = solve(m, m * y).unwrap();
         assert!((x - y).amax() < 1e-14);
         assert!(solve(SMatrix::<f64, 2, 2>::zeros(), SVector::<f64, 2>::zeros()).is_none());
+        let lu = Lu::factor(m).unwrap();
+        assert!((lu.solve(m * y) - y).amax() < 1e-14);
     }
 
     #[test]
