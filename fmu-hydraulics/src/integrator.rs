@@ -235,15 +235,24 @@ pub fn solve<const N: usize>(mut m: SMatrix<f64, N, N>, mut r: SVector<f64, N>) 
     Some(r)
 }
 
+/// Iteration cap of the Schur decomposition. It converges in a few dozen iterations; without a
+/// cap (`DMatrix::complex_eigenvalues` has none) a matrix whose iteration overflows to NaN,
+/// e.g. from finite but huge parameters, loops forever (found by `tests/tests/fuzz_c_api_hydraulics.rs`).
+const SCHUR_MAX_ITERATIONS: usize = 10_000;
+
 /// Largest |λ| of the Jacobian at (τ, x): the stiffest mode (complex eigenvalues by nalgebra's
-/// Schur decomposition on a dynamic copy; called once per communication step).
+/// Schur decomposition on a dynamic copy; called once per communication step). Infinite when the
+/// Jacobian is not finite or the decomposition does not converge.
 pub fn stiffest_eigenvalue<const N: usize>(ode: &impl Ode<N>, tau: f64, x: &SVector<f64, N>) -> f64 {
     let j = ode.jacobian(tau, x);
     let d = nalgebra::DMatrix::from_fn(N, N, |r, c| j[(r, c)]);
     if !d.iter().all(|v| v.is_finite()) {
         return f64::INFINITY;
     }
-    d.complex_eigenvalues().iter().map(|l| l.norm()).fold(0.0, f64::max)
+    match nalgebra::Schur::try_new(d, f64::EPSILON, SCHUR_MAX_ITERATIONS) {
+        Some(schur) => schur.complex_eigenvalues().iter().map(|l| l.norm()).fold(0.0, f64::max),
+        None => f64::INFINITY,
+    }
 }
 
 #[cfg(test)]

@@ -18,12 +18,20 @@ pub fn run() -> Result<()> {
     crate::package::fmus()?;
     let root = crate::root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(&cargo).current_dir(&root).args(["build", "--release", "-p", "master", "--bin", "cosim"]).status()?;
+    let status = Command::new(&cargo)
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "master", "--bin", "cosim"])
+        .status()?;
     if !status.success() {
         bail!("building cosim failed");
     }
     let cosim = crate::target_dir().join("release/cosim");
-    let out = Command::new(&cosim).current_dir(&root).arg("bench").args(SCENARIOS).args(["--repeat", "5"]).output()
+    let out = Command::new(&cosim)
+        .current_dir(&root)
+        .arg("bench")
+        .args(SCENARIOS)
+        .args(["--repeat", "5"])
+        .output()
         .with_context(|| format!("running {}", cosim.display()))?;
     if !out.status.success() {
         bail!("cosim bench failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -38,7 +46,11 @@ pub fn run() -> Result<()> {
     let readme = std::fs::read_to_string(&readme_path)?;
     let (begin, end) = ("<!-- bench:begin -->", "<!-- bench:end -->");
     if let (Some(a), Some(b)) = (readme.find(begin), readme.find(end)) {
-        let new = format!("{}{begin}\n{summary}\nFull output: [docs/performance.md](docs/performance.md).\n{}", &readme[..a], &readme[b..]);
+        let new = format!(
+            "{}{begin}\n{summary}\nFull output: [docs/performance.md](docs/performance.md).\n{}",
+            &readme[..a],
+            &readme[b..]
+        );
         std::fs::write(&readme_path, new)?;
     }
     print!("{report}");
