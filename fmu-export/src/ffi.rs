@@ -543,7 +543,8 @@ status_fn!(/// `fmi2GetStringStatus`.
     get_string_status, "fmi2GetStringStatus", fmi2String, |comp, kind| comp.get_string_status(kind), |v| v);
 
 /// Exports the FMI 2.0 Co-Simulation API of a cdylib serving the given models, dispatching
-/// `fmi2Instantiate` on the GUID. Also defines `pub static FMUS: &[&dyn fmu_export::Fmu]`, the
+/// `fmi2Instantiate` on the GUID. The calling crate declares a feature `no-fmi-exports` that
+/// leaves the `fmi2*` symbols out (for binaries that link several FMU crates). Also defines `pub static FMUS: &[&dyn fmu_export::Fmu]`, the
 /// list the packager (`cargo xtask fmus`) reads.
 ///
 /// ```ignore
@@ -559,6 +560,9 @@ macro_rules! export_fmus {
         }),+];
 
         /// The exported `fmi2*` functions (FMI 2.0.4 §2.1, §4.2); see `fmu_export::ffi`.
+        /// A crate that links several FMU libraries as rlibs (the packager, tests) turns them off
+        /// with the FMU crate's feature `no-fmi-exports`, else their symbols would clash.
+        #[cfg(not(feature = "no-fmi-exports"))]
         #[allow(non_snake_case, clippy::missing_safety_doc, missing_docs)]
         pub mod fmi2_exports {
             use $crate::types::*;
