@@ -38,6 +38,26 @@ unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
+extern "C" fn on_signal(_signal: i32) {
+    // Async-signal-safe: one atomic store.
+    master::run::INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// SIGINT and SIGTERM stop the run at the next communication point (results stay readable).
+fn install_signal_handlers() {
+    extern "C" {
+        fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
+    }
+    const SIGINT: i32 = 2;
+    const SIGTERM: i32 = 15;
+    // SAFETY: `signal` is the C library's; the handler only performs an atomic store, which is
+    // async-signal-safe, and stays valid for the whole process.
+    unsafe {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+    }
+}
+
 fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
 }
@@ -155,6 +175,7 @@ fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Run { system, out, stop_time, step, algorithm, extrapolation, parallel, isolate } => {
+            install_signal_handlers();
             let algorithm = match algorithm.as_deref() {
                 None => None,
                 Some(a) => match AlgorithmKind::parse(a) {

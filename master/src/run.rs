@@ -11,6 +11,10 @@ use model_description::ModelDescription;
 use std::path::Path;
 use std::time::Instant;
 
+/// Set by the `cosim` binary's SIGINT/SIGTERM handler: the run loop stops at the next
+/// communication point, the observers finish, and `summary.json` says "interrupted".
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Sets the start values, initializes every instance and returns the engine ready to step.
 pub fn initialize(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDescription]) -> Result<Engine> {
     for (spec, slave) in sys.instances.iter().zip(slaves.iter_mut()) {
@@ -53,6 +57,7 @@ pub fn run(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDescription
     let mut steps = 0;
     let mut values = Vec::with_capacity(labels.len());
     let mut engine = None;
+    let mut interrupted = false;
     let outcome = (|| -> Result<()> {
         let e = engine.insert(initialize(sys, slaves, mds)?);
         e.recorded(slaves, &mut values)?;
@@ -60,6 +65,10 @@ pub fn run(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDescription
             o.start(sys.start, &values, e.bonds())?;
         }
         for n in 0..sys.steps() {
+            if INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
             e.step(n, slaves)?;
             steps = n + 1;
             let t = sys.start + steps as f64 * sys.step;
@@ -74,6 +83,10 @@ pub fn run(sys: &System, slaves: &mut [Box<dyn Slave>], mds: &[&ModelDescription
         Ok(())
     })();
     let (status, message) = match &outcome {
+        Ok(()) if interrupted => (
+            "interrupted".to_owned(),
+            format!("interrupted (SIGINT/SIGTERM) at t = {}", sys.start + steps as f64 * sys.step),
+        ),
         Ok(()) => ("ok".to_owned(), String::new()),
         Err(e) => ("failed".to_owned(), e.to_string()),
     };

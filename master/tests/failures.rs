@@ -404,3 +404,31 @@ fn a_killed_worker_is_reported_by_the_next_call() {
     let e = s.terminate().unwrap_err().to_string();
     assert!(e.contains("victim: fmi2Terminate") && e.contains("signal 9"), "{e}");
 }
+
+#[test]
+fn sigint_stops_the_run_and_leaves_readable_results() {
+    let out = std::env::temp_dir().join(format!("cosim-sigint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let scenario = fmu_harness::paths::root().join("scenarios/oscillator-fd.toml");
+    // 10 s at H = 10 µs: a million steps, far longer than the second we wait.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cosim"))
+        .args(["run", scenario.to_str().unwrap(), "--out", out.to_str().unwrap(), "--step", "1e-5"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out_status = child.wait().unwrap();
+    assert!(!out_status.success(), "an interrupted run must not exit 0");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted", "{summary}");
+    assert!(summary["message"].as_str().unwrap().contains("interrupted"));
+    let steps = summary["steps"].as_u64().unwrap();
+    assert!(steps > 0 && steps < 1_000_000, "{steps}");
+    let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len() as u64, steps + 2, "header + start + every completed step");
+    assert!(rows.last().unwrap().split(',').all(|x| x.parse::<f64>().is_ok()), "last row is complete");
+}

@@ -177,7 +177,8 @@ pub struct Fmu {
     pub md: ModelDescription,
     /// The API.
     pub api: Api,
-    _lib: Library,
+    /// Never unloaded (see [`Fmu::load`]).
+    _lib: std::mem::ManuallyDrop<Library>,
     dir: PathBuf,
 }
 
@@ -252,7 +253,10 @@ impl Fmu {
             get_boolean_status: sym!("fmi2GetBooleanStatus"),
             get_string_status: sym!("fmi2GetStringStatus"),
         };
-        Ok(Self { md, api, _lib: lib, dir })
+        // The library stays loaded until the process ends: dlclose would unmap the FMU's
+        // once-per-process caches (its description tables), which a leak checker then reports as
+        // "definitely lost" although nothing leaks per instance.
+        Ok(Self { md, api, _lib: std::mem::ManuallyDrop::new(lib), dir })
     }
 
     /// Value reference of a variable by name.

@@ -278,3 +278,20 @@ fn direct_feedthrough_output_follows_its_inputs_without_a_step() {
         .collect();
     assert_eq!(deps, ["xi", "xi_dot"]);
 }
+
+#[test]
+fn instantiate_free_cycles_do_not_accumulate() {
+    // Run under valgrind by `cargo xtask test`: a leak per cycle would show 100 times.
+    let fmu = load("hydraulics-lumped3");
+    for k in 0..100 {
+        let inst = fmu.instantiate(&format!("cycle{k}")).unwrap();
+        inst.initialize(0.0);
+        assert_eq!(inst.do_step(0.0, 1e-3), status::OK);
+        let (s, mut state) = inst.get_state();
+        assert_eq!(s, status::OK);
+        let (s, bytes) = inst.serialize(&state);
+        assert_eq!(s, status::OK);
+        assert!(!bytes.is_empty());
+        assert_eq!(inst.free_state(&mut state), status::OK);
+    }
+}

@@ -72,6 +72,39 @@ fn extract_gemseo_fmus(wheel: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The FMU call-sequence tests (tests/tests/c_api.rs, which drive the packaged .so files) under
+/// valgrind memcheck: zero errors and no definite leaks.
+fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<()> {
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        bail!("valgrind is not installed (apt-get install valgrind); .ci/run installs it");
+    }
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["test", "--no-run", "-p", "integration-tests", "--test", "c_api"])
+        .output()
+        .context("building the c_api tests")?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let exe = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '(' || c == ')'))
+        .find(|w| w.contains("deps/c_api-"))
+        .context("no c_api test executable in cargo's output")?;
+    let mut cmd = Command::new("valgrind");
+    cmd.current_dir(root)
+        .args([
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite",
+            "--show-leak-kinds=definite",
+            "-q",
+        ])
+        .arg(root.join(exe))
+        .arg("--test-threads=1")
+        .env("FMU_DIR", fmu_dir)
+        .env("FMI_PYTHON", python);
+    sh(&mut cmd).context("valgrind memcheck of the FMU call-sequence tests")
+}
+
 pub fn run(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
     let python = venv()?;
@@ -89,6 +122,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .env("FMU_DIR", &fmu_dir);
     sh(&mut test)?;
     if !quick {
+        valgrind(&cargo, &root, &fmu_dir, &python)?;
         sh(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))?;
         sh(Command::new(&cargo).current_dir(&root).args([
             "clippy",
