@@ -52,8 +52,16 @@ fn load(path: &Path, over: &Overrides) -> Result<Loaded> {
     Ok(Loaded { sys, fmus })
 }
 
-fn instantiate(l: &Loaded, timing: bool) -> Result<Vec<Box<dyn Slave>>> {
+fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Slave>>> {
     let mut v: Vec<Box<dyn Slave>> = Vec::new();
+    if isolate {
+        let exe = std::env::current_exe()?;
+        for spec in &l.sys.instances {
+            let (s, _) = master::fmu::IsolatedSlave::spawn(&exe, &spec.fmu, &spec.name)?;
+            v.push(Box::new(s));
+        }
+        return Ok(v);
+    }
     for (spec, f) in l.sys.instances.iter().zip(&l.fmus) {
         let mut s = f.instantiate(&spec.name)?;
         s.set_timing(timing);
@@ -108,8 +116,15 @@ struct MasterRun {
     allocs_per_step: f64,
 }
 
-fn master_run(l: &Loaded, steps: u64, csv: Option<&Path>, timing: bool, allocs: AllocCounter) -> Result<MasterRun> {
-    let mut slaves = instantiate(l, timing)?;
+fn master_run(
+    l: &Loaded,
+    steps: u64,
+    csv: Option<&Path>,
+    timing: bool,
+    isolate: bool,
+    allocs: AllocCounter,
+) -> Result<MasterRun> {
+    let mut slaves = instantiate(l, timing, isolate)?;
     let mds: Vec<&ModelDescription> = l.fmus.iter().map(|f| f.model_description()).collect();
     let warm = (steps / 10).clamp(1, 1000);
     let mut sys = l.sys.clone();
@@ -185,7 +200,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let runs = |csv: bool, timing: bool, l: &Loaded| -> Result<Vec<MasterRun>> {
             let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
             let v = (0..opts.repeat)
-                .map(|_| master_run(l, steps, csv.then_some(tmp.as_path()), timing, allocs))
+                .map(|_| master_run(l, steps, csv.then_some(tmp.as_path()), timing, false, allocs))
                 .collect::<Result<Vec<_>>>();
             let _ = std::fs::remove_file(&tmp);
             v
@@ -207,6 +222,16 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         } else {
             String::new()
         };
+        let isolated = master_run(&l, (steps / 10).max(10), None, false, true, allocs)
+            .map(|m| {
+                format!(
+                    "| instances in worker processes (`--isolate`) | {} µs/step ({:.0}× in process) |\n",
+                    us(m.per_step),
+                    m.per_step / per_step
+                )
+            })
+            .unwrap_or_else(|e| format!("| instances in worker processes (`--isolate`) | failed: {e} |\n"));
+        let par_line = par_line + &isolated;
         r.push_str(&format!(
             "\n## {}\n\n{} instances, H = {} s, {} steps ({} s simulated)\n\n| quantity | value |\n|---|---|\n\
              | wall time per step, no output | {} µs |\n| real-time factor | {:.0}× |\n\

@@ -186,6 +186,12 @@ fn system_file_errors_name_the_file_key_and_value() {
     );
     fails_with(&BASE.replace("oscillator-fd-m2.fmu", "missing.fmu"), &["missing.fmu"]);
     fails_with(&format!("{BASE}[simulation2]\n"), &["unknown field `simulation2`"]);
+    // Two outputs with direct feedthrough feeding each other: an algebraic loop, refused under
+    // both schemes, with the instances named.
+    let looped = BASE.replace("oscillator-fd-m2.fmu", "oscillator-fd-m1.fmu")
+        + "[[connections]]\nfrom = \"m1.F\"\nto = \"m2.xi\"\n[[connections]]\nfrom = \"m2.F\"\nto = \"m1.xi\"\n";
+    fails_with(&looped, &["algebraic loop", "m1", "m2"]);
+    fails_with(&looped.replace("stop = 0.1", "stop = 0.1\nalgorithm = \"gauss-seidel\""), &["algebraic loop"]);
 }
 
 #[test]
