@@ -282,7 +282,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                     .iter()
                     .find(|p| p["tool"].as_str() == Some(tool))
                     .and_then(|p| if p["ok"].as_bool() == Some(true) { p["us_per_step"].as_f64() } else { None })
-                    .map_or("n/a".to_owned(), |t| format!(" {t:.3} ({:.1}×) |", t / (per_step * 1e6)));
+                    .map_or(" n/a |".to_owned(), |t| format!(" {t:.3} ({:.1}×) |", t / (per_step * 1e6)));
                 line.push_str(&cell);
                 if !line.ends_with('|') {
                     line.push_str(" |");
