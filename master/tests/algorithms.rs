@@ -20,11 +20,8 @@ struct Run {
 }
 
 fn system_text(coupling: &str, h: f64, algorithm: &str, m: usize, stop: f64, extra: &str) -> String {
-    let (i1, i2, links) = if coupling == "fd" {
-        (
-            "",
-            "",
-            r#"
+    let links = if coupling == "fd" {
+        r#"
 [[connections]]
 from = "m2.x"
 to = "m1.xi"
@@ -37,13 +34,9 @@ to = "m2.F"
 [[bonds]]
 name = "spring"
 ports = [ { instance = "m1", effort = "F", flow = "xi_dot", sign = -1.0 }, { instance = "m2", effort = "F", flow = "v" } ]
-"#,
-        )
+"#
     } else {
-        (
-            "",
-            "",
-            r#"
+        r#"
 [[connections]]
 from = "m2.x"
 to = "m1.xi"
@@ -56,8 +49,7 @@ to = "m2.eta"
 [[connections]]
 from = "m1.v"
 to = "m2.eta_dot"
-"#,
-        )
+"#
     };
     format!(
         r#"
@@ -68,10 +60,10 @@ algorithm = "{algorithm}"
 extrapolation = {m}
 {extra}
 [instances.m1]
-fmu = "m1.fmu"{i1}
+fmu = "m1.fmu"
 start = {{ damping = "case1" }}
 [instances.m2]
-fmu = "m2.fmu"{i2}
+fmu = "m2.fmu"
 start = {{ damping = "case1" }}
 {links}
 [outputs]
