@@ -1,0 +1,10 @@
+//! The validation report (`cargo xtask validate` → `docs/validation.md`): every benchmark of the
+//! seed papers co-simulated from the packaged FMUs and compared with an analytical or monolithic
+//! reference. Each section returns its rows (paper's number, ours, target, PASS/FAIL) so the
+//! integration tests can assert the same rows the report prints.
+
+pub mod report;
+
+pub use report::{Row, Section, Verdict};
+
+pub mod plot;
