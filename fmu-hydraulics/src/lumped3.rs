@@ -210,6 +210,20 @@ impl Lumped3 {
         [b[0] / v[0], b[1] / v[1], b[2] / v[2]]
     }
 
+    /// d(B_ei/V_i)/ds (Pa/m⁴): how the hydraulic stiffnesses of eqs. 20–22 change with the
+    /// actuator length (l̇1 = ṡ, l̇2 = −ṡ, so dV1/ds = A1, dV2/ds = −A2; V3 is fixed). From eqs.
+    /// 23–24: d(1/B_e1)/ds = A1 V_h1/V1² (1/B_c − 1/B_h), d(1/B_e2)/ds = −A2 V_h2/V2² (1/B_c − 1/B_h).
+    /// Used by the unified solver's tangent (∂h/∂q).
+    pub fn gains_slope(&self, s: f64) -> [f64; 3] {
+        let b = self.bulk_moduli(s);
+        let [v1, v2, _] = self.volumes(s);
+        let (a1, a2) = (self.a1(), self.a2());
+        let soft = 1.0 / self.b_c - 1.0 / self.b_h;
+        let db1 = -b[0] * b[0] * a1 * self.v_h1 / (v1 * v1) * soft;
+        let db2 = b[1] * b[1] * a2 * self.v_h2 / (v2 * v2) * soft;
+        [db1 / v1 - b[0] * a1 / (v1 * v1), db2 / v2 + b[1] * a2 / (v2 * v2), 0.0]
+    }
+
     /// Valve flows for the state x = [p1, p2, p3, U] (eqs. 26–27 with the laminar region).
     ///
     /// Port mapping of the 4/3 valve (DIGEST §1.1, confirmed by Publication II eq. 33):
@@ -431,6 +445,20 @@ mod tests {
                     let (a, b) = (j[(r, k)], fd[(r, k)]);
                     assert!((a - b).abs() <= 1e-5 * b.abs() + 1e-9, "x = {x:?}: J[{r},{k}] = {a:e}, FD {b:e}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn gains_slope_matches_central_differences() {
+        let c = Lumped3::default();
+        for s in [0.46, 0.5, 0.62, 0.74] {
+            let e = 1e-6;
+            let (hi, lo) = (c.gains(s + e), c.gains(s - e));
+            let slope = c.gains_slope(s);
+            for i in 0..3 {
+                let fd = (hi[i] - lo[i]) / (2.0 * e);
+                assert!((fd - slope[i]).abs() <= 1e-6 * fd.abs().max(1.0), "s = {s}, i = {i}: {fd} vs {}", slope[i]);
             }
         }
     }

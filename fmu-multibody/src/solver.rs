@@ -292,22 +292,40 @@ fn step_i3alp<const N: usize, const M: usize>(
         lambda += phi * alpha;
         correction = dq.amax();
         if correction <= s.tol {
-            // Projections (eqs. 14–16) at the converged positions.
-            let qd_star = q * c1 + qd_hat;
-            let qdd_star = q * c2 + qdd_hat;
-            let j = mech.jacobian(&q);
-            let jt = j.transpose();
-            let ap = applied_forces(mech, law, &q, &qd_star, tau1);
-            let w = mm + ap.c * (0.5 * h) + ap.k * hh4;
-            let p = Lu::new(w + jt * j * (alpha * hh4)).ok_or(SolverError::Singular)?;
-            let qd = p.solve(&(w * qd_star));
-            let conv = mech.jacobian_dot_times_velocity(&q, &qd);
-            let qdd = p.solve(&(w * qdd_star - jt * conv * (alpha * hh4)));
+            let (qd, qdd) = project(mech, law, &q, &(q * c1 + qd_hat), &(q * c2 + qdd_hat), tau1, h, alpha)?;
             *st = State { q, qd, qdd, lambda };
             return Ok(iterations);
         }
     }
     Err(SolverError::Newton { iterations, residual, correction })
+}
+
+/// Mass-damping-stiffness-orthogonal projections of I3AL-P (seed 004 eqs. 14–16) at the
+/// converged positions `q`: with W = M + (h/2) C + (h²/4) K,
+/// (W + (h²/4) Φ_qᵀ α Φ_q) q̇ = W q̇*, (W + (h²/4) Φ_qᵀ α Φ_q) q̈ = W q̈* − (h²/4) Φ_qᵀ α Φ̇_q q̇.
+/// Returns the projected (q̇, q̈). Shared by the unified solver (seed 004 §3 uses the same
+/// projections).
+#[allow(clippy::too_many_arguments)]
+pub fn project<const N: usize, const M: usize>(
+    mech: &impl Mechanism<N, M>,
+    law: &impl ForceLaw,
+    q: &SVector<f64, N>,
+    qd_star: &SVector<f64, N>,
+    qdd_star: &SVector<f64, N>,
+    tau1: f64,
+    h: f64,
+    alpha: f64,
+) -> Result<(SVector<f64, N>, SVector<f64, N>), SolverError> {
+    let hh4 = 0.25 * h * h;
+    let j = mech.jacobian(q);
+    let jt = j.transpose();
+    let ap = applied_forces(mech, law, q, qd_star, tau1);
+    let w = mech.mass_matrix() + ap.c * (0.5 * h) + ap.k * hh4;
+    let p = Lu::new(w + jt * j * (alpha * hh4)).ok_or(SolverError::Singular)?;
+    let qd = p.solve(&(w * qd_star));
+    let conv = mech.jacobian_dot_times_velocity(q, &qd);
+    let qdd = p.solve(&(w * qdd_star - jt * conv * (alpha * hh4)));
+    Ok((qd, qdd))
 }
 
 fn step_i1al<const N: usize, const M: usize>(

@@ -19,15 +19,32 @@ fn libraries() -> Vec<Library> {
         Library { package: "fmu-hydraulics", lib_name: "hydraulics", fmus: hydraulics::FMUS },
         Library { package: "fmu-testing", lib_name: "testing", fmus: testing::FMUS },
         Library { package: "fmu-multibody", lib_name: "multibody", fmus: multibody::FMUS },
+        Library { package: "fmu-unified", lib_name: "unified", fmus: unified::FMUS },
     ]
 }
 
 /// Builds every FMU; returns their paths.
+///
+/// Two cargo invocations: the unified FMUs link the multibody and hydraulics crates as rlibs with
+/// their `no-fmi-exports` feature, and cargo unifies features within one invocation — built
+/// together, the co-simulation cdylibs would lose their fmi2* symbols. Each group is packaged
+/// right after its build, before the next build can overwrite a shared artifact.
 pub fn fmus() -> Result<Vec<PathBuf>> {
-    let libs = libraries();
+    let out_dir = crate::target_dir().join("fmu");
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let mut written = Vec::new();
+    let (unified, cosim): (Vec<Library>, Vec<Library>) =
+        libraries().into_iter().partition(|l| l.package == "fmu-unified");
+    for group in [cosim, unified] {
+        package(&group, &out_dir, &mut written)?;
+    }
+    Ok(written)
+}
+
+fn package(libs: &[Library], out_dir: &Path, written: &mut Vec<PathBuf>) -> Result<()> {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(crate::root()).args(["build", "--release", "--lib"]);
-    for l in &libs {
+    for l in libs {
         cmd.args(["-p", l.package]);
     }
     eprintln!("building release libraries: {cmd:?}");
@@ -35,10 +52,7 @@ pub fn fmus() -> Result<Vec<PathBuf>> {
     if !status.success() {
         bail!("cargo build --release failed ({status})");
     }
-    let out_dir = crate::target_dir().join("fmu");
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let mut written = Vec::new();
-    for l in &libs {
+    for l in libs {
         let so = crate::target_dir().join("release").join(format!("lib{}.so", l.lib_name));
         let binary = std::fs::read(&so).with_context(|| format!("reading {}", so.display()))?;
         for fmu in l.fmus {
@@ -48,7 +62,7 @@ pub fn fmus() -> Result<Vec<PathBuf>> {
             written.push(path);
         }
     }
-    Ok(written)
+    Ok(())
 }
 
 fn write_fmu(fmu: &dyn Fmu, binary: &[u8], path: &Path) -> Result<()> {
