@@ -14,6 +14,7 @@ pub mod observer;
 pub mod pool;
 pub mod run;
 pub mod system;
+pub mod tune;
 
 pub use error::{MasterError, Result};
 pub use fmu::Slave;

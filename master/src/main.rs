@@ -2,12 +2,14 @@
 //!
 //! ```text
 //! cosim run SYSTEM.toml [--out DIR] [--stop-time T] [--step H] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
+//! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim info FMU
 //! ```
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use master::system::{AlgorithmKind, Overrides, Parallel};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -55,6 +57,35 @@ fn install_signal_handlers() {
     unsafe {
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
+    }
+}
+
+extern "C" {
+    fn dup(fd: i32) -> i32;
+    fn dup2(old: i32, new: i32) -> i32;
+}
+
+/// Points file descriptor 2 at `path` (created/truncated); returns the original stderr.
+fn redirect_stderr(path: &std::path::Path) -> Result<std::fs::File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let log = std::fs::File::create(path)?;
+    // SAFETY: dup and dup2 on descriptors this process owns; the duplicate of fd 2 is handed to a
+    // File that owns it from here on.
+    unsafe {
+        let saved = dup(2);
+        if saved < 0 || dup2(log.as_raw_fd(), 2) < 0 {
+            bail!("dup/dup2 failed");
+        }
+        Ok(std::fs::File::from_raw_fd(saved))
+    }
+}
+
+/// Puts the original stderr back on file descriptor 2.
+fn restore_stderr(saved: std::fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `saved` is an open descriptor owned by this process.
+    unsafe {
+        dup2(saved.as_raw_fd(), 2);
     }
 }
 
@@ -124,6 +155,42 @@ enum Command {
         #[arg(long)]
         no_peers: bool,
     },
+    /// Publication III configuration search: replace external inputs with test functions, sweep
+    /// H per configuration while Σ|δE|(H) stays in its power-law relation, recommend, verify.
+    Tune {
+        /// The system file (TOML); its [tune] table declares the search (see docs/tune.md).
+        system: PathBuf,
+        /// External input replaced by the test functions (repeatable; overrides [tune].inputs).
+        #[arg(long = "input")]
+        inputs: Vec<String>,
+        /// First communication step H_ini (s).
+        #[arg(long)]
+        h_ini: Option<f64>,
+        /// Increment H_inc (s).
+        #[arg(long)]
+        h_inc: Option<f64>,
+        /// Largest H tried (s).
+        #[arg(long)]
+        h_max: Option<f64>,
+        /// Test functions, comma separated: step,ramp,impulse[:WIDTH],sin:FREQ.
+        #[arg(long)]
+        tests: Option<String>,
+        /// Extrapolation choices, comma separated: 0,1,2,3,4,I2.
+        #[arg(long)]
+        extrapolation: Option<String>,
+        /// Verification cycle: `system` (the file's own [[inputs]]) or a TOML file with stop and [[inputs]].
+        #[arg(long)]
+        verify: Option<String>,
+        /// Reference step of the verification (s; default H_inc).
+        #[arg(long)]
+        reference_step: Option<f64>,
+        /// Worker threads (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+        /// Output directory (default: `out/<system file stem>-tune`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Show an FMU's metadata, capabilities and variables.
     Info {
         /// The .fmu file.
@@ -164,6 +231,91 @@ fn run() -> Result<i32> {
             };
             print!("{}", bench::bench(&scenarios, &opts, allocations)?);
             Ok(0)
+        }
+        Command::Tune {
+            system,
+            inputs,
+            h_ini,
+            h_inc,
+            h_max,
+            tests,
+            extrapolation,
+            verify,
+            reference_step,
+            jobs,
+            out,
+        } => {
+            let tests = match tests {
+                None => None,
+                Some(t) => Some(
+                    t.split(',')
+                        .map(master::tune::signals::TestFn::parse)
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(anyhow::Error::msg)?,
+                ),
+            };
+            let extrapolation = match extrapolation {
+                None => None,
+                Some(e) => Some(
+                    e.split(',')
+                        .map(master::tune::space::parse_extrap_str)
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(anyhow::Error::msg)?,
+                ),
+            };
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("out")
+                    .join(format!("{}-tune", system.file_stem().map_or("system".into(), |s| s.to_string_lossy())))
+            });
+            // Thousands of runs: the FMUs' warnings (e.g. "RK4 unstable for this circuit") go to
+            // out/fmu-warnings.log instead of the terminal; the progress bar keeps the terminal.
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            let terminal = std::io::stderr().is_terminal();
+            let log = out.join("fmu-warnings.log");
+            let stderr =
+                redirect_stderr(&log).with_context(|| format!("redirecting FMU messages to {}", log.display()))?;
+            let progress: Option<std::sync::Mutex<Box<dyn std::io::Write + Send>>> =
+                if terminal { Some(std::sync::Mutex::new(Box::new(stderr.try_clone()?))) } else { None };
+            let opts = master::tune::TuneOptions {
+                out_dir: out.clone(),
+                sweep: master::tune::SweepOptions { jobs, progress },
+                verify,
+                reference_step,
+            };
+            let tuned = master::tune::tune_file(
+                &system,
+                |spec| {
+                    if !inputs.is_empty() {
+                        spec.inputs = inputs;
+                    }
+                    if let Some(h) = h_ini {
+                        spec.h_ini = h;
+                        if h_max.is_none() {
+                            spec.h_max = spec.h_max.max(h);
+                        }
+                    }
+                    spec.h_inc = h_inc.unwrap_or(spec.h_inc);
+                    spec.h_max = h_max.unwrap_or(spec.h_max);
+                    if let Some(t) = tests {
+                        spec.tests = t;
+                    }
+                    if let Some(e) = extrapolation {
+                        spec.extrapolations = e;
+                    }
+                },
+                &opts,
+            )
+            .with_context(|| format!("tuning {}", system.display()));
+            restore_stderr(stderr);
+            let tuned = tuned?;
+            print!("{}", tuned.text);
+            eprintln!(
+                "{} runs ({} reused); tune.csv, tune.json and recommended.toml in {}",
+                tuned.sweep.rows.len(),
+                tuned.sweep.reused,
+                out.display()
+            );
+            Ok(if tuned.report.paper.is_some() { 0 } else { 1 })
         }
         Command::Info { fmu } => {
             print!("{}", master::fmu::info::info(&fmu)?);

@@ -54,6 +54,9 @@ struct RawSystem {
     bonds: Vec<RawBond>,
     #[serde(default)]
     outputs: Option<RawOutputs>,
+    /// `[tune]`: read by `cosim tune` ([`crate::tune`]), ignored by `cosim run`.
+    #[serde(default)]
+    tune: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -378,6 +381,16 @@ impl Draft {
     pub fn fmus(&self) -> Vec<(String, PathBuf)> {
         let dir = self.path.parent().map(Path::to_path_buf).unwrap_or_default();
         self.raw.instances.iter().map(|(n, i)| (n.clone(), dir.join(&i.fmu))).collect()
+    }
+
+    /// The `[tune]` table, if any (configuration search settings, see [`crate::tune`]).
+    pub fn tune_table(&self) -> Option<&toml::Value> {
+        self.raw.tune.as_ref()
+    }
+
+    /// The system file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Whether the instances run in worker processes: `over.isolate`, else `[simulation].isolate`

@@ -1,0 +1,214 @@
+//! The sweep's answer: Publication III's table layout (test function | extrapolation | one column
+//! per parameter axis | H), the paper's recommendation (the most pessimistic row, §4.1) and a
+//! robust one (the configuration whose smallest limit over all tests is largest), `tune.json`.
+
+use super::space::{value_text, Config};
+use super::{Limit, Sweep};
+use serde::Serialize;
+
+/// The best configuration for one test.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableRow {
+    /// Test label.
+    pub test: String,
+    /// Test title (as in Tables 4 and 5).
+    pub title: String,
+    /// Configuration index.
+    #[serde(skip)]
+    pub config: usize,
+    /// Configuration label.
+    pub config_label: String,
+    /// Largest stable H (s), `None` if no configuration passed H_ini.
+    #[serde(rename = "H")]
+    pub h: Option<f64>,
+}
+
+/// A recommendation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recommendation {
+    /// Communication step (s).
+    #[serde(rename = "H")]
+    pub h: f64,
+    /// Configuration label.
+    pub config: String,
+    /// Extrapolation (`m = 2`, `I2`).
+    pub extrapolation: String,
+    /// Parameter values by key.
+    pub params: std::collections::BTreeMap<String, String>,
+    /// Index into the configurations.
+    #[serde(skip)]
+    pub index: usize,
+}
+
+impl Recommendation {
+    fn new(h: f64, index: usize, c: &Config) -> Self {
+        Self {
+            h,
+            config: c.label(),
+            extrapolation: c.extrapolation.label(),
+            params: c.params.iter().map(|(k, v)| (k.clone(), value_text(v))).collect(),
+            index,
+        }
+    }
+}
+
+/// The parsed results.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// One row per test.
+    pub table: Vec<TableRow>,
+    /// The most pessimistic row of the table (Publication III §4.1).
+    pub paper: Option<Recommendation>,
+    /// The configuration with the largest limit min over all tests, at that limit.
+    pub robust: Option<Recommendation>,
+}
+
+fn limits_of(sweep: &Sweep, test: usize) -> impl Iterator<Item = &Limit> {
+    sweep.limits.iter().filter(move |l| l.test == test)
+}
+
+/// Per test the configuration with the largest limit (ties: the smaller residual rate there,
+/// then enumeration order); the paper's and the robust recommendation.
+pub fn report(sweep: &Sweep) -> Report {
+    let mut table = Vec::new();
+    for (t, test) in sweep.spec.tests.iter().enumerate() {
+        let best = limits_of(sweep, t).filter(|l| l.h.is_some()).min_by(|a, b| {
+            let (ha, hb) = (a.h.unwrap_or(0.0), b.h.unwrap_or(0.0));
+            hb.total_cmp(&ha)
+                .then(a.rate.unwrap_or(f64::INFINITY).total_cmp(&b.rate.unwrap_or(f64::INFINITY)))
+                .then(a.config.cmp(&b.config))
+        });
+        table.push(TableRow {
+            test: test.label(),
+            title: test.title(),
+            config: best.map_or(0, |l| l.config),
+            config_label: best.map_or("(none)".into(), |l| sweep.configs[l.config].label()),
+            h: best.and_then(|l| l.h),
+        });
+    }
+    let paper = table
+        .iter()
+        .filter_map(|r| r.h.map(|h| (h, r.config)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(h, c)| Recommendation::new(h, c, &sweep.configs[c]));
+    let robust = (0..sweep.configs.len())
+        .filter_map(|c| {
+            let hs: Vec<Option<f64>> = sweep.limits.iter().filter(|l| l.config == c).map(|l| l.h).collect();
+            let min = hs.iter().try_fold(f64::INFINITY, |m, h| h.map(|h| m.min(h)))?;
+            Some((min, c))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(h, c)| Recommendation::new(h, c, &sweep.configs[c]));
+    Report { table, paper, robust }
+}
+
+fn ms(h: Option<f64>) -> String {
+    h.map_or("—".into(), |h| format!("{:.1} ms", h * 1e3))
+}
+
+/// Table 4/5 layout in Markdown (test function | extrapolation | parameters… | H).
+pub fn markdown_table(sweep: &Sweep, rep: &Report) -> String {
+    let keys: Vec<&String> = sweep.spec.params.iter().map(|(k, _)| k).collect();
+    let inc = format!("H ({} ms steps)", sweep.spec.h_inc * 1e3);
+    let mut s = format!(
+        "| test function | extrapolation |{} {inc} |\n|---|---|{}---|\n",
+        keys.iter().map(|k| format!(" {k} |")).collect::<String>(),
+        "---|".repeat(keys.len())
+    );
+    for r in &rep.table {
+        let c = &sweep.configs[r.config];
+        let (extrap, params): (String, String) = if r.h.is_some() {
+            (c.extrapolation.label(), c.params.iter().map(|(_, v)| format!(" {} |", value_text(v))).collect())
+        } else {
+            ("—".into(), " — |".repeat(keys.len()))
+        };
+        s += &format!("| {} | {extrap} |{params} {} |\n", r.title, ms(r.h));
+    }
+    s
+}
+
+/// The recommendation lines printed under the table.
+pub fn recommendation_text(rep: &Report) -> String {
+    let mut s = String::new();
+    match &rep.paper {
+        Some(r) => s += &format!("Paper method (smallest H over the tests): H = {} with {}\n", ms(Some(r.h)), r.config),
+        None => s += "Paper method: no configuration was stable at H_ini for some test\n",
+    }
+    match &rep.robust {
+        Some(r) => {
+            s += &format!("Robust (one configuration stable for every test): H = {} with {}\n", ms(Some(r.h)), r.config)
+        }
+        None => s += "Robust: no configuration passed every test at H_ini\n",
+    }
+    s
+}
+
+/// `tune.json`.
+#[derive(Debug, Serialize)]
+pub struct TuneJson<'a> {
+    /// The recommendation (the paper's method, most pessimistic row).
+    pub recommended: Option<&'a Recommendation>,
+    /// The configuration stable for every test, at its smallest limit.
+    pub robust: Option<&'a Recommendation>,
+    /// After the verification stage, if run.
+    pub verified: Option<&'a super::verify::Verified>,
+    /// Per test.
+    pub table: &'a [TableRow],
+    /// Every (test, configuration) limit.
+    pub limits: Vec<LimitJson>,
+    /// Sweep settings.
+    pub h_ini: f64,
+    /// Increment.
+    pub h_inc: f64,
+    /// Largest H tried.
+    pub h_max: f64,
+    /// Runs done, and reused from an interrupted sweep.
+    pub runs: usize,
+    /// Reused runs.
+    pub reused: usize,
+}
+
+/// One limit in `tune.json`.
+#[derive(Debug, Serialize)]
+pub struct LimitJson {
+    /// Test label.
+    pub test: String,
+    /// Configuration label.
+    pub config: String,
+    /// Largest accepted H (s).
+    #[serde(rename = "H")]
+    pub h: Option<f64>,
+    /// Why the sweep stopped (`failed`, `excess 2.1`, `steep 6.3`, `h_max`).
+    pub stop: String,
+}
+
+/// Builds `tune.json`'s content.
+pub fn json<'a>(sweep: &'a Sweep, rep: &'a Report, verified: Option<&'a super::verify::Verified>) -> TuneJson<'a> {
+    use super::criterion::Verdict;
+    TuneJson {
+        recommended: rep.paper.as_ref(),
+        robust: rep.robust.as_ref(),
+        verified,
+        table: &rep.table,
+        limits: sweep
+            .limits
+            .iter()
+            .map(|l| LimitJson {
+                test: sweep.spec.tests[l.test].label(),
+                config: sweep.configs[l.config].label(),
+                h: l.h,
+                stop: match &l.verdict {
+                    Verdict::Accept => "h_max".into(),
+                    Verdict::Failed => "failed".into(),
+                    Verdict::Excess(x) => format!("excess {x:.3}"),
+                    Verdict::Steep(p) => format!("steep {p:.3}"),
+                },
+            })
+            .collect(),
+        h_ini: sweep.spec.h_ini,
+        h_inc: sweep.spec.h_inc,
+        h_max: sweep.spec.h_max,
+        runs: sweep.rows.len(),
+        reused: sweep.reused,
+    }
+}

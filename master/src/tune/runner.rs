@@ -1,0 +1,242 @@
+//! One co-simulation run in memory: a system file with a configuration applied, test signals on
+//! the replaced inputs, H and a stop time; returns Σ|δE| of all bonds and the outcome. Each run
+//! instantiates its own FMU instances from FMUs loaded once (thread-safe per instance), so runs
+//! execute in parallel on worker threads.
+
+use super::space::{Config, Extrap, TuneSpec};
+use crate::error::{MasterError, Result};
+use crate::fmu::instance::Fmu2;
+use crate::fmu::Slave;
+use crate::system::{Draft, Overrides, Parallel, Signal, System, VarRef};
+use model_description::ModelDescription;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// What one run gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    /// Communication steps done.
+    pub steps: u64,
+    /// Simulated time covered (s).
+    pub time: f64,
+    /// Σ|δE| summed over all bonds (J).
+    pub e_abs: f64,
+    /// `None` if the run completed, else why it stopped.
+    pub failure: Option<String>,
+    /// Recorded variables at every communication point (only when asked for).
+    pub trace: Vec<Vec<f64>>,
+}
+
+/// The system file, its FMUs (loaded once) and the document every configuration is made from.
+pub struct Base {
+    path: PathBuf,
+    doc: toml::Table,
+    fmus: Vec<Arc<Fmu2>>,
+    names: Vec<String>,
+    counter: AtomicU64,
+}
+
+impl Base {
+    /// Reads the system file and loads each FMU once.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
+        let draft = Draft::parse(path, &text)?;
+        let doc: toml::Table = toml::from_str(&text).map_err(|e| MasterError::System {
+            path: path.to_path_buf(),
+            key: String::new(),
+            message: e.message().to_owned(),
+        })?;
+        let mut loaded: Vec<(PathBuf, Arc<Fmu2>)> = Vec::new();
+        let mut fmus = Vec::new();
+        let mut names = Vec::new();
+        for (name, fmu_path) in draft.fmus() {
+            let fmu = match loaded.iter().find(|(p, _)| *p == fmu_path) {
+                Some((_, f)) => Arc::clone(f),
+                None => {
+                    let f = Fmu2::load(&fmu_path)?;
+                    loaded.push((fmu_path.clone(), Arc::clone(&f)));
+                    f
+                }
+            };
+            fmus.push(fmu);
+            names.push(name);
+        }
+        Ok(Self { path: path.to_path_buf(), doc, fmus, names, counter: AtomicU64::new(0) })
+    }
+
+    /// The `[tune]` table.
+    pub fn tune_table(&self) -> Option<&toml::Value> {
+        self.doc.get("tune")
+    }
+
+    /// The system file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Model descriptions, one per instance (sorted by instance name).
+    pub fn mds(&self) -> Vec<&ModelDescription> {
+        self.fmus.iter().map(|f| f.model_description()).collect()
+    }
+
+    /// The system document with `config` applied: start values set, the swept connections'
+    /// extrapolation replaced, and the `[[inputs]]` of the replaced inputs removed when
+    /// `drop_inputs` (else kept, as in the recommended system file).
+    pub fn document(&self, spec: &TuneSpec, config: &Config, drop_inputs: bool) -> Result<toml::Table> {
+        let err =
+            |key: &str, message: String| MasterError::System { path: self.path.clone(), key: key.to_owned(), message };
+        let mut doc = self.doc.clone();
+        for (key, value) in &config.params {
+            for dotted in key.split(',') {
+                let (inst, var) = dotted
+                    .trim()
+                    .split_once('.')
+                    .ok_or_else(|| err("tune.space", format!("\"{dotted}\" is not instance.variable")))?;
+                let start = doc
+                    .get_mut("instances")
+                    .and_then(|i| i.get_mut(inst))
+                    .and_then(toml::Value::as_table_mut)
+                    .ok_or_else(|| err("tune.space", format!("unknown instance \"{inst}\" in \"{dotted}\"")))?
+                    .entry("start")
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                if let Some(t) = start.as_table_mut() {
+                    t.insert(var.to_owned(), value.clone());
+                }
+            }
+        }
+        let swept = |to: &str| spec.extrapolate.as_ref().is_none_or(|l| l.iter().any(|x| x == to));
+        if let Some(conns) = doc.get_mut("connections").and_then(toml::Value::as_array_mut) {
+            for c in conns.iter_mut().filter_map(toml::Value::as_table_mut) {
+                let to = c.get("to").and_then(toml::Value::as_str).unwrap_or_default().to_owned();
+                if !swept(&to) {
+                    continue;
+                }
+                match &config.extrapolation {
+                    Extrap::Order(m) => {
+                        c.insert("extrapolation".into(), toml::Value::Integer(*m as i64));
+                        c.remove("derivatives");
+                    }
+                    Extrap::I2 => {
+                        let d = spec.i2.get(&to).ok_or_else(|| {
+                            err("tune.i2", format!("extrapolation I2 needs [tune.i2].\"{to}\" = [derivative outputs]"))
+                        })?;
+                        c.insert("extrapolation".into(), toml::Value::String("I2".into()));
+                        c.insert(
+                            "derivatives".into(),
+                            toml::Value::Array(d.iter().map(|s| toml::Value::String(s.clone())).collect()),
+                        );
+                    }
+                }
+            }
+        }
+        if drop_inputs {
+            if let Some(inputs) = doc.get_mut("inputs").and_then(toml::Value::as_array_mut) {
+                inputs.retain(|i| {
+                    let to = i.get("to").and_then(toml::Value::as_str).unwrap_or_default();
+                    !spec.inputs.iter().any(|x| x == to)
+                });
+            }
+        }
+        Ok(doc)
+    }
+
+    /// Parses a document made by [`Base::document`] (FMU paths stay relative to the system file).
+    pub fn draft(&self, doc: &toml::Table) -> Result<Draft> {
+        let text = toml::to_string(doc).map_err(|e| MasterError::System {
+            path: self.path.clone(),
+            key: String::new(),
+            message: format!("cannot write the configured system: {e}"),
+        })?;
+        Draft::parse(&self.path, &text)
+    }
+
+    /// Resolves `inst.var` to a variable reference.
+    pub fn var(&self, dotted: &str) -> Result<VarRef> {
+        let bad = |message: String| MasterError::System { path: self.path.clone(), key: "tune".into(), message };
+        let (inst, var) =
+            dotted.split_once('.').ok_or_else(|| bad(format!("\"{dotted}\" is not of the form instance.variable")))?;
+        let i = self
+            .names
+            .iter()
+            .position(|n| n == inst)
+            .ok_or_else(|| bad(format!("unknown instance \"{inst}\" in \"{dotted}\"")))?;
+        let md = self.fmus[i].model_description();
+        let v = md
+            .variable(var)
+            .ok_or_else(|| bad(format!("instance \"{inst}\" ({}) has no variable \"{var}\"", md.model_name)))?;
+        Ok(VarRef {
+            instance: i,
+            name: var.to_owned(),
+            vr: v.value_reference,
+            ty: v.kind.base_type(),
+            causality: v.causality,
+        })
+    }
+
+    /// Runs `draft` at step `h` for `steps` steps with `signals` added (replacing nothing: the
+    /// draft must not drive those inputs). `max_e_abs` stops a run whose Σ|δE| blows up;
+    /// `record` names variables whose values are returned at every communication point.
+    pub fn run(
+        &self,
+        draft: &Draft,
+        h: f64,
+        steps: u64,
+        signals: &[Signal],
+        max_e_abs: Option<f64>,
+        record: Option<&[VarRef]>,
+    ) -> Result<RunOutcome> {
+        let over = Overrides {
+            step: Some(h),
+            stop: Some(steps as f64 * h),
+            parallel: Some(Parallel::Off),
+            isolate: Some(false),
+            ..Default::default()
+        };
+        let mds = self.mds();
+        let mut sys: System = draft.resolve(&mds, &over)?;
+        sys.signals.extend_from_slice(signals);
+        sys.max_residual_energy = max_e_abs;
+        if let Some(r) = record {
+            sys.outputs = r.to_vec();
+        }
+        let id = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(sys.instances.len());
+        for (spec, fmu) in sys.instances.iter().zip(&self.fmus) {
+            slaves.push(Box::new(fmu.instantiate(&format!("{}#{id}", spec.name))?));
+        }
+        let mut out = RunOutcome { steps: 0, time: 0.0, e_abs: 0.0, failure: None, trace: Vec::new() };
+        let mut values = Vec::new();
+        let result = (|| -> Result<()> {
+            let mut engine = crate::run::initialize(&sys, &mut slaves, &mds)?;
+            engine.set_timing(false);
+            if record.is_some() {
+                engine.recorded(&mut slaves, &mut values)?;
+                out.trace.push(values.clone());
+            }
+            for n in 0..steps {
+                let r = engine.step(n, &mut slaves);
+                out.e_abs = engine.bonds().iter().map(|b| b.e_abs).sum();
+                r?;
+                out.steps = n + 1;
+                if record.is_some() {
+                    engine.recorded(&mut slaves, &mut values)?;
+                    out.trace.push(values.clone());
+                }
+            }
+            for s in slaves.iter_mut() {
+                s.terminate()?;
+            }
+            Ok(())
+        })();
+        out.time = out.steps as f64 * h;
+        if let Err(e) = result {
+            out.failure = Some(e.to_string());
+        }
+        if out.failure.is_none() && !out.e_abs.is_finite() {
+            out.failure = Some(format!("Σ|δE| = {} is not finite", out.e_abs));
+        }
+        Ok(out)
+    }
+}

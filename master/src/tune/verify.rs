@@ -1,0 +1,249 @@
+//! Verification stage (beyond Publication III): short test signals can recommend an H that
+//! diverges on a real cycle — the paper saw it for its ramp and 70 Hz tests (§4.1). The
+//! recommended configuration runs the cycle (e.g. J1 of SPEC §3.6) at its H, is compared with a
+//! reference run of the same configuration at a small step, and H is backed off by H_inc until
+//! the run is stable and every compared variable is within the tolerance:
+//! `max_t |x(t) − x_ref(t)| ≤ tol · (max x_ref − min x_ref)`.
+
+use super::runner::Base;
+use super::space::{Config, TuneSpec};
+use crate::error::{MasterError, Result};
+use crate::system::{Signal, VarRef};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A cycle for the external inputs.
+#[derive(Debug, Clone)]
+pub struct Cycle {
+    /// Where it came from (for messages and the report).
+    pub name: String,
+    /// Duration (s).
+    pub stop: f64,
+    /// Signals on the replaced inputs.
+    pub signals: Vec<Signal>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCycle {
+    stop: f64,
+    inputs: Vec<RawInput>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInput {
+    to: String,
+    times: Vec<f64>,
+    values: Vec<f64>,
+    #[serde(default)]
+    interpolation: Option<String>,
+}
+
+impl Cycle {
+    /// `system`: the system file's own `[[inputs]]` and stop time; otherwise a TOML file with
+    /// `stop = T` and `[[inputs]]` tables in the system-file format (to, times, values,
+    /// interpolation).
+    pub fn load(arg: &str, base: &Base) -> Result<Self> {
+        let (path, text) = if arg == "system" {
+            let p = base.path().to_path_buf();
+            (p.clone(), std::fs::read_to_string(&p).map_err(|source| MasterError::Io { path: p, source })?)
+        } else {
+            let p = Path::new(arg).to_path_buf();
+            (p.clone(), std::fs::read_to_string(&p).map_err(|source| MasterError::Io { path: p, source })?)
+        };
+        let err = |key: &str, message: String| MasterError::System { path: path.clone(), key: key.into(), message };
+        let doc: toml::Table = toml::from_str(&text).map_err(|e| err("", e.message().to_owned()))?;
+        let stop = if arg == "system" {
+            doc.get("simulation").and_then(|s| s.get("stop")).and_then(toml::Value::as_float)
+        } else {
+            doc.get("stop").and_then(|s| s.as_float().or_else(|| s.as_integer().map(|i| i as f64)))
+        }
+        .ok_or_else(|| err("stop", "no stop time".into()))?;
+        let inputs = doc.get("inputs").cloned().unwrap_or(toml::Value::Array(vec![]));
+        let raw: RawCycle = toml::Value::Table(toml::Table::from_iter([
+            ("stop".to_owned(), toml::Value::Float(stop)),
+            ("inputs".to_owned(), inputs),
+        ]))
+        .try_into()
+        .map_err(|e: toml::de::Error| err("inputs", e.message().to_owned()))?;
+        let mut signals = Vec::new();
+        for (k, i) in raw.inputs.iter().enumerate() {
+            let to = base.var(&i.to)?;
+            if i.times.is_empty() || i.times.len() != i.values.len() || i.times.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(err(
+                    &format!("inputs[{k}]"),
+                    "times must be strictly increasing, as many as values".into(),
+                ));
+            }
+            let linear = match i.interpolation.as_deref() {
+                None | Some("step") => false,
+                Some("linear") => true,
+                Some(o) => return Err(err(&format!("inputs[{k}].interpolation"), format!("\"{o}\""))),
+            };
+            signals.push(Signal { to, times: i.times.clone(), values: i.values.clone(), linear });
+        }
+        if !(raw.stop.is_finite() && raw.stop > 0.0) {
+            return Err(err("stop", format!("{} must be positive", raw.stop)));
+        }
+        Ok(Self { name: arg.to_owned(), stop: raw.stop, signals })
+    }
+}
+
+/// One verification run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Attempt {
+    /// Communication step (s).
+    #[serde(rename = "H")]
+    pub h: f64,
+    /// Ran to the end.
+    pub stable: bool,
+    /// Failure message.
+    pub message: String,
+    /// Largest relative error over the compared variables (error / range of the reference).
+    pub error: f64,
+    /// The variable with that error.
+    pub worst: String,
+    /// Σ|δE| over the cycle (J).
+    pub sum_abs_de: f64,
+}
+
+/// The verification's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verified {
+    /// Verified H (s), `None` if even H_ini failed.
+    #[serde(rename = "H")]
+    pub h: Option<f64>,
+    /// Configuration label.
+    pub config: String,
+    /// The cycle.
+    pub cycle: String,
+    /// Reference step (s).
+    pub reference_step: f64,
+    /// Relative tolerance.
+    pub tolerance: f64,
+    /// Compared variables.
+    pub compare: Vec<String>,
+    /// Every run, largest H first.
+    pub attempts: Vec<Attempt>,
+}
+
+/// Traces written for plots: time and the compared variables.
+pub struct Traces {
+    /// Reference (t, values).
+    pub reference: (f64, Vec<Vec<f64>>),
+    /// The first attempt (the paper's H).
+    pub first: Option<(f64, Vec<Vec<f64>>)>,
+    /// The verified run.
+    pub verified: Option<(f64, Vec<Vec<f64>>)>,
+}
+
+/// Runs the verification for `config` starting at `h_start`.
+pub fn verify(
+    base: &Base,
+    spec: &TuneSpec,
+    config: &Config,
+    h_start: f64,
+    cycle: &Cycle,
+    reference_step: f64,
+) -> Result<(Verified, Traces)> {
+    let draft = base.draft(&base.document(spec, config, true)?)?;
+    let compare_names: Vec<String> = match &spec.compare {
+        Some(c) => c.clone(),
+        None => {
+            let sys = draft.resolve(&base.mds(), &Default::default())?;
+            sys.outputs.iter().map(|v| sys.label(v)).collect()
+        }
+    };
+    let compare: Vec<VarRef> = compare_names.iter().map(|n| base.var(n)).collect::<Result<_>>()?;
+    let steps = |h: f64| super::signals::steps_covering(cycle.stop, h);
+    let reference = base.run(&draft, reference_step, steps(reference_step), &cycle.signals, None, Some(&compare))?;
+    if let Some(f) = &reference.failure {
+        return Err(MasterError::Diverged {
+            time: reference.time,
+            message: format!("verification reference run at H = {reference_step} s failed: {f}"),
+        });
+    }
+    let ranges: Vec<f64> = (0..compare.len())
+        .map(|j| {
+            let (lo, hi) = reference
+                .trace
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| (lo.min(r[j]), hi.max(r[j])));
+            (hi - lo).max(f64::MIN_POSITIVE)
+        })
+        .collect();
+    let mut attempts = Vec::new();
+    let mut traces = Traces { reference: (reference_step, reference.trace.clone()), first: None, verified: None };
+    let mut verified_h = None;
+    let grid: Vec<f64> = spec.steps().into_iter().filter(|h| *h <= h_start * (1.0 + 1e-9)).rev().collect();
+    for h in grid {
+        let o = base.run(&draft, h, steps(h), &cycle.signals, None, Some(&compare))?;
+        let (mut error, mut worst) = (0.0f64, String::new());
+        for (n, row) in o.trace.iter().enumerate() {
+            let x_ref = interpolate(&reference.trace, reference_step, n as f64 * h);
+            for j in 0..compare.len() {
+                let e = (row[j] - x_ref[j]).abs() / ranges[j];
+                let e = if e.is_nan() { f64::INFINITY } else { e };
+                if e > error {
+                    error = e;
+                    worst = compare_names[j].clone();
+                }
+            }
+        }
+        let stable = o.failure.is_none();
+        if traces.first.is_none() {
+            traces.first = Some((h, o.trace.clone()));
+        }
+        attempts.push(Attempt {
+            h,
+            stable,
+            message: o.failure.clone().unwrap_or_default(),
+            error: if stable { error } else { f64::INFINITY },
+            worst,
+            sum_abs_de: o.e_abs,
+        });
+        if stable && error <= spec.tolerance {
+            verified_h = Some(h);
+            traces.verified = Some((h, o.trace));
+            break;
+        }
+    }
+    Ok((
+        Verified {
+            h: verified_h,
+            config: config.label(),
+            cycle: cycle.name.clone(),
+            reference_step,
+            tolerance: spec.tolerance,
+            compare: compare_names,
+            attempts,
+        },
+        traces,
+    ))
+}
+
+/// Reference values at time t (linear between its communication points, held at the end).
+fn interpolate(trace: &[Vec<f64>], h: f64, t: f64) -> Vec<f64> {
+    let x = t / h;
+    let k = (x.floor() as usize).min(trace.len().saturating_sub(1));
+    let w = (x - k as f64).clamp(0.0, 1.0);
+    match (trace.get(k), trace.get(k + 1)) {
+        (Some(a), Some(b)) => a.iter().zip(b).map(|(a, b)| a + w * (b - a)).collect(),
+        (Some(a), None) => a.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Writes `time,<vars>` for a trace.
+pub fn write_trace(path: &Path, names: &[String], h: f64, trace: &[Vec<f64>]) -> Result<()> {
+    let mut s = format!("time,{}\n", names.join(","));
+    for (n, row) in trace.iter().enumerate() {
+        s += &format!("{:e}", n as f64 * h);
+        for x in row {
+            s += &format!(",{x:e}");
+        }
+        s.push('\n');
+    }
+    std::fs::write(path, s).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })
+}
