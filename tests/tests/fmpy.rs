@@ -48,8 +48,45 @@ fn free_vibration(name: &str) -> Option<(f64, f64)> {
         "oscillator-fd-m1" | "oscillator-dd-m1" => Some(((10.0f64 + 100.0).sqrt(), 100.0)),
         "oscillator-fd-m2" => Some((1000.0f64.sqrt(), -100.0)),
         "oscillator-dd-m2" => Some(((1000.0f64 + 100.0).sqrt(), -100.0)),
+        // Triple oscillator (seed 001 A.2): ω² = (k + kc)/m, or k3/m3 for fd-m3 with F1 = F2 = 0.
+        "oscillator-triple-fd-m1" | "oscillator-triple-dd-m1" => Some((((10.0f64 + 100.0) / 10.0).sqrt(), 10.0)),
+        "oscillator-triple-fd-m2" | "oscillator-triple-dd-m2" => Some((((5.0f64 + 100.0) / 25.0).sqrt(), 5.0)),
+        "oscillator-triple-fd-m3" => Some((1.0, -10.0)),
+        "oscillator-triple-dd-m3" => Some((((100.0f64 + 200.0) / 100.0).sqrt(), -10.0)),
         _ => None,
     }
+}
+
+/// Nonlinear oscillator FMUs (seed 001 A.3, project defaults) with the coupling inputs at 0:
+/// m ẍ = −k x − c ẋ³ with (k, c, ẋ0) = (k_ground + kc, c_ground + cc) where the coupling is in
+/// the subsystem; m = 1 kg, c = 1e-4 N·s/m per damper.
+fn cubic_free_vibration(name: &str) -> Option<(f64, f64, f64)> {
+    match name {
+        "oscillator-nonlinear-fd-m1" | "oscillator-nonlinear-dd-m1" => Some((110.0, 2e-4, 100.0)),
+        "oscillator-nonlinear-fd-m2" => Some((1000.0, 1e-4, -100.0)),
+        "oscillator-nonlinear-dd-m2" => Some((1100.0, 2e-4, -100.0)),
+        _ => None,
+    }
+}
+
+/// x(t) of ẍ = −k x − c ẋ³ by RK4 at 1 µs, sampled at `times`.
+fn cubic_reference(k: f64, c: f64, v0: f64, times: &[f64]) -> Vec<f64> {
+    let f = |x: f64, v: f64| (v, -k * x - c * v * v * v);
+    let (mut x, mut v, mut t, h) = (0.0, v0, 0.0, 1e-6);
+    let mut out = Vec::new();
+    for &target in times {
+        while t < target - 0.5 * h {
+            let k1 = f(x, v);
+            let k2 = f(x + 0.5 * h * k1.0, v + 0.5 * h * k1.1);
+            let k3 = f(x + 0.5 * h * k2.0, v + 0.5 * h * k2.1);
+            let k4 = f(x + h * k3.0, v + h * k3.1);
+            x += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+            v += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+            t += h;
+        }
+        out.push(x);
+    }
+    out
 }
 
 fn column(header: &[String], name: &str) -> usize {
@@ -67,6 +104,14 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
             max_err = max_err.max((r[iv] - v0 * (omega * t).cos()).abs() / omega);
         }
         assert!(max_err < 1e-6, "{name}: FMPy result deviates from the free vibration by {max_err}");
+        return;
+    }
+    if let Some((k, c, v0)) = cubic_free_vibration(name) {
+        let ix = column(header, "x");
+        let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+        let reference = cubic_reference(k, c, v0, &times);
+        let max_err = rows.iter().zip(&reference).map(|(r, x)| (r[ix] - x).abs()).fold(0.0, f64::max);
+        assert!(max_err < 1e-6, "{name}: FMPy result deviates from the damped free vibration by {max_err}");
         return;
     }
     match name {

@@ -8,3 +8,5 @@ pub mod report;
 pub use report::{Row, Section, Verdict};
 
 pub mod plot;
+pub mod oscillators;
+pub mod residual_order;

@@ -1,0 +1,51 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! The validation report's oscillator sections (SPEC §5.1 and §5.4) in their quick form
+//! (H ∈ {4, 2, 1} ms): every checked row must PASS. The full tables are `cargo xtask validate`.
+
+use fmu_harness::paths;
+use validation::{Section, Verdict};
+
+fn assert_all_pass(s: &Section) {
+    let failed: Vec<String> = s
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Fail)
+        .map(|r| format!("{}: {} = {} (target {})", r.id, r.what, r.ours, r.target))
+        .collect();
+    assert!(failed.is_empty(), "{}:\n{}\n\n{}", s.title, failed.join("\n"), s.markdown());
+    assert!(s.rows.iter().any(|r| r.verdict == Verdict::Pass), "{}: no checked rows", s.title);
+}
+
+fn img_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("validation-{name}-{}", std::process::id()))
+}
+
+#[test]
+fn oscillators_converge_at_the_orders_theory_gives() {
+    // Fails with the command to run when the FMUs are not packaged.
+    paths::fmu("oscillator-triple-fd-m3");
+    paths::fmu("oscillator-nonlinear-dd-m2");
+    let dir = img_dir("osc");
+    let s = validation::oscillators::section(&paths::fmu_dir(), &dir, true).unwrap();
+    assert_all_pass(&s);
+    // Reference rows of A.1 cases 1-3, A.2, A.3 and 60 order rows (5 benchmarks x 2 couplings x
+    // 2 schemes x 3 orders).
+    assert_eq!(s.rows.iter().filter(|r| r.id.ends_with(".reference")).count(), 5);
+    assert_eq!(s.rows.len(), 65);
+    assert!(s.plots.iter().all(|p| p.starts_with("img") && dir.join(p.file_name().unwrap()).exists()));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn residual_energy_orders_follow_the_extrapolation_order() {
+    paths::fmu("oscillator-fd-m1");
+    let dir = img_dir("residual");
+    let s = validation::residual_order::section(&paths::fmu_dir(), &dir, true).unwrap();
+    assert_all_pass(&s);
+    for m in 0..=4 {
+        for q in ["dp", "de_step", "de_sum"] {
+            assert_eq!(s.row(&format!("residual.m{m}.{q}")).unwrap().verdict, Verdict::Pass);
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
