@@ -20,7 +20,8 @@
 //!    `ln(e_k/e_{k−2}) / ln(H_k/H_{k−2})`, is at most [`Criterion::p_max`]. This catches an
 //!    exponential e ∝ exp(λH) that is present from H_ini on: its log-log slope λH grows without
 //!    bound, while a power law keeps a constant slope p. The theory allows Σ|δE| = O(H^{m+1})
-//!    for extrapolation order m ≤ 4, hence the default p_max = 5.
+//!    for extrapolation order m ≤ 4, i.e. slopes up to 5; the default p_max = 6 adds one for the
+//!    scatter of a slope measured over two increments only.
 //!
 //! The sweep stops at the first rejected point; the limit is the last accepted H.
 
@@ -30,7 +31,8 @@ pub struct Criterion {
     /// Largest accepted excess factor κ of e_k over the power-law extrapolation of the accepted
     /// points (default 1.5).
     pub kappa: f64,
-    /// Steepest accepted local power law e ∝ H^p_max (default 5, the O(H^{m+1}) bound for m = 4).
+    /// Steepest accepted local power law e ∝ H^p_max (default 6: the O(H^{m+1}) bound 5 for m = 4,
+    /// plus 1 for the scatter of a slope measured over two increments).
     pub p_max: f64,
     /// Number of trailing accepted points the power law is fitted to (default 4).
     pub window: usize,
@@ -38,7 +40,7 @@ pub struct Criterion {
 
 impl Default for Criterion {
     fn default() -> Self {
-        Self { kappa: 1.5, p_max: 5.0, window: 4 }
+        Self { kappa: 1.5, p_max: 6.0, window: 4 }
     }
 }
 

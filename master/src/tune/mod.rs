@@ -320,14 +320,7 @@ pub struct Tuned {
 pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOptions) -> Result<Tuned> {
     let base = Base::load(path)?;
     let bad = |message: String| MasterError::System { path: path.to_path_buf(), key: "tune".into(), message };
-    let mut spec = TuneSpec::from_table(base.tune_table()).or_else(|e| {
-        // The inputs may come from the command line only.
-        if base.tune_table().is_none() || e.contains("no inputs") {
-            Ok(TuneSpec::default())
-        } else {
-            Err(bad(e))
-        }
-    })?;
+    let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
     adjust(&mut spec);
     spec.check().map_err(bad)?;
     let sweep = sweep(&base, &spec, &opts.out_dir, &opts.sweep)?;

@@ -21,6 +21,9 @@ pub enum TestFn {
     Impulse(f64),
     /// w4, eq. (15): v0 + a sin(2π f t), a = min(v_max − v0, v0 − v_min); f in Hz.
     Sin(f64),
+    /// No test signal: the inputs keep v0 and the system's own start values excite it (for
+    /// systems without external inputs, e.g. the free double oscillator).
+    Free,
 }
 
 impl TestFn {
@@ -42,7 +45,8 @@ impl TestFn {
             ("impulse", None) => Ok(Self::Impulse(0.4)),
             ("impulse", Some(a)) => Ok(Self::Impulse(num(a, "width")?)),
             ("sin", Some(a)) => Ok(Self::Sin(num(a, "frequency (Hz)")?)),
-            _ => Err(format!("unknown test \"{s}\" (expected step, ramp, impulse[:WIDTH_S] or sin:FREQ_HZ)")),
+            ("free", None) => Ok(Self::Free),
+            _ => Err(format!("unknown test \"{s}\" (expected step, ramp, impulse[:WIDTH_S], sin:FREQ_HZ or free)")),
         }
     }
 
@@ -53,6 +57,7 @@ impl TestFn {
             Self::Ramp => "ramp".into(),
             Self::Impulse(d) => format!("impulse:{d}"),
             Self::Sin(f) => format!("sin:{f}"),
+            Self::Free => "free".into(),
         }
     }
 
@@ -63,6 +68,7 @@ impl TestFn {
             Self::Ramp => "Ramp".into(),
             Self::Impulse(d) => format!("Impulse (d = {d} s)"),
             Self::Sin(f) => format!("Sinusoidal {f} Hz"),
+            Self::Free => "Free response".into(),
         }
     }
 
@@ -81,6 +87,7 @@ impl TestFn {
     pub fn signal(&self, to: VarRef, v0: f64, v_min: f64, v_max: f64, t_nom: f64) -> Signal {
         let half = 0.5 * t_nom;
         let (times, values, linear) = match self {
+            Self::Free => (vec![0.0], vec![v0], false),
             Self::Step => (vec![0.0, half], vec![v0, v_max], false),
             Self::Ramp => (vec![0.0, half, t_nom], vec![v0, v0, v_max], true),
             Self::Impulse(d) => {

@@ -206,12 +206,23 @@ impl TuneSpec {
                 spec.params.push((key, values));
             }
         }
-        spec.check()?;
+        spec.check_numbers()?;
         Ok(spec)
     }
 
-    /// Checks the numbers (also after command-line overrides).
+    /// Checks everything (after command-line overrides): the numbers and that there is something
+    /// to replace.
     pub fn check(&self) -> Result<(), String> {
+        self.check_numbers()?;
+        if self.inputs.is_empty() && self.tests.iter().any(|t| *t != TestFn::Free) {
+            return Err(
+                "tune: no inputs to replace (give --input inst.var or [tune].inputs, or tests = [\"free\"])".into()
+            );
+        }
+        Ok(())
+    }
+
+    fn check_numbers(&self) -> Result<(), String> {
         let pos = |name: &str, x: f64| {
             if x.is_finite() && x > 0.0 {
                 Ok(())
@@ -224,9 +235,6 @@ impl TuneSpec {
         pos("duration", self.duration)?;
         if !(self.h_max.is_finite() && self.h_max >= self.h_ini) {
             return Err(format!("tune h_max = {} must be at least h_ini = {}", self.h_max, self.h_ini));
-        }
-        if self.inputs.is_empty() {
-            return Err("tune: no inputs to replace (give --input inst.var or [tune].inputs)".into());
         }
         if self.tests.is_empty() {
             return Err("tune: no test functions".into());
@@ -318,6 +326,6 @@ mod tests {
         assert!(TuneSpec::from_table(Some(&t)).unwrap_err().contains("extrapolation 7"));
         let t: toml::Value = toml::from_str("inputs = [\"a.u\"]\nh_ini = 1e-3\nbogus = 1\n").unwrap();
         assert!(TuneSpec::from_table(Some(&t)).unwrap_err().contains("bogus"));
-        assert!(TuneSpec::from_table(None).unwrap_err().contains("no inputs"));
+        assert!(TuneSpec::from_table(None).unwrap().check().unwrap_err().contains("no inputs"));
     }
 }
