@@ -32,6 +32,7 @@ fn oscillators_converge_at_the_orders_theory_gives() {
     // 2 schemes x 3 orders).
     assert_eq!(s.rows.iter().filter(|r| r.id.ends_with(".reference")).count(), 5);
     assert_eq!(s.rows.len(), 65);
+    assert!(s.plots.iter().any(|p| p.ends_with("osc-a3-trajectory.png")));
     assert!(s.plots.iter().all(|p| p.starts_with("img") && dir.join(p.file_name().unwrap()).exists()));
     let _ = std::fs::remove_dir_all(dir);
 }

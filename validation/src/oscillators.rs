@@ -348,6 +348,8 @@ fn max_diff(a: &[Vec<f64>], b: &[Vec<f64>], dims: usize) -> f64 {
 const H0: f64 = 1e-4;
 /// Step of the tight monolithic RK4 (s).
 const H_RK4: f64 = 1e-5;
+/// End of the A.3 trajectory plot (s).
+const TRAJECTORY_END: f64 = 2.0;
 /// Errors below this (m) are at the level of the FMUs' internal RK4 (h_max = 0.1 ms) and are
 /// left out of the order fits.
 const FLOOR: f64 = 1e-8;
@@ -466,6 +468,8 @@ for orders 1 and 2.\n"
     );
 
     let mut failures = Vec::new();
+    // A.3 x1(t): reference and force-displacement Jacobi co-simulations at the largest H.
+    let mut trajectory: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for b in benchmarks() {
         let dims = b.model.dofs();
         let rk4 = b.model.rk4(H_RK4, stop, (H0 / H_RK4).round() as usize);
@@ -492,6 +496,9 @@ for orders 1 and 2.\n"
                 "≤ 1e-6 m",
                 Verdict::of(e <= 1e-6),
             ));
+            let every = (0.01 / H0).round() as usize;
+            let pts = rk4.iter().enumerate().step_by(every).map(|(k, z)| (k as f64 * H0, z[0]));
+            trajectory.push(("monolithic reference".into(), pts.take_while(|p| p.0 <= TRAJECTORY_END).collect()));
             rk4
         };
 
@@ -527,6 +534,11 @@ for orders 1 and 2.\n"
                             ));
                         }
                         errs.push(run_error(&run, b.positions, &reference)?);
+                        if !b.linear && coupling.starts_with('f') && scheme == "Jacobi" && *h == hs[0] && order < 2 {
+                            let i1 = run.results.column("m1.x")?;
+                            let pts = run.results.rows.iter().filter(|r| r[0] <= TRAJECTORY_END).map(|r| (r[0], r[i1]));
+                            trajectory.push((format!("Jacobi order {order}, H = {}", ms(*h)), pts.collect()));
+                        }
                     }
                     let fit = fitted_order(&hs, &errs);
                     let mut line = format!("| {coupling} | {scheme} | {order} |");
@@ -580,6 +592,16 @@ for orders 1 and 2.\n"
             s.plots.push(PathBuf::from("img").join(name));
         }
     }
+    let name = "osc-a3-trajectory.png";
+    let series: Vec<Series<'_>> = trajectory.iter().map(|(l, p)| Series { label: l, points: p.clone() }).collect();
+    lines(
+        &img_dir.join(name),
+        "A.3 (cubic damping): x1(t), monolithic reference and force-displacement co-simulation",
+        "t [s]",
+        "x1 [m]",
+        &series,
+    )?;
+    s.plots.push(PathBuf::from("img").join(name));
     for f in &failures {
         let _ = writeln!(s.body, "\n- run stopped: {f}");
     }
