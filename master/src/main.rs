@@ -175,6 +175,9 @@ enum Command {
         /// Test functions, comma separated: step,ramp,impulse[:WIDTH],sin:FREQ.
         #[arg(long)]
         tests: Option<String>,
+        /// Sinusoid tests over this many whole periods (Publication III: 1; default: ⌈f·T⌉, T = 1 s).
+        #[arg(long)]
+        sine_periods: Option<u32>,
         /// Extrapolation choices, comma separated: 0,1,2,3,4,I2.
         #[arg(long)]
         extrapolation: Option<String>,
@@ -239,6 +242,7 @@ fn run() -> Result<i32> {
             h_inc,
             h_max,
             tests,
+            sine_periods,
             extrapolation,
             verify,
             reference_step,
@@ -301,6 +305,9 @@ fn run() -> Result<i32> {
                     }
                     if let Some(e) = extrapolation {
                         spec.extrapolations = e;
+                    }
+                    if sine_periods.is_some() {
+                        spec.sine_periods = sine_periods;
                     }
                 },
                 &opts,

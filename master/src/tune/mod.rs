@@ -239,7 +239,7 @@ struct Sequence<'a> {
 
 impl Sequence<'_> {
     fn run(&self, t: usize, c: usize, tx: &mpsc::Sender<Msg>) -> Limit {
-        let duration = self.test.duration(self.spec.duration);
+        let duration = self.test.duration(self.spec.duration, self.spec.sine_periods);
         let mut accepted: Vec<(f64, f64)> = Vec::new();
         let mut limit = Limit { test: t, config: c, h: None, verdict: Verdict::Accept, rate: None };
         for h in self.spec.steps() {

@@ -73,10 +73,12 @@ impl TestFn {
     }
 
     /// Simulated duration of the test for the nominal length `t_nom`: `t_nom` for step, ramp and
-    /// impulse; for a sinusoid the smallest whole number of periods that is at least `t_nom`.
-    pub fn duration(&self, t_nom: f64) -> f64 {
-        match self {
-            Self::Sin(f) => (t_nom * f - 1e-9).ceil().max(1.0) / f,
+    /// impulse; for a sinusoid `periods` whole periods if given (Publication III: one), else the
+    /// smallest whole number of periods that is at least `t_nom`.
+    pub fn duration(&self, t_nom: f64, periods: Option<u32>) -> f64 {
+        match (self, periods) {
+            (Self::Sin(f), Some(k)) => f64::from(k.max(1)) / f,
+            (Self::Sin(f), None) => (t_nom * f - 1e-9).ceil().max(1.0) / f,
             _ => t_nom,
         }
     }
@@ -102,7 +104,7 @@ impl TestFn {
             Self::Sin(f) => {
                 let a = (v_max - v0).min(v0 - v_min).max(0.0);
                 // Tabulate a little past the duration so T_c = ⌈T/H⌉·H still sees the sinusoid.
-                let n = ((self.duration(t_nom) + 1.0) * f * 64.0).ceil() as usize;
+                let n = ((self.duration(t_nom, None) + 1.0) * f * 64.0).ceil() as usize;
                 let dt = 1.0 / (64.0 * f);
                 let times: Vec<f64> = (0..=n).map(|k| k as f64 * dt).collect();
                 let values = times.iter().map(|t| v0 + a * (2.0 * std::f64::consts::PI * f * t).sin()).collect();
@@ -149,8 +151,10 @@ mod tests {
 
     #[test]
     fn durations_are_whole_periods_and_steps_cover_them() {
-        assert!((TestFn::Sin(17.5).duration(1.0) - 18.0 / 17.5).abs() < 1e-12);
-        assert!((TestFn::Sin(70.0).duration(1.0) - 1.0).abs() < 1e-12);
+        assert!((TestFn::Sin(17.5).duration(1.0, None) - 18.0 / 17.5).abs() < 1e-12);
+        assert!((TestFn::Sin(70.0).duration(1.0, None) - 1.0).abs() < 1e-12);
+        assert!((TestFn::Sin(70.0).duration(1.0, Some(1)) - 1.0 / 70.0).abs() < 1e-12);
+        assert_eq!(TestFn::Ramp.duration(1.0, Some(1)), 1.0);
         assert_eq!(steps_covering(1.0, 1e-3), 1000);
         assert_eq!(steps_covering(1.0, 1.2e-3), 834);
         assert_eq!(steps_covering(1.0, 0.2), 5);

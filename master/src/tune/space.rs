@@ -9,6 +9,7 @@
 //! h_inc = 0.2e-3                       # s
 //! h_max = 10e-3                        # s, the sweep stops here (default 10 h_ini)
 //! duration = 1.0                       # nominal test length T, s
+//! sine_periods = 1                     # sinusoids over this many periods (default: ⌈f·T⌉)
 //! tests = ["step", "ramp", "impulse:0.4", "sin:17.5", "sin:35", "sin:70"]
 //! extrapolate = ["hyd.s", "hyd.s_dot"] # connections (by destination) whose extrapolation is swept
 //!                                      # (default: every Real connection)
@@ -39,6 +40,7 @@ struct RawTune {
     h_inc: Option<f64>,
     h_max: Option<f64>,
     duration: Option<f64>,
+    sine_periods: Option<u32>,
     tests: Option<Vec<String>>,
     extrapolate: Option<Vec<String>>,
     compare: Option<Vec<String>>,
@@ -114,6 +116,8 @@ pub struct TuneSpec {
     pub h_max: f64,
     /// Nominal test length T (s; default 1).
     pub duration: f64,
+    /// Sinusoid length in whole periods (`None`: as many as cover `duration`; Publication III: 1).
+    pub sine_periods: Option<u32>,
     /// Test functions (default: step, ramp, impulse 0.4 s, sin 17.5/35/70 Hz).
     pub tests: Vec<TestFn>,
     /// Destinations of the connections whose extrapolation is swept (`None`: all Real ones).
@@ -141,6 +145,7 @@ impl Default for TuneSpec {
             h_inc: 0.2e-3,
             h_max: 10e-3,
             duration: 1.0,
+            sine_periods: None,
             tests: default_tests(),
             extrapolate: None,
             compare: None,
@@ -176,6 +181,7 @@ impl TuneSpec {
         spec.h_inc = raw.h_inc.unwrap_or(spec.h_inc);
         spec.h_max = raw.h_max.unwrap_or(10.0 * spec.h_ini);
         spec.duration = raw.duration.unwrap_or(spec.duration);
+        spec.sine_periods = raw.sine_periods;
         if let Some(tests) = raw.tests {
             spec.tests = tests
                 .iter()
