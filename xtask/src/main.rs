@@ -3,6 +3,7 @@
 //! - `fmus`: builds the release cdylibs and writes every FMU to `target/fmu/<name>.fmu`.
 //! - `demo`: `fmus`, then runs the packaged oscillator FMUs as a co-simulation and compares with
 //!   the analytical solution.
+//! - `tune`: the Publication III configuration search on the cranes; writes docs/tune.md.
 //! - `test`: everything CI runs: third-party tools into `.venv` (FMPy), third-party FMUs
 //!   (gemseo-fmu wheel), `fmus`, `cargo test --workspace`, clippy and rustfmt checks.
 
@@ -10,6 +11,7 @@ mod bench;
 mod demo;
 mod package;
 mod test;
+mod tune;
 
 use anyhow::{bail, Result};
 use std::path::PathBuf;
@@ -28,6 +30,7 @@ fn run() -> Result<()> {
         Some("bench") => bench::run(),
         Some("demo") => demo::run(),
         Some("test") => test::run(&args[1..]),
+        Some("tune") => tune::run(),
         other => bail!(
             "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs and co-simulate the double oscillator against its analytical solution\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table"
         ),

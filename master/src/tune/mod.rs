@@ -333,7 +333,22 @@ pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOpt
         let cycle = verify::Cycle::load(cycle, &base)?;
         let h_ref = opts.reference_step.unwrap_or(spec.h_inc);
         let config = &sweep.configs[paper.index];
-        let (v, traces) = verify::verify(&base, &spec, config, paper.h, &cycle, h_ref)?;
+        let ref_base = match &spec.reference {
+            Some(r) => Some(Base::load(&path.parent().map(Path::to_path_buf).unwrap_or_default().join(r))?),
+            None => None,
+        };
+        let reference = match (&ref_base, &spec.reference_compare) {
+            (Some(rb), Some(names)) => {
+                let sim = rb.simulation_table();
+                let num = |k: &str| {
+                    sim.and_then(|s| s.get(k)).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+                };
+                let h = opts.reference_step.or_else(|| num("step")).unwrap_or(h_ref);
+                verify::Reference::System(rb, h, num("stop").unwrap_or(cycle.stop), names.clone())
+            }
+            _ => verify::Reference::SameConfig(h_ref),
+        };
+        let (v, traces) = verify::verify(&base, &spec, config, paper.h, &cycle, &reference)?;
         verify::write_trace(
             &opts.out_dir.join("verify-reference.csv"),
             &v.compare,
@@ -346,7 +361,10 @@ pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOpt
         if let Some((h, t)) = &traces.verified {
             verify::write_trace(&opts.out_dir.join("verify-verified.csv"), &v.compare, *h, t)?;
         }
-        text += &format!("\nVerification on {} (reference: same configuration at H = {} ms; tolerance {} of each variable's range):\n", cycle.name, h_ref * 1e3, spec.tolerance);
+        text += &format!(
+            "\nVerification on {} (reference: {}; tolerance {} of each variable's range):\n",
+            cycle.name, v.reference, spec.tolerance
+        );
         for a in &v.attempts {
             text += &format!(
                 "  H = {:.1} ms: {}, max error {:.3} ({}), Σ|δE| = {:.3e} J\n",

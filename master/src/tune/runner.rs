@@ -71,6 +71,11 @@ impl Base {
         self.doc.get("tune")
     }
 
+    /// The `[simulation]` table.
+    pub fn simulation_table(&self) -> Option<&toml::Value> {
+        self.doc.get("simulation")
+    }
+
     /// The system file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -15,6 +15,8 @@
 //!                                      # (default: every Real connection)
 //! compare = ["mech.s", "mech.s_dot"]   # variables the verification compares (default: [outputs])
 //! tolerance = 0.05                     # verification: max error / range of the reference
+//! reference = "crane-pub3-unified.toml"  # verification reference: another system file (its own
+//! reference_compare = ["unified.s", "unified.s_dot"]  # [[inputs]] must drive the same cycle)
 //! [tune.space]
 //! extrapolation = [0, 1, 2, 3, 4, "I2"]
 //! "mech.solver" = ["I3AL-P", "I1AL"]
@@ -45,6 +47,8 @@ struct RawTune {
     extrapolate: Option<Vec<String>>,
     compare: Option<Vec<String>>,
     tolerance: Option<f64>,
+    reference: Option<String>,
+    reference_compare: Option<Vec<String>>,
     #[serde(default)]
     space: BTreeMap<String, toml::Value>,
     #[serde(default)]
@@ -126,6 +130,12 @@ pub struct TuneSpec {
     pub compare: Option<Vec<String>>,
     /// Verification tolerance: max |x − x_ref| / range(x_ref) (default 0.05).
     pub tolerance: f64,
+    /// Reference system file for the verification (relative to the system file), e.g. the
+    /// unified (monolithic) model driven by the same cycle; `None`: the same configuration at the
+    /// reference step.
+    pub reference: Option<String>,
+    /// The reference system's variables matching `compare`, in the same order.
+    pub reference_compare: Option<Vec<String>>,
     /// Extrapolation choices (default {0…4}).
     pub extrapolations: Vec<Extrap>,
     /// Parameter axes: key and its values.
@@ -150,6 +160,8 @@ impl Default for TuneSpec {
             extrapolate: None,
             compare: None,
             tolerance: 0.05,
+            reference: None,
+            reference_compare: None,
             extrapolations: (0..=4).map(Extrap::Order).collect(),
             params: Vec::new(),
             i2: BTreeMap::new(),
@@ -191,6 +203,13 @@ impl TuneSpec {
         spec.extrapolate = raw.extrapolate;
         spec.compare = raw.compare;
         spec.tolerance = raw.tolerance.unwrap_or(spec.tolerance);
+        spec.reference = raw.reference;
+        spec.reference_compare = raw.reference_compare;
+        if spec.reference.is_some() != spec.reference_compare.is_some()
+            || spec.reference_compare.as_ref().is_some_and(|r| Some(r.len()) != spec.compare.as_ref().map(Vec::len))
+        {
+            return Err("[tune]: reference needs reference_compare, one variable per compare entry".into());
+        }
         spec.i2 = raw.i2;
         if let Some(k) = raw.kappa {
             spec.criterion.kappa = k;

@@ -120,6 +120,8 @@ pub struct Verified {
     pub cycle: String,
     /// Reference step (s).
     pub reference_step: f64,
+    /// What the reference is.
+    pub reference: String,
     /// Relative tolerance.
     pub tolerance: f64,
     /// Compared variables.
@@ -138,6 +140,15 @@ pub struct Traces {
     pub verified: Option<(f64, Vec<Vec<f64>>)>,
 }
 
+/// Where the verification's reference comes from.
+pub enum Reference<'a> {
+    /// The configuration under test at this step (s).
+    SameConfig(f64),
+    /// Another system (e.g. the unified model) run at its own step with its own inputs: the
+    /// system, its step (s), its stop time (s) and the variables matching `compare`.
+    System(&'a Base, f64, f64, Vec<String>),
+}
+
 /// Runs the verification for `config` starting at `h_start`.
 pub fn verify(
     base: &Base,
@@ -145,7 +156,7 @@ pub fn verify(
     config: &Config,
     h_start: f64,
     cycle: &Cycle,
-    reference_step: f64,
+    reference: &Reference<'_>,
 ) -> Result<(Verified, Traces)> {
     let draft = base.draft(&base.document(spec, config, true)?)?;
     let compare_names: Vec<String> = match &spec.compare {
@@ -157,7 +168,31 @@ pub fn verify(
     };
     let compare: Vec<VarRef> = compare_names.iter().map(|n| base.var(n)).collect::<Result<_>>()?;
     let steps = |h: f64| super::signals::steps_covering(cycle.stop, h);
-    let reference = base.run(&draft, reference_step, steps(reference_step), &cycle.signals, None, Some(&compare))?;
+    let (reference_step, reference, reference_name) = match reference {
+        Reference::SameConfig(h) => (
+            *h,
+            base.run(&draft, *h, steps(*h), &cycle.signals, None, Some(&compare))?,
+            format!("same configuration at H = {} ms", h * 1e3),
+        ),
+        Reference::System(rb, h, stop, names) => {
+            let vars: Vec<VarRef> = names.iter().map(|n| rb.var(n)).collect::<Result<_>>()?;
+            let d = rb.draft(&rb.document(
+                spec,
+                &Config { extrapolation: super::space::Extrap::Order(0), params: vec![] },
+                false,
+            )?)?;
+            let n = super::signals::steps_covering(stop.min(cycle.stop), *h);
+            (
+                *h,
+                rb.run(&d, *h, n, &[], None, Some(&vars))?,
+                format!(
+                    "{} at H = {} ms",
+                    rb.path().file_name().map_or(rb.path().display().to_string(), |f| f.to_string_lossy().into_owned()),
+                    h * 1e3
+                ),
+            )
+        }
+    };
     if let Some(f) = &reference.failure {
         return Err(MasterError::Diverged {
             time: reference.time,
@@ -215,6 +250,7 @@ pub fn verify(
             config: config.label(),
             cycle: cycle.name.clone(),
             reference_step,
+            reference: reference_name,
             tolerance: spec.tolerance,
             compare: compare_names,
             attempts,
