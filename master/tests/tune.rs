@@ -92,10 +92,14 @@ fn a_killed_sweep_continues_from_its_results_file() {
     let mut torn = lines[..keep].join("\n");
     torn += "\n";
     torn += &lines[keep][..lines[keep].len() / 2];
-    std::fs::write(out.join("tune.csv"), torn + "\n").unwrap();
+    std::fs::write(out.join("tune.csv"), torn).unwrap();
     let second = tune_file(&system, |_| {}, &opts(&out)).unwrap();
     assert_eq!(second.sweep.reused, keep - 1);
     assert_eq!(second.report.paper.as_ref().unwrap().h, first.report.paper.as_ref().unwrap().h);
+    // The resumed file holds every run once, each on its own line.
+    let csv = std::fs::read_to_string(out.join("tune.csv")).unwrap();
+    let rows = csv.lines().skip(1).filter_map(master::tune::results::parse_row).count();
+    assert_eq!(rows, first.sweep.rows.len());
     // Other settings: a fresh file, the old one kept aside.
     let third = tune_file(&system, |s| s.h_max = 0.05, &opts(&out)).unwrap();
     assert_eq!(third.sweep.reused, 0);

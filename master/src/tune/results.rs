@@ -59,6 +59,9 @@ impl Store {
         if fresh {
             file.set_len(0).map_err(io(&path))?;
             writeln!(file, "{HEADER}").map_err(io(&path))?;
+        } else if !std::fs::read(&path).map_err(io(&path))?.ends_with(b"\n") {
+            // A killed write left half a line: end it, so the next row starts on its own line.
+            writeln!(file).map_err(io(&path))?;
         }
         Ok(Self { path, file, cache })
     }
