@@ -163,6 +163,9 @@ enum Command {
         /// External input replaced by the test functions (repeatable; overrides [tune].inputs).
         #[arg(long = "input")]
         inputs: Vec<String>,
+        /// Range of a replaced input, `inst.var=MIN:MAX` (repeatable; default its min/max).
+        #[arg(long = "range")]
+        ranges: Vec<String>,
         /// First communication step H_ini (s).
         #[arg(long)]
         h_ini: Option<f64>,
@@ -238,6 +241,7 @@ fn run() -> Result<i32> {
         Command::Tune {
             system,
             inputs,
+            ranges,
             h_ini,
             h_inc,
             h_max,
@@ -258,6 +262,17 @@ fn run() -> Result<i32> {
                         .map_err(anyhow::Error::msg)?,
                 ),
             };
+            let mut parsed_ranges = Vec::new();
+            for r in &ranges {
+                let parsed = r.split_once('=').and_then(|(name, lim)| {
+                    let (lo, hi) = lim.split_once(':')?;
+                    Some((name.to_owned(), lo.trim().parse::<f64>().ok()?, hi.trim().parse::<f64>().ok()?))
+                });
+                match parsed {
+                    Some((name, lo, hi)) if lo < hi => parsed_ranges.push((name, (lo, hi))),
+                    _ => bail!("--range {r}: expected inst.var=MIN:MAX with MIN < MAX"),
+                }
+            }
             let extrapolation = match extrapolation {
                 None => None,
                 Some(e) => Some(
@@ -292,6 +307,7 @@ fn run() -> Result<i32> {
                     if !inputs.is_empty() {
                         spec.inputs = inputs;
                     }
+                    spec.range.extend(parsed_ranges);
                     if let Some(h) = h_ini {
                         spec.h_ini = h;
                         if h_max.is_none() {
