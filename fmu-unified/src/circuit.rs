@@ -95,7 +95,9 @@ impl Circuit<2> for NayaCircuit {
         let (l1, l2) = self.0.chamber_lengths(s);
         for (name, l) in [("l1", l1), ("l2", l2)] {
             if l <= 0.0 {
-                return Err(format!("chamber length {name} = {l:.6e} m <= 0 at s = {s} m: the piston is beyond its stroke"));
+                return Err(format!(
+                    "chamber length {name} = {l:.6e} m <= 0 at s = {s} m: the piston is beyond its stroke"
+                ));
             }
         }
         for (name, p) in [("p1", x[0]), ("p2", x[1])] {
@@ -188,7 +190,9 @@ impl Circuit<4> for Lumped3Circuit {
         let (l1, l2) = self.circuit.chamber_lengths(s);
         for (name, l) in [("l1", l1), ("l2", l2)] {
             if l <= 0.0 {
-                return Err(format!("chamber length {name} = {l:.6e} m <= 0 at s = {s} m: the piston is beyond its stroke"));
+                return Err(format!(
+                    "chamber length {name} = {l:.6e} m <= 0 at s = {s} m: the piston is beyond its stroke"
+                ));
             }
         }
         Ok(())
@@ -217,7 +221,11 @@ mod tests {
             let mut dx = SVector::<f64, P>::zeros();
             dx[i] = e;
             let fd = (c.rates(&(x + dx), s, sd, u) - c.rates(&(x - dx), s, sd, u)) / (2.0 * e);
-            assert!((fd - j.dx.column(i)).amax() <= 1e-5 * scale / nominal[i], "dx col {i}: {fd} vs {}", j.dx.column(i));
+            assert!(
+                (fd - j.dx.column(i)).amax() <= 1e-5 * scale / nominal[i],
+                "dx col {i}: {fd} vs {}",
+                j.dx.column(i)
+            );
             let f_fd = (c.force(&(x + dx), s, sd).0.f - c.force(&(x - dx), s, sd).0.f) / (2.0 * e);
             assert!((f_fd - c.force(&x, s, sd).1[i]).abs() <= 1e-6, "dF/dx {i}");
         }

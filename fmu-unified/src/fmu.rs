@@ -211,7 +211,10 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
         for (k, names) in V::CYLINDERS.iter().enumerate().take(Self::cylinders()) {
             let s = self.mech.actuator(k).length(&st.mech.q);
             if s.is_nan() || s <= 1e-9 {
-                return Err(ModelError::new(format!("at t = {t} s: cylinder length {} = {s} m is not positive", names.s[0])));
+                return Err(ModelError::new(format!(
+                    "at t = {t} s: cylinder length {} = {s} m is not positive",
+                    names.s[0]
+                )));
             }
             self.circuits[k]
                 .check_state(&st.x[k], s)
@@ -307,10 +310,8 @@ fn state_output<V: Variant<M, P>, const M: usize, const P: usize, const K: usize
     let unit = <V::Circuit as Circuit<P>>::UNITS.get(I).copied().unwrap_or("");
     let descr = if unit == "V" { "Spool position of the circuit" } else { "Circuit pressure (see the documentation)" };
     outputs.push(
-        Variable::output(name, unit, descr, |m: &UnifiedFmu<V, M, P>| {
-            m.state.x[K].get(I).copied().unwrap_or(f64::NAN)
-        })
-        .depends_on(&[]),
+        Variable::output(name, unit, descr, |m: &UnifiedFmu<V, M, P>| m.state.x[K].get(I).copied().unwrap_or(f64::NAN))
+            .depends_on(&[]),
     );
 }
 
@@ -373,10 +374,15 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         v.append(&mut calculated);
         v.append(&mut inputs);
         v.append(&mut outputs);
-        v.push(Variable::output("E_kin", "J", "Kinetic energy 1/2 qd^T M qd", |m: &Self| m.kinetic_energy()).depends_on(&[]));
         v.push(
-            Variable::output("E_pot", "J", "Potential energy of gravity (datum y = 0)", |m: &Self| m.potential_energy())
+            Variable::output("E_kin", "J", "Kinetic energy 1/2 qd^T M qd", |m: &Self| m.kinetic_energy())
                 .depends_on(&[]),
+        );
+        v.push(
+            Variable::output("E_pot", "J", "Potential energy of gravity (datum y = 0)", |m: &Self| {
+                m.potential_energy()
+            })
+            .depends_on(&[]),
         );
         v.push(
             Variable::output(
@@ -397,8 +403,10 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
             .depends_on(&[]),
         );
         v.push(
-            Variable::output("phi", "", "Position-level constraint violation norm |Phi|", |m: &Self| m.violation().position)
-                .depends_on(&[]),
+            Variable::output("phi", "", "Position-level constraint violation norm |Phi|", |m: &Self| {
+                m.violation().position
+            })
+            .depends_on(&[]),
         );
         v.push(
             Variable::output("phi_dot", "", "Velocity-level constraint violation norm |Phi_q qd|", |m: &Self| {
@@ -434,9 +442,12 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
             .discrete_output(),
         );
         v.push(
-            Variable::integer("steps_total", "Internal steps since initialization", |m: &Self| m.steps_total, |m, x| {
-                m.steps_total = x
-            })
+            Variable::integer(
+                "steps_total",
+                "Internal steps since initialization",
+                |m: &Self| m.steps_total,
+                |m, x| m.steps_total = x,
+            )
             .discrete_output(),
         );
         v.push(

@@ -49,8 +49,10 @@ const LUMPED3_DOUBLE: &[CylinderNames<4>] = &[
     },
 ];
 
-const KAPPA: (&str, &str, f64, f64) = ("1", "Spool displacement kappa (seed 004 eq. 31); start: kappa0 of the static equilibrium", 0.0, 1.0);
-const U_REF: (&str, &str, f64, f64) = ("V", "Valve reference signal (Publication III eq. 28); 0 closes the valve", -10.0, 10.0);
+const KAPPA: (&str, &str, f64, f64) =
+    ("1", "Spool displacement kappa (seed 004 eq. 31); start: kappa0 of the static equilibrium", 0.0, 1.0);
+const U_REF: (&str, &str, f64, f64) =
+    ("V", "Valve reference signal (Publication III eq. 28); 0 closes the valve", -10.0, 10.0);
 
 macro_rules! method_docs {
     () => {

@@ -14,10 +14,16 @@ fn rests_at_the_eq_32_equilibrium_with_one_iteration() {
     assert!((m.u_rest[0] - 0.464608).abs() < 1e-6, "{}", m.u_rest[0]);
     let k0 = m.u_rest[0];
     let mut drift: f64 = 0.0;
-    run(&mut m, 1e-2, 2.0, |_| vec![k0], |_, m| {
-        drift = drift.max((m.kinematics(0).s - 0.5).abs());
-        assert_eq!(m.iterations, 1);
-    });
+    run(
+        &mut m,
+        1e-2,
+        2.0,
+        |_| vec![k0],
+        |_, m| {
+            drift = drift.max((m.kinematics(0).s - 0.5).abs());
+            assert_eq!(m.iterations, 1);
+        },
+    );
     assert!(drift < 1e-12, "{drift}");
 }
 
@@ -29,16 +35,22 @@ fn eq_38_manoeuvre_conserves_energy_and_constraints() {
     let k0 = m.u_rest[0];
     let (mut e, mut phi, mut sd_min, mut sd_max) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
     let mut s6 = 0.0;
-    run(&mut m, 1e-2, 10.0, |t| vec![kappa_law(k0, t)], |t, m| {
-        e = e.max(m.energy_balance().abs());
-        phi = phi.max(m.violation().position);
-        let k = m.kinematics(0);
-        sd_min = sd_min.min(k.s_dot);
-        sd_max = sd_max.max(k.s_dot);
-        if (t - 6.0).abs() < 1e-9 {
-            s6 = k.s;
-        }
-    });
+    run(
+        &mut m,
+        1e-2,
+        10.0,
+        |t| vec![kappa_law(k0, t)],
+        |t, m| {
+            e = e.max(m.energy_balance().abs());
+            phi = phi.max(m.violation().position);
+            let k = m.kinematics(0);
+            sd_min = sd_min.min(k.s_dot);
+            sd_max = sd_max.max(k.s_dot);
+            if (t - 6.0).abs() < 1e-9 {
+                s6 = k.s;
+            }
+        },
+    );
     assert!(e <= 1.0, "energy balance varies by {e} J");
     assert!(phi <= 1e-7, "|Phi| = {phi}");
     assert!(sd_min >= -0.01 && sd_max <= 0.03, "s_dot in [{sd_min}, {sd_max}]");
@@ -62,10 +74,16 @@ fn restart_at_the_spool_jumps_removes_the_timing_error() {
         let k0 = m.u_rest[0];
         let mut err: f64 = 0.0;
         let mut i = 0;
-        run(&mut m, 1e-2, 10.0, |t| vec![kappa_law(k0, t)], |_, m| {
-            i += 10;
-            err = err.max((m.kinematics(0).s - reference[i - 1]).abs());
-        });
+        run(
+            &mut m,
+            1e-2,
+            10.0,
+            |t| vec![kappa_law(k0, t)],
+            |_, m| {
+                i += 10;
+                err = err.max((m.kinematics(0).s - reference[i - 1]).abs());
+            },
+        );
         err
     };
     let (with, without) = (error(true), error(false));

@@ -80,6 +80,10 @@ struct RawSimulation {
     isolate: Option<bool>,
     #[serde(default)]
     max_residual_energy: Option<f64>,
+    #[serde(default)]
+    iterations: Option<u32>,
+    #[serde(default)]
+    iteration_tolerance: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -323,6 +327,13 @@ pub struct System {
     pub isolate: bool,
     /// Stop the run when a bond's Σ|δE| exceeds this (J).
     pub max_residual_energy: Option<f64>,
+    /// Iterative coupling (Jacobi): at most this many passes per communication step, each
+    /// repeating the step from the saved FMU states with the inputs interpolated towards the
+    /// latest end values; 1 = non-iterative (default).
+    pub iterations: u32,
+    /// Convergence of the iterative coupling: largest change of a connection's end value
+    /// between passes, relative to max(|value|, nominal 1) (default 1e-9).
+    pub iteration_tolerance: f64,
     /// Instances, sorted by name.
     pub instances: Vec<InstanceSpec>,
     /// Connections.
@@ -573,6 +584,14 @@ impl Resolver<'_> {
                 return Err(self.err("simulation.max_residual_energy", format!("{e} J must be positive and finite")));
             }
         }
+        let iterations = sim.iterations.unwrap_or(1);
+        if iterations == 0 {
+            return Err(self.err("simulation.iterations", "must be at least 1 (1 = non-iterative coupling)"));
+        }
+        let iteration_tolerance = sim.iteration_tolerance.unwrap_or(1e-9);
+        if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
+            return Err(self.err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive")));
+        }
         let record_every = sim.record_every.unwrap_or(1);
         if record_every == 0 {
             return Err(self.err("simulation.record_every", "must be at least 1"));
@@ -775,6 +794,8 @@ impl Resolver<'_> {
             record_every,
             isolate,
             max_residual_energy,
+            iterations,
+            iteration_tolerance,
             instances,
             connections,
             signals,

@@ -156,6 +156,20 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
                 assert!((r[i2] - 3f64.sqrt() / 4.0).abs() < 1e-6, "{name}: s2 = {} at t = {}", r[i2], r[0]);
             }
         }
+        "unified-naya" | "unified-crane-a4" | "unified-crane" | "unified-crane2" => {
+            // Inputs at their declared starts hold the state at rest: s stays at the initial
+            // length and the cylinder force at the static force (rod 6867 N, crane 8829 N).
+            let (s, f, s0, f0) = match name {
+                "unified-naya" => ("s", "F", 0.5, 6867.0),
+                "unified-crane2" => ("s1", "F1", 0.5, 8829.0),
+                _ => ("s", "F", 0.5, 8829.0),
+            };
+            let (is, i_f) = (column(header, s), column(header, f));
+            for r in rows {
+                assert!((r[is] - s0).abs() < 1e-9, "{name}: {s} = {} at t = {}", r[is], r[0]);
+                assert!((r[i_f] - f0).abs() < 1e-6 * f0, "{name}: {f} = {} at t = {}", r[i_f], r[0]);
+            }
+        }
         "testing-faulty" => {
             // fault = none by default and the input u = 0: y stays at x0 = 1.
             let iy = column(header, "y");

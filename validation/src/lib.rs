@@ -7,6 +7,9 @@ pub mod report;
 
 pub use report::{Row, Section, Verdict};
 
-pub mod plot;
+pub mod crane;
+pub mod naya;
 pub mod oscillators;
+pub mod plot;
 pub mod residual_order;
+pub mod runner;

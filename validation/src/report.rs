@@ -77,7 +77,16 @@ impl Section {
     pub fn rows_table(&self) -> String {
         let mut s = String::from("| check | paper | ours | target | verdict |\n|---|---|---|---|---|\n");
         for r in &self.rows {
-            let _ = writeln!(s, "| {} | {} | {} | {} | {} |", r.what, r.paper, r.ours, r.target, r.verdict);
+            let cell = |x: &str| x.replace('|', "\\|");
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} |",
+                cell(&r.what),
+                cell(&r.paper),
+                cell(&r.ours),
+                cell(&r.target),
+                r.verdict
+            );
         }
         s
     }

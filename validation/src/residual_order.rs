@@ -11,8 +11,9 @@
 //! step, so δP = O(H^{m+1}), one step's δE = δP·H = O(H^{m+2}), and the sum over the N = T/H steps
 //! of a fixed horizon T is O(H^{m+1}).
 
-use crate::oscillators::{ms, slope, Runner};
+use crate::oscillators::{ms, slope};
 use crate::plot::{lines, Series};
+use crate::runner::Runner;
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Context, Result};
 use master::system::{AlgorithmKind, Overrides, Parallel};

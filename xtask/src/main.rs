@@ -12,6 +12,7 @@ mod demo;
 mod package;
 mod test;
 mod tune;
+mod validate;
 
 use anyhow::{bail, Result};
 use std::path::PathBuf;
@@ -31,8 +32,9 @@ fn run() -> Result<()> {
         Some("demo") => demo::run(),
         Some("test") => test::run(&args[1..]),
         Some("tune") => tune::run(),
+        Some("validate") => validate::run(&args[1..]),
         other => bail!(
-            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs and co-simulate the double oscillator against its analytical solution\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table"
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench | validate [--quick]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/"
         ),
     }
 }

@@ -306,6 +306,8 @@ pub(crate) struct Instance {
     component: NonNull<c_void>,
     env: NonNull<InstanceEnv>,
     binary: Arc<Binary>,
+    /// The one saved `fmi2FMUstate` ([`Instance::save_state`]); null until the first save.
+    saved: *mut c_void,
 }
 
 // SAFETY: an Instance owns its component and environment exclusively; FMI 2.0 lets an importer
@@ -368,7 +370,7 @@ impl Instance {
             )
         };
         match NonNull::new(component) {
-            Some(component) => Ok(Self { component, env, binary: Arc::clone(binary) }),
+            Some(component) => Ok(Self { component, env, binary: Arc::clone(binary), saved: std::ptr::null_mut() }),
             None => {
                 // SAFETY: the FMU returned no component, so nothing refers to the environment
                 // any more (an FMU that failed to instantiate must not call back); it came from
@@ -571,6 +573,22 @@ impl Instance {
         }
     }
 
+    /// `fmi2GetFMUstate` into the instance's saved-state slot (allocated by the FMU on the first
+    /// call, overwritten in place afterwards, as FMI 2.0 §2.1.8 allows).
+    pub(crate) fn save_state(&mut self) -> c_int {
+        // SAFETY: live component; `saved` is null or a state this component returned earlier.
+        unsafe { (self.binary.api.get_fmu_state)(self.c(), &mut self.saved) }
+    }
+
+    /// `fmi2SetFMUstate` from the saved slot; NOT_CALLED when nothing was saved.
+    pub(crate) fn restore_state(&mut self) -> c_int {
+        if self.saved.is_null() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; `saved` is a state this component returned.
+        unsafe { (self.binary.api.set_fmu_state)(self.c(), self.saved) }
+    }
+
     /// `fmi2DoStep`.
     pub(crate) fn do_step(&mut self, t: f64, h: f64, no_set_fmu_state_prior: bool) -> c_int {
         // SAFETY: live component, scalar arguments.
@@ -580,6 +598,10 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
+        if !self.saved.is_null() {
+            // SAFETY: live component; the state came from it and is freed exactly once, here.
+            unsafe { (self.binary.api.free_fmu_state)(self.c(), &mut self.saved) };
+        }
         // SAFETY: the component came from fmi2Instantiate and is freed exactly once, here.
         unsafe { (self.binary.api.free_instance)(self.c()) };
         // SAFETY: after fmi2FreeInstance the FMU holds no reference to the environment; it came

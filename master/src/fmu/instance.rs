@@ -524,6 +524,16 @@ impl Slave for Fmu2Slave {
         self.can_interpolate_inputs
     }
 
+    fn save_state(&mut self) -> Result<()> {
+        let s = self.call(ffi::Instance::save_state);
+        self.check("fmi2GetFMUstate", s)
+    }
+
+    fn restore_state(&mut self) -> Result<()> {
+        let s = self.call(ffi::Instance::restore_state);
+        self.check("fmi2SetFMUstate", s)
+    }
+
     /// Time inside every FMU call of this instance (s), measured with [`Instant`] around each
     /// call, and the number of `fmi2DoStep` calls.
     fn call_stats(&self) -> (f64, u64) {

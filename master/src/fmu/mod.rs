@@ -49,6 +49,25 @@ pub trait Slave: Send {
     fn terminate(&mut self) -> Result<()>;
     /// Whether the FMU declares `canInterpolateInputs`.
     fn can_interpolate_inputs(&self) -> bool;
+    /// Saves the instance's state (`fmi2GetFMUstate`) so that [`Slave::restore_state`] can
+    /// repeat a step (iterative coupling). The default: not supported.
+    fn save_state(&mut self) -> Result<()> {
+        Err(crate::MasterError::Worker {
+            instance: self.name().to_owned(),
+            function: "fmi2GetFMUstate",
+            time: f64::NAN,
+            message: "this instance cannot save its state (iterative coupling needs canGetAndSetFMUstate and an in-process instance)".into(),
+        })
+    }
+    /// Restores the state saved last (`fmi2SetFMUstate`).
+    fn restore_state(&mut self) -> Result<()> {
+        Err(crate::MasterError::Worker {
+            instance: self.name().to_owned(),
+            function: "fmi2SetFMUstate",
+            time: f64::NAN,
+            message: "this instance cannot restore a state".into(),
+        })
+    }
     /// Time spent inside FMU calls so far (s) and the number of `fmi2DoStep` calls.
     fn call_stats(&self) -> (f64, u64) {
         (0.0, 0)
