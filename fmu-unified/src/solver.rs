@@ -117,12 +117,10 @@ pub fn step<const N: usize, const M: usize, const P: usize, C: Circuit<P>>(
     let qd_hat = -(st.mech.q * c1 + st.mech.qd);
     let qdd_hat = -(st.mech.q * c2 + st.mech.qd * (4.0 / h) + st.mech.qdd);
     let mut xd_hat = [SVector::<f64, P>::zeros(); MAX_ACTUATORS];
-    // Predictor: the circuit states stay (an explicit Euler predictor overshoots the stiff
-    // pressure modes after an input jump by h|λ| ≫ 1).
-    let mut x = st.x;
-    for k in 0..nc {
-        xd_hat[k] = -(st.x[k] * c1 + st.xd[k]);
+    for ((hat, x), xd) in xd_hat.iter_mut().zip(&st.x).zip(&st.xd).take(nc) {
+        *hat = -(x * c1 + xd);
     }
+    let mut x = st.x;
     let nominal: Vec<SVector<f64, P>> = circuits.iter().map(Circuit::nominal).collect();
     let mut q = st.mech.q + st.mech.qd * h + st.mech.qdd * (0.5 * h * h);
     // Predictor of the circuit states: x_n + h ẋ_n where it fits the trapezoidal rule better than

@@ -3,7 +3,7 @@
 //! tables: force vs pressure coupling over H, the hydraulics' internal step h_h, and FWE vs TR
 //! vs RK4 at fixed h_h.
 
-use crate::naya::{max_diff, series, BondSeries};
+use crate::naya::{bond_energy, max_diff, series};
 use crate::plot::{lines, Series};
 use crate::runner::{Csv, Runner};
 use crate::{Row, Section, Verdict};
@@ -121,13 +121,13 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
                 Series { label: "p1 unified", points: series(&unified, "unified.p1")? },
             ],
         )?;
-        let (e, a) = bonds.clone_rows();
+        let b = bond_energy(&bonds);
         lines(
             &img_dir.join("crane-pub3-residual.png"),
             "crane-pub3: residual energy of the cylinder bond",
             "t (s)",
             "E (J)",
-            &[Series { label: "Σ δE", points: e }, Series { label: "Σ |δE|", points: a }],
+            &[Series { label: "Σ δE", points: b.signed }, Series { label: "Σ |δE|", points: b.abs }],
         )?;
         plots.extend(
             ["img/crane-pub3-s.png", "img/crane-pub3-pressures.png", "img/crane-pub3-residual.png"].map(Into::into),

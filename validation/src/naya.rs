@@ -68,7 +68,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         "unified, tolerance 1e-7",
     )?;
     let cosim_run = r.run(COSIM, &[], &Overrides::default())?;
-    let bonds = cosim_run.bonds.clone_rows();
+    let bonds = bond_energy(&cosim_run.bonds);
     let cosim = ok(cosim_run, "co-simulation")?;
     let cosim_gs1 = ok(r.run(COSIM, &[], &over(None, Some(AlgorithmKind::GaussSeidel), Some(1)))?, "GS order 1")?;
     let cosim_5ms = ok(r.run(COSIM, &[], &over(Some(5e-3), None, Some(1)))?, "co-simulation 5 ms")?;
@@ -355,7 +355,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         "Seed 004: residual energy of the cylinder bond (co-sim)",
         "t (s)",
         "E (J)",
-        &[Series { label: "Σ δE", points: bonds.0 }, Series { label: "Σ |δE|", points: bonds.1 }],
+        &[Series { label: "Σ δE", points: bonds.signed }, Series { label: "Σ |δE|", points: bonds.abs }],
     )?;
     plots.push(rel("naya-residual"));
     Ok(Section { title: "Seed 004: rod + two-chamber cylinder (SPEC §5.2)".into(), body, rows, plots })
@@ -366,21 +366,23 @@ fn shift(v: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     v.into_iter().map(|(t, y)| (t, y - y0)).collect()
 }
 
-/// (Σ δE, Σ |δE|) of the first bond of a run's bonds.csv.
-pub(crate) trait BondSeries {
-    /// Signed and absolute accumulated residual energy of the first bond.
-    fn clone_rows(&self) -> (Vec<(f64, f64)>, Vec<(f64, f64)>);
+/// Accumulated residual energy of a run's bonds.csv over time (first bond).
+pub(crate) struct BondEnergy {
+    /// Σ δE (t, J).
+    pub signed: Vec<(f64, f64)>,
+    /// Σ |δE| (t, J).
+    pub abs: Vec<(f64, f64)>,
 }
 
-impl BondSeries for Csv {
-    fn clone_rows(&self) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
-        let e = self.header.iter().position(|h| h.ends_with(".E"));
-        let a = self.header.iter().position(|h| h.ends_with(".E_abs"));
-        match (e, a) {
-            (Some(e), Some(a)) => {
-                (self.rows.iter().map(|r| (r[0], r[e])).collect(), self.rows.iter().map(|r| (r[0], r[a])).collect())
-            }
-            _ => (Vec::new(), Vec::new()),
-        }
+/// [`BondEnergy`] of the first bond in `bonds` (empty when the run has no bond).
+pub(crate) fn bond_energy(bonds: &Csv) -> BondEnergy {
+    let e = bonds.header.iter().position(|h| h.ends_with(".E"));
+    let a = bonds.header.iter().position(|h| h.ends_with(".E_abs"));
+    match (e, a) {
+        (Some(e), Some(a)) => BondEnergy {
+            signed: bonds.rows.iter().map(|r| (r[0], r[e])).collect(),
+            abs: bonds.rows.iter().map(|r| (r[0], r[a])).collect(),
+        },
+        _ => BondEnergy { signed: Vec::new(), abs: Vec::new() },
     }
 }
