@@ -56,7 +56,10 @@ pub fn run() -> Result<()> {
     let work = crate::target_dir().join("tune");
     let img = root.join("docs/img");
     std::fs::create_dir_all(&img)?;
-    let mut doc = String::from(HEADER);
+    let mut doc = String::new();
+    let mut summary = String::from(
+        "| system | Publication III (smallest H over the tests) | ours, paper protocol | ours, 1 s tests | work cycle: last H that runs (brute force) | verified on the work cycle |\n|---|---|---|---|---|---|\n",
+    );
     for case in CASES {
         eprintln!("tune: {}", case.title);
         let scen = localize(&root.join("scenarios").join(case.scenario), &work)?;
@@ -65,7 +68,10 @@ pub fn run() -> Result<()> {
             localize(&unified, &work)?;
             let mut text = std::fs::read_to_string(&scen)?;
             let at = text.find("\n[tune]\n").map(|i| i + 8).context("no [tune] table")?;
-            text.insert_str(at, &format!("reference = \"{}\"\nreference_compare = {}\n", case.unified.0, case.unified.1));
+            text.insert_str(
+                at,
+                &format!("reference = \"{}\"\nreference_compare = {}\n", case.unified.0, case.unified.1),
+            );
             std::fs::write(&scen, text)?;
         }
         // 1. The paper's protocol: one period per sinusoid.
@@ -80,6 +86,20 @@ pub fn run() -> Result<()> {
         let cycle_scen = cycle_scenario(&scen, &work, case.name, &paper_out)?;
         tune(&cosim, &cycle_scen, &cycle_out, &[])?;
 
+        let paper_h = |text: &str, prefix: &str| {
+            text.lines()
+                .find(|l| l.starts_with(prefix))
+                .and_then(|l| l.split("H = ").nth(1))
+                .and_then(|r| r.split(" ms").next())
+                .map_or("—".to_owned(), |h| format!("{h} ms"))
+        };
+        let paper_min = if case.name == "crane" { "2.6 ms (m = 2)" } else { "1.6 ms (I2)" };
+        let mut row = format!(
+            "| {} | {paper_min} | {} | {} |",
+            case.title,
+            paper_h(&paper, "Paper method"),
+            paper_h(&ours, "Paper method")
+        );
         let _ = writeln!(doc, "## {}\n", case.title);
         let _ = writeln!(
             doc,
@@ -136,6 +156,9 @@ pub fn run() -> Result<()> {
         let mut all: Vec<String> = cycle_rows.iter().map(ex_of).collect();
         all.sort();
         all.dedup();
+        let best = last_ok.values().copied().fold(0.0, f64::max);
+        let _ = write!(row, " {:.1} ms |", best * 1e3);
+        let _ = writeln!(summary, "{row} {} |", paper_h(&paper, "Verified"));
         for ex in &all {
             match last_ok.get(ex) {
                 Some(h) => {
@@ -160,7 +183,10 @@ pub fn run() -> Result<()> {
              the recommended H (it ends where it failed) and the run at the verified H.*\n"
         );
     }
-    doc += FOOTER;
+    let doc = format!(
+        "{HEADER}## Summary\n\n{summary}\nThe verified H is the paper-protocol recommendation backed off until the \
+         work cycle runs and stays within the tolerance of the unified model.\n\n{doc}{FOOTER}"
+    );
     std::fs::write(root.join("docs/tune.md"), doc)?;
     eprintln!("wrote docs/tune.md and docs/img/tune-*.png");
     Ok(())
