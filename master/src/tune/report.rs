@@ -86,10 +86,12 @@ pub fn report(sweep: &Sweep) -> Report {
             h: best.and_then(|l| l.h),
         });
     }
+    // A test that no configuration passes at H_ini leaves no recommendation.
     let paper = table
         .iter()
-        .filter_map(|r| r.h.map(|h| (h, r.config)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|r| r.h.map(|h| (h, r.config)))
+        .collect::<Option<Vec<_>>>()
+        .and_then(|rows| rows.into_iter().min_by(|a, b| a.0.total_cmp(&b.0)))
         .map(|(h, c)| Recommendation::new(h, c, &sweep.configs[c]));
     let robust = (0..sweep.configs.len())
         .filter_map(|c| {
@@ -210,5 +212,57 @@ pub fn json<'a>(sweep: &'a Sweep, rep: &'a Report, verified: Option<&'a super::v
         h_max: sweep.spec.h_max,
         runs: sweep.rows.len(),
         reused: sweep.reused,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::tune::criterion::Verdict;
+    use crate::tune::signals::TestFn;
+    use crate::tune::space::{Extrap, TuneSpec};
+
+    fn sweep(limits: &[(usize, usize, Option<f64>)]) -> Sweep {
+        let spec = TuneSpec { tests: vec![TestFn::Step, TestFn::Sin(35.0)], ..TuneSpec::default() };
+        let configs = (0..3).map(|m| Config { extrapolation: Extrap::Order(m), params: vec![] }).collect();
+        let limits = limits
+            .iter()
+            .map(|&(test, config, h)| Limit { test, config, h, verdict: Verdict::Failed, rate: Some(1.0) })
+            .collect();
+        Sweep { spec, configs, rows: vec![], limits, reused: 0 }
+    }
+
+    #[test]
+    fn paper_rule_takes_the_most_pessimistic_row_and_robust_the_best_worst_case() {
+        // step: m=0 4 ms, m=1 3 ms, m=2 2.5 ms; sin:35: m=0 fails at H_ini, m=1 2 ms, m=2 2.2 ms.
+        let s = sweep(&[
+            (0, 0, Some(4e-3)),
+            (0, 1, Some(3e-3)),
+            (0, 2, Some(2.5e-3)),
+            (1, 0, None),
+            (1, 1, Some(2e-3)),
+            (1, 2, Some(2.2e-3)),
+        ]);
+        let r = report(&s);
+        assert_eq!((r.table[0].config, r.table[0].h), (0, Some(4e-3)));
+        assert_eq!((r.table[1].config, r.table[1].h), (2, Some(2.2e-3)));
+        let paper = r.paper.as_ref().unwrap();
+        assert_eq!((paper.index, paper.h), (2, 2.2e-3));
+        // m = 0 fails one test; m = 1 reaches 2 ms everywhere, m = 2 2.2 ms.
+        let robust = r.robust.as_ref().unwrap();
+        assert_eq!((robust.index, robust.h), (2, 2.2e-3));
+        let md = markdown_table(&s, &r);
+        assert!(md.contains("| Sinusoidal 35 Hz | m = 2 | 2.2 ms |"), "{md}");
+    }
+
+    #[test]
+    fn no_stable_configuration_gives_no_recommendation() {
+        let s = sweep(&[(0, 0, None), (0, 1, None), (0, 2, None), (1, 0, Some(1e-3)), (1, 1, None), (1, 2, None)]);
+        let r = report(&s);
+        assert!(r.paper.is_none() && r.robust.is_none());
+        assert_eq!(r.table[0].h, None);
+        let text = recommendation_text(&r);
+        assert!(text.contains("no configuration was stable") && text.contains("no configuration passed"), "{text}");
     }
 }
