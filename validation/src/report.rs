@@ -12,6 +12,9 @@ pub enum Verdict {
     Fail,
     /// Reported, no target.
     Info,
+    /// Our value misses the paper's target, but the paper's own method, re-implemented on the
+    /// same models, misses it too, by at least as much: the claim is not reproducible.
+    Disputed,
 }
 
 impl Verdict {
@@ -31,6 +34,7 @@ impl std::fmt::Display for Verdict {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
             Verdict::Info => "info",
+            Verdict::Disputed => "DISPUTED",
         })
     }
 }
