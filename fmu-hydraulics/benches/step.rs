@@ -32,7 +32,7 @@ fn lumped3(c: &mut Criterion) {
     let s = InputSignal { value: circuit.s0, derivatives: [0.01, 0.0, 0.0, 0.0] };
     let s_dot = InputSignal::new(0.01);
     let u_ref = InputSignal::new(5.0);
-    let ode = Lumped3Ode { circuit: &circuit, s: &s, s_dot: &s_dot, u_ref: &u_ref };
+    let ode = Lumped3Ode::new(&circuit, &s, &s_dot, &u_ref);
     let (p1, p3) = circuit.static_pressures(8829.0, 3.5e6);
     let x0 = SVector::<f64, 4>::new(p1, 3.5e6, p3, 2.0);
     for m in METHODS {

@@ -92,7 +92,7 @@ impl HasStepping for Lumped3Fmu {
 
 impl Lumped3Fmu {
     fn ode(&self) -> Lumped3Ode<'_> {
-        Lumped3Ode { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, u_ref: &self.u_ref }
+        Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref)
     }
 
     /// Valve flows now (m³/s).
@@ -366,7 +366,7 @@ impl CoSimModel for Lumped3Fmu {
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let mut x = self.x;
-        let ode = Lumped3Ode { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, u_ref: &self.u_ref };
+        let ode = Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref);
         let (circuit, s) = (&self.circuit, &self.s);
         // The range check uses s at the end of each internal step.
         self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, s.at(tau), x))?;

@@ -146,6 +146,67 @@ pub fn orifice_slope(dp: f64, dp_lam: f64) -> f64 {
     }
 }
 
+/// [`orifice`] and [`orifice_slope`] with √Δp_L evaluated once: the same arithmetic, so the same
+/// values bit for bit, with one square root per valve edge instead of up to three.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Orifice {
+    /// Δp_L (Pa).
+    dp_lam: f64,
+    /// √Δp_L (√Pa).
+    sqrt_dp_lam: f64,
+    /// 1/√Δp_L (1/√Pa): the laminar slope.
+    laminar_slope: f64,
+}
+
+impl Orifice {
+    fn new(dp_lam: f64) -> Self {
+        Self { dp_lam, sqrt_dp_lam: dp_lam.sqrt(), laminar_slope: 1.0 / dp_lam.sqrt() }
+    }
+
+    /// g(Δp), [`orifice`].
+    #[inline]
+    fn g(&self, dp: f64) -> f64 {
+        if dp.abs() < self.dp_lam {
+            dp / self.sqrt_dp_lam
+        } else if dp > 0.0 {
+            dp.sqrt()
+        } else {
+            -(-dp).sqrt()
+        }
+    }
+
+    /// (g(Δp), dg/dΔp), [`orifice`] and [`orifice_slope`] sharing √|Δp|.
+    #[inline]
+    fn g_and_slope(&self, dp: f64) -> (f64, f64) {
+        if dp.abs() < self.dp_lam {
+            (dp / self.sqrt_dp_lam, self.laminar_slope)
+        } else {
+            let root = dp.abs().sqrt();
+            (if dp > 0.0 { root } else { -root }, 0.5 / root)
+        }
+    }
+}
+
+/// What eqs. 20–30 need that depends on the parameters only (A1, A2, C_t, τ, the oil term of
+/// eqs. 23–25, B_e3/V3, √Δp_L), evaluated once per communication step instead of at every
+/// right-hand-side evaluation. Every value is computed exactly as the accessor that defines it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Constants {
+    /// A1 (m²), [`Lumped3::a1`].
+    pub a1: f64,
+    /// A2 (m²), [`Lumped3::a2`].
+    pub a2: f64,
+    /// C_t (m³/(s·√Pa)), [`Lumped3::c_t`].
+    pub c_t: f64,
+    /// τ (s), [`Lumped3::tau`].
+    pub tau: f64,
+    /// 1/B_o (1/Pa), eqs. 23–25.
+    oil: f64,
+    /// B_e3/V3 (Pa/m³), eqs. 22, 25: independent of s.
+    k3: f64,
+    orifice: Orifice,
+}
+
 /// Index of a state in the state vector x = [p1, p2, p3, U].
 pub mod idx {
     /// Piston-side pressure p1 (Pa).
@@ -210,6 +271,29 @@ impl Lumped3 {
         [b[0] / v[0], b[1] / v[1], b[2] / v[2]]
     }
 
+    /// The parameter-only coefficients (see [`Constants`]).
+    pub fn constants(&self) -> Constants {
+        let oil = 1.0 / self.b_o;
+        Constants {
+            a1: self.a1(),
+            a2: self.a2(),
+            c_t: self.c_t(),
+            tau: self.tau(),
+            oil,
+            k3: 1.0 / (oil + 1.0 / self.b_h) / self.v_h3,
+            orifice: Orifice::new(self.dp_lam),
+        }
+    }
+
+    /// [`gains`](Self::gains) with the constants evaluated: eqs. 20–25, the same arithmetic.
+    pub fn gains_with(&self, c: &Constants, s: f64) -> [f64; 3] {
+        let (l1, l2) = self.chamber_lengths(s);
+        let (v1, v2) = (self.v_h1 + c.a1 * l1, self.v_h2 + c.a2 * l2);
+        let b1 = 1.0 / (c.oil + c.a1 * l1 / (v1 * self.b_c) + self.v_h1 / (v1 * self.b_h));
+        let b2 = 1.0 / (c.oil + c.a2 * l2 / (v2 * self.b_c) + self.v_h2 / (v2 * self.b_h));
+        [b1 / v1, b2 / v2, c.k3]
+    }
+
     /// d(B_ei/V_i)/ds (Pa/m⁴): how the hydraulic stiffnesses of eqs. 20–22 change with the
     /// actuator length (l̇1 = ṡ, l̇2 = −ṡ, so dV1/ds = A1, dV2/ds = −A2; V3 is fixed). From eqs.
     /// 23–24: d(1/B_e1)/ds = A1 V_h1/V1² (1/B_c − 1/B_h), d(1/B_e2)/ds = −A2 V_h2/V2² (1/B_c − 1/B_h).
@@ -231,52 +315,70 @@ impl Lumped3 {
     /// U < 0: V3 → T and P → V2, Q_V3 = C_v U g(p3 − p_T), Q2V = C_v U g(p_P − p2);
     /// throttle Q31 = C_t g(p3 − p1), with g = [`orifice`]. Both branches vanish at U = 0.
     pub fn flows(&self, x: &SVector<f64, 4>) -> Flows {
+        self.flows_with(&self.constants(), x)
+    }
+
+    /// [`flows`](Self::flows) with the constants evaluated.
+    pub fn flows_with(&self, c: &Constants, x: &SVector<f64, 4>) -> Flows {
         let (p1, p2, p3, u) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
-        let g = |dp: f64| orifice(dp, self.dp_lam);
+        let g = |dp: f64| c.orifice.g(dp);
         let (qv3, q2v) = if u >= 0.0 {
             (self.cv * u * g(self.p_p - p3), self.cv * u * g(p2 - self.p_t))
         } else {
             (self.cv * u * g(p3 - self.p_t), self.cv * u * g(self.p_p - p2))
         };
-        Flows { q31: self.c_t() * g(p3 - p1), qv3, q2v }
+        Flows { q31: c.c_t * g(p3 - p1), qv3, q2v }
     }
 
     /// ẋ = [ṗ1, ṗ2, ṗ3, U̇]: eqs. 20–22 and the spool law U̇ = (U_ref − U)/τ (eq. 28).
     pub fn rates(&self, x: &SVector<f64, 4>, u: &Inputs) -> SVector<f64, 4> {
-        let [k1, k2, k3] = self.gains(u.s);
-        let q = self.flows(x);
+        let c = self.constants();
+        self.rates_with(&c, &self.gains_with(&c, u.s), x, u.s_dot, u.u_ref)
+    }
+
+    /// [`rates`](Self::rates) with the constants and the gains B_ei/V_i at s evaluated (they
+    /// depend on the inputs only, so a Newton iteration reuses them).
+    pub fn rates_with(
+        &self,
+        c: &Constants,
+        k: &[f64; 3],
+        x: &SVector<f64, 4>,
+        s_dot: f64,
+        u_ref: f64,
+    ) -> SVector<f64, 4> {
+        let [k1, k2, k3] = *k;
+        let q = self.flows_with(c, x);
         SVector::<f64, 4>::new(
-            k1 * (q.q31 - self.a1() * u.s_dot),
-            k2 * (self.a2() * u.s_dot - q.q2v),
+            k1 * (q.q31 - c.a1 * s_dot),
+            k2 * (c.a2 * s_dot - q.q2v),
             k3 * (q.qv3 - q.q31),
-            (u.u_ref - x[idx::U]) / self.tau(),
+            (u_ref - x[idx::U]) / c.tau,
         )
     }
 
     /// Analytic ∂ẋ/∂x of [`rates`](Self::rates). The bulk moduli and volumes depend on s only,
     /// so only the flows contribute. At U = 0 it is the derivative of the U ≥ 0 branch.
     pub fn jacobian(&self, x: &SVector<f64, 4>, u: &Inputs) -> SMatrix<f64, 4, 4> {
+        let c = self.constants();
+        self.jacobian_with(&c, &self.gains_with(&c, u.s), x)
+    }
+
+    /// [`jacobian`](Self::jacobian) with the constants and gains evaluated.
+    pub fn jacobian_with(&self, c: &Constants, k: &[f64; 3], x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
         let (p1, p2, p3, v) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
-        let [k1, k2, k3] = self.gains(u.s);
-        let g = |dp: f64| orifice(dp, self.dp_lam);
-        let gs = |dp: f64| orifice_slope(dp, self.dp_lam);
+        let [k1, k2, k3] = *k;
+        let o = &c.orifice;
         // ∂Q31/∂p3 = −∂Q31/∂p1.
-        let d31 = self.c_t() * gs(p3 - p1);
+        let d31 = c.c_t * o.g_and_slope(p3 - p1).1;
         // ∂Q_V3/∂p3, ∂Q_V3/∂U, ∂Q2V/∂p2, ∂Q2V/∂U.
         let (dv3_p3, dv3_u, d2v_p2, d2v_u) = if v >= 0.0 {
-            (
-                -self.cv * v * gs(self.p_p - p3),
-                self.cv * g(self.p_p - p3),
-                self.cv * v * gs(p2 - self.p_t),
-                self.cv * g(p2 - self.p_t),
-            )
+            let (g3, s3) = o.g_and_slope(self.p_p - p3);
+            let (g2, s2) = o.g_and_slope(p2 - self.p_t);
+            (-self.cv * v * s3, self.cv * g3, self.cv * v * s2, self.cv * g2)
         } else {
-            (
-                self.cv * v * gs(p3 - self.p_t),
-                self.cv * g(p3 - self.p_t),
-                -self.cv * v * gs(self.p_p - p2),
-                self.cv * g(self.p_p - p2),
-            )
+            let (g3, s3) = o.g_and_slope(p3 - self.p_t);
+            let (g2, s2) = o.g_and_slope(self.p_p - p2);
+            (self.cv * v * s3, self.cv * g3, -self.cv * v * s2, self.cv * g2)
         };
         let mut j = SMatrix::<f64, 4, 4>::zeros();
         j[(idx::P1, idx::P1)] = -k1 * d31;
@@ -286,7 +388,7 @@ impl Lumped3 {
         j[(idx::P3, idx::P1)] = k3 * d31;
         j[(idx::P3, idx::P3)] = k3 * (dv3_p3 - d31);
         j[(idx::P3, idx::U)] = k3 * dv3_u;
-        j[(idx::U, idx::U)] = -1.0 / self.tau();
+        j[(idx::U, idx::U)] = -1.0 / c.tau;
         j
     }
 
@@ -382,6 +484,8 @@ impl Lumped3 {
 pub struct Lumped3Ode<'a> {
     /// Parameters.
     pub circuit: &'a Lumped3,
+    /// The parameter-only coefficients of `circuit`.
+    pub constants: Constants,
     /// Actuator length s(τ).
     pub s: &'a InputSignal,
     /// Actuator velocity ṡ(τ).
@@ -390,7 +494,22 @@ pub struct Lumped3Ode<'a> {
     pub u_ref: &'a InputSignal,
 }
 
-impl Lumped3Ode<'_> {
+/// The inputs at one τ and the gains B_ei/V_i at s(τ): what [`Lumped3Ode`] evaluates once per
+/// time point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lumped3Point {
+    /// B_ei/V_i at s(τ) (Pa/m³).
+    pub gains: [f64; 3],
+    /// The inputs at τ.
+    pub inputs: Inputs,
+}
+
+impl<'a> Lumped3Ode<'a> {
+    /// The ODE of `circuit` with these inputs.
+    pub fn new(circuit: &'a Lumped3, s: &'a InputSignal, s_dot: &'a InputSignal, u_ref: &'a InputSignal) -> Self {
+        Self { circuit, constants: circuit.constants(), s, s_dot, u_ref }
+    }
+
     /// The inputs at τ.
     pub fn inputs(&self, tau: f64) -> Inputs {
         Inputs { s: self.s.at(tau), s_dot: self.s_dot.at(tau), u_ref: self.u_ref.at(tau) }
@@ -398,11 +517,16 @@ impl Lumped3Ode<'_> {
 }
 
 impl Ode<4> for Lumped3Ode<'_> {
-    fn f(&self, tau: f64, x: &SVector<f64, 4>) -> SVector<f64, 4> {
-        self.circuit.rates(x, &self.inputs(tau))
+    type Point = Lumped3Point;
+    fn point(&self, tau: f64) -> Lumped3Point {
+        let inputs = self.inputs(tau);
+        Lumped3Point { gains: self.circuit.gains_with(&self.constants, inputs.s), inputs }
     }
-    fn jacobian(&self, tau: f64, x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
-        self.circuit.jacobian(x, &self.inputs(tau))
+    fn f_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> SVector<f64, 4> {
+        self.circuit.rates_with(&self.constants, &p.gains, x, p.inputs.s_dot, p.inputs.u_ref)
+    }
+    fn jacobian_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
+        self.circuit.jacobian_with(&self.constants, &p.gains, x)
     }
 }
 

@@ -223,12 +223,16 @@ impl NayaOde<'_> {
 }
 
 impl Ode<2> for NayaOde<'_> {
-    fn f(&self, tau: f64, x: &SVector<f64, 2>) -> SVector<f64, 2> {
-        let (d1, d2) = self.circuit.pressure_rates(x[0], x[1], &self.inputs(tau));
+    type Point = Inputs;
+    fn point(&self, tau: f64) -> Inputs {
+        self.inputs(tau)
+    }
+    fn f_at(&self, u: &Inputs, x: &SVector<f64, 2>) -> SVector<f64, 2> {
+        let (d1, d2) = self.circuit.pressure_rates(x[0], x[1], u);
         SVector::<f64, 2>::new(d1, d2)
     }
-    fn jacobian(&self, tau: f64, x: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
-        let (j1, j2) = self.circuit.pressure_jacobian(x[0], x[1], &self.inputs(tau));
+    fn jacobian_at(&self, u: &Inputs, x: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
+        let (j1, j2) = self.circuit.pressure_jacobian(x[0], x[1], u);
         SMatrix::<f64, 2, 2>::new(j1, 0.0, 0.0, j2)
     }
 }

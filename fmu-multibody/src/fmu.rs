@@ -10,7 +10,7 @@
 //! and depends on them directly.
 
 use crate::cylinder::Cylinder;
-use crate::mechanism::{applied_forces, static_forces, CylinderForce, ForceLaw, Mechanism, MAX_ACTUATORS};
+use crate::mechanism::{actuator_power, static_forces, CylinderForce, ForceLaw, Mechanism, MAX_ACTUATORS};
 use crate::solver::{self, consistent_accelerations, Method, Settings, State};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
 use model_description::DependencyKind;
@@ -701,7 +701,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         let mut st = self.state.clone();
         consistent_accelerations(&self.mech, &law, &mut st, 0.0, xi, omega)
             .map_err(|e| ModelError::new(format!("initial state: {e}")))?;
-        let power = applied_forces(&self.mech, &law, &st.q, &st.qd, 0.0).power();
+        let power = actuator_power(&self.mech, &law, &st.q, &st.qd, 0.0);
         self.state = st;
         self.power_end = power;
         self.work = 0.0;
@@ -745,7 +745,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             let (xi, omega) = self.restart_baumgarte();
             consistent_accelerations(&self.mech, &law, &mut st, 0.0, xi, omega)
                 .map_err(|e| ModelError::new(format!("{}: restart at t = {t} s: {e}", method.name())))?;
-            power_start = applied_forces(&self.mech, &law, &st.q, &st.qd, 0.0).power();
+            power_start = actuator_power(&self.mech, &law, &st.q, &st.qd, 0.0);
             restarted = true;
         }
         let mut max_it = 0;
@@ -756,7 +756,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             let it = solver::step(&self.mech, &law, &self.settings, &mut st, tau1, dt).map_err(|e| {
                 ModelError::new(format!("{}: step from t = {} s to {} s: {e}", method.name(), t + tau1 - dt, t + tau1))
             })?;
-            let power = applied_forces(&self.mech, &law, &st.q, &st.qd, tau1).power();
+            let power = actuator_power(&self.mech, &law, &st.q, &st.qd, tau1);
             work += 0.5 * dt * (power_start + power);
             power_start = power;
             max_it = max_it.max(it);

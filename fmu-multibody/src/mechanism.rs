@@ -224,6 +224,47 @@ pub fn applied_forces<const N: usize, const M: usize>(
     out
 }
 
+/// The generalized forces Q of [`applied_forces`] alone (gravity plus the cylinder forces along
+/// their gradients), without the tangent matrices C and K: what the restart needs. The same
+/// arithmetic, so Q is bit-identical to `applied_forces(..).q`.
+pub fn generalized_forces<const N: usize, const M: usize>(
+    mech: &impl Mechanism<N, M>,
+    law: &impl ForceLaw,
+    q: &SVector<f64, N>,
+    qd: &SVector<f64, N>,
+    tau: f64,
+) -> SVector<f64, N> {
+    let mut out = mech.gravity_forces();
+    for k in 0..mech.actuator_count().min(MAX_ACTUATORS) {
+        let a = mech.actuator(k);
+        let g = a.gradient(q);
+        let f = law.force(k, tau, a.length(q), g.dot(qd));
+        out += g * f.f;
+    }
+    out
+}
+
+/// The power of the cylinder forces Σ F_k ṡ_k (W) of [`applied_forces`] alone (the energy
+/// bookkeeping after each step), without assembling Q, C and K. Bit-identical to
+/// `applied_forces(..).power()`.
+pub fn actuator_power<const N: usize, const M: usize>(
+    mech: &impl Mechanism<N, M>,
+    law: &impl ForceLaw,
+    q: &SVector<f64, N>,
+    qd: &SVector<f64, N>,
+    tau: f64,
+) -> f64 {
+    let mut forces = [0.0; MAX_ACTUATORS];
+    let mut s_dot = [0.0; MAX_ACTUATORS];
+    for k in 0..mech.actuator_count().min(MAX_ACTUATORS) {
+        let a = mech.actuator(k);
+        let g = a.gradient(q);
+        s_dot[k] = g.dot(qd);
+        forces[k] = law.force(k, tau, a.length(q), s_dot[k]).f;
+    }
+    forces.iter().zip(&s_dot).map(|(f, v)| f * v).sum()
+}
+
 /// The cylinder forces that hold the mechanism at rest in configuration `q`: the solution of
 /// Φ_qᵀ λ − Σ F_k ∂s_k/∂q = Q_g (static equilibrium, q̇ = q̈ = 0) for λ and F, by least squares.
 /// An error when no set of cylinder forces holds this configuration (e.g. a crane whose

@@ -33,7 +33,7 @@
 //! step, an H/2 delay.
 
 use crate::lu::Lu;
-use crate::mechanism::{applied_forces, ForceLaw, Mechanism};
+use crate::mechanism::{applied_forces, generalized_forces, ForceLaw, Mechanism};
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 
 /// The two algorithms.
@@ -185,6 +185,11 @@ fn finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
 /// Sets q̈ and λ of `st` from the constrained equations of motion at (q, q̇), with the input at
 /// `tau` and Baumgarte terms 2ξωΦ̇ + ω²Φ on the acceleration constraint (pass 0, 0 for the
 /// exact Φ̈ = 0).
+///
+/// The restart runs at every communication point whose input jumped, i.e. at nearly every step
+/// of a co-simulation, so the (N + M)² system is solved on the stack when it fits
+/// ([`KKT_CAPACITY`]): LU with partial pivoting and one step of iterative refinement, without
+/// allocation. Larger mechanisms use a heap matrix, the same arithmetic.
 pub fn consistent_accelerations<const N: usize, const M: usize>(
     mech: &impl Mechanism<N, M>,
     law: &impl ForceLaw,
@@ -195,40 +200,157 @@ pub fn consistent_accelerations<const N: usize, const M: usize>(
 ) -> Result<(), SolverError> {
     let mm = mech.mass_matrix();
     let j = mech.jacobian(&st.q);
-    let ap = applied_forces(mech, law, &st.q, &st.qd, tau);
+    let forces = generalized_forces(mech, law, &st.q, &st.qd, tau);
     let rhs_c = -(mech.jacobian_dot_times_velocity(&st.q, &st.qd)
         + (j * st.qd) * (2.0 * xi * omega)
         + mech.constraints(&st.q) * (omega * omega));
+    let (qdd, lambda) = if N + M <= KKT_CAPACITY {
+        Kkt::<N, M>::new(&mm, &j).ok_or(SolverError::Singular)?.solve_refined(&mm, &j, &forces, &rhs_c)
+    } else {
+        kkt_solve_heap(&mm, &j, &forces, &rhs_c).ok_or(SolverError::Singular)?
+    };
+    if !(finite(&qdd) && finite(&lambda)) {
+        return Err(SolverError::Singular);
+    }
+    st.qdd = qdd;
+    st.lambda = lambda;
+    Ok(())
+}
+
+/// Largest N + M whose restart system [M Φ_qᵀ; Φ_q 0] is factored on the stack.
+pub const KKT_CAPACITY: usize = 16;
+
+/// The restart system [M Φ_qᵀ; Φ_q 0] factored as P A = L U (partial pivoting) in a
+/// fixed-capacity array: the matrix dimension N + M is not a type-level constant.
+struct Kkt<const N: usize, const M: usize> {
+    lu: [[f64; KKT_CAPACITY]; KKT_CAPACITY],
+    piv: [usize; KKT_CAPACITY],
+}
+
+impl<const N: usize, const M: usize> Kkt<N, M> {
+    const DIM: usize = N + M;
+
+    /// Assembles and factors; `None` when a pivot is zero or not finite.
+    fn new(mm: &SMatrix<f64, N, N>, j: &SMatrix<f64, M, N>) -> Option<Self> {
+        let n = Self::DIM;
+        let mut a = [[0.0; KKT_CAPACITY]; KKT_CAPACITY];
+        for r in 0..N {
+            for c in 0..N {
+                a[r][c] = mm[(r, c)];
+            }
+            for c in 0..M {
+                a[r][N + c] = j[(c, r)];
+                a[N + c][r] = j[(c, r)];
+            }
+        }
+        let mut piv = [0usize; KKT_CAPACITY];
+        for k in 0..n {
+            let mut p = k;
+            let mut best = a[k][k].abs();
+            for (r, row) in a.iter().enumerate().take(n).skip(k + 1) {
+                if row[k].abs() > best {
+                    best = row[k].abs();
+                    p = r;
+                }
+            }
+            if !(best > 0.0 && best.is_finite()) {
+                return None;
+            }
+            piv[k] = p;
+            a.swap(k, p);
+            let pivot_row = a[k];
+            for row in a.iter_mut().take(n).skip(k + 1) {
+                let l = row[k] / pivot_row[k];
+                row[k] = l;
+                if l != 0.0 {
+                    for c in k + 1..n {
+                        row[c] -= l * pivot_row[c];
+                    }
+                }
+            }
+        }
+        Some(Self { lu: a, piv })
+    }
+
+    /// Solves A x = b.
+    fn solve(&self, b: &[f64; KKT_CAPACITY]) -> [f64; KKT_CAPACITY] {
+        let n = Self::DIM;
+        let mut x = *b;
+        for k in 0..n {
+            x.swap(k, self.piv[k]);
+        }
+        for r in 1..n {
+            let mut s = x[r];
+            for (l, xc) in self.lu[r][..r].iter().zip(&x[..r]) {
+                s -= l * xc;
+            }
+            x[r] = s;
+        }
+        for r in (0..n).rev() {
+            let mut s = x[r];
+            for (u, xc) in self.lu[r][r + 1..n].iter().zip(&x[r + 1..n]) {
+                s -= u * xc;
+            }
+            x[r] = s / self.lu[r][r];
+        }
+        x
+    }
+
+    /// Solves [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; c] with one step of iterative refinement (the
+    /// residual from the blocks).
+    fn solve_refined(
+        &self,
+        mm: &SMatrix<f64, N, N>,
+        j: &SMatrix<f64, M, N>,
+        q: &SVector<f64, N>,
+        c: &SVector<f64, M>,
+    ) -> (SVector<f64, N>, SVector<f64, M>) {
+        let mut b = [0.0; KKT_CAPACITY];
+        b[..N].copy_from_slice(q.as_slice());
+        b[N..N + M].copy_from_slice(c.as_slice());
+        let mut x = self.solve(&b);
+        let qdd = SVector::<f64, N>::from_fn(|r, _| x[r]);
+        let lambda = SVector::<f64, M>::from_fn(|r, _| x[N + r]);
+        let r_dyn = q - mm * qdd - j.transpose() * lambda;
+        let r_con = c - j * qdd;
+        let mut r = [0.0; KKT_CAPACITY];
+        r[..N].copy_from_slice(r_dyn.as_slice());
+        r[N..N + M].copy_from_slice(r_con.as_slice());
+        let dx = self.solve(&r);
+        for (xi, di) in x.iter_mut().zip(dx.iter()).take(N + M) {
+            *xi += di;
+        }
+        (SVector::<f64, N>::from_fn(|r, _| x[r]), SVector::<f64, M>::from_fn(|r, _| x[N + r]))
+    }
+}
+
+/// [`Kkt::solve_refined`] for mechanisms beyond [`KKT_CAPACITY`], with a heap matrix.
+fn kkt_solve_heap<const N: usize, const M: usize>(
+    mm: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, M, N>,
+    q: &SVector<f64, N>,
+    c: &SVector<f64, M>,
+) -> Option<(SVector<f64, N>, SVector<f64, M>)> {
     let mut a = DMatrix::<f64>::zeros(N + M, N + M);
     let mut b = DVector::<f64>::zeros(N + M);
     for r in 0..N {
-        for c in 0..N {
-            a[(r, c)] = mm[(r, c)];
+        for k in 0..N {
+            a[(r, k)] = mm[(r, k)];
         }
-        for c in 0..M {
-            a[(r, N + c)] = j[(c, r)];
-            a[(N + c, r)] = j[(c, r)];
+        for k in 0..M {
+            a[(r, N + k)] = j[(k, r)];
+            a[(N + k, r)] = j[(k, r)];
         }
-        b[r] = ap.q[r];
+        b[r] = q[r];
     }
-    for c in 0..M {
-        b[N + c] = rhs_c[c];
+    for k in 0..M {
+        b[N + k] = c[k];
     }
     let lu = a.clone().lu();
-    let mut x = lu.solve(&b).ok_or(SolverError::Singular)?;
-    // One step of iterative refinement.
+    let mut x = lu.solve(&b)?;
     let r = &b - &a * &x;
-    x += lu.solve(&r).ok_or(SolverError::Singular)?;
-    if !x.iter().all(|v| v.is_finite()) {
-        return Err(SolverError::Singular);
-    }
-    for r in 0..N {
-        st.qdd[r] = x[r];
-    }
-    for c in 0..M {
-        st.lambda[c] = x[N + c];
-    }
-    Ok(())
+    x += lu.solve(&r)?;
+    Some((SVector::<f64, N>::from_fn(|r, _| x[r]), SVector::<f64, M>::from_fn(|r, _| x[N + r])))
 }
 
 /// Advances `st` by one step `h`; the applied forces at the end of the step are taken at `tau1`
