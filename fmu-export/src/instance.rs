@@ -830,10 +830,12 @@ impl<M: CoSimModel> Component for Instance<M> {
                     signal(&mut s.model).end_step(h);
                 }
             }
-            for v in &table.vars {
+            // Outputs only: evaluating every getter (parameters, diagnostics) here cost as much as
+            // the model's own step for small FMUs.
+            for v in table.vars.iter().filter(|v| v.causality == Causality::Output) {
                 if let Access::Real { get, .. } = &v.access {
                     let y = get(&s.model);
-                    if !y.is_finite() && v.causality == Causality::Output {
+                    if !y.is_finite() {
                         s.flush("fmi2DoStep", ctx);
                         s.state = State::Error;
                         s.last_step_status = Status::Error;

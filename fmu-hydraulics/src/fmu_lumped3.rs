@@ -86,7 +86,7 @@ impl HasStepping for Lumped3Fmu {
         &mut self.stepping
     }
     fn lambda_max(&self) -> f64 {
-        crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.x)
+        self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0))
     }
 }
 

@@ -215,7 +215,14 @@ impl<const N: usize> Lu<N> {
             *p = i;
         }
         for k in 0..N {
-            let (p, pivot) = (k..N).map(|i| (i, m[(i, k)].abs())).fold((k, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+            // The first row of largest |m_ik| (plain loops: N is small and known, they unroll).
+            let (mut p, mut pivot) = (k, 0.0);
+            for i in k..N {
+                let v = m[(i, k)].abs();
+                if v > pivot {
+                    (p, pivot) = (i, v);
+                }
+            }
             if !(pivot > 0.0 && pivot.is_finite()) {
                 return None;
             }
@@ -236,11 +243,18 @@ impl<const N: usize> Lu<N> {
     pub fn solve(&self, r: SVector<f64, N>) -> SVector<f64, N> {
         let mut y = SVector::<f64, N>::zeros();
         for i in 0..N {
-            let s: f64 = (0..i).map(|j| self.lu[(i, j)] * y[j]).sum();
+            // Σ_j l_ij y_j summed left to right from −0, as `Iterator::sum` does.
+            let mut s = -0.0;
+            for j in 0..i {
+                s += self.lu[(i, j)] * y[j];
+            }
             y[i] = r[self.perm[i]] - s;
         }
         for i in (0..N).rev() {
-            let s: f64 = (i + 1..N).map(|j| self.lu[(i, j)] * y[j]).sum();
+            let mut s = -0.0;
+            for j in i + 1..N {
+                s += self.lu[(i, j)] * y[j];
+            }
             y[i] = (y[i] - s) / self.lu[(i, i)];
         }
         y

@@ -392,6 +392,25 @@ impl Lumped3 {
         j
     }
 
+    /// Largest |λ| of [`jacobian`](Self::jacobian) at (x, u) (1/s), in closed form. The
+    /// Jacobian is block triangular: U̇ depends on U alone, ṗ2 on (p2, U) and nothing else on p2,
+    /// ṗ1 and ṗ3 on (p1, p3, U). So its eigenvalues are ∂U̇/∂U = −1/τ, ∂ṗ2/∂p2 and those of the
+    /// (p1, p3) block [a b; c d]: tr/2 ± √((tr/2)² − det), or a complex pair of modulus √det.
+    /// The same value as a Schur decomposition up to round-off, without one (it is the output
+    /// `lambda_max`, evaluated after every communication step). Infinite when not finite.
+    pub fn stiffest_eigenvalue(&self, x: &SVector<f64, 4>, u: &Inputs) -> f64 {
+        let j = self.jacobian(x, u);
+        if !j.iter().all(|v| v.is_finite()) {
+            return f64::INFINITY;
+        }
+        let (a, b) = (j[(idx::P1, idx::P1)], j[(idx::P1, idx::P3)]);
+        let (c, d) = (j[(idx::P3, idx::P1)], j[(idx::P3, idx::P3)]);
+        let (half_trace, det) = (0.5 * (a + d), a * d - b * c);
+        let disc = half_trace * half_trace - det;
+        let pair = if disc >= 0.0 { half_trace.abs() + disc.sqrt() } else { det.sqrt() };
+        pair.max(j[(idx::P2, idx::P2)].abs()).max(j[(idx::U, idx::U)].abs())
+    }
+
     /// End-damper force F_d (N), eq. 31: k_d (l_d − l1) − c_d ṡ when l1 ≤ l_d,
     /// −k_d (l_d − l2) − c_d ṡ when l2 ≤ l_d, 0 otherwise.
     pub fn damper_force(&self, s: f64, s_dot: f64) -> f64 {
@@ -570,6 +589,25 @@ mod tests {
                     assert!((a - b).abs() <= 1e-5 * b.abs() + 1e-9, "x = {x:?}: J[{r},{k}] = {a:e}, FD {b:e}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn closed_form_stiffest_eigenvalue_matches_the_schur_decomposition() {
+        let c = Lumped3::default();
+        let cases = [
+            ([4.6e6, 3.5e6, 5.3e6, 3.7], Inputs { s: 0.52, s_dot: 0.01, u_ref: 10.0 }),
+            ([5.1e6, 2.2e6, 1.9e6, -6.2], Inputs { s: 0.61, s_dot: -0.03, u_ref: -10.0 }),
+            ([4.0e6, 0.2e6, 4.05e6, 1.3], Inputs { s: 0.47, s_dot: 0.0, u_ref: 2.0 }),
+            ([3.0e6, 7.5e6, 0.15e6, -0.4], Inputs { s: 0.7, s_dot: 0.002, u_ref: 0.0 }),
+            ([4.5866e6, 3.5e6, 4.5866e6, 0.0], Inputs { s: 0.5, s_dot: 0.0, u_ref: 0.0 }),
+        ];
+        for (x, u) in cases {
+            let x = SVector::<f64, 4>::from(x);
+            let (s, s_dot, u_ref) = (InputSignal::new(u.s), InputSignal::new(u.s_dot), InputSignal::new(u.u_ref));
+            let schur = crate::integrator::stiffest_eigenvalue(&Lumped3Ode::new(&c, &s, &s_dot, &u_ref), 0.0, &x);
+            let closed = c.stiffest_eigenvalue(&x, &u);
+            assert!((closed - schur).abs() <= 1e-9 * schur, "x = {x:?}: {closed} vs Schur {schur}");
         }
     }
 

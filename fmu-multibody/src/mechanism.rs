@@ -68,6 +68,19 @@ impl<const N: usize> Actuator<N> {
         }
     }
 
+    /// Length s and gradient ∂s/∂q together, from one evaluation of v = D q + d0: the same values
+    /// as [`length`](Self::length) and [`gradient`](Self::gradient).
+    pub fn length_and_gradient(&self, q: &SVector<f64, N>) -> (f64, SVector<f64, N>) {
+        match self {
+            Self::Coordinate(_) => (self.length(q), self.gradient(q)),
+            Self::Distance { d, d0 } => {
+                let v = d * q + d0;
+                let s = v.norm();
+                (s, d.transpose() * (v / s))
+            }
+        }
+    }
+
     /// ∂²s/∂q² = Dᵀ (I − u uᵀ) D / s (zero for a coordinate).
     pub fn hessian(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         match self {
@@ -207,14 +220,16 @@ pub fn applied_forces<const N: usize, const M: usize>(
     };
     for k in 0..mech.actuator_count().min(MAX_ACTUATORS) {
         let a = mech.actuator(k);
-        let g = a.gradient(q);
-        let s = a.length(q);
+        let (s, g) = a.length_and_gradient(q);
         let s_dot = g.dot(qd);
         let f = law.force(k, tau, s, s_dot);
         out.q += g * f.f;
-        let ggt = g * g.transpose();
-        out.c -= ggt * f.df_dsd;
-        out.k -= ggt * f.df_ds;
+        // A given force (force coupling) has no derivatives: nothing to add to C and K.
+        if f.df_dsd != 0.0 || f.df_ds != 0.0 {
+            let ggt = g * g.transpose();
+            out.c -= ggt * f.df_dsd;
+            out.k -= ggt * f.df_ds;
+        }
         if f.f != 0.0 {
             out.k -= a.hessian(q) * f.f;
         }
@@ -236,9 +251,8 @@ pub fn generalized_forces<const N: usize, const M: usize>(
 ) -> SVector<f64, N> {
     let mut out = mech.gravity_forces();
     for k in 0..mech.actuator_count().min(MAX_ACTUATORS) {
-        let a = mech.actuator(k);
-        let g = a.gradient(q);
-        let f = law.force(k, tau, a.length(q), g.dot(qd));
+        let (s, g) = mech.actuator(k).length_and_gradient(q);
+        let f = law.force(k, tau, s, g.dot(qd));
         out += g * f.f;
     }
     out
@@ -257,10 +271,9 @@ pub fn actuator_power<const N: usize, const M: usize>(
     let mut forces = [0.0; MAX_ACTUATORS];
     let mut s_dot = [0.0; MAX_ACTUATORS];
     for k in 0..mech.actuator_count().min(MAX_ACTUATORS) {
-        let a = mech.actuator(k);
-        let g = a.gradient(q);
+        let (s, g) = mech.actuator(k).length_and_gradient(q);
         s_dot[k] = g.dot(qd);
-        forces[k] = law.force(k, tau, a.length(q), s_dot[k]).f;
+        forces[k] = law.force(k, tau, s, s_dot[k]).f;
     }
     forces.iter().zip(&s_dot).map(|(f, v)| f * v).sum()
 }

@@ -218,7 +218,7 @@ pub fn consistent_accelerations<const N: usize, const M: usize>(
 }
 
 /// Largest N + M whose restart system [M Φ_qᵀ; Φ_q 0] is factored on the stack.
-pub const KKT_CAPACITY: usize = 16;
+pub const KKT_CAPACITY: usize = 12;
 
 /// The restart system [M Φ_qᵀ; Φ_q 0] factored as P A = L U (partial pivoting) in a
 /// fixed-capacity array: the matrix dimension N + M is not a type-level constant.
