@@ -19,6 +19,11 @@ pub trait Ode<const N: usize> {
     fn f_at(&self, p: &Self::Point, x: &SVector<f64, N>) -> SVector<f64, N>;
     /// ∂f/∂x at a prepared τ.
     fn jacobian_at(&self, p: &Self::Point, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
+    /// f and ∂f/∂x at the same prepared τ and x (the first Newton iterate of a trapezoidal
+    /// step needs both); an ODE whose two share work overrides it.
+    fn f_and_jacobian_at(&self, p: &Self::Point, x: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        (self.f_at(p, x), self.jacobian_at(p, x))
+    }
     /// ẋ = f(τ, x).
     fn f(&self, tau: f64, x: &SVector<f64, N>) -> SVector<f64, N> {
         self.f_at(&self.point(tau), x)
@@ -164,11 +169,12 @@ pub fn trapezoidal<const N: usize, O: Ode<N>>(
     };
     let mut done = None;
     let mut correction = f64::INFINITY;
-    let lu = Lu::factor(SMatrix::<f64, N, N>::identity() - ode.jacobian_at(p1, &y) * (0.5 * h))
-        .ok_or(StepError::Singular)?;
+    let (f_start, jacobian) = ode.f_and_jacobian_at(p1, &y);
+    let lu = Lu::factor(SMatrix::<f64, N, N>::identity() - jacobian * (0.5 * h)).ok_or(StepError::Singular)?;
     let chord_iterations = newton.max_iter.min(8);
     for it in 1..=chord_iterations {
-        let r = y - base - ode.f_at(p1, &y) * (0.5 * h);
+        let f = if it == 1 { f_start } else { ode.f_at(p1, &y) };
+        let r = y - base - f * (0.5 * h);
         let dx = lu.solve(r);
         y -= dx;
         let c = dx.amax();

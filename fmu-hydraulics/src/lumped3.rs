@@ -392,6 +392,50 @@ impl Lumped3 {
         j
     }
 
+    /// [`rates_with`](Self::rates_with) and [`jacobian_with`](Self::jacobian_with) at the same
+    /// state, each valve edge's g(Δp) and slope from one square root: the same values.
+    pub fn rates_and_jacobian_with(
+        &self,
+        c: &Constants,
+        k: &[f64; 3],
+        x: &SVector<f64, 4>,
+        s_dot: f64,
+        u_ref: f64,
+    ) -> (SVector<f64, 4>, SMatrix<f64, 4, 4>) {
+        let (p1, p2, p3, v) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
+        let [k1, k2, k3] = *k;
+        let o = &c.orifice;
+        let (g31, s31) = o.g_and_slope(p3 - p1);
+        // Eqs. 26–27 (see `flows`) and their slopes; the valve edge pair by the spool sign.
+        let (qv3, q2v, dv3_p3, dv3_u, d2v_p2, d2v_u) = if v >= 0.0 {
+            let (g3, s3) = o.g_and_slope(self.p_p - p3);
+            let (g2, s2) = o.g_and_slope(p2 - self.p_t);
+            (self.cv * v * g3, self.cv * v * g2, -self.cv * v * s3, self.cv * g3, self.cv * v * s2, self.cv * g2)
+        } else {
+            let (g3, s3) = o.g_and_slope(p3 - self.p_t);
+            let (g2, s2) = o.g_and_slope(self.p_p - p2);
+            (self.cv * v * g3, self.cv * v * g2, self.cv * v * s3, self.cv * g3, -self.cv * v * s2, self.cv * g2)
+        };
+        let q31 = c.c_t * g31;
+        let rates = SVector::<f64, 4>::new(
+            k1 * (q31 - c.a1 * s_dot),
+            k2 * (c.a2 * s_dot - q2v),
+            k3 * (qv3 - q31),
+            (u_ref - v) / c.tau,
+        );
+        let d31 = c.c_t * s31;
+        let mut j = SMatrix::<f64, 4, 4>::zeros();
+        j[(idx::P1, idx::P1)] = -k1 * d31;
+        j[(idx::P1, idx::P3)] = k1 * d31;
+        j[(idx::P2, idx::P2)] = -k2 * d2v_p2;
+        j[(idx::P2, idx::U)] = -k2 * d2v_u;
+        j[(idx::P3, idx::P1)] = k3 * d31;
+        j[(idx::P3, idx::P3)] = k3 * (dv3_p3 - d31);
+        j[(idx::P3, idx::U)] = k3 * dv3_u;
+        j[(idx::U, idx::U)] = -1.0 / c.tau;
+        (rates, j)
+    }
+
     /// Largest |λ| of [`jacobian`](Self::jacobian) at (x, u) (1/s), in closed form. The
     /// Jacobian is block triangular: U̇ depends on U alone, ṗ2 on (p2, U) and nothing else on p2,
     /// ṗ1 and ṗ3 on (p1, p3, U). So its eigenvalues are ∂U̇/∂U = −1/τ, ∂ṗ2/∂p2 and those of the
@@ -408,6 +452,10 @@ impl Lumped3 {
         let (half_trace, det) = (0.5 * (a + d), a * d - b * c);
         let disc = half_trace * half_trace - det;
         let pair = if disc >= 0.0 { half_trace.abs() + disc.sqrt() } else { det.sqrt() };
+        if pair.is_nan() {
+            // a d or (tr/2)² overflowed (huge parameters): as large as it gets.
+            return f64::INFINITY;
+        }
         pair.max(j[(idx::P2, idx::P2)].abs()).max(j[(idx::U, idx::U)].abs())
     }
 
@@ -547,6 +595,9 @@ impl Ode<4> for Lumped3Ode<'_> {
     fn jacobian_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
         self.circuit.jacobian_with(&self.constants, &p.gains, x)
     }
+    fn f_and_jacobian_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> (SVector<f64, 4>, SMatrix<f64, 4, 4>) {
+        self.circuit.rates_and_jacobian_with(&self.constants, &p.gains, x, p.inputs.s_dot, p.inputs.u_ref)
+    }
 }
 
 #[cfg(test)]
@@ -589,6 +640,24 @@ mod tests {
                     assert!((a - b).abs() <= 1e-5 * b.abs() + 1e-9, "x = {x:?}: J[{r},{k}] = {a:e}, FD {b:e}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn fused_rates_and_jacobian_are_bit_identical_to_the_separate_ones() {
+        let c = Lumped3::default();
+        let k = c.constants();
+        for (x, u) in [
+            ([4.6e6, 3.5e6, 5.3e6, 3.7], Inputs { s: 0.52, s_dot: 0.01, u_ref: 10.0 }),
+            ([5.1e6, 2.2e6, 1.9e6, -6.2], Inputs { s: 0.61, s_dot: -0.03, u_ref: -10.0 }),
+            ([4.0e6, 0.2e6, 4.05e6, 1.3], Inputs { s: 0.47, s_dot: 0.0, u_ref: 2.0 }),
+            ([3.0e6, 7.5e6, 0.15e6, 0.0], Inputs { s: 0.7, s_dot: 0.002, u_ref: 0.0 }),
+        ] {
+            let x = SVector::<f64, 4>::from(x);
+            let (f, j) = c.rates_and_jacobian_with(&k, &c.gains(u.s), &x, u.s_dot, u.u_ref);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(f.as_slice()), bits(c.rates(&x, &u).as_slice()));
+            assert_eq!(bits(j.as_slice()), bits(c.jacobian(&x, &u).as_slice()));
         }
     }
 

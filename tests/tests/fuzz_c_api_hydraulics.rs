@@ -30,7 +30,9 @@ fn a_reset_instance_runs_as_a_new_one() {
 
 /// Regression (found by this fuzzer): lumped3 with A_t = 2 m², p_P = 1e300 Pa, B_h = 1e-3 Pa hung
 /// in the stiffness estimate, nalgebra's Schur decomposition without an iteration cap looping on
-/// NaN. The estimate now gives up after a bounded number of iterations: λmax = ∞.
+/// NaN. The Schur estimate gives up after a bounded number of iterations (λmax = ∞); lumped3's
+/// `lambda_max` is now the closed form of its block-triangular Jacobian, which stays exact here:
+/// the huge valve entry ∂ṗ3/∂U is off the diagonal blocks, and λmax is the spool's 1/τ.
 #[test]
 fn regression_huge_parameters_do_not_hang_the_stiffness_estimate() {
     use fmu_export::{Logger, Status};
@@ -49,5 +51,6 @@ fn regression_huge_parameters_do_not_hang_the_stiffness_estimate() {
     });
     let (exit, get, lambda) = finished.recv_timeout(std::time::Duration::from_secs(30)).expect("hangs");
     assert_eq!((exit, get), (Status::Ok, Status::Ok));
-    assert_eq!(lambda, f64::INFINITY);
+    // 1/τ = 2π·35 Hz, the spool eigenvalue (the pressure modes are slow with B_h = 1e-3 Pa).
+    assert!((lambda - 2.0 * std::f64::consts::PI * 35.0).abs() < 1e-9, "lambda_max = {lambda}");
 }
