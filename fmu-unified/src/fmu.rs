@@ -272,11 +272,13 @@ fn cylinder_variables<V: Variant<M, P>, const M: usize, const P: usize, const K:
         Variable::output(n.s[0], "m", "Cylinder length s at the end of the last step", |m: &UnifiedFmu<V, M, P>| {
             m.kinematics(K).s
         })
-        .depends_on(&[]),
+        .depends_on(&[])
+        .output_derivatives(2, |m, order| if order == 1 { m.kinematics(K).s_dot } else { m.kinematics(K).s_ddot }),
     );
     outputs.push(
         Variable::output(n.s[1], "m/s", "Cylinder velocity ds/dt", |m: &UnifiedFmu<V, M, P>| m.kinematics(K).s_dot)
-            .depends_on(&[]),
+            .depends_on(&[])
+            .output_derivatives(1, |m, _| m.kinematics(K).s_ddot),
     );
     outputs.push(
         Variable::output(
@@ -311,7 +313,8 @@ fn state_output<V: Variant<M, P>, const M: usize, const P: usize, const K: usize
     let descr = if unit == "V" { "Spool position of the circuit" } else { "Circuit pressure (see the documentation)" };
     outputs.push(
         Variable::output(name, unit, descr, |m: &UnifiedFmu<V, M, P>| m.state.x[K].get(I).copied().unwrap_or(f64::NAN))
-            .depends_on(&[]),
+            .depends_on(&[])
+            .output_derivatives(1, |m, _| m.state.xd[K].get(I).copied().unwrap_or(f64::NAN)),
     );
 }
 

@@ -42,8 +42,10 @@ pub fn paper_scheme() -> Result<Vec<(f64, f64)>> {
         let (s0, f0) = (mech.kinematics(0).s, hyd.force());
         let (m0, h0) = (mech.clone(), hyd.clone());
         let (mut s1, mut f1) = (s0, f0);
+        // Converged to 1e-6 (m, relative force): far below the 0.1 mm compared; at tighter
+        // tolerances the fixed-point iteration ends in a round-off 2-cycle of the FWE circuit.
         let mut converged = false;
-        for _ in 0..200 {
+        for _ in 0..500 {
             mech = m0.clone();
             hyd = h0.clone();
             // The mechanics sees the force along the trapezoidal rule's chord F_n → F_{n+1}.
@@ -57,7 +59,7 @@ pub fn paper_scheme() -> Result<Vec<(f64, f64)>> {
             let (s_new, f_new) = (mech.kinematics(0).s, hyd.force());
             let change = (s_new - s1).abs().max((f_new - f1).abs() / f1.abs().max(1.0));
             (s1, f1) = (s_new, f_new);
-            if change < 1e-12 {
+            if change < 1e-6 {
                 converged = true;
                 break;
             }

@@ -40,10 +40,11 @@ pub fn run(args: &[String]) -> Result<()> {
         let count = |v: Verdict| s.rows.iter().filter(|r| r.verdict == v).count();
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             s.title,
             count(Verdict::Pass),
             count(Verdict::Fail),
+            count(Verdict::Disputed),
             count(Verdict::Info)
         );
         failed.extend(s.rows.iter().filter(|r| r.verdict == Verdict::Fail).map(|r| format!("{}: {}", r.id, r.ours)));
