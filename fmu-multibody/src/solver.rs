@@ -187,9 +187,10 @@ fn finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
 /// exact Φ̈ = 0).
 ///
 /// The restart runs at every communication point whose input jumped, i.e. at nearly every step
-/// of a co-simulation, so the (N + M)² system is solved on the stack when it fits
-/// ([`KKT_CAPACITY`]): LU with partial pivoting and one step of iterative refinement, without
-/// allocation. Larger mechanisms use a heap matrix, the same arithmetic.
+/// of a co-simulation, so it allocates nothing: the Schur complement Φ_q M⁻¹ Φ_qᵀ in fixed-size
+/// matrices when M is regular, else the whole (N + M)² system on the stack when it fits
+/// ([`KKT_CAPACITY`]), both LU with partial pivoting and one step of iterative refinement.
+/// Larger mechanisms with a singular M use a heap matrix.
 pub fn consistent_accelerations<const N: usize, const M: usize>(
     mech: &impl Mechanism<N, M>,
     law: &impl ForceLaw,
@@ -204,7 +205,9 @@ pub fn consistent_accelerations<const N: usize, const M: usize>(
     let rhs_c = -(mech.jacobian_dot_times_velocity(&st.q, &st.qd)
         + (j * st.qd) * (2.0 * xi * omega)
         + mech.constraints(&st.q) * (omega * omega));
-    let (qdd, lambda) = if N + M <= KKT_CAPACITY {
+    let (qdd, lambda) = if let Some(solution) = kkt_solve_schur(&mm, &j, &forces, &rhs_c) {
+        solution
+    } else if N + M <= KKT_CAPACITY {
         Kkt::<N, M>::new(&mm, &j).ok_or(SolverError::Singular)?.solve_refined(&mm, &j, &forces, &rhs_c)
     } else {
         kkt_solve_heap(&mm, &j, &forces, &rhs_c).ok_or(SolverError::Singular)?
@@ -215,6 +218,33 @@ pub fn consistent_accelerations<const N: usize, const M: usize>(
     st.qdd = qdd;
     st.lambda = lambda;
     Ok(())
+}
+
+/// The restart system [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; c] by its Schur complement, all in
+/// fixed-size matrices: with Y = M⁻¹ Φ_qᵀ and z = M⁻¹ Q, (Φ_q Y) λ = Φ_q z − c and q̈ = z − Y λ,
+/// then one step of iterative refinement on the full system. `None` when M or Φ_q M⁻¹ Φ_qᵀ is
+/// singular (a massless coordinate, redundant constraints): the caller factors the whole system.
+fn kkt_solve_schur<const N: usize, const M: usize>(
+    mm: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, M, N>,
+    q: &SVector<f64, N>,
+    c: &SVector<f64, M>,
+) -> Option<(SVector<f64, N>, SVector<f64, M>)> {
+    let mass = Lu::new(*mm)?;
+    let jt = j.transpose();
+    let mut y = SMatrix::<f64, N, M>::zeros();
+    for k in 0..M {
+        y.set_column(k, &mass.solve(&jt.column(k).into_owned()));
+    }
+    let schur = Lu::new(j * y)?;
+    let solve = |rq: &SVector<f64, N>, rc: &SVector<f64, M>| {
+        let z = mass.solve(rq);
+        let lambda = schur.solve(&(j * z - rc));
+        (z - y * lambda, lambda)
+    };
+    let (qdd, lambda) = solve(q, c);
+    let (dqdd, dlambda) = solve(&(q - mm * qdd - jt * lambda), &(c - j * qdd));
+    Some((qdd + dqdd, lambda + dlambda))
 }
 
 /// Largest N + M whose restart system [M Φ_qᵀ; Φ_q 0] is factored on the stack.
@@ -537,6 +567,27 @@ mod tests {
             finals.push(st.q);
         }
         assert!((finals[0] - finals[1]).amax() < 1e-4, "{:?}", finals[0] - finals[1]);
+    }
+
+    /// The three restart solvers (Schur complement, stack KKT, heap KKT) agree to round-off.
+    #[test]
+    fn restart_solvers_agree() {
+        let c = Crane::double();
+        let q = c.initial_positions() + SVector::<f64, 5>::new(0.01, -0.02, 0.03, 0.0, 0.01);
+        let (mm, j) = (c.mass_matrix(), c.jacobian(&q));
+        let forces = SVector::<f64, 5>::new(100.0, -9000.0, 40.0, 5.0, -981.0);
+        let rhs = SVector::<f64, 3>::new(0.3, -0.1, 2.0);
+        let (a, la) = kkt_solve_schur(&mm, &j, &forces, &rhs).unwrap();
+        let (b, lb) = Kkt::<5, 3>::new(&mm, &j).unwrap().solve_refined(&mm, &j, &forces, &rhs);
+        let (d, ld) = kkt_solve_heap(&mm, &j, &forces, &rhs).unwrap();
+        for (x, y) in [(a - b, la - lb), (a - d, la - ld)] {
+            assert!(x.amax() < 1e-12 * a.amax() && y.amax() < 1e-12 * la.amax(), "{x:?} {y:?}");
+        }
+        // A massless coordinate: no Schur complement, the full system still solves.
+        let mut singular = mm;
+        singular[(4, 4)] = 0.0;
+        assert!(kkt_solve_schur(&singular, &j, &forces, &rhs).is_none());
+        assert!(Kkt::<5, 3>::new(&singular, &j).is_some());
     }
 
     #[test]
