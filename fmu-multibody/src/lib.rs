@@ -6,11 +6,13 @@
 //! - [`rod`]: the seed 004 rod; [`crane`]: the Publication III crane and double-actuator crane;
 //! - [`solver`]: I3AL-P and I1AL with the trapezoidal rule, restart at input jumps;
 //! - [`cylinder`]: the pressure-coupling cylinder law (areas, friction, end dampers);
+//! - [`diagnostics`]: the energy, constraint and Newton-counter outputs shared with the unified FMUs;
 //! - [`fmu`]: the FMU model shared by all variants, [`variants`]: the six FMUs.
 #![warn(missing_docs)]
 
 pub mod crane;
 pub mod cylinder;
+pub mod diagnostics;
 pub mod fmu;
 pub mod lu;
 pub mod mechanism;

@@ -6,6 +6,7 @@
 use crate::circuit::Circuit;
 use crate::solver::{self, consistent_rates, Settings, UState};
 use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
+use multibody::diagnostics::Counter;
 use multibody::mechanism::{applied_forces, static_forces, Mechanism, MAX_ACTUATORS};
 use multibody::solver::{violation, State, Violation};
 use nalgebra::SVector;
@@ -232,6 +233,40 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
     }
 }
 
+impl<V: Variant<M, P>, const M: usize, const P: usize> multibody::diagnostics::Diagnostics for UnifiedFmu<V, M, P> {
+    fn kinetic_energy(&self) -> f64 {
+        UnifiedFmu::kinetic_energy(self)
+    }
+    fn potential_energy(&self) -> f64 {
+        UnifiedFmu::potential_energy(self)
+    }
+    fn actuator_work(&self) -> f64 {
+        self.work
+    }
+    fn energy_balance(&self) -> f64 {
+        UnifiedFmu::energy_balance(self)
+    }
+    fn violation(&self) -> Violation {
+        UnifiedFmu::violation(self)
+    }
+    fn counter(&self, c: Counter) -> i32 {
+        match c {
+            Counter::Iterations => self.iterations,
+            Counter::IterationsTotal => self.iterations_total,
+            Counter::StepsTotal => self.steps_total,
+            Counter::Restarts => self.restarts,
+        }
+    }
+    fn set_counter(&mut self, c: Counter, value: i32) {
+        *match c {
+            Counter::Iterations => &mut self.iterations,
+            Counter::IterationsTotal => &mut self.iterations_total,
+            Counter::StepsTotal => &mut self.steps_total,
+            Counter::Restarts => &mut self.restarts,
+        } = value;
+    }
+}
+
 fn count(x: &mut i32, v: &mut dyn StateVisitor) {
     let mut k = i64::from(*x);
     v.integer(&mut k);
@@ -377,91 +412,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         v.append(&mut calculated);
         v.append(&mut inputs);
         v.append(&mut outputs);
-        v.push(
-            Variable::output("E_kin", "J", "Kinetic energy 1/2 qd^T M qd", |m: &Self| m.kinetic_energy())
-                .depends_on(&[]),
-        );
-        v.push(
-            Variable::output("E_pot", "J", "Potential energy of gravity (datum y = 0)", |m: &Self| {
-                m.potential_energy()
-            })
-            .depends_on(&[]),
-        );
-        v.push(
-            Variable::output(
-                "W_act",
-                "J",
-                "Actuator work: integral of sum F s_dot dt, trapezoidal rule over each internal step with the forces of the converged states (friction and dampers included)",
-                |m: &Self| m.work,
-            )
-            .depends_on(&[]),
-        );
-        v.push(
-            Variable::output(
-                "E_balance",
-                "J",
-                "Total energy balance E_kin + E_pot - W_act - (E_kin + E_pot)(t0) (seed 004 Fig. 8): zero for exact conservation",
-                |m: &Self| m.energy_balance(),
-            )
-            .depends_on(&[]),
-        );
-        v.push(
-            Variable::output("phi", "", "Position-level constraint violation norm |Phi|", |m: &Self| {
-                m.violation().position
-            })
-            .depends_on(&[]),
-        );
-        v.push(
-            Variable::output("phi_dot", "", "Velocity-level constraint violation norm |Phi_q qd|", |m: &Self| {
-                m.violation().velocity
-            })
-            .depends_on(&[]),
-        );
-        v.push(
-            Variable::output(
-                "phi_ddot",
-                "",
-                "Acceleration-level constraint violation norm |Phi_q qdd + dPhi_q/dt qd|",
-                |m: &Self| m.violation().acceleration,
-            )
-            .depends_on(&[]),
-        );
-        v.push(
-            Variable::integer(
-                "newton_iterations",
-                "Largest Newton iteration count of the internal steps of the last communication step",
-                |m: &Self| m.iterations,
-                |m, x| m.iterations = x,
-            )
-            .discrete_output(),
-        );
-        v.push(
-            Variable::integer(
-                "newton_iterations_total",
-                "Newton iterations since initialization",
-                |m: &Self| m.iterations_total,
-                |m, x| m.iterations_total = x,
-            )
-            .discrete_output(),
-        );
-        v.push(
-            Variable::integer(
-                "steps_total",
-                "Internal steps since initialization",
-                |m: &Self| m.steps_total,
-                |m, x| m.steps_total = x,
-            )
-            .discrete_output(),
-        );
-        v.push(
-            Variable::integer(
-                "restarts",
-                "Communication points where an input jumped and the step was restarted",
-                |m: &Self| m.restarts,
-                |m, x| m.restarts = x,
-            )
-            .discrete_output(),
-        );
+        v.extend(multibody::diagnostics::variables::<Self>());
         v
     }
 
