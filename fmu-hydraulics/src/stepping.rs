@@ -197,11 +197,14 @@ impl Stepping {
             // The rate at the start of each internal step is the previous step's end rate by
             // the trapezoidal relation (see `integrator::trapezoidal`); evaluated afresh only at
             // the communication point, where the inputs change.
+            // The simplified-Newton matrix is carried from step to step as long as it contracts
+            // well (`integrator::trapezoidal_chord`).
             let mut f0 = ode.f(0.0, x);
+            let mut chord = None;
             for i in 0..n {
                 let (tau, tau1) = (i as f64 * dt, (i + 1) as f64 * dt);
-                let (it, f1) =
-                    integrator::trapezoidal(ode, x, &f0, &ode.point(tau1), dt, &newton).map_err(|e| error(e, tau))?;
+                let (it, f1) = integrator::trapezoidal_chord(ode, x, &f0, &ode.point(tau1), dt, &newton, &mut chord)
+                    .map_err(|e| error(e, tau))?;
                 if !x.iter().all(|v| v.is_finite()) {
                     return Err(error(StepError::NotFinite, tau));
                 }
