@@ -10,6 +10,7 @@ const SCENARIOS: &[&str] = &[
     "scenarios/oscillator-fd.toml",
     "scenarios/oscillator-dd.toml",
     "scenarios/bench-heavy-pair.toml",
+    "scenarios/bench-heavy-equal.toml",
     "scenarios/naya.toml",
     "scenarios/crane-pub3.toml",
 ];
