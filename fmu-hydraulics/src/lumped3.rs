@@ -160,7 +160,8 @@ struct Orifice {
 
 impl Orifice {
     fn new(dp_lam: f64) -> Self {
-        Self { dp_lam, sqrt_dp_lam: dp_lam.sqrt(), laminar_slope: 1.0 / dp_lam.sqrt() }
+        let sqrt_dp_lam = dp_lam.sqrt();
+        Self { dp_lam, sqrt_dp_lam, laminar_slope: 1.0 / sqrt_dp_lam }
     }
 
     /// g(Δp), [`orifice`].

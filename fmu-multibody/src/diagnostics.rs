@@ -31,6 +31,19 @@ pub trait Diagnostics: 'static {
     fn energy_balance(&self) -> f64;
     /// Constraint violation norms.
     fn violation(&self) -> Violation;
+    /// ‖Φ‖ alone (the output `phi`, read after every step): a model overrides the three levels to
+    /// skip the work of the other two.
+    fn violation_position(&self) -> f64 {
+        self.violation().position
+    }
+    /// ‖Φ_q q̇‖ alone.
+    fn violation_velocity(&self) -> f64 {
+        self.violation().velocity
+    }
+    /// ‖Φ_q q̈ + Φ̇_q q̇‖ alone.
+    fn violation_acceleration(&self) -> f64 {
+        self.violation().acceleration
+    }
     /// A counter's value.
     fn counter(&self, c: Counter) -> i32;
     /// Sets a counter (FMU state restore through the variable table).
@@ -58,17 +71,17 @@ pub fn variables<M: Diagnostics>() -> Vec<Variable<M>> {
             |m: &M| m.energy_balance(),
         )
         .depends_on(&[]),
-        Variable::output("phi", "", "Position-level constraint violation norm |Phi|", |m: &M| m.violation().position)
+        Variable::output("phi", "", "Position-level constraint violation norm |Phi|", |m: &M| m.violation_position())
             .depends_on(&[]),
         Variable::output("phi_dot", "", "Velocity-level constraint violation norm |Phi_q qd|", |m: &M| {
-            m.violation().velocity
+            m.violation_velocity()
         })
         .depends_on(&[]),
         Variable::output(
             "phi_ddot",
             "",
             "Acceleration-level constraint violation norm |Phi_q qdd + dPhi_q/dt qd|",
-            |m: &M| m.violation().acceleration,
+            |m: &M| m.violation_acceleration(),
         )
         .depends_on(&[]),
         Variable::integer(

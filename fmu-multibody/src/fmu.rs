@@ -355,6 +355,17 @@ impl<V: Variant<M>, const M: usize> crate::diagnostics::Diagnostics for MbFmu<V,
     fn violation(&self) -> solver::Violation {
         MbFmu::violation(self)
     }
+    // The levels of `solver::violation`, each with only what it needs (same arithmetic).
+    fn violation_position(&self) -> f64 {
+        self.mech.constraints(&self.state.q).norm()
+    }
+    fn violation_velocity(&self) -> f64 {
+        (self.mech.jacobian(&self.state.q) * self.state.qd).norm()
+    }
+    fn violation_acceleration(&self) -> f64 {
+        let (q, qd) = (&self.state.q, &self.state.qd);
+        (self.mech.jacobian(q) * self.state.qdd + self.mech.jacobian_dot_times_velocity(q, qd)).norm()
+    }
     fn counter(&self, c: Counter) -> i32 {
         match c {
             Counter::Iterations => self.iterations,
