@@ -250,12 +250,16 @@ pub fn trapezoidal_chord<const N: usize, O: Ode<N>>(
 pub struct Lu<const N: usize> {
     lu: SMatrix<f64, N, N>,
     perm: [usize; N],
+    /// 1/u_kk: the solves multiply instead of dividing (a chain of N divisions is the slowest
+    /// part of a back substitution; a simplified-Newton matrix is solved many times).
+    inv_diag: [f64; N],
 }
 
 impl<const N: usize> Lu<N> {
     /// Factors `m`; None when singular.
     pub fn factor(mut m: SMatrix<f64, N, N>) -> Option<Self> {
         let mut perm = [0usize; N];
+        let mut inv_diag = [0.0; N];
         for (i, p) in perm.iter_mut().enumerate() {
             *p = i;
         }
@@ -273,15 +277,16 @@ impl<const N: usize> Lu<N> {
             }
             m.swap_rows(k, p);
             perm.swap(k, p);
+            inv_diag[k] = 1.0 / m[(k, k)];
             for i in k + 1..N {
-                let f = m[(i, k)] / m[(k, k)];
+                let f = m[(i, k)] * inv_diag[k];
                 m[(i, k)] = f;
                 for j in k + 1..N {
                     m[(i, j)] -= f * m[(k, j)];
                 }
             }
         }
-        Some(Self { lu: m, perm })
+        Some(Self { lu: m, perm, inv_diag })
     }
 
     /// Solves the factored system for `r`.
@@ -300,7 +305,7 @@ impl<const N: usize> Lu<N> {
             for j in i + 1..N {
                 s += self.lu[(i, j)] * y[j];
             }
-            y[i] = (y[i] - s) / self.lu[(i, i)];
+            y[i] = (y[i] - s) * self.inv_diag[i];
         }
         y
     }

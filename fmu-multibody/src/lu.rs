@@ -8,12 +8,16 @@ use nalgebra::{SMatrix, SVector};
 pub struct Lu<const N: usize> {
     lu: SMatrix<f64, N, N>,
     piv: [usize; N],
+    /// 1/u_kk: elimination and back substitution multiply instead of dividing (a chain of N
+    /// divisions is the slowest part of a solve).
+    inv_diag: [f64; N],
 }
 
 impl<const N: usize> Lu<N> {
     /// Factors `a`; `None` when a pivot is zero or not finite (singular matrix).
     pub fn new(mut a: SMatrix<f64, N, N>) -> Option<Self> {
         let mut piv = [0usize; N];
+        let mut inv_diag = [0.0; N];
         for k in 0..N {
             let mut p = k;
             let mut best = a[(k, k)].abs();
@@ -31,9 +35,9 @@ impl<const N: usize> Lu<N> {
             if p != k {
                 a.swap_rows(k, p);
             }
-            let d = a[(k, k)];
+            inv_diag[k] = 1.0 / a[(k, k)];
             for r in k + 1..N {
-                let l = a[(r, k)] / d;
+                let l = a[(r, k)] * inv_diag[k];
                 a[(r, k)] = l;
                 if l != 0.0 {
                     for c in k + 1..N {
@@ -42,7 +46,7 @@ impl<const N: usize> Lu<N> {
                 }
             }
         }
-        Some(Self { lu: a, piv })
+        Some(Self { lu: a, piv, inv_diag })
     }
 
     /// Solves A x = b.
@@ -63,7 +67,7 @@ impl<const N: usize> Lu<N> {
             for c in r + 1..N {
                 s -= self.lu[(r, c)] * x[c];
             }
-            x[r] = s / self.lu[(r, r)];
+            x[r] = s * self.inv_diag[r];
         }
         x
     }
