@@ -44,7 +44,7 @@ impl<M: CoSimModel> Factory<M> {
         self.table
             .get_or_init(|| {
                 let vars: Vec<Variable<M>> = M::variables();
-                describe::<M>(&vars).map(|description| Table { vars, description })
+                describe::<M>(&vars).map(|description| Table::new(vars, description))
             })
             .as_ref()
             .map_err(Clone::clone)

@@ -3,6 +3,7 @@
 
 use crate::component::{Component, Snapshot};
 use crate::description::Description;
+use crate::input::InputSignal;
 use crate::logger::{Category, Logger};
 use crate::model::{CoSimModel, Context};
 use crate::state::{Reader, StateVisitor, Writer};
@@ -89,12 +90,42 @@ mod mask {
     pub const STATUS: u8 = 4 | 8 | 16 | 32;
 }
 
+/// The getter of a Real variable.
+type RealGetter<M> = fn(&M) -> f64;
+
 /// A model's variable table and description, built once per process.
 pub struct Table<M> {
     /// The variables; value reference = index.
     pub vars: Vec<Variable<M>>,
     /// The description built from them.
     pub description: Description,
+    /// The input signals' accessors, in table order (fmi2DoStep moves every one to the step end).
+    inputs: Vec<fn(&mut M) -> &mut InputSignal>,
+    /// Name and getter of every Real output, in table order (fmi2DoStep checks their values).
+    real_outputs: Vec<(&'static str, RealGetter<M>)>,
+}
+
+impl<M> Table<M> {
+    /// The table of `vars` and their description; the per-step lists are extracted once here,
+    /// so fmi2DoStep does not scan every variable.
+    pub fn new(vars: Vec<Variable<M>>, description: Description) -> Self {
+        let inputs = vars
+            .iter()
+            .filter_map(|v| match &v.access {
+                Access::Real { input: Some(signal), .. } => Some(*signal),
+                _ => None,
+            })
+            .collect();
+        let real_outputs = vars
+            .iter()
+            .filter(|v| v.causality == Causality::Output)
+            .filter_map(|v| match &v.access {
+                Access::Real { get, .. } => Some((v.name, *get)),
+                _ => None,
+            })
+            .collect();
+        Self { vars, description, inputs, real_outputs }
+    }
 }
 
 /// A saved state: everything that changes over a run.
@@ -825,22 +856,18 @@ impl<M: CoSimModel> Component for Instance<M> {
                 return Ok(Status::Discard);
             }
             let table: &'static Table<M> = s.table;
-            for v in &table.vars {
-                if let Access::Real { input: Some(signal), .. } = &v.access {
-                    signal(&mut s.model).end_step(h);
-                }
+            for signal in &table.inputs {
+                signal(&mut s.model).end_step(h);
             }
             // Outputs only: evaluating every getter (parameters, diagnostics) here cost as much as
             // the model's own step for small FMUs.
-            for v in table.vars.iter().filter(|v| v.causality == Causality::Output) {
-                if let Access::Real { get, .. } = &v.access {
-                    let y = get(&s.model);
-                    if !y.is_finite() {
-                        s.flush("fmi2DoStep", ctx);
-                        s.state = State::Error;
-                        s.last_step_status = Status::Error;
-                        return Err(format!("output \"{}\" = {y} after the step from t = {t} with h = {h}", v.name));
-                    }
+            for (name, get) in &table.real_outputs {
+                let y = get(&s.model);
+                if !y.is_finite() {
+                    s.flush("fmi2DoStep", ctx);
+                    s.state = State::Error;
+                    s.last_step_status = Status::Error;
+                    return Err(format!("output \"{name}\" = {y} after the step from t = {t} with h = {h}"));
                 }
             }
             s.time = t + h;

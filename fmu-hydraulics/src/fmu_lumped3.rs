@@ -317,13 +317,16 @@ impl CoSimModel for Lumped3Fmu {
             )
             .depends_on(&[("s_dot", Dep::Dependent)]),
         );
-        v.push(Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1", |m: &Self| m.flows().q31).depends_on(&[]));
+        v.push(
+            Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1", |m: &Self| m.circuit.throttle_flow(&m.x))
+                .depends_on(&[]),
+        );
         v.push(
             Variable::output(
                 "QV3",
                 "m3/s",
                 "Directional-valve flow into V3 (negative: V3 drains to tank)",
-                |m: &Self| m.flows().qv3,
+                |m: &Self| m.circuit.valve_flow_v3(&m.x),
             )
             .depends_on(&[]),
         );
@@ -332,7 +335,7 @@ impl CoSimModel for Lumped3Fmu {
                 "Q2V",
                 "m3/s",
                 "Directional-valve flow out of V2 (negative: the pump fills V2)",
-                |m: &Self| m.flows().q2v,
+                |m: &Self| m.circuit.valve_flow_2v(&m.x),
             )
             .depends_on(&[]),
         );
@@ -367,9 +370,9 @@ impl CoSimModel for Lumped3Fmu {
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let mut x = self.x;
         let ode = Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref);
-        let (circuit, s) = (&self.circuit, &self.s);
+        let circuit = &self.circuit;
         // The range check uses s at the end of each internal step.
-        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, s.at(tau), x))?;
+        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, ode.s_at(tau), x))?;
         self.x = x;
         Ok(())
     }

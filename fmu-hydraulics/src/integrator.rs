@@ -189,12 +189,17 @@ pub fn trapezoidal_chord<const N: usize, O: Ode<N>>(
     // Start from x_n: an explicit predictor overshoots badly when h|λ| ≫ 1.
     let mut y = *x;
     loop {
-        let (lu, mut f_start, fresh) = match chord.take() {
-            Some(lu) => (lu, None, false),
+        // The matrix stays in `chord` and is used in place (moving it out and back copied it
+        // twice per step).
+        let fresh = chord.is_none();
+        let mut f_start = None;
+        let lu: &Lu<N> = match chord {
+            Some(lu) => lu,
             None => {
                 let (f, jacobian) = ode.f_and_jacobian_at(p1, &y);
+                f_start = Some(f);
                 let m = SMatrix::<f64, N, N>::identity() - jacobian * (0.5 * h);
-                (Lu::factor(m).ok_or(StepError::Singular)?, Some(f), true)
+                chord.insert(Lu::factor(m).ok_or(StepError::Singular)?)
             }
         };
         // A fresh matrix may contract as slowly as 1/4 per iteration, a reused one 1/10.
@@ -218,7 +223,6 @@ pub fn trapezoidal_chord<const N: usize, O: Ode<N>>(
             }
             correction = c;
         }
-        *chord = Some(lu);
         if let Some(it) = done {
             *x = y;
             return Ok((spent + it, (y - base) * (2.0 / h)));

@@ -331,6 +331,26 @@ impl Lumped3 {
         Flows { q31: c.c_t * g(p3 - p1), qv3, q2v }
     }
 
+    /// Q31 of [`flows`](Self::flows) alone, the same arithmetic (one square root instead of the
+    /// constants' and all three flows').
+    pub fn throttle_flow(&self, x: &SVector<f64, 4>) -> f64 {
+        self.c_t() * Orifice::new(self.dp_lam).g(x[idx::P3] - x[idx::P1])
+    }
+
+    /// Q_V3 of [`flows`](Self::flows) alone, the same arithmetic.
+    pub fn valve_flow_v3(&self, x: &SVector<f64, 4>) -> f64 {
+        let (p3, u) = (x[idx::P3], x[idx::U]);
+        let o = Orifice::new(self.dp_lam);
+        self.cv * u * o.g(if u >= 0.0 { self.p_p - p3 } else { p3 - self.p_t })
+    }
+
+    /// Q2V of [`flows`](Self::flows) alone, the same arithmetic.
+    pub fn valve_flow_2v(&self, x: &SVector<f64, 4>) -> f64 {
+        let (p2, u) = (x[idx::P2], x[idx::U]);
+        let o = Orifice::new(self.dp_lam);
+        self.cv * u * o.g(if u >= 0.0 { p2 - self.p_t } else { self.p_p - p2 })
+    }
+
     /// ẋ = [ṗ1, ṗ2, ṗ3, U̇]: eqs. 20–22 and the spool law U̇ = (U_ref − U)/τ (eq. 28).
     pub fn rates(&self, x: &SVector<f64, 4>, u: &Inputs) -> SVector<f64, 4> {
         let c = self.constants();
@@ -560,6 +580,35 @@ pub struct Lumped3Ode<'a> {
     pub s_dot: &'a InputSignal,
     /// Valve reference U_ref(τ).
     pub u_ref: &'a InputSignal,
+    /// s, ṡ and U_ref with their coefficient divisions done once (evaluated at every time point).
+    polys: [Poly; 3],
+}
+
+/// An input's Taylor polynomial ([`InputSignal::at`]) with the divisions by 2 and 6 of its
+/// coefficients done once per communication step instead of at every evaluation: the same
+/// value (only the sign of a zero may differ), without two divisions per evaluation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Poly {
+    value: f64,
+    d1: f64,
+    d2_half: f64,
+    d3_sixth: f64,
+    d4: f64,
+}
+
+impl Poly {
+    fn new(u: &InputSignal) -> Self {
+        let d = &u.derivatives;
+        Self { value: u.value, d1: d[0], d2_half: d[1] / 2.0, d3_sixth: d[2] / 6.0, d4: d[3] }
+    }
+
+    /// [`InputSignal::at`]: the same Horner form; the fourth-order term (a division) only when
+    /// its coefficient is not zero.
+    #[inline]
+    fn at(&self, tau: f64) -> f64 {
+        let inner = if self.d4 == 0.0 { self.d3_sixth } else { self.d3_sixth + tau * self.d4 / 24.0 };
+        self.value + tau * (self.d1 + tau * (self.d2_half + tau * inner))
+    }
 }
 
 /// The inputs at one τ and the gains B_ei/V_i at s(τ): what [`Lumped3Ode`] evaluates once per
@@ -575,12 +624,19 @@ pub struct Lumped3Point {
 impl<'a> Lumped3Ode<'a> {
     /// The ODE of `circuit` with these inputs.
     pub fn new(circuit: &'a Lumped3, s: &'a InputSignal, s_dot: &'a InputSignal, u_ref: &'a InputSignal) -> Self {
-        Self { circuit, constants: circuit.constants(), s, s_dot, u_ref }
+        let polys = [Poly::new(s), Poly::new(s_dot), Poly::new(u_ref)];
+        Self { circuit, constants: circuit.constants(), s, s_dot, u_ref, polys }
     }
 
     /// The inputs at τ.
     pub fn inputs(&self, tau: f64) -> Inputs {
-        Inputs { s: self.s.at(tau), s_dot: self.s_dot.at(tau), u_ref: self.u_ref.at(tau) }
+        let [s, s_dot, u_ref] = &self.polys;
+        Inputs { s: s.at(tau), s_dot: s_dot.at(tau), u_ref: u_ref.at(tau) }
+    }
+
+    /// s(τ) alone (the same value as [`inputs`](Self::inputs)`(τ).s`).
+    pub fn s_at(&self, tau: f64) -> f64 {
+        self.polys[0].at(tau)
     }
 }
 
@@ -691,6 +747,35 @@ mod tests {
             for i in 0..3 {
                 let fd = (hi[i] - lo[i]) / (2.0 * e);
                 assert!((fd - slope[i]).abs() <= 1e-6 * fd.abs().max(1.0), "s = {s}, i = {i}: {fd} vs {}", slope[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn single_flows_are_bit_identical_to_flows() {
+        let c = Lumped3 { cv: 1.069e-8, ..Lumped3::default() };
+        for x in [
+            SVector::<f64, 4>::new(9.1e6, 3.5e6, 9.3e6, 4.0),
+            SVector::<f64, 4>::new(9.1e6, 3.5e6, 9.0e6, -7.5),
+            SVector::<f64, 4>::new(9.1e6, 3.5e6, 9.1e6 + 1e4, 0.0),
+        ] {
+            let q = c.flows(&x);
+            assert_eq!(c.throttle_flow(&x).to_bits(), q.q31.to_bits());
+            assert_eq!(c.valve_flow_v3(&x).to_bits(), q.qv3.to_bits());
+            assert_eq!(c.valve_flow_2v(&x).to_bits(), q.q2v.to_bits());
+        }
+    }
+
+    #[test]
+    fn input_polynomials_match_the_input_signal() {
+        for u in [
+            InputSignal { value: 0.31, derivatives: [0.2, -3.0, 7.0, 0.0] },
+            InputSignal { value: -1.5, derivatives: [1.0 / 3.0, 0.1, -0.7, 11.0] },
+            InputSignal::new(2.0),
+        ] {
+            let p = Poly::new(&u);
+            for tau in [0.0, 1e-4, 3e-4, 1e-3] {
+                assert_eq!(p.at(tau), u.at(tau));
             }
         }
     }
