@@ -205,6 +205,10 @@ pub struct Constants {
     oil: f64,
     /// B_e3/V3 (Pa/m³), eqs. 22, 25: independent of s.
     k3: f64,
+    /// 1/B_c (1/Pa), eqs. 23–24.
+    inv_b_c: f64,
+    /// V_h1/B_h, V_h2/B_h (m³/Pa), eqs. 23–24.
+    vh_b_h: [f64; 2],
     orifice: Orifice,
 }
 
@@ -282,17 +286,21 @@ impl Lumped3 {
             tau: self.tau(),
             oil,
             k3: 1.0 / (oil + 1.0 / self.b_h) / self.v_h3,
+            inv_b_c: 1.0 / self.b_c,
+            vh_b_h: [self.v_h1 / self.b_h, self.v_h2 / self.b_h],
             orifice: Orifice::new(self.dp_lam),
         }
     }
 
-    /// [`gains`](Self::gains) with the constants evaluated: eqs. 20–25, the same arithmetic.
+    /// [`gains`](Self::gains) with the constants evaluated (eqs. 20–25), equal to round-off:
+    /// B_e1/V1 = 1/(V1/B_o + A1 l1/B_c + V_h1/B_h) is eq. 23 divided by V1, one division per
+    /// gain instead of four (they are evaluated at every time point of the integrator).
     pub fn gains_with(&self, c: &Constants, s: f64) -> [f64; 3] {
         let (l1, l2) = self.chamber_lengths(s);
         let (v1, v2) = (self.v_h1 + c.a1 * l1, self.v_h2 + c.a2 * l2);
-        let b1 = 1.0 / (c.oil + c.a1 * l1 / (v1 * self.b_c) + self.v_h1 / (v1 * self.b_h));
-        let b2 = 1.0 / (c.oil + c.a2 * l2 / (v2 * self.b_c) + self.v_h2 / (v2 * self.b_h));
-        [b1 / v1, b2 / v2, c.k3]
+        let k1 = 1.0 / (v1 * c.oil + c.a1 * l1 * c.inv_b_c + c.vh_b_h[0]);
+        let k2 = 1.0 / (v2 * c.oil + c.a2 * l2 * c.inv_b_c + c.vh_b_h[1]);
+        [k1, k2, c.k3]
     }
 
     /// d(B_ei/V_i)/ds (Pa/m⁴): how the hydraulic stiffnesses of eqs. 20–22 change with the
@@ -711,7 +719,7 @@ mod tests {
             ([3.0e6, 7.5e6, 0.15e6, 0.0], Inputs { s: 0.7, s_dot: 0.002, u_ref: 0.0 }),
         ] {
             let x = SVector::<f64, 4>::from(x);
-            let (f, j) = c.rates_and_jacobian_with(&k, &c.gains(u.s), &x, u.s_dot, u.u_ref);
+            let (f, j) = c.rates_and_jacobian_with(&k, &c.gains_with(&k, u.s), &x, u.s_dot, u.u_ref);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(f.as_slice()), bits(c.rates(&x, &u).as_slice()));
             assert_eq!(bits(j.as_slice()), bits(c.jacobian(&x, &u).as_slice()));
@@ -763,6 +771,17 @@ mod tests {
             assert_eq!(c.throttle_flow(&x).to_bits(), q.q31.to_bits());
             assert_eq!(c.valve_flow_v3(&x).to_bits(), q.qv3.to_bits());
             assert_eq!(c.valve_flow_2v(&x).to_bits(), q.q2v.to_bits());
+        }
+    }
+
+    #[test]
+    fn gains_with_constants_match_the_gains_to_round_off() {
+        let c = Lumped3::default();
+        let k = c.constants();
+        for s in [c.s0 - 0.04, c.s0, c.s0 + 0.1, c.s0 + 0.24] {
+            for (a, b) in c.gains_with(&k, s).iter().zip(c.gains(s)) {
+                assert!((a - b).abs() <= 16.0 * f64::EPSILON * b.abs(), "s = {s}: {a} vs {b}");
+            }
         }
     }
 
