@@ -315,31 +315,11 @@ fn fence_free(text: &str) -> String {
         + "\n"
 }
 
-fn split_csv(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(ch) = chars.next() {
-        match (ch, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(ch),
-        }
-    }
-    out.push(cur);
-    out
-}
-
 fn read_rows(path: &Path) -> Result<Vec<Row>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut rows = Vec::new();
     for line in text.lines().skip(1) {
-        let f = split_csv(line);
+        let f = master::tune::results::split_csv(line);
         if f.len() != 9 {
             continue;
         }
