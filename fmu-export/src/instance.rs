@@ -194,33 +194,58 @@ impl<M: CoSimModel> Instance<M> {
         Status::Error
     }
 
+    #[inline]
     fn guard(&self, allowed: u8) -> Res<()> {
         if allowed & self.state.bit() != 0 {
             Ok(())
         } else {
-            Err(format!(
-                "illegal call sequence: not allowed in state {}; allowed in: {}",
-                self.state.name(),
-                State::names(allowed)
-            ))
+            Err(self.illegal(allowed))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn illegal(&self, allowed: u8) -> String {
+        format!(
+            "illegal call sequence: not allowed in state {}; allowed in: {}",
+            self.state.name(),
+            State::names(allowed)
+        )
     }
 
     /// Runs `f` after the state check; an `Err` is logged and returned as `fmi2Error`.
+    #[inline]
     fn call(&mut self, function: &str, allowed: u8, f: impl FnOnce(&mut Self) -> Res<Status>) -> Status {
         match self.guard(allowed).and_then(|()| f(self)) {
             Ok(s) => s,
-            Err(msg) => self.error(function, &msg),
+            Err(msg) => self.fail_with(function, &msg),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn fail_with(&mut self, function: &str, message: &str) -> Status {
+        self.error(function, message)
+    }
+
+    #[inline]
     fn context(&self) -> Context {
         Context { want_infos: self.log.enabled(Category::All), ..Context::default() }
     }
 
     /// Logs the context's messages; `Warning` if any warning was reported. A discard request
     /// still present here (do_step takes its own) came from another call: a warning.
-    fn flush(&mut self, function: &str, mut ctx: Context) -> Status {
+    #[inline]
+    fn flush(&mut self, function: &str, ctx: Context) -> Status {
+        if ctx.warnings.is_empty() && ctx.infos.is_empty() && ctx.discarded.is_none() {
+            return Status::Ok;
+        }
+        self.flush_messages(function, ctx)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_messages(&mut self, function: &str, mut ctx: Context) -> Status {
         if let Some(m) = ctx.discarded.take() {
             ctx.warnings.push(format!("fmi2Discard is only possible from fmi2DoStep, ignored: {m}"));
         }
@@ -237,15 +262,23 @@ impl<M: CoSimModel> Instance<M> {
         }
     }
 
+    #[inline]
     fn var(&self, vr: u32) -> Res<&'static Variable<M>> {
         let table: &'static Table<M> = self.table;
-        table.vars.get(vr as usize).ok_or_else(|| {
-            format!(
-                "value reference {vr} does not exist in model {} (valid: 0..={})",
-                M::info().model_name,
-                table.vars.len().saturating_sub(1)
-            )
-        })
+        match table.vars.get(vr as usize) {
+            Some(v) => Ok(v),
+            None => Err(Self::no_such_vr(vr, table.vars.len())),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_such_vr(vr: u32, n: usize) -> String {
+        format!(
+            "value reference {vr} does not exist in model {} (valid: 0..={})",
+            M::info().model_name,
+            n.saturating_sub(1)
+        )
     }
 
     fn wrong_type(v: &Variable<M>, vr: u32, wanted: &str) -> String {
@@ -278,6 +311,7 @@ impl<M: CoSimModel> Instance<M> {
 
     /// Whether `v` may be set in the current state (FMI 2.0 §4.2.4: before initialization
     /// variables with a start value; afterwards inputs and tunable parameters only).
+    #[inline]
     fn may_set(&self, v: &Variable<M>, vr: u32) -> Res<()> {
         if !v.is_settable() {
             return Err(format!("variable \"{}\" (vr {vr}, causality {}) cannot be set", v.name, v.causality));
@@ -294,6 +328,7 @@ impl<M: CoSimModel> Instance<M> {
     }
 
     /// Bounds check: parameters out of range are errors, inputs out of range warnings.
+    #[inline]
     fn check_range(v: &Variable<M>, x: f64, min: Option<f64>, max: Option<f64>, warnings: &mut Vec<String>) -> Res<()> {
         let below = min.is_some_and(|m| x < m);
         let above = max.is_some_and(|m| x > m);
@@ -314,8 +349,12 @@ impl<M: CoSimModel> Instance<M> {
         }
     }
 
+    #[inline]
     fn finish_set(&mut self, function: &str, warnings: Vec<String>) -> Res<Status> {
         self.dirty = true;
+        if warnings.is_empty() {
+            return Ok(Status::Ok);
+        }
         let mut status = Status::Ok;
         for w in warnings {
             self.log.log(Status::Warning, Category::Warning, &format!("{function}: {w}"));

@@ -9,8 +9,10 @@ use master::Slave;
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+mod replay;
 
 /// Heap allocations so far (counted by the binary's global allocator).
 pub type AllocCounter = fn() -> u64;
@@ -114,25 +116,36 @@ struct MasterRun {
     per_step: f64,
     fmu_per_step: f64,
     allocs_per_step: f64,
+    used_threads: bool,
 }
 
-fn master_run(
-    l: &Loaded,
-    steps: u64,
-    csv: Option<&Path>,
+/// How the measured run is set up.
+#[derive(Clone, Copy, Default)]
+struct RunKind<'a> {
+    csv: Option<&'a Path>,
     timing: bool,
     isolate: bool,
-    allocs: AllocCounter,
-) -> Result<MasterRun> {
-    let mut slaves = instantiate(l, timing, isolate)?;
+    /// Record every FMU call (for the replay floor).
+    record: Option<&'a Arc<Mutex<replay::Log>>>,
+}
+
+fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Result<MasterRun> {
+    let mut slaves = instantiate(l, kind.timing, kind.isolate)?;
+    if let Some(log) = kind.record {
+        slaves = slaves
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn Slave>)
+            .collect();
+    }
     let mds: Vec<&ModelDescription> = l.fmus.iter().map(|f| f.model_description()).collect();
-    let warm = (steps / 10).clamp(1, 1000);
+    let warm = warm_up(steps);
     let mut sys = l.sys.clone();
     sys.stop = sys.start + (warm + steps) as f64 * sys.step;
     let mut engine = master::run::initialize(&sys, &mut slaves, &mds)?;
-    engine.set_timing(timing);
+    engine.set_timing(kind.timing);
     let labels: Vec<String> = l.sys.outputs.iter().map(|v| l.sys.label(v)).collect();
-    let mut recorder = match csv {
+    let mut recorder = match kind.csv {
         Some(p) => Some(ResultsCsv::create(p, &labels, 1)?),
         None => None,
     };
@@ -140,6 +153,11 @@ fn master_run(
     // Warm-up (buffers reach their sizes, the worker pool starts).
     for n in 0..warm {
         engine.step(n, &mut slaves)?;
+    }
+    if let Some(log) = kind.record {
+        if let Ok(mut g) = log.lock() {
+            g.mark();
+        }
     }
     let a0 = allocs();
     let t0 = Instant::now();
@@ -150,6 +168,10 @@ fn master_run(
             r.step(n, l.sys.start + (n + 1) as f64 * l.sys.step, &values, engine.bonds())?;
         }
     }
+    // The file is complete only when the writer has formatted and flushed every row.
+    if let Some(r) = recorder.as_mut() {
+        r.close()?;
+    }
     let wall = t0.elapsed().as_secs_f64();
     let a1 = allocs();
     let fmu: f64 = slaves.iter().map(|s| s.call_stats().0).sum();
@@ -157,7 +179,19 @@ fn master_run(
         per_step: wall / steps as f64,
         fmu_per_step: fmu / (warm + steps) as f64,
         allocs_per_step: (a1 - a0) as f64 / steps as f64,
+        used_threads: engine.uses_threads(),
     })
+}
+
+/// Warm-up steps before the measured ones.
+fn warm_up(steps: u64) -> u64 {
+    (steps / 10).clamp(1, 1000)
+}
+
+/// The replay floor: the recorded calls on fresh instances, seconds per measured step.
+fn replay_floor(l: &Loaded, log: &replay::Log, steps: u64) -> Result<f64> {
+    let mut slaves = instantiate(l, false, false)?;
+    Ok(replay::replay(log, &mut slaves)? / steps as f64)
 }
 
 fn peers(opts: &Options, args: &[String]) -> Vec<serde_json::Value> {
@@ -177,52 +211,106 @@ fn us(x: f64) -> String {
     }
 }
 
+/// What one scenario measured, for the targets section.
+struct Measured {
+    stem: String,
+    instances: usize,
+    step: f64,
+    per_step: f64,
+    overhead: f64,
+    overhead_csv: f64,
+    threads: Option<f64>,
+    auto: Option<(f64, bool)>,
+    peers: Vec<(String, f64)>,
+}
+
 /// Runs the benchmark of every scenario and returns the report (Markdown).
 pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Result<String> {
     let mut r = String::new();
     r.push_str(&format!(
-        "# cosim bench\n\nMachine: {} logical CPUs; medians of {} repetitions; times per communication step.\n",
+        "# cosim bench\n\nMachine: {} logical CPUs; medians of {} repetitions; times per communication step.\n\n\
+         *Time inside FMU calls* is measured by replay: every FMU call of a master run (same order, same \
+         arguments) is recorded and replayed on fresh instances in a bare loop, so the FMUs do exactly the \
+         same work; the master's overhead is its wall time minus the replay's, per repetition (both run \
+         back to back), median.\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         opts.repeat
     ));
     let mut summary =
         String::from("\n## Summary\n\n| scenario | cosim µs/step | FMPy | libcosim | ecos |\n|---|---|---|---|---|\n");
+    let mut measured = Vec::new();
     for path in scenarios {
         let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;
         let steps = opts.steps.unwrap_or_else(|| l.sys.steps()).max(10);
         let n_inst = l.sys.instances.len() as f64;
-        let mut floors = Vec::new();
-        for i in 0..l.sys.instances.len() {
-            floors.push(median((0..opts.repeat).map(|_| floor(&l, i, steps)).collect::<Result<Vec<_>>>()?));
-        }
-        let floor_sum: f64 = floors.iter().sum();
-        let runs = |csv: bool, timing: bool, l: &Loaded| -> Result<Vec<MasterRun>> {
-            let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
-            let v = (0..opts.repeat)
-                .map(|_| master_run(l, steps, csv.then_some(tmp.as_path()), timing, false, allocs))
-                .collect::<Result<Vec<_>>>();
-            let _ = std::fs::remove_file(&tmp);
-            v
-        };
-        let plain = runs(false, false, &l)?;
-        let with_csv = runs(true, false, &l)?;
-        let timed = runs(false, true, &l)?;
-        let per_step = median(plain.iter().map(|m| m.per_step).collect());
-        let per_step_csv = median(with_csv.iter().map(|m| m.per_step).collect());
-        let fmu_share = median(timed.iter().map(|m| m.fmu_per_step).collect());
-        let allocs_per_step = plain.iter().chain(&with_csv).map(|m| m.allocs_per_step).fold(0.0, f64::max);
-        let overhead = (per_step - floor_sum) / n_inst;
-        let overhead_csv = (per_step_csv - floor_sum) / n_inst;
-        let sim_time = steps as f64 * l.sys.step;
-        let par_line = if l.sys.instances.len() >= 2 {
-            let on = load(path, &Overrides { parallel: Some(Parallel::On), ..Default::default() })?;
-            let par = median(runs(false, false, &on)?.iter().map(|m| m.per_step).collect());
-            format!("| Jacobi on worker threads | {} µs/step ({:.2}× sequential) |\n", us(par), per_step / par)
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+        // One recorded run: the calls every repetition's replay makes.
+        let log = Arc::new(Mutex::new(replay::Log::default()));
+        master_run(&l, steps, RunKind { record: Some(&log), ..Default::default() }, allocs)?;
+        let log = std::mem::take(&mut *log.lock().map_err(|_| anyhow::anyhow!("recording failed"))?);
+        let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
+        let two = l.sys.instances.len() >= 2;
+        let on = if two {
+            Some(load(path, &Overrides { parallel: Some(Parallel::On), ..Default::default() })?)
         } else {
-            String::new()
+            None
         };
-        let isolated = master_run(&l, (steps / 10).max(10), None, false, true, allocs)
+        let au = if two {
+            Some(load(path, &Overrides { parallel: Some(Parallel::Auto), ..Default::default() })?)
+        } else {
+            None
+        };
+        let (mut plain, mut with_csv, mut timed, mut replays, mut floors_r) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut on_runs, mut auto_runs) = (Vec::new(), Vec::new());
+        // Every variant once per repetition, back to back: a load change hits them alike, and
+        // overheads and ratios are taken per repetition before the median.
+        for _ in 0..opts.repeat {
+            floors_r.push((0..l.sys.instances.len()).map(|i| floor(&l, i, steps)).collect::<Result<Vec<f64>>>()?);
+            replays.push(replay_floor(&l, &log, steps)?);
+            plain.push(master_run(&l, steps, RunKind::default(), allocs)?);
+            with_csv.push(master_run(&l, steps, RunKind { csv: Some(&tmp), ..Default::default() }, allocs)?);
+            timed.push(master_run(&l, steps, RunKind { timing: true, ..Default::default() }, allocs)?);
+            if let (Some(on), Some(au)) = (&on, &au) {
+                on_runs.push(master_run(on, steps, RunKind::default(), allocs)?);
+                auto_runs.push(master_run(au, steps, RunKind::default(), allocs)?);
+            }
+        }
+        let _ = std::fs::remove_file(&tmp);
+        let floors: Vec<f64> =
+            (0..l.sys.instances.len()).map(|i| median(floors_r.iter().map(|f| f[i]).collect())).collect();
+        let floor_sum: f64 = floors.iter().sum();
+        let per_step = median(plain.iter().map(|m| m.per_step).collect());
+        let inside = median(replays.clone());
+        let overhead = median(plain.iter().zip(&replays).map(|(m, f)| m.per_step - f).collect());
+        let overhead_csv = median(with_csv.iter().zip(&replays).map(|(m, f)| m.per_step - f).collect());
+        let fmu_timed = median(timed.iter().map(|m| m.fmu_per_step).collect());
+        let allocs_per_step = plain.iter().chain(&with_csv).map(|m| m.allocs_per_step).fold(0.0, f64::max);
+        let sim_time = steps as f64 * l.sys.step;
+        let mut extra = String::new();
+        let (mut threads, mut auto) = (None, None);
+        if two {
+            let ratio =
+                |runs: &[MasterRun]| median(plain.iter().zip(runs).map(|(p, r)| p.per_step / r.per_step).collect());
+            let par = median(on_runs.iter().map(|m| m.per_step).collect());
+            extra.push_str(&format!(
+                "| Jacobi on worker threads (`parallel = \"on\"`) | {} µs/step ({:.2}× sequential) |\n",
+                us(par),
+                ratio(&on_runs)
+            ));
+            threads = Some(ratio(&on_runs));
+            let t = median(auto_runs.iter().map(|m| m.per_step).collect());
+            let chose = auto_runs.iter().filter(|m| m.used_threads).count() * 2 > auto_runs.len();
+            extra.push_str(&format!(
+                "| Jacobi with `parallel = \"auto\"` (default) | {} µs/step ({:.2}× sequential; chose {}) |\n",
+                us(t),
+                ratio(&auto_runs),
+                if chose { "threads" } else { "sequential" }
+            ));
+            auto = Some((ratio(&auto_runs), chose));
+        }
+        let isolated = master_run(&l, (steps / 10).max(10), RunKind { isolate: true, ..Default::default() }, allocs)
             .map(|m| {
                 format!(
                     "| instances in worker processes (`--isolate`) | {} µs/step ({:.0}× in process) |\n",
@@ -231,14 +319,16 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                 )
             })
             .unwrap_or_else(|e| format!("| instances in worker processes (`--isolate`) | failed: {e} |\n"));
-        let par_line = par_line + &isolated;
+        extra.push_str(&isolated);
         r.push_str(&format!(
             "\n## {}\n\n{} instances, H = {} s, {} steps ({} s simulated)\n\n| quantity | value |\n|---|---|\n\
              | wall time per step, no output | {} µs |\n| real-time factor | {:.0}× |\n\
-             | FFI floor (doStep + getReal per instance, summed) | {} µs |\n\
-             | master overhead per step per instance, no output | {} µs |\n\
-             | master overhead per step per instance, CSV every step | {} µs |\n\
-             | time inside FMU calls (timed run) | {} µs |\n| heap allocations per step | {} |\n{}",
+             | time inside FMU calls (replay) | {} µs |\n\
+             | master overhead per step, no output | {} µs ({} µs per instance) |\n\
+             | master overhead per step, CSV every step | {} µs ({} µs per instance) |\n\
+             | time inside FMU calls, clock around every call | {} µs |\n\
+             | FFI floor: doStep + getReal of each instance alone, held inputs | {} µs |\n\
+             | heap allocations per step | {} |\n{}",
             path.display(),
             l.sys.instances.len(),
             l.sys.step,
@@ -246,16 +336,29 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             sim_time,
             us(per_step),
             l.sys.step / per_step,
-            us(floor_sum),
+            us(inside),
             us(overhead),
+            us(overhead / n_inst),
             us(overhead_csv),
-            us(fmu_share),
+            us(overhead_csv / n_inst),
+            us(fmu_timed),
+            us(floor_sum),
             allocs_per_step,
-            par_line,
+            extra,
         ));
+        let mut m = Measured {
+            stem: stem.clone(),
+            instances: l.sys.instances.len(),
+            step: l.sys.step,
+            per_step,
+            overhead,
+            overhead_csv,
+            threads,
+            auto,
+            peers: Vec::new(),
+        };
         // Peers.
         if opts.python.is_some() {
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
             let step = format!("{}", l.sys.step);
             let stop = format!("{}", l.sys.start + steps as f64 * l.sys.step);
             let mut rows = Vec::new();
@@ -278,15 +381,17 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                 rows.push(peer_row(p, &format!("{stem} (coupled)"), per_step));
             }
             for tool in ["fmpy", "libcosim", "ecos"] {
-                let cell = coupled
-                    .iter()
-                    .find(|p| p["tool"].as_str() == Some(tool))
-                    .and_then(|p| if p["ok"].as_bool() == Some(true) { p["us_per_step"].as_f64() } else { None })
-                    .map_or(" n/a |".to_owned(), |t| format!(" {t:.3} ({:.1}×) |", t / (per_step * 1e6)));
-                line.push_str(&cell);
-                if !line.ends_with('|') {
-                    line.push_str(" |");
+                let t = coupled.iter().find(|p| p["tool"].as_str() == Some(tool)).and_then(|p| {
+                    if p["ok"].as_bool() == Some(true) {
+                        p["us_per_step"].as_f64()
+                    } else {
+                        None
+                    }
+                });
+                if let Some(t) = t {
+                    m.peers.push((tool.to_owned(), t / (per_step * 1e6)));
                 }
+                line.push_str(&t.map_or(" n/a |".to_owned(), |t| format!(" {t:.3} ({:.1}×) |", t / (per_step * 1e6))));
             }
             summary.push_str(&line);
             summary.push('\n');
@@ -311,7 +416,11 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                     ],
                 );
                 for p in &single {
-                    rows.push(peer_row(p, &format!("{} alone", l.sys.instances[i].name), floors[i] + overhead));
+                    rows.push(peer_row(
+                        p,
+                        &format!("{} alone", l.sys.instances[i].name),
+                        floors[i] + overhead / n_inst,
+                    ));
                 }
             }
             r.push_str("\n| peer | run | peer µs/step | cosim µs/step | peer / cosim |\n|---|---|---|---|---|\n");
@@ -319,12 +428,89 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                 r.push_str(&row);
             }
         }
+        measured.push(m);
     }
     if opts.python.is_some() {
         r.push_str(&summary);
         r.push_str("\nRatios are peer time / cosim time for the same FMUs, steps and step size (peers: Jacobi with held inputs).\n");
     }
+    r.push_str(&targets(&measured));
     Ok(r)
+}
+
+/// The performance targets of the issue, for the scenarios measured.
+fn targets(ms: &[Measured]) -> String {
+    let mut rows = Vec::new();
+    let verdict = |ok: bool| if ok { "PASS" } else { "FAIL" };
+    let find = |stem: &str| ms.iter().find(|m| m.stem == stem);
+    if let Some(m) = find("bench-trivial") {
+        let per_inst = m.overhead / m.instances as f64;
+        rows.push(format!(
+            "| master overhead per instance, no output, trivial FMU | ≤ 0.05 µs | {} µs | {} |",
+            us(per_inst),
+            verdict(per_inst <= 0.05e-6)
+        ));
+        rows.push(format!(
+            "| master overhead per step, CSV every step, trivial FMU | ≤ 0.3 µs | {} µs | {} |",
+            us(m.overhead_csv),
+            verdict(m.overhead_csv <= 0.3e-6)
+        ));
+    }
+    for stem in ["oscillator-fd", "oscillator-dd", "bench-trivial-pair"] {
+        if let Some(m) = find(stem) {
+            rows.push(format!(
+                "| master overhead per step, coupled pair ({stem}: transfers, extrapolation, bond) | ≤ 0.3 µs | {} µs | {} |",
+                us(m.overhead),
+                verdict(m.overhead <= 0.3e-6)
+            ));
+            rows.push(format!(
+                "| master overhead per step, CSV every step ({stem}) | ≤ 0.3 µs | {} µs | {} |",
+                us(m.overhead_csv),
+                verdict(m.overhead_csv <= 0.3e-6)
+            ));
+        }
+    }
+    for m in ms {
+        for (tool, want) in [("fmpy", 20.0), ("libcosim", 10.0)] {
+            if let Some((_, ratio)) = m.peers.iter().find(|(t, _)| t == tool) {
+                rows.push(format!(
+                    "| faster than {tool} ({}) | ≥ {want}× | {ratio:.1}× | {} |",
+                    m.stem,
+                    verdict(*ratio >= want)
+                ));
+            }
+        }
+    }
+    for (stem, want) in [("naya", 1000.0), ("crane-pub3", 300.0)] {
+        if let Some(m) = find(stem) {
+            let rtf = m.step / m.per_step;
+            rows.push(format!("| real-time factor, {stem} | ≥ {want}× | {rtf:.0}× | {} |", verdict(rtf >= want)));
+        }
+    }
+    for stem in ["bench-heavy-equal", "bench-heavy-pair"] {
+        if let Some((m, t)) = find(stem).and_then(|m| m.threads.map(|t| (m, t))) {
+            rows.push(format!(
+                "| Jacobi on 2 threads vs sequential, {} (instances ≥ 50 µs/step) | ≥ 1.7× | {t:.2}× | {} |",
+                m.stem,
+                verdict(t >= 1.7)
+            ));
+        }
+    }
+    for m in ms {
+        if let Some((a, chose)) = m.auto {
+            // Within the scatter of two medians (3 %), "auto" is not slower than sequential.
+            rows.push(format!(
+                "| `parallel = \"auto\"` never slower than sequential, {} | ≥ 0.97× | {a:.2}× ({}) | {} |",
+                m.stem,
+                if chose { "threads" } else { "sequential" },
+                verdict(a >= 0.97)
+            ));
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!("\n## Targets\n\n| target | bound | measured | verdict |\n|---|---|---|---|\n{}\n", rows.join("\n"))
 }
 
 fn peer_row(p: &serde_json::Value, run: &str, ours: f64) -> String {

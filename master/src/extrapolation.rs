@@ -64,8 +64,9 @@ impl Poly {
 /// Lagrange polynomial through the points (τ_i, y_i) (distinct τ; any spacing), in monomial
 /// form around τ = 0. The order is `points.len() − 1` (at most 4).
 ///
-/// Solved as a Vandermonde system in the scaled variable τ/scale with Gaussian elimination
-/// (≤ 5 unknowns, no allocation); `scale` should be the communication step.
+/// Newton's divided differences in the scaled variable x = τ/scale (≤ 10 divisions, no
+/// allocation, no pivoting), then the Newton form expanded to monomials by nested
+/// multiplication; `scale` should be the communication step.
 pub fn lagrange(points: &[(f64, f64)], scale: f64) -> Poly {
     let n = points.len().clamp(1, MAX_ORDER + 1);
     let pts = &points[..n];
@@ -73,49 +74,35 @@ pub fn lagrange(points: &[(f64, f64)], scale: f64) -> Poly {
         return Poly::constant(pts[0].1);
     }
     let s = if scale > 0.0 { scale } else { 1.0 };
-    let mut a = [[0.0f64; MAX_ORDER + 1]; MAX_ORDER + 1];
-    let mut b = [0.0f64; MAX_ORDER + 1];
+    let inv_s = 1.0 / s;
+    let mut x = [0.0f64; MAX_ORDER + 1];
+    let mut d = [0.0f64; MAX_ORDER + 1];
     for (i, (tau, y)) in pts.iter().enumerate() {
-        let x = tau / s;
-        let mut p = 1.0;
-        for aij in a[i].iter_mut().take(n) {
-            *aij = p;
-            p *= x;
-        }
-        b[i] = *y;
+        x[i] = tau * inv_s;
+        d[i] = *y;
     }
-    // Gaussian elimination with partial pivoting.
-    for k in 0..n {
-        let mut piv = k;
-        for i in k + 1..n {
-            if a[i][k].abs() > a[piv][k].abs() {
-                piv = i;
+    // d[k] ← f[x_0, …, x_k] (in place, column by column).
+    for j in 1..n {
+        for i in (j..n).rev() {
+            let dx = x[i] - x[i - j];
+            if dx == 0.0 {
+                // Coincident points: fall back to the most recent value.
+                return Poly::constant(pts[0].1);
             }
-        }
-        a.swap(k, piv);
-        b.swap(k, piv);
-        if a[k][k] == 0.0 {
-            // Coincident points: fall back to the most recent value.
-            return Poly::constant(pts[0].1);
-        }
-        let pivot_row = a[k];
-        for i in k + 1..n {
-            let f = a[i][k] / pivot_row[k];
-            for (aij, akj) in a[i].iter_mut().zip(pivot_row.iter()).take(n).skip(k) {
-                *aij -= f * akj;
-            }
-            b[i] -= f * b[k];
+            d[i] = (d[i] - d[i - 1]) / dx;
         }
     }
+    // p(x) = d_0 + (x − x_0)(d_1 + (x − x_1)(d_2 + …)): expand from the innermost factor.
     let mut c = [0.0; MAX_ORDER + 1];
-    for k in (0..n).rev() {
-        let mut sum = b[k];
-        for j in k + 1..n {
-            sum -= a[k][j] * c[j];
+    c[0] = d[n - 1];
+    for k in (0..n - 1).rev() {
+        // c ← c·(x − x_k) + d_k, degree grows by one.
+        for j in (1..n - k).rev() {
+            c[j] = c[j - 1] - x[k] * c[j];
         }
-        c[k] = sum / a[k][k];
+        c[0] = d[k] - x[k] * c[0];
     }
-    // Undo the scaling: c_k τ^k = (c_k / s^k) (τ)^k.
+    // Undo the scaling: c_k x^k = (c_k / s^k) τ^k.
     let mut sk = 1.0;
     for ck in c.iter_mut().take(n) {
         *ck /= sk;

@@ -8,6 +8,8 @@ use crate::error::{MasterError, Result};
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
 
 /// Final state of a run, for `summary.json`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -43,7 +45,7 @@ pub struct InstanceSummary {
     pub fmu: String,
     /// Macro-step doStep calls (sub-steps count once).
     pub do_step_calls: u64,
-    /// Seconds inside doStep.
+    /// Seconds inside doStep (timed on the first 64 steps and every 16th after, scaled to all).
     pub do_step_seconds: f64,
 }
 
@@ -78,13 +80,164 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MasterError + '_ {
     move |source| MasterError::Io { path: path.to_path_buf(), source }
 }
 
+/// One CSV line under construction: floats in shortest round-trip form (Żmij), no allocation
+/// once the line has reached its length.
+struct Row {
+    line: Vec<u8>,
+    digits: zmij::Buffer,
+}
+
+impl Row {
+    fn new() -> Self {
+        Self { line: Vec::with_capacity(256), digits: zmij::Buffer::new() }
+    }
+
+    /// One line of `values` (comma-separated, newline-terminated); non-finite values as
+    /// NaN/inf/-inf.
+    fn format(&mut self, values: &[f64]) -> &[u8] {
+        self.line.clear();
+        for (k, x) in values.iter().enumerate() {
+            if k > 0 {
+                self.line.push(b',');
+            }
+            if x.is_finite() {
+                // Integral values come out as "1.0", small ones as "1e-7": valid CSV numbers.
+                let s = self.digits.format_finite(*x);
+                self.line.extend_from_slice(s.as_bytes());
+            } else if x.is_nan() {
+                self.line.extend_from_slice(b"NaN");
+            } else if *x > 0.0 {
+                self.line.extend_from_slice(b"inf");
+            } else {
+                self.line.extend_from_slice(b"-inf");
+            }
+        }
+        self.line.push(b'\n');
+        &self.line
+    }
+}
+
+/// Rows per chunk handed to the formatting thread.
+const CHUNK_ROWS: usize = 512;
+
+/// Writes rows of floats as CSV lines. With a second core the rows are formatted and written
+/// on a background thread: the run loop only copies each row into a chunk and hands full chunks
+/// over (three chunks circulate, so the steady state allocates nothing). A write error surfaces
+/// at the next hand-over or at [`Rows::close`]; closing flushes everything.
+struct Rows {
+    path: PathBuf,
+    width: usize,
+    chunk: Vec<f64>,
+    sink: Sink,
+}
+
+enum Sink {
+    Inline {
+        out: BufWriter<File>,
+        row: Row,
+    },
+    Thread {
+        tx: Option<SyncSender<Vec<f64>>>,
+        back: Receiver<Vec<f64>>,
+        worker: Option<JoinHandle<std::io::Result<()>>>,
+    },
+    Closed,
+}
+
+impl Rows {
+    /// `out` (header already written) for rows of `width` values.
+    fn new(path: &Path, out: BufWriter<File>, width: usize) -> Result<Self> {
+        let width = width.max(1);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let sink = if threads >= 2 {
+            Self::spawn(out, width).map_err(io(path))?
+        } else {
+            Sink::Inline { out, row: Row::new() }
+        };
+        Ok(Self { path: path.to_path_buf(), width, chunk: Vec::with_capacity(CHUNK_ROWS * width), sink })
+    }
+
+    fn spawn(mut out: BufWriter<File>, width: usize) -> std::io::Result<Sink> {
+        let (tx, rx) = sync_channel::<Vec<f64>>(2);
+        let (back_tx, back) = sync_channel::<Vec<f64>>(3);
+        for _ in 0..2 {
+            back_tx.send(Vec::with_capacity(CHUNK_ROWS * width)).map_err(std::io::Error::other)?;
+        }
+        let worker = std::thread::Builder::new().name("cosim-csv".into()).spawn(move || -> std::io::Result<()> {
+            let mut row = Row::new();
+            while let Ok(mut chunk) = rx.recv() {
+                for r in chunk.chunks(width) {
+                    out.write_all(row.format(r))?;
+                }
+                chunk.clear();
+                // The producer may be gone (closing): the chunk is then simply dropped.
+                let _ = back_tx.send(chunk);
+            }
+            out.flush()
+        })?;
+        Ok(Sink::Thread { tx: Some(tx), back, worker: Some(worker) })
+    }
+
+    /// Appends one row: `first` then `rest` (together `width` values).
+    fn push(&mut self, first: f64, rest: impl IntoIterator<Item = f64>) -> Result<()> {
+        if let Sink::Inline { out, row } = &mut self.sink {
+            self.chunk.clear();
+            self.chunk.push(first);
+            self.chunk.extend(rest);
+            return out.write_all(row.format(&self.chunk)).map_err(io(&self.path));
+        }
+        self.chunk.push(first);
+        self.chunk.extend(rest);
+        if self.chunk.len() >= CHUNK_ROWS * self.width {
+            self.hand_over()?;
+        }
+        Ok(())
+    }
+
+    /// Sends the current chunk to the thread and takes an empty one back.
+    fn hand_over(&mut self) -> Result<()> {
+        let Sink::Thread { tx: Some(tx), back, .. } = &mut self.sink else { return Ok(()) };
+        let next = back.recv().unwrap_or_default();
+        let full = std::mem::replace(&mut self.chunk, next);
+        if tx.send(full).is_err() {
+            // The thread stopped on a write error: report it.
+            return self.close();
+        }
+        Ok(())
+    }
+
+    /// Writes what is pending, stops the thread and flushes the file.
+    fn close(&mut self) -> Result<()> {
+        match std::mem::replace(&mut self.sink, Sink::Closed) {
+            Sink::Inline { mut out, .. } => out.flush().map_err(io(&self.path)),
+            Sink::Thread { tx, worker, .. } => {
+                if let Some(tx) = tx {
+                    if !self.chunk.is_empty() {
+                        let _ = tx.send(std::mem::take(&mut self.chunk));
+                    }
+                }
+                match worker.map(JoinHandle::join) {
+                    Some(Ok(r)) => r.map_err(io(&self.path)),
+                    Some(Err(_)) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
+                    None => Ok(()),
+                }
+            }
+            Sink::Closed => Ok(()),
+        }
+    }
+}
+
+impl Drop for Rows {
+    fn drop(&mut self) {
+        // An observer dropped without `finish` (an early return) still leaves complete files.
+        let _ = self.close();
+    }
+}
+
 /// `results.csv`: `time,inst.var,…`, every k-th communication point.
 pub struct ResultsCsv {
-    path: PathBuf,
-    out: BufWriter<File>,
+    rows: Rows,
     every: u64,
-    line: Vec<u8>,
-    ryu: ryu::Buffer,
 }
 
 impl ResultsCsv {
@@ -93,61 +246,33 @@ impl ResultsCsv {
         let file = File::create(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
         writeln!(out, "time,{}", labels.join(",")).map_err(io(path))?;
-        Ok(Self {
-            path: path.to_path_buf(),
-            out,
-            every: every.max(1),
-            line: Vec::with_capacity(256),
-            ryu: ryu::Buffer::new(),
-        })
+        Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1) })
     }
 
-    /// One row; floats in shortest round-trip form (ryu), non-finite as NaN/inf.
-    fn write(&mut self, t: f64, values: &[f64]) -> Result<()> {
-        self.line.clear();
-        push_float(&mut self.line, &mut self.ryu, t);
-        for v in values {
-            self.line.push(b',');
-            push_float(&mut self.line, &mut self.ryu, *v);
-        }
-        self.line.push(b'\n');
-        self.out.write_all(&self.line).map_err(io(&self.path))
+    /// Writes everything pending and flushes the file (also done by `finish` and on drop).
+    pub fn close(&mut self) -> Result<()> {
+        self.rows.close()
     }
 }
 
 impl Observer for ResultsCsv {
     fn start(&mut self, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
-        self.write(t, values)
+        self.rows.push(t, values.iter().copied())
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
         if (n + 1).is_multiple_of(self.every) {
-            self.write(t, values)?;
+            self.rows.push(t, values.iter().copied())?;
         }
         Ok(())
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
-        self.out.flush().map_err(io(&self.path))
-    }
-}
-
-fn push_float(line: &mut Vec<u8>, buf: &mut ryu::Buffer, x: f64) {
-    if x.is_finite() {
-        let s = buf.format_finite(x);
-        // ryu writes integral values as "1.0" and small ones as "1e-7": both are valid CSV numbers.
-        line.extend_from_slice(s.as_bytes());
-    } else if x.is_nan() {
-        line.extend_from_slice(b"NaN");
-    } else if x > 0.0 {
-        line.extend_from_slice(b"inf");
-    } else {
-        line.extend_from_slice(b"-inf");
+        self.close()
     }
 }
 
 /// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond.
 pub struct BondsCsv {
-    path: PathBuf,
-    out: BufWriter<File>,
+    rows: Rows,
     every: u64,
 }
 
@@ -158,7 +283,7 @@ impl BondsCsv {
         let mut out = BufWriter::with_capacity(1 << 16, file);
         let cols: Vec<String> = names.iter().map(|n| format!("{n}.dP,{n}.dE,{n}.E,{n}.E_abs")).collect();
         writeln!(out, "time{}{}", if cols.is_empty() { "" } else { "," }, cols.join(",")).map_err(io(path))?;
-        Ok(Self { path: path.to_path_buf(), out, every: every.max(1) })
+        Ok(Self { rows: Rows::new(path, out, 4 * names.len() + 1)?, every: every.max(1) })
     }
 }
 
@@ -167,14 +292,10 @@ impl Observer for BondsCsv {
         if !(n + 1).is_multiple_of(self.every) {
             return Ok(());
         }
-        let mut line = format!("{t}");
-        for b in bonds {
-            line.push_str(&format!(",{},{},{},{}", b.dp, b.de, b.e, b.e_abs));
-        }
-        writeln!(self.out, "{line}").map_err(io(&self.path))
+        self.rows.push(t, bonds.iter().flat_map(|b| [b.dp, b.de, b.e, b.e_abs]))
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
-        self.out.flush().map_err(io(&self.path))
+        self.rows.close()
     }
 }
 

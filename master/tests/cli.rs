@@ -11,8 +11,11 @@ fn cosim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cosim")).args(args).output().unwrap()
 }
 
+/// A fresh directory per call (tests run in parallel threads of one process).
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cosim-test-{}-{name}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("cosim-test-{}-{name}-{k}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -157,6 +157,7 @@ fn two_instances_of_one_fmu_step_independently() {
     assert!(fmu.resource_uri().starts_with("file:///") && fmu.resource_uri().ends_with("/resources/"));
     let (x, v, x0, f) = (vr(&fmu, "x"), vr(&fmu, "v"), vr(&fmu, "x0"), vr(&fmu, "F"));
     let mut a = fmu.instantiate("a").unwrap();
+    a.set_timing(true);
     let mut b = fmu.instantiate("b").unwrap();
     assert_eq!(fmu.instances(), 2);
     assert_eq!(a.name(), "a");

@@ -205,7 +205,7 @@ impl Fmu2 {
             warnings: 0,
             can_interpolate_inputs: cs.can_interpolate_inputs,
             orders: Vec::new(),
-            timing: true,
+            timing: false,
         })
     }
 
@@ -498,8 +498,10 @@ impl Slave for Fmu2Slave {
 
     fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
         self.lengths("fmi2SetRealInputDerivatives", vr.len(), values.len())?;
-        self.orders.clear();
-        self.orders.resize(vr.len(), order);
+        if self.orders.len() != vr.len() || self.orders.first() != Some(&order) {
+            self.orders.clear();
+            self.orders.resize(vr.len(), order);
+        }
         let orders = std::mem::take(&mut self.orders);
         let s = self.call(|i| i.set_real_input_derivatives(vr, &orders, values));
         self.orders = orders;

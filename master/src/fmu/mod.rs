@@ -72,8 +72,8 @@ pub trait Slave: Send {
     fn call_stats(&self) -> (f64, u64) {
         (0.0, 0)
     }
-    /// Switches the measurement of time inside FMU calls on or off (default on). Off removes
-    /// two clock reads per call, for overhead benchmarks.
+    /// Switches the measurement of time inside FMU calls on or off (default off: two clock reads
+    /// per call cost more than a small FMU's setter; `cosim bench` switches it on for its timed run).
     fn set_timing(&mut self, _on: bool) {}
 }
 
