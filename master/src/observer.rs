@@ -5,10 +5,11 @@
 
 use crate::algorithm::BondState;
 use crate::error::{MasterError, Result};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 /// Final state of a run, for `summary.json`.
@@ -122,8 +123,8 @@ const CHUNK_ROWS: usize = 512;
 
 /// Writes rows of floats as CSV lines. With a second core the rows are formatted and written
 /// on a background thread: the run loop only copies each row into a chunk and hands full chunks
-/// over (three chunks circulate, so the steady state allocates nothing). A write error surfaces
-/// at the next hand-over or at [`Rows::close`]; closing flushes everything.
+/// over ([`Handoff`]; three chunks circulate, so the steady state allocates nothing). A write
+/// error surfaces at the next hand-over or at [`Rows::close`]; closing flushes everything.
 struct Rows {
     path: PathBuf,
     width: usize,
@@ -132,16 +133,78 @@ struct Rows {
 }
 
 enum Sink {
-    Inline {
-        out: BufWriter<File>,
-        row: Row,
-    },
-    Thread {
-        tx: Option<SyncSender<Vec<f64>>>,
-        back: Receiver<Vec<f64>>,
-        worker: Option<JoinHandle<std::io::Result<()>>>,
-    },
+    Inline { out: BufWriter<File>, row: Row },
+    Thread { handoff: Arc<Handoff>, worker: JoinHandle<std::io::Result<()>> },
     Closed,
+}
+
+/// Chunks between the run loop and the writer thread: two queues with preallocated capacity
+/// under one mutex and two condition variables (futex based: no allocation, no system call
+/// unless a side has to wait or wake the other, once per chunk).
+struct Handoff {
+    queues: Mutex<Queues>,
+    /// A full chunk was queued, or the producer closed.
+    filled: Condvar,
+    /// An empty chunk came back, or the writer stopped.
+    emptied: Condvar,
+}
+
+struct Queues {
+    full: VecDeque<Vec<f64>>,
+    empty: Vec<Vec<f64>>,
+    closed: bool,
+    stopped: bool,
+}
+
+impl Handoff {
+    fn lock(&self) -> MutexGuard<'_, Queues> {
+        self.queues.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The writer thread: formats every row of every full chunk until the producer closes.
+    fn write_all(&self, out: &mut BufWriter<File>, width: usize) -> std::io::Result<()> {
+        let mut row = Row::new();
+        loop {
+            let mut chunk = {
+                let mut q = self.lock();
+                loop {
+                    if let Some(c) = q.full.pop_front() {
+                        break c;
+                    }
+                    if q.closed {
+                        drop(q);
+                        return out.flush();
+                    }
+                    q = self.filled.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+            };
+            for r in chunk.chunks(width) {
+                out.write_all(row.format(r))?;
+            }
+            chunk.clear();
+            self.lock().empty.push(chunk);
+            self.emptied.notify_one();
+        }
+    }
+
+    /// Queues `full`, returns an empty chunk; `None` once the writer has stopped.
+    fn exchange(&self, full: Vec<f64>) -> Option<Vec<f64>> {
+        let mut q = self.lock();
+        if q.stopped {
+            return None;
+        }
+        q.full.push_back(full);
+        self.filled.notify_one();
+        loop {
+            if let Some(c) = q.empty.pop() {
+                return Some(c);
+            }
+            if q.stopped {
+                return None;
+            }
+            q = self.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
 }
 
 impl Rows {
@@ -158,24 +221,23 @@ impl Rows {
     }
 
     fn spawn(mut out: BufWriter<File>, width: usize) -> std::io::Result<Sink> {
-        let (tx, rx) = sync_channel::<Vec<f64>>(2);
-        let (back_tx, back) = sync_channel::<Vec<f64>>(3);
+        let mut empty = Vec::with_capacity(4);
         for _ in 0..2 {
-            back_tx.send(Vec::with_capacity(CHUNK_ROWS * width)).map_err(std::io::Error::other)?;
+            empty.push(Vec::with_capacity(CHUNK_ROWS * width));
         }
-        let worker = std::thread::Builder::new().name("cosim-csv".into()).spawn(move || -> std::io::Result<()> {
-            let mut row = Row::new();
-            while let Ok(mut chunk) = rx.recv() {
-                for r in chunk.chunks(width) {
-                    out.write_all(row.format(r))?;
-                }
-                chunk.clear();
-                // The producer may be gone (closing): the chunk is then simply dropped.
-                let _ = back_tx.send(chunk);
-            }
-            out.flush()
+        let handoff = Arc::new(Handoff {
+            queues: Mutex::new(Queues { full: VecDeque::with_capacity(4), empty, closed: false, stopped: false }),
+            filled: Condvar::new(),
+            emptied: Condvar::new(),
+        });
+        let h = Arc::clone(&handoff);
+        let worker = std::thread::Builder::new().name("cosim-csv".into()).spawn(move || {
+            let r = h.write_all(&mut out, width);
+            h.lock().stopped = true;
+            h.emptied.notify_one();
+            r
         })?;
-        Ok(Sink::Thread { tx: Some(tx), back, worker: Some(worker) })
+        Ok(Sink::Thread { handoff, worker })
     }
 
     /// Appends one row: `first` then `rest` (together `width` values).
@@ -196,30 +258,34 @@ impl Rows {
 
     /// Sends the current chunk to the thread and takes an empty one back.
     fn hand_over(&mut self) -> Result<()> {
-        let Sink::Thread { tx: Some(tx), back, .. } = &mut self.sink else { return Ok(()) };
-        let next = back.recv().unwrap_or_default();
-        let full = std::mem::replace(&mut self.chunk, next);
-        if tx.send(full).is_err() {
+        let Sink::Thread { handoff, .. } = &self.sink else { return Ok(()) };
+        let full = std::mem::take(&mut self.chunk);
+        match handoff.exchange(full) {
+            Some(next) => {
+                self.chunk = next;
+                Ok(())
+            }
             // The thread stopped on a write error: report it.
-            return self.close();
+            None => self.close(),
         }
-        Ok(())
     }
 
     /// Writes what is pending, stops the thread and flushes the file.
     fn close(&mut self) -> Result<()> {
         match std::mem::replace(&mut self.sink, Sink::Closed) {
             Sink::Inline { mut out, .. } => out.flush().map_err(io(&self.path)),
-            Sink::Thread { tx, worker, .. } => {
-                if let Some(tx) = tx {
+            Sink::Thread { handoff, worker } => {
+                {
+                    let mut q = handoff.lock();
                     if !self.chunk.is_empty() {
-                        let _ = tx.send(std::mem::take(&mut self.chunk));
+                        q.full.push_back(std::mem::take(&mut self.chunk));
                     }
+                    q.closed = true;
                 }
-                match worker.map(JoinHandle::join) {
-                    Some(Ok(r)) => r.map_err(io(&self.path)),
-                    Some(Err(_)) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
-                    None => Ok(()),
+                handoff.filled.notify_one();
+                match worker.join() {
+                    Ok(r) => r.map_err(io(&self.path)),
+                    Err(_) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
                 }
             }
             Sink::Closed => Ok(()),

@@ -4,6 +4,7 @@
 
 use fmu_harness::paths;
 use master::fmu::Fmu2;
+use master::observer::{BondsCsv, Observer, ResultsCsv};
 use master::system::{Draft, Overrides};
 use master::Slave;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -58,16 +59,35 @@ fn steady_state_steps_do_not_allocate() {
             .collect();
         let mut engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
         let mut values = Vec::with_capacity(16);
-        for n in 0..100 {
-            engine.step(n, &mut slaves).unwrap();
-            engine.recorded(&mut slaves, &mut values).unwrap();
+        // Both CSV files recorded every step, as `cosim run` does (the writer thread's chunks
+        // have circulated after 3 × 512 rows).
+        let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-{}-{algorithm}-{order}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let labels: Vec<String> = sys.outputs.iter().map(|v| sys.label(v)).collect();
+        let names: Vec<String> = sys.bonds.iter().map(|b| b.name.clone()).collect();
+        let mut observers: Vec<Box<dyn Observer>> = vec![
+            Box::new(ResultsCsv::create(&dir.join("results.csv"), &labels, 1).unwrap()),
+            Box::new(BondsCsv::create(&dir.join("bonds.csv"), &names, 1).unwrap()),
+        ];
+        let mut step = |n: u64, slaves: &mut Vec<Box<dyn Slave>>| {
+            engine.step(n, slaves).unwrap();
+            engine.recorded(slaves, &mut values).unwrap();
+            for o in &mut observers {
+                o.step(n, (n + 1) as f64 * sys.step, &values, engine.bonds()).unwrap();
+            }
+        };
+        for n in 0..2000 {
+            step(n, &mut slaves);
         }
         let before = ALLOCS.load(Ordering::Relaxed);
-        for n in 100..1100 {
-            engine.step(n, &mut slaves).unwrap();
-            engine.recorded(&mut slaves, &mut values).unwrap();
+        for n in 2000..5000 {
+            step(n, &mut slaves);
         }
         let during = ALLOCS.load(Ordering::Relaxed) - before;
-        assert_eq!(during, 0, "{algorithm}, order {order}: {during} allocations in 1000 steps");
+        assert_eq!(during, 0, "{algorithm}, order {order}: {during} allocations in 3000 steps");
+        drop(observers);
+        let rows = std::fs::read_to_string(dir.join("results.csv")).unwrap().lines().count();
+        assert_eq!(rows, 5001, "header and 5000 rows, complete after the writer closed");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
