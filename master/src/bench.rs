@@ -168,12 +168,13 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
             r.step(n, l.sys.start + (n + 1) as f64 * l.sys.step, &values, engine.bonds())?;
         }
     }
-    // The file is complete only when the writer has formatted and flushed every row.
+    let a1 = allocs();
+    // The file is complete only when the writer has formatted and flushed every row (closing
+    // joins the writer thread: its allocations are not per step).
     if let Some(r) = recorder.as_mut() {
         r.close()?;
     }
     let wall = t0.elapsed().as_secs_f64();
-    let a1 = allocs();
     let fmu: f64 = slaves.iter().map(|s| s.call_stats().0).sum();
     Ok(MasterRun {
         per_step: wall / steps as f64,

@@ -152,6 +152,8 @@ struct Handoff {
 struct Queues {
     full: VecDeque<Vec<f64>>,
     empty: Vec<Vec<f64>>,
+    /// The writer thread runs (its start-up allocations are done).
+    started: bool,
     closed: bool,
     stopped: bool,
 }
@@ -162,8 +164,7 @@ impl Handoff {
     }
 
     /// The writer thread: formats every row of every full chunk until the producer closes.
-    fn write_all(&self, out: &mut BufWriter<File>, width: usize) -> std::io::Result<()> {
-        let mut row = Row::new();
+    fn write_all(&self, out: &mut BufWriter<File>, row: &mut Row, width: usize) -> std::io::Result<()> {
         loop {
             let mut chunk = {
                 let mut q = self.lock();
@@ -226,17 +227,32 @@ impl Rows {
             empty.push(Vec::with_capacity(CHUNK_ROWS * width));
         }
         let handoff = Arc::new(Handoff {
-            queues: Mutex::new(Queues { full: VecDeque::with_capacity(4), empty, closed: false, stopped: false }),
+            queues: Mutex::new(Queues {
+                full: VecDeque::with_capacity(4),
+                empty,
+                started: false,
+                closed: false,
+                stopped: false,
+            }),
             filled: Condvar::new(),
             emptied: Condvar::new(),
         });
         let h = Arc::clone(&handoff);
         let worker = std::thread::Builder::new().name("cosim-csv".into()).spawn(move || {
-            let r = h.write_all(&mut out, width);
+            let mut row = Row::new();
+            h.lock().started = true;
+            h.emptied.notify_one();
+            let r = h.write_all(&mut out, &mut row, width);
             h.lock().stopped = true;
             h.emptied.notify_one();
             r
         })?;
+        // Wait until the thread runs, so that its start-up is not part of the first steps.
+        let mut q = handoff.lock();
+        while !q.started {
+            q = handoff.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        drop(q);
         Ok(Sink::Thread { handoff, worker })
     }
 
