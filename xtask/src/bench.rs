@@ -38,8 +38,9 @@ pub fn run() -> Result<()> {
         bail!("cosim bench failed: {}", String::from_utf8_lossy(&out.stderr));
     }
     let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    let internals = fmu_internals(&cargo)?;
     let doc = format!(
-        "{report}\nRegenerate with `cargo xtask bench` (needs `cargo xtask test` once for the peers' venv; ecos needs `apt-get install libtbb12`).\n"
+        "{report}{internals}\nRegenerate with `cargo xtask bench` (needs `cargo xtask test` once for the peers' venv; ecos needs `apt-get install libtbb12`).\n"
     );
     std::fs::write(root.join("docs/performance.md"), &doc).context("writing docs/performance.md")?;
     let summary = report.split("## Summary").nth(1).map(|s| format!("### Measured{s}")).unwrap_or_default();
@@ -54,6 +55,97 @@ pub fn run() -> Result<()> {
         );
         std::fs::write(&readme_path, new)?;
     }
-    print!("{report}");
+    print!("{report}{internals}");
     Ok(())
+}
+
+/// One criterion benchmark: its directory under target/criterion, what one iteration is, and
+/// the target (ns per unit) if the issue sets one.
+struct Internal {
+    id: &'static str,
+    label: &'static str,
+    units_per_iter: f64,
+    target_ns: Option<f64>,
+}
+
+const INTERNALS: &[Internal] = &[
+    Internal {
+        id: "lumped3/FWE",
+        label: "lumped3 internal step, forward Euler",
+        units_per_iter: 1.0,
+        target_ns: Some(100.0),
+    },
+    Internal {
+        id: "lumped3/TR",
+        label: "lumped3 internal step, trapezoidal rule",
+        units_per_iter: 1.0,
+        target_ns: None,
+    },
+    Internal { id: "lumped3/RK4", label: "lumped3 internal step, RK4", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "naya/FWE", label: "naya internal step, forward Euler", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "naya/TR", label: "naya internal step, trapezoidal rule", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "naya/RK4", label: "naya internal step, RK4", units_per_iter: 1.0, target_ns: None },
+    Internal {
+        id: "crane/I3AL-P",
+        label: "crane step (H = 1 ms, restart included), I3AL-P",
+        units_per_iter: 1000.0,
+        target_ns: Some(5000.0),
+    },
+    Internal {
+        id: "crane/I1AL",
+        label: "crane step (H = 1 ms, restart included), I1AL",
+        units_per_iter: 1000.0,
+        target_ns: None,
+    },
+    Internal { id: "crane2/I3AL-P", label: "double crane step, I3AL-P", units_per_iter: 1000.0, target_ns: None },
+    Internal { id: "crane2/I1AL", label: "double crane step, I1AL", units_per_iter: 1000.0, target_ns: None },
+    Internal { id: "rod/I3AL-P", label: "seed-004 rod step, I3AL-P", units_per_iter: 1000.0, target_ns: None },
+    Internal { id: "rod/I1AL", label: "seed-004 rod step, I1AL", units_per_iter: 1000.0, target_ns: None },
+];
+
+/// Runs the FMUs' criterion benchmarks and tabulates their medians with the issue's targets.
+fn fmu_internals(cargo: &str) -> Result<String> {
+    let root = crate::root();
+    let mut printed = String::new();
+    for package in ["fmu-hydraulics", "fmu-multibody"] {
+        let out = Command::new(cargo)
+            .current_dir(&root)
+            .args(["bench", "-p", package, "--bench", "step", "--", "--noplot"])
+            .output()
+            .with_context(|| format!("cargo bench -p {package}"))?;
+        if !out.status.success() {
+            bail!("cargo bench -p {package} failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        printed.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    let mut t = String::from(
+        "\n## FMU internals (criterion, `cargo bench -p fmu-hydraulics -p fmu-multibody`)\n\n\
+         | step | median | target | verdict |\n|---|---|---|---|\n",
+    );
+    for b in INTERNALS {
+        let path = crate::target_dir().join("criterion").join(b.id).join("new/estimates.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            t.push_str(&format!("| {} | not measured | | |\n", b.label));
+            continue;
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+        let ns = v["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN) / b.units_per_iter;
+        let shown = if ns >= 1000.0 { format!("{:.2} µs", ns / 1000.0) } else { format!("{ns:.1} ns") };
+        let (target, verdict) = match b.target_ns {
+            Some(x) if x >= 1000.0 => (format!("≤ {} µs", x / 1000.0), if ns <= x { "PASS" } else { "FAIL" }),
+            Some(x) => (format!("≤ {x} ns"), if ns <= x { "PASS" } else { "FAIL" }),
+            None => (String::new(), ""),
+        };
+        t.push_str(&format!("| {} | {shown} | {target} | {verdict} |\n", b.label));
+    }
+    // The multibody benchmark prints its Newton iterations per step.
+    let newton: Vec<&str> = printed.lines().filter(|l| l.contains("Newton iterations per step")).collect();
+    if !newton.is_empty() {
+        t.push_str("\nNewton iterations (the crane I3AL-P target holds at ≤ 2 per step):\n\n");
+        for l in newton {
+            t.push_str(&format!("- {l}\n"));
+        }
+    }
+    Ok(t)
 }
