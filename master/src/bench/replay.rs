@@ -9,21 +9,25 @@ use master::Slave;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// One recorded call (instance index, function, arguments).
-#[derive(Debug, Clone)]
+/// A range of the log's flat argument arrays.
+type Span = (u32, u32);
+
+/// One recorded call; its arrays live in the log's flat buffers (read in order by the replay,
+/// so the replay streams through memory instead of chasing one heap block per call).
+#[derive(Debug, Clone, Copy)]
 enum Call {
     Setup(f64, Option<f64>),
     EnterInit,
     ExitInit,
-    GetReal(Vec<u32>),
-    SetReal(Vec<u32>, Vec<f64>),
-    GetInteger(Vec<u32>),
-    SetInteger(Vec<u32>, Vec<i32>),
-    GetBoolean(Vec<u32>),
-    SetBoolean(Vec<u32>, Vec<bool>),
-    GetString(Vec<u32>),
-    SetString(Vec<u32>, Vec<String>),
-    Derivatives(Vec<u32>, i32, Vec<f64>),
+    GetReal(Span),
+    SetReal(Span, Span),
+    GetInteger(Span),
+    SetInteger(Span, Span),
+    GetBoolean(Span),
+    SetBoolean(Span, Span),
+    GetString(Span),
+    SetString(Span, Span),
+    Derivatives(Span, i32, Span),
     DoStep(f64, f64),
     SaveState,
     RestoreState,
@@ -31,16 +35,35 @@ enum Call {
     Mark,
 }
 
-/// The calls of one master run, in order.
+/// The calls of one master run, in order, with their arguments in flat arrays.
 #[derive(Debug, Default)]
 pub struct Log {
     calls: Vec<(usize, Call)>,
+    vrs: Vec<u32>,
+    reals: Vec<f64>,
+    ints: Vec<i32>,
+    bools: Vec<bool>,
+    strings: Vec<String>,
+}
+
+fn span<T: Clone>(buf: &mut Vec<T>, x: &[T]) -> Span {
+    let start = buf.len() as u32;
+    buf.extend_from_slice(x);
+    (start, x.len() as u32)
+}
+
+fn at<T>(buf: &[T], (start, len): Span) -> &[T] {
+    &buf[start as usize..(start + len) as usize]
 }
 
 impl Log {
     /// Marks the start of the measured steps.
     pub fn mark(&mut self) {
         self.calls.push((usize::MAX, Call::Mark));
+    }
+
+    fn vr(&mut self, vr: &[u32]) -> Span {
+        span(&mut self.vrs, vr)
     }
 }
 
@@ -57,9 +80,10 @@ impl Recorder {
         Self { inner, index, log }
     }
 
-    fn push(&self, c: Call) {
+    fn push(&self, c: impl FnOnce(&mut Log) -> Call) {
         if let Ok(mut l) = self.log.lock() {
-            l.calls.push((self.index, c));
+            let call = c(&mut l);
+            l.calls.push((self.index, call));
         }
     }
 }
@@ -69,55 +93,58 @@ impl Slave for Recorder {
         self.inner.name()
     }
     fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()> {
-        self.push(Call::Setup(start, stop));
+        self.push(|_| Call::Setup(start, stop));
         self.inner.setup(start, stop)
     }
     fn enter_initialization(&mut self) -> Result<()> {
-        self.push(Call::EnterInit);
+        self.push(|_| Call::EnterInit);
         self.inner.enter_initialization()
     }
     fn exit_initialization(&mut self) -> Result<()> {
-        self.push(Call::ExitInit);
+        self.push(|_| Call::ExitInit);
         self.inner.exit_initialization()
     }
     fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
-        self.push(Call::GetReal(vr.to_vec()));
+        self.push(|l| Call::GetReal(l.vr(vr)));
         self.inner.get_real(vr, out)
     }
     fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
-        self.push(Call::SetReal(vr.to_vec(), values.to_vec()));
+        self.push(|l| Call::SetReal(l.vr(vr), span(&mut l.reals, values)));
         self.inner.set_real(vr, values)
     }
     fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
-        self.push(Call::GetInteger(vr.to_vec()));
+        self.push(|l| Call::GetInteger(l.vr(vr)));
         self.inner.get_integer(vr, out)
     }
     fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
-        self.push(Call::SetInteger(vr.to_vec(), values.to_vec()));
+        self.push(|l| Call::SetInteger(l.vr(vr), span(&mut l.ints, values)));
         self.inner.set_integer(vr, values)
     }
     fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()> {
-        self.push(Call::GetBoolean(vr.to_vec()));
+        self.push(|l| Call::GetBoolean(l.vr(vr)));
         self.inner.get_boolean(vr, out)
     }
     fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()> {
-        self.push(Call::SetBoolean(vr.to_vec(), values.to_vec()));
+        self.push(|l| Call::SetBoolean(l.vr(vr), span(&mut l.bools, values)));
         self.inner.set_boolean(vr, values)
     }
     fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>> {
-        self.push(Call::GetString(vr.to_vec()));
+        self.push(|l| Call::GetString(l.vr(vr)));
         self.inner.get_string(vr)
     }
     fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
-        self.push(Call::SetString(vr.to_vec(), values.iter().map(|s| (*s).to_owned()).collect()));
+        self.push(|l| {
+            let owned: Vec<String> = values.iter().map(|s| (*s).to_owned()).collect();
+            Call::SetString(l.vr(vr), span(&mut l.strings, &owned))
+        });
         self.inner.set_string(vr, values)
     }
     fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
-        self.push(Call::Derivatives(vr.to_vec(), order, values.to_vec()));
+        self.push(|l| Call::Derivatives(l.vr(vr), order, span(&mut l.reals, values)));
         self.inner.set_input_derivatives(vr, order, values)
     }
     fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        self.push(Call::DoStep(t, h));
+        self.push(|_| Call::DoStep(t, h));
         self.inner.do_step(t, h)
     }
     fn terminate(&mut self) -> Result<()> {
@@ -127,11 +154,11 @@ impl Slave for Recorder {
         self.inner.can_interpolate_inputs()
     }
     fn save_state(&mut self) -> Result<()> {
-        self.push(Call::SaveState);
+        self.push(|_| Call::SaveState);
         self.inner.save_state()
     }
     fn restore_state(&mut self) -> Result<()> {
-        self.push(Call::RestoreState);
+        self.push(|_| Call::RestoreState);
         self.inner.restore_state()
     }
 }
@@ -143,37 +170,38 @@ pub fn replay(log: &Log, slaves: &mut [Box<dyn Slave>]) -> Result<f64> {
         .calls
         .iter()
         .map(|(_, c)| match c {
-            Call::GetReal(v) | Call::GetInteger(v) | Call::GetBoolean(v) => v.len(),
+            Call::GetReal((_, n)) | Call::GetInteger((_, n)) | Call::GetBoolean((_, n)) => *n as usize,
             _ => 0,
         })
         .max()
         .unwrap_or(0);
     let (mut reals, mut ints, mut bools) = (vec![0.0; widest], vec![0; widest], vec![false; widest]);
+    let v = |s: Span| at(&log.vrs, s);
     let mut t0 = Instant::now();
     for (i, c) in &log.calls {
         let Some(s) = slaves.get_mut(*i) else {
             t0 = Instant::now();
             continue;
         };
-        match c {
-            Call::Setup(start, stop) => s.setup(*start, *stop)?,
+        match *c {
+            Call::Setup(start, stop) => s.setup(start, stop)?,
             Call::EnterInit => s.enter_initialization()?,
             Call::ExitInit => s.exit_initialization()?,
-            Call::GetReal(vr) => s.get_real(vr, &mut reals[..vr.len()])?,
-            Call::SetReal(vr, v) => s.set_real(vr, v)?,
-            Call::GetInteger(vr) => s.get_integer(vr, &mut ints[..vr.len()])?,
-            Call::SetInteger(vr, v) => s.set_integer(vr, v)?,
-            Call::GetBoolean(vr) => s.get_boolean(vr, &mut bools[..vr.len()])?,
-            Call::SetBoolean(vr, v) => s.set_boolean(vr, v)?,
+            Call::GetReal(vr) => s.get_real(v(vr), &mut reals[..vr.1 as usize])?,
+            Call::SetReal(vr, x) => s.set_real(v(vr), at(&log.reals, x))?,
+            Call::GetInteger(vr) => s.get_integer(v(vr), &mut ints[..vr.1 as usize])?,
+            Call::SetInteger(vr, x) => s.set_integer(v(vr), at(&log.ints, x))?,
+            Call::GetBoolean(vr) => s.get_boolean(v(vr), &mut bools[..vr.1 as usize])?,
+            Call::SetBoolean(vr, x) => s.set_boolean(v(vr), at(&log.bools, x))?,
             Call::GetString(vr) => {
-                s.get_string(vr)?;
+                s.get_string(v(vr))?;
             }
-            Call::SetString(vr, v) => {
-                let refs: Vec<&str> = v.iter().map(String::as_str).collect();
-                s.set_string(vr, &refs)?;
+            Call::SetString(vr, x) => {
+                let refs: Vec<&str> = at(&log.strings, x).iter().map(String::as_str).collect();
+                s.set_string(v(vr), &refs)?;
             }
-            Call::Derivatives(vr, order, v) => s.set_input_derivatives(vr, *order, v)?,
-            Call::DoStep(t, h) => s.do_step(*t, *h)?,
+            Call::Derivatives(vr, order, x) => s.set_input_derivatives(v(vr), order, at(&log.reals, x))?,
+            Call::DoStep(t, h) => s.do_step(t, h)?,
             Call::SaveState => s.save_state()?,
             Call::RestoreState => s.restore_state()?,
             Call::Mark => {}
