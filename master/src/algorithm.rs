@@ -61,10 +61,14 @@ struct Node {
     ft_positions: Vec<usize>,
     ft_vrs: Vec<u32>,
     ft_vals: Vec<f64>,
-    /// Real inputs fed by connections.
+    /// Real inputs: first those fed by connections (`in_links`, same positions), then those
+    /// driven by time tables (`in_signals`), set in one batched call per instance.
     in_vrs: Vec<u32>,
     in_vals: Vec<f64>,
     in_links: Vec<usize>,
+    in_signals: Vec<usize>,
+    /// Each time table's value and slope at the step's start.
+    signal_vals: Vec<(f64, f64)>,
     /// Highest extrapolation order among the inputs.
     max_order: usize,
     substeps: u64,
@@ -206,6 +210,18 @@ impl Engine {
                 used_start: 0.0,
                 interpolated: false,
             });
+        }
+
+        // Time tables join their instance's batched inputs, after the connections.
+        for (k, sig) in sys.signals.iter().enumerate() {
+            let node = &mut nodes[sig.to.instance];
+            node.in_vrs.push(sig.to.vr);
+            node.in_vals.push(0.0);
+            node.in_signals.push(k);
+            node.signal_vals.push((0.0, 0.0));
+            if sig.linear {
+                node.max_order = node.max_order.max(1);
+            }
         }
 
         // Bonds: each port variable is an output (read) or a connected input (value used).
@@ -422,12 +438,20 @@ impl Engine {
         for (k, c) in node.in_links.iter().enumerate() {
             node.in_vals[k] = self.links[*c].poly.value(tau);
         }
+        let n_links = node.in_links.len();
+        for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
+            *v = *value;
+        }
         slaves[i].set_real(&node.in_vrs, &node.in_vals)?;
         let max_order = node.max_order.max(min_order);
         if derivatives && node.interpolates && max_order > 0 {
             for order in 1..=max_order {
                 for (k, c) in node.in_links.iter().enumerate() {
                     node.in_vals[k] = self.links[*c].poly.derivative_at_0(order);
+                }
+                // Time tables: the slope (0 for steps) is the first derivative, the rest are 0.
+                for (v, (_, slope)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
+                    *v = if order == 1 { *slope } else { 0.0 };
                 }
                 slaves[i].set_input_derivatives(&node.in_vrs, order as i32, &node.in_vals)?;
             }
@@ -539,6 +563,11 @@ impl Engine {
             // Gauss-Seidel interpolation knows the right end of each sub-step.
             node.in_vals[k] = l.poly.value(if l.interpolated { tau + sub } else { tau });
         }
+        // Time tables stay at their value at the macro step's start.
+        let n_links = node.in_links.len();
+        for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
+            *v = *value;
+        }
         slaves[i].set_real(&node.in_vrs, &node.in_vals)
     }
 
@@ -548,13 +577,9 @@ impl Engine {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
         self.copy_discrete(slaves)?;
-        for k in 0..self.signals.len() {
-            let sig = &self.signals[k];
-            let (v, d) = sig.at(t);
-            let (i, vr) = (sig.to.instance, sig.to.vr);
-            slaves[i].set_real(&[vr], &[v])?;
-            if sig.linear && self.nodes[i].interpolates {
-                slaves[i].set_input_derivatives(&[vr], 1, &[d])?;
+        for node in &mut self.nodes {
+            for (v, k) in node.signal_vals.iter_mut().zip(&node.in_signals) {
+                *v = self.signals[*k].at(t);
             }
         }
         for idx in 0..self.input_order.len() {
