@@ -472,7 +472,17 @@ impl Lumped3 {
     /// The same value as a Schur decomposition up to round-off, without one (it is the output
     /// `lambda_max`, evaluated after every communication step). Infinite when not finite.
     pub fn stiffest_eigenvalue(&self, x: &SVector<f64, 4>, u: &Inputs) -> f64 {
-        let j = self.jacobian(x, u);
+        Self::stiffest_eigenvalue_of(&self.jacobian(x, u))
+    }
+
+    /// [`stiffest_eigenvalue`](Self::stiffest_eigenvalue) with the constants and the gains at s
+    /// evaluated: the same value.
+    pub fn stiffest_eigenvalue_with(&self, c: &Constants, k: &[f64; 3], x: &SVector<f64, 4>) -> f64 {
+        Self::stiffest_eigenvalue_of(&self.jacobian_with(c, k, x))
+    }
+
+    /// The closed form of [`stiffest_eigenvalue`](Self::stiffest_eigenvalue) for the Jacobian `j`.
+    fn stiffest_eigenvalue_of(j: &SMatrix<f64, 4, 4>) -> f64 {
         if !j.iter().all(|v| v.is_finite()) {
             return f64::INFINITY;
         }
