@@ -348,7 +348,7 @@ impl CoSimModel for Lumped3Fmu {
             Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1", |m: &Self| {
                 m.results.map_or_else(|| m.circuit.throttle_flow(&m.x), |r| r.flows.q31)
             })
-                .depends_on(&[]),
+            .depends_on(&[]),
         );
         v.push(
             Variable::output(
