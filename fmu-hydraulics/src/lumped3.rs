@@ -328,6 +328,7 @@ impl Lumped3 {
     }
 
     /// [`flows`](Self::flows) with the constants evaluated.
+    #[inline]
     pub fn flows_with(&self, c: &Constants, x: &SVector<f64, 4>) -> Flows {
         let (p1, p2, p3, u) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
         let g = |dp: f64| c.orifice.g(dp);
@@ -367,6 +368,7 @@ impl Lumped3 {
 
     /// [`rates`](Self::rates) with the constants and the gains B_ei/V_i at s evaluated (they
     /// depend on the inputs only, so a Newton iteration reuses them).
+    #[inline]
     pub fn rates_with(
         &self,
         c: &Constants,
@@ -660,10 +662,12 @@ impl<'a> Lumped3Ode<'a> {
 
 impl Ode<4> for Lumped3Ode<'_> {
     type Point = Lumped3Point;
+    #[inline]
     fn point(&self, tau: f64) -> Lumped3Point {
         let inputs = self.inputs(tau);
         Lumped3Point { gains: self.circuit.gains_with(&self.constants, inputs.s), inputs }
     }
+    #[inline]
     fn f_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> SVector<f64, 4> {
         self.circuit.rates_with(&self.constants, &p.gains, x, p.inputs.s_dot, p.inputs.u_ref)
     }
