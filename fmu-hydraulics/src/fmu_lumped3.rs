@@ -152,8 +152,22 @@ impl Lumped3Fmu {
     }
 
     /// Physical range of a state: non-negative pressures (cavitation is not modelled) and
-    /// chambers of positive length.
+    /// chambers of positive length. Runs after every internal step: the common case is a few
+    /// comparisons inline, [`range_error`](Self::range_error) names what is wrong.
+    #[inline]
     fn check(circuit: &Lumped3, s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
+        let (l1, l2) = circuit.chamber_lengths(s);
+        if x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0 && l1 > 0.0 && l2 > 0.0 {
+            return Ok(());
+        }
+        Self::range_error(circuit, s, x)
+    }
+
+    /// The checks of [`check`](Self::check) with their messages (`Ok` for what the quick test
+    /// let through only because a value is NaN, as before).
+    #[cold]
+    #[inline(never)]
+    fn range_error(circuit: &Lumped3, s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
         for (name, p) in [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])] {
             if p < 0.0 {
                 return Err(format!(
