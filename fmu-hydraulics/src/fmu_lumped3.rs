@@ -7,7 +7,7 @@
 //! the mechanics computes p1 A1 − p2 A2 − c ṡ (+ dampers) itself.
 
 use crate::integrator::Ode;
-use crate::lumped3::{idx, Lumped3, Lumped3Ode};
+use crate::lumped3::{idx, Flows, Lumped3, Lumped3Ode};
 use crate::stepping::{self, HasStepping, Stepping};
 use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
 use model_description::DependencyKind as Dep;
@@ -52,6 +52,25 @@ pub struct Lumped3Fmu {
     pub s_dot: InputSignal,
     /// Input U_ref (V).
     pub u_ref: InputSignal,
+    /// Outputs of the state reached by the last step (see [`StepResults`]); `None` before the
+    /// first step and after the state was replaced from outside (FMU state): the getters then
+    /// evaluate them.
+    pub results: Option<StepResults>,
+}
+
+/// Outputs evaluated once at the end of a step (the export layer reads every output after every
+/// step), with the constants of the step instead of afresh per getter: the valve flows, which
+/// depend on the state alone, and λmax, which depends on the state and on s (the value s holds
+/// after the step, `s.at(H)`; a master that sets another s gets λmax evaluated anew). Same
+/// arithmetic as the getters' definitions, so the same values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepResults {
+    /// Bits of the s the λmax below belongs to.
+    s_bits: u64,
+    /// |λ|max (1/s), [`Lumped3::stiffest_eigenvalue`].
+    lambda_max: f64,
+    /// The valve flows, [`Lumped3::flows`].
+    flows: Flows,
 }
 
 impl Default for Lumped3Fmu {
@@ -74,6 +93,7 @@ impl Default for Lumped3Fmu {
             x: SVector::<f64, 4>::new(p1, DEFAULT_P2, p3, 0.0),
             s_dot: InputSignal::new(0.0),
             u_ref: InputSignal::new(0.0),
+            results: None,
         }
     }
 }
@@ -86,7 +106,11 @@ impl HasStepping for Lumped3Fmu {
         &mut self.stepping
     }
     fn lambda_max(&self) -> f64 {
-        self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0))
+        match &self.results {
+            // The Jacobian depends on the inputs through s alone.
+            Some(r) if r.s_bits == self.s.value.to_bits() => r.lambda_max,
+            _ => self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0)),
+        }
     }
 }
 
@@ -96,8 +120,11 @@ impl Lumped3Fmu {
     }
 
     /// Valve flows now (m³/s).
-    pub fn flows(&self) -> crate::lumped3::Flows {
-        self.circuit.flows(&self.x)
+    pub fn flows(&self) -> Flows {
+        match &self.results {
+            Some(r) => r.flows,
+            None => self.circuit.flows(&self.x),
+        }
     }
 
     /// Cylinder force now (N), eq. 30 with the end dampers of eq. 31.
@@ -125,8 +152,22 @@ impl Lumped3Fmu {
     }
 
     /// Physical range of a state: non-negative pressures (cavitation is not modelled) and
-    /// chambers of positive length.
+    /// chambers of positive length. Runs after every internal step: the common case is a few
+    /// comparisons inline, [`range_error`](Self::range_error) names what is wrong.
+    #[inline]
     fn check(circuit: &Lumped3, s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
+        let (l1, l2) = circuit.chamber_lengths(s);
+        if x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0 && l1 > 0.0 && l2 > 0.0 {
+            return Ok(());
+        }
+        Self::range_error(circuit, s, x)
+    }
+
+    /// The checks of [`check`](Self::check) with their messages (`Ok` for what the quick test
+    /// let through only because a value is NaN, as before).
+    #[cold]
+    #[inline(never)]
+    fn range_error(circuit: &Lumped3, s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
         for (name, p) in [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])] {
             if p < 0.0 {
                 return Err(format!(
@@ -318,15 +359,17 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
-            Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1", |m: &Self| m.circuit.throttle_flow(&m.x))
-                .depends_on(&[]),
+            Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1", |m: &Self| {
+                m.results.map_or_else(|| m.circuit.throttle_flow(&m.x), |r| r.flows.q31)
+            })
+            .depends_on(&[]),
         );
         v.push(
             Variable::output(
                 "QV3",
                 "m3/s",
                 "Directional-valve flow into V3 (negative: V3 drains to tank)",
-                |m: &Self| m.circuit.valve_flow_v3(&m.x),
+                |m: &Self| m.results.map_or_else(|| m.circuit.valve_flow_v3(&m.x), |r| r.flows.qv3),
             )
             .depends_on(&[]),
         );
@@ -335,7 +378,7 @@ impl CoSimModel for Lumped3Fmu {
                 "Q2V",
                 "m3/s",
                 "Directional-valve flow out of V2 (negative: the pump fills V2)",
-                |m: &Self| m.circuit.valve_flow_2v(&m.x),
+                |m: &Self| m.results.map_or_else(|| m.circuit.valve_flow_2v(&m.x), |r| r.flows.q2v),
             )
             .depends_on(&[]),
         );
@@ -344,6 +387,7 @@ impl CoSimModel for Lumped3Fmu {
     }
 
     fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
+        self.results = None;
         for (name, v) in [("Q_N", self.q_n), ("U_N", self.u_n), ("dp_N", self.dp_n)] {
             if v.is_nan() || v < 0.0 || (name != "Q_N" && v == 0.0) {
                 return Err(ModelError::new(format!("parameter {name} = {v} must be positive")));
@@ -372,8 +416,18 @@ impl CoSimModel for Lumped3Fmu {
         let ode = Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref);
         let circuit = &self.circuit;
         // The range check uses s at the end of each internal step.
+        self.results = None;
         self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, ode.s_at(tau), x))?;
+        // s as the export layer leaves it after the step (`InputSignal::end_step`).
+        let s_end = self.s.at(h);
+        let c = &ode.constants;
+        let results = StepResults {
+            s_bits: s_end.to_bits(),
+            lambda_max: circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x),
+            flows: circuit.flows_with(c, &x),
+        };
         self.x = x;
+        self.results = Some(results);
         Ok(())
     }
 
@@ -422,5 +476,7 @@ impl CoSimModel for Lumped3Fmu {
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.u_ref);
+        // The state may have been replaced.
+        self.results = None;
     }
 }

@@ -211,7 +211,7 @@ pub fn trapezoidal_chord<const N: usize, O: Ode<N>>(
             tried = it;
             let f = f_start.take().unwrap_or_else(|| ode.f_at(p1, &y));
             let r = y - base - f * (0.5 * h);
-            let dx = lu.solve(r);
+            let dx = lu.apply_inverse(&r);
             y -= dx;
             let c = dx.amax();
             if converged(&dx, &y) {
@@ -250,13 +250,20 @@ pub fn trapezoidal_chord<const N: usize, O: Ode<N>>(
     Err(StepError::Newton { iterations: newton.max_iter, correction })
 }
 
-/// LU factorization with partial pivoting of a small matrix, for repeated solves.
+/// LU factorization with partial pivoting of a small matrix, for repeated solves, and the
+/// inverse it gives.
 pub struct Lu<const N: usize> {
     lu: SMatrix<f64, N, N>,
     perm: [usize; N],
     /// 1/u_kk: the solves multiply instead of dividing (a chain of N divisions is the slowest
     /// part of a back substitution; a simplified-Newton matrix is solved many times).
     inv_diag: [f64; N],
+    /// A⁻¹, column k the solution for the unit vector e_k. The simplified-Newton matrix of the
+    /// trapezoidal rule is kept for many iterations over several steps; its correction
+    /// A⁻¹ r is then N independent dot products instead of the forward and back substitution's
+    /// chain of 2N dependent steps, which every Newton iteration waits for. It differs from
+    /// [`solve`](Self::solve) by round-off.
+    inverse: SMatrix<f64, N, N>,
 }
 
 impl<const N: usize> Lu<N> {
@@ -290,7 +297,18 @@ impl<const N: usize> Lu<N> {
                 }
             }
         }
-        Some(Self { lu: m, perm, inv_diag })
+        let mut lu = Self { lu: m, perm, inv_diag, inverse: SMatrix::<f64, N, N>::zeros() };
+        for k in 0..N {
+            let column = lu.solve(SVector::<f64, N>::from_fn(|i, _| if i == k { 1.0 } else { 0.0 }));
+            lu.inverse.set_column(k, &column);
+        }
+        Some(lu)
+    }
+
+    /// A⁻¹ r: the solution of A x = r to round-off (see the field `inverse`).
+    #[inline]
+    pub fn apply_inverse(&self, r: &SVector<f64, N>) -> SVector<f64, N> {
+        self.inverse * r
     }
 
     /// Solves the factored system for `r`.
@@ -397,6 +415,7 @@ mod tests {
         assert!(solve(SMatrix::<f64, 2, 2>::zeros(), SVector::<f64, 2>::zeros()).is_none());
         let lu = Lu::factor(m).unwrap();
         assert!((lu.solve(m * y) - y).amax() < 1e-14);
+        assert!((lu.apply_inverse(&(m * y)) - y).amax() < 1e-14);
     }
 
     #[test]

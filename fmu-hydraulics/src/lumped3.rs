@@ -328,6 +328,7 @@ impl Lumped3 {
     }
 
     /// [`flows`](Self::flows) with the constants evaluated.
+    #[inline]
     pub fn flows_with(&self, c: &Constants, x: &SVector<f64, 4>) -> Flows {
         let (p1, p2, p3, u) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
         let g = |dp: f64| c.orifice.g(dp);
@@ -367,6 +368,7 @@ impl Lumped3 {
 
     /// [`rates`](Self::rates) with the constants and the gains B_ei/V_i at s evaluated (they
     /// depend on the inputs only, so a Newton iteration reuses them).
+    #[inline]
     pub fn rates_with(
         &self,
         c: &Constants,
@@ -472,7 +474,17 @@ impl Lumped3 {
     /// The same value as a Schur decomposition up to round-off, without one (it is the output
     /// `lambda_max`, evaluated after every communication step). Infinite when not finite.
     pub fn stiffest_eigenvalue(&self, x: &SVector<f64, 4>, u: &Inputs) -> f64 {
-        let j = self.jacobian(x, u);
+        Self::stiffest_eigenvalue_of(&self.jacobian(x, u))
+    }
+
+    /// [`stiffest_eigenvalue`](Self::stiffest_eigenvalue) with the constants and the gains at s
+    /// evaluated: the same value.
+    pub fn stiffest_eigenvalue_with(&self, c: &Constants, k: &[f64; 3], x: &SVector<f64, 4>) -> f64 {
+        Self::stiffest_eigenvalue_of(&self.jacobian_with(c, k, x))
+    }
+
+    /// The closed form of [`stiffest_eigenvalue`](Self::stiffest_eigenvalue) for the Jacobian `j`.
+    fn stiffest_eigenvalue_of(j: &SMatrix<f64, 4, 4>) -> f64 {
         if !j.iter().all(|v| v.is_finite()) {
             return f64::INFINITY;
         }
@@ -650,10 +662,12 @@ impl<'a> Lumped3Ode<'a> {
 
 impl Ode<4> for Lumped3Ode<'_> {
     type Point = Lumped3Point;
+    #[inline]
     fn point(&self, tau: f64) -> Lumped3Point {
         let inputs = self.inputs(tau);
         Lumped3Point { gains: self.circuit.gains_with(&self.constants, inputs.s), inputs }
     }
+    #[inline]
     fn f_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> SVector<f64, 4> {
         self.circuit.rates_with(&self.constants, &p.gains, x, p.inputs.s_dot, p.inputs.u_ref)
     }

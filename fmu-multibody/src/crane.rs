@@ -17,7 +17,52 @@
 
 use crate::mechanism::{Actuator, Mechanism};
 use nalgebra::{SMatrix, SVector, Vector2};
+use std::cell::Cell;
 use std::f64::consts::PI;
+
+/// (sin θ, cos θ) of the last angle θ1 the crane evaluated, keyed by the bits of θ1.
+///
+/// A solver step evaluates Φ, Φ_q and Φ̇_q q̇ at the same positions several times (the Newton
+/// update and the next iteration's Jacobian, the projections, the restart at the next
+/// communication point, the constraint-violation outputs); each needs sin θ1 and cos θ1, a
+/// library call on the critical path. The memo returns the very values `θ1.sin_cos()` gives, so
+/// results are bit-identical. It is not a parameter: it compares equal, clones along and never
+/// changes a result.
+#[derive(Clone)]
+pub struct SinCosMemo(Cell<(u64, f64, f64)>);
+
+impl SinCosMemo {
+    /// (sin θ, cos θ), from the memo when θ is the angle of the last call.
+    #[inline]
+    pub fn sin_cos(&self, theta: f64) -> (f64, f64) {
+        let (bits, sn, cs) = self.0.get();
+        if bits == theta.to_bits() {
+            return (sn, cs);
+        }
+        let (sn, cs) = theta.sin_cos();
+        self.0.set((theta.to_bits(), sn, cs));
+        (sn, cs)
+    }
+}
+
+impl Default for SinCosMemo {
+    fn default() -> Self {
+        // NaN: sin and cos of a NaN angle are NaN, so even that key returns the right values.
+        Self(Cell::new((f64::NAN.to_bits(), f64::NAN, f64::NAN)))
+    }
+}
+
+impl PartialEq for SinCosMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for SinCosMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SinCosMemo")
+    }
+}
 
 /// Crane parameters (SI). Defaults: Publication III Table 1.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +87,8 @@ pub struct Crane {
     pub g: f64,
     /// Whether cylinder 2 (P to the midpoint of link 2) exists: the double-actuator crane.
     pub double: bool,
+    /// sin θ1 and cos θ1 of the last evaluation (not a parameter; see [`SinCosMemo`]).
+    pub trig: SinCosMemo,
 }
 
 impl Default for Crane {
@@ -57,6 +104,7 @@ impl Default for Crane {
             theta2_0: 3.0 * PI / 2.0,
             g: 9.81,
             double: false,
+            trig: SinCosMemo::default(),
         }
     }
 }
@@ -90,7 +138,7 @@ impl Mechanism<N, M> for Crane {
 
     /// Eq. 16.
     fn constraints(&self, q: &SVector<f64, N>) -> SVector<f64, M> {
-        let (sn, cs) = q[2].sin_cos();
+        let (sn, cs) = self.trig.sin_cos(q[2]);
         let (dx, dy) = (q[3] - self.l * cs, q[4] - self.l * sn);
         SVector::<f64, M>::new(
             self.l * cs - 2.0 * q[0],
@@ -100,7 +148,7 @@ impl Mechanism<N, M> for Crane {
     }
 
     fn jacobian(&self, q: &SVector<f64, N>) -> SMatrix<f64, M, N> {
-        let (sn, cs) = q[2].sin_cos();
+        let (sn, cs) = self.trig.sin_cos(q[2]);
         let (dx, dy) = (q[3] - self.l * cs, q[4] - self.l * sn);
         SMatrix::<f64, M, N>::from_row_slice(&[
             -2.0,
@@ -122,7 +170,7 @@ impl Mechanism<N, M> for Crane {
     }
 
     fn jacobian_dot_times_velocity(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>) -> SVector<f64, M> {
-        let (sn, cs) = q[2].sin_cos();
+        let (sn, cs) = self.trig.sin_cos(q[2]);
         let w = qd[2];
         let (dx, dy) = (q[3] - self.l * cs, q[4] - self.l * sn);
         // ḋ = Ṙ − d/dt(L cos θ, L sin θ).
@@ -135,7 +183,7 @@ impl Mechanism<N, M> for Crane {
     }
 
     fn jacobian_dot(&self, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SMatrix<f64, M, N> {
-        let (sn, cs) = q[2].sin_cos();
+        let (sn, cs) = self.trig.sin_cos(q[2]);
         let w = v[2];
         let (dx, dy) = (q[3] - self.l * cs, q[4] - self.l * sn);
         let (dxd, dyd) = (v[3] + self.l * sn * w, v[4] - self.l * cs * w);

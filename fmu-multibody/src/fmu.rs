@@ -11,8 +11,9 @@
 
 use crate::cylinder::Cylinder;
 use crate::diagnostics::Counter;
-use crate::mechanism::{actuator_power, static_forces, CylinderForce, ForceLaw, Mechanism, MAX_ACTUATORS};
-use crate::solver::{self, consistent_accelerations, Method, Settings, State};
+use crate::lu::Lu;
+use crate::mechanism::{actuator_power, static_forces, CylinderForce, ForceLaw, Kinematics, Mechanism, MAX_ACTUATORS};
+use crate::solver::{self, consistent_accelerations_factored, Method, Settings, State, Violation};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
 use model_description::DependencyKind;
 use std::marker::PhantomData;
@@ -128,7 +129,31 @@ pub struct MbFmu<V: Variant<M>, const M: usize> {
     pub restarts: i32,
     /// The small-penalty warning was given in this run.
     pub warned: bool,
+    /// The outputs of the current state, evaluated once when the state changes (see [`Results`]);
+    /// `None` until then, and after the state was replaced from outside (FMU state), when the
+    /// getters evaluate them directly.
+    pub results: Option<Results>,
+    /// LU factors of the (constant) mass matrix for the restart's Schur complement; `None` when M
+    /// is singular. Evaluated with the parameters at initialization and state restore.
+    pub mass_lu: Option<Lu<N>>,
     _variant: PhantomData<V>,
+}
+
+/// The outputs that follow from the state alone: cylinder kinematics, energies, constraint
+/// violations. The export layer reads every output after every step (its finiteness check) and
+/// the master reads s and ṡ again; evaluated once per step, with the same arithmetic as the
+/// definitions ([`Actuator::kinematics`](crate::mechanism::Actuator::kinematics),
+/// [`Mechanism::kinetic_energy`], [`solver::violation`]), so the values are the same bits.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Results {
+    /// s, ṡ, s̈ per cylinder.
+    pub kinematics: [Kinematics; MAX_ACTUATORS],
+    /// E_kin (J).
+    pub kinetic_energy: f64,
+    /// E_pot (J).
+    pub potential_energy: f64,
+    /// Constraint violation norms.
+    pub violation: Violation,
 }
 
 impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
@@ -158,6 +183,8 @@ impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
             steps_total: 0,
             restarts: 0,
             warned: false,
+            results: None,
+            mass_lu: Lu::new(mech.mass_matrix()),
             mech,
             _variant: PhantomData,
         };
@@ -233,8 +260,31 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
     }
 
     /// Length, velocity and acceleration of cylinder `k` now.
-    pub fn kinematics(&self, k: usize) -> crate::mechanism::Kinematics {
-        self.mech.actuator(k).kinematics(&self.state.q, &self.state.qd, &self.state.qdd)
+    pub fn kinematics(&self, k: usize) -> Kinematics {
+        match &self.results {
+            Some(r) if k < MAX_ACTUATORS => r.kinematics[k],
+            _ => self.mech.actuator(k).kinematics(&self.state.q, &self.state.qd, &self.state.qdd),
+        }
+    }
+
+    /// The state's outputs, evaluated now (see [`Results`]).
+    pub fn evaluate_results(&self) -> Results {
+        let (q, qd, qdd) = (&self.state.q, &self.state.qd, &self.state.qdd);
+        let mut kinematics = [Kinematics::default(); MAX_ACTUATORS];
+        for (k, kin) in kinematics.iter_mut().enumerate().take(Self::cylinder_count()) {
+            *kin = self.mech.actuator(k).kinematics(q, qd, qdd);
+        }
+        let j = self.mech.jacobian(q);
+        Results {
+            kinematics,
+            kinetic_energy: self.mech.kinetic_energy(qd),
+            potential_energy: self.mech.potential_energy(q),
+            violation: Violation {
+                position: self.mech.constraints(q).norm(),
+                velocity: (j * qd).norm(),
+                acceleration: (j * qdd + self.mech.jacobian_dot_times_velocity(q, qd)).norm(),
+            },
+        }
     }
 
     /// Cylinder force of cylinder `k` now, from the current inputs (N).
@@ -245,12 +295,18 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
 
     /// Kinetic energy (J).
     pub fn kinetic_energy(&self) -> f64 {
-        self.mech.kinetic_energy(&self.state.qd)
+        match &self.results {
+            Some(r) => r.kinetic_energy,
+            None => self.mech.kinetic_energy(&self.state.qd),
+        }
     }
 
     /// Potential energy (J).
     pub fn potential_energy(&self) -> f64 {
-        self.mech.potential_energy(&self.state.q)
+        match &self.results {
+            Some(r) => r.potential_energy,
+            None => self.mech.potential_energy(&self.state.q),
+        }
     }
 
     /// E_kin + E_pot − W_act − E(0) (J): zero for an exact energy balance.
@@ -259,8 +315,11 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
     }
 
     /// Constraint violation norms now.
-    pub fn violation(&self) -> solver::Violation {
-        solver::violation(&self.mech, &self.state)
+    pub fn violation(&self) -> Violation {
+        match &self.results {
+            Some(r) => r.violation,
+            None => solver::violation(&self.mech, &self.state),
+        }
     }
 
     fn method(&self) -> Result<Method, ModelError> {
@@ -352,19 +411,31 @@ impl<V: Variant<M>, const M: usize> crate::diagnostics::Diagnostics for MbFmu<V,
     fn energy_balance(&self) -> f64 {
         MbFmu::energy_balance(self)
     }
-    fn violation(&self) -> solver::Violation {
+    fn violation(&self) -> Violation {
         MbFmu::violation(self)
     }
-    // The levels of `solver::violation`, each with only what it needs (same arithmetic).
+    // The levels of `solver::violation`, each with only what it needs (same arithmetic) when
+    // they are not evaluated yet.
     fn violation_position(&self) -> f64 {
-        self.mech.constraints(&self.state.q).norm()
+        match &self.results {
+            Some(r) => r.violation.position,
+            None => self.mech.constraints(&self.state.q).norm(),
+        }
     }
     fn violation_velocity(&self) -> f64 {
-        (self.mech.jacobian(&self.state.q) * self.state.qd).norm()
+        match &self.results {
+            Some(r) => r.violation.velocity,
+            None => (self.mech.jacobian(&self.state.q) * self.state.qd).norm(),
+        }
     }
     fn violation_acceleration(&self) -> f64 {
-        let (q, qd) = (&self.state.q, &self.state.qd);
-        (self.mech.jacobian(q) * self.state.qdd + self.mech.jacobian_dot_times_velocity(q, qd)).norm()
+        match &self.results {
+            Some(r) => r.violation.acceleration,
+            None => {
+                let (q, qd) = (&self.state.q, &self.state.qd);
+                (self.mech.jacobian(q) * self.state.qdd + self.mech.jacobian_dot_times_velocity(q, qd)).norm()
+            }
+        }
     }
     fn counter(&self, c: Counter) -> i32 {
         match c {
@@ -623,6 +694,8 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
     }
 
     fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
+        self.results = None;
+        self.mass_lu = Lu::new(self.mech.mass_matrix());
         self.mech.check().map_err(ModelError::new)?;
         if V::PRESSURE {
             for (k, n) in V::CYLINDERS.iter().enumerate().take(Self::cylinder_count()) {
@@ -661,10 +734,11 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         let (xi, omega) = self.restart_baumgarte();
         let law = self.law();
         let mut st = self.state.clone();
-        consistent_accelerations(&self.mech, &law, &mut st, 0.0, xi, omega)
+        consistent_accelerations_factored(&self.mech, self.mass_lu.as_ref(), &law, &mut st, 0.0, xi, omega)
             .map_err(|e| ModelError::new(format!("initial state: {e}")))?;
         let power = actuator_power(&self.mech, &law, &st.q, &st.qd, 0.0);
         self.state = st;
+        self.results = Some(self.evaluate_results());
         self.power_end = power;
         self.work = 0.0;
         self.e0 = self.kinetic_energy() + self.potential_energy();
@@ -705,7 +779,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         let mut restarted = false;
         if jumped && self.restart {
             let (xi, omega) = self.restart_baumgarte();
-            consistent_accelerations(&self.mech, &law, &mut st, 0.0, xi, omega)
+            consistent_accelerations_factored(&self.mech, self.mass_lu.as_ref(), &law, &mut st, 0.0, xi, omega)
                 .map_err(|e| ModelError::new(format!("{}: restart at t = {t} s: {e}", method.name())))?;
             power_start = actuator_power(&self.mech, &law, &st.q, &st.qd, 0.0);
             restarted = true;
@@ -729,6 +803,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             *e = u.at(big_h);
         }
         self.state = st;
+        self.results = Some(self.evaluate_results());
         self.check_state(t + big_h)?;
         self.work = work;
         self.power_end = power_start;
@@ -787,5 +862,8 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         for u in &mut self.inputs {
             v.input(u);
         }
+        // The state (and the mechanism) may have been replaced.
+        self.results = None;
+        self.mass_lu = Lu::new(self.mech.mass_matrix());
     }
 }

@@ -83,13 +83,34 @@ impl<const N: usize> Actuator<N> {
 
     /// ∂²s/∂q² = Dᵀ (I − u uᵀ) D / s (zero for a coordinate).
     pub fn hessian(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        self.length_gradient_hessian(q).2
+    }
+
+    /// Length, gradient and Hessian together, from one evaluation of v = D q + d0 and its norm:
+    /// the same values as [`length`](Self::length), [`gradient`](Self::gradient) and
+    /// [`hessian`](Self::hessian).
+    pub fn length_gradient_hessian(&self, q: &SVector<f64, N>) -> (f64, SVector<f64, N>, SMatrix<f64, N, N>) {
         match self {
-            Self::Coordinate(_) => SMatrix::<f64, N, N>::zeros(),
+            Self::Coordinate(_) => (self.length(q), self.gradient(q), SMatrix::<f64, N, N>::zeros()),
             Self::Distance { d, d0 } => {
                 let v = d * q + d0;
                 let s = v.norm();
                 let u = v / s;
-                d.transpose() * (nalgebra::Matrix2::identity() - u * u.transpose()) * d / s
+                // Dᵀ (I − u uᵀ) D / s entry by entry. Each entry is a sum of two products (the
+                // inner dimension is 2), so the order of the terms does not matter: the same
+                // values as the matrix products. Coordinates the cylinder does not touch (zero
+                // columns of D) have zero rows and columns; only the others are evaluated and
+                // divided by s (a division is the slowest arithmetic there is).
+                let p = [[1.0 - u[0] * u[0], 0.0 - u[0] * u[1]], [0.0 - u[1] * u[0], 1.0 - u[1] * u[1]]];
+                let mut h = SMatrix::<f64, N, N>::zeros();
+                let active = |j: usize| d[(0, j)] != 0.0 || d[(1, j)] != 0.0 || !(s > 0.0 && s.is_finite());
+                for i in (0..N).filter(|&i| active(i)) {
+                    let a = [d[(0, i)] * p[0][0] + d[(1, i)] * p[1][0], d[(0, i)] * p[0][1] + d[(1, i)] * p[1][1]];
+                    for j in (0..N).filter(|&j| active(j)) {
+                        h[(i, j)] = (a[0] * d[(0, j)] + a[1] * d[(1, j)]) / s;
+                    }
+                }
+                (s, d.transpose() * u, h)
             }
         }
     }
@@ -219,8 +240,7 @@ pub fn applied_forces<const N: usize, const M: usize>(
         s_dot: [0.0; MAX_ACTUATORS],
     };
     for k in 0..mech.actuator_count().min(MAX_ACTUATORS) {
-        let a = mech.actuator(k);
-        let (s, g) = a.length_and_gradient(q);
+        let (s, g, hessian) = mech.actuator(k).length_gradient_hessian(q);
         let s_dot = g.dot(qd);
         let f = law.force(k, tau, s, s_dot);
         out.q += g * f.f;
@@ -231,7 +251,7 @@ pub fn applied_forces<const N: usize, const M: usize>(
             out.k -= ggt * f.df_ds;
         }
         if f.f != 0.0 {
-            out.k -= a.hessian(q) * f.f;
+            out.k -= hessian * f.f;
         }
         out.forces[k] = f.f;
         out.s_dot[k] = s_dot;
@@ -356,6 +376,25 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The Hessian entry by entry is the matrix product Dᵀ (I − u uᵀ) D / s.
+    #[test]
+    fn hessian_equals_the_matrix_product() {
+        let crane = crate::crane::Crane::double();
+        let q = SVector::<f64, 5>::new(0.41, 0.29, 0.61, 0.95, -0.12);
+        for k in 0..2 {
+            let a = crate::mechanism::Mechanism::actuator(&crane, k);
+            let Actuator::Distance { d, d0 } = &a else { panic!("distance actuator") };
+            let v = d * q + d0;
+            let s = v.norm();
+            let u = v / s;
+            let product = d.transpose() * (nalgebra::Matrix2::identity() - u * u.transpose()) * d / s;
+            let (len, g, h) = a.length_gradient_hessian(&q);
+            assert_eq!((len, g), a.length_and_gradient(&q));
+            // Equal values (a zero may differ in sign, which no sum it enters sees).
+            assert_eq!(h, product);
+        }
+    }
 
     #[test]
     fn distance_actuator_derivatives_match_finite_differences() {

@@ -122,7 +122,8 @@ impl<const N: usize, const M: usize> State<N, M> {
 
     /// Whether every entry is finite.
     pub fn is_finite(&self) -> bool {
-        self.q.iter().chain(&self.qd).chain(&self.qdd).chain(&self.lambda).all(|x| x.is_finite())
+        // Four loops: a chain of iterators costs more than the test itself.
+        finite(&self.q) && finite(&self.qd) && finite(&self.qdd) && finite(&self.lambda)
     }
 }
 
@@ -199,13 +200,29 @@ pub fn consistent_accelerations<const N: usize, const M: usize>(
     xi: f64,
     omega: f64,
 ) -> Result<(), SolverError> {
+    consistent_accelerations_factored(mech, Lu::new(mech.mass_matrix()).as_ref(), law, st, tau, xi, omega)
+}
+
+/// [`consistent_accelerations`] with the mass matrix already factored: `mass` is
+/// `Lu::new(mech.mass_matrix())` (`None` when M is singular), which a caller that restarts
+/// often evaluates once, since M is constant. The same arithmetic, so the same result.
+pub fn consistent_accelerations_factored<const N: usize, const M: usize>(
+    mech: &impl Mechanism<N, M>,
+    mass: Option<&Lu<N>>,
+    law: &impl ForceLaw,
+    st: &mut State<N, M>,
+    tau: f64,
+    xi: f64,
+    omega: f64,
+) -> Result<(), SolverError> {
     let mm = mech.mass_matrix();
     let j = mech.jacobian(&st.q);
     let forces = generalized_forces(mech, law, &st.q, &st.qd, tau);
     let rhs_c = -(mech.jacobian_dot_times_velocity(&st.q, &st.qd)
         + (j * st.qd) * (2.0 * xi * omega)
         + mech.constraints(&st.q) * (omega * omega));
-    let (qdd, lambda) = if let Some(solution) = kkt_solve_schur(&mm, &j, &forces, &rhs_c) {
+    let schur = mass.and_then(|mass| kkt_solve_schur(mass, &mm, &j, &forces, &rhs_c));
+    let (qdd, lambda) = if let Some(solution) = schur {
         solution
     } else if N + M <= KKT_CAPACITY {
         Kkt::<N, M>::new(&mm, &j).ok_or(SolverError::Singular)?.solve_refined(&mm, &j, &forces, &rhs_c)
@@ -222,15 +239,16 @@ pub fn consistent_accelerations<const N: usize, const M: usize>(
 
 /// The restart system [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; c] by its Schur complement, all in
 /// fixed-size matrices: with Y = M⁻¹ Φ_qᵀ and z = M⁻¹ Q, (Φ_q Y) λ = Φ_q z − c and q̈ = z − Y λ,
-/// then one step of iterative refinement on the full system. `None` when M or Φ_q M⁻¹ Φ_qᵀ is
-/// singular (a massless coordinate, redundant constraints): the caller factors the whole system.
+/// then one step of iterative refinement on the full system; `mass` holds the factors of M.
+/// `None` when Φ_q M⁻¹ Φ_qᵀ is singular (redundant constraints): the caller factors the whole
+/// system, as it does when M is singular (a massless coordinate).
 fn kkt_solve_schur<const N: usize, const M: usize>(
+    mass: &Lu<N>,
     mm: &SMatrix<f64, N, N>,
     j: &SMatrix<f64, M, N>,
     q: &SVector<f64, N>,
     c: &SVector<f64, M>,
 ) -> Option<(SVector<f64, N>, SVector<f64, M>)> {
-    let mass = Lu::new(*mm)?;
     let jt = j.transpose();
     let mut y = SMatrix::<f64, N, M>::zeros();
     for k in 0..M {
@@ -592,7 +610,7 @@ mod tests {
         let (mm, j) = (c.mass_matrix(), c.jacobian(&q));
         let forces = SVector::<f64, 5>::new(100.0, -9000.0, 40.0, 5.0, -981.0);
         let rhs = SVector::<f64, 3>::new(0.3, -0.1, 2.0);
-        let (a, la) = kkt_solve_schur(&mm, &j, &forces, &rhs).unwrap();
+        let (a, la) = kkt_solve_schur(&Lu::new(mm).unwrap(), &mm, &j, &forces, &rhs).unwrap();
         let (b, lb) = Kkt::<5, 3>::new(&mm, &j).unwrap().solve_refined(&mm, &j, &forces, &rhs);
         let (d, ld) = kkt_solve_heap(&mm, &j, &forces, &rhs).unwrap();
         for (x, y) in [(a - b, la - lb), (a - d, la - ld)] {
@@ -601,7 +619,7 @@ mod tests {
         // A massless coordinate: no Schur complement, the full system still solves.
         let mut singular = mm;
         singular[(4, 4)] = 0.0;
-        assert!(kkt_solve_schur(&singular, &j, &forces, &rhs).is_none());
+        assert!(Lu::new(singular).is_none());
         assert!(Kkt::<5, 3>::new(&singular, &j).is_some());
     }
 
