@@ -519,7 +519,13 @@ impl Engine {
     fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
-        let t0 = (self.timing && (calls < TIME_ALL_FIRST || calls.is_multiple_of(TIME_EVERY))).then(Instant::now);
+        // `parallel = "auto"` decides from the first steps' times, with or without the summary's timing.
+        let sample = if calls < TIME_ALL_FIRST {
+            self.timing || self.parallel == Parallel::Auto
+        } else {
+            self.timing && calls.is_multiple_of(TIME_EVERY)
+        };
+        let t0 = sample.then(Instant::now);
         if self.nodes[i].interpolates || k == 1 {
             if !self.nodes[i].interpolates {
                 // Held inputs: the value at τ = 0, or at τ = H for interpolated links.

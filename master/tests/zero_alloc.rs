@@ -60,7 +60,7 @@ fn steady_state_steps_do_not_allocate() {
         let mut engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
         let mut values = Vec::with_capacity(16);
         // Both CSV files recorded every step, as `cosim run` does (the writer thread's chunks
-        // have circulated after 3 × 512 rows).
+        // have circulated after 3 × 128 rows).
         let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-{}-{algorithm}-{order}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let labels: Vec<String> = sys.outputs.iter().map(|v| sys.label(v)).collect();

@@ -70,21 +70,21 @@ struct Internal {
 
 const INTERNALS: &[Internal] = &[
     Internal {
-        id: "lumped3/FWE",
+        id: "lumped3_FWE",
         label: "lumped3 internal step, forward Euler",
         units_per_iter: 1.0,
         target_ns: Some(100.0),
     },
     Internal {
-        id: "lumped3/TR",
+        id: "lumped3_TR",
         label: "lumped3 internal step, trapezoidal rule",
         units_per_iter: 1.0,
         target_ns: None,
     },
-    Internal { id: "lumped3/RK4", label: "lumped3 internal step, RK4", units_per_iter: 1.0, target_ns: None },
-    Internal { id: "naya/FWE", label: "naya internal step, forward Euler", units_per_iter: 1.0, target_ns: None },
-    Internal { id: "naya/TR", label: "naya internal step, trapezoidal rule", units_per_iter: 1.0, target_ns: None },
-    Internal { id: "naya/RK4", label: "naya internal step, RK4", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "lumped3_RK4", label: "lumped3 internal step, RK4", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "naya_FWE", label: "naya internal step, forward Euler", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "naya_TR", label: "naya internal step, trapezoidal rule", units_per_iter: 1.0, target_ns: None },
+    Internal { id: "naya_RK4", label: "naya internal step, RK4", units_per_iter: 1.0, target_ns: None },
     Internal {
         id: "crane/I3AL-P",
         label: "crane step (H = 1 ms, restart included), I3AL-P",
