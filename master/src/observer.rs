@@ -119,7 +119,7 @@ impl Row {
 }
 
 /// Rows per chunk handed to the formatting thread.
-const CHUNK_ROWS: usize = 128;
+const CHUNK_ROWS: usize = 512;
 
 /// Writes rows of floats as CSV lines. With a second core the rows are formatted and written
 /// on a background thread: the run loop only copies each row into a chunk and hands full chunks
