@@ -233,7 +233,8 @@ struct Measured {
 pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Result<String> {
     let mut r = String::new();
     r.push_str(&format!(
-        "# cosim bench\n\nMachine: {} logical CPUs; medians of {} repetitions; times per communication step.\n\n\
+        "# cosim bench\n\nMachine: {} logical CPUs; medians of at least {} repetitions (more for short scenarios: each variant \
+         measured over ≥ 0.3 s in total, at most 101 repetitions); times per communication step.\n\n\
          *Time inside FMU calls* is measured by replay: every FMU call of a master run (same order, same \
          arguments) is recorded and replayed on fresh instances in a bare loop, so the FMUs do exactly the \
          same work; the master's overhead is its wall time minus the replay's, per repetition (both run \
@@ -252,7 +253,12 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
         // One recorded run: the calls every repetition's replay makes.
         let log = Arc::new(Mutex::new(replay::Log::default()));
-        master_run(&l, steps, RunKind { record: Some(&log), ..Default::default() }, allocs)?;
+        let recorded = master_run(&l, steps, RunKind { record: Some(&log), ..Default::default() }, allocs)?;
+        // Short scenarios get more repetitions (at least `repeat`, odd, at most 101), so that
+        // every variant is measured over ≥ 0.3 s in total: medians of sub-millisecond runs
+        // follow the machine's noise, not the code.
+        let run_seconds = recorded.per_step * steps as f64;
+        let reps = (((0.3 / run_seconds.max(1e-9)) as usize).clamp(opts.repeat.max(1), 101)) | 1;
         let log = std::mem::take(&mut *log.lock().map_err(|_| anyhow::anyhow!("recording failed"))?);
         let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
         let two = l.sys.instances.len() >= 2;
@@ -271,7 +277,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let (mut on_runs, mut auto_runs) = (Vec::new(), Vec::new());
         // Every variant once per repetition, back to back: a load change hits them alike, and
         // overheads and ratios are taken per repetition before the median.
-        for _ in 0..opts.repeat {
+        for _ in 0..reps {
             floors_r.push((0..l.sys.instances.len()).map(|i| floor(&l, i, steps)).collect::<Result<Vec<f64>>>()?);
             replays.push(replay_floor(&l, &log, steps)?);
             plain.push(master_run(&l, steps, RunKind::default(), allocs)?);
@@ -327,7 +333,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             .unwrap_or_else(|e| format!("| instances in worker processes (`--isolate`) | failed: {e} |\n"));
         extra.push_str(&isolated);
         r.push_str(&format!(
-            "\n## {}\n\n{} instances, H = {} s, {} steps ({} s simulated)\n\n| quantity | value |\n|---|---|\n\
+            "\n## {}\n\n{} instances, H = {} s, {} steps ({} s simulated), {} repetitions\n\n| quantity | value |\n|---|---|\n\
              | wall time per step, no output | {} µs |\n| real-time factor | {:.0}× |\n\
              | time inside FMU calls (replay) | {} µs |\n\
              | master overhead per step, no output | {} µs ({} µs per instance) |\n\
@@ -340,6 +346,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             l.sys.step,
             steps,
             sim_time,
+            reps,
             us(per_step),
             l.sys.step / per_step,
             us(inside),
