@@ -40,7 +40,7 @@ pub fn run() -> Result<()> {
     let report = String::from_utf8_lossy(&out.stdout).into_owned();
     let internals = fmu_internals(&cargo)?;
     let doc = format!(
-        "{report}{internals}\nRegenerate with `cargo xtask bench` (needs `cargo xtask test` once for the peers' venv; ecos needs `apt-get install libtbb12`).\n"
+        "{report}{internals}\nRegenerate with `cargo xtask bench` (needs `cargo xtask test` once for the peers' venv; ecos needs `apt-get install libtbb12`). On the 2-vCPU VM these numbers come from, the same binaries run up to 2× slower for minutes at a time (the replay's time inside FMU calls for bench-trivial-pair: 0.16 µs in quiet runs, 0.35 µs in slow ones; crane-pub3: 2.69–3.55 µs): absolute targets close to their bounds pass or fail with the phase the run lands in; compare rows of one run, not across runs.\n"
     );
     std::fs::write(root.join("docs/performance.md"), &doc).context("writing docs/performance.md")?;
     let summary = report.split("## Summary").nth(1).map(|s| format!("### Measured{s}")).unwrap_or_default();
