@@ -397,7 +397,6 @@ impl Lumped3 {
     /// [`jacobian`](Self::jacobian) with the constants and gains evaluated.
     pub fn jacobian_with(&self, c: &Constants, k: &[f64; 3], x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
         let (p1, p2, p3, v) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
-        let [k1, k2, k3] = *k;
         let o = &c.orifice;
         // ∂Q31/∂p3 = −∂Q31/∂p1.
         let d31 = c.c_t * o.g_and_slope(p3 - p1).1;
@@ -411,6 +410,14 @@ impl Lumped3 {
             let (g2, s2) = o.g_and_slope(self.p_p - p2);
             (self.cv * v * s3, self.cv * g3, -self.cv * v * s2, self.cv * g2)
         };
+        Self::assemble_jacobian(c, k, d31, [dv3_p3, dv3_u, d2v_p2, d2v_u])
+    }
+
+    /// The Jacobian's non-zero entries from the gains, ∂Q31/∂p1 (`d31`) and the valve slopes
+    /// [∂Q_V3/∂p3, ∂Q_V3/∂U, ∂Q2V/∂p2, ∂Q2V/∂U].
+    fn assemble_jacobian(c: &Constants, k: &[f64; 3], d31: f64, valve: [f64; 4]) -> SMatrix<f64, 4, 4> {
+        let [k1, k2, k3] = *k;
+        let [dv3_p3, dv3_u, d2v_p2, d2v_u] = valve;
         let mut j = SMatrix::<f64, 4, 4>::zeros();
         j[(idx::P1, idx::P1)] = -k1 * d31;
         j[(idx::P1, idx::P3)] = k1 * d31;
@@ -455,16 +462,7 @@ impl Lumped3 {
             (u_ref - v) / c.tau,
         );
         let d31 = c.c_t * s31;
-        let mut j = SMatrix::<f64, 4, 4>::zeros();
-        j[(idx::P1, idx::P1)] = -k1 * d31;
-        j[(idx::P1, idx::P3)] = k1 * d31;
-        j[(idx::P2, idx::P2)] = -k2 * d2v_p2;
-        j[(idx::P2, idx::U)] = -k2 * d2v_u;
-        j[(idx::P3, idx::P1)] = k3 * d31;
-        j[(idx::P3, idx::P3)] = k3 * (dv3_p3 - d31);
-        j[(idx::P3, idx::U)] = k3 * dv3_u;
-        j[(idx::U, idx::U)] = -1.0 / c.tau;
-        (rates, j)
+        (rates, Self::assemble_jacobian(c, k, d31, [dv3_p3, dv3_u, d2v_p2, d2v_u]))
     }
 
     /// Largest |λ| of [`jacobian`](Self::jacobian) at (x, u) (1/s), in closed form. The
