@@ -4,10 +4,10 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use master::extrapolation::{lagrange, History};
-use master::system::{Draft, Overrides};
+use master::system::{PortDraft, SystemBuilder};
+use master::Execution;
 use master::{Result, Slave};
 use model_description::{Causality, ModelDescription, ScalarVariable, Variability, VariableKind};
-use std::path::Path;
 
 /// An instance that does nothing: y = stored value, inputs stored.
 struct NoOp {
@@ -99,37 +99,26 @@ fn description() -> ModelDescription {
 }
 
 fn step(c: &mut Criterion) {
-    let text = r#"
-[simulation]
-stop = 1000.0
-step = 1e-3
-extrapolation = 2
-[instances.a]
-fmu = "a.fmu"
-[instances.b]
-fmu = "b.fmu"
-[[connections]]
-from = "b.y"
-to = "a.u"
-[[connections]]
-from = "a.y"
-to = "b.u"
-[[bonds]]
-name = "link"
-ports = [ { instance = "a", effort = "y", flow = "u" }, { instance = "b", effort = "u", flow = "y", sign = -1.0 } ]
-"#;
+    let mut b = SystemBuilder::new();
+    b.stop(1e6).step(1e-3).extrapolation(2);
+    b.instance("a", "a.fmu");
+    b.instance("b", "b.fmu");
+    b.connect("b.y", "a.u");
+    b.connect("a.y", "b.u");
+    b.bond("link", PortDraft::new("a", "y", "u"), PortDraft::new("b", "u", "y").sign(-1.0));
+    b.outputs(["a.y"]);
     let md = description();
     let mds = [&md, &md];
-    let sys = Draft::parse(Path::new("bench.toml"), text).and_then(|d| d.resolve(&mds, &Overrides::default()));
-    let Ok(sys) = sys else { return };
-    let mut slaves: Vec<Box<dyn Slave>> = vec![Box::new(NoOp { y: 1.0, u: 0.0 }), Box::new(NoOp { y: 0.0, u: 0.0 })];
-    let Ok(mut engine) = master::run::initialize(&sys, &mut slaves, &mds) else { return };
-    engine.set_timing(false);
-    let mut n = 0u64;
+    let Ok(sys) = b.build(&mds) else { return };
+    let slaves: Vec<Box<dyn Slave>> = vec![Box::new(NoOp { y: 1.0, u: 0.0 }), Box::new(NoOp { y: 0.0, u: 0.0 })];
+    let Ok(mut run) = Execution::with_instances(sys, slaves, &mds) else { return };
+    run.set_timing(false);
+    if run.initialize().is_err() {
+        return;
+    }
     c.bench_function("master step (2 no-op instances, 2 connections, order 2, 1 bond)", |b| {
         b.iter(|| {
-            let _ = engine.step(black_box(n % 900_000), &mut slaves);
-            n += 1;
+            let _ = black_box(run.step());
         })
     });
 }

@@ -25,7 +25,7 @@ fn run(scenario: &str, h: f64, order: usize, alg: AlgorithmKind) -> anyhow::Resu
         ..Default::default()
     };
     let s = master::run::run_file(&root.join("scenarios").join(scenario), &over, &out)?;
-    anyhow::ensure!(s.status == "ok", "{}", s.message);
+    anyhow::ensure!(s.status == master::observer::Status::Ok, "{}", s.message);
     let text = std::fs::read_to_string(out.join("results.csv"))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();

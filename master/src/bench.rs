@@ -2,10 +2,10 @@
 //! third-party masters (FMPy, libcosim, ecos) run on the same FMUs in the same invocation.
 
 use anyhow::{Context, Result};
-use master::fmu::Fmu2;
-use master::observer::{Observer, ResultsCsv};
-use master::system::{Draft, Overrides, Parallel, System};
-use master::Slave;
+use master::fmu::FmuCache;
+use master::observer::{ResultsCsv, Status};
+use master::system::{Overrides, Parallel, System, SystemBuilder};
+use master::{Execution, Slave};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,44 +30,43 @@ pub struct Options {
 }
 
 struct Loaded {
+    builder: SystemBuilder,
+    over: Overrides,
     sys: System,
-    fmus: Vec<Arc<Fmu2>>,
+    fmus: FmuCache,
 }
 
 fn load(path: &Path, over: &Overrides) -> Result<Loaded> {
-    let draft = Draft::read(path)?;
-    let mut cache: Vec<(PathBuf, Arc<Fmu2>)> = Vec::new();
-    let mut fmus = Vec::new();
-    for (_, p) in draft.fmus() {
-        let f = match cache.iter().find(|(q, _)| *q == p) {
-            Some((_, f)) => Arc::clone(f),
-            None => {
-                let f = Fmu2::load(&p)?;
-                cache.push((p.clone(), Arc::clone(&f)));
-                f
-            }
-        };
-        fmus.push(f);
+    let builder = SystemBuilder::read(path)?;
+    let mut fmus = FmuCache::default();
+    let sys = builder.load_with(&mut fmus, over)?;
+    Ok(Loaded { builder, over: over.clone(), sys, fmus })
+}
+
+/// The system with its stop time at `steps` communication steps.
+fn shortened(l: &Loaded, steps: u64) -> Result<System> {
+    let over = Overrides { stop: Some(l.sys.time_at(steps)), ..l.over.clone() };
+    Ok(l.builder.build_with(&l.mds(), &over)?)
+}
+
+impl Loaded {
+    fn mds(&self) -> Vec<&ModelDescription> {
+        self.sys.instances().iter().filter_map(|s| self.fmus.get(&s.fmu)).map(|f| f.model_description()).collect()
     }
-    let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
-    let sys = draft.resolve(&mds, over)?;
-    Ok(Loaded { sys, fmus })
 }
 
 fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Slave>>> {
     let mut v: Vec<Box<dyn Slave>> = Vec::new();
-    if isolate {
-        let exe = std::env::current_exe()?;
-        for spec in &l.sys.instances {
+    for spec in l.sys.instances() {
+        if isolate {
+            let exe = std::env::current_exe()?;
             let (s, _) = master::fmu::IsolatedSlave::spawn(&exe, &spec.fmu, &spec.name)?;
             v.push(Box::new(s));
+        } else if let Some(f) = l.fmus.get(&spec.fmu) {
+            let mut s = f.instantiate(&spec.name)?;
+            s.set_timing(timing);
+            v.push(Box::new(s));
         }
-        return Ok(v);
-    }
-    for (spec, f) in l.sys.instances.iter().zip(&l.fmus) {
-        let mut s = f.instantiate(&spec.name)?;
-        s.set_timing(timing);
-        v.push(Box::new(s));
     }
     Ok(v)
 }
@@ -79,32 +78,28 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// The FFI floor of one instance: doStep + one batched getReal of its recorded outputs.
 fn floor(l: &Loaded, i: usize, steps: u64) -> Result<f64> {
-    let spec = &l.sys.instances[i];
-    let mut s = l.fmus[i].instantiate(&format!("{}-floor", spec.name))?;
+    let spec = &l.sys.instances()[i];
+    let fmu = l.fmus.get(&spec.fmu).context("FMU not loaded")?;
+    let mut s = fmu.instantiate(&format!("{}-floor", spec.name))?;
     s.set_timing(false);
-    s.setup(l.sys.start, None)?;
+    s.setup(l.sys.start(), None)?;
     for (v, value) in &spec.starts {
-        match value {
-            master::system::StartValue::Real(x) => s.set_real(&[v.vr], &[*x])?,
-            master::system::StartValue::Integer(x) => s.set_integer(&[v.vr], &[*x])?,
-            master::system::StartValue::Boolean(x) => s.set_boolean(&[v.vr], &[*x])?,
-            master::system::StartValue::String(x) => s.set_string(&[v.vr], &[x.as_str()])?,
-        }
+        value.apply(&mut s, v.vr)?;
     }
     s.enter_initialization()?;
     s.exit_initialization()?;
     let vrs: Vec<u32> = l
         .sys
-        .outputs
+        .outputs()
         .iter()
         .filter(|v| v.instance == i && v.ty == model_description::BaseType::Real)
         .map(|v| v.vr)
         .collect();
     let mut out = vec![0.0; vrs.len()];
-    let h = l.sys.step;
+    let h = l.sys.step();
     let t0 = Instant::now();
     for n in 0..steps {
-        s.do_step(l.sys.start + n as f64 * h, h)?;
+        s.do_step(l.sys.time_at(n), h)?;
         if !vrs.is_empty() {
             s.get_real(&vrs, &mut out)?;
         }
@@ -138,21 +133,19 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
             .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn Slave>)
             .collect();
     }
-    let mds: Vec<&ModelDescription> = l.fmus.iter().map(|f| f.model_description()).collect();
     let warm = warm_up(steps);
-    let mut sys = l.sys.clone();
-    sys.stop = sys.start + (warm + steps) as f64 * sys.step;
-    let mut engine = master::run::initialize(&sys, &mut slaves, &mds)?;
-    engine.set_timing(kind.timing);
-    let labels: Vec<String> = l.sys.outputs.iter().map(|v| l.sys.label(v)).collect();
-    let mut recorder = match kind.csv {
-        Some(p) => Some(ResultsCsv::create(p, &labels, 1)?),
-        None => None,
-    };
-    let mut values = Vec::with_capacity(labels.len());
+    let sys = shortened(l, warm + steps)?;
+    let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
+    let mut run = Execution::with_instances(sys, slaves, &l.mds())?;
+    run.set_timing(kind.timing);
+    run.initialize()?;
     // Warm-up (buffers reach their sizes, the worker pool starts).
-    for n in 0..warm {
-        engine.step(n, &mut slaves)?;
+    for _ in 0..warm {
+        run.step()?;
+    }
+    if let Some(p) = kind.csv {
+        // Attached after the warm-up: its rows are the measured steps.
+        run.observe(Box::new(ResultsCsv::create(p, &labels, 1)?));
     }
     if let Some(log) = kind.record {
         if let Ok(mut g) = log.lock() {
@@ -161,26 +154,24 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
     }
     let a0 = allocs();
     let t0 = Instant::now();
-    for n in warm..warm + steps {
-        engine.step(n, &mut slaves)?;
-        if let Some(r) = recorder.as_mut() {
-            engine.recorded(&mut slaves, &mut values)?;
-            r.step(n, l.sys.start + (n + 1) as f64 * l.sys.step, &values, engine.bonds())?;
-        }
+    for _ in 0..steps {
+        run.step()?;
     }
     let a1 = allocs();
-    // The file is complete only when the writer has formatted and flushed every row (closing
+    let used_threads = run.uses_threads();
+    let fmu: f64 = run.instances_mut().iter().map(|s| s.call_stats().0).sum();
+    // The file is complete only when the writer has formatted and flushed every row (finishing
     // joins the writer thread: its allocations are not per step).
-    if let Some(r) = recorder.as_mut() {
-        r.close()?;
-    }
+    let summary = run.finish()?;
     let wall = t0.elapsed().as_secs_f64();
-    let fmu: f64 = slaves.iter().map(|s| s.call_stats().0).sum();
+    if summary.status != Status::Ok {
+        anyhow::bail!("{}", summary.message);
+    }
     Ok(MasterRun {
         per_step: wall / steps as f64,
         fmu_per_step: fmu / (warm + steps) as f64,
         allocs_per_step: (a1 - a0) as f64 / steps as f64,
-        used_threads: engine.uses_threads(),
+        used_threads,
     })
 }
 
@@ -249,7 +240,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;
         let steps = opts.steps.unwrap_or_else(|| l.sys.steps()).max(10);
-        let n_inst = l.sys.instances.len() as f64;
+        let n_inst = l.sys.instances().len() as f64;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
         // One recorded run: the calls every repetition's replay makes.
         let log = Arc::new(Mutex::new(replay::Log::default()));
@@ -261,7 +252,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let reps = (((0.3 / run_seconds.max(1e-9)) as usize).clamp(opts.repeat.max(1), 101)) | 1;
         let log = std::mem::take(&mut *log.lock().map_err(|_| anyhow::anyhow!("recording failed"))?);
         let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
-        let two = l.sys.instances.len() >= 2;
+        let two = l.sys.instances().len() >= 2;
         let on = if two {
             Some(load(path, &Overrides { parallel: Some(Parallel::On), ..Default::default() })?)
         } else {
@@ -278,7 +269,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         // Every variant once per repetition, back to back: a load change hits them alike, and
         // overheads and ratios are taken per repetition before the median.
         for _ in 0..reps {
-            floors_r.push((0..l.sys.instances.len()).map(|i| floor(&l, i, steps)).collect::<Result<Vec<f64>>>()?);
+            floors_r.push((0..l.sys.instances().len()).map(|i| floor(&l, i, steps)).collect::<Result<Vec<f64>>>()?);
             replays.push(replay_floor(&l, &log, steps)?);
             plain.push(master_run(&l, steps, RunKind::default(), allocs)?);
             with_csv.push(master_run(&l, steps, RunKind { csv: Some(&tmp), ..Default::default() }, allocs)?);
@@ -290,7 +281,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         }
         let _ = std::fs::remove_file(&tmp);
         let floors: Vec<f64> =
-            (0..l.sys.instances.len()).map(|i| median(floors_r.iter().map(|f| f[i]).collect())).collect();
+            (0..l.sys.instances().len()).map(|i| median(floors_r.iter().map(|f| f[i]).collect())).collect();
         let floor_sum: f64 = floors.iter().sum();
         let per_step = median(plain.iter().map(|m| m.per_step).collect());
         let inside = median(replays.clone());
@@ -298,7 +289,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let overhead_csv = median(with_csv.iter().zip(&replays).map(|(m, f)| m.per_step - f).collect());
         let fmu_timed = median(timed.iter().map(|m| m.fmu_per_step).collect());
         let allocs_per_step = plain.iter().chain(&with_csv).map(|m| m.allocs_per_step).fold(0.0, f64::max);
-        let sim_time = steps as f64 * l.sys.step;
+        let sim_time = steps as f64 * l.sys.step();
         let mut extra = String::new();
         let (mut threads, mut auto, mut auto_time) = (None, None, None);
         if two {
@@ -342,13 +333,13 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
              | FFI floor: doStep + getReal of each instance alone, held inputs | {} µs |\n\
              | heap allocations per step | {} |\n{}",
             path.display(),
-            l.sys.instances.len(),
-            l.sys.step,
+            l.sys.instances().len(),
+            l.sys.step(),
             steps,
             sim_time,
             reps,
             us(per_step),
-            l.sys.step / per_step,
+            l.sys.step() / per_step,
             us(inside),
             us(overhead),
             us(overhead / n_inst),
@@ -361,8 +352,8 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         ));
         let mut m = Measured {
             stem: stem.clone(),
-            instances: l.sys.instances.len(),
-            step: l.sys.step,
+            instances: l.sys.instances().len(),
+            step: l.sys.step(),
             per_step,
             default_time: per_step,
             inside,
@@ -376,8 +367,8 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let ours = auto_time.unwrap_or(per_step);
         m.default_time = ours;
         if opts.python.is_some() {
-            let step = format!("{}", l.sys.step);
-            let stop = format!("{}", l.sys.start + steps as f64 * l.sys.step);
+            let step = format!("{}", l.sys.step());
+            let stop = format!("{}", l.sys.time_at(steps));
             let mut rows = Vec::new();
             let mut line = format!("| {stem} | {} |", us(ours));
             let coupled = peers(
@@ -412,8 +403,9 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             }
             summary.push_str(&line);
             summary.push('\n');
-            for (i, f) in l.fmus.iter().enumerate() {
-                if !l.sys.instances[i].starts.is_empty() {
+            for (i, spec) in l.sys.instances().iter().enumerate() {
+                let Some(f) = l.fmus.get(&spec.fmu) else { continue };
+                if !spec.starts.is_empty() {
                     // The peers' single-FMU runs use the FMU's own start values only.
                     continue;
                 }
@@ -435,7 +427,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
                 for p in &single {
                     rows.push(peer_row(
                         p,
-                        &format!("{} alone", l.sys.instances[i].name),
+                        &format!("{} alone", l.sys.instances()[i].name),
                         floors[i] + overhead / n_inst,
                     ));
                 }

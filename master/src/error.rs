@@ -70,6 +70,29 @@ pub enum MasterError {
         /// Simulation time.
         time: f64,
     },
+    /// A worker thread stepping an instance failed to start or stopped.
+    #[error("{instance}: worker thread at t = {time}: {message}")]
+    Thread {
+        /// Instance name (all instances when the threads could not start).
+        instance: String,
+        /// Simulation time.
+        time: f64,
+        /// What happened.
+        message: String,
+    },
+    /// The run was interrupted (SIGINT/SIGTERM, or the flag given to
+    /// [`crate::Execution::interrupt_on`]).
+    #[error("interrupted at t = {time}")]
+    Interrupted {
+        /// Simulation time reached.
+        time: f64,
+    },
+    /// A step was asked of an execution that already stopped.
+    #[error("the execution stopped earlier: {message}")]
+    Stopped {
+        /// Why it stopped.
+        message: String,
+    },
     /// The run was stopped because it diverged.
     #[error("diverged at t = {time}: {message}")]
     Diverged {

@@ -372,7 +372,7 @@ fn run() -> Result<i32> {
             });
             let summary =
                 master::run::run_file(&system, &over, &out).with_context(|| format!("running {}", system.display()))?;
-            if summary.status == "ok" {
+            if summary.status == master::observer::Status::Ok {
                 eprintln!(
                     "{}: {} steps to t = {} in {:.3} s; results in {}",
                     system.display(),

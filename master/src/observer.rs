@@ -3,7 +3,7 @@
 //! after every communication step, `finish` once (also after a failure, so everything computed
 //! up to the failure is on disk).
 
-use crate::algorithm::BondState;
+use crate::bonds::BondState;
 use crate::error::{MasterError, Result};
 use std::collections::VecDeque;
 use std::fs::File;
@@ -12,11 +12,23 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Reached the stop time (or the time asked for).
+    Ok,
+    /// Stopped by an error (the summary's message says which).
+    Failed,
+    /// Stopped by SIGINT/SIGTERM.
+    Interrupted,
+}
+
 /// Final state of a run, for `summary.json`.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// `ok`, `failed` or `interrupted`.
-    pub status: String,
+    pub status: Status,
     /// Empty on success, else what happened (instance, time, variable).
     pub message: String,
     /// Communication steps completed.
@@ -38,7 +50,7 @@ pub struct Summary {
 }
 
 /// Per-instance statistics.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct InstanceSummary {
     /// Name.
     pub name: String,
@@ -51,7 +63,7 @@ pub struct InstanceSummary {
 }
 
 /// Per-bond totals.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BondSummary {
     /// Name.
     pub name: String,
@@ -433,5 +445,44 @@ impl Observer for Progress {
             eprintln!();
         }
         Ok(())
+    }
+}
+
+/// Every recorded value and bond state in memory: `times[k]`, `values[k]` (the recorded
+/// variables, [`crate::System::outputs`]), `bonds[k]`, at the start and after every step.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    /// Communication point times (s).
+    pub times: Vec<f64>,
+    /// Recorded values at each time.
+    pub values: Vec<Vec<f64>>,
+    /// Bond states at each time.
+    pub bonds: Vec<Vec<BondState>>,
+}
+
+/// A [`Recorder`] shared with the caller (the execution owns its observers).
+pub type SharedRecorder = std::sync::Arc<Mutex<Recorder>>;
+
+impl Observer for SharedRecorder {
+    fn start(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        self.step(0, t, values, bonds)
+    }
+    fn step(&mut self, _n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        if let Ok(mut r) = self.lock() {
+            r.times.push(t);
+            r.values.push(values.to_vec());
+            r.bonds.push(bonds.to_vec());
+        }
+        Ok(())
+    }
+}
+
+/// A user's function called after every step with (n, t, recorded values, bonds); an `Err`
+/// stops the run.
+pub struct Callback<F>(pub F);
+
+impl<F: FnMut(u64, f64, &[f64], &[BondState]) -> Result<()>> Observer for Callback<F> {
+    fn step(&mut self, n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        (self.0)(n, t, values, bonds)
     }
 }

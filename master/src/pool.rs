@@ -2,8 +2,10 @@
 //! atomics (spin first, park only when idle for long), so a step costs no allocation and, while
 //! the run is busy, no system call.
 
+use crate::coupling::Coupling;
 use crate::error::{MasterError, Result};
 use crate::fmu::Slave;
+use crate::system::Parallel;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle, Thread};
@@ -90,9 +92,10 @@ impl Pool {
                         let (t, h) = (job.t, job.h);
                         job.result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slave.do_step(t, h)))
                             .unwrap_or_else(|_| {
-                                Err(MasterError::Diverged {
+                                Err(MasterError::Thread {
+                                    instance: slave.name().to_owned(),
                                     time: t,
-                                    message: "fmi2DoStep panicked in a worker thread".into(),
+                                    message: "fmi2DoStep panicked in the worker thread".into(),
                                 })
                             });
                         job.seconds = t0.elapsed().as_secs_f64();
@@ -167,7 +170,11 @@ impl Pool {
                 _ => out.push((
                     i,
                     0.0,
-                    Err(MasterError::Diverged { time: t, message: "a worker thread stopped".into() }),
+                    Err(MasterError::Thread {
+                        instance: String::new(),
+                        time: t,
+                        message: "its worker thread stopped (the FMU panicked or the thread died)".into(),
+                    }),
                 )),
             }
         }
@@ -187,6 +194,84 @@ impl Drop for Pool {
             if let Some(h) = w.handle.take() {
                 let _ = h.join();
             }
+        }
+    }
+}
+
+/// Jacobi's use of worker threads: `parallel = "on"` always, `"off"` never, `"auto"` after 20
+/// sequential steps when at least two instances each cost more than a thread hand-over.
+pub struct Threads {
+    parallel: Parallel,
+    active: bool,
+    pool: Option<Pool>,
+    results: Vec<(usize, f64, Result<()>)>,
+    /// Instances stepped by the workers (one doStep per macro step) and those sub-stepped here.
+    parallel_jobs: Vec<usize>,
+    sequential_jobs: Vec<usize>,
+}
+
+impl Threads {
+    /// Jobs from the coupling: instances that step in one call go to the workers.
+    pub fn new(parallel: Parallel, c: &Coupling) -> Self {
+        let n = c.len();
+        Self {
+            parallel,
+            active: parallel == Parallel::On,
+            pool: None,
+            results: Vec::with_capacity(n),
+            parallel_jobs: (0..n).filter(|i| c.steps_in_one_call(*i)).collect(),
+            sequential_jobs: (0..n).filter(|i| !c.steps_in_one_call(*i)).collect(),
+        }
+    }
+
+    /// Whether steps run on the workers now.
+    pub fn active(&self) -> bool {
+        self.active
+    }
+
+    /// Steps every instance over [t, t + H]: those that step in one call on the workers (their
+    /// inputs were set already, so the workers only call fmi2DoStep), the others here.
+    pub fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+        let h = c.h();
+        if self.pool.is_none() {
+            let workers = self
+                .parallel_jobs
+                .len()
+                .saturating_sub(1)
+                .min(std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1));
+            self.pool = Some(Pool::new(workers).map_err(|e| MasterError::Thread {
+                instance: c.names().join(", "),
+                time: t,
+                message: format!("cannot start worker threads: {e}"),
+            })?);
+        }
+        let mut results = std::mem::take(&mut self.results);
+        if let Some(pool) = &self.pool {
+            pool.step(slaves, &self.parallel_jobs, t, h, &mut results);
+        }
+        for (i, dt, r) in results.drain(..) {
+            r.map_err(|e| match e {
+                MasterError::Thread { time, message, .. } => {
+                    MasterError::Thread { instance: c.names().get(i).cloned().unwrap_or_default(), time, message }
+                }
+                other => other,
+            })?;
+            c.stepped_elsewhere(i, dt);
+        }
+        self.results = results;
+        for k in 0..self.sequential_jobs.len() {
+            c.step_instance(self.sequential_jobs[k], slaves, t)?;
+        }
+        Ok(())
+    }
+
+    /// `auto` decides after step 20: threads pay when at least two instances each cost more
+    /// than the ~50 µs a hand-over to a worker costs.
+    pub fn after_step(&mut self, n: u64, c: &Coupling) {
+        if self.parallel == Parallel::Auto && n == 20 {
+            let mut costs = c.mean_step_seconds();
+            costs.sort_by(|a, b| b.total_cmp(a));
+            self.active = costs.len() >= 2 && costs[1] > 50e-6;
         }
     }
 }

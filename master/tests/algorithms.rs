@@ -7,10 +7,11 @@ mod common;
 
 use common::*;
 use fmu_harness::oscillator::analytic;
-use master::algorithm::Engine;
-use master::system::{Draft, Overrides};
-use master::Slave;
-use std::path::Path;
+use master::system::{AlgorithmKind, Parallel, PortDraft, SystemBuilder};
+use master::{Execution, Slave};
+use model_description::ModelDescription;
+
+const JACOBI: AlgorithmKind = AlgorithmKind::Jacobi;
 
 struct Run {
     err: f64,
@@ -19,63 +20,29 @@ struct Run {
     x: Vec<Vec<f64>>,
 }
 
-fn system_text(coupling: &str, h: f64, algorithm: &str, m: usize, stop: f64, extra: &str) -> String {
-    let links = if coupling == "fd" {
-        r#"
-[[connections]]
-from = "m2.x"
-to = "m1.xi"
-[[connections]]
-from = "m2.v"
-to = "m1.xi_dot"
-[[connections]]
-from = "m1.F"
-to = "m2.F"
-[[bonds]]
-name = "spring"
-ports = [ { instance = "m1", effort = "F", flow = "xi_dot", sign = -1.0 }, { instance = "m2", effort = "F", flow = "v" } ]
-"#
+/// The double oscillator of seed 001 §A.1, force-displacement ("fd") or
+/// displacement-displacement ("dd") coupled, built in code.
+fn system(coupling: &str, h: f64, algorithm: AlgorithmKind, m: usize, stop: f64) -> SystemBuilder {
+    let mut b = SystemBuilder::new();
+    b.stop(stop).step(h).algorithm(algorithm).extrapolation(m);
+    b.instance("m1", "m1.fmu").start("damping", "case1");
+    b.instance("m2", "m2.fmu").start("damping", "case1");
+    b.connect("m2.x", "m1.xi");
+    b.connect("m2.v", "m1.xi_dot");
+    if coupling == "fd" {
+        b.connect("m1.F", "m2.F");
+        b.bond("spring", PortDraft::new("m1", "F", "xi_dot").sign(-1.0), PortDraft::new("m2", "F", "v"));
     } else {
-        r#"
-[[connections]]
-from = "m2.x"
-to = "m1.xi"
-[[connections]]
-from = "m2.v"
-to = "m1.xi_dot"
-[[connections]]
-from = "m1.x"
-to = "m2.eta"
-[[connections]]
-from = "m1.v"
-to = "m2.eta_dot"
-"#
-    };
-    format!(
-        r#"
-[simulation]
-stop = {stop}
-step = {h}
-algorithm = "{algorithm}"
-extrapolation = {m}
-{extra}
-[instances.m1]
-fmu = "m1.fmu"
-start = {{ damping = "case1" }}
-[instances.m2]
-fmu = "m2.fmu"
-start = {{ damping = "case1" }}
-{links}
-[outputs]
-variables = ["m1.x", "m2.x"]
-"#
-    )
+        b.connect("m1.x", "m2.eta");
+        b.connect("m1.v", "m2.eta_dot");
+    }
+    b.outputs(["m1.x", "m2.x"]);
+    b
 }
 
-fn run(coupling: &str, h: f64, algorithm: &str, m: usize, stop: f64, extra: &str, interpolate: bool) -> Run {
-    let text = system_text(coupling, h, algorithm, m, stop, extra);
-    let draft = Draft::parse(Path::new("test.toml"), &text).unwrap();
-    let (mut slaves, mds): (Vec<Box<dyn Slave>>, Vec<&model_description::ModelDescription>) = if coupling == "fd" {
+/// In-process instances of the oscillator's two subsystems.
+fn instances(coupling: &str, interpolate: bool) -> (Vec<Box<dyn Slave>>, Vec<&'static ModelDescription>) {
+    if coupling == "fd" {
         let mut a = InProcess::new(&FD1, "m1");
         let mut b = InProcess::new(&FD2, "m2");
         a.interpolates = interpolate;
@@ -87,21 +54,31 @@ fn run(coupling: &str, h: f64, algorithm: &str, m: usize, stop: f64, extra: &str
         a.interpolates = interpolate;
         b.interpolates = interpolate;
         (vec![Box::new(a), Box::new(b)], vec![md(&DD1), md(&DD2)])
-    };
-    let sys = draft.resolve(&mds, &Overrides::default()).unwrap();
-    let mut engine: Engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
-    let mut values = Vec::new();
+    }
+}
+
+/// Runs `b` on the instances; the largest error of x1, x2 against e^{At} z0 at every point.
+fn execute(b: &SystemBuilder, coupling: &str, interpolate: bool) -> Run {
+    let (slaves, mds) = instances(coupling, interpolate);
+    let sys = b.build(&mds).unwrap();
+    let steps = sys.steps();
+    let h = sys.step();
+    let mut run = Execution::with_instances(sys, slaves, &mds).unwrap();
     let mut err: f64 = 0.0;
     let mut x = Vec::new();
-    for n in 0..sys.steps() {
-        engine.step(n, &mut slaves).unwrap();
-        engine.recorded(&mut slaves, &mut values).unwrap();
+    for n in 0..steps {
+        run.step().unwrap();
+        let values = run.recorded().unwrap().to_vec();
         let z = analytic(1, (n + 1) as f64 * h);
         err = err.max((values[0] - z[0]).abs()).max((values[1] - z[1]).abs());
-        x.push(values.clone());
+        x.push(values);
     }
-    let e_abs = engine.bonds().first().map_or(0.0, |b| b.e_abs);
-    Run { err, e_abs, steps: sys.steps(), x }
+    let e_abs = run.bonds().first().map_or(0.0, |b| b.e_abs);
+    Run { err, e_abs, steps, x }
+}
+
+fn run(coupling: &str, h: f64, algorithm: AlgorithmKind, m: usize, stop: f64, interpolate: bool) -> Run {
+    execute(&system(coupling, h, algorithm, m, stop), coupling, interpolate)
 }
 
 fn slope(hs: &[f64], es: &[f64]) -> f64 {
@@ -118,26 +95,26 @@ const HS: [f64; 3] = [4e-3, 2e-3, 1e-3];
 
 #[test]
 fn force_displacement_orders_jacobi_and_gauss_seidel() {
-    for algorithm in ["jacobi", "gauss-seidel"] {
+    for algorithm in [JACOBI, AlgorithmKind::GaussSeidel] {
         let mut report = Vec::new();
         for (m, min_order, max_order) in [(0, 0.8, 1.5), (1, 1.7, 2.5), (2, 2.5, 4.5)] {
-            let es: Vec<f64> = HS.iter().map(|h| run("fd", *h, algorithm, m, 10.0, "", true).err).collect();
+            let es: Vec<f64> = HS.iter().map(|h| run("fd", *h, algorithm, m, 10.0, true).err).collect();
             let p = slope(&HS, &es);
             report.push(format!("order {m}: errors {es:?}, slope {p:.2}"));
-            assert!((min_order..=max_order).contains(&p), "{algorithm}: {}", report.join("; "));
+            assert!((min_order..=max_order).contains(&p), "{algorithm:?}: {}", report.join("; "));
             if m == 1 {
-                assert!(es[2] <= 0.05, "{algorithm}: order 1 at H = 1 ms: max error {} m > 0.05 m", es[2]);
+                assert!(es[2] <= 0.05, "{algorithm:?}: order 1 at H = 1 ms: max error {} m > 0.05 m", es[2]);
             }
         }
-        eprintln!("{algorithm}: {}", report.join("; "));
+        eprintln!("{algorithm:?}: {}", report.join("; "));
     }
 }
 
 #[test]
 fn displacement_coupling_beats_force_coupling() {
     for m in [0, 1] {
-        let fd = run("fd", 2e-3, "jacobi", m, 10.0, "", true).err;
-        let dd = run("dd", 2e-3, "jacobi", m, 10.0, "", true).err;
+        let fd = run("fd", 2e-3, JACOBI, m, 10.0, true).err;
+        let dd = run("dd", 2e-3, JACOBI, m, 10.0, true).err;
         assert!(dd < fd, "order {m}: dd {dd} !< fd {fd}");
     }
 }
@@ -147,7 +124,7 @@ fn residual_energy_scales_with_the_extrapolation_order() {
     // Over a fixed horizon (1 s) the accumulated Σ|δE| scales as O(H^{m+1}); a single step's
     // |δE| = |δP|·H as O(H^{m+2}) (δP is the O(H^{m+1}) extrapolation error times a flow).
     for (m, expected) in [(0usize, 1.0), (1, 2.0), (2, 3.0)] {
-        let runs: Vec<Run> = HS.iter().map(|h| run("fd", *h, "jacobi", m, 1.0, "", true)).collect();
+        let runs: Vec<Run> = HS.iter().map(|h| run("fd", *h, JACOBI, m, 1.0, true)).collect();
         let total: Vec<f64> = runs.iter().map(|r| r.e_abs).collect();
         let per_step: Vec<f64> = runs.iter().map(|r| r.e_abs / r.steps as f64).collect();
         let (p_total, p_step) = (slope(&HS, &total), slope(&HS, &per_step));
@@ -160,73 +137,40 @@ fn residual_energy_scales_with_the_extrapolation_order() {
 #[test]
 fn multirate_with_extrapolation_beats_zero_order_hold_substeps() {
     // m2 at h = H/10, inputs not interpolated by the FMU: the master sub-steps it.
-    let extra = "";
-    let text_order = |m| {
-        let mut r = run_multirate(m, extra);
-        r.err = r.err.max(0.0);
-        r.err
+    let multirate = |m| {
+        let h = 4e-3;
+        let mut b = system("fd", h, JACOBI, m, 5.0);
+        b.instance_mut("m2").unwrap().step(h / 10.0);
+        let (_, mds) = instances("fd", false);
+        assert_eq!(b.build(&mds).unwrap().instances()[1].substeps, 10);
+        execute(&b, "fd", false).err
     };
-    let zoh = text_order(0);
-    let quad = text_order(2);
+    let zoh = multirate(0);
+    let quad = multirate(2);
     assert!(quad < 0.5 * zoh, "order 2: {quad} vs ZOH {zoh}");
-}
-
-fn run_multirate(m: usize, _extra: &str) -> Run {
-    let h = 4e-3;
-    let text = system_text("fd", h, "jacobi", m, 5.0, "")
-        .replace("[instances.m2]\nfmu = \"m2.fmu\"", &format!("[instances.m2]\nfmu = \"m2.fmu\"\nstep = {}", h / 10.0));
-    let draft = Draft::parse(Path::new("test.toml"), &text).unwrap();
-    let mut a = InProcess::new(&FD1, "m1");
-    let mut b = InProcess::new(&FD2, "m2");
-    a.interpolates = false;
-    b.interpolates = false;
-    let mut slaves: Vec<Box<dyn Slave>> = vec![Box::new(a), Box::new(b)];
-    let mds = vec![md(&FD1), md(&FD2)];
-    let sys = draft.resolve(&mds, &Overrides::default()).unwrap();
-    assert_eq!(sys.instances[1].substeps, 10);
-    let mut engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
-    let mut values = Vec::new();
-    let mut err: f64 = 0.0;
-    for n in 0..sys.steps() {
-        engine.step(n, &mut slaves).unwrap();
-        engine.recorded(&mut slaves, &mut values).unwrap();
-        let z = analytic(1, (n + 1) as f64 * h);
-        err = err.max((values[0] - z[0]).abs()).max((values[1] - z[1]).abs());
-    }
-    Run { err, e_abs: 0.0, steps: sys.steps(), x: Vec::new() }
 }
 
 #[test]
 fn parallel_jacobi_gives_identical_results() {
-    let seq = run("fd", 1e-3, "jacobi", 2, 2.0, "parallel = \"off\"", true);
-    let par = run("fd", 1e-3, "jacobi", 2, 2.0, "parallel = \"on\"", true);
-    assert_eq!(seq.x, par.x);
+    let with = |p| {
+        let mut b = system("fd", 1e-3, JACOBI, 2, 2.0);
+        b.parallel(p);
+        execute(&b, "fd", true)
+    };
+    assert_eq!(with(Parallel::Off).x, with(Parallel::On).x);
 }
 
 #[test]
 fn i2_extrapolation_from_derivative_outputs_beats_zero_order_hold() {
     // m1's position input follows ξ(t_n) + ξ̇(t_n) τ built from m2's velocity output.
-    let text = system_text("fd", 2e-3, "jacobi", 0, 2.0, "").replace(
-        "[[connections]]\nfrom = \"m2.x\"\nto = \"m1.xi\"\n",
-        "[[connections]]\nfrom = \"m2.x\"\nto = \"m1.xi\"\nextrapolation = \"I2\"\nderivatives = [\"m2.v\"]\n",
-    );
-    let draft = Draft::parse(Path::new("test.toml"), &text).unwrap();
-    let mds = vec![md(&FD1), md(&FD2)];
-    let sys = draft.resolve(&mds, &Overrides::default()).unwrap();
+    let mut b = system("fd", 2e-3, JACOBI, 0, 2.0);
+    b.connections_mut()[0].i2(["m2.v"]);
+    let (_, mds) = instances("fd", true);
+    let sys = b.build(&mds).unwrap();
     assert!(
-        matches!(&sys.connections[0].extrapolation, master::system::Extrapolation::I2 { derivatives } if derivatives[0].name == "v")
+        matches!(&sys.connections()[0].extrapolation, master::system::Extrapolation::I2 { derivatives } if derivatives[0].name == "v")
     );
-    let mut slaves: Vec<Box<dyn Slave>> =
-        vec![Box::new(InProcess::new(&FD1, "m1")), Box::new(InProcess::new(&FD2, "m2"))];
-    let mut engine = master::run::initialize(&sys, &mut slaves, &mds).unwrap();
-    let mut values = Vec::new();
-    let mut err: f64 = 0.0;
-    for n in 0..sys.steps() {
-        engine.step(n, &mut slaves).unwrap();
-        engine.recorded(&mut slaves, &mut values).unwrap();
-        let z = analytic(1, (n + 1) as f64 * 2e-3);
-        err = err.max((values[0] - z[0]).abs()).max((values[1] - z[1]).abs());
-    }
-    let zoh = run("fd", 2e-3, "jacobi", 0, 2.0, "", true).err;
+    let err = execute(&b, "fd", true).err;
+    let zoh = run("fd", 2e-3, JACOBI, 0, 2.0, true).err;
     assert!(err < zoh, "I2 {err} vs ZOH {zoh}");
 }

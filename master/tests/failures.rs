@@ -8,9 +8,11 @@
 //! killed from outside.
 
 use fmu_harness::paths;
+use master::fmu::FmuCache;
 use master::fmu::IsolatedSlave;
-use master::system::{Draft, Overrides};
-use master::{Fmu2, MasterError, Slave};
+use master::observer::Status;
+use master::system::SystemBuilder;
+use master::{Execution, MasterError, Slave};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -348,12 +350,13 @@ impl Slave for NanAfter {
 fn non_finite_outputs_reaching_the_master_stop_the_run() {
     let dir = tmp("notfinite");
     let path = write(&dir, "sys.toml", &faulty_system("none", ""));
-    let draft = Draft::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
-    let fmus: Vec<_> = draft.fmus().into_iter().map(|(_, p)| Fmu2::load(&p).unwrap()).collect();
-    let mds: Vec<_> = fmus.iter().map(|f| f.model_description()).collect();
-    let sys = draft.resolve(&mds, &Overrides::default()).unwrap();
+    let mut fmus = FmuCache::default();
+    let sys = SystemBuilder::read(&path).unwrap().load(&mut fmus).unwrap();
     let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
-    for (spec, fmu) in sys.instances.iter().zip(&fmus) {
+    let mut mds = Vec::new();
+    for spec in sys.instances() {
+        let fmu = fmus.get(&spec.fmu).unwrap();
+        mds.push(fmu.model_description());
         let inner = fmu.instantiate(&spec.name).unwrap();
         if spec.name == "faulty" {
             slaves.push(Box::new(NanAfter { inner, from: 0.05, now: 0.0 }));
@@ -362,8 +365,10 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
         }
     }
     let out = dir.join("out");
-    let s = master::run::run(&sys, &mut slaves, &mds, &out).unwrap();
-    assert_eq!(s.status, "failed");
+    let mut run = Execution::with_instances(sys, slaves, &mds).unwrap();
+    master::run::run_into(&mut run, &out).unwrap();
+    let s = run.finish().unwrap();
+    assert_eq!(s.status, Status::Failed);
     assert_eq!(s.message, "faulty.y = NaN at t = 0.05");
     assert_eq!(s.steps, 4, "the step ending at t = 0.05 produced the NaN");
     let (_, rows) = read_csv(&out.join("results.csv"));

@@ -41,7 +41,7 @@ variables = ["m1.x", "m2.x"]
     std::fs::write(&path, text).unwrap();
     let out = dir.join("out");
     let summary = master::run::run_file(&path, &Overrides::default(), &out).unwrap();
-    assert_eq!(summary.status, "ok", "{}", summary.message);
+    assert_eq!(summary.status, master::observer::Status::Ok, "{}", summary.message);
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut err: f64 = 0.0;
     for line in csv.lines().skip(1) {

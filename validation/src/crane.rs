@@ -8,7 +8,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{Csv, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Result};
-use master::system::Overrides;
+use master::system::{Overrides, SystemBuilder, Value};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -79,8 +79,8 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
     );
     let mut crane_plot = None;
     for (i, p) in PAIRS.iter().enumerate() {
-        let (cosim, bonds) = ok(r.run(p.cosim, &[], &Overrides::default())?, p.cosim)?;
-        let (unified, _) = ok(r.run(p.unified, &[], &Overrides::default())?, p.unified)?;
+        let (cosim, bonds) = ok(r.run(p.cosim, |_| {}, &Overrides::default())?, p.cosim)?;
+        let (unified, _) = ok(r.run(p.unified, |_| {}, &Overrides::default())?, p.unified)?;
         let (ds, dp, e) = (worst(&cosim, &unified, p.s)?, worst(&cosim, &unified, p.p1)?, e_abs(&bonds));
         let _ = writeln!(body, "| {} | {ds:.3e} | {dp:.3e} | {e:.4} |", p.name);
         let id = p.cosim.trim_end_matches(".toml");
@@ -141,11 +141,21 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
 
 /// Publication IV's findings on crane2-pub3, measured.
 fn publication4(r: &mut Runner, body: &mut String) -> Result<()> {
-    let (unified, _) = ok(r.run("crane2-pub3-unified.toml", &[], &Overrides::default())?, "crane2 unified")?;
+    let (unified, _) = ok(r.run("crane2-pub3-unified.toml", |_| {}, &Overrides::default())?, "crane2 unified")?;
     let s_cols: &[(&str, &str)] = &[("mech.s1", "unified.s1"), ("mech.s2", "unified.s2")];
     let p_cols: &[(&str, &str)] = &[("hyd1.p1", "unified.p1_1"), ("hyd2.p1", "unified.p1_2")];
-    let outcome = |r: &mut Runner, scenario: &str, edits: &[(&str, &str)], step: f64| -> Result<String> {
-        let run = r.run(scenario, edits, &Overrides { step: Some(step), ..Overrides::default() })?;
+    // Both hydraulic circuits get the same start values.
+    let outcome = |r: &mut Runner, scenario: &str, starts: &[(&str, Value)], step: f64| -> Result<String> {
+        let edit = |b: &mut SystemBuilder| {
+            for name in ["hyd1", "hyd2"] {
+                if let Some(i) = b.instance_mut(name) {
+                    for (var, value) in starts {
+                        i.start(var, value.clone());
+                    }
+                }
+            }
+        };
+        let run = r.run(scenario, edit, &Overrides { step: Some(step), ..Overrides::default() })?;
         Ok(if run.ok {
             let e = worst(&run.results, &unified, s_cols)?;
             let ep = worst(&run.results, &unified, p_cols)?;
@@ -175,26 +185,12 @@ fn publication4(r: &mut Runner, body: &mut String) -> Result<()> {
     }
     body.push_str("\n**Hydraulics internal step h_h** (force coupling, H = 1 ms, TR):\n\n| h_h (ms) | max \\|Δs\\|, max \\|Δp1\\| |\n|---|---|\n");
     for hh in [5e-5, 1e-4, 2e-4, 5e-4, 1e-3] {
-        let start = format!("[instances.hyd1]\nstart = {{ h = {hh:e} }}");
-        let start2 = format!("start = {{ s0 = 0.4330127018922193, F_static = 0.0, h = {hh:e} }}");
-        let o = outcome(
-            r,
-            "crane2-pub3.toml",
-            &[("[instances.hyd1]", &start), ("start = { s0 = 0.4330127018922193, F_static = 0.0 }", &start2)],
-            1e-3,
-        )?;
+        let o = outcome(r, "crane2-pub3.toml", &[("h", Value::Real(hh))], 1e-3)?;
         let _ = writeln!(body, "| {} | {o} |", hh * 1e3);
     }
     body.push_str("\n**Integrator at h_h = 0.1 ms** (force coupling, H = 1 ms):\n\n| integrator | max \\|Δs\\|, max \\|Δp1\\| |\n|---|---|\n");
     for integ in ["FWE", "TR", "RK4"] {
-        let start = format!("[instances.hyd1]\nstart = {{ integrator = \"{integ}\" }}");
-        let start2 = format!("start = {{ s0 = 0.4330127018922193, F_static = 0.0, integrator = \"{integ}\" }}");
-        let o = outcome(
-            r,
-            "crane2-pub3.toml",
-            &[("[instances.hyd1]", &start), ("start = { s0 = 0.4330127018922193, F_static = 0.0 }", &start2)],
-            1e-3,
-        )?;
+        let o = outcome(r, "crane2-pub3.toml", &[("integrator", Value::from(integ))], 1e-3)?;
         let _ = writeln!(body, "| {integ} | {o} |");
     }
     body.push_str(

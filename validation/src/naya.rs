@@ -6,7 +6,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{Csv, RunOutput, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Result};
-use master::system::{AlgorithmKind, Overrides};
+use master::system::{AlgorithmKind, Overrides, SystemBuilder};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -36,11 +36,27 @@ fn ok(run: RunOutput, what: &str) -> Result<Csv> {
 
 const UNIFIED: &str = "naya-unified.toml";
 const COSIM: &str = "naya.toml";
-const UNIFIED_HEAD: &str = "[instances.unified]";
-const HYD_START: &str = r#"start = { integrator = "FWE", h = 2e-4 }"#;
+/// No change to the scenario.
+fn as_is(_: &mut SystemBuilder) {}
 
-fn hyd(integrator: &str, h: f64) -> String {
-    format!(r#"start = {{ integrator = "{integrator}", h = {h:e} }}"#)
+/// The hydraulics instance with another integrator and step.
+fn hyd(integrator: &'static str, h: f64) -> impl Fn(&mut SystemBuilder) {
+    move |b| {
+        if let Some(i) = b.instance_mut("hyd") {
+            i.start("integrator", integrator).start("h", h);
+        }
+    }
+}
+
+/// Start values of the unified instance.
+fn unified_start(starts: &'static [(&'static str, f64)]) -> impl Fn(&mut SystemBuilder) {
+    move |b| {
+        if let Some(i) = b.instance_mut("unified") {
+            for (name, value) in starts {
+                i.start(name, *value);
+            }
+        }
+    }
 }
 
 fn over(step: Option<f64>, algorithm: Option<AlgorithmKind>, extrapolation: Option<usize>) -> Overrides {
@@ -50,36 +66,51 @@ fn over(step: Option<f64>, algorithm: Option<AlgorithmKind>, extrapolation: Opti
 /// The seed 004 section.
 pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
     let mut r = Runner::new(fmu_dir)?;
-    let unified_start = |s: &str| format!("{UNIFIED_HEAD}\nstart = {{ {s} }}");
     // Tight reference: Δt = 0.1 ms, α = 1e10·(10 ms / 0.1 ms)² = 1e14.
     let tight = ok(
-        r.run(UNIFIED, &[(UNIFIED_HEAD, &unified_start("h = 1e-4, alpha = 1e14"))], &over(Some(1e-3), None, None))?,
+        r.run(UNIFIED, unified_start(&[("h", 1e-4), ("alpha", 1e14)]), &over(Some(1e-3), None, None))?,
         "tight reference",
     )?;
-    let unified = ok(r.run(UNIFIED, &[], &Overrides::default())?, "unified 10 ms")?;
-    let no_restart =
-        ok(r.run(UNIFIED, &[(UNIFIED_HEAD, &unified_start("restart = false"))], &Overrides::default())?, "no restart")?;
-    let loose = ok(
+    let unified = ok(r.run(UNIFIED, as_is, &Overrides::default())?, "unified 10 ms")?;
+    let no_restart = ok(
         r.run(
             UNIFIED,
-            &[(UNIFIED_HEAD, &unified_start("newton_tol = 1e-7, newton_tol_x = 1e-4"))],
+            |b: &mut SystemBuilder| {
+                if let Some(i) = b.instance_mut("unified") {
+                    i.start("restart", false);
+                }
+            },
             &Overrides::default(),
         )?,
+        "no restart",
+    )?;
+    let loose = ok(
+        r.run(UNIFIED, unified_start(&[("newton_tol", 1e-7), ("newton_tol_x", 1e-4)]), &Overrides::default())?,
         "unified, tolerance 1e-7",
     )?;
-    let cosim_run = r.run(COSIM, &[], &Overrides::default())?;
+    let cosim_run = r.run(COSIM, as_is, &Overrides::default())?;
     let bonds = bond_energy(&cosim_run.bonds);
     let cosim = ok(cosim_run, "co-simulation")?;
-    let cosim_gs1 = ok(r.run(COSIM, &[], &over(None, Some(AlgorithmKind::GaussSeidel), Some(1)))?, "GS order 1")?;
-    let cosim_5ms = ok(r.run(COSIM, &[], &over(Some(5e-3), None, Some(1)))?, "co-simulation 5 ms")?;
-    let cosim_tr =
-        ok(r.run(COSIM, &[(HYD_START, &hyd("TR", 1e-2))], &Overrides::default())?, "co-simulation TR 10 ms")?;
+    let cosim_gs1 = ok(r.run(COSIM, as_is, &over(None, Some(AlgorithmKind::GaussSeidel), Some(1)))?, "GS order 1")?;
+    let cosim_5ms = ok(r.run(COSIM, as_is, &over(Some(5e-3), None, Some(1)))?, "co-simulation 5 ms")?;
+    let cosim_tr = ok(r.run(COSIM, hyd("TR", 1e-2), &Overrides::default())?, "co-simulation TR 10 ms")?;
     // Iterative coupling (the paper's multi-rate scheme re-integrates the hydraulics inside the
     // mechanics' Newton iteration): up to 60 passes per step, converged to 1e-9.
-    let iterative = ("[simulation]", "[simulation]\niterations = 60");
-    let cosim_it = ok(r.run(COSIM, &[iterative], &Overrides::default())?, "iterative co-simulation")?;
-    let cosim_it_tr =
-        ok(r.run(COSIM, &[iterative, (HYD_START, &hyd("TR", 1e-2))], &Overrides::default())?, "iterative TR 10 ms")?;
+    let iterative = |b: &mut SystemBuilder| {
+        b.iterations(60);
+    };
+    let cosim_it = ok(r.run(COSIM, iterative, &Overrides::default())?, "iterative co-simulation")?;
+    let cosim_it_tr = ok(
+        r.run(
+            COSIM,
+            |b: &mut SystemBuilder| {
+                iterative(b);
+                hyd("TR", 1e-2)(b);
+            },
+            &Overrides::default(),
+        )?,
+        "iterative TR 10 ms",
+    )?;
 
     let s_ref = series(&tight, "unified.s")?;
     let p_ref = series(&tight, "unified.p1")?;
@@ -223,7 +254,9 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         let run = ok(
             r.run(
                 COSIM,
-                &[("\"mech.newton_iterations\"]", "\"mech.newton_iterations\", \"hyd.lambda_max\"]")],
+                |b: &mut SystemBuilder| {
+                    b.record("hyd.lambda_max");
+                },
                 &Overrides::default(),
             )?,
             "lambda",
@@ -233,7 +266,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
     };
     let (mut stable, mut unstable) = (0.0_f64, f64::INFINITY);
     for h in [2e-4, 2.5e-4, 4e-4, 5e-4, 1e-3] {
-        let run = r.run(COSIM, &[(HYD_START, &hyd("FWE", h))], &Overrides::default())?;
+        let run = r.run(COSIM, hyd("FWE", h), &Overrides::default())?;
         let (outcome, err) = if run.ok {
             let e = max_diff(&series(&run.results, "hyd.p1")?, &p_ref);
             (if e < 1e6 { "stable" } else { "oscillates" }, e)

@@ -49,7 +49,7 @@ fn residual(runner: &mut Runner, h: f64, m: usize) -> Result<Residual> {
         parallel: Some(Parallel::Off),
         ..Default::default()
     };
-    let run = runner.run("oscillator-fd.toml", &[], &over)?;
+    let run = runner.run("oscillator-fd.toml", |_| {}, &over)?;
     if !run.ok {
         bail!("oscillator-fd, H = {h}, m = {m}: {}", run.message);
     }

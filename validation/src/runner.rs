@@ -1,14 +1,12 @@
 //! Runs the checked-in scenarios in process on a directory of packaged FMUs (each FMU loaded
-//! once), after text edits of the system file, and reads what the master wrote.
+//! once), changed through the system builder, and keeps what the master recorded in memory.
 
-use anyhow::{anyhow, bail, Context, Result};
-use master::system::{Draft, Overrides};
-use master::{Fmu2, Slave};
-use model_description::ModelDescription;
-use std::collections::HashMap;
+use anyhow::{anyhow, Context, Result};
+use master::fmu::FmuCache;
+use master::observer::{SharedRecorder, Status};
+use master::system::{Overrides, SystemBuilder};
+use master::Execution;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 /// The checked-in scenarios.
 pub fn scenarios_dir() -> PathBuf {
@@ -61,58 +59,72 @@ pub struct RunOutput {
 /// Runs checked-in scenarios on the FMUs of one directory, loading each FMU once.
 pub struct Runner {
     fmu_dir: PathBuf,
-    loaded: HashMap<PathBuf, Arc<Fmu2>>,
+    fmus: FmuCache,
 }
 
 impl Runner {
-    /// FMUs from `fmu_dir` (made absolute, so the scenarios' `../target/fmu/` can point there).
+    /// FMUs from `fmu_dir` (instead of the scenarios' `../target/fmu/`).
     pub fn new(fmu_dir: &Path) -> Result<Self> {
         let fmu_dir = std::path::absolute(fmu_dir).with_context(|| format!("resolving {}", fmu_dir.display()))?;
-        Ok(Self { fmu_dir, loaded: HashMap::new() })
+        Ok(Self { fmu_dir, fmus: FmuCache::default() })
     }
 
-    /// Runs `scenarios/<scenario>` after the text replacements `edits` (e.g. a damping case),
-    /// with `over`, in a temporary output directory; returns the CSVs.
-    pub fn run(&mut self, scenario: &str, edits: &[(&str, &str)], over: &Overrides) -> Result<RunOutput> {
+    /// Runs `scenarios/<scenario>` after `edit` changed it (e.g. a damping case, an integrator),
+    /// with `over`, in memory; returns what `cosim run` would have written to its CSV files.
+    pub fn run(
+        &mut self,
+        scenario: &str,
+        edit: impl FnOnce(&mut SystemBuilder),
+        over: &Overrides,
+    ) -> Result<RunOutput> {
         let path = scenarios_dir().join(scenario);
-        let mut text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        text = text.replace("../target/fmu/", &format!("{}/", self.fmu_dir.display()));
-        for (from, to) in edits {
-            if !text.contains(from) {
-                bail!("{}: no {from:?} to replace", path.display());
+        let mut b = SystemBuilder::read(&path)?;
+        for (name, fmu) in b.fmus() {
+            if let (Some(file), Some(inst)) = (fmu.file_name(), b.instance_mut(&name)) {
+                inst.set_fmu(self.fmu_dir.join(file));
             }
-            text = text.replace(from, to);
         }
-        let draft = Draft::parse(&path, &text)?;
-        let mut fmus = Vec::new();
-        for (_, fmu_path) in draft.fmus() {
-            let fmu = match self.loaded.get(&fmu_path) {
-                Some(f) => Arc::clone(f),
-                None => {
-                    let f = Fmu2::load(&fmu_path)
-                        .with_context(|| format!("{}: run `cargo xtask fmus` first", fmu_path.display()))?;
-                    self.loaded.insert(fmu_path.clone(), Arc::clone(&f));
-                    f
-                }
-            };
-            fmus.push(fmu);
+        edit(&mut b);
+        for (_, fmu) in b.fmus() {
+            self.fmus.load(&fmu).with_context(|| format!("{}: run `cargo xtask fmus` first", fmu.display()))?;
         }
-        let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
-        let sys = draft.resolve(&mds, over)?;
-        let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(fmus.len());
-        for (spec, fmu) in sys.instances.iter().zip(&fmus) {
-            slaves.push(Box::new(fmu.instantiate(&spec.name)?));
+        let sys = b.load_with(&mut self.fmus, over)?;
+        let every = sys.record_every() as usize;
+        let mut header = vec!["time".to_owned()];
+        header.extend(sys.outputs().iter().map(|v| sys.label(v)));
+        let mut bond_header = vec!["time".to_owned()];
+        for bond in sys.bonds() {
+            let n = &bond.name;
+            bond_header.extend([format!("{n}.dP"), format!("{n}.dE"), format!("{n}.E"), format!("{n}.E_abs")]);
         }
-        // One directory per run in this process (sections may run on several threads at once).
-        static RUNS: AtomicUsize = AtomicUsize::new(0);
-        let run_id = RUNS.fetch_add(1, Ordering::Relaxed);
-        let out = std::env::temp_dir().join(format!("validation-{}-{run_id}", std::process::id()));
-        let summary = master::run::run(&sys, &mut slaves, &mds, &out)?;
-        drop(slaves);
-        let results = Csv::read(&out.join("results.csv"));
-        let bonds = Csv::read(&out.join("bonds.csv"));
-        // Best effort: a leftover temp directory is harmless.
-        let _ = std::fs::remove_dir_all(&out);
-        Ok(RunOutput { ok: summary.status == "ok", message: summary.message, results: results?, bonds: bonds? })
+        let trace = SharedRecorder::default();
+        let mut run = Execution::new(sys, &self.fmus)?;
+        run.set_timing(false);
+        run.observe(Box::new(trace.clone()));
+        // A failed run keeps its rows; the summary says why it stopped.
+        let _ = run.run();
+        let summary = run.finish()?;
+        let trace = std::mem::take(&mut *trace.lock().map_err(|_| anyhow!("recorder poisoned"))?);
+        // As the CSV observers write them: results at the start and every k-th point, bonds
+        // every k-th point after the start.
+        let rows = (0..trace.times.len()).filter(|k| k % every == 0);
+        let results = rows
+            .clone()
+            .map(|k| std::iter::once(trace.times[k]).chain(trace.values[k].iter().copied()).collect())
+            .collect();
+        let bonds = rows
+            .filter(|k| *k > 0)
+            .map(|k| {
+                std::iter::once(trace.times[k])
+                    .chain(trace.bonds[k].iter().flat_map(|b| [b.dp, b.de, b.e, b.e_abs]))
+                    .collect()
+            })
+            .collect();
+        Ok(RunOutput {
+            ok: summary.status == Status::Ok,
+            message: summary.message,
+            results: Csv { header, rows: results },
+            bonds: Csv { header: bond_header, rows: bonds },
+        })
     }
 }

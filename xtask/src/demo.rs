@@ -18,7 +18,7 @@ fn run_scenario(name: &str, fmu_dir: &Path, out: &Path) -> Result<(master::obser
         .with_context(|| format!("writing {}", system.display()))?;
     let dir = out.join(name);
     let summary = master::run::run_file(&system, &Overrides::default(), &dir)?;
-    if summary.status != "ok" {
+    if summary.status != master::observer::Status::Ok {
         bail!("{name}: {}", summary.message);
     }
     Ok((summary, dir))

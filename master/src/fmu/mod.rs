@@ -1,5 +1,6 @@
 //! Loading any FMI 2.0 Co-Simulation FMU and driving its instances through a safe API.
 //!
+//! - `cache`: [`FmuCache`], each FMU loaded once.
 //! - `archive`: unzips into a private temporary folder (removed on drop), refusing unsafe entries.
 //! - `ffi`: the only module that holds raw pointers: library, resolved `fmi2*` symbols, callbacks
 //!   (a C shim formats the FMU's variadic log messages).
@@ -78,12 +79,14 @@ pub trait Slave: Send {
 }
 
 pub mod archive;
+mod cache;
 mod ffi;
 pub mod info;
 pub mod instance;
 pub mod isolated;
 
 pub use archive::Archive;
+pub use cache::FmuCache;
 pub use info::info;
 pub use instance::{Fmu2, Fmu2Slave};
 pub use isolated::IsolatedSlave;

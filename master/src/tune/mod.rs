@@ -112,7 +112,7 @@ pub struct Sweep {
 pub fn input_ranges(base: &Base, spec: &TuneSpec) -> Result<Vec<InputRange>> {
     let draft =
         base.draft(&base.document(spec, &Config { extrapolation: space::Extrap::Order(0), params: vec![] }, false)?)?;
-    let sys = draft.resolve(&base.mds(), &crate::system::Overrides::default())?;
+    let sys = draft.build(&base.mds())?;
     let mds = base.mds();
     let mut out = Vec::new();
     for name in &spec.inputs {
@@ -125,7 +125,7 @@ pub fn input_ranges(base: &Base, spec: &TuneSpec) -> Result<Vec<InputRange>> {
         if v.causality != Causality::Input || v.ty != BaseType::Real {
             return Err(err(format!("{name} is not a Real input")));
         }
-        if sys.connections.iter().any(|c| c.to == v) {
+        if sys.connections().iter().any(|c| c.to == v) {
             return Err(err(format!("{name} is fed by a connection; only external inputs can be replaced")));
         }
         let sv = mds[v.instance].variable(&v.name);
@@ -133,7 +133,7 @@ pub fn input_ranges(base: &Base, spec: &TuneSpec) -> Result<Vec<InputRange>> {
             Some(VariableKind::Real { start, attrs, .. }) => (*start, attrs.min, attrs.max),
             _ => (None, None, None),
         };
-        let v0 = sys.signals.iter().find(|s| s.to == v).map(|s| s.at(sys.start).0).or(start).unwrap_or(0.0);
+        let v0 = sys.signals().iter().find(|s| s.to == v).map(|s| s.at(sys.start()).0).or(start).unwrap_or(0.0);
         let (lo, hi) = match spec.range.get(name) {
             Some(r) => *r,
             None => match (min, max) {
@@ -232,7 +232,7 @@ struct Sequence<'a> {
     spec: &'a TuneSpec,
     test: &'a TestFn,
     label: String,
-    draft: &'a crate::system::Draft,
+    draft: &'a crate::system::SystemBuilder,
     signals: Vec<crate::system::Signal>,
     cache: &'a results::Cache,
 }

@@ -5,13 +5,13 @@
 
 use super::space::{Config, Extrap, TuneSpec};
 use crate::error::{MasterError, Result};
-use crate::fmu::instance::Fmu2;
-use crate::fmu::Slave;
-use crate::system::{Draft, Overrides, Parallel, Signal, System, VarRef};
+use crate::execution::Execution;
+use crate::fmu::FmuCache;
+use crate::observer::SharedRecorder;
+use crate::system::{Overrides, Parallel, Signal, SystemBuilder, VarRef};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// What one run gave.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +32,9 @@ pub struct RunOutcome {
 pub struct Base {
     path: PathBuf,
     doc: toml::Table,
-    fmus: Vec<Arc<Fmu2>>,
+    fmus: FmuCache,
+    /// Each instance's FMU file, in instance order.
+    paths: Vec<PathBuf>,
     names: Vec<String>,
     counter: AtomicU64,
 }
@@ -42,28 +44,18 @@ impl Base {
     pub fn load(path: &Path) -> Result<Self> {
         let text =
             std::fs::read_to_string(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
-        let draft = Draft::parse(path, &text)?;
+        let draft = SystemBuilder::parse(path, &text)?;
         let doc: toml::Table = toml::from_str(&text).map_err(|e| MasterError::System {
             path: path.to_path_buf(),
             key: String::new(),
             message: e.message().to_owned(),
         })?;
-        let mut loaded: Vec<(PathBuf, Arc<Fmu2>)> = Vec::new();
-        let mut fmus = Vec::new();
-        let mut names = Vec::new();
-        for (name, fmu_path) in draft.fmus() {
-            let fmu = match loaded.iter().find(|(p, _)| *p == fmu_path) {
-                Some((_, f)) => Arc::clone(f),
-                None => {
-                    let f = Fmu2::load(&fmu_path)?;
-                    loaded.push((fmu_path.clone(), Arc::clone(&f)));
-                    f
-                }
-            };
-            fmus.push(fmu);
-            names.push(name);
+        let mut fmus = FmuCache::default();
+        let (names, paths): (Vec<String>, Vec<PathBuf>) = draft.fmus().into_iter().unzip();
+        for p in &paths {
+            fmus.load(p)?;
         }
-        Ok(Self { path: path.to_path_buf(), doc, fmus, names, counter: AtomicU64::new(0) })
+        Ok(Self { path: path.to_path_buf(), doc, fmus, paths, names, counter: AtomicU64::new(0) })
     }
 
     /// The `[tune]` table.
@@ -83,7 +75,7 @@ impl Base {
 
     /// Model descriptions, one per instance (sorted by instance name).
     pub fn mds(&self) -> Vec<&ModelDescription> {
-        self.fmus.iter().map(|f| f.model_description()).collect()
+        self.paths.iter().filter_map(|p| self.fmus.get(p)).map(|f| f.model_description()).collect()
     }
 
     /// The system document with `config` applied: start values set, the swept connections'
@@ -148,13 +140,13 @@ impl Base {
     }
 
     /// Parses a document made by [`Base::document`] (FMU paths stay relative to the system file).
-    pub fn draft(&self, doc: &toml::Table) -> Result<Draft> {
+    pub fn draft(&self, doc: &toml::Table) -> Result<SystemBuilder> {
         let text = toml::to_string(doc).map_err(|e| MasterError::System {
             path: self.path.clone(),
             key: String::new(),
             message: format!("cannot write the configured system: {e}"),
         })?;
-        Draft::parse(&self.path, &text)
+        SystemBuilder::parse(&self.path, &text)
     }
 
     /// Resolves `inst.var` to a variable reference.
@@ -167,7 +159,8 @@ impl Base {
             .iter()
             .position(|n| n == inst)
             .ok_or_else(|| bad(format!("unknown instance \"{inst}\" in \"{dotted}\"")))?;
-        let md = self.fmus[i].model_description();
+        let mds = self.mds();
+        let md = mds[i];
         let v = md
             .variable(var)
             .ok_or_else(|| bad(format!("instance \"{inst}\" ({}) has no variable \"{var}\"", md.model_name)))?;
@@ -185,7 +178,7 @@ impl Base {
     /// `record` names variables whose values are returned at every communication point.
     pub fn run(
         &self,
-        draft: &Draft,
+        draft: &SystemBuilder,
         h: f64,
         steps: u64,
         signals: &[Signal],
@@ -199,48 +192,44 @@ impl Base {
             isolate: Some(false),
             ..Default::default()
         };
-        let mds = self.mds();
-        let mut sys: System = draft.resolve(&mds, &over)?;
-        sys.signals.extend_from_slice(signals);
-        sys.max_residual_energy = max_e_abs;
+        let mut b = draft.clone();
+        let label = |v: &VarRef| format!("{}.{}", self.names[v.instance], v.name);
+        for sig in signals {
+            let input = b.input(&label(&sig.to), sig.times.clone(), sig.values.clone());
+            if sig.linear {
+                input.linear();
+            }
+        }
+        b.max_residual_energy(max_e_abs);
         if let Some(r) = record {
-            sys.outputs = r.to_vec();
+            b.outputs(r.iter().map(label));
         }
+        let sys = b.build_with(&self.mds(), &over)?;
         let id = self.counter.fetch_add(1, Ordering::Relaxed);
-        let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(sys.instances.len());
-        for (spec, fmu) in sys.instances.iter().zip(&self.fmus) {
-            slaves.push(Box::new(fmu.instantiate(&format!("{}#{id}", spec.name))?));
+        let mut run = Execution::new_named(sys, &self.fmus, &format!("#{id}"))?;
+        run.set_timing(false);
+        let trace = SharedRecorder::default();
+        if record.is_some() {
+            run.observe(Box::new(trace.clone()));
         }
-        let mut out = RunOutcome { steps: 0, time: 0.0, e_abs: 0.0, failure: None, trace: Vec::new() };
-        let mut values = Vec::new();
-        let result = (|| -> Result<()> {
-            let mut engine = crate::run::initialize(&sys, &mut slaves, &mds)?;
-            engine.set_timing(false);
-            if record.is_some() {
-                engine.recorded(&mut slaves, &mut values)?;
-                out.trace.push(values.clone());
-            }
-            for n in 0..steps {
-                let r = engine.step(n, &mut slaves);
-                out.e_abs = engine.bonds().iter().map(|b| b.e_abs).sum();
-                r?;
-                out.steps = n + 1;
-                if record.is_some() {
-                    engine.recorded(&mut slaves, &mut values)?;
-                    out.trace.push(values.clone());
-                }
-            }
-            for s in slaves.iter_mut() {
-                s.terminate()?;
-            }
-            Ok(())
-        })();
-        out.time = out.steps as f64 * h;
-        if let Err(e) = result {
-            out.failure = Some(e.to_string());
+        let result = run.run();
+        let mut out = RunOutcome {
+            steps: run.steps(),
+            time: run.steps() as f64 * h,
+            e_abs: run.bonds().iter().map(|b| b.e_abs).sum(),
+            failure: None,
+            trace: Vec::new(),
+        };
+        match (result, run.finish()) {
+            (Err(e), _) | (Ok(()), Err(e)) => out.failure = Some(e.to_string()),
+            (Ok(()), Ok(s)) if s.status != crate::observer::Status::Ok => out.failure = Some(s.message),
+            _ => {}
         }
         if out.failure.is_none() && !out.e_abs.is_finite() {
             out.failure = Some(format!("Σ|δE| = {} is not finite", out.e_abs));
+        }
+        if let Ok(mut r) = trace.lock() {
+            out.trace = std::mem::take(&mut r.values);
         }
         Ok(out)
     }

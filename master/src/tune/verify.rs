@@ -162,8 +162,8 @@ pub fn verify(
     let compare_names: Vec<String> = match &spec.compare {
         Some(c) => c.clone(),
         None => {
-            let sys = draft.resolve(&base.mds(), &Default::default())?;
-            sys.outputs.iter().map(|v| sys.label(v)).collect()
+            let sys = draft.build(&base.mds())?;
+            sys.outputs().iter().map(|v| sys.label(v)).collect()
         }
     };
     let compare: Vec<VarRef> = compare_names.iter().map(|n| base.var(n)).collect::<Result<_>>()?;

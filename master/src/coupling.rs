@@ -1,44 +1,45 @@
-//! *How* the system is simulated: Jacobi and Gauss-Seidel macro steps, multirate sub-stepping,
-//! input extrapolation/interpolation and power-bond residuals (seed 001 §2–3; SPEC §3.6, §4).
-//!
-//! Call order: [`Engine::new`] (resolves everything to flat index tables once), then
-//! [`Engine::initialize`] after the instances left initialization mode, then [`Engine::step`]
-//! for n = 0, 1, …. The engine borrows the instances, it never owns them.
+//! The coupling layer every [`crate::algorithm::Algorithm`] shares: where each exchanged value
+//! lives (flat per-instance tables resolved once from the [`System`]), the link histories and
+//! their extrapolation/interpolation polynomials (seed 001 §2–3), setting inputs (held values,
+//! input derivatives for FMUs that interpolate), feedthrough order, multirate sub-stepping of an
+//! instance and reading its outputs. Schemes decide *when* instances step and which link values
+//! they see; this module does the work.
 
+use crate::bonds::Bonds;
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
 use crate::fmu::Slave;
-use crate::system::{AlgorithmKind, Extrapolation, Parallel, System, VarRef};
+use crate::system::{Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
 use std::time::Instant;
 
 /// Where a Real value lives: instance and slot in that instance's output buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Slot {
-    instance: usize,
-    index: usize,
+pub(crate) struct Slot {
+    pub(crate) instance: usize,
+    pub(crate) index: usize,
 }
 
 /// A Real connection, resolved.
 #[derive(Debug, Clone)]
-struct RealLink {
-    src: Slot,
-    dst_instance: usize,
+pub(crate) struct RealLink {
+    pub(crate) src: Slot,
+    pub(crate) dst_instance: usize,
     /// Position among the destination's inputs.
-    dst_index: usize,
-    gain: f64,
-    offset: f64,
-    order: usize,
+    pub(crate) dst_index: usize,
+    pub(crate) gain: f64,
+    pub(crate) offset: f64,
+    pub(crate) order: usize,
     /// I2: slots of the source's derivative outputs.
-    i2: Vec<Slot>,
-    history: History,
-    poly: Poly,
+    pub(crate) i2: Vec<Slot>,
+    pub(crate) history: History,
+    pub(crate) poly: Poly,
     /// Input value the destination used at the end of the step (for bonds).
-    used_end: f64,
+    pub(crate) used_end: f64,
     /// Input value at the start of the step.
-    used_start: f64,
+    pub(crate) used_start: f64,
     /// This step's polynomial is an interpolation (Gauss-Seidel, source already stepped).
-    interpolated: bool,
+    pub(crate) interpolated: bool,
 }
 
 /// A non-Real connection: copied at communication points.
@@ -50,33 +51,33 @@ struct DiscreteLink {
 
 /// Per-instance tables.
 #[derive(Debug, Clone, Default)]
-struct Node {
+pub(crate) struct Node {
     /// Real variables read after every step (connection sources, I2 derivatives, bond and
     /// recorded variables).
-    out_vrs: Vec<u32>,
-    out_vals: Vec<f64>,
+    pub(crate) out_vrs: Vec<u32>,
+    pub(crate) out_vals: Vec<f64>,
     /// Names of `out_vrs`, for messages.
-    out_names: Vec<String>,
+    pub(crate) out_names: Vec<String>,
     /// Subset of `out_vrs` positions that have direct feedthrough from inputs and feed others.
-    ft_positions: Vec<usize>,
-    ft_vrs: Vec<u32>,
-    ft_vals: Vec<f64>,
+    pub(crate) ft_positions: Vec<usize>,
+    pub(crate) ft_vrs: Vec<u32>,
+    pub(crate) ft_vals: Vec<f64>,
     /// Real inputs: first those fed by connections (`in_links`, same positions), then those
     /// driven by time tables (`in_signals`), set in one batched call per instance.
-    in_vrs: Vec<u32>,
-    in_vals: Vec<f64>,
-    in_links: Vec<usize>,
-    in_signals: Vec<usize>,
+    pub(crate) in_vrs: Vec<u32>,
+    pub(crate) in_vals: Vec<f64>,
+    pub(crate) in_links: Vec<usize>,
+    pub(crate) in_signals: Vec<usize>,
     /// Each time table's value and slope at the step's start.
-    signal_vals: Vec<(f64, f64)>,
+    pub(crate) signal_vals: Vec<(f64, f64)>,
     /// Highest extrapolation order among the inputs.
-    max_order: usize,
-    substeps: u64,
-    interpolates: bool,
+    pub(crate) max_order: usize,
+    pub(crate) substeps: u64,
+    pub(crate) interpolates: bool,
     /// Seconds inside the timed steps, how many were timed, and all macro-step calls.
-    step_seconds: f64,
-    timed_calls: u64,
-    step_calls: u64,
+    pub(crate) step_seconds: f64,
+    pub(crate) timed_calls: u64,
+    pub(crate) step_calls: u64,
 }
 
 /// Steps timed in full at the start (the thread decision reads them), then every
@@ -84,83 +85,43 @@ struct Node {
 const TIME_ALL_FIRST: u64 = 64;
 const TIME_EVERY: u64 = 16;
 
-/// Residual power of one bond.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BondState {
-    /// δP at the end of the last step (W).
-    pub dp: f64,
-    /// δE of the last step (J).
-    pub de: f64,
-    /// Σ δE (J).
-    pub e: f64,
-    /// Σ |δE| (J).
-    pub e_abs: f64,
-    dp_start: f64,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum PortValue {
-    Output(Slot),
-    Input(usize),
-}
-
-#[derive(Debug, Clone)]
-struct BondPlan {
-    ports: [(PortValue, PortValue, f64); 2],
-}
-
-/// The co-simulation algorithm with all its tables.
-pub struct Engine {
-    kind: AlgorithmKind,
+/// The coupling tables of a system: built once by [`Coupling::new`], then driven by the
+/// execution ([`Coupling::begin_step`]) and the algorithm (stepping, reading, interpolating).
+pub struct Coupling {
     h: f64,
     start: f64,
-    nodes: Vec<Node>,
-    links: Vec<RealLink>,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) links: Vec<RealLink>,
     discrete: Vec<DiscreteLink>,
     /// Order in which inputs are set at a communication point (feedthrough dependencies first).
     input_order: Vec<usize>,
-    /// Gauss-Seidel stepping order.
-    gs_order: Vec<usize>,
-    bonds: Vec<BondPlan>,
-    bond_state: Vec<BondState>,
-    bond_order0: Vec<bool>,
     recorded: Vec<Slot>,
+    recorded_discrete: Vec<(usize, VarRef)>,
     /// Inputs driven by time tables.
     signals: Vec<crate::system::Signal>,
-    recorded_discrete: Vec<(usize, VarRef)>,
-    parallel: Parallel,
-    use_threads: bool,
-    pool: Option<crate::pool::Pool>,
+    pub(crate) names: Vec<String>,
     /// Measure the time of each instance's steps (two clock reads per instance and step).
     timing: bool,
-    pool_results: Vec<(usize, f64, Result<()>)>,
-    /// Instances stepped by the workers (one doStep per macro step) and those sub-stepped here.
-    parallel_jobs: Vec<usize>,
-    sequential_jobs: Vec<usize>,
-    stepped: Vec<bool>,
-    names: Vec<String>,
-    /// `bond "name" between a and b`, for the divergence message.
-    bond_labels: Vec<String>,
-    /// Divergence bound on each bond's Σ|δE| (J).
-    max_residual_energy: Option<f64>,
-    /// Iterative coupling: passes per step at most (1: non-iterative) and the tolerance.
-    iterations: u32,
-    iteration_tolerance: f64,
-    /// Each link's end value of the previous pass (iterative coupling; reused buffer).
-    pass_end: Vec<f64>,
-    /// Passes done, and steps that reached the pass limit unconverged.
-    passes: u64,
-    unconverged: u64,
+    /// Time every one of the first steps even without `timing` (`parallel = "auto"` decides from them).
+    sample_first_steps: bool,
 }
 
-fn labelled(names: &[String], v: &VarRef) -> String {
-    format!("{}.{}", names[v.instance], v.name)
+fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
+    let node = &mut nodes[v.instance];
+    let index = node.out_vrs.iter().position(|vr| *vr == v.vr).unwrap_or_else(|| {
+        node.out_vrs.push(v.vr);
+        node.out_vals.push(0.0);
+        node.out_names.push(v.name.clone());
+        node.out_vrs.len() - 1
+    });
+    Slot { instance: v.instance, index }
 }
 
-impl Engine {
-    /// Resolves the system to flat tables; `mds[i]` is instance i's description and
-    /// `interpolates[i]` whether it can interpolate inputs.
-    pub fn new(sys: &System, mds: &[&ModelDescription], interpolates: &[bool]) -> Result<Self> {
+impl Coupling {
+    /// Resolves the system to flat tables (and its bonds, whose ports read these tables);
+    /// `mds[i]` is instance i's description and `interpolates[i]` whether it can interpolate
+    /// inputs.
+    pub fn new(sys: &System, mds: &[&ModelDescription], interpolates: &[bool]) -> Result<(Self, Bonds)> {
         let names: Vec<String> = sys.instances.iter().map(|i| i.name.clone()).collect();
         let mut nodes: Vec<Node> = sys
             .instances
@@ -168,16 +129,6 @@ impl Engine {
             .zip(interpolates)
             .map(|(spec, interp)| Node { substeps: spec.substeps, interpolates: *interp, ..Node::default() })
             .collect();
-        fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
-            let node = &mut nodes[v.instance];
-            let index = node.out_vrs.iter().position(|vr| *vr == v.vr).unwrap_or_else(|| {
-                node.out_vrs.push(v.vr);
-                node.out_vals.push(0.0);
-                node.out_names.push(v.name.clone());
-                node.out_vrs.len() - 1
-            });
-            Slot { instance: v.instance, index }
-        }
         let mut links = Vec::new();
         let mut discrete = Vec::new();
         for c in &sys.connections {
@@ -225,58 +176,31 @@ impl Engine {
         }
 
         // Bonds: each port variable is an output (read) or a connected input (value used).
-        let mut bonds = Vec::new();
-        let mut bond_order0 = Vec::new();
-        let bond_labels = sys
-            .bonds
-            .iter()
-            .map(|b| {
-                let [p, q] = &b.ports;
-                format!("bond \"{}\" between {} and {}", b.name, names[p.effort.instance], names[q.effort.instance])
-            })
-            .collect();
-        for b in &sys.bonds {
-            let mut ports = Vec::new();
-            let mut order0 = true;
-            for p in &b.ports {
-                let mut value = |v: &VarRef| -> Result<PortValue> {
-                    if v.causality == Causality::Output {
-                        return Ok(PortValue::Output(slot_of(&mut nodes, v)));
-                    }
-                    let link = links
-                        .iter()
-                        .position(|l| l.dst_instance == v.instance && nodes[v.instance].in_vrs[l.dst_index] == v.vr)
-                        .ok_or_else(|| MasterError::System {
-                            path: sys.path.clone(),
-                            key: format!("bonds.{}", b.name),
-                            message: format!(
-                                "port variable {} is an input without a connection: its value is unknown",
-                                labelled(&names, v)
-                            ),
-                        })?;
-                    if links[link].order > 0 {
-                        order0 = false;
-                    }
-                    Ok(PortValue::Input(link))
-                };
-                let e = value(&p.effort)?;
-                let f = value(&p.flow)?;
-                ports.push((e, f, p.sign));
-            }
-            let ports: [(PortValue, PortValue, f64); 2] = [ports[0], ports[1]];
-            bonds.push(BondPlan { ports });
-            bond_order0.push(order0);
-        }
-
-        let mut recorded = Vec::new();
-        let mut recorded_discrete = Vec::new();
+        let mut coupling = Self {
+            h: sys.step,
+            start: sys.start,
+            nodes,
+            links,
+            discrete,
+            input_order: Vec::new(),
+            recorded: Vec::new(),
+            recorded_discrete: Vec::new(),
+            signals: sys.signals.clone(),
+            names,
+            timing: true,
+            sample_first_steps: sys.parallel == Parallel::Auto,
+        };
+        let bonds = Bonds::new(sys, &mut coupling)?;
         for v in &sys.outputs {
             if v.ty == BaseType::Real {
-                recorded.push(slot_of(&mut nodes, v));
+                let s = coupling.slot_of(v);
+                coupling.recorded.push(s);
             } else {
-                recorded_discrete.push((recorded.len() + recorded_discrete.len(), v.clone()));
+                let pos = coupling.recorded.len() + coupling.recorded_discrete.len();
+                coupling.recorded_discrete.push((pos, v.clone()));
             }
         }
+        let (nodes, links, names) = (&mut coupling.nodes, &coupling.links, &coupling.names);
 
         // Direct feedthrough: which read outputs depend on inputs (ModelStructure/Outputs).
         let n = nodes.len();
@@ -303,7 +227,7 @@ impl Engine {
                 }
             }
         }
-        for l in &links {
+        for l in links {
             if nodes[l.src.instance].ft_positions.contains(&l.src.index) && l.src.instance != l.dst_instance {
                 ft_dep[l.src.instance][l.dst_instance] = true;
             }
@@ -317,47 +241,33 @@ impl Engine {
                 cycle.iter().map(|i| names[*i].as_str()).collect::<Vec<_>>().join(" -> ")
             ),
         })?;
-        let gs_order = match &sys.order {
-            Some(o) => o.clone(),
-            None => gauss_seidel_order(&links, n),
-        };
-        Ok(Self {
-            kind: sys.algorithm,
-            h: sys.step,
-            start: sys.start,
-            bond_state: vec![BondState::default(); bonds.len()],
-            bonds,
-            bond_order0,
-            nodes,
-            links,
-            discrete,
-            input_order,
-            gs_order,
-            recorded,
-            recorded_discrete,
-            signals: sys.signals.clone(),
-            parallel: sys.parallel,
-            use_threads: sys.parallel == Parallel::On,
-            pool: None,
-            timing: true,
-            pool_results: Vec::with_capacity(n),
-            parallel_jobs: (0..n).filter(|i| interpolates[*i] || sys.instances[*i].substeps <= 1).collect(),
-            sequential_jobs: (0..n).filter(|i| !(interpolates[*i] || sys.instances[*i].substeps <= 1)).collect(),
-            stepped: vec![false; n],
-            names,
-            bond_labels,
-            max_residual_energy: sys.max_residual_energy,
-            iterations: sys.iterations,
-            iteration_tolerance: sys.iteration_tolerance,
-            pass_end: Vec::new(),
-            passes: 0,
-            unconverged: 0,
-        })
+        coupling.input_order = input_order;
+        Ok((coupling, bonds))
     }
 
-    /// The Gauss-Seidel order (instance indices).
-    pub fn gauss_seidel_order(&self) -> &[usize] {
-        &self.gs_order
+    /// Where the value of output `v` is kept (added to its instance's reads if new).
+    pub(crate) fn slot_of(&mut self, v: &VarRef) -> Slot {
+        slot_of(&mut self.nodes, v)
+    }
+
+    /// Communication step H.
+    pub fn h(&self) -> f64 {
+        self.h
+    }
+
+    /// Number of instances.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the system has no instances.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Instance names.
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
 
     /// Reads every instance's outputs at the start time (after initialization).
@@ -368,7 +278,8 @@ impl Engine {
         Ok(())
     }
 
-    fn read_outputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    /// Reads instance i's outputs after a step to t (a non-finite value is an error).
+    pub fn read_outputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         let node = &mut self.nodes[i];
         if node.out_vrs.is_empty() {
             return Ok(());
@@ -385,7 +296,7 @@ impl Engine {
         Ok(())
     }
 
-    fn value(&self, s: Slot) -> f64 {
+    pub(crate) fn value(&self, s: Slot) -> f64 {
         self.nodes[s.instance].out_vals[s.index]
     }
 
@@ -417,13 +328,19 @@ impl Engine {
 
     /// Sets instance i's inputs from the links' polynomials at τ (held value) and, when the FMU
     /// interpolates, the derivatives at τ = 0.
-    fn apply_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64, derivatives: bool) -> Result<()> {
+    pub(crate) fn apply_inputs(
+        &mut self,
+        i: usize,
+        slaves: &mut [Box<dyn Slave>],
+        tau: f64,
+        derivatives: bool,
+    ) -> Result<()> {
         self.apply_inputs_order(i, slaves, tau, derivatives, 0)
     }
 
     /// [`Self::apply_inputs`] with derivatives up to at least `min_order` (iterative coupling
     /// interpolates linearly even over order-0 links).
-    fn apply_inputs_order(
+    pub(crate) fn apply_inputs_order(
         &mut self,
         i: usize,
         slaves: &mut [Box<dyn Slave>],
@@ -494,34 +411,15 @@ impl Engine {
         Ok(())
     }
 
-    fn port_power(&self, port: &(PortValue, PortValue, f64), end: bool) -> f64 {
-        let get = |p: PortValue| match p {
-            PortValue::Output(s) => self.value(s),
-            PortValue::Input(c) => {
-                if end {
-                    self.links[c].used_end
-                } else {
-                    self.links[c].used_start
-                }
-            }
-        };
-        port.2 * get(port.0) * get(port.1)
-    }
-
-    fn bond_power(&self, b: usize, end: bool) -> f64 {
-        let plan = &self.bonds[b];
-        self.port_power(&plan.ports[0], end) + self.port_power(&plan.ports[1], end)
-    }
-
     /// Steps one instance over [t, t + H]: one doStep when it interpolates inputs or has no
     /// sub-steps; otherwise k doSteps of h = H/k with the inputs held at the polynomial's value at
     /// each sub-step (the right end for Gauss-Seidel interpolation).
-    fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub(crate) fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
         // `parallel = "auto"` decides from the first steps' times, with or without the summary's timing.
         let sample = if calls < TIME_ALL_FIRST {
-            self.timing || self.parallel == Parallel::Auto
+            self.timing || self.sample_first_steps
         } else {
             self.timing && calls.is_multiple_of(TIME_EVERY)
         };
@@ -577,9 +475,10 @@ impl Engine {
         slaves[i].set_real(&node.in_vrs, &node.in_vals)
     }
 
-    /// One macro step from t_n = start + n·H.
-    pub fn step(&mut self, n: u64, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
-        let t = self.start + n as f64 * self.h;
+    /// Sets every input at t_n = start + n·H: copies the discrete connections, evaluates the
+    /// time tables, extrapolates each link from its history and applies it (instances whose
+    /// outputs feed through first, re-reading those outputs after their inputs changed).
+    pub fn begin_step(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
         self.copy_discrete(slaves)?;
@@ -598,193 +497,12 @@ impl Engine {
             self.apply_inputs(i, slaves, 0.0, true)?;
             self.refresh_feedthrough(i, slaves)?;
         }
-        for b in 0..self.bonds.len() {
-            self.bond_state[b].dp_start = self.bond_power(b, false);
-        }
-        // 2. Step.
-        match self.kind {
-            AlgorithmKind::Jacobi if self.iterations > 1 => self.step_iterative(slaves, t)?,
-            AlgorithmKind::Jacobi => {
-                if self.use_threads {
-                    self.step_parallel(slaves, t)?;
-                } else {
-                    for i in 0..self.nodes.len() {
-                        self.step_instance(i, slaves, t)?;
-                    }
-                }
-                for i in 0..self.nodes.len() {
-                    self.read_outputs(i, slaves, t + self.h)?;
-                }
-                if self.parallel == Parallel::Auto && n == 20 {
-                    self.decide_threads();
-                }
-            }
-            AlgorithmKind::GaussSeidel => {
-                self.stepped.iter_mut().for_each(|s| *s = false);
-                for idx in 0..self.gs_order.len() {
-                    let i = self.gs_order[idx];
-                    let mut changed = false;
-                    for k in 0..self.nodes[i].in_links.len() {
-                        let c = self.nodes[i].in_links[k];
-                        let src = self.links[c].src;
-                        if self.stepped[src.instance] {
-                            let y_new = self.value(src) * self.links[c].gain + self.links[c].offset;
-                            let l = &mut self.links[c];
-                            l.poly = if l.order == 0 {
-                                Poly::constant(y_new)
-                            } else {
-                                l.history.interpolate_with(t + self.h, y_new, l.order, self.h)
-                            };
-                            l.interpolated = true;
-                            changed = true;
-                        }
-                    }
-                    if changed {
-                        self.apply_inputs(i, slaves, 0.0, true)?;
-                    }
-                    self.step_instance(i, slaves, t)?;
-                    self.read_outputs(i, slaves, t + self.h)?;
-                    self.stepped[i] = true;
-                }
-            }
-        }
-        // 3. Bonds at t_{n+1}.
-        for b in 0..self.bonds.len() {
-            let dp = self.bond_power(b, true);
-            let s = &mut self.bond_state[b];
-            s.dp = dp;
-            s.de = if self.bond_order0[b] { dp * self.h } else { 0.5 * self.h * (s.dp_start + dp) };
-            s.e += s.de;
-            s.e_abs += s.de.abs();
-        }
-        // 4. Divergence: a bond's accumulated |residual energy| beyond the bound (NaN included).
-        if let Some(max) = self.max_residual_energy {
-            if let Some(b) = self.bond_state.iter().position(|s| s.e_abs.is_nan() || s.e_abs > max) {
-                return Err(MasterError::Diverged {
-                    time: t + self.h,
-                    message: format!(
-                        "{}: residual energy Σ|δE| = {:.6e} J exceeds max_residual_energy = {max} J",
-                        self.bond_labels[b], self.bond_state[b].e_abs
-                    ),
-                });
-            }
-        }
         Ok(())
-    }
-
-    /// Iterative (implicit) Jacobi coupling: the step is repeated from the saved FMU states, each
-    /// pass with every connection interpolated between its value at t_n and the source's newest
-    /// t_{n+1} output (order max(m, 1) through the history), until no connection's end value
-    /// changes by more than the tolerance (relative to max(|y|, 1)) or the pass limit is reached.
-    /// Converged, every instance has seen the others' end-of-step values: the coupling error of
-    /// the explicit schemes is gone (seed 001 §2: iterative co-simulation).
-    fn step_iterative(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
-        for s in slaves.iter_mut() {
-            s.save_state()?;
-        }
-        self.pass_end.clear();
-        for c in 0..self.links.len() {
-            let y = self.links[c].poly.value(self.h);
-            self.pass_end.push(y);
-        }
-        for pass in 1..=self.iterations {
-            for i in 0..self.nodes.len() {
-                self.step_instance(i, slaves, t)?;
-            }
-            for i in 0..self.nodes.len() {
-                self.read_outputs(i, slaves, t + self.h)?;
-            }
-            self.passes += 1;
-            let mut change: f64 = 0.0;
-            for c in 0..self.links.len() {
-                let y = self.value(self.links[c].src) * self.links[c].gain + self.links[c].offset;
-                change = change.max((y - self.pass_end[c]).abs() / y.abs().max(1.0));
-                self.pass_end[c] = y;
-            }
-            if change <= self.iteration_tolerance {
-                return Ok(());
-            }
-            if pass == self.iterations {
-                self.unconverged += 1;
-                return Ok(());
-            }
-            for s in slaves.iter_mut() {
-                s.restore_state()?;
-            }
-            for c in 0..self.links.len() {
-                let y = self.pass_end[c];
-                let l = &mut self.links[c];
-                l.poly = l.history.interpolate_with(t + self.h, y, l.order.max(1), self.h);
-                l.interpolated = true;
-            }
-            for i in 0..self.nodes.len() {
-                self.apply_inputs_order(i, slaves, 0.0, true, 1)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Iterative coupling: (passes done, steps that ended unconverged at the pass limit).
-    pub fn iteration_stats(&self) -> (u64, u64) {
-        (self.passes, self.unconverged)
-    }
-
-    fn step_parallel(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
-        // Instances that are sub-stepped by the master with held inputs run here; the others'
-        // inputs were set already, so the workers only call fmi2DoStep.
-        let h = self.h;
-        if self.pool.is_none() {
-            let workers = self
-                .parallel_jobs
-                .len()
-                .saturating_sub(1)
-                .min(std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1));
-            self.pool = Some(crate::pool::Pool::new(workers).map_err(|e| MasterError::Diverged {
-                time: t,
-                message: format!("cannot start worker threads: {e}"),
-            })?);
-        }
-        let mut results = std::mem::take(&mut self.pool_results);
-        if let Some(pool) = &self.pool {
-            pool.step(slaves, &self.parallel_jobs, t, h, &mut results);
-        }
-        for (i, dt, r) in results.drain(..) {
-            r?;
-            if let Some(node) = self.nodes.get_mut(i) {
-                node.step_seconds += dt;
-                node.timed_calls += 1;
-                node.step_calls += 1;
-                let interp = node.interpolates;
-                for c in &node.in_links {
-                    let l = &mut self.links[*c];
-                    l.used_end = l.poly.value(if interp { h } else { 0.0 });
-                }
-            }
-        }
-        self.pool_results = results;
-        for k in 0..self.sequential_jobs.len() {
-            let i = self.sequential_jobs[k];
-            self.step_instance(i, slaves, t)?;
-        }
-        Ok(())
-    }
-
-    /// After 20 sequential steps: threads pay when at least two instances each cost more than
-    /// the ~20 µs a scoped thread costs to start and join.
-    fn decide_threads(&mut self) {
-        let mut costs: Vec<f64> = self.nodes.iter().map(|n| n.step_seconds / n.timed_calls.max(1) as f64).collect();
-        costs.sort_by(|a, b| b.total_cmp(a));
-        self.use_threads = costs.len() >= 2 && costs[1] > 50e-6;
     }
 
     /// Switches the per-instance step timing of the summary on or off (default on).
     pub fn set_timing(&mut self, on: bool) {
         self.timing = on;
-    }
-
-    /// Whether Jacobi steps run on worker threads now.
-    pub fn uses_threads(&self) -> bool {
-        self.use_threads
     }
 
     /// Recorded values (Real slots; non-Real recorded variables are read here too).
@@ -809,11 +527,6 @@ impl Engine {
             out.insert((*pos).min(out.len()), x);
         }
         Ok(())
-    }
-
-    /// Bond states after the last step.
-    pub fn bonds(&self) -> &[BondState] {
-        &self.bond_state
     }
 
     /// Seconds inside doStep and doStep calls (macro-step level) per instance. The seconds are
@@ -869,21 +582,68 @@ fn topological(dep: &[Vec<bool>]) -> std::result::Result<Vec<usize>, Vec<usize>>
     Ok(order)
 }
 
-/// Gauss-Seidel order from the connection graph: repeatedly take the instance with the fewest
-/// inputs from instances not yet placed (ties: declaration order), which is a topological
-/// order when the graph is acyclic and breaks cycles at the fewest extrapolated inputs.
-fn gauss_seidel_order(links: &[RealLink], n: usize) -> Vec<usize> {
-    let mut placed = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    for _ in 0..n {
-        let pick = (0..n)
-            .filter(|i| !placed[*i])
-            .min_by_key(|i| {
-                links.iter().filter(|l| l.dst_instance == *i && !placed[l.src.instance] && l.src.instance != *i).count()
-            })
-            .unwrap_or(0);
-        placed[pick] = true;
-        order.push(pick);
+/// What the schemes need of the links and instances.
+impl Coupling {
+    /// The links (connection indices) feeding instance i.
+    pub fn inputs_of(&self, i: usize) -> &[usize] {
+        &self.nodes[i].in_links
     }
-    order
+
+    /// Number of Real links.
+    pub fn link_count(&self) -> usize {
+        self.links.len()
+    }
+
+    /// The instance a link reads from.
+    pub fn link_source(&self, link: usize) -> usize {
+        self.links[link].src.instance
+    }
+
+    /// The link's value from its source's current output: gain · y + offset.
+    pub fn link_source_value(&self, link: usize) -> f64 {
+        let l = &self.links[link];
+        self.value(l.src) * l.gain + l.offset
+    }
+
+    /// The value the link's polynomial delivers at the end of the step.
+    pub fn link_end_value(&self, link: usize) -> f64 {
+        self.links[link].poly.value(self.h)
+    }
+
+    /// Replaces the link's polynomial for this step by the interpolation between its history and
+    /// `y_end` at `t_end` (order max(its order, `min_order`); order 0 holds `y_end`).
+    pub fn interpolate_link(&mut self, link: usize, t_end: f64, y_end: f64, min_order: usize) {
+        let h = self.h;
+        let l = &mut self.links[link];
+        let order = l.order.max(min_order);
+        l.poly = if order == 0 { Poly::constant(y_end) } else { l.history.interpolate_with(t_end, y_end, order, h) };
+        l.interpolated = true;
+    }
+
+    /// Whether instance i steps in one `fmi2DoStep` per communication step (it interpolates
+    /// inputs or has no sub-steps), so that a worker thread can step it with inputs set before.
+    pub fn steps_in_one_call(&self, i: usize) -> bool {
+        self.nodes[i].interpolates || self.nodes[i].substeps <= 1
+    }
+
+    /// Books a step of instance i done elsewhere (a worker thread) in `seconds`: statistics and
+    /// the input values it used at the end of the step.
+    pub fn stepped_elsewhere(&mut self, i: usize, seconds: f64) {
+        let h = self.h;
+        if let Some(node) = self.nodes.get_mut(i) {
+            node.step_seconds += seconds;
+            node.timed_calls += 1;
+            node.step_calls += 1;
+            let interp = node.interpolates;
+            for c in &node.in_links {
+                let l = &mut self.links[*c];
+                l.used_end = l.poly.value(if interp { h } else { 0.0 });
+            }
+        }
+    }
+
+    /// Mean seconds per timed step of each instance so far.
+    pub fn mean_step_seconds(&self) -> Vec<f64> {
+        self.nodes.iter().map(|n| n.step_seconds / n.timed_calls.max(1) as f64).collect()
+    }
 }

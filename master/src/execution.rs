@@ -1,0 +1,438 @@
+//! [`Execution`]: a validated [`System`] with its instances, stepped by its [`Algorithm`] and
+//! watched by [`Observer`]s — the one run loop every front end drives (`cosim run`, tune,
+//! bench, the validation report, tests, and a Python binding).
+//!
+//! One communication step from t_n to t_n + H:
+//! 1. [`Coupling::begin_step`]: inputs at t_n (time tables, extrapolated links, feedthrough order);
+//! 2. [`Bonds::begin`]: residual power at t_n as the inputs were set;
+//! 3. [`Algorithm::step`]: the scheme steps every instance and reads its outputs at t_n + H;
+//! 4. [`Bonds::end`]: residual power and energy over the step, the divergence bound;
+//! 5. the recorded values are read and every observer's `step` is called.
+
+use crate::algorithm::{self, Algorithm};
+use crate::bonds::{BondState, Bonds};
+use crate::coupling::Coupling;
+use crate::error::{MasterError, Result};
+use crate::fmu::{FmuCache, Slave};
+use crate::observer::{BondSummary, InstanceSummary, Observer, Status, Summary};
+use crate::system::{Overrides, System, SystemBuilder, VarRef};
+use model_description::{BaseType, ModelDescription};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Where the run is.
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    /// Instances instantiated, not initialized.
+    New,
+    /// Initialized; stepping.
+    Running,
+    /// Stopped by an error (the message) or an interrupt; no further steps.
+    Stopped(Status, String),
+}
+
+/// A system with its instances, ready to step. Instances are initialized on the first
+/// [`Execution::step`] (or explicitly by [`Execution::initialize`]); [`Execution::finish`]
+/// terminates them and hands every observer the [`Summary`]. A failed step stops the execution:
+/// the error is returned, and the summary reports it.
+pub struct Execution {
+    system: System,
+    slaves: Vec<Box<dyn Slave>>,
+    coupling: Coupling,
+    bonds: Bonds,
+    algorithm: Box<dyn Algorithm>,
+    observers: Vec<Box<dyn Observer>>,
+    /// Values of the recorded variables at the current communication point (read after a step
+    /// only when an observer wants them, else on demand: `values_fresh`).
+    values: Vec<f64>,
+    values_fresh: bool,
+    /// Communication steps done.
+    steps: u64,
+    phase: Phase,
+    wall: Instant,
+    interrupt: Option<&'static AtomicBool>,
+}
+
+impl Execution {
+    /// In-process instances of the system's FMUs, taken from `fmus` (loaded there by
+    /// [`SystemBuilder::load`] or [`FmuCache::load`]).
+    pub fn new(system: System, fmus: &FmuCache) -> Result<Self> {
+        Self::new_named(system, fmus, "")
+    }
+
+    /// [`Execution::new`] with `suffix` appended to each instance name given to the FMU
+    /// (distinct names for runs in parallel).
+    pub fn new_named(system: System, fmus: &FmuCache, suffix: &str) -> Result<Self> {
+        let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(system.instances().len());
+        for spec in system.instances() {
+            let fmu = fmus.get(&spec.fmu).ok_or_else(|| MasterError::Fmu {
+                path: spec.fmu.clone(),
+                message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
+            })?;
+            slaves.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
+        }
+        let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
+        let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
+        Self::with_instances(system, slaves, &mds)
+    }
+
+    /// A system file (or a builder) with its FMUs: in process from `fmus` (loading each FMU once),
+    /// or, when isolated (`--isolate` / `[simulation].isolate`), each instance in its own worker
+    /// process (the master then loads no FMU binary itself).
+    pub fn from_builder(b: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) -> Result<Self> {
+        if b.isolated(over) {
+            let exe = crate::fmu::isolated::worker_exe()?;
+            let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
+            let mut descriptions = Vec::new();
+            for (name, fmu_path) in b.fmus() {
+                let (slave, md) = crate::fmu::IsolatedSlave::spawn(&exe, &fmu_path, &name)?;
+                slaves.push(Box::new(slave));
+                descriptions.push(md);
+            }
+            let mds: Vec<&ModelDescription> = descriptions.iter().collect();
+            let system = b.build_with(&mds, over)?;
+            return Self::with_instances(system, slaves, &mds);
+        }
+        let system = b.load_with(fmus, over)?;
+        Self::new(system, fmus)
+    }
+
+    /// With instances made elsewhere (one per system instance, in order; e.g. mocks, or
+    /// instances wrapped to record their calls); `mds[i]` is instance i's model description.
+    pub fn with_instances(system: System, slaves: Vec<Box<dyn Slave>>, mds: &[&ModelDescription]) -> Result<Self> {
+        if slaves.len() != system.instances().len() || mds.len() != slaves.len() {
+            return Err(MasterError::System {
+                path: system.path().to_path_buf(),
+                key: "instances".into(),
+                message: format!(
+                    "{} instances, {} simulators and {} model descriptions given",
+                    system.instances().len(),
+                    slaves.len(),
+                    mds.len()
+                ),
+            });
+        }
+        let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
+        let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
+        let algorithm = algorithm::for_system(&system, &coupling);
+        Ok(Self {
+            values: Vec::with_capacity(system.outputs().len()),
+            values_fresh: false,
+            system,
+            slaves,
+            coupling,
+            bonds,
+            algorithm,
+            observers: Vec::new(),
+            steps: 0,
+            phase: Phase::New,
+            wall: Instant::now(),
+            interrupt: None,
+        })
+    }
+
+    /// Replaces the scheme the system asked for (e.g. a user's own [`Algorithm`]).
+    pub fn set_algorithm(&mut self, a: Box<dyn Algorithm>) {
+        self.algorithm = a;
+    }
+
+    /// Adds an observer; it sees the start (if not yet initialized), every step and the end.
+    pub fn observe(&mut self, o: Box<dyn Observer>) -> &mut Self {
+        self.observers.push(o);
+        self
+    }
+
+    /// Stops the run at the next communication point when `flag` is set (a signal handler's).
+    pub fn interrupt_on(&mut self, flag: &'static AtomicBool) -> &mut Self {
+        self.interrupt = Some(flag);
+        self
+    }
+
+    /// Switches the per-instance step timing of the summary on or off (default on).
+    pub fn set_timing(&mut self, on: bool) {
+        self.coupling.set_timing(on);
+    }
+
+    /// The system.
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    /// The instances (for calls outside the run loop; stepping them directly desynchronizes
+    /// the coupling).
+    pub fn instances_mut(&mut self) -> &mut [Box<dyn Slave>] {
+        &mut self.slaves
+    }
+
+    /// The simulated time reached (s).
+    pub fn time(&self) -> f64 {
+        self.system.time_at(self.steps)
+    }
+
+    /// Communication steps done.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Values of the recorded variables ([`System::outputs`], in order) at the current time.
+    pub fn recorded(&mut self) -> Result<&[f64]> {
+        if !self.values_fresh {
+            self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+            self.values_fresh = true;
+        }
+        Ok(&self.values)
+    }
+
+    /// Bond states after the last step.
+    pub fn bonds(&self) -> &[BondState] {
+        self.bonds.states()
+    }
+
+    /// Whether Jacobi steps run on worker threads now.
+    pub fn uses_threads(&self) -> bool {
+        self.algorithm.uses_threads()
+    }
+
+    /// Iterative coupling: (passes done, steps that ended unconverged at the pass limit).
+    pub fn iteration_stats(&self) -> (u64, u64) {
+        self.algorithm.iteration_stats()
+    }
+
+    /// Seconds inside doStep and macro-step doStep calls per instance.
+    pub fn step_stats(&self) -> Vec<(f64, u64)> {
+        self.coupling.step_stats()
+    }
+
+    fn var(&self, dotted: &str) -> Result<VarRef> {
+        self.system.variable(dotted).cloned().ok_or_else(|| MasterError::System {
+            path: self.system.path().to_path_buf(),
+            key: dotted.to_owned(),
+            message: format!("no variable \"{dotted}\" (instance.variable) in this system"),
+        })
+    }
+
+    /// The current value of any Real, Integer, Enumeration or Boolean variable `instance.variable`
+    /// (read from the instance now).
+    pub fn value(&mut self, dotted: &str) -> Result<f64> {
+        let v = self.var(dotted)?;
+        let slave = &mut self.slaves[v.instance];
+        match v.ty {
+            BaseType::Real => {
+                let mut x = [0.0];
+                slave.get_real(&[v.vr], &mut x)?;
+                Ok(x[0])
+            }
+            BaseType::Boolean => {
+                let mut b = [false];
+                slave.get_boolean(&[v.vr], &mut b)?;
+                Ok(f64::from(u8::from(b[0])))
+            }
+            BaseType::Integer | BaseType::Enumeration => {
+                let mut k = [0];
+                slave.get_integer(&[v.vr], &mut k)?;
+                Ok(f64::from(k[0]))
+            }
+            BaseType::String => Err(MasterError::System {
+                path: self.system.path().to_path_buf(),
+                key: dotted.to_owned(),
+                message: "a String has no numeric value".into(),
+            }),
+        }
+    }
+
+    /// Sets a Real variable `instance.variable` now (an unconnected input, e.g. from a controller
+    /// outside the system; connected inputs are overwritten at the next step).
+    pub fn set_real(&mut self, dotted: &str, value: f64) -> Result<()> {
+        let v = self.var(dotted)?;
+        if v.ty != BaseType::Real {
+            return Err(MasterError::System {
+                path: self.system.path().to_path_buf(),
+                key: dotted.to_owned(),
+                message: format!("{dotted} is {}, not Real", v.ty),
+            });
+        }
+        self.slaves[v.instance].set_real(&[v.vr], &[value])
+    }
+
+    fn stopped(&self) -> Option<MasterError> {
+        match &self.phase {
+            Phase::Stopped(Status::Interrupted, _) => Some(MasterError::Interrupted { time: self.time() }),
+            Phase::Stopped(_, message) => Some(MasterError::Stopped { message: message.clone() }),
+            _ => None,
+        }
+    }
+
+    /// Keeps the outcome of an operation: an error stops the execution.
+    fn track<T>(&mut self, r: Result<T>) -> Result<T> {
+        if let Err(e) = &r {
+            let status =
+                if matches!(e, MasterError::Interrupted { .. }) { Status::Interrupted } else { Status::Failed };
+            if !matches!(self.phase, Phase::Stopped(..)) {
+                self.phase = Phase::Stopped(status, e.to_string());
+            }
+        }
+        r
+    }
+
+    /// Sets the start values, initializes every instance, reads the outputs at the start time
+    /// and starts the observers. Called by the first step if not before.
+    pub fn initialize(&mut self) -> Result<()> {
+        if let Some(e) = self.stopped() {
+            return Err(e);
+        }
+        if self.phase != Phase::New {
+            return Ok(());
+        }
+        self.wall = Instant::now();
+        let r = self.initialize_now();
+        self.track(r)?;
+        self.phase = Phase::Running;
+        Ok(())
+    }
+
+    fn initialize_now(&mut self) -> Result<()> {
+        let sys = &self.system;
+        for (i, (spec, slave)) in sys.instances().iter().zip(self.slaves.iter_mut()).enumerate() {
+            slave.setup(sys.start(), Some(sys.stop()))?;
+            for (v, value) in &spec.starts {
+                value.apply(slave.as_mut(), v.vr)?;
+            }
+            for sig in sys.signals().iter().filter(|s| s.to.instance == i) {
+                slave.set_real(&[sig.to.vr], &[sig.at(sys.start()).0])?;
+            }
+            slave.enter_initialization()?;
+            slave.exit_initialization()?;
+        }
+        self.coupling.initialize(&mut self.slaves)?;
+        self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+        self.values_fresh = true;
+        for o in self.observers.iter_mut() {
+            o.start(self.system.start(), &self.values, self.bonds.states())?;
+        }
+        Ok(())
+    }
+
+    /// One communication step (initializing first if needed).
+    pub fn step(&mut self) -> Result<()> {
+        self.initialize()?;
+        if let Some(e) = self.stopped() {
+            return Err(e);
+        }
+        if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            let e = MasterError::Interrupted { time: self.time() };
+            return self.track(Err(e));
+        }
+        let r = self.step_now();
+        self.track(r)
+    }
+
+    fn step_now(&mut self) -> Result<()> {
+        let n = self.steps;
+        let t = self.system.time_at(n);
+        self.coupling.begin_step(&mut self.slaves, t)?;
+        self.bonds.begin(&self.coupling);
+        self.algorithm.step(&mut self.coupling, &mut self.slaves, n, t)?;
+        let h = self.coupling.h();
+        self.bonds.end(&self.coupling, h, t + h)?;
+        self.steps = n + 1;
+        let t = self.system.time_at(self.steps);
+        self.values_fresh = false;
+        if self.observers.is_empty() {
+            return Ok(());
+        }
+        self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+        self.values_fresh = true;
+        for o in self.observers.iter_mut() {
+            o.step(n, t, &self.values, self.bonds.states())?;
+        }
+        Ok(())
+    }
+
+    /// Steps until the communication point nearest to `t` (at most the stop time).
+    pub fn run_until(&mut self, t: f64) -> Result<()> {
+        let sys = &self.system;
+        let target = ((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64;
+        self.initialize()?;
+        while self.steps < target {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Steps to the stop time.
+    pub fn run(&mut self) -> Result<()> {
+        self.run_until(self.system.stop())
+    }
+
+    /// Terminates the instances (after a successful run), builds the summary and hands it to
+    /// every observer (also after a failure: everything up to it is on disk). `Err` only when an
+    /// observer could not finish (e.g. a file could not be written).
+    pub fn finish(mut self) -> Result<Summary> {
+        if matches!(self.phase, Phase::Running | Phase::Stopped(Status::Interrupted, _)) {
+            let r = self.slaves.iter_mut().try_for_each(|s| s.terminate());
+            if let Err(e) = r {
+                self.phase = Phase::Stopped(Status::Failed, e.to_string());
+            }
+        }
+        let (status, message) = match &self.phase {
+            Phase::Stopped(s, m) => (*s, m.clone()),
+            _ => (Status::Ok, String::new()),
+        };
+        let message = match status {
+            Status::Interrupted => format!("interrupted (SIGINT/SIGTERM) at t = {}", self.time()),
+            _ => message,
+        };
+        let stats = self.coupling.step_stats();
+        let sys = &self.system;
+        let summary = Summary {
+            status,
+            message,
+            steps: self.steps,
+            time: self.time(),
+            wall_time_s: self.wall.elapsed().as_secs_f64(),
+            algorithm: self.algorithm.name().into(),
+            step_size: sys.step(),
+            parallel: self.algorithm.uses_threads(),
+            instances: sys
+                .instances()
+                .iter()
+                .enumerate()
+                .map(|(i, spec)| {
+                    let (secs, calls) = stats.get(i).copied().unwrap_or((0.0, 0));
+                    InstanceSummary {
+                        name: spec.name.clone(),
+                        fmu: spec.fmu.display().to_string(),
+                        do_step_calls: calls,
+                        do_step_seconds: secs,
+                    }
+                })
+                .collect(),
+            bonds: sys
+                .bonds()
+                .iter()
+                .zip(self.bonds.states())
+                .map(|(bond, s)| BondSummary { name: bond.name.clone(), energy: s.e, energy_abs: s.e_abs })
+                .collect(),
+        };
+        for o in self.observers.iter_mut() {
+            o.finish(&summary)?;
+        }
+        Ok(summary)
+    }
+}
+
+/// `results.csv`, `bonds.csv`, `summary.json` in `out_dir` and a progress bar: what `cosim run`
+/// records.
+pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observer>>> {
+    use crate::observer::{BondsCsv, Progress, ResultsCsv, SummaryJson};
+    std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
+    let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
+    let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
+    Ok(vec![
+        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?),
+        Box::new(BondsCsv::create(&out_dir.join("bonds.csv"), &bond_names, sys.record_every())?),
+        Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
+        Box::new(Progress::new(sys.steps())),
+    ])
+}

@@ -1,0 +1,30 @@
+//! [`FmuCache`]: each FMU file loaded (unzipped, library opened) once however many instances and
+//! runs use it — the one cache of `cosim run`, tune, bench and the validation report.
+
+use super::instance::Fmu2;
+use crate::error::Result;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Loaded FMUs by path.
+#[derive(Default)]
+pub struct FmuCache {
+    loaded: Vec<(PathBuf, Arc<Fmu2>)>,
+}
+
+impl FmuCache {
+    /// The FMU at `path`, loaded now if it was not before.
+    pub fn load(&mut self, path: &Path) -> Result<Arc<Fmu2>> {
+        if let Some(f) = self.get(path) {
+            return Ok(Arc::clone(f));
+        }
+        let f = Fmu2::load(path)?;
+        self.loaded.push((path.to_path_buf(), Arc::clone(&f)));
+        Ok(f)
+    }
+
+    /// The FMU at `path` if loaded.
+    pub fn get(&self, path: &Path) -> Option<&Arc<Fmu2>> {
+        self.loaded.iter().find(|(p, _)| p == path).map(|(_, f)| f)
+    }
+}

@@ -1,0 +1,396 @@
+//! *What* is simulated: the system (instances, connections, time tables, bonds, recorded
+//! variables, settings), validated against the FMUs' model descriptions. Every error names the
+//! source, the key and the bad value.
+//!
+//! - [`SystemBuilder`] puts a system together in code; [`SystemBuilder::build`] validates it
+//!   into a [`System`] (`resolve`: the checks).
+//! - `toml`: the system file front end, reading into the same builder:
+//!
+//! ```toml
+//! [simulation]
+//! start = 0.0            # s (default 0)
+//! stop = 10.0            # s
+//! step = 1e-3            # communication step H, s
+//! algorithm = "jacobi"   # or "gauss-seidel"
+//! order = ["m2", "m1"]   # Gauss-Seidel order (default: from the connection graph)
+//! extrapolation = 1      # default for connections: 0..4 or "I2"
+//! parallel = "auto"      # Jacobi worker threads: "auto" | "on" | "off"
+//! record_every = 1       # write results every k-th communication point
+//! isolate = false        # run each instance in its own worker process (as `cosim run --isolate`)
+//! max_residual_energy = 10.0   # J: stop when a bond's Σ|δE| exceeds it (default: no bound)
+//! iterations = 1         # iterative coupling: passes per step (1: non-iterative)
+//!
+//! [instances.m1]
+//! fmu = "../target/fmu/oscillator-fd-m1.fmu"   # relative to this file
+//! step = 1e-4                                  # optional own step h = H/k
+//! start = { damping = 2, x0 = 0.0 }            # start values: Real, Integer, Boolean, String, enum item name
+//!
+//! [[connections]]
+//! from = "m2.x"
+//! to = "m1.xi"
+//! gain = 1.0             # optional linear transform: to = gain * from + offset
+//! offset = 0.0
+//! extrapolation = 2      # or "I2" with derivatives = ["m2.v", "m2.a"]
+//!
+//! [[bonds]]
+//! name = "spring"
+//! ports = [ { instance = "m1", effort = "F", flow = "xi_dot", sign = -1.0 },
+//!           { instance = "m2", effort = "F", flow = "v" } ]
+//!
+//! [outputs]
+//! variables = ["m1.x", "m2.x"]   # or "all" (default: every output of every instance)
+//! ```
+
+mod builder;
+mod resolve;
+mod toml;
+
+pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
+use model_description::{BaseType, Causality};
+use std::path::{Path, PathBuf};
+
+/// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is
+/// Jacobi with `iterations > 1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlgorithmKind {
+    /// All instances step on inputs from t_n.
+    Jacobi,
+    /// Instances step one after the other; later ones use earlier ones' t_{n+1} outputs.
+    #[value(alias = "gauss_seidel", alias = "gaussseidel")]
+    #[serde(alias = "gauss_seidel", alias = "gaussseidel")]
+    GaussSeidel,
+}
+
+impl AlgorithmKind {
+    /// Parses `jacobi` / `gauss-seidel` (the names of the CLI and the system file).
+    pub fn parse(s: &str) -> Option<Self> {
+        <Self as clap::ValueEnum>::from_str(s, false).ok()
+    }
+
+    /// The name in system files and `summary.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Jacobi => "jacobi",
+            Self::GaussSeidel => "gauss-seidel",
+        }
+    }
+}
+
+/// Worker threads for Jacobi.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Parallel {
+    /// Decide from measured step cost.
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
+}
+
+impl Parallel {
+    /// Parses `auto` / `on` / `off`.
+    pub fn parse(s: &str) -> Option<Self> {
+        <Self as clap::ValueEnum>::from_str(s, false).ok()
+    }
+}
+
+/// A variable of an instance, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarRef {
+    /// Instance index.
+    pub instance: usize,
+    /// Variable name.
+    pub name: String,
+    /// Value reference.
+    pub vr: u32,
+    /// Base type.
+    pub ty: BaseType,
+    /// Causality.
+    pub causality: Causality,
+}
+
+/// A start value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartValue {
+    /// fmi2Real.
+    Real(f64),
+    /// fmi2Integer or enumeration.
+    Integer(i32),
+    /// fmi2Boolean.
+    Boolean(bool),
+    /// fmi2String.
+    String(String),
+}
+
+impl StartValue {
+    /// Sets this value on variable `vr` of an instance (the matching `fmi2Set*`).
+    pub fn apply(&self, slave: &mut dyn crate::fmu::Slave, vr: u32) -> crate::Result<()> {
+        match self {
+            Self::Real(x) => slave.set_real(&[vr], &[*x]),
+            Self::Integer(x) => slave.set_integer(&[vr], &[*x]),
+            Self::Boolean(x) => slave.set_boolean(&[vr], &[*x]),
+            Self::String(x) => slave.set_string(&[vr], &[x.as_str()]),
+        }
+    }
+}
+
+/// An instance of an FMU.
+#[derive(Debug, Clone)]
+pub struct InstanceSpec {
+    /// Name (unique in the system).
+    pub name: String,
+    /// The FMU file.
+    pub fmu: PathBuf,
+    /// Own step h = H / substeps.
+    pub substeps: u64,
+    /// Start values.
+    pub starts: Vec<(VarRef, StartValue)>,
+}
+
+/// Extrapolation of a connection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Extrapolation {
+    /// Lagrange polynomial of this order (0–4) over past communication points.
+    Order(usize),
+    /// Taylor polynomial from the source's derivative outputs (seed 001 "I2": integrate s and ṡ
+    /// from ṡ, s̈).
+    I2 {
+        /// Outputs giving d/dt, d²/dt², … of the source.
+        derivatives: Vec<VarRef>,
+    },
+}
+
+impl Extrapolation {
+    /// Polynomial order.
+    pub fn order(&self) -> usize {
+        match self {
+            Self::Order(m) => *m,
+            Self::I2 { derivatives } => derivatives.len(),
+        }
+    }
+}
+
+/// A connection output → input.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    /// Source output.
+    pub from: VarRef,
+    /// Destination input.
+    pub to: VarRef,
+    /// to = gain · from + offset.
+    pub gain: f64,
+    /// Offset.
+    pub offset: f64,
+    /// Extrapolation.
+    pub extrapolation: Extrapolation,
+}
+
+/// One port of a power bond: power into the instance = sign · effort · flow.
+#[derive(Debug, Clone)]
+pub struct Port {
+    /// Effort variable (force, pressure).
+    pub effort: VarRef,
+    /// Flow variable (velocity, volume flow).
+    pub flow: VarRef,
+    /// +1 or −1 (SPEC §3.6: power flowing into the subsystem is positive).
+    pub sign: f64,
+}
+
+/// An input driven by a time table (`[[inputs]]`): right-continuous steps, or linear
+/// interpolation; held before the first and after the last time.
+#[derive(Debug, Clone)]
+pub struct Signal {
+    /// The input.
+    pub to: VarRef,
+    /// Times (s), strictly increasing.
+    pub times: Vec<f64>,
+    /// Values at those times.
+    pub values: Vec<f64>,
+    /// Linear interpolation (else steps).
+    pub linear: bool,
+}
+
+impl Signal {
+    /// Value at t and slope there (0 for steps).
+    pub fn at(&self, t: f64) -> (f64, f64) {
+        let k = self.times.partition_point(|x| *x <= t);
+        if k == 0 {
+            return (self.values.first().copied().unwrap_or(0.0), 0.0);
+        }
+        let (t0, v0) = (self.times[k - 1], self.values[k - 1]);
+        if !self.linear || k == self.times.len() {
+            return (v0, 0.0);
+        }
+        let slope = (self.values[k] - v0) / (self.times[k] - t0);
+        (v0 + slope * (t - t0), slope)
+    }
+}
+
+/// A power bond between two ports; residual power δP = Σ ports' power.
+#[derive(Debug, Clone)]
+pub struct Bond {
+    /// Name (column prefix in bonds.csv).
+    pub name: String,
+    /// The two ports.
+    pub ports: [Port; 2],
+}
+
+/// A validated system: made only by [`SystemBuilder::build`] (from code or a system file), so
+/// every `System` passed the same checks. Read it through its accessors.
+#[derive(Debug, Clone)]
+pub struct System {
+    /// The file it came from.
+    pub(crate) path: PathBuf,
+    /// Start time (s).
+    pub(crate) start: f64,
+    /// Stop time (s).
+    pub(crate) stop: f64,
+    /// Communication step H (s).
+    pub(crate) step: f64,
+    /// Scheme.
+    pub(crate) algorithm: AlgorithmKind,
+    /// Gauss-Seidel order given by the user (instance indices), if any.
+    pub(crate) order: Option<Vec<usize>>,
+    /// Jacobi threads.
+    pub(crate) parallel: Parallel,
+    /// Record every k-th communication point.
+    pub(crate) record_every: u64,
+    /// Run each instance in its own worker process ([`crate::fmu::isolated`]).
+    pub(crate) isolate: bool,
+    /// Stop the run when a bond's Σ|δE| exceeds this (J).
+    pub(crate) max_residual_energy: Option<f64>,
+    /// Iterative coupling (Jacobi): at most this many passes per communication step, each
+    /// repeating the step from the saved FMU states with the inputs interpolated towards the
+    /// latest end values; 1 = non-iterative (default).
+    pub(crate) iterations: u32,
+    /// Convergence of the iterative coupling: largest change of a connection's end value
+    /// between passes, relative to max(|value|, nominal 1) (default 1e-9).
+    pub(crate) iteration_tolerance: f64,
+    /// Instances, sorted by name.
+    pub(crate) instances: Vec<InstanceSpec>,
+    /// Connections.
+    pub(crate) connections: Vec<Connection>,
+    /// Power bonds.
+    pub(crate) bonds: Vec<Bond>,
+    /// Input signals given by time tables.
+    pub(crate) signals: Vec<Signal>,
+    /// Recorded variables.
+    pub(crate) outputs: Vec<VarRef>,
+    /// Every variable of every instance (for access by name).
+    pub(crate) variables: Vec<Vec<VarRef>>,
+}
+
+impl System {
+    /// `instance.variable`.
+    pub fn label(&self, v: &VarRef) -> String {
+        format!("{}.{}", self.instances[v.instance].name, v.name)
+    }
+
+    /// Number of communication steps (stop − start is a whole number of steps, checked).
+    pub fn steps(&self) -> u64 {
+        ((self.stop - self.start) / self.step).round().max(0.0) as u64
+    }
+
+    /// Time of communication point n: start + n·H.
+    pub fn time_at(&self, n: u64) -> f64 {
+        self.start + n as f64 * self.step
+    }
+
+    /// The source (system file, or `<builder>`).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// Start time (s).
+    pub fn start(&self) -> f64 {
+        self.start
+    }
+    /// Stop time (s).
+    pub fn stop(&self) -> f64 {
+        self.stop
+    }
+    /// Communication step H (s).
+    pub fn step(&self) -> f64 {
+        self.step
+    }
+    /// The coupling scheme.
+    pub fn algorithm(&self) -> AlgorithmKind {
+        self.algorithm
+    }
+    /// The Gauss-Seidel order given (instance indices), if any.
+    pub fn order(&self) -> Option<&[usize]> {
+        self.order.as_deref()
+    }
+    /// Jacobi worker threads.
+    pub fn parallel(&self) -> Parallel {
+        self.parallel
+    }
+    /// Record every k-th communication point.
+    pub fn record_every(&self) -> u64 {
+        self.record_every
+    }
+    /// Whether the instances run in worker processes.
+    pub fn isolate(&self) -> bool {
+        self.isolate
+    }
+    /// Divergence bound on each bond's Σ|δE| (J).
+    pub fn max_residual_energy(&self) -> Option<f64> {
+        self.max_residual_energy
+    }
+    /// Iterative coupling: passes per step at most (1: non-iterative).
+    pub fn iterations(&self) -> u32 {
+        self.iterations
+    }
+    /// Convergence tolerance of the iterative coupling.
+    pub fn iteration_tolerance(&self) -> f64 {
+        self.iteration_tolerance
+    }
+    /// Instances, sorted by name.
+    pub fn instances(&self) -> &[InstanceSpec] {
+        &self.instances
+    }
+    /// Connections.
+    pub fn connections(&self) -> &[Connection] {
+        &self.connections
+    }
+    /// Power bonds.
+    pub fn bonds(&self) -> &[Bond] {
+        &self.bonds
+    }
+    /// Inputs driven by time tables.
+    pub fn signals(&self) -> &[Signal] {
+        &self.signals
+    }
+    /// Recorded variables (the columns of results.csv, in order).
+    pub fn outputs(&self) -> &[VarRef] {
+        &self.outputs
+    }
+    /// Index of the instance `name`.
+    pub fn instance_index(&self, name: &str) -> Option<usize> {
+        self.instances.iter().position(|i| i.name == name)
+    }
+    /// The variable `instance.variable` of the started system, if it exists.
+    pub fn variable(&self, dotted: &str) -> Option<&VarRef> {
+        let (inst, var) = dotted.split_once('.')?;
+        let i = self.instance_index(inst)?;
+        self.variables.get(i)?.iter().find(|v| v.name == var)
+    }
+}
+
+/// Command-line overrides of `[simulation]`.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Stop time.
+    pub stop: Option<f64>,
+    /// Communication step.
+    pub step: Option<f64>,
+    /// Scheme.
+    pub algorithm: Option<AlgorithmKind>,
+    /// Extrapolation order for every connection.
+    pub extrapolation: Option<usize>,
+    /// Worker threads.
+    pub parallel: Option<Parallel>,
+    /// Worker processes (`--isolate`); `None` keeps `[simulation].isolate`.
+    pub isolate: Option<bool>,
+}

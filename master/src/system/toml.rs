@@ -1,0 +1,242 @@
+//! The TOML front end: a system file read into a [`SystemBuilder`] (syntax errors and unknown
+//! keys with line and column; values of the wrong TOML type with their key). Everything else is
+//! checked by [`SystemBuilder::build`], the same checks as for a system built in code.
+
+use super::builder::{ExtrapolationSpec, PortDraft, SystemBuilder, Value};
+use super::{AlgorithmKind, Parallel};
+use crate::error::{MasterError, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSystem {
+    simulation: RawSimulation,
+    instances: BTreeMap<String, RawInstance>,
+    #[serde(default)]
+    connections: Vec<RawConnection>,
+    #[serde(default)]
+    inputs: Vec<RawSignal>,
+    #[serde(default)]
+    bonds: Vec<RawBond>,
+    #[serde(default)]
+    outputs: Option<RawOutputs>,
+    /// `[tune]`: read by `cosim tune` ([`crate::tune`]), ignored by `cosim run`.
+    #[serde(default)]
+    tune: Option<toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSimulation {
+    #[serde(default)]
+    start: f64,
+    stop: f64,
+    step: f64,
+    #[serde(default)]
+    algorithm: Option<String>,
+    #[serde(default)]
+    order: Option<Vec<String>>,
+    #[serde(default)]
+    extrapolation: Option<toml::Value>,
+    #[serde(default)]
+    parallel: Option<String>,
+    #[serde(default)]
+    record_every: Option<u64>,
+    #[serde(default)]
+    isolate: Option<bool>,
+    #[serde(default)]
+    max_residual_energy: Option<f64>,
+    #[serde(default)]
+    iterations: Option<u32>,
+    #[serde(default)]
+    iteration_tolerance: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInstance {
+    fmu: PathBuf,
+    #[serde(default)]
+    step: Option<f64>,
+    #[serde(default)]
+    start: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSignal {
+    to: String,
+    times: Vec<f64>,
+    values: Vec<f64>,
+    #[serde(default)]
+    interpolation: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConnection {
+    from: String,
+    to: String,
+    #[serde(default)]
+    gain: Option<f64>,
+    #[serde(default)]
+    offset: Option<f64>,
+    #[serde(default)]
+    extrapolation: Option<toml::Value>,
+    #[serde(default)]
+    derivatives: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBond {
+    name: String,
+    ports: Vec<RawPort>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPort {
+    instance: String,
+    effort: String,
+    flow: String,
+    #[serde(default)]
+    sign: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutputs {
+    variables: toml::Value,
+}
+
+fn line_col(text: &str, offset: Option<usize>) -> String {
+    let Some(off) = offset else { return String::new() };
+    let before = &text[..off.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!(" (line {line}, column {col})")
+}
+
+fn start_value(v: &toml::Value) -> Value {
+    match v {
+        toml::Value::Float(x) => Value::Real(*x),
+        toml::Value::Integer(x) => Value::Integer(*x),
+        toml::Value::Boolean(b) => Value::Boolean(*b),
+        toml::Value::String(s) => Value::String(s.clone()),
+        other => Value::Other(other.to_string()),
+    }
+}
+
+impl SystemBuilder {
+    /// Reads a system file.
+    pub fn read(path: &Path) -> Result<Self> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses system text (`path` names it in messages; FMU paths are relative to its folder).
+    pub fn parse(path: &Path, text: &str) -> Result<Self> {
+        let raw: RawSystem = toml::from_str(text).map_err(|e| MasterError::System {
+            path: path.to_path_buf(),
+            key: e.span().map(|s| format!("bytes {}..{}", s.start, s.end)).unwrap_or_default(),
+            message: e.message().to_owned() + &line_col(text, e.span().map(|s| s.start)),
+        })?;
+        let err =
+            |key: &str, message: String| MasterError::System { path: path.to_path_buf(), key: key.into(), message };
+        let extrapolation = |key: &str, v: &toml::Value, derivatives: Option<&Vec<String>>| match v {
+            toml::Value::Integer(m) if *m >= 0 => {
+                Ok(ExtrapolationSpec::Order(usize::try_from(*m).unwrap_or(usize::MAX)))
+            }
+            toml::Value::String(s) if s == "I2" => Ok(ExtrapolationSpec::I2(derivatives.cloned())),
+            other => Err(err(key, format!("extrapolation = {other} must be an integer 0..4 or \"I2\""))),
+        };
+        let mut b = SystemBuilder::new();
+        b.source(path);
+        let sim = &raw.simulation;
+        b.start(sim.start).stop(sim.stop).step(sim.step);
+        if let Some(s) = &sim.algorithm {
+            let a = AlgorithmKind::parse(s)
+                .ok_or_else(|| err("simulation.algorithm", format!("\"{s}\" is not \"jacobi\" or \"gauss-seidel\"")))?;
+            b.algorithm(a);
+        }
+        if let Some(o) = &sim.order {
+            b.order(o.iter().cloned());
+        }
+        if let Some(v) = &sim.extrapolation {
+            b.settings.extrapolation = Some(extrapolation("simulation.extrapolation", v, None)?);
+        }
+        if let Some(p) = &sim.parallel {
+            let p = Parallel::parse(p)
+                .ok_or_else(|| err("simulation.parallel", format!("\"{p}\" is not \"auto\", \"on\" or \"off\"")))?;
+            b.parallel(p);
+        }
+        b.settings.record_every = sim.record_every;
+        b.settings.isolate = sim.isolate;
+        b.settings.max_residual_energy = sim.max_residual_energy;
+        b.settings.iterations = sim.iterations;
+        b.settings.iteration_tolerance = sim.iteration_tolerance;
+        for (name, ri) in &raw.instances {
+            let inst = b.instance(name, &ri.fmu);
+            inst.step = ri.step;
+            inst.starts = ri.start.iter().map(|(k, v)| (k.clone(), start_value(v))).collect();
+        }
+        for (c, rc) in raw.connections.iter().enumerate() {
+            let e = rc
+                .extrapolation
+                .as_ref()
+                .map(|v| extrapolation(&format!("connections[{c}].extrapolation"), v, rc.derivatives.as_ref()))
+                .transpose()?;
+            let conn = b.connect(&rc.from, &rc.to);
+            conn.gain = rc.gain;
+            conn.offset = rc.offset;
+            conn.extrapolation = e;
+        }
+        for (k, rs) in raw.inputs.iter().enumerate() {
+            let linear = match rs.interpolation.as_deref() {
+                None | Some("step") => false,
+                Some("linear") => true,
+                Some(other) => {
+                    return Err(err(
+                        &format!("inputs[{k}].interpolation"),
+                        format!("\"{other}\" is not \"step\" or \"linear\""),
+                    ))
+                }
+            };
+            b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
+        }
+        for rb in &raw.bonds {
+            let ports = rb
+                .ports
+                .iter()
+                .map(|p| PortDraft {
+                    instance: p.instance.clone(),
+                    effort: p.effort.clone(),
+                    flow: p.flow.clone(),
+                    sign: p.sign,
+                })
+                .collect();
+            b.bonds.push((rb.name.clone(), ports));
+        }
+        b.outputs = match raw.outputs.as_ref().map(|o| &o.variables) {
+            None => None,
+            Some(toml::Value::String(s)) if s == "all" => None,
+            Some(toml::Value::Array(items)) => {
+                let mut v = Vec::new();
+                for (k, item) in items.iter().enumerate() {
+                    let name = item
+                        .as_str()
+                        .ok_or_else(|| err(&format!("outputs.variables[{k}]"), format!("{item} is not a string")))?;
+                    v.push(name.to_owned());
+                }
+                Some(v)
+            }
+            Some(other) => return Err(err("outputs.variables", format!("{other} must be \"all\" or a list"))),
+        };
+        b.tune = raw.tune;
+        Ok(b)
+    }
+}
