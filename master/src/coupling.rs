@@ -425,8 +425,10 @@ impl Coupling {
         };
         let t0 = sample.then(Instant::now);
         if self.nodes[i].interpolates || k == 1 {
-            if !self.nodes[i].interpolates {
-                // Held inputs: the value at τ = 0, or at τ = H for interpolated links.
+            // Held inputs: the values at τ = 0 are set already ([`Self::begin_step`]); a link
+            // interpolated since (Gauss-Seidel, iterative passes) is held at its right end τ = H.
+            let node = &self.nodes[i];
+            if !node.interpolates && node.in_links.iter().any(|c| self.links[*c].interpolated) {
                 self.hold_inputs(i, slaves, 0.0)?;
             }
             slaves[i].do_step(t, self.h)?;

@@ -16,6 +16,8 @@
 mod gauss_seidel;
 mod iterative;
 mod jacobi;
+#[cfg(test)]
+mod tests;
 
 pub use crate::bonds::BondState;
 pub use crate::coupling::Coupling;

@@ -1,0 +1,221 @@
+//! Each scheme on mock instances built in code: the order of the FMU calls in a step and the
+//! input values each instance sees.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::error::Result;
+use crate::fmu::Slave;
+use crate::system::{AlgorithmKind, SystemBuilder};
+use crate::Execution;
+use model_description::{
+    Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown, Variability, VariableKind,
+};
+use std::sync::{Arc, Mutex};
+
+/// A first-order system ẋ = u + 1 stepped by forward Euler, y = x (no feedthrough); every call
+/// goes to a log shared by all instances.
+struct Mock {
+    name: String,
+    x: f64,
+    u: f64,
+    saved: Option<(f64, f64)>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Mock {
+    fn boxed(name: &str, x0: f64, log: &Arc<Mutex<Vec<String>>>) -> Box<dyn Slave> {
+        Box::new(Self { name: name.into(), x: x0, u: 0.0, saved: None, log: Arc::clone(log) })
+    }
+    fn note(&self, s: String) {
+        self.log.lock().unwrap().push(format!("{}.{s}", self.name));
+    }
+}
+
+impl Slave for Mock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn setup(&mut self, _start: f64, _stop: Option<f64>) -> Result<()> {
+        Ok(())
+    }
+    fn enter_initialization(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn exit_initialization(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
+        for (o, v) in out.iter_mut().zip(vr) {
+            *o = if *v == 0 { self.x } else { self.u };
+        }
+        self.note(format!("get {vr:?}"));
+        Ok(())
+    }
+    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
+        assert_eq!(vr, [1]);
+        self.u = values[0];
+        self.note(format!("u = {}", values[0]));
+        Ok(())
+    }
+    fn get_integer(&mut self, _vr: &[u32], _out: &mut [i32]) -> Result<()> {
+        Ok(())
+    }
+    fn set_integer(&mut self, _vr: &[u32], _values: &[i32]) -> Result<()> {
+        Ok(())
+    }
+    fn get_boolean(&mut self, _vr: &[u32], _out: &mut [bool]) -> Result<()> {
+        Ok(())
+    }
+    fn set_boolean(&mut self, _vr: &[u32], _values: &[bool]) -> Result<()> {
+        Ok(())
+    }
+    fn get_string(&mut self, _vr: &[u32]) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    fn set_string(&mut self, _vr: &[u32], _values: &[&str]) -> Result<()> {
+        Ok(())
+    }
+    fn set_input_derivatives(&mut self, _vr: &[u32], _order: i32, _values: &[f64]) -> Result<()> {
+        panic!("the mock does not interpolate inputs");
+    }
+    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
+        self.x += h * (self.u + 1.0);
+        self.note(format!("step {t}"));
+        Ok(())
+    }
+    fn terminate(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn can_interpolate_inputs(&self) -> bool {
+        false
+    }
+    fn save_state(&mut self) -> Result<()> {
+        self.saved = Some((self.x, self.u));
+        self.note("save".into());
+        Ok(())
+    }
+    fn restore_state(&mut self) -> Result<()> {
+        (self.x, self.u) = self.saved.unwrap();
+        self.note("restore".into());
+        Ok(())
+    }
+}
+
+fn description() -> ModelDescription {
+    let var = |name: &str, vr, causality| ScalarVariable {
+        name: name.into(),
+        value_reference: vr,
+        description: None,
+        causality,
+        variability: Variability::Continuous,
+        initial: None,
+        can_handle_multiple_set_per_time_instant: None,
+        kind: VariableKind::Real {
+            declared_type: None,
+            attrs: Default::default(),
+            start: (causality == Causality::Input).then_some(0.0),
+            derivative: None,
+            reinit: None,
+        },
+        annotations: Vec::new(),
+        line: 0,
+    };
+    ModelDescription {
+        fmi_version: "2.0".into(),
+        model_name: "mock".into(),
+        model_variables: vec![var("y", 0, Causality::Output), var("u", 1, Causality::Input)],
+        model_structure: ModelStructure {
+            outputs: vec![Unknown { index: 1, dependencies: Some(vec![]), dependencies_kind: None, line: 0 }],
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// a.y → b.u and b.y → a.u at H = 0.5 s, order-0 extrapolation; a starts at x = 1, b at 10.
+fn execution(configure: impl FnOnce(&mut SystemBuilder)) -> (Execution, Arc<Mutex<Vec<String>>>) {
+    let mut b = SystemBuilder::new();
+    b.stop(2.0).step(0.5);
+    b.instance("a", "a.fmu");
+    b.instance("b", "b.fmu");
+    b.connect("a.y", "b.u");
+    b.connect("b.y", "a.u");
+    b.outputs(["a.y", "b.y"]);
+    configure(&mut b);
+    let md = description();
+    let sys = b.build(&[&md, &md]).unwrap();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let slaves = vec![Mock::boxed("a", 1.0, &log), Mock::boxed("b", 10.0, &log)];
+    (Execution::with_instances(sys, slaves, &[&md, &md]).unwrap(), log)
+}
+
+/// The calls made by one step (after initialization).
+fn one_step(run: &mut Execution, log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
+    run.initialize().unwrap();
+    log.lock().unwrap().clear();
+    run.step().unwrap();
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[test]
+fn jacobi_sets_every_input_from_t_n_then_steps_every_instance_then_reads() {
+    let (mut run, log) = execution(|_| {});
+    assert_eq!(
+        one_step(&mut run, &log),
+        ["a.u = 10", "b.u = 1", "a.step 0", "b.step 0", "a.get [0]", "b.get [0]"],
+        "inputs from the values at t = 0, then both steps, then both outputs"
+    );
+    // x_a(0.5) = 1 + 0.5 (10 + 1), x_b(0.5) = 10 + 0.5 (1 + 1).
+    assert_eq!(run.recorded().unwrap(), [6.5, 11.0]);
+    let calls = one_step(&mut run, &log);
+    assert_eq!(calls[..2], ["a.u = 11", "b.u = 6.5"]);
+}
+
+#[test]
+fn gauss_seidel_gives_later_instances_the_new_outputs() {
+    let (mut run, log) = execution(|b| {
+        b.algorithm(AlgorithmKind::GaussSeidel).order(["b", "a"]);
+    });
+    assert_eq!(
+        one_step(&mut run, &log),
+        ["a.u = 10", "b.u = 1", "b.step 0", "b.get [0]", "a.u = 11", "a.u = 11", "a.step 0", "a.get [0]"],
+        "b steps first on a's x(0); a then sees b's x(0.5) = 10 + 0.5·2 (set with the interpolation's \
+         value at τ = 0 and its right end, held by an instance that cannot interpolate)"
+    );
+    assert_eq!(run.recorded().unwrap(), [1.0 + 0.5 * 12.0, 11.0]);
+}
+
+#[test]
+fn gauss_seidel_order_follows_the_connection_graph_without_cycles() {
+    // Only a → b: a has no inputs from unplaced instances, so it goes first.
+    let mut b = SystemBuilder::new();
+    b.stop(1.0).step(0.5).algorithm(AlgorithmKind::GaussSeidel);
+    b.instance("a", "a.fmu");
+    b.instance("b", "b.fmu");
+    b.connect("b.y", "a.u");
+    let md = description();
+    let sys = b.build(&[&md, &md]).unwrap();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let slaves = vec![Mock::boxed("a", 1.0, &log), Mock::boxed("b", 10.0, &log)];
+    let mut run = Execution::with_instances(sys, slaves, &[&md, &md]).unwrap();
+    let calls = one_step(&mut run, &log);
+    let first_step = calls.iter().find(|c| c.contains("step")).unwrap();
+    assert_eq!(first_step, "b.step 0", "{calls:?}");
+}
+
+#[test]
+fn iterative_jacobi_repeats_the_step_from_saved_states_until_the_links_converge() {
+    let (mut run, log) = execution(|b| {
+        b.iterations(50).iteration_tolerance(1e-12);
+    });
+    let calls = one_step(&mut run, &log);
+    assert_eq!(calls[..4], ["a.u = 10", "b.u = 1", "a.save", "b.save"]);
+    let restores = calls.iter().filter(|c| *c == "a.restore").count();
+    let (passes, unconverged) = run.iteration_stats();
+    assert_eq!((passes, unconverged), (restores as u64 + 1, 0), "{calls:?}");
+    assert!(passes > 2);
+    // An instance that cannot interpolate holds an interpolated link at its right end, so the
+    // converged step solves x_a = 1 + H (x_b + 1), x_b = 10 + H (x_a + 1) with H = 0.5:
+    // x_a = 9, x_b = 15.
+    let [xa, xb] = [run.recorded().unwrap()[0], run.recorded().unwrap()[1]];
+    assert!((xa - 9.0).abs() < 1e-9 && (xb - 15.0).abs() < 1e-9, "{xa} {xb}");
+}
