@@ -116,15 +116,15 @@ enum Command {
         /// Communication step H (s), overrides [simulation].step.
         #[arg(long)]
         step: Option<f64>,
-        /// jacobi or gauss-seidel, overrides [simulation].algorithm.
-        #[arg(long)]
-        algorithm: Option<String>,
+        /// Coupling scheme, overrides [simulation].algorithm.
+        #[arg(long, value_enum)]
+        algorithm: Option<AlgorithmKind>,
         /// Extrapolation order 0-4 for every connection.
         #[arg(long)]
         extrapolation: Option<usize>,
-        /// Jacobi worker threads: auto, on or off.
-        #[arg(long)]
-        parallel: Option<String>,
+        /// Jacobi worker threads, overrides [simulation].parallel.
+        #[arg(long, value_enum)]
+        parallel: Option<Parallel>,
         /// Run every instance in its own worker process: an FMU that crashes ends the run with a
         /// message instead of taking cosim down (overrides [simulation].isolate).
         #[arg(long)]
@@ -351,20 +351,6 @@ fn run() -> Result<i32> {
         }
         Command::Run { system, out, stop_time, step, algorithm, extrapolation, parallel, isolate } => {
             install_signal_handlers();
-            let algorithm = match algorithm.as_deref() {
-                None => None,
-                Some(a) => match AlgorithmKind::parse(a) {
-                    Some(k) => Some(k),
-                    None => bail!("--algorithm {a}: expected jacobi or gauss-seidel"),
-                },
-            };
-            let parallel = match parallel.as_deref() {
-                None => None,
-                Some("auto") => Some(Parallel::Auto),
-                Some("on") => Some(Parallel::On),
-                Some("off") => Some(Parallel::Off),
-                Some(p) => bail!("--parallel {p}: expected auto, on or off"),
-            };
             let isolate = isolate.then_some(true);
             let over = Overrides { stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
             let out = out.unwrap_or_else(|| {
