@@ -1,5 +1,5 @@
 //! The FMI 2.0 C ABI. Every `fmi2*` function of a library is a thin `#[no_mangle]` wrapper made
-//! by [`crate::export_fmus`] around one function here, which checks pointers, converts arguments
+//! by [`crate::export_fmi2`] around one function here, which checks pointers, converts arguments
 //! to slices, catches panics and dispatches to the instance's [`Component`].
 //!
 //! This module is the only place of the workspace's FMU side with `unsafe` code.
@@ -542,27 +542,41 @@ status_fn!(/// `fmi2GetBooleanStatus`.
 status_fn!(/// `fmi2GetStringStatus`.
     get_string_status, "fmi2GetStringStatus", fmi2String, |comp, kind| comp.get_string_status(kind), |v| v);
 
-/// Exports the FMI 2.0 Co-Simulation API of a cdylib serving the given models, dispatching
-/// `fmi2Instantiate` on the GUID. The calling crate declares a feature `no-fmi-exports` that
-/// leaves the `fmi2*` symbols out (for binaries that link several FMU crates). Also defines `pub static FMUS: &[&dyn fmu_export::Fmu]`, the
-/// list the packager (`cargo xtask fmus`) reads.
+/// Defines `pub static FMUS: &[&dyn fmu_export::Fmu]`, the FMUs a physics library serves: the
+/// list the packager (`cargo xtask fmus`) reads and that [`crate::export_fmi2`] dispatches on. It
+/// exports no `fmi2*` symbol, so any number of physics libraries can be linked into one binary.
 ///
 /// ```ignore
-/// fmu_export::export_fmus!(crate::oscillator::ForceDisplacementM1, crate::oscillator::ForceDisplacementM2);
+/// fmu_export::define_fmus!(crate::oscillator::ForceDisplacementM1, crate::oscillator::ForceDisplacementM2);
 /// ```
 #[macro_export]
-macro_rules! export_fmus {
+macro_rules! define_fmus {
     ($($model:ty),+ $(,)?) => {
         /// The FMUs this library serves.
         pub static FMUS: &[&dyn $crate::Fmu] = &[$({
             static F: $crate::Factory<$model> = $crate::Factory::new();
             &F
         }),+];
+    };
+}
+
+/// Exports the FMI 2.0 Co-Simulation API (`fmi2*` symbols) of a cdylib serving the FMUs of a
+/// list defined by [`crate::define_fmus`], dispatching `fmi2Instantiate` on the GUID. Invoke it
+/// once, in the crate root of a cdylib that does nothing else (the FMU binaries under `fmus/`).
+///
+/// ```ignore
+/// fmu_export::export_fmi2!(oscillator::FMUS);
+/// ```
+#[macro_export]
+#[rustfmt::skip] // one line per C function, as the FMI headers list them
+macro_rules! export_fmi2 {
+    ($fmus:expr $(,)?) => {
+        /// The FMUs the exported functions serve.
+        fn fmi2_exported_fmus() -> &'static [&'static dyn $crate::Fmu] {
+            $fmus
+        }
 
         /// The exported `fmi2*` functions (FMI 2.0.4 §2.1, §4.2); see `fmu_export::ffi`.
-        /// A crate that links several FMU libraries as rlibs (the packager, tests) turns them off
-        /// with the FMU crate's feature `no-fmi-exports`, else their symbols would clash.
-        #[cfg(not(feature = "no-fmi-exports"))]
         #[allow(non_snake_case, clippy::missing_safety_doc, missing_docs)]
         pub mod fmi2_exports {
             use $crate::types::*;
@@ -579,7 +593,7 @@ macro_rules! export_fmus {
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn fmi2Instantiate(name: fmi2String, ty: fmi2Type, guid: fmi2String, res: fmi2String,
                 functions: *const fmi2CallbackFunctions, visible: fmi2Boolean, logging_on: fmi2Boolean) -> fmi2Component {
-                unsafe { ffi::instantiate(super::FMUS, name, ty, guid, res, functions, visible, logging_on) }
+                unsafe { ffi::instantiate(super::fmi2_exported_fmus(), name, ty, guid, res, functions, visible, logging_on) }
             }
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) { unsafe { ffi::free_instance(c) } }

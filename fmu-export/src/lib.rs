@@ -3,9 +3,12 @@
 //! A model is plain Rust: it implements [`CoSimModel`] (initialize, step, state visitor) and
 //! lists its variables in a table of [`Variable`]s. This crate does everything FMI:
 //!
-//! - [`ffi`] + [`export_fmus!`]: every FMI 2.0 common and Co-Simulation `fmi2*` function with
+//! - [`define_fmus!`]: a physics library's list of FMUs (`pub static FMUS`), no C symbols, so
+//!   the physics crates are plain rlibs that any binary can link together;
+//! - [`ffi`] + [`export_fmi2!`]: every FMI 2.0 common and Co-Simulation `fmi2*` function with
 //!   the exact C signature, `catch_unwind` at each entry point, dispatch on the GUID so that one
-//!   library serves several FMUs;
+//!   library serves several FMUs. Only the thin cdylib crates under `fmus/` (the FMU binaries)
+//!   invoke it, over their physics crate's `FMUS`;
 //! - [`instance`]: the state machine (an illegal call returns `fmi2Error` and logs why), value
 //!   reference and type checks, NaN and range checks, input polynomials
 //!   (`fmi2SetRealInputDerivatives`), output derivatives, FMU states and their serialization;

@@ -82,8 +82,8 @@ impl Context {
     }
 }
 
-/// A co-simulation model. The export layer ([`crate::export_fmus`]) turns it into an FMI 2.0
-/// Co-Simulation FMU.
+/// A co-simulation model. The export layer ([`crate::define_fmus`], [`crate::export_fmi2`]) turns
+/// it into an FMI 2.0 Co-Simulation FMU.
 ///
 /// Call order (the FMI 2.0 state machine is enforced by the export layer, not by the model):
 /// 1. `Default::default()` at `fmi2Instantiate` and `fmi2Reset`: parameters at their start values.

@@ -1,5 +1,5 @@
-//! Lumped-fluid hydraulic circuits, usable from Rust (e.g. by a monolithic solver) and served as
-//! FMI 2.0 Co-Simulation FMUs by this cdylib:
+//! Lumped-fluid hydraulic circuits, usable from Rust (e.g. by a monolithic solver), and the list
+//! of the FMI 2.0 Co-Simulation FMUs they make (`FMUS`; the binary is the cdylib `fmus/hydraulics/`):
 //!
 //! - [`naya`]: the two-chamber cylinder of seed 004 (physics), [`fmu_naya`]: `hydraulics-naya.fmu`.
 //! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:
@@ -18,4 +18,4 @@ pub mod stepping;
 pub use fmu_lumped3::Lumped3Fmu;
 pub use fmu_naya::NayaFmu;
 
-fmu_export::export_fmus!(NayaFmu, Lumped3Fmu);
+fmu_export::define_fmus!(NayaFmu, Lumped3Fmu);

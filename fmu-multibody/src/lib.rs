@@ -1,5 +1,6 @@
 //! Planar multibody mechanisms in natural coordinates, usable from Rust (e.g. by a monolithic
-//! solver) and served as FMI 2.0 Co-Simulation FMUs by this cdylib.
+//! solver), and the list of the FMI 2.0 Co-Simulation FMUs they make (`FMUS`; the binary is the
+//! cdylib `fmus/multibody/`).
 //!
 //! - [`mechanism`]: the engine (mass matrix, generalized forces, constraints, Jacobian,
 //!   convective term, cylinder kinematics and forces, static cylinder forces);
@@ -23,4 +24,4 @@ pub mod variants;
 pub use fmu::MbFmu;
 pub use variants::{Crane2Fmu, Crane2PFmu, CraneFmu, CranePFmu, RodFmu, RodPFmu};
 
-fmu_export::export_fmus!(RodFmu, CraneFmu, Crane2Fmu, RodPFmu, CranePFmu, Crane2PFmu);
+fmu_export::define_fmus!(RodFmu, CraneFmu, Crane2Fmu, RodPFmu, CranePFmu, Crane2PFmu);

@@ -7,8 +7,8 @@
 //!   `oscillator-nonlinear-dd-m1/m2`).
 //!
 //! The physics is in [`subsystem`] (A.1) and [`coupled`] (A.2, A.3); [`models`], [`triple`] and
-//! [`nonlinear`] declare each FMU's variables. The library is a cdylib that serves all FMUs
-//! (dispatch on the GUID given to `fmi2Instantiate`).
+//! [`nonlinear`] declare each FMU's variables. `FMUS` lists all FMUs; the cdylib
+//! `fmus/oscillator/` serves them (dispatch on the GUID given to `fmi2Instantiate`).
 #![warn(missing_docs)]
 
 pub mod coupled;
@@ -22,7 +22,7 @@ pub use models::{DisplacementDisplacementM1, DisplacementDisplacementM2, ForceDi
 pub use nonlinear::{NonlinearDdM1, NonlinearDdM2, NonlinearFdM1, NonlinearFdM2};
 pub use triple::{TripleDdM1, TripleDdM2, TripleDdM3, TripleFdM1, TripleFdM2, TripleFdM3};
 
-fmu_export::export_fmus!(
+fmu_export::define_fmus!(
     ForceDisplacementM1,
     ForceDisplacementM2,
     DisplacementDisplacementM1,

@@ -174,7 +174,7 @@ impl CoSimModel for Faulty {
     }
 }
 
-fmu_export::export_fmus!(Faulty);
+fmu_export::define_fmus!(Faulty);
 
 #[cfg(test)]
 mod tests {

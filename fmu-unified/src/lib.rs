@@ -16,4 +16,4 @@ pub mod variants;
 
 pub use variants::{UnifiedCrane2Fmu, UnifiedCraneA4Fmu, UnifiedCraneFmu, UnifiedNayaFmu};
 
-fmu_export::export_fmus!(UnifiedNayaFmu, UnifiedCraneA4Fmu, UnifiedCraneFmu, UnifiedCrane2Fmu);
+fmu_export::define_fmus!(UnifiedNayaFmu, UnifiedCraneA4Fmu, UnifiedCraneFmu, UnifiedCrane2Fmu);

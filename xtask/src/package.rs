@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A cdylib package and the FMUs it serves.
+/// An FMU cdylib package (under `fmus/`) and the FMUs it serves (its physics crate's list).
 struct Library {
     package: &'static str,
     lib_name: &'static str,
@@ -15,36 +15,22 @@ struct Library {
 
 fn libraries() -> Vec<Library> {
     vec![
-        Library { package: "fmu-oscillator", lib_name: "oscillator", fmus: oscillator::FMUS },
-        Library { package: "fmu-hydraulics", lib_name: "hydraulics", fmus: hydraulics::FMUS },
-        Library { package: "fmu-testing", lib_name: "testing", fmus: testing::FMUS },
-        Library { package: "fmu-multibody", lib_name: "multibody", fmus: multibody::FMUS },
-        Library { package: "fmu-unified", lib_name: "unified", fmus: unified::FMUS },
+        Library { package: "oscillator-fmus", lib_name: "oscillator_fmus", fmus: oscillator::FMUS },
+        Library { package: "hydraulics-fmus", lib_name: "hydraulics_fmus", fmus: hydraulics::FMUS },
+        Library { package: "testing-fmus", lib_name: "testing_fmus", fmus: testing::FMUS },
+        Library { package: "multibody-fmus", lib_name: "multibody_fmus", fmus: multibody::FMUS },
+        Library { package: "unified-fmus", lib_name: "unified_fmus", fmus: unified::FMUS },
     ]
 }
 
-/// Builds every FMU; returns their paths.
-///
-/// Two cargo invocations: the unified FMUs link the multibody and hydraulics crates as rlibs with
-/// their `no-fmi-exports` feature, and cargo unifies features within one invocation — built
-/// together, the co-simulation cdylibs would lose their fmi2* symbols. Each group is packaged
-/// right after its build, before the next build can overwrite a shared artifact.
+/// Builds every FMU cdylib in one cargo invocation and packages the FMUs; returns their paths.
 pub fn fmus() -> Result<Vec<PathBuf>> {
     let out_dir = crate::target_dir().join("fmu");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let mut written = Vec::new();
-    let (unified, cosim): (Vec<Library>, Vec<Library>) =
-        libraries().into_iter().partition(|l| l.package == "fmu-unified");
-    for group in [cosim, unified] {
-        package(&group, &out_dir, &mut written)?;
-    }
-    Ok(written)
-}
-
-fn package(libs: &[Library], out_dir: &Path, written: &mut Vec<PathBuf>) -> Result<()> {
+    let libs = libraries();
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(crate::root()).args(["build", "--release", "--lib"]);
-    for l in libs {
+    for l in &libs {
         cmd.args(["-p", l.package]);
     }
     eprintln!("building release libraries: {cmd:?}");
@@ -52,7 +38,8 @@ fn package(libs: &[Library], out_dir: &Path, written: &mut Vec<PathBuf>) -> Resu
     if !status.success() {
         bail!("cargo build --release failed ({status})");
     }
-    for l in libs {
+    let mut written = Vec::new();
+    for l in &libs {
         let so = crate::target_dir().join("release").join(format!("lib{}.so", l.lib_name));
         let binary = std::fs::read(&so).with_context(|| format!("reading {}", so.display()))?;
         for fmu in l.fmus {
@@ -62,7 +49,7 @@ fn package(libs: &[Library], out_dir: &Path, written: &mut Vec<PathBuf>) -> Resu
             written.push(path);
         }
     }
-    Ok(())
+    Ok(written)
 }
 
 fn write_fmu(fmu: &dyn Fmu, binary: &[u8], path: &Path) -> Result<()> {

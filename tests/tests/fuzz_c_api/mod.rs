@@ -3,8 +3,7 @@
 //! arguments (value references in and out of range, wrong types, NaN/±inf, out-of-range values,
 //! unknown status kinds, garbage FMU states…) on every model of a library's `FMUS`, in process
 //! through the [`Component`] trait that the C functions call. One test binary per FMU library
-//! (`fuzz_c_api_oscillator.rs`, `fuzz_c_api_hydraulics.rs`): two cdylib crates linked into one
-//! executable would both define the `fmi2*` symbols.
+//! (`fuzz_c_api_oscillator.rs`, `fuzz_c_api_hydraulics.rs`).
 //!
 //! An oracle tracks the set of machine states the instance may be in (from the FMI 2.0 §4.2.4
 //! table and the statuses returned) and the time. Properties:
