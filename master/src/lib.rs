@@ -17,5 +17,5 @@ pub mod system;
 pub mod tune;
 
 pub use error::{MasterError, Result};
-pub use fmu::Slave;
+pub use fmu::{Call, Slave};
 pub use fmu::{Fmu2, Fmu2Slave};
