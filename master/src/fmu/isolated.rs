@@ -289,78 +289,79 @@ fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call<'_>) -> R)
         }
         Ok(n)
     }
-    let r = match op {
+    let refs: Vec<&str>;
+    let call = match op {
         Op::Setup => {
             let (start, has_stop, stop) = (d.f64()?, d.u8()?, d.f64()?);
-            f(Call::Setup { start, stop: (has_stop != 0).then_some(stop) })
+            Call::Setup { start, stop: (has_stop != 0).then_some(stop) }
         }
-        Op::EnterInitialization => f(Call::EnterInitialization),
-        Op::ExitInitialization => f(Call::ExitInitialization),
+        Op::EnterInitialization => Call::EnterInitialization,
+        Op::ExitInitialization => Call::ExitInitialization,
         Op::GetReal => {
             d.u32s(&mut b.vrs)?;
             let n = wanted(&mut d, 8)?;
             b.reals.clear();
             b.reals.resize(n, 0.0);
-            f(Call::GetReal { vr: &b.vrs, out: &mut b.reals })
+            Call::GetReal { vr: &b.vrs, out: &mut b.reals }
         }
         Op::SetReal => {
             d.u32s(&mut b.vrs)?;
             d.f64s(&mut b.reals)?;
-            f(Call::SetReal { vr: &b.vrs, values: &b.reals })
+            Call::SetReal { vr: &b.vrs, values: &b.reals }
         }
         Op::GetInteger => {
             d.u32s(&mut b.vrs)?;
             let n = wanted(&mut d, 4)?;
             b.ints.clear();
             b.ints.resize(n, 0);
-            f(Call::GetInteger { vr: &b.vrs, out: &mut b.ints })
+            Call::GetInteger { vr: &b.vrs, out: &mut b.ints }
         }
         Op::SetInteger => {
             d.u32s(&mut b.vrs)?;
             d.i32s(&mut b.ints)?;
-            f(Call::SetInteger { vr: &b.vrs, values: &b.ints })
+            Call::SetInteger { vr: &b.vrs, values: &b.ints }
         }
         Op::GetBoolean => {
             d.u32s(&mut b.vrs)?;
             let n = wanted(&mut d, 1)?;
             b.bools.clear();
             b.bools.resize(n, false);
-            f(Call::GetBoolean { vr: &b.vrs, out: &mut b.bools })
+            Call::GetBoolean { vr: &b.vrs, out: &mut b.bools }
         }
         Op::SetBoolean => {
             d.u32s(&mut b.vrs)?;
             d.bools(&mut b.bools)?;
-            f(Call::SetBoolean { vr: &b.vrs, values: &b.bools })
+            Call::SetBoolean { vr: &b.vrs, values: &b.bools }
         }
         Op::GetString => {
             d.u32s(&mut b.vrs)?;
             b.strings.clear();
-            f(Call::GetString { vr: &b.vrs, out: &mut b.strings })
+            Call::GetString { vr: &b.vrs, out: &mut b.strings }
         }
         Op::SetString => {
             d.u32s(&mut b.vrs)?;
             b.strings = d.strs()?;
-            let values: Vec<&str> = b.strings.iter().map(String::as_str).collect();
-            f(Call::SetString { vr: &b.vrs, values: &values })
+            refs = b.strings.iter().map(String::as_str).collect();
+            Call::SetString { vr: &b.vrs, values: &refs }
         }
         Op::SetInputDerivatives => {
             d.u32s(&mut b.vrs)?;
             let order = d.i32()?;
             d.f64s(&mut b.reals)?;
-            f(Call::SetInputDerivatives { vr: &b.vrs, order, values: &b.reals })
+            Call::SetInputDerivatives { vr: &b.vrs, order, values: &b.reals }
         }
         Op::DoStep => {
             let (t, h) = (d.f64()?, d.f64()?);
-            f(Call::DoStep { t, h })
+            Call::DoStep { t, h }
         }
-        Op::Terminate => f(Call::Terminate),
-        Op::SaveState => f(Call::SaveState),
-        Op::RestoreState => f(Call::RestoreState),
+        Op::Terminate => Call::Terminate,
+        Op::SaveState => Call::SaveState,
+        Op::RestoreState => Call::RestoreState,
     };
     if !d.0.is_empty() {
         return Err(format!("{} bytes left after request {}", d.0.len(), op.function()));
     }
-    Ok(r)
+    Ok(f(call))
 }
 
 /// Appends the results of an executed `call` (a getter's values) to an OK response.
