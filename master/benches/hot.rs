@@ -19,6 +19,7 @@ impl Slave for NoOp {
     fn name(&self) -> &str {
         "noop"
     }
+    #[inline]
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
         match call {
             Call::GetReal { out, .. } => out.iter_mut().for_each(|o| *o = self.y),

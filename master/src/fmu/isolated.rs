@@ -17,6 +17,9 @@
 //!   `1, time: f64, status, last_log` for an [`MasterError::Call`], or `2, message` for any
 //!   other error. A getter sends its value references and the number of values it wants.
 //!
+//! Every [`Call`] goes over the wire, `SaveState`/`RestoreState` included: the worker's
+//! instance keeps the saved `fmi2FMUstate` (iterative coupling works isolated).
+//!
 //! Scalars are `u8`/`u32`/`i32`/`f64`; a slice is `u32 count` then the elements (booleans as
 //! `u8`); a string is `u32 length` then UTF-8 bytes. Closing the worker's stdin ends it (it frees
 //! the instance and exits 0). The worker points its descriptors 0 and 1 at `/dev/null` and
