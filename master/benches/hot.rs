@@ -6,7 +6,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use master::extrapolation::{lagrange, History};
 use master::system::{PortDraft, SystemBuilder};
 use master::Execution;
-use master::{Result, Slave};
+use master::{Call, Result, Slave};
 use model_description::{Causality, ModelDescription, ScalarVariable, Variability, VariableKind};
 
 /// An instance that does nothing: y = stored value, inputs stored.
@@ -19,49 +19,14 @@ impl Slave for NoOp {
     fn name(&self) -> &str {
         "noop"
     }
-    fn setup(&mut self, _: f64, _: Option<f64>) -> Result<()> {
-        Ok(())
-    }
-    fn enter_initialization(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn exit_initialization(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn get_real(&mut self, _vr: &[u32], out: &mut [f64]) -> Result<()> {
-        out.iter_mut().for_each(|o| *o = self.y);
-        Ok(())
-    }
-    fn set_real(&mut self, _vr: &[u32], v: &[f64]) -> Result<()> {
-        self.u = v.first().copied().unwrap_or(0.0);
-        Ok(())
-    }
-    fn get_integer(&mut self, _: &[u32], _: &mut [i32]) -> Result<()> {
-        Ok(())
-    }
-    fn set_integer(&mut self, _: &[u32], _: &[i32]) -> Result<()> {
-        Ok(())
-    }
-    fn get_boolean(&mut self, _: &[u32], _: &mut [bool]) -> Result<()> {
-        Ok(())
-    }
-    fn set_boolean(&mut self, _: &[u32], _: &[bool]) -> Result<()> {
-        Ok(())
-    }
-    fn get_string(&mut self, _: &[u32]) -> Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-    fn set_string(&mut self, _: &[u32], _: &[&str]) -> Result<()> {
-        Ok(())
-    }
-    fn set_input_derivatives(&mut self, _: &[u32], _: i32, _: &[f64]) -> Result<()> {
-        Ok(())
-    }
-    fn do_step(&mut self, _t: f64, h: f64) -> Result<()> {
-        self.y += h * self.u;
-        Ok(())
-    }
-    fn terminate(&mut self) -> Result<()> {
+    #[inline]
+    fn execute(&mut self, call: Call<'_>) -> Result<()> {
+        match call {
+            Call::GetReal { out, .. } => out.iter_mut().for_each(|o| *o = self.y),
+            Call::SetReal { values, .. } => self.u = values.first().copied().unwrap_or(0.0),
+            Call::DoStep { h, .. } => self.y += h * self.u,
+            _ => {}
+        }
         Ok(())
     }
     fn can_interpolate_inputs(&self) -> bool {

@@ -43,6 +43,6 @@ pub mod tune;
 
 pub use error::{MasterError, Result};
 pub use execution::Execution;
-pub use fmu::Slave;
+pub use fmu::{Call, Slave};
 pub use fmu::{Fmu2, Fmu2Slave};
 pub use system::{System, SystemBuilder};

@@ -293,53 +293,16 @@ impl Slave for NanAfter {
     fn name(&self) -> &str {
         self.inner.name()
     }
-    fn setup(&mut self, start: f64, stop: Option<f64>) -> master::Result<()> {
-        self.inner.setup(start, stop)
-    }
-    fn enter_initialization(&mut self) -> master::Result<()> {
-        self.inner.enter_initialization()
-    }
-    fn exit_initialization(&mut self) -> master::Result<()> {
-        self.inner.exit_initialization()
-    }
-    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> master::Result<()> {
-        self.inner.get_real(vr, out)?;
-        if self.now >= self.from - 1e-12 {
-            out.iter_mut().for_each(|x| *x = f64::NAN);
+    fn execute(&mut self, mut call: master::Call<'_>) -> master::Result<()> {
+        self.inner.execute(call.reborrow())?;
+        match call {
+            master::Call::GetReal { out, .. } if self.now >= self.from - 1e-12 => {
+                out.iter_mut().for_each(|x| *x = f64::NAN)
+            }
+            master::Call::DoStep { t, h } => self.now = t + h,
+            _ => {}
         }
         Ok(())
-    }
-    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> master::Result<()> {
-        self.inner.set_real(vr, values)
-    }
-    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> master::Result<()> {
-        self.inner.get_integer(vr, out)
-    }
-    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> master::Result<()> {
-        self.inner.set_integer(vr, values)
-    }
-    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> master::Result<()> {
-        self.inner.get_boolean(vr, out)
-    }
-    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> master::Result<()> {
-        self.inner.set_boolean(vr, values)
-    }
-    fn get_string(&mut self, vr: &[u32]) -> master::Result<Vec<String>> {
-        self.inner.get_string(vr)
-    }
-    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> master::Result<()> {
-        self.inner.set_string(vr, values)
-    }
-    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> master::Result<()> {
-        self.inner.set_input_derivatives(vr, order, values)
-    }
-    fn do_step(&mut self, t: f64, h: f64) -> master::Result<()> {
-        self.inner.do_step(t, h)?;
-        self.now = t + h;
-        Ok(())
-    }
-    fn terminate(&mut self) -> master::Result<()> {
-        self.inner.terminate()
     }
     fn can_interpolate_inputs(&self) -> bool {
         self.inner.can_interpolate_inputs()

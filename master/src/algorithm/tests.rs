@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::error::Result;
-use crate::fmu::Slave;
+use crate::fmu::{Call, Slave};
 use crate::system::{AlgorithmKind, SystemBuilder};
 use crate::Execution;
 use model_description::{
@@ -34,69 +34,38 @@ impl Slave for Mock {
     fn name(&self) -> &str {
         &self.name
     }
-    fn setup(&mut self, _start: f64, _stop: Option<f64>) -> Result<()> {
-        Ok(())
-    }
-    fn enter_initialization(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn exit_initialization(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
-        for (o, v) in out.iter_mut().zip(vr) {
-            *o = if *v == 0 { self.x } else { self.u };
+    fn execute(&mut self, call: Call<'_>) -> Result<()> {
+        match call {
+            Call::GetReal { vr, out } => {
+                for (o, v) in out.iter_mut().zip(vr) {
+                    *o = if *v == 0 { self.x } else { self.u };
+                }
+                self.note(format!("get {vr:?}"));
+            }
+            Call::SetReal { vr, values } => {
+                assert_eq!(vr, [1]);
+                self.u = values[0];
+                self.note(format!("u = {}", values[0]));
+            }
+            Call::DoStep { t, h } => {
+                self.x += h * (self.u + 1.0);
+                self.note(format!("step {t}"));
+            }
+            Call::SaveState => {
+                self.saved = Some((self.x, self.u));
+                self.note("save".into());
+            }
+            Call::RestoreState => {
+                (self.x, self.u) = self.saved.unwrap();
+                self.note("restore".into());
+            }
+            Call::SetInputDerivatives { .. } => panic!("the mock does not interpolate inputs"),
+            _ => {}
         }
-        self.note(format!("get {vr:?}"));
-        Ok(())
-    }
-    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
-        assert_eq!(vr, [1]);
-        self.u = values[0];
-        self.note(format!("u = {}", values[0]));
-        Ok(())
-    }
-    fn get_integer(&mut self, _vr: &[u32], _out: &mut [i32]) -> Result<()> {
-        Ok(())
-    }
-    fn set_integer(&mut self, _vr: &[u32], _values: &[i32]) -> Result<()> {
-        Ok(())
-    }
-    fn get_boolean(&mut self, _vr: &[u32], _out: &mut [bool]) -> Result<()> {
-        Ok(())
-    }
-    fn set_boolean(&mut self, _vr: &[u32], _values: &[bool]) -> Result<()> {
-        Ok(())
-    }
-    fn get_string(&mut self, _vr: &[u32]) -> Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-    fn set_string(&mut self, _vr: &[u32], _values: &[&str]) -> Result<()> {
-        Ok(())
-    }
-    fn set_input_derivatives(&mut self, _vr: &[u32], _order: i32, _values: &[f64]) -> Result<()> {
-        panic!("the mock does not interpolate inputs");
-    }
-    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        self.x += h * (self.u + 1.0);
-        self.note(format!("step {t}"));
-        Ok(())
-    }
-    fn terminate(&mut self) -> Result<()> {
         Ok(())
     }
     fn can_interpolate_inputs(&self) -> bool {
         false
-    }
-    fn save_state(&mut self) -> Result<()> {
-        self.saved = Some((self.x, self.u));
-        self.note("save".into());
-        Ok(())
-    }
-    fn restore_state(&mut self) -> Result<()> {
-        (self.x, self.u) = self.saved.unwrap();
-        self.note("restore".into());
-        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@
 //! overhead is its wall time minus the replay's, without clock reads around every call.
 
 use master::error::Result;
+use master::fmu::{Call, Op};
 use master::Slave;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -12,33 +13,31 @@ use std::time::Instant;
 /// A range of the log's flat argument arrays.
 type Span = (u32, u32);
 
-/// One recorded call; its arrays live in the log's flat buffers (read in order by the replay,
-/// so the replay streams through memory instead of chasing one heap block per call).
+/// One recorded [`Call`]: its operation and scalar arguments; its arrays live in the log's flat
+/// buffers (read in order by the replay, so the replay streams through memory instead of
+/// chasing one heap block per call). Made by [`Log::record`], turned back into the [`Call`] by
+/// [`replay`].
 #[derive(Debug, Clone, Copy)]
-enum Call {
-    Setup(f64, Option<f64>),
-    EnterInit,
-    ExitInit,
-    GetReal(Span),
-    SetReal(Span, Span),
-    GetInteger(Span),
-    SetInteger(Span, Span),
-    GetBoolean(Span),
-    SetBoolean(Span, Span),
-    GetString(Span),
-    SetString(Span, Span),
-    Derivatives(Span, i32, Span),
-    DoStep(f64, f64),
-    SaveState,
-    RestoreState,
-    /// Timing starts here (after the warm-up).
-    Mark,
+struct Entry {
+    instance: u32,
+    op: Op,
+    /// Value references (getters: how many values too).
+    vr: Span,
+    /// Values in the array of their type (`reals`, `ints`, `bools`, `strings`).
+    values: Span,
+    /// `start`/`stop` of Setup, `t`/`h` of DoStep; `order` of SetInputDerivatives, whether
+    /// Setup has a stop.
+    x: f64,
+    y: f64,
+    n: i32,
 }
 
 /// The calls of one master run, in order, with their arguments in flat arrays.
 #[derive(Debug, Default)]
 pub struct Log {
-    calls: Vec<(usize, Call)>,
+    calls: Vec<Entry>,
+    /// Index of the first call timed (after the warm-up).
+    mark: usize,
     vrs: Vec<u32>,
     reals: Vec<f64>,
     ints: Vec<i32>,
@@ -59,11 +58,54 @@ fn at<T>(buf: &[T], (start, len): Span) -> &[T] {
 impl Log {
     /// Marks the start of the measured steps.
     pub fn mark(&mut self) {
-        self.calls.push((usize::MAX, Call::Mark));
+        self.mark = self.calls.len();
     }
 
-    fn vr(&mut self, vr: &[u32]) -> Span {
-        span(&mut self.vrs, vr)
+    /// Appends `call` made on instance `instance`: the one mapping of a [`Call`] to its record.
+    fn record(&mut self, instance: usize, call: &Call<'_>) {
+        let mut e =
+            Entry { instance: instance as u32, op: call.op(), vr: (0, 0), values: (0, 0), x: 0.0, y: 0.0, n: 0 };
+        match call {
+            Call::Setup { start, stop } => {
+                e.x = *start;
+                e.y = stop.unwrap_or(0.0);
+                e.n = i32::from(stop.is_some());
+            }
+            Call::GetReal { vr, .. }
+            | Call::GetInteger { vr, .. }
+            | Call::GetBoolean { vr, .. }
+            | Call::GetString { vr, .. } => e.vr = span(&mut self.vrs, vr),
+            Call::SetReal { vr, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                e.values = span(&mut self.reals, values);
+            }
+            Call::SetInteger { vr, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                e.values = span(&mut self.ints, values);
+            }
+            Call::SetBoolean { vr, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                e.values = span(&mut self.bools, values);
+            }
+            Call::SetString { vr, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                let start = self.strings.len() as u32;
+                self.strings.extend(values.iter().map(|v| (*v).to_owned()));
+                e.values = (start, values.len() as u32);
+            }
+            Call::SetInputDerivatives { vr, order, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                e.values = span(&mut self.reals, values);
+                e.n = *order;
+            }
+            Call::DoStep { t, h } => (e.x, e.y) = (*t, *h),
+            Call::EnterInitialization
+            | Call::ExitInitialization
+            | Call::Terminate
+            | Call::SaveState
+            | Call::RestoreState => {}
+        }
+        self.calls.push(e);
     }
 }
 
@@ -79,87 +121,20 @@ impl Recorder {
     pub fn new(inner: Box<dyn Slave>, index: usize, log: Arc<Mutex<Log>>) -> Self {
         Self { inner, index, log }
     }
-
-    fn push(&self, c: impl FnOnce(&mut Log) -> Call) {
-        if let Ok(mut l) = self.log.lock() {
-            let call = c(&mut l);
-            l.calls.push((self.index, call));
-        }
-    }
 }
 
 impl Slave for Recorder {
     fn name(&self) -> &str {
         self.inner.name()
     }
-    fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()> {
-        self.push(|_| Call::Setup(start, stop));
-        self.inner.setup(start, stop)
-    }
-    fn enter_initialization(&mut self) -> Result<()> {
-        self.push(|_| Call::EnterInit);
-        self.inner.enter_initialization()
-    }
-    fn exit_initialization(&mut self) -> Result<()> {
-        self.push(|_| Call::ExitInit);
-        self.inner.exit_initialization()
-    }
-    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
-        self.push(|l| Call::GetReal(l.vr(vr)));
-        self.inner.get_real(vr, out)
-    }
-    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
-        self.push(|l| Call::SetReal(l.vr(vr), span(&mut l.reals, values)));
-        self.inner.set_real(vr, values)
-    }
-    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
-        self.push(|l| Call::GetInteger(l.vr(vr)));
-        self.inner.get_integer(vr, out)
-    }
-    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
-        self.push(|l| Call::SetInteger(l.vr(vr), span(&mut l.ints, values)));
-        self.inner.set_integer(vr, values)
-    }
-    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()> {
-        self.push(|l| Call::GetBoolean(l.vr(vr)));
-        self.inner.get_boolean(vr, out)
-    }
-    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()> {
-        self.push(|l| Call::SetBoolean(l.vr(vr), span(&mut l.bools, values)));
-        self.inner.set_boolean(vr, values)
-    }
-    fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>> {
-        self.push(|l| Call::GetString(l.vr(vr)));
-        self.inner.get_string(vr)
-    }
-    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
-        self.push(|l| {
-            let owned: Vec<String> = values.iter().map(|s| (*s).to_owned()).collect();
-            Call::SetString(l.vr(vr), span(&mut l.strings, &owned))
-        });
-        self.inner.set_string(vr, values)
-    }
-    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
-        self.push(|l| Call::Derivatives(l.vr(vr), order, span(&mut l.reals, values)));
-        self.inner.set_input_derivatives(vr, order, values)
-    }
-    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        self.push(|_| Call::DoStep(t, h));
-        self.inner.do_step(t, h)
-    }
-    fn terminate(&mut self) -> Result<()> {
-        self.inner.terminate()
+    fn execute(&mut self, call: Call<'_>) -> Result<()> {
+        if let Ok(mut l) = self.log.lock() {
+            l.record(self.index, &call);
+        }
+        self.inner.execute(call)
     }
     fn can_interpolate_inputs(&self) -> bool {
         self.inner.can_interpolate_inputs()
-    }
-    fn save_state(&mut self) -> Result<()> {
-        self.push(|_| Call::SaveState);
-        self.inner.save_state()
-    }
-    fn restore_state(&mut self) -> Result<()> {
-        self.push(|_| Call::RestoreState);
-        self.inner.restore_state()
     }
 }
 
@@ -169,43 +144,43 @@ pub fn replay(log: &Log, slaves: &mut [Box<dyn Slave>]) -> Result<f64> {
     let widest = log
         .calls
         .iter()
-        .map(|(_, c)| match c {
-            Call::GetReal((_, n)) | Call::GetInteger((_, n)) | Call::GetBoolean((_, n)) => *n as usize,
-            _ => 0,
-        })
+        .filter(|e| matches!(e.op, Op::GetReal | Op::GetInteger | Op::GetBoolean))
+        .map(|e| e.vr.1 as usize)
         .max()
         .unwrap_or(0);
     let (mut reals, mut ints, mut bools) = (vec![0.0; widest], vec![0; widest], vec![false; widest]);
-    let v = |s: Span| at(&log.vrs, s);
+    let mut strings = Vec::new();
     let mut t0 = Instant::now();
-    for (i, c) in &log.calls {
-        let Some(s) = slaves.get_mut(*i) else {
+    for (k, e) in log.calls.iter().enumerate() {
+        if k == log.mark {
             t0 = Instant::now();
-            continue;
-        };
-        match *c {
-            Call::Setup(start, stop) => s.setup(start, stop)?,
-            Call::EnterInit => s.enter_initialization()?,
-            Call::ExitInit => s.exit_initialization()?,
-            Call::GetReal(vr) => s.get_real(v(vr), &mut reals[..vr.1 as usize])?,
-            Call::SetReal(vr, x) => s.set_real(v(vr), at(&log.reals, x))?,
-            Call::GetInteger(vr) => s.get_integer(v(vr), &mut ints[..vr.1 as usize])?,
-            Call::SetInteger(vr, x) => s.set_integer(v(vr), at(&log.ints, x))?,
-            Call::GetBoolean(vr) => s.get_boolean(v(vr), &mut bools[..vr.1 as usize])?,
-            Call::SetBoolean(vr, x) => s.set_boolean(v(vr), at(&log.bools, x))?,
-            Call::GetString(vr) => {
-                s.get_string(v(vr))?;
-            }
-            Call::SetString(vr, x) => {
-                let refs: Vec<&str> = at(&log.strings, x).iter().map(String::as_str).collect();
-                s.set_string(v(vr), &refs)?;
-            }
-            Call::Derivatives(vr, order, x) => s.set_input_derivatives(v(vr), order, at(&log.reals, x))?,
-            Call::DoStep(t, h) => s.do_step(t, h)?,
-            Call::SaveState => s.save_state()?,
-            Call::RestoreState => s.restore_state()?,
-            Call::Mark => {}
         }
+        let Some(s) = slaves.get_mut(e.instance as usize) else { continue };
+        let vr = at(&log.vrs, e.vr);
+        let n = e.vr.1 as usize;
+        let call = match e.op {
+            Op::Setup => Call::Setup { start: e.x, stop: (e.n != 0).then_some(e.y) },
+            Op::EnterInitialization => Call::EnterInitialization,
+            Op::ExitInitialization => Call::ExitInitialization,
+            Op::GetReal => Call::GetReal { vr, out: &mut reals[..n] },
+            Op::SetReal => Call::SetReal { vr, values: at(&log.reals, e.values) },
+            Op::GetInteger => Call::GetInteger { vr, out: &mut ints[..n] },
+            Op::SetInteger => Call::SetInteger { vr, values: at(&log.ints, e.values) },
+            Op::GetBoolean => Call::GetBoolean { vr, out: &mut bools[..n] },
+            Op::SetBoolean => Call::SetBoolean { vr, values: at(&log.bools, e.values) },
+            Op::GetString => Call::GetString { vr, out: &mut strings },
+            Op::SetString => {
+                let refs: Vec<&str> = at(&log.strings, e.values).iter().map(String::as_str).collect();
+                s.execute(Call::SetString { vr, values: &refs })?;
+                continue;
+            }
+            Op::SetInputDerivatives => Call::SetInputDerivatives { vr, order: e.n, values: at(&log.reals, e.values) },
+            Op::DoStep => Call::DoStep { t: e.x, h: e.y },
+            Op::Terminate => Call::Terminate,
+            Op::SaveState => Call::SaveState,
+            Op::RestoreState => Call::RestoreState,
+        };
+        s.execute(call)?;
     }
     Ok(t0.elapsed().as_secs_f64())
 }

@@ -3,7 +3,7 @@
 
 use super::archive::Archive;
 use super::ffi;
-use super::Slave;
+use super::{Call, Slave};
 use crate::error::{MasterError, Result};
 use model_description::{CoSimulation, ModelDescription, ScalarVariable};
 use std::collections::HashMap;
@@ -424,116 +424,80 @@ impl Slave for Fmu2Slave {
         &self.name
     }
 
-    fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()> {
-        self.time = start;
-        let s = self.call(|i| i.setup_experiment(None, start, stop));
-        self.check("fmi2SetupExperiment", s)
-    }
-
-    fn enter_initialization(&mut self) -> Result<()> {
-        let s = self.call(|i| i.enter_initialization_mode());
-        self.check("fmi2EnterInitializationMode", s)
-    }
-
-    fn exit_initialization(&mut self) -> Result<()> {
-        let s = self.call(|i| i.exit_initialization_mode());
-        self.check("fmi2ExitInitializationMode", s)
-    }
-
-    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
-        self.lengths("fmi2GetReal", vr.len(), out.len())?;
-        let s = self.call(|i| i.get_real(vr, out));
-        self.check("fmi2GetReal", s)
-    }
-
-    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
-        self.lengths("fmi2SetReal", vr.len(), values.len())?;
-        let s = self.call(|i| i.set_real(vr, values));
-        self.check("fmi2SetReal", s)
-    }
-
-    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
-        self.lengths("fmi2GetInteger", vr.len(), out.len())?;
-        let s = self.call(|i| i.get_integer(vr, out));
-        self.check("fmi2GetInteger", s)
-    }
-
-    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
-        self.lengths("fmi2SetInteger", vr.len(), values.len())?;
-        let s = self.call(|i| i.set_integer(vr, values));
-        self.check("fmi2SetInteger", s)
-    }
-
-    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()> {
-        self.lengths("fmi2GetBoolean", vr.len(), out.len())?;
-        let s = self.call(|i| i.get_boolean(vr, out));
-        self.check("fmi2GetBoolean", s)
-    }
-
-    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()> {
-        self.lengths("fmi2SetBoolean", vr.len(), values.len())?;
-        let s = self.call(|i| i.set_boolean(vr, values));
-        self.check("fmi2SetBoolean", s)
-    }
-
-    fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>> {
-        let mut values = Vec::new();
-        let s = self.call(|i| {
-            let (status, v) = i.get_string(vr);
-            values = v;
-            status
-        });
-        self.check("fmi2GetString", s)?;
-        Ok(values)
-    }
-
-    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
-        self.lengths("fmi2SetString", vr.len(), values.len())?;
-        if let Some(v) = values.iter().find(|v| v.contains('\0')) {
-            return Err(self.invalid("fmi2SetString", format!("the value {v:?} contains a NUL character")));
-        }
-        let s = self.call(|i| i.set_string(vr, values));
-        self.check("fmi2SetString", s)
-    }
-
-    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
-        self.lengths("fmi2SetRealInputDerivatives", vr.len(), values.len())?;
-        if self.orders.len() != vr.len() || self.orders.first() != Some(&order) {
-            self.orders.clear();
-            self.orders.resize(vr.len(), order);
-        }
-        let orders = std::mem::take(&mut self.orders);
-        let s = self.call(|i| i.set_real_input_derivatives(vr, &orders, values));
-        self.orders = orders;
-        self.check("fmi2SetRealInputDerivatives", s)
-    }
-
-    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        self.time = t;
-        let s = self.call(|i| i.do_step(t, h, true));
-        self.steps += 1;
-        self.check("fmi2DoStep", s)?;
-        self.time = t + h;
-        Ok(())
-    }
-
-    fn terminate(&mut self) -> Result<()> {
-        let s = self.call(|i| i.terminate());
-        self.check("fmi2Terminate", s)
+    #[inline]
+    fn execute(&mut self, call: Call<'_>) -> Result<()> {
+        let function = call.op().function();
+        let s = match call {
+            Call::Setup { start, stop } => {
+                self.time = start;
+                self.call(|i| i.setup_experiment(None, start, stop))
+            }
+            Call::EnterInitialization => self.call(|i| i.enter_initialization_mode()),
+            Call::ExitInitialization => self.call(|i| i.exit_initialization_mode()),
+            Call::GetReal { vr, out } => {
+                self.lengths(function, vr.len(), out.len())?;
+                self.call(|i| i.get_real(vr, out))
+            }
+            Call::SetReal { vr, values } => {
+                self.lengths(function, vr.len(), values.len())?;
+                self.call(|i| i.set_real(vr, values))
+            }
+            Call::GetInteger { vr, out } => {
+                self.lengths(function, vr.len(), out.len())?;
+                self.call(|i| i.get_integer(vr, out))
+            }
+            Call::SetInteger { vr, values } => {
+                self.lengths(function, vr.len(), values.len())?;
+                self.call(|i| i.set_integer(vr, values))
+            }
+            Call::GetBoolean { vr, out } => {
+                self.lengths(function, vr.len(), out.len())?;
+                self.call(|i| i.get_boolean(vr, out))
+            }
+            Call::SetBoolean { vr, values } => {
+                self.lengths(function, vr.len(), values.len())?;
+                self.call(|i| i.set_boolean(vr, values))
+            }
+            Call::GetString { vr, out } => self.call(|i| {
+                let (status, v) = i.get_string(vr);
+                *out = v;
+                status
+            }),
+            Call::SetString { vr, values } => {
+                self.lengths(function, vr.len(), values.len())?;
+                if let Some(v) = values.iter().find(|v| v.contains('\0')) {
+                    return Err(self.invalid(function, format!("the value {v:?} contains a NUL character")));
+                }
+                self.call(|i| i.set_string(vr, values))
+            }
+            Call::SetInputDerivatives { vr, order, values } => {
+                self.lengths(function, vr.len(), values.len())?;
+                if self.orders.len() != vr.len() || self.orders.first() != Some(&order) {
+                    self.orders.clear();
+                    self.orders.resize(vr.len(), order);
+                }
+                let orders = std::mem::take(&mut self.orders);
+                let s = self.call(|i| i.set_real_input_derivatives(vr, &orders, values));
+                self.orders = orders;
+                s
+            }
+            Call::DoStep { t, h } => {
+                self.time = t;
+                let s = self.call(|i| i.do_step(t, h, true));
+                self.steps += 1;
+                self.check(function, s)?;
+                self.time = t + h;
+                return Ok(());
+            }
+            Call::Terminate => self.call(|i| i.terminate()),
+            Call::SaveState => self.call(ffi::Instance::save_state),
+            Call::RestoreState => self.call(ffi::Instance::restore_state),
+        };
+        self.check(function, s)
     }
 
     fn can_interpolate_inputs(&self) -> bool {
         self.can_interpolate_inputs
-    }
-
-    fn save_state(&mut self) -> Result<()> {
-        let s = self.call(ffi::Instance::save_state);
-        self.check("fmi2GetFMUstate", s)
-    }
-
-    fn restore_state(&mut self) -> Result<()> {
-        let s = self.call(ffi::Instance::restore_state);
-        self.check("fmi2SetFMUstate", s)
     }
 
     /// Time inside every FMU call of this instance (s), measured with [`Instant`] around each

@@ -12,8 +12,13 @@
 //!
 //! - handshake (worker → master, once): `0, xml` (the modelDescription.xml text), or `2, message`
 //!   when the FMU cannot be loaded or instantiated;
-//! - request: `op: u8` then its arguments; response: `0` then the results, or `1, time: f64,
-//!   status, last_log` for an [`MasterError::Call`], or `2, message` for any other error.
+//! - request: a [`Call`]: its op code (`u8`, [`Op`]'s discriminant) then its arguments
+//!   ([`encode_request`]); response: `0` then the results of a getter ([`encode_results`]), or
+//!   `1, time: f64, status, last_log` for an [`MasterError::Call`], or `2, message` for any
+//!   other error. A getter sends its value references and the number of values it wants.
+//!
+//! Every [`Call`] goes over the wire, `SaveState`/`RestoreState` included: the worker's
+//! instance keeps the saved `fmi2FMUstate` (iterative coupling works isolated).
 //!
 //! Scalars are `u8`/`u32`/`i32`/`f64`; a slice is `u32 count` then the elements (booleans as
 //! `u8`); a string is `u32 length` then UTF-8 bytes. Closing the worker's stdin ends it (it frees
@@ -22,7 +27,7 @@
 
 use super::ffi;
 use super::instance::Fmu2;
-use super::Slave;
+use super::{Call, Op, Slave};
 use crate::error::{MasterError, Result};
 use model_description::ModelDescription;
 use std::fs::File;
@@ -38,23 +43,6 @@ pub const WORKER_EXE_ENV: &str = "COSIM_WORKER_EXE";
 
 /// Largest frame accepted (a garbled length must not make either side allocate gigabytes).
 const MAX_FRAME: usize = 1 << 28;
-
-mod op {
-    pub const SETUP: u8 = 1;
-    pub const ENTER_INIT: u8 = 2;
-    pub const EXIT_INIT: u8 = 3;
-    pub const GET_REAL: u8 = 4;
-    pub const SET_REAL: u8 = 5;
-    pub const GET_INTEGER: u8 = 6;
-    pub const SET_INTEGER: u8 = 7;
-    pub const GET_BOOLEAN: u8 = 8;
-    pub const SET_BOOLEAN: u8 = 9;
-    pub const GET_STRING: u8 = 10;
-    pub const SET_STRING: u8 = 11;
-    pub const SET_INPUT_DERIVATIVES: u8 = 12;
-    pub const DO_STEP: u8 = 13;
-    pub const TERMINATE: u8 = 14;
-}
 
 const TAG_OK: u8 = 0;
 const TAG_CALL_ERROR: u8 = 1;
@@ -228,6 +216,210 @@ impl<'a> Dec<'a> {
             return Err(format!("{n} values returned for {} requested", out.len()));
         }
         out.iter_mut().try_for_each(|o| self.u8().map(|x| *o = x != 0))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls on the wire: the one encoding of a [`Call`], used by both sides
+
+/// Appends `call`'s request: op code, then the arguments (a getter: its value references and
+/// the number of values wanted).
+fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
+    e.u8(call.op() as u8);
+    match call {
+        Call::Setup { start, stop } => {
+            e.f64(*start).u8(u8::from(stop.is_some())).f64(stop.unwrap_or(0.0));
+        }
+        Call::GetReal { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetInteger { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetBoolean { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetString { vr, .. } => {
+            e.u32s(vr);
+        }
+        Call::SetReal { vr, values } => {
+            e.u32s(vr).f64s(values);
+        }
+        Call::SetInteger { vr, values } => {
+            e.u32s(vr).i32s(values);
+        }
+        Call::SetBoolean { vr, values } => {
+            e.u32s(vr).bools(values);
+        }
+        Call::SetString { vr, values } => {
+            e.u32s(vr).strs(values);
+        }
+        Call::SetInputDerivatives { vr, order, values } => {
+            e.u32s(vr).i32(*order).f64s(values);
+        }
+        Call::DoStep { t, h } => {
+            e.f64(*t).f64(*h);
+        }
+        Call::EnterInitialization
+        | Call::ExitInitialization
+        | Call::Terminate
+        | Call::SaveState
+        | Call::RestoreState => {}
+    }
+}
+
+/// Reusable argument and result buffers of the worker loop.
+#[derive(Default)]
+struct Buffers {
+    vrs: Vec<u32>,
+    reals: Vec<f64>,
+    ints: Vec<i32>,
+    bools: Vec<bool>,
+    strings: Vec<String>,
+}
+
+/// Decodes a request written by [`encode_request`] into a [`Call`] whose arrays live in `b`,
+/// and passes it to `f`. The whole request must be consumed.
+fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call<'_>) -> R) -> DecResult<R> {
+    let mut d = Dec(req);
+    let code = d.u8()?;
+    let op = Op::from_code(code).ok_or_else(|| format!("unknown request {code}"))?;
+    /// The number of values a getter wants, each `size` bytes in the response.
+    fn wanted(d: &mut Dec<'_>, size: usize) -> DecResult<usize> {
+        let n = d.u32()? as usize;
+        if n.saturating_mul(size) > MAX_FRAME {
+            return Err(format!("{n} values requested"));
+        }
+        Ok(n)
+    }
+    let refs: Vec<&str>;
+    let call = match op {
+        Op::Setup => {
+            let (start, has_stop, stop) = (d.f64()?, d.u8()?, d.f64()?);
+            Call::Setup { start, stop: (has_stop != 0).then_some(stop) }
+        }
+        Op::EnterInitialization => Call::EnterInitialization,
+        Op::ExitInitialization => Call::ExitInitialization,
+        Op::GetReal => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 8)?;
+            b.reals.clear();
+            b.reals.resize(n, 0.0);
+            Call::GetReal { vr: &b.vrs, out: &mut b.reals }
+        }
+        Op::SetReal => {
+            d.u32s(&mut b.vrs)?;
+            d.f64s(&mut b.reals)?;
+            Call::SetReal { vr: &b.vrs, values: &b.reals }
+        }
+        Op::GetInteger => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 4)?;
+            b.ints.clear();
+            b.ints.resize(n, 0);
+            Call::GetInteger { vr: &b.vrs, out: &mut b.ints }
+        }
+        Op::SetInteger => {
+            d.u32s(&mut b.vrs)?;
+            d.i32s(&mut b.ints)?;
+            Call::SetInteger { vr: &b.vrs, values: &b.ints }
+        }
+        Op::GetBoolean => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 1)?;
+            b.bools.clear();
+            b.bools.resize(n, false);
+            Call::GetBoolean { vr: &b.vrs, out: &mut b.bools }
+        }
+        Op::SetBoolean => {
+            d.u32s(&mut b.vrs)?;
+            d.bools(&mut b.bools)?;
+            Call::SetBoolean { vr: &b.vrs, values: &b.bools }
+        }
+        Op::GetString => {
+            d.u32s(&mut b.vrs)?;
+            b.strings.clear();
+            Call::GetString { vr: &b.vrs, out: &mut b.strings }
+        }
+        Op::SetString => {
+            d.u32s(&mut b.vrs)?;
+            b.strings = d.strs()?;
+            refs = b.strings.iter().map(String::as_str).collect();
+            Call::SetString { vr: &b.vrs, values: &refs }
+        }
+        Op::SetInputDerivatives => {
+            d.u32s(&mut b.vrs)?;
+            let order = d.i32()?;
+            d.f64s(&mut b.reals)?;
+            Call::SetInputDerivatives { vr: &b.vrs, order, values: &b.reals }
+        }
+        Op::DoStep => {
+            let (t, h) = (d.f64()?, d.f64()?);
+            Call::DoStep { t, h }
+        }
+        Op::Terminate => Call::Terminate,
+        Op::SaveState => Call::SaveState,
+        Op::RestoreState => Call::RestoreState,
+    };
+    if !d.0.is_empty() {
+        return Err(format!("{} bytes left after request {}", d.0.len(), op.function()));
+    }
+    Ok(f(call))
+}
+
+/// Appends the results of an executed `call` (a getter's values) to an OK response.
+fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
+    match call {
+        Call::GetReal { out, .. } => {
+            e.f64s(out);
+        }
+        Call::GetInteger { out, .. } => {
+            e.i32s(out);
+        }
+        Call::GetBoolean { out, .. } => {
+            e.bools(out);
+        }
+        Call::GetString { out, .. } => {
+            e.strs(out);
+        }
+        Call::Setup { .. }
+        | Call::EnterInitialization
+        | Call::ExitInitialization
+        | Call::SetReal { .. }
+        | Call::SetInteger { .. }
+        | Call::SetBoolean { .. }
+        | Call::SetString { .. }
+        | Call::SetInputDerivatives { .. }
+        | Call::DoStep { .. }
+        | Call::Terminate
+        | Call::SaveState
+        | Call::RestoreState => {}
+    }
+}
+
+/// Reads the results written by [`encode_results`] into `call`'s outputs (exactly as many
+/// values as asked for).
+fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<()> {
+    match call {
+        Call::GetReal { out, .. } => d.f64s_into(out),
+        Call::GetInteger { out, .. } => d.i32s_into(out),
+        Call::GetBoolean { out, .. } => d.bools_into(out),
+        Call::GetString { out, .. } => {
+            **out = d.strs()?;
+            Ok(())
+        }
+        Call::Setup { .. }
+        | Call::EnterInitialization
+        | Call::ExitInitialization
+        | Call::SetReal { .. }
+        | Call::SetInteger { .. }
+        | Call::SetBoolean { .. }
+        | Call::SetString { .. }
+        | Call::SetInputDerivatives { .. }
+        | Call::DoStep { .. }
+        | Call::Terminate
+        | Call::SaveState
+        | Call::RestoreState => Ok(()),
     }
 }
 
@@ -462,13 +654,6 @@ impl IsolatedSlave {
         self.dead = Some(message.clone());
         self.worker_error(function, message)
     }
-
-    /// A request without results.
-    fn call(&mut self, function: &'static str, build: impl FnOnce(&mut Enc<'_>)) -> Result<()> {
-        self.out.clear();
-        build(&mut Enc(&mut self.out));
-        self.round_trip(function).map(|_| ())
-    }
 }
 
 impl Drop for IsolatedSlave {
@@ -495,101 +680,24 @@ impl Slave for IsolatedSlave {
         &self.name
     }
 
-    fn setup(&mut self, start: f64, stop: Option<f64>) -> Result<()> {
-        self.time = start;
-        self.call("fmi2SetupExperiment", |e| {
-            e.u8(op::SETUP).f64(start).u8(u8::from(stop.is_some())).f64(stop.unwrap_or(0.0));
-        })
-    }
-
-    fn enter_initialization(&mut self) -> Result<()> {
-        self.call("fmi2EnterInitializationMode", |e| {
-            e.u8(op::ENTER_INIT);
-        })
-    }
-
-    fn exit_initialization(&mut self) -> Result<()> {
-        self.call("fmi2ExitInitializationMode", |e| {
-            e.u8(op::EXIT_INIT);
-        })
-    }
-
-    fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
-        const F: &str = "fmi2GetReal";
+    fn execute(&mut self, mut call: Call<'_>) -> Result<()> {
+        let function = call.op().function();
+        match call {
+            Call::Setup { start, .. } => self.time = start,
+            Call::DoStep { t, .. } => {
+                self.time = t;
+                self.steps += 1;
+            }
+            _ => {}
+        }
         self.out.clear();
-        Enc(&mut self.out).u8(op::GET_REAL).u32s(vr);
-        let r = self.round_trip(F)?.f64s_into(out);
-        r.map_err(|e| self.garbled(F, e))
-    }
-
-    fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
-        self.call("fmi2SetReal", |e| {
-            e.u8(op::SET_REAL).u32s(vr).f64s(values);
-        })
-    }
-
-    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
-        const F: &str = "fmi2GetInteger";
-        self.out.clear();
-        Enc(&mut self.out).u8(op::GET_INTEGER).u32s(vr);
-        let r = self.round_trip(F)?.i32s_into(out);
-        r.map_err(|e| self.garbled(F, e))
-    }
-
-    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
-        self.call("fmi2SetInteger", |e| {
-            e.u8(op::SET_INTEGER).u32s(vr).i32s(values);
-        })
-    }
-
-    fn get_boolean(&mut self, vr: &[u32], out: &mut [bool]) -> Result<()> {
-        const F: &str = "fmi2GetBoolean";
-        self.out.clear();
-        Enc(&mut self.out).u8(op::GET_BOOLEAN).u32s(vr);
-        let r = self.round_trip(F)?.bools_into(out);
-        r.map_err(|e| self.garbled(F, e))
-    }
-
-    fn set_boolean(&mut self, vr: &[u32], values: &[bool]) -> Result<()> {
-        self.call("fmi2SetBoolean", |e| {
-            e.u8(op::SET_BOOLEAN).u32s(vr).bools(values);
-        })
-    }
-
-    fn get_string(&mut self, vr: &[u32]) -> Result<Vec<String>> {
-        const F: &str = "fmi2GetString";
-        self.out.clear();
-        Enc(&mut self.out).u8(op::GET_STRING).u32s(vr);
-        let r = self.round_trip(F)?.strs();
-        r.map_err(|e| self.garbled(F, e))
-    }
-
-    fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
-        self.call("fmi2SetString", |e| {
-            e.u8(op::SET_STRING).u32s(vr).strs(values);
-        })
-    }
-
-    fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
-        self.call("fmi2SetRealInputDerivatives", |e| {
-            e.u8(op::SET_INPUT_DERIVATIVES).u32s(vr).i32(order).f64s(values);
-        })
-    }
-
-    fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        self.time = t;
-        self.steps += 1;
-        self.call("fmi2DoStep", |e| {
-            e.u8(op::DO_STEP).f64(t).f64(h);
-        })?;
-        self.time = t + h;
+        encode_request(&call, &mut Enc(&mut self.out));
+        let r = decode_results(&mut call, &mut self.round_trip(function)?);
+        r.map_err(|e| self.garbled(function, e))?;
+        if let Call::DoStep { t, h } = call {
+            self.time = t + h;
+        }
         Ok(())
-    }
-
-    fn terminate(&mut self) -> Result<()> {
-        self.call("fmi2Terminate", |e| {
-            e.u8(op::TERMINATE);
-        })
     }
 
     fn can_interpolate_inputs(&self) -> bool {
@@ -618,92 +726,18 @@ fn encode_error(out: &mut Vec<u8>, e: &MasterError) {
     }
 }
 
-/// Reusable argument and result buffers of the worker loop.
-#[derive(Default)]
-struct Buffers {
-    vrs: Vec<u32>,
-    reals: Vec<f64>,
-    ints: Vec<i32>,
-    bools: Vec<bool>,
-}
-
-/// Executes one request on `slave`; the response goes to `out`. `Err` is a protocol error.
+/// Executes one request on `slave` (the worker's in-process instance); the response goes to
+/// `out`. `Err` is a protocol error.
 fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<()> {
-    let mut d = Dec(req);
-    let code = d.u8()?;
     out.clear();
     out.push(TAG_OK);
-    let result = match code {
-        op::SETUP => {
-            let (start, has_stop, stop) = (d.f64()?, d.u8()?, d.f64()?);
-            slave.setup(start, (has_stop != 0).then_some(stop))
+    let result = decode_request(req, b, |mut call| {
+        let r = slave.execute(call.reborrow());
+        if r.is_ok() {
+            encode_results(&call, &mut Enc(out));
         }
-        op::ENTER_INIT => slave.enter_initialization(),
-        op::EXIT_INIT => slave.exit_initialization(),
-        op::GET_REAL => {
-            d.u32s(&mut b.vrs)?;
-            b.reals.clear();
-            b.reals.resize(b.vrs.len(), 0.0);
-            slave.get_real(&b.vrs, &mut b.reals).map(|()| {
-                Enc(out).f64s(&b.reals);
-            })
-        }
-        op::SET_REAL => {
-            d.u32s(&mut b.vrs)?;
-            d.f64s(&mut b.reals)?;
-            slave.set_real(&b.vrs, &b.reals)
-        }
-        op::GET_INTEGER => {
-            d.u32s(&mut b.vrs)?;
-            b.ints.clear();
-            b.ints.resize(b.vrs.len(), 0);
-            slave.get_integer(&b.vrs, &mut b.ints).map(|()| {
-                Enc(out).i32s(&b.ints);
-            })
-        }
-        op::SET_INTEGER => {
-            d.u32s(&mut b.vrs)?;
-            d.i32s(&mut b.ints)?;
-            slave.set_integer(&b.vrs, &b.ints)
-        }
-        op::GET_BOOLEAN => {
-            d.u32s(&mut b.vrs)?;
-            b.bools.clear();
-            b.bools.resize(b.vrs.len(), false);
-            slave.get_boolean(&b.vrs, &mut b.bools).map(|()| {
-                Enc(out).bools(&b.bools);
-            })
-        }
-        op::SET_BOOLEAN => {
-            d.u32s(&mut b.vrs)?;
-            d.bools(&mut b.bools)?;
-            slave.set_boolean(&b.vrs, &b.bools)
-        }
-        op::GET_STRING => {
-            d.u32s(&mut b.vrs)?;
-            slave.get_string(&b.vrs).map(|v| {
-                Enc(out).strs(&v);
-            })
-        }
-        op::SET_STRING => {
-            d.u32s(&mut b.vrs)?;
-            let values = d.strs()?;
-            let refs: Vec<&str> = values.iter().map(String::as_str).collect();
-            slave.set_string(&b.vrs, &refs)
-        }
-        op::SET_INPUT_DERIVATIVES => {
-            d.u32s(&mut b.vrs)?;
-            let order = d.i32()?;
-            d.f64s(&mut b.reals)?;
-            slave.set_input_derivatives(&b.vrs, order, &b.reals)
-        }
-        op::DO_STEP => {
-            let (t, h) = (d.f64()?, d.f64()?);
-            slave.do_step(t, h)
-        }
-        op::TERMINATE => slave.terminate(),
-        other => return Err(format!("unknown request {other}")),
-    };
+        r
+    })?;
     if let Err(e) = result {
         encode_error(out, &e);
     }
@@ -778,6 +812,130 @@ mod tests {
         assert_eq!(b, [true, false]);
         assert_eq!(d.strs().unwrap(), ["a", "ß", ""]);
         assert!(d.u8().is_err(), "nothing left");
+    }
+
+    /// A worker-side instance that answers getters with values derived from the references and
+    /// remembers every call it executed (as `Debug` text).
+    #[derive(Default)]
+    struct Echo {
+        seen: Vec<String>,
+        saved: bool,
+    }
+
+    impl Slave for Echo {
+        fn name(&self) -> &str {
+            "echo"
+        }
+        fn execute(&mut self, call: Call<'_>) -> Result<()> {
+            self.seen.push(format!("{call:?}"));
+            match call {
+                Call::GetReal { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = f64::from(*v) * 0.5),
+                Call::GetInteger { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = -(*v as i32)),
+                Call::GetBoolean { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = v % 2 == 1),
+                Call::GetString { vr, out } => *out = vr.iter().map(|v| format!("s{v}")).collect(),
+                Call::SaveState => self.saved = true,
+                Call::RestoreState if !self.saved => {
+                    return Err(MasterError::Call {
+                        instance: "echo".into(),
+                        function: "fmi2SetFMUstate",
+                        time: 1.5,
+                        status: "fmi2Error".into(),
+                        last_log: "no state".into(),
+                    })
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+        fn can_interpolate_inputs(&self) -> bool {
+            false
+        }
+    }
+
+    /// `call` as the client sends it, decoded and executed by the worker on `slave`, the response
+    /// decoded back into `call`: the path of every isolated call without the pipes.
+    fn over_the_wire(slave: &mut Echo, mut call: Call<'_>) -> std::result::Result<(), String> {
+        let (mut req, mut resp, mut b) = (Vec::new(), Vec::new(), Buffers::default());
+        encode_request(&call, &mut Enc(&mut req));
+        let sent = format!("{call:?}");
+        execute(slave, &req, &mut b, &mut resp)?;
+        assert_eq!(slave.seen.last().unwrap(), &sent, "the worker executes the call sent");
+        let mut d = Dec(&resp);
+        match d.u8()? {
+            TAG_OK => {
+                decode_results(&mut call, &mut d)?;
+                assert!(d.0.is_empty(), "response fully read");
+                Ok(())
+            }
+            TAG_CALL_ERROR => Err(format!("call error at t = {}: {}: {}", d.f64()?, d.str()?, d.str()?)),
+            t => Err(format!("tag {t}")),
+        }
+    }
+
+    #[test]
+    fn every_call_round_trips_through_the_isolated_encoding() {
+        let mut slave = Echo::default();
+        let vr = [3, 1, 4];
+        let (mut reals, mut ints, mut bools, mut strings) = ([0.0; 3], [0; 3], [false; 3], Vec::new());
+        let calls = [
+            Call::Setup { start: 0.25, stop: Some(2.0) },
+            Call::Setup { start: -1.0, stop: None },
+            Call::EnterInitialization,
+            Call::ExitInitialization,
+            Call::SetReal { vr: &vr, values: &[1.5, f64::NAN, -0.0] },
+            Call::SetInteger { vr: &vr, values: &[7, -8, i32::MIN] },
+            Call::SetBoolean { vr: &vr, values: &[true, false, true] },
+            Call::SetString { vr: &vr, values: &["a", "ß", ""] },
+            Call::SetInputDerivatives { vr: &vr, order: 2, values: &[0.5, 1e300, -3.0] },
+            Call::DoStep { t: 0.125, h: 1e-3 },
+            Call::SaveState,
+            Call::RestoreState,
+            Call::Terminate,
+        ];
+        let mut ops: Vec<Op> = calls.iter().map(Call::op).collect();
+        for call in calls {
+            over_the_wire(&mut slave, call).unwrap();
+        }
+        // Getters: the worker's values arrive in the caller's slices.
+        over_the_wire(&mut slave, Call::GetReal { vr: &vr, out: &mut reals }).unwrap();
+        over_the_wire(&mut slave, Call::GetInteger { vr: &vr, out: &mut ints }).unwrap();
+        over_the_wire(&mut slave, Call::GetBoolean { vr: &vr, out: &mut bools }).unwrap();
+        over_the_wire(&mut slave, Call::GetString { vr: &vr, out: &mut strings }).unwrap();
+        ops.extend([Op::GetReal, Op::GetInteger, Op::GetBoolean, Op::GetString]);
+        assert_eq!((reals, ints, bools), ([1.5, 0.5, 2.0], [-3, -1, -4], [true, true, false]));
+        assert_eq!(strings, ["s3", "s1", "s4"]);
+        for op in Op::ALL {
+            assert!(ops.contains(op), "{op:?} is tested");
+        }
+        assert!(slave.seen[1].contains("stop: None") && slave.seen[0].contains("stop: Some(2.0)"));
+        // An FMU error of a state call comes back as the same MasterError::Call fields.
+        let mut fresh = Echo::default();
+        let e = over_the_wire(&mut fresh, Call::RestoreState).unwrap_err();
+        assert_eq!(e, "call error at t = 1.5: fmi2Error: no state");
+        // A getter whose slice and references differ in length still reaches the instance (which
+        // reports the mismatch); the client takes exactly as many values as it asked for.
+        let mut two = [0.0; 2];
+        over_the_wire(&mut slave, Call::GetReal { vr: &vr, out: &mut two }).unwrap();
+        assert_eq!(two, [1.5, 0.5]);
+    }
+
+    #[test]
+    fn garbled_requests_are_protocol_errors() {
+        let (mut b, mut out, mut slave) = (Buffers::default(), Vec::new(), Echo::default());
+        assert!(execute(&mut slave, &[0], &mut b, &mut out).unwrap_err().contains("unknown request 0"));
+        assert!(execute(&mut slave, &[Op::ALL.len() as u8 + 1], &mut b, &mut out).is_err());
+        let mut req = Vec::new();
+        encode_request(&Call::DoStep { t: 0.0, h: 1.0 }, &mut Enc(&mut req));
+        req.push(0);
+        assert!(execute(&mut slave, &req, &mut b, &mut out)
+            .unwrap_err()
+            .contains("1 bytes left after request fmi2DoStep"));
+        req.truncate(req.len() - 2);
+        assert!(execute(&mut slave, &req, &mut b, &mut out).unwrap_err().contains("truncated"));
+        let mut req = Vec::new();
+        Enc(&mut req).u8(Op::GetReal as u8).u32s(&[1]).u32(u32::MAX);
+        assert!(execute(&mut slave, &req, &mut b, &mut out).unwrap_err().contains("values requested"));
+        assert!(slave.seen.is_empty(), "nothing garbled was executed");
     }
 
     #[test]
