@@ -7,7 +7,7 @@ use master::extrapolation::{lagrange, History};
 use master::system::{PortDraft, SystemBuilder};
 use master::Execution;
 use master::{Call, Result, Slave};
-use model_description::{Causality, ModelDescription, ScalarVariable, Variability, VariableKind};
+use model_description::{Causality, ModelDescription, ScalarVariable};
 
 /// An instance that does nothing: y = stored value, inputs stored.
 struct NoOp {
@@ -35,24 +35,7 @@ impl Slave for NoOp {
 }
 
 fn description() -> ModelDescription {
-    let real = |name: &str, vr, causality| ScalarVariable {
-        name: name.into(),
-        value_reference: vr,
-        description: None,
-        causality,
-        variability: Variability::Continuous,
-        initial: None,
-        can_handle_multiple_set_per_time_instant: None,
-        kind: VariableKind::Real {
-            declared_type: None,
-            attrs: Default::default(),
-            start: (causality == Causality::Input).then_some(0.0),
-            derivative: None,
-            reinit: None,
-        },
-        annotations: Vec::new(),
-        line: 0,
-    };
+    let real = ScalarVariable::real;
     let mut md = ModelDescription {
         fmi_version: "2.0".into(),
         model_name: "noop".into(),

@@ -515,6 +515,29 @@ impl VariableKind {
 }
 
 impl ScalarVariable {
+    /// A continuous Real variable built in memory (inputs start at 0): for descriptions made in
+    /// code, e.g. of test doubles.
+    pub fn real(name: &str, value_reference: u32, causality: Causality) -> Self {
+        Self {
+            name: name.into(),
+            value_reference,
+            description: None,
+            causality,
+            variability: Variability::Continuous,
+            initial: None,
+            can_handle_multiple_set_per_time_instant: None,
+            kind: VariableKind::Real {
+                declared_type: None,
+                attrs: Default::default(),
+                start: (causality == Causality::Input).then_some(0.0),
+                derivative: None,
+                reinit: None,
+            },
+            annotations: Vec::new(),
+            line: 0,
+        }
+    }
+
     /// The `initial` in force: the attribute if present, else the default of FMI 2.0 Table 2.2.7
     /// for this causality and variability (`None` where no `initial` is allowed).
     pub fn effective_initial(&self) -> Option<Initial> {

@@ -6,9 +6,7 @@ use crate::error::Result;
 use crate::fmu::{Call, Slave};
 use crate::system::{AlgorithmKind, SystemBuilder};
 use crate::Execution;
-use model_description::{
-    Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown, Variability, VariableKind,
-};
+use model_description::{Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown};
 use std::sync::{Arc, Mutex};
 
 /// A first-order system ẋ = u + 1 stepped by forward Euler, y = x (no feedthrough); every call
@@ -70,24 +68,7 @@ impl Slave for Mock {
 }
 
 fn description() -> ModelDescription {
-    let var = |name: &str, vr, causality| ScalarVariable {
-        name: name.into(),
-        value_reference: vr,
-        description: None,
-        causality,
-        variability: Variability::Continuous,
-        initial: None,
-        can_handle_multiple_set_per_time_instant: None,
-        kind: VariableKind::Real {
-            declared_type: None,
-            attrs: Default::default(),
-            start: (causality == Causality::Input).then_some(0.0),
-            derivative: None,
-            reinit: None,
-        },
-        annotations: Vec::new(),
-        line: 0,
-    };
+    let var = ScalarVariable::real;
     ModelDescription {
         fmi_version: "2.0".into(),
         model_name: "mock".into(),
