@@ -5,6 +5,8 @@
 //! under docs/img/tune-*.png. Opt-in (about a minute on 2 cores), not part of `cargo xtask test`.
 
 use anyhow::{bail, Context, Result};
+use master::tune::report::{read_json, TuneJson};
+use master::tune::{results, Row};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -37,9 +39,6 @@ const CASES: &[Case] = &[
         paper_table: "| Step | I2 | I1AL | Euler | 1.6 ms |\n| Ramp | m = 3 | I1AL | Euler | 2.0 ms |\n| Impulse | I2 | I1AL | Euler | 1.6 ms |\n| Sinusoidal 17.5 Hz | I2 | I1AL | Euler | 1.8 ms |\n| Sinusoidal 35 Hz | m = 2 | I1AL | Euler | 1.8 ms |\n| Sinusoidal 70 Hz | m = 3 | I1AL | Euler | 1.8 ms |\n",
     },
 ];
-
-/// One `tune.csv` row: (test, config, H, Σ|δE|/T_c or None if failed).
-type Row = (String, String, f64, Option<f64>);
 
 pub fn run() -> Result<()> {
     crate::package::fmus()?;
@@ -77,13 +76,15 @@ pub fn run() -> Result<()> {
         // 1. The paper's protocol: one period per sinusoid.
         let paper_out = work.join(format!("{}-paper", case.name));
         let paper = tune(&cosim, &scen, &paper_out, &["--sine-periods", "1", "--verify", "system"])?;
+        let paper_json = read_json(&paper_out.join("tune.json"))?;
+        let (limiting_test, rec_config) = limiting(&paper_json)?;
         // 2. Ours: every test covers 1 s (whole periods for the sinusoids).
         let ours_out = work.join(format!("{}-ours", case.name));
         let ours = tune(&cosim, &scen, &ours_out, &["--verify", "system"])?;
         // 3. Brute force on the work cycle: every extrapolation with the recommended solvers,
         //    Σ|δE| and failure for every H of the grid (the paper's Fig. 3 / Fig. 12).
         let cycle_out = work.join(format!("{}-cycle", case.name));
-        let cycle_scen = cycle_scenario(&scen, &work, case.name, &paper_out)?;
+        let cycle_scen = cycle_scenario(&scen, &work, case.name, &rec_config)?;
         tune(&cosim, &cycle_scen, &cycle_out, &[])?;
 
         let paper_h = |text: &str, prefix: &str| {
@@ -110,12 +111,11 @@ pub fn run() -> Result<()> {
         let _ = writeln!(doc, "Ours, every test over 1 s (sinusoids over whole periods):\n\n{}", fence_free(&ours));
 
         // Plots: Σ|δE|/T_c vs H per extrapolation, for the test that limits the recommendation.
-        let rows = read_rows(&paper_out.join("tune.csv"))?;
-        let (limiting_test, rec_config) = limiting(&paper_out.join("tune.json"))?;
+        let rows = results::read(&paper_out.join("tune.csv"))?;
         let solvers = rec_config.split_once("; ").map_or(String::new(), |(_, s)| s.to_owned());
         let png = format!("tune-{}-tests.png", case.name);
         plot_curves(&img.join(&png), &format!("{}: test {limiting_test}, {solvers}", case.name), &rows, |r| {
-            r.0 == limiting_test && r.1.ends_with(&solvers)
+            r.test == limiting_test && r.config.ends_with(&solvers)
         })?;
         let _ = writeln!(
             doc,
@@ -124,7 +124,7 @@ pub fn run() -> Result<()> {
              where the run failed.*\n",
             format_args!("img/{png}")
         );
-        let cycle_rows = read_rows(&cycle_out.join("tune.csv"))?;
+        let cycle_rows = results::read(&cycle_out.join("tune.csv"))?;
         let png = format!("tune-{}-cycle.png", case.name);
         plot_curves(&img.join(&png), &format!("{}: work cycle, {solvers}", case.name), &cycle_rows, |_| true)?;
         let _ = writeln!(
@@ -139,18 +139,18 @@ pub fn run() -> Result<()> {
             "Largest H of the grid at which the work cycle still runs, per extrapolation (brute force):\n"
         );
         let _ = writeln!(doc, "| extrapolation | last H without failure |\n|---|---|");
-        let ex_of = |r: &Row| r.1.split(';').next().unwrap_or_default().to_owned();
+        let ex_of = |r: &Row| r.config.split(';').next().unwrap_or_default().to_owned();
         let mut failed: BTreeMap<String, f64> = BTreeMap::new();
-        for r in cycle_rows.iter().filter(|r| r.3.is_none()) {
+        for r in cycle_rows.iter().filter(|r| r.rate().is_none()) {
             let f = failed.entry(ex_of(r)).or_insert(f64::INFINITY);
-            *f = f.min(r.2);
+            *f = f.min(r.h);
         }
         let mut last_ok: BTreeMap<String, f64> = BTreeMap::new();
-        for r in cycle_rows.iter().filter(|r| r.3.is_some()) {
+        for r in cycle_rows.iter().filter(|r| r.rate().is_some()) {
             let ex = ex_of(r);
-            if r.2 < failed.get(&ex).copied().unwrap_or(f64::INFINITY) {
+            if r.h < failed.get(&ex).copied().unwrap_or(f64::INFINITY) {
                 let e = last_ok.entry(ex).or_insert(0.0);
-                *e = e.max(r.2);
+                *e = e.max(r.h);
             }
         }
         let mut all: Vec<String> = cycle_rows.iter().map(ex_of).collect();
@@ -170,11 +170,12 @@ pub fn run() -> Result<()> {
             }
         }
 
-        // The verification on the work cycle.
+        // The verification on the work cycle: its first two compared variables.
         let _ = writeln!(doc);
-        for col in [1, 2] {
-            let png = format!("tune-{}-verify-{col}.png", case.name);
-            plot_verification(&img.join(&png), case.name, &paper_out, col)?;
+        let verified = paper_json.verified.as_ref().context("no verification in tune.json")?;
+        for (i, var) in verified.compare.iter().take(2).enumerate() {
+            let png = format!("tune-{}-verify-{}.png", case.name, i + 1);
+            plot_verification(&img.join(&png), case.name, &paper_out, var)?;
             let _ = writeln!(doc, "![verification on the work cycle](img/{png})\n");
         }
         let _ = writeln!(
@@ -251,8 +252,7 @@ fn localize(scenario: &Path, work: &Path) -> Result<PathBuf> {
 
 /// The scenario's own work cycle as the only "test", every extrapolation with the recommended
 /// solvers, and a stopping rule that only stops on failure.
-fn cycle_scenario(scen: &Path, work: &Path, name: &str, paper_out: &Path) -> Result<PathBuf> {
-    let (_, config) = limiting(&paper_out.join("tune.json"))?;
+fn cycle_scenario(scen: &Path, work: &Path, name: &str, config: &str) -> Result<PathBuf> {
     let mut text = std::fs::read_to_string(scen)?;
     let start = text.find("\n[tune]\n").map(|i| i + 1).context("no [tune] table")?;
     let tune = text.split_off(start);
@@ -315,57 +315,24 @@ fn fence_free(text: &str) -> String {
         + "\n"
 }
 
-fn read_rows(path: &Path) -> Result<Vec<Row>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut rows = Vec::new();
-    for line in text.lines().skip(1) {
-        let f = master::tune::results::split_csv(line);
-        if f.len() != 9 {
-            continue;
-        }
-        let h: f64 = f[2].parse()?;
-        let rate = if f[7] == "ok" { Some(f[6].parse()?) } else { None };
-        rows.push((f[0].clone(), f[1].clone(), h, rate));
-    }
-    Ok(rows)
-}
-
-/// The test of the most pessimistic row and the recommended configuration, from tune.json (a
-/// small scan: xtask has no JSON parser).
-fn limiting(json: &Path) -> Result<(String, String)> {
-    let text = std::fs::read_to_string(json)?;
-    let field = |from: usize, key: &str| -> Option<String> {
-        let k = text[from..].find(&format!("\"{key}\": \""))? + from + key.len() + 5;
-        let end = text[k..].find('"')? + k;
-        Some(text[k..end].to_owned())
-    };
-    let rec = text.find("\"recommended\"").context("no recommendation in tune.json")?;
-    let config = field(rec, "config").context("no recommended config")?;
-    let h = text[rec..].find("\"H\": ").map(|i| i + rec + 5).context("no H")?;
-    let h_end = text[h..].find([',', '\n']).map_or(text.len(), |e| e + h);
-    let h_rec: f64 = text[h..h_end].trim().parse()?;
-    // The table row with that H and configuration.
-    let table = text.find("\"table\"").context("no table")?;
-    let mut at = table;
-    while let Some(t) = field(at, "test") {
-        let row_start = text[at..].find("\"test\"").map_or(at, |i| i + at);
-        let label = field(row_start, "config_label").unwrap_or_default();
-        let hh = text[row_start..].find("\"H\": ").map(|i| i + row_start + 5);
-        let hv = hh.and_then(|s| text[s..].find([',', '\n']).map(|e| text[s..s + e].trim().to_owned()));
-        if label == config && hv.and_then(|v| v.parse::<f64>().ok()).is_some_and(|v| (v - h_rec).abs() < 1e-12) {
-            return Ok((t, config));
-        }
-        at = row_start + 6;
-    }
-    Ok((String::new(), config))
+/// The test of the table row the paper-method recommendation comes from (empty if no row
+/// matches), and the recommended configuration.
+fn limiting(json: &TuneJson<'_>) -> Result<(String, String)> {
+    let rec = json.recommended.as_ref().context("no recommendation in tune.json")?;
+    let test = json
+        .table
+        .iter()
+        .find(|r| r.config_label == rec.config && r.h.is_some_and(|h| (h - rec.h).abs() < 1e-12))
+        .map_or(String::new(), |r| r.test.clone());
+    Ok((test, rec.config.clone()))
 }
 
 fn plot_curves(path: &Path, title: &str, rows: &[Row], keep: impl Fn(&Row) -> bool) -> Result<()> {
     let mut curves: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for r in rows.iter().filter(|r| keep(r)) {
-        if let Some(e) = r.3 {
-            let ex = r.1.split(';').next().unwrap_or_default().to_owned();
-            curves.entry(ex).or_default().push((r.2 * 1e3, e));
+        if let Some(e) = r.rate() {
+            let ex = r.config.split(';').next().unwrap_or_default().to_owned();
+            curves.entry(ex).or_default().push((r.h * 1e3, e));
         }
     }
     let series: Vec<Series<'_>> = curves
@@ -381,37 +348,35 @@ fn plot_curves(path: &Path, title: &str, rows: &[Row], keep: impl Fn(&Row) -> bo
     lines(path, title, "H (ms)", "Σ|δE| / T_c (J/s)", &series)
 }
 
-/// Column `col` (1 = the first compared variable) of a verification trace against time.
-fn read_trace(path: &Path, col: usize) -> Result<Vec<(f64, f64)>> {
+/// Variable `var` of a verification trace against time, by the header names `cosim tune` writes
+/// (`time` and the compared variables).
+fn read_trace(path: &Path, var: &str) -> Result<Vec<(f64, f64)>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let column = |name: &str| {
+        header.iter().position(|h| *h == name).with_context(|| format!("{}: no column {name}", path.display()))
+    };
+    let (t, x) = (column("time")?, column(var)?);
     let mut pts = Vec::new();
-    for line in text.lines().skip(1) {
+    for line in lines {
         let f: Vec<&str> = line.split(',').collect();
-        let (Some(t), Some(x)) = (f.first(), f.get(col)) else { continue };
+        let (Some(t), Some(x)) = (f.get(t), f.get(x)) else { continue };
         pts.push((t.parse()?, x.parse()?));
     }
     Ok(pts)
 }
 
-/// Header name of column `col` of a trace file.
-fn trace_name(path: &Path, col: usize) -> String {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.lines().next().and_then(|h| h.split(',').nth(col).map(str::to_owned)))
-        .unwrap_or_default()
-}
-
-fn plot_verification(path: &Path, name: &str, out: &Path, col: usize) -> Result<()> {
-    let reference = read_trace(&out.join("verify-reference.csv"), col)?;
+fn plot_verification(path: &Path, name: &str, out: &Path, var: &str) -> Result<()> {
+    let reference = read_trace(&out.join("verify-reference.csv"), var)?;
     let mut series = vec![Series { label: "reference", points: reference }];
     let first = out.join("verify-paper.csv");
     let verified = out.join("verify-verified.csv");
     if first.exists() {
-        series.push(Series { label: "recommended H (paper method)", points: read_trace(&first, col)? });
+        series.push(Series { label: "recommended H (paper method)", points: read_trace(&first, var)? });
     }
     if verified.exists() {
-        series.push(Series { label: "verified H", points: read_trace(&verified, col)? });
+        series.push(Series { label: "verified H", points: read_trace(&verified, var)? });
     }
-    let var = trace_name(&out.join("verify-reference.csv"), col);
-    lines(path, &format!("{name}: verification on the work cycle, {var}"), "t (s)", &var, &series)
+    lines(path, &format!("{name}: verification on the work cycle, {var}"), "t (s)", var, &series)
 }

@@ -1,19 +1,24 @@
 //! The sweep's answer: Publication III's table layout (test function | extrapolation | one column
 //! per parameter axis | H), the paper's recommendation (the most pessimistic row, §4.1) and a
-//! robust one (the configuration whose smallest limit over all tests is largest), `tune.json`.
+//! robust one (the configuration whose smallest limit over all tests is largest), `tune.json`
+//! ([`json`] builds it, [`read_json`] reads it back).
 
 use super::space::{value_text, Config};
+use super::verify::Verified;
 use super::{Limit, Sweep};
-use serde::Serialize;
+use crate::error::{MasterError, Result};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::path::Path;
 
 /// The best configuration for one test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TableRow {
     /// Test label.
     pub test: String,
     /// Test title (as in Tables 4 and 5).
     pub title: String,
-    /// Configuration index.
+    /// Configuration index (not in `tune.json`: 0 when read back).
     #[serde(skip)]
     pub config: usize,
     /// Configuration label.
@@ -24,7 +29,7 @@ pub struct TableRow {
 }
 
 /// A recommendation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Recommendation {
     /// Communication step (s).
     #[serde(rename = "H")]
@@ -35,7 +40,7 @@ pub struct Recommendation {
     pub extrapolation: String,
     /// Parameter values by key.
     pub params: std::collections::BTreeMap<String, String>,
-    /// Index into the configurations.
+    /// Index into the configurations (not in `tune.json`: 0 when read back).
     #[serde(skip)]
     pub index: usize,
 }
@@ -145,17 +150,18 @@ pub fn recommendation_text(rep: &Report) -> String {
     s
 }
 
-/// `tune.json`.
-#[derive(Debug, Serialize)]
+/// `tune.json`: borrowed from the sweep's report when written ([`json`]), owned when read back
+/// ([`read_json`]).
+#[derive(Debug, Serialize, Deserialize)]
 pub struct TuneJson<'a> {
     /// The recommendation (the paper's method, most pessimistic row).
-    pub recommended: Option<&'a Recommendation>,
+    pub recommended: Option<Cow<'a, Recommendation>>,
     /// The configuration stable for every test, at its smallest limit.
-    pub robust: Option<&'a Recommendation>,
+    pub robust: Option<Cow<'a, Recommendation>>,
     /// After the verification stage, if run.
-    pub verified: Option<&'a super::verify::Verified>,
+    pub verified: Option<Cow<'a, Verified>>,
     /// Per test.
-    pub table: &'a [TableRow],
+    pub table: Cow<'a, [TableRow]>,
     /// Every (test, configuration) limit.
     pub limits: Vec<LimitJson>,
     /// Sweep settings.
@@ -171,7 +177,7 @@ pub struct TuneJson<'a> {
 }
 
 /// One limit in `tune.json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LimitJson {
     /// Test label.
     pub test: String,
@@ -185,13 +191,13 @@ pub struct LimitJson {
 }
 
 /// Builds `tune.json`'s content.
-pub fn json<'a>(sweep: &'a Sweep, rep: &'a Report, verified: Option<&'a super::verify::Verified>) -> TuneJson<'a> {
+pub fn json<'a>(sweep: &'a Sweep, rep: &'a Report, verified: Option<&'a Verified>) -> TuneJson<'a> {
     use super::criterion::Verdict;
     TuneJson {
-        recommended: rep.paper.as_ref(),
-        robust: rep.robust.as_ref(),
-        verified,
-        table: &rep.table,
+        recommended: rep.paper.as_ref().map(Cow::Borrowed),
+        robust: rep.robust.as_ref().map(Cow::Borrowed),
+        verified: verified.map(Cow::Borrowed),
+        table: Cow::Borrowed(&rep.table),
         limits: sweep
             .limits
             .iter()
@@ -213,6 +219,13 @@ pub fn json<'a>(sweep: &'a Sweep, rep: &'a Report, verified: Option<&'a super::v
         runs: sweep.rows.len(),
         reused: sweep.reused,
     }
+}
+
+/// Reads a `tune.json` written by `cosim tune`.
+pub fn read_json(path: &Path) -> Result<TuneJson<'static>> {
+    let io = |source: std::io::Error| MasterError::Io { path: path.to_path_buf(), source };
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    serde_json::from_str(&text).map_err(|e| io(e.into()))
 }
 
 #[cfg(test)]
@@ -254,6 +267,49 @@ mod tests {
         assert_eq!((robust.index, robust.h), (2, 2.2e-3));
         let md = markdown_table(&s, &r);
         assert!(md.contains("| Sinusoidal 35 Hz | m = 2 | 2.2 ms |"), "{md}");
+    }
+
+    #[test]
+    fn tune_json_reads_back_to_the_same_text() {
+        use crate::tune::verify::{Attempt, Verified};
+        let s = sweep(&[
+            (0, 0, Some(4.1e-3)),
+            (0, 1, Some(3e-3)),
+            (0, 2, None),
+            (1, 0, None),
+            (1, 1, Some(2.2e-3)),
+            (1, 2, Some(1.2e-3)),
+        ]);
+        let r = report(&s);
+        let attempt = |h: f64, stable: bool, error: f64| Attempt {
+            h,
+            stable,
+            message: if stable { String::new() } else { "hyd: \"p\" < 0".into() },
+            error,
+            worst: "m.x".into(),
+            sum_abs_de: 15.947455501900967,
+        };
+        let v = Verified {
+            h: Some(1.4e-3),
+            config: "m = 2".into(),
+            cycle: "system".into(),
+            reference_step: 1e-3,
+            reference: "same configuration".into(),
+            tolerance: 0.05,
+            compare: vec!["m.x".into(), "m.v".into()],
+            attempts: vec![attempt(2.2e-3, false, f64::INFINITY), attempt(1.4e-3, true, 0.0333)],
+        };
+        let text = serde_json::to_string_pretty(&json(&s, &r, Some(&v))).unwrap();
+        let path = std::env::temp_dir().join(format!("tune-json-{}.json", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let back = read_json(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(serde_json::to_string_pretty(&back).unwrap(), text);
+        let rec = back.recommended.as_deref().unwrap();
+        assert_eq!((rec.config.as_str(), rec.h), ("m = 1", 2.2e-3));
+        assert_eq!(back.table[1].test, "sin:35");
+        let attempts = &back.verified.as_deref().unwrap().attempts;
+        assert_eq!((attempts[0].error, attempts[1].error), (f64::INFINITY, 0.0333));
     }
 
     #[test]

@@ -44,11 +44,8 @@ impl Store {
         let same = std::fs::read_to_string(&key_path).is_ok_and(|k| k == fingerprint);
         let mut cache = Cache::new();
         if same && path.exists() {
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-            for line in text.lines().skip(1) {
-                if let Some(row) = parse_row(line) {
-                    cache.insert(key(&row.test, &row.config, row.h), row);
-                }
+            for row in read(&path)? {
+                cache.insert(key(&row.test, &row.config, row.h), row);
             }
         } else if path.exists() {
             std::fs::rename(&path, dir.join("tune.csv.old")).map_err(io(&path))?;
@@ -150,6 +147,13 @@ pub fn parse_row(line: &str) -> Option<Row> {
     })
 }
 
+/// The rows of a `tune.csv` written by [`Store`], in file order; truncated or malformed lines
+/// (e.g. from a killed write) are skipped.
+pub fn read(path: &Path) -> Result<Vec<Row>> {
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    Ok(text.lines().skip(1).filter_map(parse_row).collect())
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -178,7 +182,13 @@ mod tests {
             r.outcome,
             quote(&r.message)
         );
-        assert_eq!(parse_row(&line), Some(r));
+        assert_eq!(parse_row(&line), Some(r.clone()));
         assert_eq!(parse_row("step,m = 0,1e-3,10"), None);
+        // read: the header is skipped, and so is a line cut short by a killed write.
+        let path = std::env::temp_dir().join(format!("tune-csv-{}.csv", std::process::id()));
+        std::fs::write(&path, format!("{HEADER}\n{line}\nstep,m = 0,1e-3,10")).unwrap();
+        let rows = read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(rows, vec![r]);
     }
 }

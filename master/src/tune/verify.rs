@@ -91,7 +91,7 @@ impl Cycle {
 }
 
 /// One verification run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Attempt {
     /// Communication step (s).
     #[serde(rename = "H")]
@@ -100,16 +100,29 @@ pub struct Attempt {
     pub stable: bool,
     /// Failure message.
     pub message: String,
-    /// Largest relative error over the compared variables (error / range of the reference).
+    /// Largest relative error over the compared variables (error / range of the reference);
+    /// infinite for a failed run (`null` in `tune.json`).
+    #[serde(deserialize_with = "null_as_infinity")]
     pub error: f64,
     /// The variable with that error.
     pub worst: String,
-    /// Σ|δE| over the cycle (J).
+    /// Σ|δE| over the cycle (J; `null` in `tune.json` if not finite, NaN when read back).
+    #[serde(deserialize_with = "null_as_nan")]
     pub sum_abs_de: f64,
 }
 
+/// serde_json writes a non-finite f64 as `null`: the relative error of a failed run.
+fn null_as_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+/// A non-finite Σ|δE| (written as `null`) read back as NaN.
+fn null_as_nan<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 /// The verification's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Verified {
     /// Verified H (s), `None` if even H_ini failed.
     #[serde(rename = "H")]
