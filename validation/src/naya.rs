@@ -193,30 +193,45 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         "1 at rest, ≤ 3 at the jumps",
         Verdict::of(calm_mode <= 1.0 && jump_max <= 3.0),
     ));
-    let d_cosim = max_diff(&s_c, &s_u);
-    let d_iter = max_diff(&series(&cosim_it, "mech.s")?, &s_u);
-    let d_paper = max_diff(&crate::multirate::paper_scheme()?, &s_u);
+    // Fig. 4: the multi-rate solution against the unified one as the paper ran it (no restart at
+    // the spool jumps), and the same methods against the tight reference.
+    let s_nr = series(&no_restart, "unified.s")?;
+    let s_it = series(&cosim_it, "mech.s")?;
+    let paper = crate::multirate::paper_scheme()?;
+    let paper_linear = crate::multirate::scheme(crate::multirate::SdotOverStep::Linear)?;
+    let mm = |x: f64| x * 1e3;
+    let (d_paper, d_paper_ref) = (max_diff(&paper.s, &s_nr), max_diff(&paper.s, &s_ref));
+    let d_linear = max_diff(&paper_linear.s, &s_nr);
+    let (d_iter, d_iter_ref) = (max_diff(&s_it, &s_nr), errs[7]);
+    let (d_cosim, d_cosim_ref) = (max_diff(&s_c, &s_nr), errs[2]);
+    let _ = writeln!(
+        body,
+        "| the paper's multi-rate scheme in process (I3AL-P 10 ms, FWE 0.2 ms, ṡ of eq. 40, iterated per step) | {d_paper_ref:.3e} | {:.3e} |",
+        max_diff(&paper.p1, &p_ref)
+    );
     rows.push(Row::new(
         "naya.paper_scheme",
-        "the paper's multi-rate scheme re-implemented in process on the same model code (I3AL-P 10 ms, FWE 0.2 ms, converged per step, ṡ = (s_{n+1} − s_n)/Δt of eq. 40) vs unified: max |Δs|",
+        "the paper's multi-rate scheme re-implemented in process on the same model code (I3AL-P 10 ms without restart; per iterate FWE 0.2 ms over the step, s linear, ṡ = (s_{n+1} − s_n)/Δt of eq. 40, κ at each sub-step's start, friction with the iterate's ṡ_{n+1}; pressures re-integrated after convergence) vs unified 10 ms without restart (as the paper ran it): max |Δs| (vs tight reference)",
         "< 0.1 mm (Fig. 4)",
-        format!("{:.3} mm", d_paper * 1e3),
-        "",
-        Verdict::Info,
+        format!("{:.3} mm ({:.3} mm)", mm(d_paper), mm(d_paper_ref)),
+        "≤ 0.1 mm",
+        Verdict::of(d_paper <= 1e-4),
     ));
     rows.push(Row::new(
         "naya.multirate",
-        "multi-rate co-sim (H = 10 ms, FWE 0.2 ms) vs unified (10 ms): max |Δs|, iterative coupling (explicit Jacobi, held inputs)",
+        "master's iterative coupling (H = 10 ms, FWE 0.2 ms, converged per step; ṡ interpolated linearly ṡ_n → ṡ_{n+1}) vs unified 10 ms without restart: max |Δs| (vs tight reference; the in-process scheme with the same linear ṡ vs unified without restart)",
         "< 0.1 mm (Fig. 4)",
-        format!("{:.3} mm ({:.3} mm)", d_iter * 1e3, d_cosim * 1e3),
-        "≤ 0.1 mm; DISPUTED when above it but not above the paper's own scheme",
-        if d_iter <= 1e-4 {
-            Verdict::Pass
-        } else if d_iter <= d_paper {
-            Verdict::Disputed
-        } else {
-            Verdict::Fail
-        },
+        format!("{:.3} mm ({:.3} mm; in process {:.3} mm)", mm(d_iter), mm(d_iter_ref), mm(d_linear)),
+        "≤ 0.1 mm",
+        Verdict::of(d_iter <= 1e-4 && d_linear <= 1e-4),
+    ));
+    rows.push(Row::new(
+        "naya.multirate_explicit",
+        "explicit Jacobi co-sim (H = 10 ms, held inputs, FWE 0.2 ms; not iterated, so not the paper's scheme) vs unified 10 ms without restart: max |Δs| (vs tight reference)",
+        "< 0.1 mm (Fig. 4, for the iterated scheme)",
+        format!("{:.3} mm ({:.3} mm)", mm(d_cosim), mm(d_cosim_ref)),
+        "≤ 0.1 mm (reported: the claim is about the iterated scheme)",
+        Verdict::Info,
     ));
     rows.push(Row::new(
         "naya.multirate_5ms",
@@ -296,19 +311,42 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         Verdict::of(stable <= bound && bound < unstable),
     ));
     body.push_str(&limit_rows);
-    body.push_str(
-        "\nThe paper's multi-rate scheme re-integrates the hydraulics inside every Newton iteration of the mechanics (ṡ from eq. 40): an \
-         iterative, implicit coupling. The master does the same with `[simulation] iterations`: each communication step is repeated from \
-         the saved FMU states (fmi2GetFMUstate/fmi2SetFMUstate), every connection interpolated linearly between t_n and the newest \
-         t_{n+1} value, until the end values change by less than 1e-9 (relative). With TR hydraulics at 10 ms the converged co-simulation \
-         solves the same discrete equations as the unified method and matches it to round-off (the explicit Jacobi co-simulation with \
-         held inputs misses by 1.7e5 Pa). With FWE at 0.2 ms (or FWE 0.05 ms, TR 0.2 ms, RK4 0.1 ms: all give 0.136 mm against the tight \
-         reference, so the hydraulics integrator is not the cause) the converged co-simulation differs from the unified solution by \
-         0.13 mm: 0.077 mm of it arises within 0.1 s after the first spool jump, where the force changes within ~1 ms but the mechanics, \
-         stepping 10 ms, sees it interpolated linearly over the step; the rest accumulates slowly while the rod moves. The unified \
-         trapezoidal rule gets that impulse right through the ringing of its stiff pressure mode ((p_n + p_{n+1})/2 ≈ p_eq). We do not \
-         reach the paper's < 0.1 mm at H = 10 ms; at H = 5 ms an explicit co-simulation is within 0.065 mm of the tight reference. \
-         TR hydraulics at 10 ms ring after the spool jumps (the trapezoidal rule is A- but not L-stable, h|λ| ≈ 46).\n",
+    let _ = write!(
+        body,
+        "\nThe paper's multi-rate scheme re-integrates the hydraulics inside every Newton iteration of the mechanics: an iterative, \
+         implicit coupling. `validation/src/multirate.rs` re-implements it in process as §4 describes it (I3AL-P at 10 ms without \
+         restart; per iterate FWE at 0.2 ms over the step with s linear and ṡ = (s_{{n+1}} − s_n)/Δt constant (eq. 40), κ of eq. 38 read \
+         at each sub-step's start; F = (p2 − p1) A − c ṡ (eq. 28) with the friction at the mechanics' iterate ṡ_{{n+1}}; pressures \
+         re-integrated after convergence; steps converged to 1e-9 m, at most {} hydraulics integrations per step). The master does the \
+         same with `[simulation] iterations`: each communication step is repeated from the saved FMU states \
+         (fmi2GetFMUstate/fmi2SetFMUstate), every connection interpolated linearly between t_n and the newest t_{{n+1}} value (so the \
+         hydraulics see ṡ linear from ṡ_n to ṡ_{{n+1}}, not eq. 40's chord), until the end values change by less than 1e-9 (relative).\n\n\
+         **Fig. 4 compared like with like.** The paper's unified run has no restart at the spool jumps; ours restarts (our \
+         improvement: {:.4} mm from the tight reference instead of {:.4} mm). Against the unified run without restart, the paper's \
+         scheme lands {:.3} mm away, the master's iterative coupling {:.3} mm (the in-process scheme with the same linear ṡ: \
+         {:.3} mm), the explicit Jacobi co-simulation {:.3} mm: the paper's < 0.1 mm holds for its scheme. Against the tight \
+         reference the paper's scheme is {:.3} mm off, the unified run without restart {:.3} mm: both carry the O(Δt) timing \
+         error of the step that straddles a spool jump, in the same direction, so Fig. 4's difference does not show it. \
+         An earlier version of the in-process scheme gave 0.160 mm against the unified run with restart (0.226 mm without): it \
+         evaluated the friction −c ṡ with eq. 40's chord velocity (s_{{n+1}} − s_n)/Δt ≈ (ṡ_n + ṡ_{{n+1}})/2, half a step late, \
+         instead of the iterate's ṡ_{{n+1}} (c = 1e5 N·s/m), switched κ at the step start rather than at the first sub-step's end, \
+         and stopped its fixed-point iteration at 1e-6 m without re-integrating the pressures; the restart of its mechanics at \
+         force jumps changed it by less than 0.001 mm.\n\n\
+         With TR hydraulics at 10 ms the converged co-simulation solves the same discrete equations as the unified method and \
+         matches it to round-off (the explicit Jacobi co-simulation with held inputs misses by {:.1e} Pa). At H = 5 ms an explicit \
+         co-simulation is within {:.3} mm of the tight reference. TR hydraulics at 10 ms ring after the spool jumps (the \
+         trapezoidal rule is A- but not L-stable).\n",
+        paper.max_iterations,
+        errs[0] * 1e3,
+        errs[1] * 1e3,
+        mm(d_paper),
+        mm(d_iter),
+        mm(d_linear),
+        mm(d_cosim),
+        mm(d_paper_ref),
+        errs[1] * 1e3,
+        dp_tr_explicit,
+        errs[4] * 1e3,
     );
     // Plots.
     std::fs::create_dir_all(img_dir)?;
@@ -386,16 +424,20 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         ],
     )?;
     plots.push(rel("naya-constraints"));
-    let diff: Vec<(f64, f64)> = {
-        let u: std::collections::HashMap<i64, f64> = s_u.iter().map(|&(t, v)| ((t * 1e6).round() as i64, v)).collect();
-        s_c.iter().filter_map(|&(t, v)| u.get(&((t * 1e6).round() as i64)).map(|w| (t, (v - w) * 1e3))).collect()
+    let diff = |a: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        let u: std::collections::HashMap<i64, f64> = s_nr.iter().map(|&(t, v)| ((t * 1e6).round() as i64, v)).collect();
+        a.iter().filter_map(|&(t, v)| u.get(&((t * 1e6).round() as i64)).map(|w| (t, (v - w) * 1e3))).collect()
     };
     lines(
         &png("naya-diff"),
-        "Seed 004: co-simulation − unified (Fig. 4)",
+        "Seed 004: multi-rate − unified without restart (Fig. 4)",
         "t (s)",
         "Δs (mm)",
-        &[Series { label: "s_cosim − s_unified", points: diff }],
+        &[
+            Series { label: "paper's scheme (in process)", points: diff(&paper.s) },
+            Series { label: "master, iterative coupling", points: diff(&s_it) },
+            Series { label: "master, explicit Jacobi", points: diff(&s_c) },
+        ],
     )?;
     plots.push(rel("naya-diff"));
     lines(
