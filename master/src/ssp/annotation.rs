@@ -14,8 +14,8 @@
 //! [[inputs]]          # time tables, [[bonds]], [outputs], [tune]: as in the system file
 //! ```
 
-use crate::system::{ExtrapolationSpec, PortDraft, SystemBuilder};
 use crate::system::{AlgorithmKind, Parallel};
+use crate::system::{ExtrapolationSpec, PortDraft, SystemBuilder};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::{Table, Value};
@@ -263,8 +263,9 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     let sim = &raw.simulation;
     b.settings.step = sim.step.or(b.settings.step);
     if let Some(a) = &sim.algorithm {
-        let k = AlgorithmKind::parse(a)
-            .ok_or_else(|| ("simulation.algorithm".to_owned(), format!("\"{a}\" is not \"jacobi\" or \"gauss-seidel\"")))?;
+        let k = AlgorithmKind::parse(a).ok_or_else(|| {
+            ("simulation.algorithm".to_owned(), format!("\"{a}\" is not \"jacobi\" or \"gauss-seidel\""))
+        })?;
         b.settings.algorithm = Some(k);
     }
     if let Some(o) = &sim.order {
@@ -284,17 +285,19 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     b.settings.iterations = sim.iterations.or(b.settings.iterations);
     b.settings.iteration_tolerance = sim.iteration_tolerance.or(b.settings.iteration_tolerance);
     for (name, ri) in &raw.instances {
-        let inst = b.instances.get_mut(name).ok_or_else(|| {
-            (format!("instances.{name}"), format!("no component \"{name}\" in the system"))
-        })?;
+        let inst = b
+            .instances
+            .get_mut(name)
+            .ok_or_else(|| (format!("instances.{name}"), format!("no component \"{name}\" in the system")))?;
         inst.step = ri.step.or(inst.step);
     }
     for (k, rc) in raw.connections.iter().enumerate() {
         let key = format!("connections[{k}]");
         let e = extrapolation(&format!("{key}.extrapolation"), &rc.extrapolation, rc.derivatives.as_ref())?;
-        let conn = b.connections.iter_mut().find(|c| c.from == rc.from && c.to == rc.to).ok_or_else(|| {
-            (key.clone(), format!("no ssd:Connection from {} to {} in the system", rc.from, rc.to))
-        })?;
+        let conn =
+            b.connections.iter_mut().find(|c| c.from == rc.from && c.to == rc.to).ok_or_else(|| {
+                (key.clone(), format!("no ssd:Connection from {} to {} in the system", rc.from, rc.to))
+            })?;
         conn.extrapolation = Some(e);
     }
     for (k, rs) in raw.inputs.iter().enumerate() {
@@ -302,7 +305,10 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
             None | Some("step") => false,
             Some("linear") => true,
             Some(other) => {
-                return Err((format!("inputs[{k}].interpolation"), format!("\"{other}\" is not \"step\" or \"linear\"")))
+                return Err((
+                    format!("inputs[{k}].interpolation"),
+                    format!("\"{other}\" is not \"step\" or \"linear\""),
+                ))
             }
         };
         b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
@@ -311,7 +317,12 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
         let ports = rb
             .ports
             .iter()
-            .map(|p| PortDraft { instance: p.instance.clone(), effort: p.effort.clone(), flow: p.flow.clone(), sign: p.sign })
+            .map(|p| PortDraft {
+                instance: p.instance.clone(),
+                effort: p.effort.clone(),
+                flow: p.flow.clone(),
+                sign: p.sign,
+            })
             .collect();
         b.bonds.push((rb.name.clone(), ports));
     }

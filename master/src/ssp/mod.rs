@@ -64,7 +64,9 @@ impl Ssp {
         let missing = |what: &str, flag: &str| MasterError::System {
             path: self.builder.path().to_path_buf(),
             key: "ssd:DefaultExperiment".into(),
-            message: format!("no {what} (SSP 1.0 has none; our org.hydraulic-cosim.settings annotation is absent): pass {flag}"),
+            message: format!(
+                "no {what} (SSP 1.0 has none; our org.hydraulic-cosim.settings annotation is absent): pass {flag}"
+            ),
         };
         if over.step.is_none() && s.step.is_none() {
             return Err(missing("communication step", "--step H"));

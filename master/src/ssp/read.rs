@@ -92,11 +92,13 @@ impl Source {
     /// Reads and parses an XML file named by a URI (`.ssv`, `.ssm`); the root must be `ns:name`.
     fn document(&self, node: &Node, attr: &str, uri: &str, ns: &str, name: &str) -> Result<(Node, PathBuf)> {
         let (real, shown) = self.file(node, attr, uri)?;
-        let text = std::fs::read_to_string(&real).map_err(|e| {
-            err(&self.shown, node, Some(attr), format!("\"{uri}\" cannot be read as UTF-8 text: {e}"))
+        let text = std::fs::read_to_string(&real)
+            .map_err(|e| err(&self.shown, node, Some(attr), format!("\"{uri}\" cannot be read as UTF-8 text: {e}")))?;
+        let root = xml::parse(&text).map_err(|m| MasterError::System {
+            path: shown.clone(),
+            key: "XML".into(),
+            message: m,
         })?;
-        let root = xml::parse(&text)
-            .map_err(|m| MasterError::System { path: shown.clone(), key: "XML".into(), message: m })?;
         if !root.is(ns, name) {
             let want = Node { ns: ns.into(), name: name.into(), ..Node::default() }.label();
             return Err(err(&shown, &root, None, format!("the root element must be {want} (namespace {ns})")));
@@ -108,8 +110,11 @@ impl Source {
 /// Reads an SSD's text into a builder.
 pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
     let shown = src.shown.as_path();
-    let root =
-        xml::parse(text).map_err(|m| MasterError::System { path: shown.to_path_buf(), key: "XML".into(), message: m })?;
+    let root = xml::parse(text).map_err(|m| MasterError::System {
+        path: shown.to_path_buf(),
+        key: "XML".into(),
+        message: m,
+    })?;
     if !root.is(SSD, "SystemStructureDescription") {
         return Err(err(
             shown,
@@ -161,14 +166,12 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
                 for e in &child.children {
                     match (e.ns.as_str(), e.name.as_str()) {
                         (SSD, "Component") => component(src, e, &mut b, &mut components)?,
-                        (SSD, "System") => {
-                            return Err(err(
-                                shown,
-                                e,
-                                None,
-                                "nested systems are not supported: flatten the system into one ssd:System of components",
-                            ))
-                        }
+                        (SSD, "System") => return Err(err(
+                            shown,
+                            e,
+                            None,
+                            "nested systems are not supported: flatten the system into one ssd:System of components",
+                        )),
                         (SSD, "SignalDictionaryReference") => {
                             return Err(err(shown, e, None, "signal dictionaries are not supported"))
                         }
@@ -176,7 +179,9 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
                     }
                 }
             }
-            (SSD, "SignalDictionaries") => return Err(err(shown, child, None, "signal dictionaries are not supported")),
+            (SSD, "SignalDictionaries") => {
+                return Err(err(shown, child, None, "signal dictionaries are not supported"))
+            }
             _ => return Err(err(shown, child, None, "unsupported element")),
         }
     }
@@ -216,11 +221,21 @@ fn our_annotations(annotations: &Node) -> Vec<&Node> {
         .collect()
 }
 
-fn component(src: &Source, e: &Node, b: &mut SystemBuilder, components: &mut BTreeMap<String, Component>) -> Result<()> {
+fn component(
+    src: &Source,
+    e: &Node,
+    b: &mut SystemBuilder,
+    components: &mut BTreeMap<String, Component>,
+) -> Result<()> {
     let shown = src.shown.as_path();
     let name = required(shown, e, "name")?;
     if let Some(prev) = components.get(name) {
-        return Err(err(shown, e, Some("name"), format!("duplicate element name \"{name}\" (also at line {})", prev.line)));
+        return Err(err(
+            shown,
+            e,
+            Some("name"),
+            format!("duplicate element name \"{name}\" (also at line {})", prev.line),
+        ));
     }
     if name.is_empty() || name.contains('.') {
         return Err(err(shown, e, Some("name"), format!("\"{name}\": component names must be non-empty without '.'")));
@@ -242,7 +257,9 @@ fn component(src: &Source, e: &Node, b: &mut SystemBuilder, components: &mut BTr
                 shown,
                 e,
                 Some("type"),
-                format!("\"{t}\": components that are systems (SSD/SSP) are not supported, only FMUs: flatten the system"),
+                format!(
+                    "\"{t}\": components that are systems (SSD/SSP) are not supported, only FMUs: flatten the system"
+                ),
             ));
         }
         t => return Err(err(shown, e, Some("type"), format!("\"{t}\": unsupported component type (only FMUs)"))),
@@ -279,7 +296,12 @@ fn component(src: &Source, e: &Node, b: &mut SystemBuilder, components: &mut BTr
                         }
                     }
                     if connectors.insert(cname.to_owned(), Connector { kind: kind.to_owned(), ty, unit }).is_some() {
-                        return Err(err(shown, c, Some("name"), format!("duplicate connector \"{cname}\" of \"{name}\"")));
+                        return Err(err(
+                            shown,
+                            c,
+                            Some("name"),
+                            format!("duplicate connector \"{cname}\" of \"{name}\""),
+                        ));
                     }
                 }
             }
@@ -365,9 +387,12 @@ fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, 
                 gain = double(shown, child, "factor")?;
                 offset = double(shown, child, "offset")?;
             }
-            (SSC, n @ ("BooleanMappingTransformation" | "IntegerMappingTransformation" | "EnumerationMappingTransformation")) => {
-                return Err(err(shown, child, None, format!("{n} is not supported (only ssc:LinearTransformation)")))
-            }
+            (
+                SSC,
+                n @ ("BooleanMappingTransformation"
+                | "IntegerMappingTransformation"
+                | "EnumerationMappingTransformation"),
+            ) => return Err(err(shown, child, None, format!("{n} is not supported (only ssc:LinearTransformation)"))),
             (SSD, "ConnectionGeometry") | (SSD, "Annotations") => {}
             _ => return Err(err(shown, child, None, "unsupported element")),
         }
@@ -388,7 +413,12 @@ type Mapping = BTreeMap<String, (String, Option<(f64, f64)>)>;
 fn mapping(src: &Source, pm: &Node) -> Result<Mapping> {
     let shown = src.shown.as_path();
     if let Some(t) = pm.attr("type").filter(|t| *t != "application/x-ssp-parameter-mapping") {
-        return Err(err(shown, pm, Some("type"), format!("\"{t}\": only application/x-ssp-parameter-mapping is supported")));
+        return Err(err(
+            shown,
+            pm,
+            Some("type"),
+            format!("\"{t}\": only application/x-ssp-parameter-mapping is supported"),
+        ));
     }
     if pm.attr("sourceBase") == Some("component") {
         return Err(err(shown, pm, Some("sourceBase"), "sourceBase=\"component\" is not supported"));
@@ -418,7 +448,12 @@ fn mapping(src: &Source, pm: &Node) -> Result<Mapping> {
                             ))
                         }
                         (SSC, n) if n.ends_with("MappingTransformation") => {
-                            return Err(err(&file, t, None, format!("ssc:{n} is not supported (only ssc:LinearTransformation)")))
+                            return Err(err(
+                                &file,
+                                t,
+                                None,
+                                format!("ssc:{n} is not supported (only ssc:LinearTransformation)"),
+                            ))
                         }
                         (SSM, "Annotations") => {}
                         _ => return Err(err(&file, t, None, "unsupported element")),
@@ -448,7 +483,12 @@ fn apply_bindings(
             return Err(err(shown, pb, None, "unsupported element"));
         }
         if let Some(t) = pb.attr("type").filter(|t| *t != "application/x-ssp-parameter-set") {
-            return Err(err(shown, pb, Some("type"), format!("\"{t}\": only application/x-ssp-parameter-set is supported")));
+            return Err(err(
+                shown,
+                pb,
+                Some("type"),
+                format!("\"{t}\": only application/x-ssp-parameter-set is supported"),
+            ));
         }
         if pb.attr("sourceBase") == Some("component") {
             return Err(err(shown, pb, Some("sourceBase"), "sourceBase=\"component\" is not supported"));
@@ -481,7 +521,8 @@ fn apply_bindings(
                 return Err(err(&file, p, None, format!("parameter \"{name}\" has no value element")));
             };
             let raw = required(&file, v, "value")?;
-            let bad = |what: &str| err(&file, v, Some("value"), format!("\"{raw}\" is not {what} (parameter \"{name}\")"));
+            let bad =
+                |what: &str| err(&file, v, Some("value"), format!("\"{raw}\" is not {what} (parameter \"{name}\")"));
             let mut value = match v.name.as_str() {
                 "Real" => Value::Real(parse_f64(raw).ok_or_else(|| bad("a number"))?),
                 "Integer" => Value::Integer(raw.trim().parse().map_err(|_| bad("an integer"))?),

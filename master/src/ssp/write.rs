@@ -46,12 +46,12 @@ fn xs_double(x: f64) -> String {
 fn unit_of(md: &ModelDescription, name: &str) -> Option<String> {
     let v = md.variable(name)?;
     match &v.kind {
-        VariableKind::Real { attrs, declared_type, .. } => attrs.unit.clone().or_else(|| {
-            match &md.simple_type(declared_type.as_deref()?)?.kind {
+        VariableKind::Real { attrs, declared_type, .. } => {
+            attrs.unit.clone().or_else(|| match &md.simple_type(declared_type.as_deref()?)?.kind {
                 SimpleTypeKind::Real(a) => a.unit.clone(),
                 _ => None,
-            }
-        }),
+            })
+        }
         _ => None,
     }
 }
@@ -67,7 +67,9 @@ fn enumeration_item(md: &ModelDescription, name: &str, value: i32) -> Option<Str
 fn unit_xml(out: &mut String, u: &Unit) {
     let _ = write!(out, "    <ssc:Unit name=\"{}\">\n      <ssc:BaseUnit", escape(&u.name));
     if let Some(b) = &u.base_unit {
-        for (k, v) in [("kg", b.kg), ("m", b.m), ("s", b.s), ("A", b.a), ("K", b.k), ("mol", b.mol), ("cd", b.cd), ("rad", b.rad)] {
+        for (k, v) in
+            [("kg", b.kg), ("m", b.m), ("s", b.s), ("A", b.a), ("K", b.k), ("mol", b.mol), ("cd", b.cd), ("rad", b.rad)]
+        {
             if v != 0 {
                 let _ = write!(out, " {k}=\"{v}\"");
             }
@@ -93,10 +95,9 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
         .instances()
         .iter()
         .map(|i| {
-            fmus.get(&i.fmu).map(|f| f.model_description()).ok_or_else(|| MasterError::Fmu {
-                path: i.fmu.clone(),
-                message: "not loaded".into(),
-            })
+            fmus.get(&i.fmu)
+                .map(|f| f.model_description())
+                .ok_or_else(|| MasterError::Fmu { path: i.fmu.clone(), message: "not loaded".into() })
         })
         .collect::<Result<_>>()?;
 
@@ -170,7 +171,8 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
         }
         ssd.push_str(">\n        <ssd:Connectors>\n");
         for (var, (kind, ty)) in &connectors[i] {
-            let _ = writeln!(ssd, "          <ssd:Connector name=\"{}\" kind=\"{kind}\">{ty}</ssd:Connector>", escape(var));
+            let _ =
+                writeln!(ssd, "          <ssd:Connector name=\"{}\" kind=\"{kind}\">{ty}</ssd:Connector>", escape(var));
         }
         ssd.push_str("        </ssd:Connectors>\n      </ssd:Component>\n");
     }
@@ -180,7 +182,8 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
         for c in sys.connections() {
             let (fi, ti) = (&sys.instances()[c.from.instance].name, &sys.instances()[c.to.instance].name);
             let (fu, tu) = (unit_of(mds[c.from.instance], &c.from.name), unit_of(mds[c.to.instance], &c.to.name));
-            let suppress = if fu.is_some() && tu.is_some() && fu != tu { " suppressUnitConversion=\"true\"" } else { "" };
+            let suppress =
+                if fu.is_some() && tu.is_some() && fu != tu { " suppressUnitConversion=\"true\"" } else { "" };
             let _ = write!(
                 ssd,
                 "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" endElement=\"{}\" endConnector=\"{}\"{suppress}",
