@@ -38,6 +38,7 @@ pub mod fmu;
 pub mod observer;
 pub mod pool;
 pub mod run;
+pub mod ssp;
 pub mod system;
 pub mod tune;
 

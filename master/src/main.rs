@@ -3,6 +3,7 @@
 //! ```text
 //! cosim run SYSTEM.toml [--out DIR] [--stop-time T] [--step H] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
+//! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
 //! ```
 
@@ -105,7 +106,7 @@ struct Cli {
 enum Command {
     /// Run a system description; writes results.csv, bonds.csv and summary.json.
     Run {
-        /// The system file (TOML).
+        /// The system: a TOML system file, an SSP 1.0 package (.ssp) or description (.ssd).
         system: PathBuf,
         /// Output directory (default: `out/<system file stem>`).
         #[arg(long)]
@@ -194,6 +195,15 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         jobs: usize,
         /// Output directory (default: `out/<system file stem>-tune`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Write a system file as an SSP 1.0 package (FMUs embedded; cosim settings SSP cannot carry
+    /// in an annotation that `cosim run x.ssp` reads back).
+    ExportSsp {
+        /// The system file (TOML).
+        system: PathBuf,
+        /// The .ssp to write (default: `<system file stem>.ssp`).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -339,6 +349,22 @@ fn run() -> Result<i32> {
                 out.display()
             );
             Ok(if tuned.report.paper.is_some() { 0 } else { 1 })
+        }
+        Command::ExportSsp { system, out } => {
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from(format!("{}.ssp", system.file_stem().map_or("system".into(), |s| s.to_string_lossy())))
+            });
+            let e = master::ssp::export(&system, &out)
+                .with_context(|| format!("exporting {} to {}", system.display(), out.display()))?;
+            eprintln!(
+                "{}: {} components ({} FMUs embedded), {} connections, {} start values",
+                out.display(),
+                e.components,
+                e.fmus,
+                e.connections,
+                e.parameters
+            );
+            Ok(0)
         }
         Command::Info { fmu } => {
             print!("{}", master::fmu::info::info(&fmu)?);

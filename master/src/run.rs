@@ -18,9 +18,22 @@ pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 /// succeeded (errors during the run are reported there, not as `Err`; `Err` means the system
 /// could not be set up or the output files could not be written).
 pub fn run_file(path: &Path, over: &Overrides, out_dir: &Path) -> Result<Summary> {
+    let ssp_extension = path.extension().is_some_and(|e| e == "ssp" || e == "ssd");
+    if let Some(kind) = crate::ssp::detect(path).or(ssp_extension.then_some(crate::ssp::Kind::Description)) {
+        // The package (its extracted FMUs) lives until the run is over.
+        let ssp = crate::ssp::read(path)?;
+        eprintln!("{}: read as {kind}", path.display());
+        ssp.check_overrides(over)?;
+        return run_builder(&ssp.builder, over, out_dir);
+    }
     let builder = SystemBuilder::read(path)?;
+    run_builder(&builder, over, out_dir)
+}
+
+/// [`run_file`] for a system already read.
+pub fn run_builder(builder: &SystemBuilder, over: &Overrides, out_dir: &Path) -> Result<Summary> {
     let mut fmus = FmuCache::default();
-    let mut execution = Execution::from_builder(&builder, over, &mut fmus)?;
+    let mut execution = Execution::from_builder(builder, over, &mut fmus)?;
     run_into(&mut execution, out_dir)?;
     execution.finish()
 }

@@ -60,6 +60,28 @@ impl Archive {
     /// Extracts the `.fmu` at `path`, refusing archives with more than `max_entries` entries or
     /// more than `max_bytes` bytes once decompressed (the bytes actually written are counted).
     pub fn extract_with_limits(path: &Path, max_bytes: u64, max_entries: usize) -> Result<Self> {
+        let (archive, names) = Self::unpack(path, max_bytes, max_entries)?;
+        if !archive.dir.join("modelDescription.xml").is_file() {
+            return Err(fmu_error(path, missing_description_message(names.iter().map(String::as_str))));
+        }
+        Ok(archive)
+    }
+
+    /// Extracts another zip package (an SSP) with the default limits and the same refusals;
+    /// `required` must be a file at its top level (e.g. `SystemStructure.ssd`).
+    pub fn extract_package(path: &Path, required: &str) -> Result<Self> {
+        let (archive, names) = Self::unpack(path, MAX_UNCOMPRESSED_BYTES, MAX_ENTRIES)?;
+        if !archive.dir.join(required).is_file() {
+            return Err(fmu_error(
+                path,
+                format!("no {required} at the top level of the archive ({} entries)", names.len()),
+            ));
+        }
+        Ok(archive)
+    }
+
+    /// The extraction itself; returns the entry names too.
+    fn unpack(path: &Path, max_bytes: u64, max_entries: usize) -> Result<(Self, Vec<String>)> {
         let mut zip = open_zip(path)?;
         if zip.len() > max_entries {
             return Err(fmu_error(
@@ -146,10 +168,8 @@ impl Archive {
                 }
             }
         }
-        if !archive.dir.join("modelDescription.xml").is_file() {
-            return Err(fmu_error(path, missing_description_message(zip.file_names())));
-        }
-        Ok(archive)
+        let names = zip.file_names().map(str::to_owned).collect();
+        Ok((archive, names))
     }
 
     /// Reads `modelDescription.xml` and the entry names without extracting anything (for

@@ -1,0 +1,336 @@
+//! Our own SSP annotation (`type="org.hydraulic-cosim.settings"`): the settings SSP 1.0 cannot
+//! carry, as TOML text in the system-file syntax (a subset of its tables):
+//!
+//! ```toml
+//! [simulation]        # step, algorithm, order, extrapolation, parallel, record_every, isolate,
+//! step = 1e-3         # max_residual_energy, iterations, iteration_tolerance (no start/stop:
+//!                     # those are in ssd:DefaultExperiment)
+//! [instances.hyd]
+//! step = 1e-4         # own step (multirate)
+//! [[connections]]     # extrapolation per connection, found by from/to (gain/offset are in the
+//! from = "m2.x"       # connection's ssc:LinearTransformation)
+//! to = "m1.xi"
+//! extrapolation = 2
+//! [[inputs]]          # time tables, [[bonds]], [outputs], [tune]: as in the system file
+//! ```
+
+use crate::system::{AlgorithmKind, Parallel};
+use crate::system::{ExtrapolationSpec, PortDraft, SystemBuilder};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::{Table, Value};
+
+/// The `type` of our annotation.
+pub const TYPE: &str = "org.hydraulic-cosim.settings";
+/// The namespace of the element inside it.
+pub const NS: &str = "https://example.invalid/hydraulic-cosim/ssp/settings/1.0";
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    #[serde(default)]
+    simulation: RawSimulation,
+    #[serde(default)]
+    instances: BTreeMap<String, RawInstance>,
+    #[serde(default)]
+    connections: Vec<RawConnection>,
+    #[serde(default)]
+    inputs: Vec<RawSignal>,
+    #[serde(default)]
+    bonds: Vec<RawBond>,
+    #[serde(default)]
+    outputs: Option<RawOutputs>,
+    #[serde(default)]
+    tune: Option<Value>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSimulation {
+    step: Option<f64>,
+    algorithm: Option<String>,
+    order: Option<Vec<String>>,
+    extrapolation: Option<Value>,
+    parallel: Option<String>,
+    record_every: Option<u64>,
+    isolate: Option<bool>,
+    max_residual_energy: Option<f64>,
+    iterations: Option<u32>,
+    iteration_tolerance: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInstance {
+    step: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConnection {
+    from: String,
+    to: String,
+    extrapolation: Value,
+    derivatives: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSignal {
+    to: String,
+    times: Vec<f64>,
+    values: Vec<f64>,
+    interpolation: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBond {
+    name: String,
+    ports: Vec<RawPort>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPort {
+    instance: String,
+    effort: String,
+    flow: String,
+    sign: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutputs {
+    variables: Vec<String>,
+}
+
+fn extrapolation_value(e: &ExtrapolationSpec) -> (Value, Option<Value>) {
+    match e {
+        ExtrapolationSpec::Order(m) => (Value::Integer(i64::try_from(*m).unwrap_or(i64::MAX)), None),
+        ExtrapolationSpec::I2(d) => (
+            Value::String("I2".into()),
+            d.as_ref().map(|d| Value::Array(d.iter().map(|s| Value::String(s.clone())).collect())),
+        ),
+    }
+}
+
+fn strings(v: &[String]) -> Value {
+    Value::Array(v.iter().map(|s| Value::String(s.clone())).collect())
+}
+
+fn floats(v: &[f64]) -> Value {
+    Value::Array(v.iter().map(|x| Value::Float(*x)).collect())
+}
+
+/// The settings of `b` that SSP cannot carry, as TOML text (empty tables left out).
+pub fn to_toml(b: &SystemBuilder) -> String {
+    let s = &b.settings;
+    let mut root = Table::new();
+    let mut sim = Table::new();
+    if let Some(h) = s.step {
+        sim.insert("step".into(), Value::Float(h));
+    }
+    if let Some(a) = s.algorithm {
+        sim.insert("algorithm".into(), Value::String(a.name().into()));
+    }
+    if let Some(o) = &s.order {
+        sim.insert("order".into(), strings(o));
+    }
+    if let Some(e) = &s.extrapolation {
+        sim.insert("extrapolation".into(), extrapolation_value(e).0);
+    }
+    if let Some(p) = s.parallel {
+        let name = match p {
+            Parallel::Auto => "auto",
+            Parallel::On => "on",
+            Parallel::Off => "off",
+        };
+        sim.insert("parallel".into(), Value::String(name.into()));
+    }
+    if let Some(k) = s.record_every {
+        sim.insert("record_every".into(), Value::Integer(i64::try_from(k).unwrap_or(i64::MAX)));
+    }
+    if let Some(i) = s.isolate {
+        sim.insert("isolate".into(), Value::Boolean(i));
+    }
+    if let Some(e) = s.max_residual_energy {
+        sim.insert("max_residual_energy".into(), Value::Float(e));
+    }
+    if let Some(n) = s.iterations {
+        sim.insert("iterations".into(), Value::Integer(i64::from(n)));
+    }
+    if let Some(t) = s.iteration_tolerance {
+        sim.insert("iteration_tolerance".into(), Value::Float(t));
+    }
+    if !sim.is_empty() {
+        root.insert("simulation".into(), Value::Table(sim));
+    }
+    let mut instances = Table::new();
+    for (name, i) in &b.instances {
+        if let Some(h) = i.step {
+            let mut t = Table::new();
+            t.insert("step".into(), Value::Float(h));
+            instances.insert(name.clone(), Value::Table(t));
+        }
+    }
+    if !instances.is_empty() {
+        root.insert("instances".into(), Value::Table(instances));
+    }
+    let connections: Vec<Value> = b
+        .connections
+        .iter()
+        .filter_map(|c| {
+            let (e, d) = extrapolation_value(c.extrapolation.as_ref()?);
+            let mut t = Table::new();
+            t.insert("from".into(), Value::String(c.from.clone()));
+            t.insert("to".into(), Value::String(c.to.clone()));
+            t.insert("extrapolation".into(), e);
+            if let Some(d) = d {
+                t.insert("derivatives".into(), d);
+            }
+            Some(Value::Table(t))
+        })
+        .collect();
+    if !connections.is_empty() {
+        root.insert("connections".into(), Value::Array(connections));
+    }
+    let inputs: Vec<Value> = b
+        .inputs
+        .iter()
+        .map(|i| {
+            let mut t = Table::new();
+            t.insert("to".into(), Value::String(i.to.clone()));
+            t.insert("times".into(), floats(&i.times));
+            t.insert("values".into(), floats(&i.values));
+            if i.linear {
+                t.insert("interpolation".into(), Value::String("linear".into()));
+            }
+            Value::Table(t)
+        })
+        .collect();
+    if !inputs.is_empty() {
+        root.insert("inputs".into(), Value::Array(inputs));
+    }
+    let bonds: Vec<Value> = b
+        .bonds
+        .iter()
+        .map(|(name, ports)| {
+            let mut t = Table::new();
+            t.insert("name".into(), Value::String(name.clone()));
+            let ports = ports
+                .iter()
+                .map(|p| {
+                    let mut pt = Table::new();
+                    pt.insert("instance".into(), Value::String(p.instance.clone()));
+                    pt.insert("effort".into(), Value::String(p.effort.clone()));
+                    pt.insert("flow".into(), Value::String(p.flow.clone()));
+                    if let Some(s) = p.sign {
+                        pt.insert("sign".into(), Value::Float(s));
+                    }
+                    Value::Table(pt)
+                })
+                .collect();
+            t.insert("ports".into(), Value::Array(ports));
+            Value::Table(t)
+        })
+        .collect();
+    if !bonds.is_empty() {
+        root.insert("bonds".into(), Value::Array(bonds));
+    }
+    if let Some(o) = &b.outputs {
+        let mut t = Table::new();
+        t.insert("variables".into(), strings(o));
+        root.insert("outputs".into(), Value::Table(t));
+    }
+    if let Some(tune) = &b.tune {
+        root.insert("tune".into(), tune.clone());
+    }
+    toml::to_string(&root).unwrap_or_default()
+}
+
+/// Applies the annotation's TOML text to `b`; errors are `(key, message)`.
+pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> {
+    let raw: Raw = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text.get(..s.start).unwrap_or("").matches('\n').count() + 1);
+        (line.map_or_else(String::new, |l| format!("line {l} of the settings")), e.message().to_owned())
+    })?;
+    let extrapolation = |key: &str, v: &Value, derivatives: Option<&Vec<String>>| match v {
+        Value::Integer(m) if *m >= 0 => Ok(ExtrapolationSpec::Order(usize::try_from(*m).unwrap_or(usize::MAX))),
+        Value::String(s) if s == "I2" => Ok(ExtrapolationSpec::I2(derivatives.cloned())),
+        other => Err((key.to_owned(), format!("extrapolation = {other} must be an integer 0..4 or \"I2\""))),
+    };
+    let sim = &raw.simulation;
+    b.settings.step = sim.step.or(b.settings.step);
+    if let Some(a) = &sim.algorithm {
+        let k = AlgorithmKind::parse(a).ok_or_else(|| {
+            ("simulation.algorithm".to_owned(), format!("\"{a}\" is not \"jacobi\" or \"gauss-seidel\""))
+        })?;
+        b.settings.algorithm = Some(k);
+    }
+    if let Some(o) = &sim.order {
+        b.settings.order = Some(o.clone());
+    }
+    if let Some(e) = &sim.extrapolation {
+        b.settings.extrapolation = Some(extrapolation("simulation.extrapolation", e, None)?);
+    }
+    if let Some(p) = &sim.parallel {
+        let p = Parallel::parse(p)
+            .ok_or_else(|| ("simulation.parallel".to_owned(), format!("\"{p}\" is not \"auto\", \"on\" or \"off\"")))?;
+        b.settings.parallel = Some(p);
+    }
+    b.settings.record_every = sim.record_every.or(b.settings.record_every);
+    b.settings.isolate = sim.isolate.or(b.settings.isolate);
+    b.settings.max_residual_energy = sim.max_residual_energy.or(b.settings.max_residual_energy);
+    b.settings.iterations = sim.iterations.or(b.settings.iterations);
+    b.settings.iteration_tolerance = sim.iteration_tolerance.or(b.settings.iteration_tolerance);
+    for (name, ri) in &raw.instances {
+        let inst = b
+            .instances
+            .get_mut(name)
+            .ok_or_else(|| (format!("instances.{name}"), format!("no component \"{name}\" in the system")))?;
+        inst.step = ri.step.or(inst.step);
+    }
+    for (k, rc) in raw.connections.iter().enumerate() {
+        let key = format!("connections[{k}]");
+        let e = extrapolation(&format!("{key}.extrapolation"), &rc.extrapolation, rc.derivatives.as_ref())?;
+        let conn =
+            b.connections.iter_mut().find(|c| c.from == rc.from && c.to == rc.to).ok_or_else(|| {
+                (key.clone(), format!("no ssd:Connection from {} to {} in the system", rc.from, rc.to))
+            })?;
+        conn.extrapolation = Some(e);
+    }
+    for (k, rs) in raw.inputs.iter().enumerate() {
+        let linear = match rs.interpolation.as_deref() {
+            None | Some("step") => false,
+            Some("linear") => true,
+            Some(other) => {
+                return Err((
+                    format!("inputs[{k}].interpolation"),
+                    format!("\"{other}\" is not \"step\" or \"linear\""),
+                ))
+            }
+        };
+        b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
+    }
+    for rb in &raw.bonds {
+        let ports = rb
+            .ports
+            .iter()
+            .map(|p| PortDraft {
+                instance: p.instance.clone(),
+                effort: p.effort.clone(),
+                flow: p.flow.clone(),
+                sign: p.sign,
+            })
+            .collect();
+        b.bonds.push((rb.name.clone(), ports));
+    }
+    if let Some(o) = raw.outputs {
+        b.outputs = Some(o.variables);
+    }
+    if raw.tune.is_some() {
+        b.tune = raw.tune;
+    }
+    Ok(())
+}

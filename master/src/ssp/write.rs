@@ -1,0 +1,286 @@
+//! A system → `.ssp`: `SystemStructure.ssd`, the FMUs under `resources/`, the start values in
+//! `resources/start-values.ssv` (bound at the system level, names `instance.variable`), gain and
+//! offset as `ssc:LinearTransformation`, start/stop as `ssd:DefaultExperiment`, the rest in our
+//! annotation (see `annotation`).
+
+use super::annotation;
+use super::xml::{escape, SSC, SSD, SSV};
+use crate::error::{MasterError, Result};
+use crate::fmu::FmuCache;
+use crate::system::{StartValue, SystemBuilder};
+use model_description::{BaseType, ModelDescription, SimpleTypeKind, Unit, VariableKind};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Where the start values go inside the package.
+const SSV_PATH: &str = "resources/start-values.ssv";
+
+/// What [`export`] wrote.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    /// Instances (components).
+    pub components: usize,
+    /// Distinct FMU files embedded.
+    pub fmus: usize,
+    /// Connections.
+    pub connections: usize,
+    /// Start values in the `.ssv`.
+    pub parameters: usize,
+}
+
+fn xs_double(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x == f64::INFINITY {
+        "INF".into()
+    } else if x == f64::NEG_INFINITY {
+        "-INF".into()
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// The unit of a Real variable (its own or its declared type's).
+fn unit_of(md: &ModelDescription, name: &str) -> Option<String> {
+    let v = md.variable(name)?;
+    match &v.kind {
+        VariableKind::Real { attrs, declared_type, .. } => {
+            attrs.unit.clone().or_else(|| match &md.simple_type(declared_type.as_deref()?)?.kind {
+                SimpleTypeKind::Real(a) => a.unit.clone(),
+                _ => None,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn enumeration_item(md: &ModelDescription, name: &str, value: i32) -> Option<String> {
+    let ty = md.variable(name)?.kind.declared_type()?;
+    match &md.simple_type(ty)?.kind {
+        SimpleTypeKind::Enumeration { items, .. } => items.iter().find(|i| i.value == value).map(|i| i.name.clone()),
+        _ => None,
+    }
+}
+
+fn unit_xml(out: &mut String, u: &Unit) {
+    let _ = write!(out, "    <ssc:Unit name=\"{}\">\n      <ssc:BaseUnit", escape(&u.name));
+    if let Some(b) = &u.base_unit {
+        for (k, v) in
+            [("kg", b.kg), ("m", b.m), ("s", b.s), ("A", b.a), ("K", b.k), ("mol", b.mol), ("cd", b.cd), ("rad", b.rad)]
+        {
+            if v != 0 {
+                let _ = write!(out, " {k}=\"{v}\"");
+            }
+        }
+        if b.factor != 1.0 {
+            let _ = write!(out, " factor=\"{}\"", xs_double(b.factor));
+        }
+        if b.offset != 0.0 {
+            let _ = write!(out, " offset=\"{}\"", xs_double(b.offset));
+        }
+    }
+    out.push_str("/>\n    </ssc:Unit>\n");
+}
+
+/// Writes the system file `system` (TOML) as an SSP at `out`, with its FMUs embedded. The system
+/// is validated first (its FMUs loaded), so only runnable systems are exported.
+pub fn export(system: &Path, out: &Path) -> Result<Exported> {
+    let b = SystemBuilder::read(system)?;
+    let mut fmus = FmuCache::default();
+    let sys = b.load(&mut fmus)?;
+    let name = system.file_stem().map_or_else(|| "system".to_owned(), |s| s.to_string_lossy().into_owned());
+    let mds: Vec<&ModelDescription> = sys
+        .instances()
+        .iter()
+        .map(|i| {
+            fmus.get(&i.fmu)
+                .map(|f| f.model_description())
+                .ok_or_else(|| MasterError::Fmu { path: i.fmu.clone(), message: "not loaded".into() })
+        })
+        .collect::<Result<_>>()?;
+
+    // One resource per distinct FMU file; names made unique when two files share one.
+    let mut resources: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for inst in sys.instances() {
+        if resources.contains_key(&inst.fmu) {
+            continue;
+        }
+        let file = inst.fmu.file_name().map_or_else(|| "model.fmu".to_owned(), |f| f.to_string_lossy().into_owned());
+        let mut res = format!("resources/{file}");
+        if resources.values().any(|r| *r == res) {
+            res = format!("resources/{}-{file}", inst.name);
+        }
+        resources.insert(inst.fmu.clone(), res);
+    }
+
+    // Connectors: both ends of every connection.
+    let mut connectors: Vec<BTreeMap<String, (&str, String)>> = vec![BTreeMap::new(); mds.len()];
+    let mut units: BTreeMap<String, Unit> = BTreeMap::new();
+    let connector_type = |md: &ModelDescription, var: &str, ty: BaseType, units: &mut BTreeMap<String, Unit>| match ty {
+        BaseType::Real => match unit_of(md, var) {
+            Some(u) => {
+                let def = md.unit_definitions.iter().find(|d| d.name == u).cloned();
+                units.entry(u.clone()).or_insert_with(|| def.unwrap_or(Unit { name: u.clone(), ..Unit::default() }));
+                format!("<ssc:Real unit=\"{}\"/>", escape(&u))
+            }
+            None => "<ssc:Real/>".to_owned(),
+        },
+        BaseType::Integer => "<ssc:Integer/>".to_owned(),
+        BaseType::Boolean => "<ssc:Boolean/>".to_owned(),
+        BaseType::String => "<ssc:String/>".to_owned(),
+        BaseType::Enumeration => String::new(),
+    };
+    for c in sys.connections() {
+        for (v, kind) in [(&c.from, "output"), (&c.to, "input")] {
+            let md = mds[v.instance];
+            let ty = connector_type(md, &v.name, v.ty, &mut units);
+            connectors[v.instance].insert(v.name.clone(), (kind, ty));
+        }
+    }
+
+    let mut ssd = String::new();
+    let _ = writeln!(ssd, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+    let _ = writeln!(
+        ssd,
+        "<ssd:SystemStructureDescription xmlns:ssd=\"{SSD}\" xmlns:ssc=\"{SSC}\" version=\"1.0\" name=\"{}\" generationTool=\"cosim {}\">",
+        escape(&name),
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = writeln!(ssd, "  <ssd:System name=\"{}\">", escape(&name));
+    let parameters: usize = sys.instances().iter().map(|i| i.starts.len()).sum();
+    if parameters > 0 {
+        let _ = writeln!(
+            ssd,
+            "    <ssd:ParameterBindings>\n      <ssd:ParameterBinding source=\"{SSV_PATH}\"/>\n    </ssd:ParameterBindings>"
+        );
+    }
+    ssd.push_str("    <ssd:Elements>\n");
+    for (i, inst) in sys.instances().iter().enumerate() {
+        let source = resources.get(&inst.fmu).map_or("", String::as_str);
+        let _ = write!(
+            ssd,
+            "      <ssd:Component name=\"{}\" type=\"application/x-fmu-sharedlibrary\" source=\"{}\" implementation=\"CoSimulation\"",
+            escape(&inst.name),
+            escape(source)
+        );
+        if connectors[i].is_empty() {
+            ssd.push_str("/>\n");
+            continue;
+        }
+        ssd.push_str(">\n        <ssd:Connectors>\n");
+        for (var, (kind, ty)) in &connectors[i] {
+            let _ =
+                writeln!(ssd, "          <ssd:Connector name=\"{}\" kind=\"{kind}\">{ty}</ssd:Connector>", escape(var));
+        }
+        ssd.push_str("        </ssd:Connectors>\n      </ssd:Component>\n");
+    }
+    ssd.push_str("    </ssd:Elements>\n");
+    if !sys.connections().is_empty() {
+        ssd.push_str("    <ssd:Connections>\n");
+        for c in sys.connections() {
+            let (fi, ti) = (&sys.instances()[c.from.instance].name, &sys.instances()[c.to.instance].name);
+            let (fu, tu) = (unit_of(mds[c.from.instance], &c.from.name), unit_of(mds[c.to.instance], &c.to.name));
+            let suppress =
+                if fu.is_some() && tu.is_some() && fu != tu { " suppressUnitConversion=\"true\"" } else { "" };
+            let _ = write!(
+                ssd,
+                "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" endElement=\"{}\" endConnector=\"{}\"{suppress}",
+                escape(fi),
+                escape(&c.from.name),
+                escape(ti),
+                escape(&c.to.name)
+            );
+            if c.gain != 1.0 || c.offset != 0.0 {
+                let _ = writeln!(
+                    ssd,
+                    ">\n        <ssc:LinearTransformation factor=\"{}\" offset=\"{}\"/>\n      </ssd:Connection>",
+                    xs_double(c.gain),
+                    xs_double(c.offset)
+                );
+            } else {
+                ssd.push_str("/>\n");
+            }
+        }
+        ssd.push_str("    </ssd:Connections>\n");
+    }
+    ssd.push_str("  </ssd:System>\n");
+    if !units.is_empty() {
+        ssd.push_str("  <ssd:Units>\n");
+        for u in units.values() {
+            unit_xml(&mut ssd, u);
+        }
+        ssd.push_str("  </ssd:Units>\n");
+    }
+    let _ = writeln!(
+        ssd,
+        "  <ssd:DefaultExperiment startTime=\"{}\" stopTime=\"{}\"/>",
+        xs_double(sys.start()),
+        xs_double(sys.stop())
+    );
+    let settings = annotation::to_toml(&b).replace("]]>", "]]]]><![CDATA[>");
+    let _ = writeln!(
+        ssd,
+        "  <ssd:Annotations>\n    <ssc:Annotation type=\"{}\">\n      <cosim:Settings xmlns:cosim=\"{}\"><![CDATA[\n{settings}]]></cosim:Settings>\n    </ssc:Annotation>\n  </ssd:Annotations>",
+        annotation::TYPE,
+        annotation::NS
+    );
+    ssd.push_str("</ssd:SystemStructureDescription>\n");
+
+    // The parameter set.
+    let mut ssv = String::new();
+    let _ = writeln!(ssv, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+    let _ = writeln!(
+        ssv,
+        "<ssv:ParameterSet xmlns:ssv=\"{SSV}\" version=\"1.0\" name=\"start-values\">\n  <ssv:Parameters>"
+    );
+    for (i, inst) in sys.instances().iter().enumerate() {
+        for (v, value) in &inst.starts {
+            let element = match (v.ty, value) {
+                (BaseType::Real, StartValue::Real(x)) => format!("<ssv:Real value=\"{}\"/>", xs_double(*x)),
+                (BaseType::Enumeration, StartValue::Integer(k)) => match enumeration_item(mds[i], &v.name, *k) {
+                    Some(item) => format!("<ssv:Enumeration value=\"{}\"/>", escape(&item)),
+                    None => format!("<ssv:Integer value=\"{k}\"/>"),
+                },
+                (_, StartValue::Real(x)) => format!("<ssv:Real value=\"{}\"/>", xs_double(*x)),
+                (_, StartValue::Integer(k)) => format!("<ssv:Integer value=\"{k}\"/>"),
+                (_, StartValue::Boolean(x)) => format!("<ssv:Boolean value=\"{x}\"/>"),
+                (_, StartValue::String(s)) => format!("<ssv:String value=\"{}\"/>", escape(s)),
+            };
+            let _ = writeln!(
+                ssv,
+                "    <ssv:Parameter name=\"{}.{}\">{element}</ssv:Parameter>",
+                escape(&inst.name),
+                escape(&v.name)
+            );
+        }
+    }
+    ssv.push_str("  </ssv:Parameters>\n</ssv:ParameterSet>\n");
+
+    // The package.
+    let io = |source| MasterError::Io { path: out.to_path_buf(), source };
+    let zerr = |e: zip::result::ZipError| MasterError::Io { path: out.to_path_buf(), source: std::io::Error::other(e) };
+    let file = std::fs::File::create(out).map_err(io)?;
+    let mut zip = zip::ZipWriter::new(file);
+    let deflated = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file("SystemStructure.ssd", deflated).map_err(zerr)?;
+    zip.write_all(ssd.as_bytes()).map_err(io)?;
+    if parameters > 0 {
+        zip.start_file(SSV_PATH, deflated).map_err(zerr)?;
+        zip.write_all(ssv.as_bytes()).map_err(io)?;
+    }
+    for (fmu, res) in &resources {
+        let bytes = std::fs::read(fmu).map_err(|source| MasterError::Io { path: fmu.clone(), source })?;
+        zip.start_file(res.as_str(), stored).map_err(zerr)?;
+        zip.write_all(&bytes).map_err(io)?;
+    }
+    zip.finish().map_err(zerr)?;
+    Ok(Exported {
+        components: sys.instances().len(),
+        fmus: resources.len(),
+        connections: sys.connections().len(),
+        parameters,
+    })
+}

@@ -1,0 +1,165 @@
+//! A small namespace-aware XML tree with line numbers, for the SSP files (`.ssd`, `.ssv`,
+//! `.ssm`): every element knows its namespace, local name, attributes, text and the line it
+//! starts on, so every error can name the element and the line.
+
+use quick_xml::events::Event;
+use quick_xml::name::ResolveResult;
+use quick_xml::NsReader;
+
+/// SSP 1.0 namespaces.
+pub const SSD: &str = "http://ssp-standard.org/SSP1/SystemStructureDescription";
+/// SystemStructureCommon.
+pub const SSC: &str = "http://ssp-standard.org/SSP1/SystemStructureCommon";
+/// SystemStructureParameterValues.
+pub const SSV: &str = "http://ssp-standard.org/SSP1/SystemStructureParameterValues";
+/// SystemStructureParameterMapping.
+pub const SSM: &str = "http://ssp-standard.org/SSP1/SystemStructureParameterMapping";
+/// SystemStructureSignalDictionary.
+pub const SSB: &str = "http://ssp-standard.org/SSP1/SystemStructureSignalDictionary";
+
+/// One element.
+#[derive(Debug, Clone, Default)]
+pub struct Node {
+    /// Namespace URI ("" when unbound).
+    pub ns: String,
+    /// Local name.
+    pub name: String,
+    /// Attributes without namespace declarations (local names).
+    pub attrs: Vec<(String, String)>,
+    /// Child elements.
+    pub children: Vec<Node>,
+    /// Text and CDATA content, concatenated.
+    pub text: String,
+    /// Line of the start tag (1-based).
+    pub line: usize,
+}
+
+impl Node {
+    /// `prefix:Name` with the conventional SSP prefix, for messages.
+    pub fn label(&self) -> String {
+        let prefix = match self.ns.as_str() {
+            SSD => "ssd:",
+            SSC => "ssc:",
+            SSV => "ssv:",
+            SSM => "ssm:",
+            SSB => "ssb:",
+            _ => "",
+        };
+        format!("{prefix}{}", self.name)
+    }
+
+    /// `ssd:Name (line N)`, the element in messages.
+    pub fn at(&self) -> String {
+        format!("{} (line {})", self.label(), self.line)
+    }
+
+    /// Whether this is `ns:name`.
+    pub fn is(&self, ns: &str, name: &str) -> bool {
+        self.ns == ns && self.name == name
+    }
+
+    /// An attribute's value.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Children `ns:name`.
+    pub fn all<'a>(&'a self, ns: &'a str, name: &'a str) -> impl Iterator<Item = &'a Node> + 'a {
+        self.children.iter().filter(move |c| c.is(ns, name))
+    }
+
+    /// The first child `ns:name`.
+    pub fn first(&self, ns: &str, name: &str) -> Option<&Node> {
+        self.children.iter().find(|c| c.is(ns, name))
+    }
+}
+
+fn line_of(text: &str, offset: u64) -> usize {
+    let off = usize::try_from(offset).unwrap_or(usize::MAX).min(text.len());
+    text.as_bytes().get(..off).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count()) + 1
+}
+
+/// Parses a whole document into its root element; errors carry the line.
+pub fn parse(text: &str) -> Result<Node, String> {
+    let mut reader = NsReader::from_str(text);
+    let mut stack: Vec<Node> = Vec::new();
+    let mut root: Option<Node> = None;
+    loop {
+        let before = reader.buffer_position();
+        let (ns, event) = match reader.read_resolved_event() {
+            Ok(x) => x,
+            Err(e) => return Err(format!("XML error at line {}: {e}", line_of(text, reader.error_position()))),
+        };
+        // The event's span may begin with whitespace before the tag.
+        let s = usize::try_from(before).unwrap_or(0).min(text.len());
+        let skip = text.get(s..).map_or(0, |rest| rest.len() - rest.trim_start().len());
+        let line = line_of(text, before + skip as u64);
+        let (e, empty) = match event {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(_) => {
+                if let Some(done) = stack.pop() {
+                    attach(&mut stack, &mut root, done);
+                }
+                continue;
+            }
+            Event::Text(t) => {
+                if let Some(top) = stack.last_mut() {
+                    let s = t.unescape().map_err(|err| format!("XML error at line {line}: {err}"))?;
+                    top.text.push_str(&s);
+                }
+                continue;
+            }
+            Event::CData(c) => {
+                if let Some(top) = stack.last_mut() {
+                    top.text.push_str(&String::from_utf8_lossy(&c.into_inner()));
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let ns = match ns {
+            ResolveResult::Bound(n) => String::from_utf8_lossy(n.as_ref()).into_owned(),
+            ResolveResult::Unbound => String::new(),
+            ResolveResult::Unknown(p) => {
+                return Err(format!(
+                    "XML error at line {line}: undeclared namespace prefix \"{}\"",
+                    String::from_utf8_lossy(&p)
+                ))
+            }
+        };
+        let mut node =
+            Node { ns, name: String::from_utf8_lossy(e.local_name().as_ref()).into_owned(), line, ..Node::default() };
+        for a in e.attributes() {
+            let a = a.map_err(|err| format!("XML error at line {line}: {err}"))?;
+            let key = a.key;
+            if key.as_ref() == b"xmlns" || key.prefix().is_some_and(|p| p.as_ref() == b"xmlns") {
+                continue;
+            }
+            let value = a.unescape_value().map_err(|err| format!("XML error at line {line}: {err}"))?;
+            node.attrs.push((String::from_utf8_lossy(key.local_name().as_ref()).into_owned(), value.into_owned()));
+        }
+        if empty {
+            attach(&mut stack, &mut root, node);
+        } else {
+            stack.push(node);
+        }
+    }
+    if let Some(open) = stack.last() {
+        return Err(format!("XML error: element {} is not closed", open.at()));
+    }
+    root.ok_or_else(|| "XML error: no root element".to_owned())
+}
+
+fn attach(stack: &mut [Node], root: &mut Option<Node>, node: Node) {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(node),
+        None => *root = Some(node),
+    }
+}
+
+/// Escapes text for an attribute value or element content.
+pub fn escape(s: &str) -> String {
+    quick_xml::escape::escape(s).into_owned()
+}
