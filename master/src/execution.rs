@@ -315,16 +315,18 @@ impl Execution {
 
     /// One communication step (initializing first if needed).
     pub fn step(&mut self) -> Result<()> {
-        self.initialize()?;
-        if let Some(e) = self.stopped() {
-            return Err(e);
+        if self.phase != Phase::Running {
+            // Initializes a new execution; refuses a stopped one.
+            self.initialize()?;
         }
         if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
             let e = MasterError::Interrupted { time: self.time() };
             return self.track(Err(e));
         }
-        let r = self.step_now();
-        self.track(r)
+        match self.step_now() {
+            Ok(()) => Ok(()),
+            r => self.track(r),
+        }
     }
 
     fn step_now(&mut self) -> Result<()> {
