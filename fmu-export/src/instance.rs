@@ -443,7 +443,7 @@ impl<M: CoSimModel> Instance<M> {
                 "the model terminated the step from t = {t} with h = {h} at t = {at}, outside the step"
             ));
         }
-        let at = at.clamp(t, t + h);
+        let at = at.max(t).min(t + h);
         let table: &'static Table<M> = self.table;
         for signal in &table.inputs {
             signal(&mut self.model).end_step(at - t);
