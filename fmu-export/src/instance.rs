@@ -137,6 +137,7 @@ struct Saved<M> {
     start_time: f64,
     stop_time: Option<f64>,
     dirty: bool,
+    terminated: bool,
 }
 
 const STATE_MAGIC: &[u8; 8] = b"HCFMUst1";
@@ -157,6 +158,9 @@ pub struct Instance<M: CoSimModel> {
     dirty: bool,
     strings: Vec<CString>,
     last_step_status: Status,
+    /// The model ended the simulation in the last step ([`Context::terminate`]):
+    /// `fmi2GetBooleanStatus(fmi2Terminated)` is true.
+    terminated: bool,
 }
 
 type Res<T> = Result<T, String>;
@@ -176,6 +180,7 @@ impl<M: CoSimModel> Instance<M> {
             dirty: true,
             strings: Vec::new(),
             last_step_status: Status::Ok,
+            terminated: false,
         }
     }
 
@@ -237,7 +242,7 @@ impl<M: CoSimModel> Instance<M> {
     /// still present here (do_step takes its own) came from another call: a warning.
     #[inline]
     fn flush(&mut self, function: &str, ctx: Context) -> Status {
-        if ctx.warnings.is_empty() && ctx.infos.is_empty() && ctx.discarded.is_none() {
+        if ctx.warnings.is_empty() && ctx.infos.is_empty() && ctx.discarded.is_none() && ctx.terminated.is_none() {
             return Status::Ok;
         }
         self.flush_messages(function, ctx)
@@ -248,6 +253,9 @@ impl<M: CoSimModel> Instance<M> {
     fn flush_messages(&mut self, function: &str, mut ctx: Context) -> Status {
         if let Some(m) = ctx.discarded.take() {
             ctx.warnings.push(format!("fmi2Discard is only possible from fmi2DoStep, ignored: {m}"));
+        }
+        if let Some((at, m)) = ctx.terminated.take() {
+            ctx.warnings.push(format!("terminating (at t = {at}) is only possible from fmi2DoStep, ignored: {m}"));
         }
         for m in &ctx.infos {
             self.log.log(Status::Ok, Category::All, &format!("{function}: {m}"));
@@ -371,6 +379,7 @@ impl<M: CoSimModel> Instance<M> {
             start_time: self.start_time,
             stop_time: self.stop_time,
             dirty: self.dirty,
+            terminated: self.terminated,
         }
     }
 
@@ -400,6 +409,8 @@ impl<M: CoSimModel> Instance<M> {
         let mut head = header_fields(&s);
         visit_header(&mut r, &mut head);
         s.model.visit_state(&mut r);
+        // Not serialized: a deserialized state has not terminated the simulation.
+        s.terminated = false;
         if let Some(e) = r.error {
             return Err(e);
         }
@@ -417,6 +428,46 @@ impl<M: CoSimModel> Instance<M> {
         self.start_time = s.start_time;
         self.stop_time = s.stop_time;
         self.dirty = s.dirty;
+        self.terminated = s.terminated;
+    }
+
+    /// The end of a step in which the model terminated the simulation at `at`
+    /// ([`Context::terminate`]): fmi2Discard, state stepFailed, time `at`, fmi2Terminated true.
+    fn terminated_in_step(&mut self, t: f64, h: f64, at: f64, why: &str, ctx: Context) -> Res<Status> {
+        let tol = (1e-9 * h).max(4.0 * f64::EPSILON * t.abs());
+        if !(at >= t - tol && at <= t + h + tol) {
+            self.flush("fmi2DoStep", ctx);
+            self.state = State::Error;
+            self.last_step_status = Status::Error;
+            return Err(format!(
+                "the model terminated the step from t = {t} with h = {h} at t = {at}, outside the step"
+            ));
+        }
+        let at = at.max(t).min(t + h);
+        let table: &'static Table<M> = self.table;
+        for signal in &table.inputs {
+            signal(&mut self.model).end_step(at - t);
+        }
+        for (name, get) in &table.real_outputs {
+            let y = get(&self.model);
+            if !y.is_finite() {
+                self.flush("fmi2DoStep", ctx);
+                self.state = State::Error;
+                self.last_step_status = Status::Error;
+                return Err(format!("output \"{name}\" = {y} at the termination at t = {at}"));
+            }
+        }
+        self.flush("fmi2DoStep", ctx);
+        let msg = format!(
+            "fmi2DoStep: the model terminated the simulation at t = {at} (step from t = {t} with h = {h}): {why}"
+        );
+        self.log.log(Status::Discard, Category::Warning, &msg);
+        self.time = at;
+        self.dirty = false;
+        self.state = State::StepFailed;
+        self.terminated = true;
+        self.last_step_status = Status::Discard;
+        Ok(Status::Discard)
     }
 
     fn status_kind(kind: i32) -> &'static str {
@@ -577,6 +628,7 @@ impl<M: CoSimModel> Component for Instance<M> {
             s.time = 0.0;
             s.dirty = true;
             s.last_step_status = Status::Ok;
+            s.terminated = false;
             Ok(Status::Ok)
         })
     }
@@ -885,6 +937,9 @@ impl<M: CoSimModel> Component for Instance<M> {
                 s.last_step_status = Status::Error;
                 return Err(format!("step from t = {t} with h = {h} failed: {e}"));
             }
+            if let Some((at, why)) = ctx.terminated.take() {
+                return s.terminated_in_step(t, h, at, &why, ctx);
+            }
             if let Some(why) = ctx.discarded.take() {
                 // The model stayed at t: the time is not advanced, no further step is possible.
                 s.flush("fmi2DoStep", ctx);
@@ -947,7 +1002,7 @@ impl<M: CoSimModel> Component for Instance<M> {
     fn get_boolean_status(&mut self, kind: i32) -> Result<bool, Status> {
         self.status_guard("fmi2GetBooleanStatus")?;
         if kind == types::FMI2_TERMINATED {
-            Ok(false)
+            Ok(self.terminated)
         } else {
             Err(self.discard_status("fmi2GetBooleanStatus", kind))
         }

@@ -46,6 +46,7 @@ pub struct Context {
     pub(crate) infos: Vec<String>,
     pub(crate) want_infos: bool,
     pub(crate) discarded: Option<String>,
+    pub(crate) terminated: Option<(f64, String)>,
 }
 
 impl Context {
@@ -62,6 +63,25 @@ impl Context {
     /// and otherwise ignored.
     pub fn discard(&mut self, msg: impl Into<String>) {
         self.discarded = Some(msg.into());
+    }
+
+    /// From [`CoSimModel::do_step`] over [t, t + h]: the model has reached the end of its
+    /// simulation (e.g. a terminal state) at time `at` (t ≤ at ≤ t + h) and left its state there;
+    /// it returns `Ok(())`. This is FMI 2.0's way for a slave to end the simulation (§4.2.3):
+    /// `fmi2DoStep` returns `fmi2Discard` with `msg` logged,
+    /// `fmi2GetBooleanStatus(fmi2Terminated)` is then true and
+    /// `fmi2GetRealStatus(fmi2LastSuccessfulTime)` is `at`. The instance is in *stepFailed*: the
+    /// getters (outputs at `at`), the status functions, `fmi2Terminate`, `fmi2Reset` and
+    /// `fmi2FreeInstance` are allowed, no further step and no setter. An `at` outside [t, t + h]
+    /// makes the step fail (fmi2Error). Takes precedence over [`Context::discard`]; requested from
+    /// any other call, it is logged as a warning and otherwise ignored.
+    pub fn terminate(&mut self, at: f64, msg: impl Into<String>) {
+        self.terminated = Some((at, msg.into()));
+    }
+
+    /// The termination request (time, message), if any (for tests and in-process drivers).
+    pub fn terminated(&self) -> Option<(f64, &str)> {
+        self.terminated.as_ref().map(|(t, m)| (*t, m.as_str()))
     }
 
     /// The discard request, if any (for tests and in-process drivers).

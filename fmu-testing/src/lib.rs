@@ -14,6 +14,7 @@
 //! | `nan`     | makes y NaN (the export layer refuses it: fmi2Error naming y) |
 //! | `panic`   | panics in model code (the export layer catches it: fmi2Error) |
 //! | `abort`   | calls `std::process::abort()`: the whole process dies with SIGABRT |
+//! | `terminate` | ends the simulation at `fault_time` (FMI 2.0 termination): the step that would pass it integrates up to `fault_time` and returns fmi2Discard with `fmi2Terminated` = true and `fmi2LastSuccessfulTime` = `fault_time` |
 //!
 //! Not packaged for users: it exists for `master/tests/failures.rs`.
 #![warn(missing_docs)]
@@ -32,6 +33,7 @@ pub static FAULT: EnumType = EnumType {
         ("nan", 5, "the output y becomes NaN"),
         ("panic", 6, "panic in model code"),
         ("abort", 7, "abort the process (SIGABRT)"),
+        ("terminate", 8, "end the simulation at fault_time (fmi2Discard, fmi2Terminated = true)"),
     ],
 };
 
@@ -51,6 +53,8 @@ pub mod fault {
     pub const PANIC: i32 = 6;
     /// `std::process::abort()`.
     pub const ABORT: i32 = 7;
+    /// The simulation ends at `fault_time` (fmi2Terminated).
+    pub const TERMINATE: i32 = 8;
 }
 
 /// The faulty integrator ẋ = u, y = x.
@@ -78,12 +82,20 @@ const DOC: &str = "<h1>testing-faulty</h1>\
 <p>Test FMU: x' = u, y = x, x(t0) = x0. From <code>fault_time</code> on, every fmi2DoStep misbehaves \
 as the enumeration parameter <code>fault</code> says: none, warning (fmi2Warning), discard \
 (fmi2Discard), error (fmi2Error), nan (y becomes NaN, refused with fmi2Error), panic (caught: \
-fmi2Error) or abort (the process dies with SIGABRT).</p>";
+fmi2Error) or abort (the process dies with SIGABRT); terminate ends the simulation at <code>fault_time</code> \
+(fmi2Discard with fmi2Terminated = true and fmi2LastSuccessfulTime = fault_time).</p>";
 
 impl Faulty {
     /// Whether a step starting at `t` (length `h`) is at or after the fault time.
     fn faulty_step(&self, t: f64, h: f64) -> bool {
         self.fault != fault::NONE && t >= self.fault_time - 1e-9 * h
+    }
+
+    /// x += ∫ u over [0, tau] of the step (Simpson's rule: exact up to cubics; the quartic term
+    /// is negligible for the tests and exact when held).
+    fn integrate(&mut self, tau: f64) {
+        let u = &self.u;
+        self.x += tau / 6.0 * (u.at(0.0) + 4.0 * u.at(0.5 * tau) + u.at(tau));
     }
 
     /// Panics on purpose: the `panic` fault.
@@ -137,6 +149,17 @@ impl CoSimModel for Faulty {
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        if self.fault == fault::TERMINATE {
+            // The step that would pass fault_time ends there.
+            if t + h > self.fault_time + 1e-9 * h {
+                let at = self.fault_time.max(t);
+                self.integrate(at - t);
+                ctx.terminate(at, format!("fault = terminate: the simulation ends at fault_time = {at}"));
+            } else {
+                self.integrate(h);
+            }
+            return Ok(());
+        }
         if self.faulty_step(t, h) {
             match self.fault {
                 fault::WARNING => ctx.warn(format!("fault = warning: warning in the step from t = {t}")),
@@ -156,10 +179,7 @@ impl CoSimModel for Faulty {
                 _ => {}
             }
         }
-        // Exact integral of the input polynomial u(τ) over [0, h] (Simpson's rule is exact up to
-        // cubics; the quartic term is negligible for the tests and exact when held).
-        let u = &self.u;
-        self.x += h / 6.0 * (u.at(0.0) + 4.0 * u.at(0.5 * h) + u.at(h));
+        self.integrate(h);
         Ok(())
     }
 
@@ -237,9 +257,38 @@ mod tests {
     }
 
     #[test]
+    fn terminate_ends_the_simulation_at_fault_time() {
+        use fmu_export::types::{FMI2_LAST_SUCCESSFUL_TIME, FMI2_TERMINATED};
+        // fault_time 0.25 is inside the third step [0.2, 0.3]: x = 1 + 2 * 0.25 there.
+        let (s, mut i) = run(fault::TERMINATE, 5);
+        assert_eq!(s, [Status::Ok, Status::Ok, Status::Discard]);
+        assert_eq!(i.state(), fmu_export::State::StepFailed);
+        assert_eq!(i.get_boolean_status(FMI2_TERMINATED), Ok(true));
+        let last = i.get_real_status(FMI2_LAST_SUCCESSFUL_TIME).unwrap();
+        assert!((last - 0.25).abs() < 1e-15, "{last}");
+        let mut y = [0.0];
+        assert_eq!(i.get_real(&[4], &mut y), Status::Ok, "outputs may be read after the termination");
+        assert!((y[0] - 1.5).abs() < 1e-12, "y = {}", y[0]);
+        assert!(
+            i.log.history.iter().any(|m| m.contains("terminated the simulation at t = 0.25")),
+            "{:?}",
+            i.log.history
+        );
+        // After the termination: no step, no setter; terminate and the getters are allowed.
+        assert_eq!(i.do_step(0.25, 0.1, true), Status::Error);
+        assert_eq!(i.set_real(&[3], &[1.0]), Status::Error);
+        assert_eq!(i.terminate(), Status::Ok);
+        assert_eq!(i.get_real(&[4], &mut y), Status::Ok);
+        // A discard is not a termination.
+        let (s, mut i) = run(fault::DISCARD, 5);
+        assert_eq!(s.last(), Some(&Status::Discard));
+        assert_eq!(i.get_boolean_status(FMI2_TERMINATED), Ok(false));
+    }
+
+    #[test]
     fn the_description_declares_the_fault_enumeration() {
         let xml = &FMUS[0].description().unwrap().xml;
-        for item in ["none", "warning", "discard", "error", "nan", "panic", "abort"] {
+        for item in ["none", "warning", "discard", "error", "nan", "panic", "abort", "terminate"] {
             assert!(xml.contains(&format!("name=\"{item}\"")), "{item} missing");
         }
         assert!(xml.contains("name=\"fault_time\""));

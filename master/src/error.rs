@@ -93,6 +93,25 @@ pub enum MasterError {
         /// Why it stopped.
         message: String,
     },
+    /// An instance ended the simulation (FMI 2.0: `fmi2DoStep` returned `fmi2Discard` and
+    /// `fmi2GetBooleanStatus(fmi2Terminated)` is true) at its `fmi2LastSuccessfulTime`. Not a
+    /// failure: [`crate::Execution`] ends the run there with status `terminated`
+    /// ([`crate::observer::Status::Terminated`]) and this text as the summary's message.
+    #[error("terminated by {instance} at t = {time}")]
+    Terminated {
+        /// Instance name.
+        instance: String,
+        /// Its `fmi2LastSuccessfulTime` (s).
+        time: f64,
+    },
+    /// The input is of a kind this build cannot read (e.g. an SSP).
+    #[error("{path}: {message}")]
+    Unsupported {
+        /// The input file.
+        path: PathBuf,
+        /// What is not supported.
+        message: String,
+    },
     /// The run was stopped because it diverged.
     #[error("diverged at t = {time}: {message}")]
     Diverged {
@@ -101,6 +120,14 @@ pub enum MasterError {
         /// What diverged (instance, bond).
         message: String,
     },
+}
+
+impl MasterError {
+    /// Whether this is an FMU call that returned `fmi2Discard` (in process or from a worker
+    /// process: the status text starts with the status name).
+    pub fn is_discard(&self) -> bool {
+        matches!(self, Self::Call { status, .. } if status.starts_with("fmi2Discard"))
+    }
 }
 
 /// Result alias.

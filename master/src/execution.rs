@@ -28,7 +28,8 @@ enum Phase {
     New,
     /// Initialized; stepping.
     Running,
-    /// Stopped by an error (the message) or an interrupt; no further steps.
+    /// Stopped by an error (the message), an interrupt or an instance that terminated the
+    /// simulation; no further steps.
     Stopped(Status, String),
 }
 
@@ -36,6 +37,16 @@ enum Phase {
 /// [`Execution::step`] (or explicitly by [`Execution::initialize`]); [`Execution::finish`]
 /// terminates them and hands every observer the [`Summary`]. A failed step stops the execution:
 /// the error is returned, and the summary reports it.
+///
+/// An instance that ends the simulation (FMI 2.0: `fmi2DoStep` returns `fmi2Discard`, then
+/// `fmi2Terminated` is true; see [`Slave::do_step`]) ends the run successfully at its
+/// `fmi2LastSuccessfulTime` t_end: the step returns [`MasterError::Terminated`], the outputs are
+/// read once more and handed to every observer's [`Observer::end_early`] at t_end (results.csv's
+/// last row), [`Execution::run`] / [`Execution::run_until`] return `Ok`, [`Execution::time`] is
+/// t_end and the summary's status is [`Status::Terminated`] ("terminated by <instance> at t =
+/// t_end"). In a system of several instances the first one to terminate ends the run: the others
+/// may have stepped to t_n + H already in that step (Jacobi: all of them; Gauss-Seidel: those
+/// before it), their outputs in the last row are as read then.
 pub struct Execution {
     system: System,
     slaves: Vec<Box<dyn Slave>>,
@@ -50,6 +61,8 @@ pub struct Execution {
     /// Communication steps done.
     steps: u64,
     phase: Phase,
+    /// The time an instance ended the simulation at (its fmi2LastSuccessfulTime).
+    end_time: Option<f64>,
     wall: Instant,
     interrupt: Option<&'static AtomicBool>,
 }
@@ -127,6 +140,7 @@ impl Execution {
             observers: Vec::new(),
             steps: 0,
             phase: Phase::New,
+            end_time: None,
             wall: Instant::now(),
             interrupt: None,
         })
@@ -165,9 +179,16 @@ impl Execution {
         &mut self.slaves
     }
 
-    /// The simulated time reached (s).
+    /// The simulated time reached (s): the current communication point, or where an instance
+    /// ended the simulation.
     pub fn time(&self) -> f64 {
-        self.system.time_at(self.steps)
+        self.end_time.unwrap_or_else(|| self.system.time_at(self.steps))
+    }
+
+    /// Whether an instance ended the simulation ([`MasterError::Terminated`]): the run is over,
+    /// successfully, at [`Execution::time`].
+    pub fn is_terminated(&self) -> bool {
+        matches!(self.phase, Phase::Stopped(Status::Terminated, _))
     }
 
     /// Communication steps done.
@@ -266,8 +287,11 @@ impl Execution {
     /// Keeps the outcome of an operation: an error stops the execution.
     fn track<T>(&mut self, r: Result<T>) -> Result<T> {
         if let Err(e) = &r {
-            let status =
-                if matches!(e, MasterError::Interrupted { .. }) { Status::Interrupted } else { Status::Failed };
+            let status = match e {
+                MasterError::Interrupted { .. } => Status::Interrupted,
+                MasterError::Terminated { .. } => Status::Terminated,
+                _ => Status::Failed,
+            };
             if !matches!(self.phase, Phase::Stopped(..)) {
                 self.phase = Phase::Stopped(status, e.to_string());
             }
@@ -325,8 +349,32 @@ impl Execution {
         }
         match self.step_now() {
             Ok(()) => Ok(()),
+            Err(MasterError::Terminated { instance, time }) => {
+                let r = self.end_early(instance, time);
+                self.track(r)
+            }
             r => self.track(r),
         }
+    }
+
+    /// An instance ended the simulation at `time` during the step from the current point: the
+    /// outputs are read as they are now (the terminated instance's at `time`; an instance that
+    /// cannot be read keeps its last values) and handed to the observers' `end_early`. Returns
+    /// the [`MasterError::Terminated`] that stops the execution (or the observers' error).
+    fn end_early(&mut self, instance: String, time: f64) -> Result<()> {
+        self.end_time = Some(time);
+        self.values_fresh = false;
+        for i in 0..self.slaves.len() {
+            // Best effort: the last row shows what can be read.
+            let _ = self.coupling.read_outputs(i, &mut self.slaves, time);
+        }
+        if !self.observers.is_empty() && self.coupling.recorded(&mut self.slaves, &mut self.values).is_ok() {
+            self.values_fresh = true;
+            for o in self.observers.iter_mut() {
+                o.end_early(time, &self.values, self.bonds.states())?;
+            }
+        }
+        Err(MasterError::Terminated { instance, time })
     }
 
     fn step_now(&mut self) -> Result<()> {
@@ -351,18 +399,25 @@ impl Execution {
         Ok(())
     }
 
-    /// Steps until the communication point nearest to `t` (at most the stop time).
+    /// Steps until the communication point nearest to `t` (at most the stop time), or until an
+    /// instance ends the simulation ([`Execution::is_terminated`]; `Ok` too).
     pub fn run_until(&mut self, t: f64) -> Result<()> {
+        if self.is_terminated() {
+            return Ok(());
+        }
         let sys = &self.system;
         let target = ((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64;
         self.initialize()?;
         while self.steps < target {
-            self.step()?;
+            match self.step() {
+                Err(MasterError::Terminated { .. }) => return Ok(()),
+                r => r?,
+            }
         }
         Ok(())
     }
 
-    /// Steps to the stop time.
+    /// Steps to the stop time (or until an instance ends the simulation).
     pub fn run(&mut self) -> Result<()> {
         self.run_until(self.system.stop())
     }
@@ -371,7 +426,7 @@ impl Execution {
     /// every observer (also after a failure: everything up to it is on disk). `Err` only when an
     /// observer could not finish (e.g. a file could not be written).
     pub fn finish(mut self) -> Result<Summary> {
-        if matches!(self.phase, Phase::Running | Phase::Stopped(Status::Interrupted, _)) {
+        if matches!(self.phase, Phase::Running | Phase::Stopped(Status::Interrupted | Status::Terminated, _)) {
             let r = self.slaves.iter_mut().try_for_each(|s| s.terminate());
             if let Err(e) = r {
                 self.phase = Phase::Stopped(Status::Failed, e.to_string());

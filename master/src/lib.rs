@@ -10,7 +10,8 @@
 //!   [`coupling`] layer (link histories, extrapolation, inputs) and [`bonds`] (residual energy);
 //! - [`execution`]: [`Execution`], the one run loop: system + instances + algorithm + observers;
 //! - [`observer`]: *what is recorded* (CSV, summary, progress, in-memory, callbacks);
-//! - front ends: [`run`] (`cosim run`), [`tune`] (`cosim tune`), the `cosim bench` binary module.
+//! - front ends: [`run`] (`cosim run`: a system file, or one FMU via [`single`]), [`tune`]
+//!   (`cosim tune`), the `cosim bench` binary module.
 //!
 //! ```no_run
 //! use master::{Execution, SystemBuilder};
@@ -38,6 +39,7 @@ pub mod fmu;
 pub mod observer;
 pub mod pool;
 pub mod run;
+pub mod single;
 pub mod ssp;
 pub mod system;
 pub mod tune;

@@ -1,7 +1,8 @@
 //! `cosim`: the co-simulation master's command line.
 //!
 //! ```text
-//! cosim run SYSTEM.toml [--out DIR] [--stop-time T] [--step H] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
+//! cosim run SYSTEM.toml|MODEL.fmu [--out DIR] [--start-time T0] [--stop-time T] [--step H] [--start-value NAME=VALUE ...]
+//!           [--output-interval DT] [--output-variables A,B] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
@@ -104,19 +105,38 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a system description; writes results.csv, bonds.csv and summary.json.
+    /// Run a system file (TOML) or one FMU; writes results.csv, bonds.csv and summary.json.
+    ///
+    /// What the file is, is decided by its content, not its name: a zip archive with
+    /// modelDescription.xml is an FMU (run as one instance with its DefaultExperiment), one with
+    /// SystemStructure.ssd an SSP, anything else a system file.
     Run {
-        /// The system: a TOML system file, an SSP 1.0 package (.ssp) or description (.ssd).
+        /// What to run, recognized by content: a TOML system file, an FMU, an SSP 1.0 package
+        /// (.ssp) or description (.ssd).
         system: PathBuf,
-        /// Output directory (default: `out/<system file stem>`).
+        /// Output directory (default: `out/<file stem>`).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Stop time (s), overrides [simulation].stop.
+        /// Start time (s), overrides [simulation].start or the FMU's DefaultExperiment.
+        #[arg(long)]
+        start_time: Option<f64>,
+        /// Stop time (s), overrides [simulation].stop or the FMU's DefaultExperiment.
         #[arg(long)]
         stop_time: Option<f64>,
-        /// Communication step H (s), overrides [simulation].step.
+        /// Communication step H (s), overrides [simulation].step or the FMU's DefaultExperiment.
         #[arg(long)]
         step: Option<f64>,
+        /// A start value of the FMU, NAME=VALUE, typed by its model description (Real, Integer,
+        /// Boolean true/false, String, Enumeration item name or number); repeatable.
+        #[arg(long = "start-value", value_name = "NAME=VALUE")]
+        start_values: Vec<String>,
+        /// Time between rows of results.csv (s): a whole multiple of the step (default: every step).
+        #[arg(long)]
+        output_interval: Option<f64>,
+        /// Recorded variables, comma separated (an FMU's names; a system's instance.variable;
+        /// default: every output).
+        #[arg(long, value_delimiter = ',')]
+        output_variables: Option<Vec<String>>,
         /// Coupling scheme, overrides [simulation].algorithm.
         #[arg(long, value_enum)]
         algorithm: Option<AlgorithmKind>,
@@ -375,18 +395,45 @@ fn run() -> Result<i32> {
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
             Ok(0)
         }
-        Command::Run { system, out, stop_time, step, algorithm, extrapolation, parallel, isolate } => {
+        Command::Run {
+            system,
+            out,
+            start_time,
+            stop_time,
+            step,
+            start_values,
+            output_interval,
+            output_variables,
+            algorithm,
+            extrapolation,
+            parallel,
+            isolate,
+        } => {
             install_signal_handlers();
             let isolate = isolate.then_some(true);
-            let over = Overrides { stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
+            let over =
+                Overrides { start: start_time, stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
             });
+            let input = master::run::detect(&system)?;
+            eprintln!("reading {} as {}", system.display(), input.describe());
+            let opts = master::run::RunOptions { over, start_values, output_interval, output_variables };
+            let prepared = master::run::prepare(&system, input, &opts)?;
+            for note in &prepared.notes {
+                eprintln!("{}: {note}", system.display());
+            }
             let summary =
-                master::run::run_file(&system, &over, &out).with_context(|| format!("running {}", system.display()))?;
-            if summary.status == master::observer::Status::Ok {
+                master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
+            use master::observer::Status;
+            if matches!(summary.status, Status::Ok | Status::Terminated) {
+                let ended = if summary.status == Status::Terminated {
+                    format!(" ({})", summary.message)
+                } else {
+                    String::new()
+                };
                 eprintln!(
-                    "{}: {} steps to t = {} in {:.3} s; results in {}",
+                    "{}: {} steps to t = {}{ended} in {:.3} s; results in {}",
                     system.display(),
                     summary.steps,
                     summary.time,

@@ -22,12 +22,16 @@ pub enum Status {
     Failed,
     /// Stopped by SIGINT/SIGTERM.
     Interrupted,
+    /// An instance ended the simulation before the stop time (FMI 2.0 `fmi2Terminated`): a
+    /// successful run, up to that instance's `fmi2LastSuccessfulTime` (the summary's `time`;
+    /// the message says "terminated by <instance> at t = …").
+    Terminated,
 }
 
 /// Final state of a run, for `summary.json`.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
-    /// `ok`, `failed` or `interrupted`.
+    /// `ok`, `failed`, `interrupted` or `terminated`.
     pub status: Status,
     /// Empty on success, else what happened (instance, time, variable).
     pub message: String,
@@ -81,6 +85,14 @@ pub trait Observer {
     }
     /// After step n, at time t.
     fn step(&mut self, _n: u64, _t: f64, _values: &[f64], _bonds: &[BondState]) -> Result<()> {
+        Ok(())
+    }
+    /// The run ended early at `t` because an instance terminated the simulation (FMI 2.0
+    /// `fmi2Terminated`, see [`crate::Execution`]): the recorded values there (`t` may lie
+    /// between communication points, or be the last one again). Called once, after the last
+    /// `step` and before `finish`. Default: nothing; recorders write it as their last row
+    /// unless their last row is at `t` already.
+    fn end_early(&mut self, _t: f64, _values: &[f64], _bonds: &[BondState]) -> Result<()> {
         Ok(())
     }
     /// At the end, successful or not.
@@ -328,10 +340,13 @@ impl Drop for Rows {
     }
 }
 
-/// `results.csv`: `time,inst.var,…`, every k-th communication point.
+/// `results.csv`: `time,inst.var,…`, every k-th communication point (and the end of a run an
+/// instance terminated).
 pub struct ResultsCsv {
     rows: Rows,
     every: u64,
+    /// Time of the last row written.
+    last: f64,
 }
 
 impl ResultsCsv {
@@ -340,7 +355,7 @@ impl ResultsCsv {
         let file = File::create(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
         writeln!(out, "time,{}", labels.join(",")).map_err(io(path))?;
-        Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1) })
+        Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), last: f64::NAN })
     }
 
     /// Writes everything pending and flushes the file (also done by `finish` and on drop).
@@ -351,13 +366,22 @@ impl ResultsCsv {
 
 impl Observer for ResultsCsv {
     fn start(&mut self, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
+        self.last = t;
         self.rows.push(t, values.iter().copied())
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
         if (n + 1).is_multiple_of(self.every) {
+            self.last = t;
             self.rows.push(t, values.iter().copied())?;
         }
         Ok(())
+    }
+    fn end_early(&mut self, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
+        if t == self.last {
+            return Ok(());
+        }
+        self.last = t;
+        self.rows.push(t, values.iter().copied())
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
         self.close()
@@ -474,6 +498,13 @@ impl Observer for SharedRecorder {
             r.bonds.push(bonds.to_vec());
         }
         Ok(())
+    }
+    fn end_early(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        // The last point again when the run ended at a communication point.
+        if self.lock().is_ok_and(|r| r.times.last() == Some(&t)) {
+            return Ok(());
+        }
+        self.step(0, t, values, bonds)
     }
 }
 

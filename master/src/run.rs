@@ -1,41 +1,236 @@
-//! `cosim run`: a system file with its FMUs run to the stop time into an output directory —
-//! a thin front end over [`Execution`].
+//! `cosim run`: an FMU, an SSP or a system file run to the stop time into an output directory —
+//! a thin front end over [`Execution`]. What the input is, is decided by its content
+//! ([`detect`]), not by its name.
 
-use crate::error::Result;
+use crate::error::{MasterError, Result};
 use crate::execution::{file_observers, Execution};
 use crate::fmu::FmuCache;
 use crate::observer::Summary;
+use crate::single::{self, FmuOptions};
 use crate::system::{Overrides, SystemBuilder};
+use std::io::Read;
 use std::path::Path;
 
 /// Set by the `cosim` binary's SIGINT/SIGTERM handler: the run stops at the next communication
 /// point, the observers finish, and `summary.json` says "interrupted".
 pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Loads the system file and its FMUs (each FMU file once, or one worker process per instance
-/// with `--isolate` / `[simulation].isolate`), runs it and writes `results.csv`, `bonds.csv` and
+/// What `cosim run` was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// A zip archive with `modelDescription.xml`: an FMU, run as one instance ([`single`]).
+    Fmu,
+    /// A zip archive with `SystemStructure.ssd`, or an XML file whose root element is
+    /// `ssd:SystemStructureDescription`: an SSP (System Structure and Parameterization).
+    Ssp,
+    /// Anything else: a system file (TOML).
+    Toml,
+}
+
+impl Input {
+    /// How it is read, for the line `cosim run` prints ("reading X as …").
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Fmu => "an FMU (FMI 2.0 Co-Simulation)",
+            Self::Ssp => "an SSP (System Structure and Parameterization)",
+            Self::Toml => "a system file (TOML)",
+        }
+    }
+}
+
+/// Decides what the file at `path` is by its content: a zip archive holding
+/// `modelDescription.xml` is an FMU, one holding `SystemStructure.ssd` an SSP (a zip with
+/// neither is an error naming what it holds); a text file whose XML root element is
+/// `SystemStructureDescription` (any prefix, normally `ssd:`) is an SSP's `.ssd`; anything else
+/// is read as TOML (whose parser then names any problem).
+pub fn detect(path: &Path) -> Result<Input> {
+    let io = |source| MasterError::Io { path: path.to_path_buf(), source };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut head = Vec::with_capacity(4096);
+    file.by_ref().take(4096).read_to_end(&mut head).map_err(io)?;
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        let zip = zip::ZipArchive::new(std::fs::File::open(path).map_err(io)?).map_err(|e| MasterError::Fmu {
+            path: path.to_path_buf(),
+            message: format!("a zip archive that cannot be read: {e}"),
+        })?;
+        let names: Vec<&str> = zip.file_names().collect();
+        if names.contains(&"modelDescription.xml") {
+            return Ok(Input::Fmu);
+        }
+        if names.contains(&"SystemStructure.ssd") {
+            return Ok(Input::Ssp);
+        }
+        let mut shown: Vec<&str> = names.iter().copied().take(8).collect();
+        shown.sort_unstable();
+        return Err(MasterError::Unsupported {
+            path: path.to_path_buf(),
+            message: format!(
+                "a zip archive with neither modelDescription.xml (an FMU) nor SystemStructure.ssd (an SSP) at its \
+                 root; it holds: {}{}",
+                shown.join(", "),
+                if names.len() > shown.len() { ", …" } else { "" }
+            ),
+        });
+    }
+    if xml_root(&head).is_some_and(|name| name.rsplit(':').next() == Some("SystemStructureDescription")) {
+        return Ok(Input::Ssp);
+    }
+    Ok(Input::Toml)
+}
+
+/// The name of the root element of an XML document starting with `head` (after a BOM, the XML
+/// declaration, processing instructions, comments and a DOCTYPE), if it looks like XML.
+fn xml_root(head: &[u8]) -> Option<&str> {
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // Cut inside a multi-byte character at the 4 KiB boundary.
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    let mut rest = text.trim_start_matches('\u{feff}');
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("<?") {
+            rest = &r[r.find("?>")? + 2..];
+        } else if let Some(r) = rest.strip_prefix("<!--") {
+            rest = &r[r.find("-->")? + 3..];
+        } else if let Some(r) = rest.strip_prefix("<!") {
+            rest = &r[r.find('>')? + 1..];
+        } else {
+            let r = rest.strip_prefix('<')?;
+            let end = r.find(|c: char| c.is_whitespace() || c == '>' || c == '/').unwrap_or(r.len());
+            return Some(&r[..end]).filter(|n| !n.is_empty());
+        }
+    }
+}
+
+/// What `cosim run` takes besides the input file.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Overrides of the settings (stop, step, algorithm, …; start and stop/step apply to every
+    /// input).
+    pub over: Overrides,
+    /// `name=value` start values (an FMU's variables, typed by its model description).
+    pub start_values: Vec<String>,
+    /// Time between rows of results.csv (s): a whole multiple of the communication step.
+    pub output_interval: Option<f64>,
+    /// Recorded variables: an FMU's variable names, or a system's `instance.variable`.
+    pub output_variables: Option<Vec<String>>,
+}
+
+/// An input ready to run: its kind, the system and what was chosen for it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// What the input is.
+    pub input: Input,
+    /// The system.
+    pub builder: SystemBuilder,
+    /// The overrides to build it with.
+    pub over: Overrides,
+    /// Lines for the user (e.g. the experiment of an FMU and where its values came from).
+    pub notes: Vec<String>,
+    /// An SSP package's extracted files (its FMUs), kept while the input is.
+    pub package: Option<std::sync::Arc<crate::ssp::Ssp>>,
+}
+
+/// The system of an SSP ([`crate::ssp::read`]); the package stays extracted while the returned
+/// [`crate::ssp::Ssp`] lives.
+pub fn ssp_builder(path: &Path, over: &Overrides) -> Result<crate::ssp::Ssp> {
+    let ssp = crate::ssp::read(path)?;
+    ssp.check_overrides(over)?;
+    Ok(ssp)
+}
+
+/// `--start-value`, `--output-interval` and `--output-variables` applied to a system (TOML or
+/// SSP), whose start values live in the file.
+fn system_options(
+    path: &Path,
+    mut b: SystemBuilder,
+    over: &Overrides,
+    opts: &RunOptions,
+) -> Result<(SystemBuilder, Vec<String>)> {
+    let err = |key: &str, message: String| MasterError::System { path: path.to_path_buf(), key: key.into(), message };
+    if let Some(arg) = opts.start_values.first() {
+        return Err(err(
+            &format!("--start-value {arg}"),
+            "start values on the command line apply to an FMU; in a system file give them as \
+             [instances.<name>].start = { variable = value }"
+                .into(),
+        ));
+    }
+    let mut notes = Vec::new();
+    if let Some(interval) = opts.output_interval {
+        let step = over.step.or(b.settings.step).ok_or_else(|| {
+            err("--output-interval", "the system gives no communication step ([simulation].step)".into())
+        })?;
+        let k = (interval / step).round();
+        if !(interval.is_finite() && k >= 1.0 && (k * step - interval).abs() <= 1e-9 * interval) {
+            return Err(err(
+                "--output-interval",
+                format!("{interval} s is not a whole multiple of the communication step {step} s"),
+            ));
+        }
+        b.record_every(k as u64);
+        notes.push(format!("output interval {interval} s: every {k} steps"));
+    }
+    if let Some(names) = &opts.output_variables {
+        b.outputs(names.iter().cloned());
+    }
+    Ok((b, notes))
+}
+
+/// The system `cosim run` runs for the file at `path` of kind `input` ([`detect`]): an FMU as
+/// one instance ([`single::builder`]), an SSP ([`ssp_builder`]), or a system file.
+pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared> {
+    let mut over = opts.over.clone();
+    let mut package = None;
+    let (builder, notes) = match input {
+        Input::Fmu => {
+            let fmu_opts = FmuOptions {
+                start: over.start,
+                stop: over.stop,
+                step: over.step,
+                start_values: opts.start_values.clone(),
+                output_interval: opts.output_interval,
+                output_variables: opts.output_variables.clone(),
+            };
+            let s = single::builder(path, &fmu_opts)?;
+            // Start, stop and step are in the builder now (with the DefaultExperiment's).
+            (over.start, over.stop, over.step) = (None, None, None);
+            (s.builder, s.notes)
+        }
+        Input::Ssp => {
+            let ssp = ssp_builder(path, &over)?;
+            let (b, mut notes) = system_options(path, ssp.builder.clone(), &over, opts)?;
+            notes.insert(0, format!("read as {}", ssp.kind));
+            package = Some(std::sync::Arc::new(ssp));
+            (b, notes)
+        }
+        Input::Toml => system_options(path, SystemBuilder::read(path)?, &over, opts)?,
+    };
+    Ok(Prepared { input, builder, over, notes, package })
+}
+
+/// Runs a prepared input into `out_dir` ([`run_builder`]).
+pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
+    run_builder(&p.builder, &p.over, out_dir)
+}
+
+/// Loads the system's FMUs (each FMU file once, or one worker process per instance with
+/// `--isolate` / `[simulation].isolate`), runs it and writes `results.csv`, `bonds.csv` and
 /// `summary.json` into `out_dir`. Returns the summary; its status says whether the run
 /// succeeded (errors during the run are reported there, not as `Err`; `Err` means the system
 /// could not be set up or the output files could not be written).
-pub fn run_file(path: &Path, over: &Overrides, out_dir: &Path) -> Result<Summary> {
-    let ssp_extension = path.extension().is_some_and(|e| e == "ssp" || e == "ssd");
-    if let Some(kind) = crate::ssp::detect(path).or(ssp_extension.then_some(crate::ssp::Kind::Description)) {
-        // The package (its extracted FMUs) lives until the run is over.
-        let ssp = crate::ssp::read(path)?;
-        eprintln!("{}: read as {kind}", path.display());
-        ssp.check_overrides(over)?;
-        return run_builder(&ssp.builder, over, out_dir);
-    }
-    let builder = SystemBuilder::read(path)?;
-    run_builder(&builder, over, out_dir)
-}
-
-/// [`run_file`] for a system already read.
 pub fn run_builder(builder: &SystemBuilder, over: &Overrides, out_dir: &Path) -> Result<Summary> {
     let mut fmus = FmuCache::default();
     let mut execution = Execution::from_builder(builder, over, &mut fmus)?;
     run_into(&mut execution, out_dir)?;
     execution.finish()
+}
+
+/// Runs a TOML system file, an FMU or an SSP (recognized by content) with `over`.
+pub fn run_file(path: &Path, over: &Overrides, out_dir: &Path) -> Result<Summary> {
+    let opts = RunOptions { over: over.clone(), ..RunOptions::default() };
+    run_prepared(&prepare(path, detect(path)?, &opts)?, out_dir)
 }
 
 /// Attaches the file observers ([`file_observers`]) and runs to the stop time, stopping early on
@@ -48,4 +243,49 @@ pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
     // A failure is kept by the execution and reported by its summary.
     let _ = execution.run();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn the_xml_root_element_is_found_after_prologue_and_comments() {
+        let ssd = "\u{feff}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a comment -->\n\
+                   <ssd:SystemStructureDescription xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">";
+        assert_eq!(xml_root(ssd.as_bytes()), Some("ssd:SystemStructureDescription"));
+        assert_eq!(xml_root(b"<fmiModelDescription/>"), Some("fmiModelDescription"));
+        assert_eq!(xml_root(b"[simulation]\nstop = 1"), None);
+        assert_eq!(xml_root(b"<?xml version=\"1.0\""), None, "cut prologue");
+    }
+
+    #[test]
+    fn detection_is_by_content() {
+        let dir = std::env::temp_dir().join(format!("cosim-detect-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let zip_with = |name: &str, entry: &str| {
+            let p = dir.join(name);
+            let mut z = zip::ZipWriter::new(std::fs::File::create(&p).unwrap());
+            z.start_file(entry, zip::write::SimpleFileOptions::default()).unwrap();
+            std::io::Write::write_all(&mut z, b"<x/>").unwrap();
+            z.finish().unwrap();
+            p
+        };
+        assert_eq!(detect(&zip_with("a.toml", "modelDescription.xml")).unwrap(), Input::Fmu);
+        assert_eq!(detect(&zip_with("b.fmu", "SystemStructure.ssd")).unwrap(), Input::Ssp);
+        let e = detect(&zip_with("c.fmu", "readme.txt")).unwrap_err().to_string();
+        assert!(e.contains("c.fmu") && e.contains("neither modelDescription.xml") && e.contains("readme.txt"), "{e}");
+        let ssd = dir.join("d.xml");
+        std::fs::write(&ssd, "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\"/>").unwrap();
+        assert_eq!(detect(&ssd).unwrap(), Input::Ssp);
+        let toml = dir.join("e.fmu");
+        std::fs::write(&toml, "[simulation]\nstop = 1.0\n").unwrap();
+        assert_eq!(detect(&toml).unwrap(), Input::Toml);
+        assert!(matches!(detect(&dir.join("missing")), Err(MasterError::Io { .. })));
+        // An SSD without a system: the SSP reader names what is missing.
+        let e = ssp_builder(&ssd, &Overrides::default()).unwrap_err().to_string();
+        assert!(e.contains("d.xml"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -26,7 +26,7 @@ struct Entry {
     /// Values in the array of their type (`reals`, `ints`, `bools`, `strings`).
     values: Span,
     /// `start`/`stop` of Setup, `t`/`h` of DoStep; `order` of SetInputDerivatives, whether
-    /// Setup has a stop.
+    /// Setup has a stop, the status kind of GetBooleanStatus/GetRealStatus.
     x: f64,
     y: f64,
     n: i32,
@@ -99,6 +99,7 @@ impl Log {
                 e.n = *order;
             }
             Call::DoStep { t, h } => (e.x, e.y) = (*t, *h),
+            Call::GetBooleanStatus { kind, .. } | Call::GetRealStatus { kind, .. } => e.n = *kind,
             Call::EnterInitialization
             | Call::ExitInitialization
             | Call::Terminate
@@ -150,6 +151,7 @@ pub fn replay(log: &Log, slaves: &mut [Box<dyn Slave>]) -> Result<f64> {
         .unwrap_or(0);
     let (mut reals, mut ints, mut bools) = (vec![0.0; widest], vec![0; widest], vec![false; widest]);
     let mut strings = Vec::new();
+    let (mut flag, mut real) = (false, 0.0);
     let mut t0 = Instant::now();
     for (k, e) in log.calls.iter().enumerate() {
         if k == log.mark {
@@ -179,6 +181,8 @@ pub fn replay(log: &Log, slaves: &mut [Box<dyn Slave>]) -> Result<f64> {
             Op::Terminate => Call::Terminate,
             Op::SaveState => Call::SaveState,
             Op::RestoreState => Call::RestoreState,
+            Op::GetBooleanStatus => Call::GetBooleanStatus { kind: e.n, out: &mut flag },
+            Op::GetRealStatus => Call::GetRealStatus { kind: e.n, out: &mut real },
         };
         s.execute(call)?;
     }

@@ -94,6 +94,23 @@ calls! {
     SaveState = 15, "fmi2GetFMUstate";
     /// `fmi2SetFMUstate` from the state saved last.
     RestoreState = 16, "fmi2SetFMUstate";
+    /// `fmi2GetBooleanStatus(kind)` (asked after a discarded step: [`status_kind::TERMINATED`]).
+    GetBooleanStatus { kind: i32, out: &'a mut bool } = 17, "fmi2GetBooleanStatus";
+    /// `fmi2GetRealStatus(kind)` (asked after a termination: [`status_kind::LAST_SUCCESSFUL_TIME`]).
+    GetRealStatus { kind: i32, out: &'a mut f64 } = 18, "fmi2GetRealStatus";
+}
+
+/// `fmi2StatusKind` values (FMI 2.0 §4.2.3), the `kind` of [`Call::GetBooleanStatus`] and
+/// [`Call::GetRealStatus`].
+pub mod status_kind {
+    /// `fmi2DoStepStatus`.
+    pub const DO_STEP_STATUS: i32 = 0;
+    /// `fmi2PendingStatus`.
+    pub const PENDING_STATUS: i32 = 1;
+    /// `fmi2LastSuccessfulTime` (Real): the time the slave reached before it ended or discarded.
+    pub const LAST_SUCCESSFUL_TIME: i32 = 2;
+    /// `fmi2Terminated` (Boolean): the slave wants to end the simulation.
+    pub const TERMINATED: i32 = 3;
 }
 
 impl Call<'_> {
@@ -118,6 +135,8 @@ impl Call<'_> {
             Call::Terminate => Call::Terminate,
             Call::SaveState => Call::SaveState,
             Call::RestoreState => Call::RestoreState,
+            Call::GetBooleanStatus { kind, out } => Call::GetBooleanStatus { kind: *kind, out },
+            Call::GetRealStatus { kind, out } => Call::GetRealStatus { kind: *kind, out },
         }
     }
 

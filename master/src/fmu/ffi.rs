@@ -128,9 +128,12 @@ struct Api {
     do_step: unsafe extern "C" fn(Component, f64, f64, c_int) -> c_int,
     cancel_step: unsafe extern "C" fn(Component) -> c_int,
     get_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
-    get_real_status: unsafe extern "C" fn(Component, c_int, *mut f64) -> c_int,
+    /// Optional: asked only after a discarded step (termination protocol); an FMU without it
+    /// cannot end a simulation, its discards stay errors.
+    get_real_status: Option<unsafe extern "C" fn(Component, c_int, *mut f64) -> c_int>,
     get_integer_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
-    get_boolean_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
+    /// Optional, as `get_real_status`.
+    get_boolean_status: Option<unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int>,
     get_string_status: unsafe extern "C" fn(Component, c_int, *mut *const c_char) -> c_int,
 }
 
@@ -165,6 +168,12 @@ impl Binary {
                 })?
             };
         }
+        macro_rules! optional {
+            ($name:literal) => {
+                // SAFETY: as in `sym!`; a missing symbol gives None.
+                unsafe { lib.get(concat!($name, "\0").as_bytes()) }.ok().map(|f| *f)
+            };
+        }
         let api = Api {
             get_types_platform: sym!("fmi2GetTypesPlatform"),
             get_version: sym!("fmi2GetVersion"),
@@ -196,9 +205,9 @@ impl Binary {
             do_step: sym!("fmi2DoStep"),
             cancel_step: sym!("fmi2CancelStep"),
             get_status: sym!("fmi2GetStatus"),
-            get_real_status: sym!("fmi2GetRealStatus"),
+            get_real_status: optional!("fmi2GetRealStatus"),
             get_integer_status: sym!("fmi2GetIntegerStatus"),
-            get_boolean_status: sym!("fmi2GetBooleanStatus"),
+            get_boolean_status: optional!("fmi2GetBooleanStatus"),
             get_string_status: sym!("fmi2GetStringStatus"),
         };
         Ok(Self { api, _lib: lib })
@@ -587,6 +596,23 @@ impl Instance {
         }
         // SAFETY: live component; `saved` is a state this component returned.
         unsafe { (self.binary.api.set_fmu_state)(self.c(), self.saved) }
+    }
+
+    /// `fmi2GetBooleanStatus(kind)`; NOT_CALLED when the FMU does not export it.
+    pub(crate) fn get_boolean_status(&mut self, kind: c_int, out: &mut bool) -> c_int {
+        let Some(f) = self.binary.api.get_boolean_status else { return NOT_CALLED };
+        let mut raw: c_int = 0;
+        // SAFETY: live component; a pointer to one fmi2Boolean.
+        let status = unsafe { f(self.c(), kind, &mut raw) };
+        *out = raw != 0;
+        status
+    }
+
+    /// `fmi2GetRealStatus(kind)`; NOT_CALLED when the FMU does not export it.
+    pub(crate) fn get_real_status(&mut self, kind: c_int, out: &mut f64) -> c_int {
+        let Some(f) = self.binary.api.get_real_status else { return NOT_CALLED };
+        // SAFETY: live component; a pointer to one fmi2Real.
+        unsafe { f(self.c(), kind, out) }
     }
 
     /// `fmi2DoStep`.

@@ -492,6 +492,8 @@ impl Slave for Fmu2Slave {
             Call::Terminate => self.call(|i| i.terminate()),
             Call::SaveState => self.call(ffi::Instance::save_state),
             Call::RestoreState => self.call(ffi::Instance::restore_state),
+            Call::GetBooleanStatus { kind, out } => self.call(|i| i.get_boolean_status(kind, out)),
+            Call::GetRealStatus { kind, out } => self.call(|i| i.get_real_status(kind, out)),
         };
         self.check(function, s)
     }

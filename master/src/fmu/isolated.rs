@@ -260,6 +260,9 @@ fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::DoStep { t, h } => {
             e.f64(*t).f64(*h);
         }
+        Call::GetBooleanStatus { kind, .. } | Call::GetRealStatus { kind, .. } => {
+            e.i32(*kind);
+        }
         Call::EnterInitialization
         | Call::ExitInitialization
         | Call::Terminate
@@ -276,6 +279,8 @@ struct Buffers {
     ints: Vec<i32>,
     bools: Vec<bool>,
     strings: Vec<String>,
+    flag: bool,
+    real: f64,
 }
 
 /// Decodes a request written by [`encode_request`] into a [`Call`] whose arrays live in `b`,
@@ -360,6 +365,8 @@ fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call<'_>) -> R)
         Op::Terminate => Call::Terminate,
         Op::SaveState => Call::SaveState,
         Op::RestoreState => Call::RestoreState,
+        Op::GetBooleanStatus => Call::GetBooleanStatus { kind: d.i32()?, out: &mut b.flag },
+        Op::GetRealStatus => Call::GetRealStatus { kind: d.i32()?, out: &mut b.real },
     };
     if !d.0.is_empty() {
         return Err(format!("{} bytes left after request {}", d.0.len(), op.function()));
@@ -381,6 +388,12 @@ fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
         }
         Call::GetString { out, .. } => {
             e.strs(out);
+        }
+        Call::GetBooleanStatus { out, .. } => {
+            e.u8(u8::from(**out));
+        }
+        Call::GetRealStatus { out, .. } => {
+            e.f64(**out);
         }
         Call::Setup { .. }
         | Call::EnterInitialization
@@ -406,6 +419,14 @@ fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<()> {
         Call::GetBoolean { out, .. } => d.bools_into(out),
         Call::GetString { out, .. } => {
             **out = d.strs()?;
+            Ok(())
+        }
+        Call::GetBooleanStatus { out, .. } => {
+            **out = d.u8()? != 0;
+            Ok(())
+        }
+        Call::GetRealStatus { out, .. } => {
+            **out = d.f64()?;
             Ok(())
         }
         Call::Setup { .. }
@@ -834,6 +855,8 @@ mod tests {
                 Call::GetBoolean { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = v % 2 == 1),
                 Call::GetString { vr, out } => *out = vr.iter().map(|v| format!("s{v}")).collect(),
                 Call::SaveState => self.saved = true,
+                Call::GetBooleanStatus { kind, out } => *out = kind == 3,
+                Call::GetRealStatus { kind, out } => *out = f64::from(kind) + 0.25,
                 Call::RestoreState if !self.saved => {
                     return Err(MasterError::Call {
                         instance: "echo".into(),
@@ -901,7 +924,19 @@ mod tests {
         over_the_wire(&mut slave, Call::GetInteger { vr: &vr, out: &mut ints }).unwrap();
         over_the_wire(&mut slave, Call::GetBoolean { vr: &vr, out: &mut bools }).unwrap();
         over_the_wire(&mut slave, Call::GetString { vr: &vr, out: &mut strings }).unwrap();
-        ops.extend([Op::GetReal, Op::GetInteger, Op::GetBoolean, Op::GetString]);
+        let (mut flag, mut real) = (false, 0.0);
+        over_the_wire(&mut slave, Call::GetBooleanStatus { kind: 3, out: &mut flag }).unwrap();
+        over_the_wire(&mut slave, Call::GetRealStatus { kind: 2, out: &mut real }).unwrap();
+        assert!(flag);
+        assert_eq!(real, 2.25);
+        ops.extend([
+            Op::GetReal,
+            Op::GetInteger,
+            Op::GetBoolean,
+            Op::GetString,
+            Op::GetBooleanStatus,
+            Op::GetRealStatus,
+        ]);
         assert_eq!((reals, ints, bools), ([1.5, 0.5, 2.0], [-3, -1, -4], [true, true, false]));
         assert_eq!(strings, ["s3", "s1", "s4"]);
         for op in Op::ALL {

@@ -9,7 +9,7 @@
 //! - `isolated`: [`Slave`] implemented by [`IsolatedSlave`], an instance in a worker process
 //!   (`cosim run --isolate`).
 
-use crate::error::Result;
+use crate::error::{MasterError, Result};
 
 /// One simulator instance as the algorithms see it. Value references are those of the FMU;
 /// strings and status handling stay inside the implementation. Every error names the instance,
@@ -22,7 +22,8 @@ use crate::error::Result;
 /// Call order: `setup` → (`set_*`)* → `enter_initialization` → (`set_*`/`get_*`)* →
 /// `exit_initialization` → repeatedly (`set_*`, `set_input_derivatives`, `do_step`, `get_*`;
 /// with iterative coupling `save_state` before and `restore_state` between repetitions)
-/// → `terminate`. Dropping frees the instance.
+/// → `terminate`. Dropping frees the instance. After a step that returned `fmi2Discard`:
+/// `get_boolean_status`/`get_real_status` and the getters, then `terminate`.
 pub trait Slave: Send {
     /// Instance name.
     fn name(&self) -> &str;
@@ -100,9 +101,45 @@ pub trait Slave: Send {
         self.execute(Call::SetInputDerivatives { vr, order, values })
     }
     /// `fmi2DoStep(t, h, noSetFMUStatePriorToCurrentPoint = true)`.
+    ///
+    /// The FMI 2.0 termination protocol: when the step returns `fmi2Discard`, the instance is
+    /// asked `fmi2GetBooleanStatus(fmi2Terminated)`; if it wants to end the simulation, the
+    /// result is [`MasterError::Terminated`] at its `fmi2GetRealStatus(fmi2LastSuccessfulTime)`
+    /// (t when it cannot tell, or tells a time outside [t, t + h]). Any other discard (or an
+    /// instance that cannot answer, e.g. an FMU without `fmi2GetBooleanStatus`) stays the
+    /// discard's [`MasterError::Call`].
     #[inline]
     fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        self.execute(Call::DoStep { t, h })
+        match self.execute(Call::DoStep { t, h }) {
+            Err(e) if e.is_discard() => Err(self.discarded(e, t, h)),
+            r => r,
+        }
+    }
+    /// After `fmi2DoStep(t, h)` returned `fmi2Discard` (`discard`): [`MasterError::Terminated`]
+    /// when the instance says it terminated the simulation, else `discard` (see [`Slave::do_step`]).
+    #[cold]
+    fn discarded(&mut self, discard: MasterError, t: f64, h: f64) -> MasterError {
+        let mut terminated = false;
+        if self.get_boolean_status(call::status_kind::TERMINATED, &mut terminated).is_err() || !terminated {
+            return discard;
+        }
+        let mut time = f64::NAN;
+        let tol = 1e-9 * h;
+        if self.get_real_status(call::status_kind::LAST_SUCCESSFUL_TIME, &mut time).is_err()
+            || !(time >= t - tol && time <= t + h + tol)
+        {
+            time = t;
+        }
+        let time = time.max(t).min(t + h);
+        MasterError::Terminated { instance: self.name().to_owned(), time }
+    }
+    /// `fmi2GetBooleanStatus(kind)` (`kind`: [`call::status_kind`]).
+    fn get_boolean_status(&mut self, kind: i32, out: &mut bool) -> Result<()> {
+        self.execute(Call::GetBooleanStatus { kind, out })
+    }
+    /// `fmi2GetRealStatus(kind)` (`kind`: [`call::status_kind`]).
+    fn get_real_status(&mut self, kind: i32, out: &mut f64) -> Result<()> {
+        self.execute(Call::GetRealStatus { kind, out })
     }
     /// `fmi2Terminate`.
     fn terminate(&mut self) -> Result<()> {
@@ -133,3 +170,66 @@ pub use call::{Call, Op};
 pub use info::info;
 pub use instance::{Fmu2, Fmu2Slave};
 pub use isolated::IsolatedSlave;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    /// An instance whose every step is discarded; it answers fmi2Terminated with `terminated`
+    /// (`None`: it cannot answer) and fmi2LastSuccessfulTime with `last`.
+    struct Ends {
+        terminated: Option<bool>,
+        last: Option<f64>,
+    }
+
+    impl Slave for Ends {
+        fn name(&self) -> &str {
+            "ends"
+        }
+        fn execute(&mut self, call: Call<'_>) -> Result<()> {
+            match call {
+                Call::DoStep { t, .. } => Err(MasterError::Call {
+                    instance: "ends".into(),
+                    function: "fmi2DoStep",
+                    time: t,
+                    status: "fmi2Discard".into(),
+                    last_log: String::new(),
+                }),
+                Call::GetBooleanStatus { kind: call::status_kind::TERMINATED, out } if self.terminated.is_some() => {
+                    *out = self.terminated.unwrap_or(false);
+                    Ok(())
+                }
+                Call::GetRealStatus { kind: call::status_kind::LAST_SUCCESSFUL_TIME, out } if self.last.is_some() => {
+                    *out = self.last.unwrap_or(f64::NAN);
+                    Ok(())
+                }
+                other => Err(other.unsupported("ends")),
+            }
+        }
+        fn can_interpolate_inputs(&self) -> bool {
+            false
+        }
+    }
+
+    fn step(terminated: Option<bool>, last: Option<f64>) -> MasterError {
+        Ends { terminated, last }.do_step(0.5, 0.1).unwrap_err()
+    }
+
+    #[test]
+    fn a_discard_with_fmi2_terminated_is_a_termination_at_the_last_successful_time() {
+        match step(Some(true), Some(0.55)) {
+            MasterError::Terminated { instance, time } => assert_eq!((instance.as_str(), time), ("ends", 0.55)),
+            e => panic!("{e}"),
+        }
+        assert_eq!(step(Some(true), Some(0.55)).to_string(), "terminated by ends at t = 0.55");
+        // No or a nonsensical last successful time: the step's start.
+        assert!(matches!(step(Some(true), None), MasterError::Terminated { time, .. } if time == 0.5));
+        assert!(matches!(step(Some(true), Some(7.0)), MasterError::Terminated { time, .. } if time == 0.5));
+        assert!(matches!(step(Some(true), Some(f64::NAN)), MasterError::Terminated { time, .. } if time == 0.5));
+        // Not terminated, or cannot tell: the discard stays an error.
+        for e in [step(Some(false), Some(0.55)), step(None, Some(0.55))] {
+            assert!(e.is_discard(), "{e}");
+        }
+    }
+}

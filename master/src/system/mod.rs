@@ -381,6 +381,8 @@ impl System {
 /// Command-line overrides of `[simulation]`.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
+    /// Start time.
+    pub start: Option<f64>,
     /// Stop time.
     pub stop: Option<f64>,
     /// Communication step.

@@ -151,7 +151,7 @@ impl Resolver<'_> {
 
     fn resolve(&self, over: &Overrides) -> Result<System> {
         let sim = &self.b.settings;
-        let start = sim.start.unwrap_or(0.0);
+        let start = over.start.or(sim.start).unwrap_or(0.0);
         let stop = over.stop.or(sim.stop).ok_or_else(|| self.err("simulation.stop", "no stop time given"))?;
         let step = over.step.or(sim.step).ok_or_else(|| self.err("simulation.step", "no communication step given"))?;
         if !start.is_finite() {

@@ -79,6 +79,20 @@ impl<M: CoSimModel> Slave for InProcess<M> {
                 self.inst.do_step(t, h, true)
             }
             Call::Terminate => self.inst.terminate(),
+            Call::GetBooleanStatus { kind, out } => match self.inst.get_boolean_status(kind) {
+                Ok(b) => {
+                    *out = b;
+                    Status::Ok
+                }
+                Err(s) => s,
+            },
+            Call::GetRealStatus { kind, out } => match self.inst.get_real_status(kind) {
+                Ok(x) => {
+                    *out = x;
+                    Status::Ok
+                }
+                Err(s) => s,
+            },
             call @ (Call::GetString { .. } | Call::SaveState | Call::RestoreState) => {
                 return Err(call.unsupported(&self.name));
             }
