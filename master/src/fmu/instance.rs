@@ -364,7 +364,17 @@ impl Fmu2Slave {
 
     /// Maps an fmi2Status to `Ok` or [`MasterError::Call`]. `messages_before` is the FMU's
     /// message count before the call, to tell whether the last message belongs to this call.
+    #[inline]
     fn check(&mut self, function: &'static str, (status, messages_before): (c_int, u64)) -> Result<()> {
+        if status == ffi::OK {
+            return Ok(());
+        }
+        self.check_status(function, status, messages_before)
+    }
+
+    /// [`Self::check`] for a status other than fmi2OK.
+    #[cold]
+    fn check_status(&mut self, function: &'static str, status: c_int, messages_before: u64) -> Result<()> {
         match status {
             ffi::OK => Ok(()),
             ffi::WARNING => {
@@ -424,7 +434,9 @@ impl Slave for Fmu2Slave {
         &self.name
     }
 
-    #[inline]
+    // Always inlined into the typed methods (`set_real`, `do_step`, …), where the call's variant
+    // is known: the match folds away and the hot path costs what a direct call did.
+    #[inline(always)]
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
         let function = call.op().function();
         let s = match call {
