@@ -572,6 +572,7 @@ fn _simulate<'py>(
 /// recommended.toml into `out_dir` and returns tune.json's text.
 #[pyfunction]
 #[pyo3(signature = (system, out_dir, jobs=0, h_ini=None, h_inc=None, h_max=None, verify=None))]
+#[allow(clippy::too_many_arguments)]
 fn _tune(
     py: Python<'_>,
     system: PathBuf,

@@ -1,5 +1,6 @@
 """cosim.simulate / cosim.Execution against `cosim run`, errors, Ctrl-C."""
 
+import json
 import os
 import re
 import signal
@@ -146,3 +147,12 @@ def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt():
     assert time.monotonic() - t0 < 5.0
     # The process is fine afterwards.
     assert len(cosim.simulate(SCENARIOS / "bench-trivial-pair.toml", stop_time=0.01)) == 11
+
+
+def test_tune_returns_tune_json(tmp_path):
+    t = cosim.tune(SCENARIOS / "oscillator-tune.toml", tmp_path)
+    assert t == json.loads((tmp_path / "tune.json").read_text())
+    assert t["h_ini"] == 0.01 and t["runs"] > 0
+    assert t["recommended"]["H"] == 0.07  # as `cosim tune` finds (docs/tune.md)
+    # Without out_dir: a temporary directory.
+    assert cosim.tune(SCENARIOS / "oscillator-tune.toml", h_max=0.02)["h_max"] == 0.02

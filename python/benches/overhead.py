@@ -2,7 +2,7 @@
 best wall time of N repetitions each, whole process for `cosim run` (what a user waits for),
 the call for simulate (the interpreter is already up).
 
-    python python/bench_overhead.py [--steps 100000] [--repeat 5] [--cosim target/release/cosim]
+    python python/benches/overhead.py [--steps 100000] [--repeat 5] [--cosim target/release/cosim]
 """
 
 import argparse
@@ -14,7 +14,7 @@ import time
 
 import cosim
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def main():
