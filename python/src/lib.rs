@@ -330,10 +330,11 @@ impl Inner {
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
         let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
-        let recorder = record.then(|| Flat {
-            rows: Arc::new(Mutex::new(Vec::with_capacity((sys.steps() as usize + 1).min(1 << 24)))),
-            every: sys.record_every().max(1),
-        });
+        let every = sys.record_every().max(1);
+        // Room for every row up front (at most 128 MiB; beyond that the Vec grows).
+        let values = ((sys.steps() / every) as usize + 1).saturating_mul(labels.len() + 1);
+        let recorder =
+            record.then(|| Flat { rows: Arc::new(Mutex::new(Vec::with_capacity(values.min(1 << 24)))), every });
         if let Some(r) = &recorder {
             exec.observe(Box::new(r.clone()));
         }

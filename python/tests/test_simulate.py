@@ -4,6 +4,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import threading
 import time
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import cosim
-from conftest import SCENARIOS, assert_bitwise_equal, cosim_run
+from conftest import COSIM, SCENARIOS, assert_bitwise_equal, cosim_run
 
 
 def test_crane_pub3_equals_cosim_run_bit_for_bit(tmp_path):
@@ -156,3 +157,11 @@ def test_tune_returns_tune_json(tmp_path):
     assert t["recommended"]["H"] == 0.07  # as `cosim tune` finds (docs/tune.md)
     # Without out_dir: a temporary directory.
     assert cosim.tune(SCENARIOS / "oscillator-tune.toml", h_max=0.02)["h_max"] == 0.02
+
+
+def test_ssp_package_equals_cosim_run(tmp_path):
+    ssp = tmp_path / "oscillator-fd.ssp"
+    subprocess.run([str(COSIM), "export-ssp", str(SCENARIOS / "oscillator-fd.toml"), "--out", str(ssp)], check=True,
+                   capture_output=True)
+    header, rows = cosim_run(ssp, tmp_path / "out", "--stop-time", 1.0)
+    assert_bitwise_equal(cosim.simulate(ssp, stop_time=1.0), header, rows)
