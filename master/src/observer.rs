@@ -77,8 +77,9 @@ pub struct BondSummary {
     pub energy_abs: f64,
 }
 
-/// Receives the run's events.
-pub trait Observer {
+/// Receives the run's events. `Send`, so that an [`crate::Execution`] can move between threads
+/// (e.g. stepped by a Python binding with the GIL released).
+pub trait Observer: Send {
     /// Before the first step, with the values at the start time.
     fn start(&mut self, _t: f64, _values: &[f64], _bonds: &[BondState]) -> Result<()> {
         Ok(())
@@ -512,7 +513,7 @@ impl Observer for SharedRecorder {
 /// stops the run.
 pub struct Callback<F>(pub F);
 
-impl<F: FnMut(u64, f64, &[f64], &[BondState]) -> Result<()>> Observer for Callback<F> {
+impl<F: FnMut(u64, f64, &[f64], &[BondState]) -> Result<()> + Send> Observer for Callback<F> {
     fn step(&mut self, n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
         (self.0)(n, t, values, bonds)
     }

@@ -13,26 +13,35 @@ fn sh(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// Python venv with FMPy (and lark, which `fmpy validate` needs for structured names).
+/// Python packages the tests need: FMPy (and lark, which `fmpy validate` needs for structured
+/// names); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package.
+const PYTHON_PACKAGES: &[(&str, &str)] = &[
+    ("fmpy", "fmpy"),
+    ("lark", "lark"),
+    ("maturin", "maturin"),
+    ("numpy", "numpy"),
+    ("pandas", "pandas"),
+    ("dask.distributed", "dask[distributed]"),
+    ("pytest", "pytest"),
+];
+
+/// Python venv with [`PYTHON_PACKAGES`].
 fn venv() -> Result<PathBuf> {
     let root = crate::root();
     let venv = root.join(".venv");
     let python = venv.join("bin/python");
     let has =
         |m: &str| Command::new(&python).args(["-c", &format!("import {m}")]).output().is_ok_and(|o| o.status.success());
-    if !(has("fmpy") && has("lark")) {
-        if !python.exists() {
-            sh(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-        }
-        sh(Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "fmpy",
-            "lark",
-        ]))?;
+    let missing: Vec<&str> = if python.exists() {
+        PYTHON_PACKAGES.iter().filter(|(module, _)| !has(module)).map(|(_, package)| *package).collect()
+    } else {
+        sh(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        PYTHON_PACKAGES.iter().map(|(_, package)| *package).collect()
+    };
+    if !missing.is_empty() {
+        sh(Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args(&missing))?;
     }
     Ok(python)
 }
@@ -105,6 +114,34 @@ fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<(
     sh(&mut cmd).context("valgrind memcheck of the FMU call-sequence tests")
 }
 
+/// The `cosim` Python package (python/): the wheel built by maturin (release), installed into
+/// the venv, and its pytest suite, which compares against the release `cosim` binary.
+fn python_package(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<()> {
+    sh(Command::new(cargo).current_dir(root).args(["build", "--release", "-p", "master", "--bin", "cosim"]))?;
+    let wheels = crate::target_dir().join("wheels");
+    let _ = std::fs::remove_dir_all(&wheels);
+    sh(Command::new(python)
+        .current_dir(root)
+        .args(["-m", "maturin", "build", "--release", "--quiet", "-m", "python/Cargo.toml", "--interpreter"])
+        .arg(python)
+        .arg("--out")
+        .arg(&wheels))?;
+    let wheel = std::fs::read_dir(&wheels)
+        .with_context(|| format!("reading {}", wheels.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .context("maturin built no wheel")?;
+    sh(Command::new(python)
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--force-reinstall", "--no-deps"])
+        .arg(&wheel))?;
+    sh(Command::new(python)
+        .current_dir(root)
+        .args(["-m", "pytest", "-q", "python/tests"])
+        .env("COSIM_BIN", crate::target_dir().join("release/cosim"))
+        .env("COSIM_ROOT", root)
+        .env("FMU_DIR", fmu_dir))
+}
+
 pub fn run(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
     let python = venv()?;
@@ -121,6 +158,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .env("GEMSEO_FMU_WHEEL", &wheel)
         .env("FMU_DIR", &fmu_dir);
     sh(&mut test)?;
+    python_package(&cargo, &root, &fmu_dir, &python)?;
     if !quick {
         valgrind(&cargo, &root, &fmu_dir, &python)?;
         sh(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))?;

@@ -1,0 +1,169 @@
+"""Python front end of the co-simulation master (FMI 2.0 Co-Simulation), in FMPy's style.
+
+- :func:`simulate` runs a system (TOML file, SSP, one ``.fmu``, or a :class:`System` built in
+  Python) and returns a NumPy structured array (``time`` + the recorded variables), the same
+  numbers as ``cosim run``'s ``results.csv``;
+- :class:`Execution` steps a system from Python (set inputs, step, read any variable);
+- :func:`sweep` runs a parameter study on a local process pool or a Dask cluster;
+- :func:`tune` runs ``cosim tune`` and returns ``tune.json`` as a dict.
+
+Errors of the master raise :class:`CosimError` with the Rust message (an FMU call error names
+the instance and the time). The GIL is released while stepping; Ctrl-C stops a run cleanly
+(the instances are terminated) and raises ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from . import _cosim
+from ._cosim import CosimError
+from .system import System
+from .sweep import sweep
+
+__all__ = ["CosimError", "Execution", "Result", "System", "simulate", "sweep", "to_pandas", "tune"]
+
+
+class Result(np.ndarray):
+    """A structured array (field ``time`` + one field per recorded variable) with the run's
+    ``summary`` (dict: status, message, steps, time, wall_time_s, …) and :meth:`to_pandas`."""
+
+    summary: dict | None = None
+
+    def __array_finalize__(self, obj):
+        self.summary = getattr(obj, "summary", None)
+
+    def to_pandas(self):
+        """A pandas DataFrame with one column per field (``time`` first)."""
+        return to_pandas(self)
+
+
+def _structured(names, data) -> np.ndarray:
+    flat = np.frombuffer(data, dtype=np.float64)
+    dtype = np.dtype([(n, np.float64) for n in names])
+    if flat.size == 0:
+        return np.zeros(0, dtype=dtype)
+    return flat.reshape(-1, len(names)).view(dtype).reshape(-1)
+
+
+def _system_arg(system):
+    if isinstance(system, System):
+        return system.spec()
+    if isinstance(system, os.PathLike):
+        return os.fspath(system)
+    return system
+
+
+def _result(names, data, summary_json) -> Result:
+    r = _structured(names, data).view(Result)
+    r.summary = json.loads(summary_json)
+    return r
+
+
+def simulate(
+    system,
+    stop_time: float | None = None,
+    step: float | None = None,
+    start_values: dict | None = None,
+    output: list[str] | None = None,
+    *,
+    fmus: dict | None = None,
+    algorithm: str | None = None,
+    extrapolation: int | None = None,
+    parallel: str | None = None,
+    isolate: bool | None = None,
+    check: bool = True,
+) -> Result:
+    """Runs ``system`` to its stop time and returns the recorded values.
+
+    ``system``: a TOML system file, an SSP package/description, an ``.fmu`` (one instance named
+    after the file stem, start/stop/step from its DefaultExperiment) or a :class:`System`.
+    ``stop_time``, ``step``, ``algorithm``, ``extrapolation``, ``parallel``, ``isolate``
+    override the system's settings like ``cosim run``'s options; ``start_values`` maps
+    ``"instance.variable"`` to a value (bool, int, float, or str for an enumeration item);
+    ``output`` lists the recorded variables (default: the system's); ``fmus`` maps instance
+    names to other FMU files. A failed run raises :class:`CosimError` unless ``check=False``
+    (then the result holds the rows up to the failure and ``result.summary`` says why).
+    """
+    names, data, summary = _cosim._simulate(
+        _system_arg(system),
+        stop_time=stop_time,
+        step=step,
+        start_values=dict(start_values or {}),
+        output=list(output) if output is not None else None,
+        fmus=dict(fmus) if fmus else None,
+        algorithm=algorithm,
+        extrapolation=extrapolation,
+        parallel=parallel,
+        isolate=isolate,
+        check=check,
+    )
+    return _result(names, data, summary)
+
+
+class Execution(_cosim.Execution):
+    """A system being stepped from Python (a controller, reinforcement learning, …).
+
+    ``Execution(system, stop_time=None, step=None, start_values=None, output=None, record=True,
+    fmus=None, algorithm=None, extrapolation=None, parallel=None, isolate=None)`` with ``system``
+    as for :func:`simulate`. Methods: ``initialize()``, ``step(n=1)``, ``run_until(t)``,
+    ``run()``, ``value("inst.var")``, ``set("inst.var", x)`` (Real), ``recorded()`` (dict of the
+    recorded variables now), :meth:`result` (everything recorded so far), :meth:`finish`
+    (terminates the instances, returns the summary dict). Properties: ``time``, ``steps``,
+    ``start_time``, ``stop_time``, ``step_size``, ``labels``, ``finished``. Also a context
+    manager (finishes on exit).
+    """
+
+    def __new__(cls, system, *args, **kwargs):
+        return super().__new__(cls, _system_arg(system), *args, **kwargs)
+
+    def result(self) -> Result:
+        """The recorded rows so far (the summary is set once finished)."""
+        names, data = self._rows()
+        r = _structured(names, data).view(Result)
+        r.summary = getattr(self, "_summary", None)
+        return r
+
+    def finish(self) -> dict:
+        """Terminates the instances (idempotent) and returns the summary."""
+        self._summary = json.loads(self._finish())
+        return self._summary
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.finish()
+        return False
+
+
+def to_pandas(result):
+    """A structured array (from :func:`simulate`) as a pandas DataFrame (needs pandas)."""
+    import pandas as pd
+
+    return pd.DataFrame({name: np.asarray(result[name]) for name in result.dtype.names})
+
+
+def tune(
+    system,
+    out_dir=None,
+    *,
+    jobs: int = 0,
+    h_ini: float | None = None,
+    h_inc: float | None = None,
+    h_max: float | None = None,
+    verify: str | None = None,
+) -> dict:
+    """``cosim tune`` on a system file with a ``[tune]`` table: sweeps, reports, verifies (with
+    ``verify``: ``"system"`` or a cycle file) and writes ``tune.csv``, ``tune.json`` and
+    ``recommended.toml`` into ``out_dir`` (default: a temporary directory, removed afterwards).
+    Returns ``tune.json``'s content as a dict."""
+    if out_dir is None:
+        with tempfile.TemporaryDirectory(prefix="cosim-tune-") as d:
+            return tune(system, d, jobs=jobs, h_ini=h_ini, h_inc=h_inc, h_max=h_max, verify=verify)
+    text = _cosim._tune(os.fspath(system), os.fspath(out_dir), jobs, h_ini, h_inc, h_max, verify)
+    return json.loads(text)

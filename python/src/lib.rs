@@ -1,0 +1,632 @@
+//! `cosim._cosim`: the native half of the `cosim` Python package (PyO3). The Python half
+//! (`python/cosim/`) wraps it: `simulate` → NumPy structured array, `System` (a system built in
+//! Python), `sweep` (process pool or Dask), `tune`.
+//!
+//! Every run goes through the master's own front-end path: a [`SystemBuilder`] (read from a TOML
+//! file, an SSP, one FMU, or a Python `System` spec) → [`Execution::from_builder`] → steps. The
+//! GIL is released while stepping, in slices of at most ~50 ms after which pending signals are
+//! checked (Ctrl-C stops the run cleanly and raises `KeyboardInterrupt`).
+
+use master::bonds::BondState;
+use master::fmu::FmuCache;
+use master::observer::{Observer, Status, Summary};
+use master::system::{AlgorithmKind, ExtrapolationSpec, Overrides, Parallel, PortDraft, SystemBuilder, Value};
+use master::MasterError;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+create_exception!(_cosim, CosimError, PyException, "An error of the co-simulation master (the Rust message).");
+
+fn err(e: MasterError) -> PyErr {
+    CosimError::new_err(e.to_string())
+}
+
+fn bad(message: impl Into<String>) -> PyErr {
+    CosimError::new_err(message.into())
+}
+
+/// The recorded values as one flat row-major buffer: `time, v1, …, vn` at the start and after
+/// every `every`-th step (the rows of `cosim run`'s results.csv).
+#[derive(Clone)]
+struct Flat {
+    rows: Arc<Mutex<Vec<f64>>>,
+    every: u64,
+}
+
+impl Flat {
+    fn push(&self, t: f64, values: &[f64]) {
+        let mut rows = self.rows.lock().unwrap_or_else(PoisonError::into_inner);
+        rows.push(t);
+        rows.extend_from_slice(values);
+    }
+}
+
+impl Observer for Flat {
+    fn start(&mut self, t: f64, values: &[f64], _b: &[BondState]) -> master::Result<()> {
+        self.push(t, values);
+        Ok(())
+    }
+    fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> master::Result<()> {
+        if (n + 1).is_multiple_of(self.every) {
+            self.push(t, values);
+        }
+        Ok(())
+    }
+}
+
+/// A Python start value → a builder value (bool before int: a bool is an int in Python).
+fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
+        return Ok(Value::Boolean(b.is_true()));
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() {
+        return Ok(Value::Integer(v.extract()?));
+    }
+    if let Ok(x) = v.extract::<f64>() {
+        return Ok(Value::Real(x));
+    }
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(Value::String(s));
+    }
+    Err(PyTypeError::new_err(format!("start value {v}: not a bool, int, float or str")))
+}
+
+fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+    match d.get_item(key)? {
+        Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
+        _ => Ok(None),
+    }
+}
+
+fn extrapolation(v: &Bound<'_, PyAny>) -> PyResult<ExtrapolationSpec> {
+    if let Ok(m) = v.extract::<usize>() {
+        return Ok(ExtrapolationSpec::Order(m));
+    }
+    if let Ok(d) = v.downcast::<PyDict>() {
+        if let Some(ders) = get::<Vec<String>>(d, "i2")? {
+            return Ok(ExtrapolationSpec::I2(Some(ders)));
+        }
+    }
+    Err(PyTypeError::new_err(format!("extrapolation {v}: an order 0-4 or {{\"i2\": [derivative outputs]}}")))
+}
+
+/// A system built in Python (`cosim.System.spec()`, plain dicts and lists) → the builder.
+fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
+    let mut b = SystemBuilder::new();
+    if let Some(s) = spec.get_item("settings")? {
+        let s = s.downcast::<PyDict>()?;
+        if let Some(x) = get(s, "start")? {
+            b.start(x);
+        }
+        if let Some(x) = get(s, "stop")? {
+            b.stop(x);
+        }
+        if let Some(x) = get(s, "step")? {
+            b.step(x);
+        }
+        if let Some(a) = get::<String>(s, "algorithm")? {
+            b.algorithm(
+                AlgorithmKind::parse(&a).ok_or_else(|| bad(format!("algorithm {a:?}: jacobi or gauss-seidel")))?,
+            );
+        }
+        if let Some(o) = get::<Vec<String>>(s, "order")? {
+            b.order(o);
+        }
+        if let Some(m) = get(s, "extrapolation")? {
+            b.extrapolation(m);
+        }
+        if let Some(p) = get::<String>(s, "parallel")? {
+            b.parallel(Parallel::parse(&p).ok_or_else(|| bad(format!("parallel {p:?}: auto, on or off")))?);
+        }
+        if let Some(k) = get(s, "record_every")? {
+            b.record_every(k);
+        }
+        if let Some(i) = get(s, "isolate")? {
+            b.isolate(i);
+        }
+        if let Some(e) = get(s, "max_residual_energy")? {
+            b.max_residual_energy(Some(e));
+        }
+        if let Some(n) = get(s, "iterations")? {
+            b.iterations(n);
+        }
+        if let Some(t) = get(s, "iteration_tolerance")? {
+            b.iteration_tolerance(t);
+        }
+    }
+    if let Some(list) = spec.get_item("instances")? {
+        for inst in list.downcast::<PyList>()?.iter() {
+            let d = inst.downcast::<PyDict>()?;
+            let name: String = get(d, "name")?.ok_or_else(|| bad("instances: an instance without a name"))?;
+            let fmu: PathBuf = get(d, "fmu")?.ok_or_else(|| bad(format!("instances.{name}: no fmu")))?;
+            let draft = b.instance(&name, fmu);
+            if let Some(h) = get(d, "step")? {
+                draft.step(h);
+            }
+            if let Some(starts) = d.get_item("start")? {
+                for (k, v) in starts.downcast::<PyDict>()?.iter() {
+                    draft.start(&k.extract::<String>()?, value(&v)?);
+                }
+            }
+        }
+    }
+    if let Some(list) = spec.get_item("connections")? {
+        for c in list.downcast::<PyList>()?.iter() {
+            let d = c.downcast::<PyDict>()?;
+            let from: String = get(d, "from")?.ok_or_else(|| bad("connections: no from"))?;
+            let to: String = get(d, "to")?.ok_or_else(|| bad("connections: no to"))?;
+            let draft = b.connect(&from, &to);
+            if let Some(g) = get(d, "gain")? {
+                draft.gain(g);
+            }
+            if let Some(o) = get(d, "offset")? {
+                draft.offset(o);
+            }
+            if let Some(e) = d.get_item("extrapolation")?.filter(|e| !e.is_none()) {
+                draft.set_extrapolation(Some(extrapolation(&e)?));
+            }
+        }
+    }
+    if let Some(list) = spec.get_item("inputs")? {
+        for i in list.downcast::<PyList>()?.iter() {
+            let d = i.downcast::<PyDict>()?;
+            let to: String = get(d, "to")?.ok_or_else(|| bad("inputs: no to"))?;
+            let times: Vec<f64> = get(d, "times")?.unwrap_or_default();
+            let values: Vec<f64> = get(d, "values")?.unwrap_or_default();
+            let draft = b.input(&to, times, values);
+            if get::<bool>(d, "linear")?.unwrap_or(false) {
+                draft.linear();
+            }
+        }
+    }
+    if let Some(list) = spec.get_item("bonds")? {
+        for bond in list.downcast::<PyList>()?.iter() {
+            let d = bond.downcast::<PyDict>()?;
+            let name: String = get(d, "name")?.ok_or_else(|| bad("bonds: no name"))?;
+            let mut ports = Vec::new();
+            for p in d.get_item("ports")?.ok_or_else(|| bad(format!("bonds.{name}: no ports")))?.try_iter()? {
+                let p = p?;
+                let p = p.downcast::<PyDict>()?;
+                let field = |k: &str| -> PyResult<String> {
+                    get::<String>(p, k)?.ok_or_else(|| bad(format!("bonds.{name}.ports: no {k}")))
+                };
+                let mut port = PortDraft::new(&field("instance")?, &field("effort")?, &field("flow")?);
+                if let Some(s) = get(p, "sign")? {
+                    port = port.sign(s);
+                }
+                ports.push(port);
+            }
+            let [a, c]: [PortDraft; 2] =
+                ports.try_into().map_err(|_| bad(format!("bonds.{name}: a bond has exactly two ports")))?;
+            b.bond(&name, a, c);
+        }
+    }
+    if let Some(out) = spec.get_item("outputs")?.filter(|o| !o.is_none()) {
+        b.outputs(out.extract::<Vec<String>>()?);
+    }
+    Ok(b)
+}
+
+/// One FMU as a one-instance system: named after the file stem, every output recorded, start,
+/// stop and step from its DefaultExperiment (stop 1 s and step (stop − start)/500 if absent, as
+/// FMPy does).
+fn builder_from_fmu(path: &Path, fmus: &mut FmuCache) -> PyResult<SystemBuilder> {
+    let fmu = fmus.load(path).map_err(err)?;
+    let md = fmu.model_description();
+    let de = md.default_experiment.clone().unwrap_or_default();
+    let start = de.start_time.unwrap_or(0.0);
+    let stop = de.stop_time.unwrap_or(start + 1.0);
+    let step = de.step_size.unwrap_or((stop - start) / 500.0);
+    let stem = path.file_stem().map_or_else(|| "fmu".to_owned(), |s| s.to_string_lossy().into_owned());
+    let name: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let mut b = SystemBuilder::new();
+    b.start(start).stop(stop).step(step);
+    b.instance(&name, path);
+    Ok(b)
+}
+
+/// What a run is made from: the builder and what must outlive the execution.
+struct Source {
+    builder: SystemBuilder,
+    fmus: FmuCache,
+    /// An SSP package's extracted FMUs.
+    ssp: Option<master::ssp::Ssp>,
+}
+
+fn source(system: &Bound<'_, PyAny>) -> PyResult<Source> {
+    let mut fmus = FmuCache::default();
+    if let Ok(d) = system.downcast::<PyDict>() {
+        return Ok(Source { builder: builder_from_spec(d)?, fmus, ssp: None });
+    }
+    let path: PathBuf = system
+        .extract()
+        .map_err(|_| PyTypeError::new_err("system: a path (TOML, .ssp, .ssd, .fmu) or a cosim.System"))?;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext == "fmu" {
+        let builder = builder_from_fmu(&path, &mut fmus)?;
+        return Ok(Source { builder, fmus, ssp: None });
+    }
+    if ext == "ssp" || ext == "ssd" || master::ssp::detect(&path).is_some() {
+        let ssp = master::ssp::read(&path).map_err(err)?;
+        return Ok(Source { builder: ssp.builder.clone(), fmus, ssp: Some(ssp) });
+    }
+    Ok(Source { builder: SystemBuilder::read(&path).map_err(err)?, fmus, ssp: None })
+}
+
+/// Options shared by `simulate` and `Execution`.
+struct Options<'a, 'py> {
+    stop_time: Option<f64>,
+    step: Option<f64>,
+    start_values: Option<&'a Bound<'py, PyDict>>,
+    output: Option<Vec<String>>,
+    fmus: Option<&'a Bound<'py, PyDict>>,
+    algorithm: Option<String>,
+    extrapolation: Option<usize>,
+    parallel: Option<String>,
+    isolate: Option<bool>,
+}
+
+/// The native execution behind `cosim.Execution` and `cosim.simulate` (in a mutex: a Python
+/// object may be shared between threads; the methods take `&mut self`, so it is never contended).
+#[pyclass(subclass, module = "cosim._cosim")]
+struct Execution {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    // Field order = drop order: the instances go before the FMU libraries.
+    exec: Option<master::Execution>,
+    recorder: Option<Flat>,
+    labels: Vec<String>,
+    summary: Option<Summary>,
+    _fmus: FmuCache,
+    _ssp: Option<master::ssp::Ssp>,
+}
+
+impl Inner {
+    fn create(system: &Bound<'_, PyAny>, o: Options<'_, '_>, record: bool) -> PyResult<Self> {
+        let Source { mut builder, mut fmus, ssp } = source(system)?;
+        if let Some(map) = o.fmus {
+            for (k, v) in map.iter() {
+                let name: String = k.extract()?;
+                let path: PathBuf = v.extract()?;
+                builder.instance_mut(&name).ok_or_else(|| bad(format!("fmus: no instance {name:?}")))?.set_fmu(path);
+            }
+        }
+        if let Some(sv) = o.start_values {
+            for (k, v) in sv.iter() {
+                let dotted: String = k.extract()?;
+                let (inst, var) = dotted
+                    .split_once('.')
+                    .ok_or_else(|| bad(format!("start_values: {dotted:?} is not instance.variable")))?;
+                builder
+                    .instance_mut(inst)
+                    .ok_or_else(|| bad(format!("start_values: {dotted}: no instance {inst:?} in this system")))?
+                    .start(var, value(&v)?);
+            }
+        }
+        if let Some(out) = o.output {
+            builder.outputs(out);
+        }
+        let over = Overrides {
+            stop: o.stop_time,
+            step: o.step,
+            algorithm: match o.algorithm.as_deref() {
+                None => None,
+                Some(a) => Some(AlgorithmKind::parse(a).ok_or_else(|| bad(format!("algorithm {a:?}")))?),
+            },
+            extrapolation: o.extrapolation,
+            parallel: match o.parallel.as_deref() {
+                None => None,
+                Some(p) => Some(Parallel::parse(p).ok_or_else(|| bad(format!("parallel {p:?}")))?),
+            },
+            isolate: o.isolate,
+        };
+        let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
+        let sys = exec.system();
+        let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
+        let every = sys.record_every().max(1);
+        // Room for every row up front (at most 128 MiB; beyond that the Vec grows).
+        let values = ((sys.steps() / every) as usize + 1).saturating_mul(labels.len() + 1);
+        let recorder =
+            record.then(|| Flat { rows: Arc::new(Mutex::new(Vec::with_capacity(values.min(1 << 24)))), every });
+        if let Some(r) = &recorder {
+            exec.observe(Box::new(r.clone()));
+        }
+        Ok(Self { exec: Some(exec), recorder, labels, summary: None, _fmus: fmus, _ssp: ssp })
+    }
+
+    fn exec(&mut self) -> PyResult<&mut master::Execution> {
+        self.exec.as_mut().ok_or_else(|| bad("the execution is finished"))
+    }
+
+    /// Steps to communication point `target` with the GIL released, checking for signals about
+    /// every 50 ms. On a signal (Ctrl-C) the error of the handler (KeyboardInterrupt) is
+    /// returned; the execution stays at the communication point reached.
+    fn advance(&mut self, py: Python<'_>, target: u64) -> PyResult<()> {
+        let exec = self.exec()?;
+        loop {
+            let done = py.allow_threads(|| -> master::Result<bool> {
+                exec.initialize()?;
+                let deadline = Instant::now() + Duration::from_millis(50);
+                while exec.steps() < target {
+                    exec.step()?;
+                    if exec.steps() % 64 == 0 && Instant::now() >= deadline {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            });
+            match done {
+                Ok(true) => return Ok(()),
+                Ok(false) => py.check_signals()?,
+                Err(e) => return Err(err(e)),
+            }
+        }
+    }
+
+    fn target(&mut self, t: f64) -> PyResult<u64> {
+        let sys = self.exec()?.system();
+        Ok(((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64)
+    }
+
+    fn finish_now(&mut self, py: Python<'_>) -> PyResult<&Summary> {
+        if let Some(exec) = self.exec.take() {
+            let s = py.allow_threads(|| exec.finish()).map_err(err)?;
+            self.summary = Some(s);
+        }
+        self.summary.as_ref().ok_or_else(|| bad("no summary"))
+    }
+
+    /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
+    fn rows<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyBytes>) {
+        let mut names = vec!["time".to_owned()];
+        names.extend(self.labels.iter().cloned());
+        let Some(r) = &self.recorder else { return (names, PyBytes::new(py, &[])) };
+        let rows = r.rows.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut bytes = Vec::with_capacity(rows.len() * 8);
+        for x in rows.iter() {
+            bytes.extend_from_slice(&x.to_ne_bytes());
+        }
+        (names, PyBytes::new(py, &bytes))
+    }
+}
+
+fn summary_json(s: &Summary) -> PyResult<String> {
+    serde_json::to_string(s).map_err(|e| bad(format!("summary: {e}")))
+}
+
+impl Execution {
+    fn i(&mut self) -> &mut Inner {
+        self.inner.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl Execution {
+    #[new]
+    #[pyo3(signature = (system, stop_time=None, step=None, start_values=None, output=None, record=true, fmus=None,
+                        algorithm=None, extrapolation=None, parallel=None, isolate=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        system: &Bound<'_, PyAny>,
+        stop_time: Option<f64>,
+        step: Option<f64>,
+        start_values: Option<&Bound<'_, PyDict>>,
+        output: Option<Vec<String>>,
+        record: bool,
+        fmus: Option<&Bound<'_, PyDict>>,
+        algorithm: Option<String>,
+        extrapolation: Option<usize>,
+        parallel: Option<String>,
+        isolate: Option<bool>,
+    ) -> PyResult<Self> {
+        let o = Options { stop_time, step, start_values, output, fmus, algorithm, extrapolation, parallel, isolate };
+        Ok(Self { inner: Mutex::new(Inner::create(system, o, record)?) })
+    }
+
+    /// Simulated time reached (s).
+    #[getter]
+    fn time(&mut self) -> PyResult<f64> {
+        Ok(self.i().exec()?.time())
+    }
+
+    /// Communication steps done.
+    #[getter]
+    fn steps(&mut self) -> PyResult<u64> {
+        Ok(self.i().exec()?.steps())
+    }
+
+    /// Start time, stop time and communication step (s).
+    #[getter]
+    fn start_time(&mut self) -> PyResult<f64> {
+        Ok(self.i().exec()?.system().start())
+    }
+    #[getter]
+    fn stop_time(&mut self) -> PyResult<f64> {
+        Ok(self.i().exec()?.system().stop())
+    }
+    #[getter]
+    fn step_size(&mut self) -> PyResult<f64> {
+        Ok(self.i().exec()?.system().step())
+    }
+
+    /// Names of the recorded variables (`instance.variable`), in order.
+    #[getter]
+    fn labels(&mut self) -> Vec<String> {
+        self.i().labels.clone()
+    }
+
+    /// Sets the start values, initializes the instances (done by the first step if not before).
+    fn initialize(&mut self, py: Python<'_>) -> PyResult<()> {
+        let exec = self.i().exec()?;
+        py.allow_threads(|| exec.initialize()).map_err(err)
+    }
+
+    /// `n` communication steps (at most to the stop time).
+    #[pyo3(signature = (n=1))]
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+        let exec = self.i().exec()?;
+        let target = (exec.steps() + n).min(exec.system().steps());
+        if n == 1 && target > exec.steps() {
+            return py.allow_threads(|| exec.step()).map_err(err);
+        }
+        self.i().advance(py, target)
+    }
+
+    /// Steps to the communication point nearest to `t` (at most the stop time).
+    fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
+        let target = self.i().target(t)?;
+        self.i().advance(py, target)
+    }
+
+    /// Steps to the stop time.
+    fn run(&mut self, py: Python<'_>) -> PyResult<()> {
+        let target = self.i().exec()?.system().steps();
+        self.i().advance(py, target)
+    }
+
+    /// The current value of a Real, Integer, Enumeration or Boolean variable `instance.variable`.
+    fn value(&mut self, name: &str) -> PyResult<f64> {
+        self.i().exec()?.value(name).map_err(err)
+    }
+
+    /// Sets a Real variable `instance.variable` now (an unconnected input or a tunable parameter).
+    fn set(&mut self, name: &str, value: f64) -> PyResult<()> {
+        self.i().exec()?.set_real(name, value).map_err(err)
+    }
+
+    /// The recorded variables' values now, as a dict.
+    fn recorded<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let labels = self.i().labels.clone();
+        let values = self.i().exec()?.recorded().map_err(err)?.to_vec();
+        let d = PyDict::new(py);
+        for (k, v) in labels.iter().zip(values) {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
+    fn _rows<'py>(&mut self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyBytes>) {
+        self.i().rows(py)
+    }
+
+    /// Terminates the instances and returns the summary (as JSON text); idempotent.
+    fn _finish(&mut self, py: Python<'_>) -> PyResult<String> {
+        summary_json(self.i().finish_now(py)?)
+    }
+
+    /// Whether `finish` was called.
+    #[getter]
+    fn finished(&mut self) -> bool {
+        self.i().exec.is_none()
+    }
+}
+
+/// A full run: (column names, row-major float64 bytes, summary JSON). A failed run raises
+/// `CosimError` with the master's message unless `check` is false (the summary then says
+/// `failed` and why); Ctrl-C stops it, terminates the instances and raises `KeyboardInterrupt`.
+#[pyfunction]
+#[pyo3(signature = (system, stop_time=None, step=None, start_values=None, output=None, fmus=None,
+                    algorithm=None, extrapolation=None, parallel=None, isolate=None, check=true))]
+#[allow(clippy::too_many_arguments)]
+fn _simulate<'py>(
+    py: Python<'py>,
+    system: &Bound<'py, PyAny>,
+    stop_time: Option<f64>,
+    step: Option<f64>,
+    start_values: Option<&Bound<'py, PyDict>>,
+    output: Option<Vec<String>>,
+    fmus: Option<&Bound<'py, PyDict>>,
+    algorithm: Option<String>,
+    extrapolation: Option<usize>,
+    parallel: Option<String>,
+    isolate: Option<bool>,
+    check: bool,
+) -> PyResult<(Vec<String>, Bound<'py, PyBytes>, String)> {
+    let o = Options { stop_time, step, start_values, output, fmus, algorithm, extrapolation, parallel, isolate };
+    let mut e = Inner::create(system, o, true)?;
+    let target = e.exec()?.system().steps();
+    let r = e.advance(py, target);
+    if let Err(interrupt) = r.as_ref() {
+        if !interrupt.is_instance_of::<CosimError>(py) {
+            // KeyboardInterrupt (or another signal handler's error): end cleanly, then raise.
+            let _ = e.finish_now(py);
+            return Err(r.err().unwrap_or_else(|| bad("interrupted")));
+        }
+    }
+    let summary = e.finish_now(py)?.clone();
+    if check && summary.status != Status::Ok {
+        return Err(bad(summary.message.clone()));
+    }
+    let (names, rows) = e.rows(py);
+    Ok((names, rows, summary_json(&summary)?))
+}
+
+/// `cosim tune` on a system file with a `[tune]` table; writes tune.csv, tune.json and
+/// recommended.toml into `out_dir` and returns tune.json's text.
+#[pyfunction]
+#[pyo3(signature = (system, out_dir, jobs=0, h_ini=None, h_inc=None, h_max=None, verify=None))]
+#[allow(clippy::too_many_arguments)]
+fn _tune(
+    py: Python<'_>,
+    system: PathBuf,
+    out_dir: PathBuf,
+    jobs: usize,
+    h_ini: Option<f64>,
+    h_inc: Option<f64>,
+    h_max: Option<f64>,
+    verify: Option<String>,
+) -> PyResult<String> {
+    let opts = master::tune::TuneOptions {
+        out_dir: out_dir.clone(),
+        sweep: master::tune::SweepOptions { jobs, progress: None },
+        verify,
+        reference_step: None,
+    };
+    py.allow_threads(|| -> master::Result<String> {
+        std::fs::create_dir_all(&out_dir).map_err(|source| MasterError::Io { path: out_dir.clone(), source })?;
+        master::tune::tune_file(
+            &system,
+            |s| {
+                if let Some(h) = h_ini {
+                    s.h_ini = h;
+                }
+                if let Some(h) = h_inc {
+                    s.h_inc = h;
+                }
+                if let Some(h) = h_max {
+                    s.h_max = h;
+                }
+            },
+            &opts,
+        )?;
+        let json = master::tune::report::read_json(&out_dir.join("tune.json"))?;
+        serde_json::to_string(&json)
+            .map_err(|e| MasterError::Io { path: out_dir.join("tune.json"), source: std::io::Error::other(e) })
+    })
+    .map_err(err)
+}
+
+/// FMU file of each instance of a system (instance name → path), e.g. to ship them to workers.
+#[pyfunction]
+fn _fmu_paths(system: &Bound<'_, PyAny>) -> PyResult<Vec<(String, PathBuf)>> {
+    let s = source(system)?;
+    Ok(s.builder.fmus())
+}
+
+#[pymodule]
+fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("CosimError", m.py().get_type::<CosimError>())?;
+    m.add_class::<Execution>()?;
+    m.add_function(wrap_pyfunction!(_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(_tune, m)?)?;
+    m.add_function(wrap_pyfunction!(_fmu_paths, m)?)?;
+    Ok(())
+}

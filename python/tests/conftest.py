@@ -1,0 +1,51 @@
+"""Paths of the workspace (set by `cargo xtask test`; defaults: this checkout's target/)."""
+
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(os.environ.get("COSIM_ROOT", pathlib.Path(__file__).resolve().parents[2]))
+TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+COSIM = pathlib.Path(os.environ.get("COSIM_BIN", TARGET / "release" / "cosim"))
+FMU_DIR = pathlib.Path(os.environ.get("FMU_DIR", TARGET / "fmu"))
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture(scope="session")
+def root():
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def fmu_dir():
+    assert (FMU_DIR / "testing-faulty.fmu").exists(), f"no FMUs in {FMU_DIR}: run cargo xtask fmus"
+    return FMU_DIR
+
+
+def cosim_run(system, out_dir, *args):
+    """`cosim run SYSTEM --out OUT ARGS…` → (header, rows as float64 array) of results.csv."""
+    assert COSIM.exists(), f"no cosim binary at {COSIM}: cargo build --release -p master --bin cosim"
+    subprocess.run([str(COSIM), "run", str(system), "--out", str(out_dir), *map(str, args)], check=True,
+                   capture_output=True)
+    return read_csv(pathlib.Path(out_dir) / "results.csv")
+
+
+def read_csv(path):
+    """results.csv: floats are shortest round-trip text, so float() gives the exact double."""
+    lines = pathlib.Path(path).read_text().splitlines()
+    header = lines[0].split(",")
+    rows = np.array([[float(x) for x in line.split(",")] for line in lines[1:]], dtype=np.float64)
+    return header, rows
+
+
+def assert_bitwise_equal(result, header, rows):
+    """A structured array from cosim.simulate equals results.csv bit for bit."""
+    assert list(result.dtype.names) == header
+    assert len(result) == len(rows)
+    for j, name in enumerate(header):
+        a = np.ascontiguousarray(result[name], dtype=np.float64).view(np.uint64)
+        b = np.ascontiguousarray(rows[:, j]).view(np.uint64)
+        assert np.array_equal(a, b), f"{name} differs"
