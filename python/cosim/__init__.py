@@ -81,7 +81,8 @@ def simulate(
     """Runs ``system`` to its stop time and returns the recorded values.
 
     ``system``: a TOML system file, an SSP package/description, an ``.fmu`` (one instance named
-    after the file stem, start/stop/step from its DefaultExperiment) or a :class:`System`.
+    after its model identifier, start/stop/step from its DefaultExperiment, as ``cosim run X.fmu``;
+    recognized by content, not by extension) or a :class:`System`.
     ``stop_time``, ``step``, ``algorithm``, ``extrapolation``, ``parallel``, ``isolate``
     override the system's settings like ``cosim run``'s options; ``start_values`` maps
     ``"instance.variable"`` to a value (bool, int, float, or str for an enumeration item);

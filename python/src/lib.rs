@@ -16,7 +16,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -212,24 +212,6 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
     Ok(b)
 }
 
-/// One FMU as a one-instance system: named after the file stem, every output recorded, start,
-/// stop and step from its DefaultExperiment (stop 1 s and step (stop − start)/500 if absent, as
-/// FMPy does).
-fn builder_from_fmu(path: &Path, fmus: &mut FmuCache) -> PyResult<SystemBuilder> {
-    let fmu = fmus.load(path).map_err(err)?;
-    let md = fmu.model_description();
-    let de = md.default_experiment.clone().unwrap_or_default();
-    let start = de.start_time.unwrap_or(0.0);
-    let stop = de.stop_time.unwrap_or(start + 1.0);
-    let step = de.step_size.unwrap_or((stop - start) / 500.0);
-    let stem = path.file_stem().map_or_else(|| "fmu".to_owned(), |s| s.to_string_lossy().into_owned());
-    let name: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    let mut b = SystemBuilder::new();
-    b.start(start).stop(stop).step(step);
-    b.instance(&name, path);
-    Ok(b)
-}
-
 /// What a run is made from: the builder and what must outlive the execution.
 struct Source {
     builder: SystemBuilder,
@@ -239,23 +221,26 @@ struct Source {
 }
 
 fn source(system: &Bound<'_, PyAny>) -> PyResult<Source> {
-    let mut fmus = FmuCache::default();
+    let fmus = FmuCache::default();
     if let Ok(d) = system.downcast::<PyDict>() {
         return Ok(Source { builder: builder_from_spec(d)?, fmus, ssp: None });
     }
     let path: PathBuf = system
         .extract()
         .map_err(|_| PyTypeError::new_err("system: a path (TOML, .ssp, .ssd, .fmu) or a cosim.System"))?;
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    if ext == "fmu" {
-        let builder = builder_from_fmu(&path, &mut fmus)?;
-        return Ok(Source { builder, fmus, ssp: None });
+    // Decided by content, as `cosim run` does.
+    match master::run::detect(&path).map_err(err)? {
+        master::run::Input::Fmu => {
+            // One instance named after the model identifier, the FMU's DefaultExperiment.
+            let single = master::single::builder(&path, &master::single::FmuOptions::default()).map_err(err)?;
+            Ok(Source { builder: single.builder, fmus, ssp: None })
+        }
+        master::run::Input::Ssp => {
+            let ssp = master::ssp::read(&path).map_err(err)?;
+            Ok(Source { builder: ssp.builder.clone(), fmus, ssp: Some(ssp) })
+        }
+        master::run::Input::Toml => Ok(Source { builder: SystemBuilder::read(&path).map_err(err)?, fmus, ssp: None }),
     }
-    if ext == "ssp" || ext == "ssd" || master::ssp::detect(&path).is_some() {
-        let ssp = master::ssp::read(&path).map_err(err)?;
-        return Ok(Source { builder: ssp.builder.clone(), fmus, ssp: Some(ssp) });
-    }
-    Ok(Source { builder: SystemBuilder::read(&path).map_err(err)?, fmus, ssp: None })
 }
 
 /// Options shared by `simulate` and `Execution`.
@@ -314,6 +299,7 @@ impl Inner {
             builder.outputs(out);
         }
         let over = Overrides {
+            start: None,
             stop: o.stop_time,
             step: o.step,
             algorithm: match o.algorithm.as_deref() {
