@@ -56,6 +56,8 @@ pub struct Lumped3Fmu {
     /// first step and after the state was replaced from outside (FMU state): the getters then
     /// evaluate them.
     pub results: Option<StepResults>,
+    /// Whether a piston position beyond a stroke end was reported (once per instance).
+    pub stroke_warned: bool,
 }
 
 /// Outputs evaluated once at the end of a step (the export layer reads every output after every
@@ -94,6 +96,7 @@ impl Default for Lumped3Fmu {
             s_dot: InputSignal::new(0.0),
             u_ref: InputSignal::new(0.0),
             results: None,
+            stroke_warned: false,
         }
     }
 }
@@ -151,40 +154,48 @@ impl Lumped3Fmu {
             + c.damper_force_rate(self.s.value, self.s_dot.value, s_ddot)
     }
 
-    /// Physical range of a state: non-negative pressures (cavitation is not modelled) and
-    /// chambers of positive length. Runs after every internal step: the common case is a few
-    /// comparisons inline, [`range_error`](Self::range_error) names what is wrong.
+    /// Physical range of a state: non-negative pressures (cavitation is not modelled). Runs
+    /// after every internal step: the common case is a few comparisons inline,
+    /// [`range_error`](Self::range_error) names what is wrong. A piston beyond a stroke end is
+    /// not an error: the chamber keeps its dead volume ([`Lumped3::chamber_lengths`]) and
+    /// `do_step` warns once ([`Self::stroke_warning`]).
     #[inline]
-    fn check(circuit: &Lumped3, s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
-        let (l1, l2) = circuit.chamber_lengths(s);
-        if x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0 && l1 > 0.0 && l2 > 0.0 {
+    fn check(_circuit: &Lumped3, _s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
+        if x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0 {
             return Ok(());
         }
-        Self::range_error(circuit, s, x)
+        Self::range_error(x)
+    }
+
+    /// The warning for a piston position beyond a stroke end, if `s` is one.
+    #[cold]
+    fn stroke_warning(circuit: &Lumped3, s: f64, t: f64) -> Option<String> {
+        let (l1, l2) = circuit.stroke_positions(s);
+        let (which, l) = if l1 <= 0.0 {
+            ("l1", l1)
+        } else if l2 <= 0.0 {
+            ("l2", l2)
+        } else {
+            return None;
+        };
+        Some(format!(
+            "at t = {t} s the piston position s = {s} m is beyond a stroke end (chamber length {which} = {l:.6e} m): \
+             the chamber keeps only its dead volume until s is back in the stroke; the mechanism should stop the \
+             piston there (warned once)"
+        ))
     }
 
     /// The checks of [`check`](Self::check) with their messages (`Ok` for what the quick test
     /// let through only because a value is NaN, as before).
     #[cold]
     #[inline(never)]
-    fn range_error(circuit: &Lumped3, s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
+    fn range_error(x: &SVector<f64, 4>) -> Result<(), String> {
         for (name, p) in [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])] {
             if p < 0.0 {
                 return Err(format!(
                     "{name} = {p:.6e} Pa is negative: the volume cavitates, which this model does not describe"
                 ));
             }
-        }
-        let (l1, l2) = circuit.chamber_lengths(s);
-        if l1 <= 0.0 {
-            return Err(format!(
-                "chamber length l1 = {l1:.6e} m <= 0 at s = {s} m: the piston is beyond its lower stroke end"
-            ));
-        }
-        if l2 <= 0.0 {
-            return Err(format!(
-                "chamber length l2 = {l2:.6e} m <= 0 at s = {s} m: the piston is beyond its upper stroke end"
-            ));
         }
         Ok(())
     }
@@ -214,7 +225,7 @@ Inputs follow the polynomials of fmi2SetRealInputDerivatives at every stage. The
 so forward Euler at h = 0.1 ms is unstable (h|λ| ≈ 11 &gt; 2) although it may not blow up. Explicit methods therefore warn once per run when h·|λmax| exceeds their stability bound
 (λmax: stiffest eigenvalue of the Jacobian, also output lambda_max); TR is the safe default.</p>
 <p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot and, through the end dampers, from s; declared in ModelStructure); pressure coupling uses p1, p2 (no feedthrough).</p>
-<p><b>Failures</b>: Newton divergence, NaN, a negative pressure (cavitation is not modelled) or a chamber length ≤ 0 end the step with fmi2Error naming the quantity, its value and the time.</p>"#;
+<p><b>Failures</b>: Newton divergence, NaN or a negative pressure (cavitation is not modelled) end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
 
 macro_rules! param {
     ($name:literal, $unit:literal, $descr:literal, $($field:tt).+) => {
@@ -420,6 +431,14 @@ impl CoSimModel for Lumped3Fmu {
         self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, ode.s_at(tau), x))?;
         // s as the export layer leaves it after the step (`InputSignal::end_step`).
         let s_end = self.s.at(h);
+        if !self.stroke_warned {
+            let beyond =
+                Self::stroke_warning(circuit, self.s.value, t).or_else(|| Self::stroke_warning(circuit, s_end, t + h));
+            if let Some(w) = beyond {
+                ctx.warn(w);
+                self.stroke_warned = true;
+            }
+        }
         let c = &ode.constants;
         let results = StepResults {
             s_bits: s_end.to_bits(),

@@ -246,8 +246,19 @@ impl Lumped3 {
     }
 
     /// Chamber lengths l1 = l10 + (s − s0), l2 = l20 − (s − s0) (m): Publication I eq. 50 with
-    /// the signs corrected (DIGEST §1.1).
+    /// the signs corrected (DIGEST §1.1). Beyond a stroke end (the piston position is the
+    /// mechanism's) a chamber keeps its length 0, i.e. only its dead volume V_h; the FMU warns
+    /// ([`Self::stroke_positions`] are the unclamped lengths).
+    #[inline]
     pub fn chamber_lengths(&self, s: f64) -> (f64, f64) {
+        let (l1, l2) = self.stroke_positions(s);
+        // `l <= 0.0` is false for NaN, which passes through.
+        (if l1 <= 0.0 { 0.0 } else { l1 }, if l2 <= 0.0 { 0.0 } else { l2 })
+    }
+
+    /// Unclamped l1, l2 (m): negative beyond the lower (l1) or upper (l2) stroke end.
+    #[inline]
+    pub fn stroke_positions(&self, s: f64) -> (f64, f64) {
         (self.l10 + (s - self.s0), self.l20 - (s - self.s0))
     }
 

@@ -141,10 +141,10 @@ for path in sys.argv[1:]:
     names = sorted(c.name for c in ssd.system.elements)
     params = sum(len(s.parameters) for b in ssd.system.parameterBindings for s in b.parameterValues)
     # FMPy's simulate_ssp feeds every input 0 in the first step (it does not initialize the
-    # connectors from the outputs), which puts the crane's piston beyond its stroke end: only
-    # the oscillator is simulated.
-    ok = 'm1' not in names or len(simulate_ssp(path, stop_time=0.05, step_size=1e-3)) >= 50
-    print(names, params, ok)
+    # connectors from the outputs): the crane's hydraulics then see the piston beyond its stroke
+    # end for one step, warn, and go on.
+    rows = simulate_ssp(path, stop_time=0.05, step_size=1e-3)
+    print(names, params, len(rows) >= 50)
 "#;
     let o = Command::new(python).args(["-c", script]).args(&packages).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
