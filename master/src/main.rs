@@ -330,7 +330,11 @@ fn run() -> Result<i32> {
                 sweep: master::tune::SweepOptions {
                     jobs,
                     progress,
-                    dask: dask.map(|scheduler| master::tune::dask::Dask { scheduler, args: args.clone(), python: None }),
+                    dask: dask.map(|scheduler| master::tune::dask::Dask {
+                        scheduler,
+                        args: args.clone(),
+                        python: None,
+                    }),
                 },
                 verify,
                 reference_step,

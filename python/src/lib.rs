@@ -606,8 +606,7 @@ fn _tune(
 #[pyfunction]
 fn _tune_sequence(py: Python<'_>, system: PathBuf, args: &str, test: usize, config: usize) -> PyResult<String> {
     let args: master::tune::TuneArgs = serde_json::from_str(args).map_err(|e| bad(format!("tune args: {e}")))?;
-    let (rows, limit) =
-        py.allow_threads(|| master::tune::run_sequence(&system, &args, test, config)).map_err(err)?;
+    let (rows, limit) = py.allow_threads(|| master::tune::run_sequence(&system, &args, test, config)).map_err(err)?;
     serde_json::to_string(&master::tune::dask::Finished { rows, limit }).map_err(|e| bad(e.to_string()))
 }
 

@@ -60,7 +60,8 @@ pub(super) fn run(
 ) -> Result<()> {
     let err = |message: String| MasterError::System { path: system.to_path_buf(), key: "tune --dask".into(), message };
     let python = d.python.clone().unwrap_or_else(python);
-    let system = std::fs::canonicalize(system).map_err(|source| MasterError::Io { path: system.to_path_buf(), source })?;
+    let system =
+        std::fs::canonicalize(system).map_err(|source| MasterError::Io { path: system.to_path_buf(), source })?;
     let args = serde_json::to_string(&d.args).map_err(|e| err(e.to_string()))?;
     let job_list = serde_json::to_string(jobs).map_err(|e| err(e.to_string()))?;
     let mut child = Command::new(&python)

@@ -159,7 +159,10 @@ impl TuneArgs {
 }
 
 /// The sweep settings of a system file: its `[tune]` table, adjusted and checked.
-pub fn tune_spec(base: &Base, adjust: impl FnOnce(&mut TuneSpec) -> std::result::Result<(), String>) -> Result<TuneSpec> {
+pub fn tune_spec(
+    base: &Base,
+    adjust: impl FnOnce(&mut TuneSpec) -> std::result::Result<(), String>,
+) -> Result<TuneSpec> {
     let bad = |message: String| MasterError::System { path: base.path().to_path_buf(), key: "tune".into(), message };
     let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
     adjust(&mut spec).map_err(bad)?;
