@@ -217,6 +217,10 @@ enum Command {
         /// Output directory (default: `out/<system file stem>-tune`).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Run the sequences on a Dask cluster (scheduler address, e.g. tcp://host:8786) through
+        /// `python -m cosim.tune_dask` (Python: $COSIM_PYTHON, else .venv/bin/python, else python3).
+        #[arg(long, value_name = "SCHEDULER")]
+        dask: Option<String>,
     },
     /// Write a system file as an SSP 1.0 package (FMUs embedded; cosim settings SSP cannot carry
     /// in an annotation that `cosim run x.ssp` reads back).
@@ -282,16 +286,8 @@ fn run() -> Result<i32> {
             reference_step,
             jobs,
             out,
+            dask,
         } => {
-            let tests = match tests {
-                None => None,
-                Some(t) => Some(
-                    t.split(',')
-                        .map(master::tune::signals::TestFn::parse)
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(anyhow::Error::msg)?,
-                ),
-            };
             let mut parsed_ranges = Vec::new();
             for r in &ranges {
                 let parsed = r.split_once('=').and_then(|(name, lim)| {
@@ -299,19 +295,23 @@ fn run() -> Result<i32> {
                     Some((name.to_owned(), lo.trim().parse::<f64>().ok()?, hi.trim().parse::<f64>().ok()?))
                 });
                 match parsed {
-                    Some((name, lo, hi)) if lo < hi => parsed_ranges.push((name, (lo, hi))),
+                    Some((name, lo, hi)) if lo < hi => parsed_ranges.push((name, lo, hi)),
                     _ => bail!("--range {r}: expected inst.var=MIN:MAX with MIN < MAX"),
                 }
             }
-            let extrapolation = match extrapolation {
-                None => None,
-                Some(e) => Some(
-                    e.split(',')
-                        .map(master::tune::space::parse_extrap_str)
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(anyhow::Error::msg)?,
-                ),
+            let args = master::tune::TuneArgs {
+                inputs,
+                ranges: parsed_ranges,
+                h_ini,
+                h_inc,
+                h_max,
+                tests,
+                sine_periods,
+                extrapolation,
             };
+            // Bad test or extrapolation names are reported before anything runs.
+            let mut defaults = master::tune::space::TuneSpec::from_table(None).map_err(anyhow::Error::msg)?;
+            args.apply(&mut defaults).map_err(anyhow::Error::msg)?;
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out")
                     .join(format!("{}-tune", system.file_stem().map_or("system".into(), |s| s.to_string_lossy())))
@@ -327,34 +327,22 @@ fn run() -> Result<i32> {
                 if terminal { Some(std::sync::Mutex::new(Box::new(stderr.try_clone()?))) } else { None };
             let opts = master::tune::TuneOptions {
                 out_dir: out.clone(),
-                sweep: master::tune::SweepOptions { jobs, progress },
+                sweep: master::tune::SweepOptions {
+                    jobs,
+                    progress,
+                    dask: dask.map(|scheduler| master::tune::dask::Dask {
+                        scheduler,
+                        args: args.clone(),
+                        python: None,
+                    }),
+                },
                 verify,
                 reference_step,
             };
             let tuned = master::tune::tune_file(
                 &system,
                 |spec| {
-                    if !inputs.is_empty() {
-                        spec.inputs = inputs;
-                    }
-                    spec.range.extend(parsed_ranges);
-                    if let Some(h) = h_ini {
-                        spec.h_ini = h;
-                        if h_max.is_none() {
-                            spec.h_max = spec.h_max.max(h);
-                        }
-                    }
-                    spec.h_inc = h_inc.unwrap_or(spec.h_inc);
-                    spec.h_max = h_max.unwrap_or(spec.h_max);
-                    if let Some(t) = tests {
-                        spec.tests = t;
-                    }
-                    if let Some(e) = extrapolation {
-                        spec.extrapolations = e;
-                    }
-                    if sine_periods.is_some() {
-                        spec.sine_periods = sine_periods;
-                    }
+                    let _ = args.apply(spec);
                 },
                 &opts,
             )

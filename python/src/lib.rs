@@ -572,7 +572,7 @@ fn _tune(
 ) -> PyResult<String> {
     let opts = master::tune::TuneOptions {
         out_dir: out_dir.clone(),
-        sweep: master::tune::SweepOptions { jobs, progress: None },
+        sweep: master::tune::SweepOptions { jobs, progress: None, dask: None },
         verify,
         reference_step: None,
     };
@@ -600,6 +600,16 @@ fn _tune(
     .map_err(err)
 }
 
+/// One (test, configuration) sequence of `cosim tune` on its own (what a Dask worker of
+/// `cosim tune --dask` runs): `args` is the JSON of `master::tune::TuneArgs`; returns
+/// `{"rows": [...], "limit": {...}}` as one line of JSON.
+#[pyfunction]
+fn _tune_sequence(py: Python<'_>, system: PathBuf, args: &str, test: usize, config: usize) -> PyResult<String> {
+    let args: master::tune::TuneArgs = serde_json::from_str(args).map_err(|e| bad(format!("tune args: {e}")))?;
+    let (rows, limit) = py.allow_threads(|| master::tune::run_sequence(&system, &args, test, config)).map_err(err)?;
+    serde_json::to_string(&master::tune::dask::Finished { rows, limit }).map_err(|e| bad(e.to_string()))
+}
+
 /// FMU file of each instance of a system (instance name → path), e.g. to ship them to workers.
 #[pyfunction]
 fn _fmu_paths(system: &Bound<'_, PyAny>) -> PyResult<Vec<(String, PathBuf)>> {
@@ -614,5 +624,6 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_tune, m)?)?;
     m.add_function(wrap_pyfunction!(_fmu_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;
     Ok(())
 }

@@ -45,16 +45,16 @@ impl Default for Criterion {
 }
 
 /// Why a point ends the sweep.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     /// Still in the approximately linear (power-law) region.
     Accept,
     /// The run failed (FMU error, NaN, residual blow-up) or gave a non-finite residual.
     Failed,
     /// e_k exceeds the power-law extrapolation by the factor (> κ).
-    Excess(f64),
+    Excess(#[serde(with = "super::dask::float")] f64),
     /// The local log-log slope (> p_max).
-    Steep(f64),
+    Steep(#[serde(with = "super::dask::float")] f64),
 }
 
 impl Criterion {

@@ -10,6 +10,7 @@
 //! stable and accurate.
 
 pub mod criterion;
+pub mod dask;
 pub mod report;
 pub mod results;
 pub mod runner;
@@ -29,19 +30,22 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 /// One run of the sweep (a row of `tune.csv`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     /// Test label (`sin:35`).
     pub test: String,
     /// Configuration label.
     pub config: String,
     /// Communication step (s).
+    #[serde(with = "dask::float")]
     pub h: f64,
     /// Steps done.
     pub steps: u64,
     /// Simulated time covered (s).
+    #[serde(with = "dask::float")]
     pub time: f64,
     /// Σ|δE| over all bonds (J).
+    #[serde(with = "dask::float")]
     pub e_abs: f64,
     /// `ok` or `failed`.
     pub outcome: String,
@@ -58,17 +62,19 @@ impl Row {
 }
 
 /// The limit of one (test, configuration) sequence.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Limit {
     /// Test index.
     pub test: usize,
     /// Configuration index.
     pub config: usize,
     /// Largest accepted H (`None`: even H_ini was rejected).
+    #[serde(with = "dask::opt_float")]
     pub h: Option<f64>,
     /// Why the sweep stopped there (`Accept`: reached h_max).
     pub verdict: Verdict,
     /// Σ|δE|/T_c at the limit (J/s).
+    #[serde(with = "dask::opt_float")]
     pub rate: Option<f64>,
 }
 
@@ -90,6 +96,132 @@ pub struct SweepOptions {
     pub jobs: usize,
     /// Where the progress bar goes (`None`: no progress bar).
     pub progress: Option<std::sync::Mutex<Box<dyn std::io::Write + Send>>>,
+    /// Run the sequences on a Dask cluster instead of local threads.
+    pub dask: Option<dask::Dask>,
+}
+
+/// The command-line adjustments of `cosim tune` to the file's `[tune]` table (serializable, so a
+/// Dask worker rebuilds exactly the same [`TuneSpec`]).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct TuneArgs {
+    /// Replaced inputs (empty: the file's).
+    pub inputs: Vec<String>,
+    /// Explicit ranges (name, v_min, v_max).
+    pub ranges: Vec<(String, f64, f64)>,
+    /// H_ini (s).
+    pub h_ini: Option<f64>,
+    /// H_inc (s).
+    pub h_inc: Option<f64>,
+    /// H_max (s).
+    pub h_max: Option<f64>,
+    /// Test functions, comma separated.
+    pub tests: Option<String>,
+    /// Sinusoid periods.
+    pub sine_periods: Option<u32>,
+    /// Extrapolation choices, comma separated.
+    pub extrapolation: Option<String>,
+}
+
+impl TuneArgs {
+    /// Applies the adjustments (errors: a bad test or extrapolation name).
+    pub fn apply(&self, spec: &mut TuneSpec) -> std::result::Result<(), String> {
+        let tests = match &self.tests {
+            None => None,
+            Some(t) => Some(t.split(',').map(TestFn::parse).collect::<std::result::Result<Vec<_>, _>>()?),
+        };
+        let extrapolations = match &self.extrapolation {
+            None => None,
+            Some(e) => Some(e.split(',').map(space::parse_extrap_str).collect::<std::result::Result<Vec<_>, _>>()?),
+        };
+        if !self.inputs.is_empty() {
+            spec.inputs.clone_from(&self.inputs);
+        }
+        spec.range.extend(self.ranges.iter().map(|(n, lo, hi)| (n.clone(), (*lo, *hi))));
+        if let Some(h) = self.h_ini {
+            spec.h_ini = h;
+            if self.h_max.is_none() {
+                spec.h_max = spec.h_max.max(h);
+            }
+        }
+        spec.h_inc = self.h_inc.unwrap_or(spec.h_inc);
+        spec.h_max = self.h_max.unwrap_or(spec.h_max);
+        if let Some(t) = tests {
+            spec.tests = t;
+        }
+        if let Some(e) = extrapolations {
+            spec.extrapolations = e;
+        }
+        if self.sine_periods.is_some() {
+            spec.sine_periods = self.sine_periods;
+        }
+        Ok(())
+    }
+}
+
+/// The sweep settings of a system file: its `[tune]` table, adjusted and checked.
+pub fn tune_spec(
+    base: &Base,
+    adjust: impl FnOnce(&mut TuneSpec) -> std::result::Result<(), String>,
+) -> Result<TuneSpec> {
+    let bad = |message: String| MasterError::System { path: base.path().to_path_buf(), key: "tune".into(), message };
+    let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
+    adjust(&mut spec).map_err(bad)?;
+    spec.check().map_err(bad)?;
+    Ok(spec)
+}
+
+/// One (test `t`, configuration `c`) sequence of the sweep of `path` with `args`, run on its own
+/// (no results file): its rows in H order and its limit. What a Dask worker of
+/// `cosim tune --dask` runs.
+pub fn run_sequence(path: &Path, args: &TuneArgs, t: usize, c: usize) -> Result<(Vec<Row>, Limit)> {
+    let base = Base::load(path)?;
+    let spec = tune_spec(&base, |s| args.apply(s))?;
+    let configs = spec.configs();
+    let (Some(test), Some(config)) = (spec.tests.get(t), configs.get(c)) else {
+        return Err(MasterError::System {
+            path: path.to_path_buf(),
+            key: "tune".into(),
+            message: format!("no sequence (test {t}, configuration {c})"),
+        });
+    };
+    let ranges = input_ranges(&base, &spec)?;
+    let inputs: Vec<_> = spec.inputs.iter().map(|n| base.var(n)).collect::<Result<_>>()?;
+    let draft = base.draft(&base.document(&spec, config, true)?)?;
+    let cache = results::Cache::new();
+    let seq = Sequence {
+        base: &base,
+        spec: &spec,
+        test,
+        label: config.label(),
+        draft: &draft,
+        signals: test_signals(&spec, test, &inputs, &ranges),
+        cache: &cache,
+    };
+    let (tx, rx) = mpsc::channel();
+    let limit = seq.run(t, c, &tx, false);
+    drop(tx);
+    let mut rows = Vec::new();
+    for msg in rx {
+        match msg {
+            Msg::Row(row, _) => rows.push(row),
+            Msg::Error(e) => return Err(e),
+            Msg::Done(_) => {}
+        }
+    }
+    limit.map(|l| (rows, l)).ok_or_else(|| MasterError::System {
+        path: path.to_path_buf(),
+        key: "tune".into(),
+        message: "sequence ended without a limit".into(),
+    })
+}
+
+fn test_signals(
+    spec: &TuneSpec,
+    test: &TestFn,
+    inputs: &[crate::system::VarRef],
+    ranges: &[InputRange],
+) -> Vec<crate::system::Signal> {
+    inputs.iter().zip(ranges).map(|(v, r)| test.signal(v.clone(), r.v0, r.min, r.max, spec.duration)).collect()
 }
 
 /// The finished sweep.
@@ -172,17 +304,50 @@ pub fn sweep(base: &Base, spec: &TuneSpec, out_dir: &Path, opts: &SweepOptions) 
             let tx = tx.clone();
             let (jobs, next, drafts, inputs, ranges, cache, configs) =
                 (&jobs, &next, &drafts, &inputs, &ranges, &cache, &configs);
+            let sequence = move |t: usize, c: usize| {
+                let test = &spec.tests[t];
+                let signals = test_signals(spec, test, inputs, ranges);
+                Sequence { base, spec, test, label: configs[c].label(), draft: &drafts[c], signals, cache }
+            };
+            if let Some(d) = &opts.dask {
+                // Sequences the results file already completes are replayed here; the others
+                // run on the cluster (in full: a run is deterministic, so its cached rows come
+                // back identical and are not appended again).
+                let mut remote = Vec::new();
+                for &(t, c) in jobs {
+                    let (local_tx, local_rx) = mpsc::channel();
+                    match sequence(t, c).run(t, c, &local_tx, true) {
+                        Some(limit) => {
+                            drop(local_tx);
+                            for m in local_rx {
+                                let _ = tx.send(m);
+                            }
+                            let _ = tx.send(Msg::Done(limit));
+                        }
+                        None => remote.push((t, c)),
+                    }
+                }
+                scope.spawn(move || {
+                    if remote.is_empty() {
+                        return;
+                    }
+                    let r = dask::run(d, base.path(), &remote, |f| {
+                        for row in f.rows {
+                            let fresh = !dask::cached(cache, &row);
+                            tx.send(Msg::Row(row, fresh)).map_err(|_| stopped())?;
+                        }
+                        tx.send(Msg::Done(f.limit)).map_err(|_| stopped())
+                    });
+                    if let Err(e) = r {
+                        let _ = tx.send(Msg::Error(e));
+                    }
+                });
+                break;
+            }
             scope.spawn(move || loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&(t, c)) = jobs.get(k) else { break };
-                let test = &spec.tests[t];
-                let signals: Vec<_> = inputs
-                    .iter()
-                    .zip(ranges)
-                    .map(|(v, r)| test.signal(v.clone(), r.v0, r.min, r.max, spec.duration))
-                    .collect();
-                let seq = Sequence { base, spec, test, label: configs[c].label(), draft: &drafts[c], signals, cache };
-                let limit = seq.run(t, c, &tx);
+                let Some(limit) = sequence(t, c).run(t, c, &tx, false) else { break };
                 if tx.send(Msg::Done(limit)).is_err() {
                     break;
                 }
@@ -220,6 +385,10 @@ pub fn sweep(base: &Base, spec: &TuneSpec, out_dir: &Path, opts: &SweepOptions) 
     Ok(Sweep { spec: spec.clone(), configs, rows: rows_out, limits, reused })
 }
 
+fn stopped() -> MasterError {
+    MasterError::Stopped { message: "the sweep ended".into() }
+}
+
 enum Msg {
     Row(Row, bool),
     Done(Limit),
@@ -238,7 +407,9 @@ struct Sequence<'a> {
 }
 
 impl Sequence<'_> {
-    fn run(&self, t: usize, c: usize, tx: &mpsc::Sender<Msg>) -> Limit {
+    /// Runs the sequence; `offline`: only from the cache (`None` at the first run not there). The
+    /// online run returns `None` only after sending an error.
+    fn run(&self, t: usize, c: usize, tx: &mpsc::Sender<Msg>, offline: bool) -> Option<Limit> {
         let duration = self.test.duration(self.spec.duration, self.spec.sine_periods);
         let mut accepted: Vec<(f64, f64)> = Vec::new();
         let mut limit = Limit { test: t, config: c, h: None, verdict: Verdict::Accept, rate: None };
@@ -246,6 +417,7 @@ impl Sequence<'_> {
             let key = results::key(&self.test.label(), &self.label, h);
             let (row, fresh) = match self.cache.get(&key) {
                 Some(row) => (row.clone(), false),
+                None if offline => return None,
                 None => {
                     let steps = signals::steps_covering(duration, h);
                     // Residual blow-up: 1000× the rate at H_ini stops the run early.
@@ -266,7 +438,7 @@ impl Sequence<'_> {
                         ),
                         Err(e) => {
                             let _ = tx.send(Msg::Error(e));
-                            return limit;
+                            return None;
                         }
                     }
                 }
@@ -279,13 +451,13 @@ impl Sequence<'_> {
             };
             if verdict != Verdict::Accept {
                 limit.verdict = verdict;
-                return limit;
+                return Some(limit);
             }
             accepted.push((h, rate.unwrap_or(0.0)));
             limit.h = Some(h);
             limit.rate = rate;
         }
-        limit
+        Some(limit)
     }
 }
 
@@ -320,9 +492,10 @@ pub struct Tuned {
 pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOptions) -> Result<Tuned> {
     let base = Base::load(path)?;
     let bad = |message: String| MasterError::System { path: path.to_path_buf(), key: "tune".into(), message };
-    let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
-    adjust(&mut spec);
-    spec.check().map_err(bad)?;
+    let spec = tune_spec(&base, |s| {
+        adjust(s);
+        Ok(())
+    })?;
     let sweep = sweep(&base, &spec, &opts.out_dir, &opts.sweep)?;
     let rep = report::report(&sweep);
     let mut text = report::markdown_table(&sweep, &rep);
