@@ -14,8 +14,8 @@
 //! [[inputs]]          # time tables, [[bonds]], [outputs], [tune]: as in the system file
 //! ```
 
-use crate::system::{AlgorithmKind, Parallel};
-use crate::system::{ExtrapolationSpec, PortDraft, SystemBuilder};
+use crate::system::toml::{self as system_toml, RawBond, RawSignal};
+use crate::system::{ExtrapolationSpec, SystemBuilder};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::{Table, Value};
@@ -76,31 +76,6 @@ struct RawConnection {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawSignal {
-    to: String,
-    times: Vec<f64>,
-    values: Vec<f64>,
-    interpolation: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBond {
-    name: String,
-    ports: Vec<RawPort>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPort {
-    instance: String,
-    effort: String,
-    flow: String,
-    sign: Option<f64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawOutputs {
     variables: Vec<String>,
 }
@@ -141,12 +116,7 @@ pub fn to_toml(b: &SystemBuilder) -> String {
         sim.insert("extrapolation".into(), extrapolation_value(e).0);
     }
     if let Some(p) = s.parallel {
-        let name = match p {
-            Parallel::Auto => "auto",
-            Parallel::On => "on",
-            Parallel::Off => "off",
-        };
-        sim.insert("parallel".into(), Value::String(name.into()));
+        sim.insert("parallel".into(), Value::String(p.name().into()));
     }
     if let Some(k) = s.record_every {
         sim.insert("record_every".into(), Value::Integer(i64::try_from(k).unwrap_or(i64::MAX)));
@@ -255,18 +225,13 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
         let line = e.span().map(|s| text.get(..s.start).unwrap_or("").matches('\n').count() + 1);
         (line.map_or_else(String::new, |l| format!("line {l} of the settings")), e.message().to_owned())
     })?;
-    let extrapolation = |key: &str, v: &Value, derivatives: Option<&Vec<String>>| match v {
-        Value::Integer(m) if *m >= 0 => Ok(ExtrapolationSpec::Order(usize::try_from(*m).unwrap_or(usize::MAX))),
-        Value::String(s) if s == "I2" => Ok(ExtrapolationSpec::I2(derivatives.cloned())),
-        other => Err((key.to_owned(), format!("extrapolation = {other} must be an integer 0..4 or \"I2\""))),
+    let extrapolation = |key: &str, v: &Value, derivatives: Option<&Vec<String>>| {
+        system_toml::extrapolation_spec(v, derivatives).map_err(|m| (key.to_owned(), m))
     };
     let sim = &raw.simulation;
     b.settings.step = sim.step.or(b.settings.step);
     if let Some(a) = &sim.algorithm {
-        let k = AlgorithmKind::parse(a).ok_or_else(|| {
-            ("simulation.algorithm".to_owned(), format!("\"{a}\" is not \"jacobi\" or \"gauss-seidel\""))
-        })?;
-        b.settings.algorithm = Some(k);
+        b.settings.algorithm = Some(system_toml::algorithm(a).map_err(|m| ("simulation.algorithm".to_owned(), m))?);
     }
     if let Some(o) = &sim.order {
         b.settings.order = Some(o.clone());
@@ -275,9 +240,7 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
         b.settings.extrapolation = Some(extrapolation("simulation.extrapolation", e, None)?);
     }
     if let Some(p) = &sim.parallel {
-        let p = Parallel::parse(p)
-            .ok_or_else(|| ("simulation.parallel".to_owned(), format!("\"{p}\" is not \"auto\", \"on\" or \"off\"")))?;
-        b.settings.parallel = Some(p);
+        b.settings.parallel = Some(system_toml::parallel(p).map_err(|m| ("simulation.parallel".to_owned(), m))?);
     }
     b.settings.record_every = sim.record_every.or(b.settings.record_every);
     b.settings.isolate = sim.isolate.or(b.settings.isolate);
@@ -300,32 +263,7 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
             })?;
         conn.extrapolation = Some(e);
     }
-    for (k, rs) in raw.inputs.iter().enumerate() {
-        let linear = match rs.interpolation.as_deref() {
-            None | Some("step") => false,
-            Some("linear") => true,
-            Some(other) => {
-                return Err((
-                    format!("inputs[{k}].interpolation"),
-                    format!("\"{other}\" is not \"step\" or \"linear\""),
-                ))
-            }
-        };
-        b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
-    }
-    for rb in &raw.bonds {
-        let ports = rb
-            .ports
-            .iter()
-            .map(|p| PortDraft {
-                instance: p.instance.clone(),
-                effort: p.effort.clone(),
-                flow: p.flow.clone(),
-                sign: p.sign,
-            })
-            .collect();
-        b.bonds.push((rb.name.clone(), ports));
-    }
+    system_toml::add_inputs_and_bonds(b, &raw.inputs, &raw.bonds)?;
     if let Some(o) = raw.outputs {
         b.outputs = Some(o.variables);
     }

@@ -43,7 +43,7 @@
 
 mod builder;
 mod resolve;
-mod toml;
+pub(crate) mod toml;
 
 pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
 use model_description::{BaseType, Causality};
@@ -93,6 +93,15 @@ impl Parallel {
     /// Parses `auto` / `on` / `off`.
     pub fn parse(s: &str) -> Option<Self> {
         <Self as clap::ValueEnum>::from_str(s, false).ok()
+    }
+
+    /// The name in system files (`auto`, `on`, `off`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::On => "on",
+            Self::Off => "off",
+        }
     }
 }
 

@@ -66,12 +66,12 @@ struct RawInstance {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawSignal {
-    to: String,
-    times: Vec<f64>,
-    values: Vec<f64>,
+pub(crate) struct RawSignal {
+    pub(crate) to: String,
+    pub(crate) times: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     #[serde(default)]
-    interpolation: Option<String>,
+    pub(crate) interpolation: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -91,19 +91,19 @@ struct RawConnection {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawBond {
-    name: String,
-    ports: Vec<RawPort>,
+pub(crate) struct RawBond {
+    pub(crate) name: String,
+    pub(crate) ports: Vec<RawPort>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawPort {
-    instance: String,
-    effort: String,
-    flow: String,
+pub(crate) struct RawPort {
+    pub(crate) instance: String,
+    pub(crate) effort: String,
+    pub(crate) flow: String,
     #[serde(default)]
-    sign: Option<f64>,
+    pub(crate) sign: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -130,6 +130,64 @@ fn start_value(v: &toml::Value) -> Value {
     }
 }
 
+/// `extrapolation = m | "I2"` of a system file (with the connection's `derivatives`); `Err`:
+/// the message.
+pub(crate) fn extrapolation_spec(
+    v: &toml::Value,
+    derivatives: Option<&Vec<String>>,
+) -> Result<ExtrapolationSpec, String> {
+    match v {
+        toml::Value::Integer(m) if *m >= 0 => Ok(ExtrapolationSpec::Order(usize::try_from(*m).unwrap_or(usize::MAX))),
+        toml::Value::String(s) if s == "I2" => Ok(ExtrapolationSpec::I2(derivatives.cloned())),
+        other => Err(format!("extrapolation = {other} must be an integer 0..4 or \"I2\"")),
+    }
+}
+
+/// `algorithm = "…"`; `Err`: the message.
+pub(crate) fn algorithm(s: &str) -> Result<AlgorithmKind, String> {
+    AlgorithmKind::parse(s).ok_or_else(|| format!("\"{s}\" is not \"jacobi\" or \"gauss-seidel\""))
+}
+
+/// `parallel = "…"`; `Err`: the message.
+pub(crate) fn parallel(s: &str) -> Result<Parallel, String> {
+    Parallel::parse(s).ok_or_else(|| format!("\"{s}\" is not \"auto\", \"on\" or \"off\""))
+}
+
+/// `[[inputs]]` and `[[bonds]]` into the builder; `Err`: (key, message).
+pub(crate) fn add_inputs_and_bonds(
+    b: &mut SystemBuilder,
+    inputs: &[RawSignal],
+    bonds: &[RawBond],
+) -> std::result::Result<(), (String, String)> {
+    for (k, rs) in inputs.iter().enumerate() {
+        let linear = match rs.interpolation.as_deref() {
+            None | Some("step") => false,
+            Some("linear") => true,
+            Some(other) => {
+                return Err((
+                    format!("inputs[{k}].interpolation"),
+                    format!("\"{other}\" is not \"step\" or \"linear\""),
+                ))
+            }
+        };
+        b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
+    }
+    for rb in bonds {
+        let ports = rb
+            .ports
+            .iter()
+            .map(|p| PortDraft {
+                instance: p.instance.clone(),
+                effort: p.effort.clone(),
+                flow: p.flow.clone(),
+                sign: p.sign,
+            })
+            .collect();
+        b.bonds.push((rb.name.clone(), ports));
+    }
+    Ok(())
+}
+
 impl SystemBuilder {
     /// Reads a system file.
     pub fn read(path: &Path) -> Result<Self> {
@@ -147,21 +205,15 @@ impl SystemBuilder {
         })?;
         let err =
             |key: &str, message: String| MasterError::System { path: path.to_path_buf(), key: key.into(), message };
-        let extrapolation = |key: &str, v: &toml::Value, derivatives: Option<&Vec<String>>| match v {
-            toml::Value::Integer(m) if *m >= 0 => {
-                Ok(ExtrapolationSpec::Order(usize::try_from(*m).unwrap_or(usize::MAX)))
-            }
-            toml::Value::String(s) if s == "I2" => Ok(ExtrapolationSpec::I2(derivatives.cloned())),
-            other => Err(err(key, format!("extrapolation = {other} must be an integer 0..4 or \"I2\""))),
+        let extrapolation = |key: &str, v: &toml::Value, derivatives: Option<&Vec<String>>| {
+            extrapolation_spec(v, derivatives).map_err(|m| err(key, m))
         };
         let mut b = SystemBuilder::new();
         b.source(path);
         let sim = &raw.simulation;
         b.start(sim.start).stop(sim.stop).step(sim.step);
         if let Some(s) = &sim.algorithm {
-            let a = AlgorithmKind::parse(s)
-                .ok_or_else(|| err("simulation.algorithm", format!("\"{s}\" is not \"jacobi\" or \"gauss-seidel\"")))?;
-            b.algorithm(a);
+            b.algorithm(algorithm(s).map_err(|m| err("simulation.algorithm", m))?);
         }
         if let Some(o) = &sim.order {
             b.order(o.iter().cloned());
@@ -170,9 +222,7 @@ impl SystemBuilder {
             b.settings.extrapolation = Some(extrapolation("simulation.extrapolation", v, None)?);
         }
         if let Some(p) = &sim.parallel {
-            let p = Parallel::parse(p)
-                .ok_or_else(|| err("simulation.parallel", format!("\"{p}\" is not \"auto\", \"on\" or \"off\"")))?;
-            b.parallel(p);
+            b.parallel(parallel(p).map_err(|m| err("simulation.parallel", m))?);
         }
         b.settings.record_every = sim.record_every;
         b.settings.isolate = sim.isolate;
@@ -195,32 +245,7 @@ impl SystemBuilder {
             conn.offset = rc.offset;
             conn.extrapolation = e;
         }
-        for (k, rs) in raw.inputs.iter().enumerate() {
-            let linear = match rs.interpolation.as_deref() {
-                None | Some("step") => false,
-                Some("linear") => true,
-                Some(other) => {
-                    return Err(err(
-                        &format!("inputs[{k}].interpolation"),
-                        format!("\"{other}\" is not \"step\" or \"linear\""),
-                    ))
-                }
-            };
-            b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
-        }
-        for rb in &raw.bonds {
-            let ports = rb
-                .ports
-                .iter()
-                .map(|p| PortDraft {
-                    instance: p.instance.clone(),
-                    effort: p.effort.clone(),
-                    flow: p.flow.clone(),
-                    sign: p.sign,
-                })
-                .collect();
-            b.bonds.push((rb.name.clone(), ports));
-        }
+        add_inputs_and_bonds(&mut b, &raw.inputs, &raw.bonds).map_err(|(key, m)| err(&key, m))?;
         b.outputs = match raw.outputs.as_ref().map(|o| &o.variables) {
             None => None,
             Some(toml::Value::String(s)) if s == "all" => None,
