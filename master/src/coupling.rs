@@ -102,6 +102,10 @@ pub struct Coupling {
     pub(crate) names: Vec<String>,
     /// Measure the time of each instance's steps (two clock reads per instance and step).
     timing: bool,
+    /// The size of this communication step as handed to `fmi2DoStep`: t_{n+1} − t_n, so that an
+    /// FMU's own clock lands exactly on the grid t_n = start + n·H (as FMPy steps); H up to
+    /// rounding.
+    h_step: f64,
     /// Time every one of the first steps even without `timing` (`parallel = "auto"` decides from them).
     sample_first_steps: bool,
 }
@@ -188,6 +192,7 @@ impl Coupling {
             signals: sys.signals.clone(),
             names,
             timing: true,
+            h_step: sys.step,
             sample_first_steps: sys.parallel == Parallel::Auto,
         };
         let bonds = Bonds::new(sys, &mut coupling)?;
@@ -253,6 +258,16 @@ impl Coupling {
     /// Communication step H.
     pub fn h(&self) -> f64 {
         self.h
+    }
+
+    /// Sets the size of the coming communication step, t_{n+1} − t_n (H up to rounding).
+    pub fn set_step_size(&mut self, h: f64) {
+        self.h_step = h;
+    }
+
+    /// The size of the current communication step handed to `fmi2DoStep`.
+    pub fn step_size(&self) -> f64 {
+        self.h_step
     }
 
     /// Number of instances.
@@ -431,7 +446,7 @@ impl Coupling {
             if !node.interpolates && node.in_links.iter().any(|c| self.links[*c].interpolated) {
                 self.hold_inputs(i, slaves, 0.0)?;
             }
-            slaves[i].do_step(t, self.h)?;
+            slaves[i].do_step(t, self.h_step)?;
         } else {
             let h = self.h / k as f64;
             for s in 0..k {

@@ -380,6 +380,7 @@ impl Execution {
     fn step_now(&mut self) -> Result<()> {
         let n = self.steps;
         let t = self.system.time_at(n);
+        self.coupling.set_step_size(self.system.time_at(n + 1) - t);
         self.coupling.begin_step(&mut self.slaves, t)?;
         self.bonds.begin(&self.coupling);
         self.algorithm.step(&mut self.coupling, &mut self.slaves, n, t)?;

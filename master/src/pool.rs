@@ -232,7 +232,7 @@ impl Threads {
     /// Steps every instance over [t, t + H]: those that step in one call on the workers (their
     /// inputs were set already, so the workers only call fmi2DoStep), the others here.
     pub fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
-        let h = c.h();
+        let h = c.step_size();
         if self.pool.is_none() {
             let workers = self
                 .parallel_jobs
