@@ -5,21 +5,9 @@
 use fmu_harness::oscillator::analytic;
 use fmu_harness::paths;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn cosim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cosim")).args(args).output().unwrap()
-}
-
-/// A fresh directory per call (tests run in parallel threads of one process).
-fn tmp(name: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("cosim-test-{}-{name}-{k}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod support;
+use support::{cosim, tmp};
 
 fn scenario(name: &str) -> String {
     paths::root().join("scenarios").join(name).display().to_string()

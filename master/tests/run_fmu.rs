@@ -11,21 +11,10 @@ use master::observer::{SharedRecorder, Status};
 use master::system::SystemBuilder;
 use master::{Execution, MasterError};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn cosim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cosim")).args(args).output().unwrap()
-}
-
-/// A fresh directory per call (tests run in parallel threads of one process).
-fn tmp(name: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("cosim-run-fmu-{}-{name}-{k}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod support;
+use support::{cosim, tmp};
 
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -1,0 +1,20 @@
+//! What the end-to-end tests of the `cosim` binary share: running it, and a fresh directory.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs the `cosim` binary of this build with `args`.
+pub fn cosim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cosim")).args(args).output().unwrap()
+}
+
+/// A fresh directory per call (tests run in parallel threads of one process).
+pub fn tmp(name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("cosim-test-{}-{name}-{k}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
