@@ -150,6 +150,10 @@ enum Command {
         /// message instead of taking cosim down (overrides [simulation].isolate).
         #[arg(long)]
         isolate: bool,
+        /// Run even when an instance would take more than 1e9 fmi2DoStep calls (refused
+        /// otherwise as a likely typo in stop or step).
+        #[arg(long)]
+        force: bool,
     },
     /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
     #[command(hide = true)]
@@ -396,11 +400,20 @@ fn run() -> Result<i32> {
             extrapolation,
             parallel,
             isolate,
+            force,
         } => {
             install_signal_handlers();
             let isolate = isolate.then_some(true);
-            let over =
-                Overrides { start: start_time, stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
+            let over = Overrides {
+                start: start_time,
+                stop: stop_time,
+                step,
+                algorithm,
+                extrapolation,
+                parallel,
+                isolate,
+                force,
+            };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
             });

@@ -341,6 +341,22 @@ impl Drop for Rows {
     }
 }
 
+/// One CSV field per RFC 4180: a name holding a comma, a double quote, a CR or LF is written in
+/// double quotes, its quotes doubled (`a,b` → `"a,b"`, `say "hi"` → `"say ""hi"""`); any other
+/// name as it is. FMU variable names may hold all of these (e.g. Modelica's `x[1,2]`).
+pub fn csv_field(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains([',', '"', '\n', '\r']) {
+        std::borrow::Cow::Owned(format!("\"{}\"", name.replace('"', "\"\"")))
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
+/// The names as one CSV header line (without `time` and the line end), each quoted by [`csv_field`].
+pub fn csv_header<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    names.into_iter().map(csv_field).collect::<Vec<_>>().join(",")
+}
+
 /// `results.csv`: `time,inst.var,…`, every k-th communication point (and the end of a run an
 /// instance terminated).
 pub struct ResultsCsv {
@@ -355,7 +371,7 @@ impl ResultsCsv {
     pub fn create(path: &Path, labels: &[String], every: u64) -> Result<Self> {
         let file = File::create(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        writeln!(out, "time,{}", labels.join(",")).map_err(io(path))?;
+        writeln!(out, "time,{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
         Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), last: f64::NAN })
     }
 
@@ -400,8 +416,10 @@ impl BondsCsv {
     pub fn create(path: &Path, names: &[String], every: u64) -> Result<Self> {
         let file = File::create(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        let cols: Vec<String> = names.iter().map(|n| format!("{n}.dP,{n}.dE,{n}.E,{n}.E_abs")).collect();
-        writeln!(out, "time{}{}", if cols.is_empty() { "" } else { "," }, cols.join(",")).map_err(io(path))?;
+        let cols: Vec<String> =
+            names.iter().flat_map(|n| ["dP", "dE", "E", "E_abs"].map(|q| format!("{n}.{q}"))).collect();
+        let sep = if cols.is_empty() { "" } else { "," };
+        writeln!(out, "time{sep}{}", csv_header(cols.iter().map(String::as_str))).map_err(io(path))?;
         Ok(Self { rows: Rows::new(path, out, 4 * names.len() + 1)?, every: every.max(1) })
     }
 }
