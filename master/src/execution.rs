@@ -488,8 +488,8 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
     Ok(vec![
-        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?),
-        Box::new(BondsCsv::create(&out_dir.join("bonds.csv"), &bond_names, sys.record_every())?),
+        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?.ending_at(sys.steps())),
+        Box::new(BondsCsv::create(&out_dir.join("bonds.csv"), &bond_names, sys.record_every())?.ending_at(sys.steps())),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
         Box::new(Progress::new(sys.steps())),
     ])

@@ -345,3 +345,204 @@ interpolation = "linear"
     assert!((last[1] - 0.4875).abs() < 1e-12, "x(1) = {}", last[1]);
     assert!((last[3] - 1.0).abs() < 1e-12, "t = {}", last[3]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Item 13: the small ones
+
+/// The one "error: …" line of a failed run.
+fn error_line(o: &Output) -> String {
+    let e = stderr(o);
+    e.lines().find(|l| l.starts_with("error: ")).unwrap_or_else(|| panic!("no error line in {e}")).to_owned()
+}
+
+#[test]
+fn messages_name_the_os_error_and_the_file_once() {
+    let dir = tmp("once");
+    let missing = dir.join("missing.toml");
+    let o = cosim(&["run", s(&missing)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(error_line(&o), format!("error: {}: No such file or directory (os error 2)", missing.display()));
+    let o = cosim(&["info", s(&dir.join("missing.fmu"))]);
+    assert_eq!(error_line(&o).matches("(os error 2)").count(), 1, "{}", error_line(&o));
+
+    let system = write(&dir, "nofmu.toml", "[simulation]\nstop = 1\nstep = 0.1\n[instances.a]\nfmu = \"gone.fmu\"\n");
+    let o = cosim(&["run", s(&system), "--out", s(&dir.join("out"))]);
+    let line = error_line(&o);
+    assert_eq!(line.matches("(os error 2)").count(), 1, "{line}");
+    assert!(line.contains("gone.fmu"), "{line}");
+    // A system-file error names the file once (main: "running x.toml: x.toml: …").
+    let system =
+        write(&dir, "bad.toml", "[simulation]\nstop = 1\nstep = 0.1\n[instances.a]\nfmu = \"gone.fmu\"\nstep = 0.03\n");
+    Spec::new("gone").build(&dir);
+    let o = cosim(&["run", s(&system), "--out", s(&dir.join("out"))]);
+    let line = error_line(&o);
+    assert_eq!(line.matches("bad.toml").count(), 1, "{line}");
+    assert!(line.contains("bad.toml: instances.a.step: step 0.03 s does not divide"), "{line}");
+}
+
+#[test]
+fn info_says_runs_with_cosim_no_for_fmus_that_run_refuses() {
+    let dir = tmp("info-runs");
+    let good = Spec::new("good").build(&dir);
+    let info = |fmu: &Path| {
+        let o = cosim(&["info", s(fmu)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        out.lines().find(|l| l.starts_with("Runs with cosim:")).unwrap().to_owned()
+    };
+    let runs = |fmu: &Path| cosim(&["run", s(fmu), "--out", s(&dir.join("out"))]).status.success();
+    assert_eq!(info(&good), "Runs with cosim:  yes (binaries/linux64/good.so)");
+    assert!(runs(&good));
+
+    // A symbolic link entry (refused by the extraction).
+    let spec = Spec::new("good");
+    let linked = dir.join("linked.fmu");
+    {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&linked).unwrap());
+        let o = zip::write::SimpleFileOptions::default();
+        let mut src = zip::ZipArchive::new(std::fs::File::open(&good).unwrap()).unwrap();
+        for i in 0..src.len() {
+            w.raw_copy_file(src.by_index(i).unwrap()).unwrap();
+        }
+        w.add_symlink("resources/passwd", "/etc/passwd", o).unwrap();
+        w.finish().unwrap();
+    }
+    assert_eq!(
+        info(&linked),
+        "Runs with cosim:  no: entry \"resources/passwd\" refused: symbolic links are not allowed in an FMU"
+    );
+    assert!(!runs(&linked));
+
+    // A binary that is not ELF.
+    let text = dir.join("text.fmu");
+    spec.package(&text, b"#!/bin/sh\necho not a library\n");
+    assert_eq!(
+        info(&text),
+        "Runs with cosim:  no: binaries/linux64/good.so is not an ELF file (a Linux shared library)"
+    );
+    assert!(!runs(&text));
+
+    // A library without fmi2DoStep.
+    let mut nostep = Spec::new("nostep");
+    nostep.cflags.push("-DOMIT_DOSTEP".into());
+    let nostep = nostep.build(&dir);
+    assert_eq!(
+        info(&nostep),
+        "Runs with cosim:  no: binaries/linux64/nostep.so does not export fmi2DoStep (required FMI 2.0 Co-Simulation functions)"
+    );
+    assert!(!runs(&nostep));
+}
+
+/// Writes `name` with a system of instances `a` (and `b`) of `fmu` plus `extra` lines.
+fn system_of(dir: &Path, name: &str, fmu: &str, extra: &str) -> PathBuf {
+    write(
+        dir,
+        name,
+        &format!(
+            "[simulation]\nstop = 1\nstep = 0.1\n{extra}\n[instances.a]\nfmu = \"{fmu}\"\n[instances.b]\nfmu = \"{fmu}\"\n"
+        ),
+    )
+}
+
+fn refused(dir: &Path, system: &Path) -> String {
+    let out = dir.join("out");
+    let o = cosim_within(&["run", s(system), "--out", s(&out)], Duration::from_secs(60));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!out.join("results.csv").exists(), "refused before any output");
+    error_line(&o)
+}
+
+#[test]
+fn configuration_errors_of_the_small_items_are_refused_up_front() {
+    let dir = tmp("small");
+    Spec::new("plain").build(&dir);
+    // iterations > 1 without canGetAndSetFMUstate (main: fmi2Error at t = 0).
+    let f = system_of(&dir, "iter.toml", "plain.fmu", "iterations = 3\n[[connections]]\nfrom = \"a.x\"\nto = \"b.u\"");
+    let e = refused(&dir, &f);
+    assert!(
+        e.contains("iter.toml: simulation.iterations: iterations = 3 repeats each step from saved FMU states, but a (plain), b (plain) cannot get and set its state"),
+        "{e}"
+    );
+    // Gauss-Seidel with iterations (main: ignored).
+    let f = system_of(&dir, "gs.toml", "plain.fmu", "iterations = 3\nalgorithm = \"gauss-seidel\"");
+    let e = refused(&dir, &f);
+    assert!(e.contains("gs.toml: simulation.iterations: iterations = 3: iterative coupling is a Jacobi scheme, the gauss-seidel algorithm would ignore it"), "{e}");
+    // I2 derivatives that are not Real outputs (main: accepted).
+    let f = system_of(
+        &dir,
+        "i2.toml",
+        "plain.fmu",
+        "[[connections]]\nfrom = \"a.x\"\nto = \"b.u\"\nextrapolation = \"I2\"\nderivatives = [\"a.n\", \"b.u\"]",
+    );
+    let e = refused(&dir, &f);
+    assert!(e.contains("i2.toml: connections[0].extrapolation.derivatives[1]: b.u is a Real input: I2 derivatives must be Real outputs"), "{e}");
+    // An empty [instances] table (main: ran 10 steps of nothing).
+    let f = write(&dir, "empty.toml", "[simulation]\nstop = 1\nstep = 0.1\n[instances]\n");
+    let e = refused(&dir, &f);
+    assert!(e.contains("empty.toml: instances: no instances"), "{e}");
+    // A feedthrough output connected to its own instance's input: an algebraic loop like one
+    // through two instances (main: accepted).
+    let mut ft = Spec::new("ft");
+    ft.feedthrough = true;
+    ft.build(&dir);
+    let f = system_of(&dir, "self.toml", "ft.fmu", "[[connections]]\nfrom = \"a.x\"\nto = \"a.u\"");
+    let e = refused(&dir, &f);
+    assert!(e.contains("self.toml: connections: algebraic loop: outputs with direct feedthrough form a cycle through instances a -> a"), "{e}");
+    let f = system_of(
+        &dir,
+        "two.toml",
+        "ft.fmu",
+        "[[connections]]\nfrom = \"a.x\"\nto = \"b.u\"\n[[connections]]\nfrom = \"b.x\"\nto = \"a.u\"",
+    );
+    let e = refused(&dir, &f);
+    assert!(e.contains("two.toml: connections: algebraic loop"), "{e}");
+}
+
+#[test]
+fn record_every_keeps_the_final_point() {
+    let dir = tmp("record-every");
+    Spec::new("plain").build(&dir);
+    let bond = "[[bonds]]\nname = \"p\"\nports = [ { instance = \"a\", effort = \"x\", flow = \"n\" }, { instance = \"b\", effort = \"x\", flow = \"n\" } ]";
+    let f = system_of(&dir, "every.toml", "plain.fmu", &format!("record_every = 3\n{bond}"));
+    let out = dir.join("out");
+    let o = cosim(&["run", s(&f), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let times = |file: &str| -> Vec<f64> {
+        let rows = parse_csv(&std::fs::read_to_string(out.join(file)).unwrap());
+        rows[1..].iter().map(|r| r[0].parse().unwrap()).collect()
+    };
+    let results = times("results.csv");
+    assert_eq!(results.len(), 5, "{results:?}");
+    for (t, want) in results.iter().zip([0.0, 0.3, 0.6, 0.9, 1.0]) {
+        assert!((t - want).abs() < 1e-12, "{results:?}");
+    }
+    let bonds = times("bonds.csv");
+    assert_eq!(bonds.len(), 4, "{bonds:?}");
+    assert!((bonds[3] - 1.0).abs() < 1e-12, "{bonds:?}");
+}
+
+#[test]
+fn symbolic_links_at_output_files_are_replaced_not_followed() {
+    let dir = tmp("symlinks");
+    Spec::new("plain").build(&dir);
+    let f = system_of(&dir, "s.toml", "plain.fmu", "");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let victims: Vec<PathBuf> = ["summary.json", "results.csv", "bonds.csv"]
+        .iter()
+        .map(|name| {
+            let victim = dir.join(format!("victim-{name}"));
+            std::fs::write(&victim, "precious\n").unwrap();
+            std::os::unix::fs::symlink(&victim, out.join(name)).unwrap();
+            victim
+        })
+        .collect();
+    let o = cosim(&["run", s(&f), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (victim, name) in victims.iter().zip(["summary.json", "results.csv", "bonds.csv"]) {
+        assert_eq!(std::fs::read_to_string(victim).unwrap(), "precious\n", "{name} followed its link");
+        let meta = std::fs::symlink_metadata(out.join(name)).unwrap();
+        assert!(meta.file_type().is_file(), "{name} is a regular file now");
+    }
+    assert!(std::fs::read_to_string(out.join("summary.json")).unwrap().contains("\"status\": \"ok\""));
+}

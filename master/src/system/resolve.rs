@@ -98,6 +98,15 @@ impl Resolver<'_> {
                 }
                 let derivatives =
                     names.iter().map(|n| self.var(&format!("{key}.derivatives"), n)).collect::<Result<Vec<_>>>()?;
+                // The Taylor polynomial reads them as Real outputs after each step.
+                for (k, (d, n)) in derivatives.iter().zip(names).enumerate() {
+                    if d.ty != BaseType::Real || d.causality != Causality::Output {
+                        return Err(self.err(
+                            format!("{key}.derivatives[{k}]"),
+                            format!("{n} is a {:?} {}: I2 derivatives must be Real outputs", d.ty, d.causality),
+                        ));
+                    }
+                }
                 Ok(Extrapolation::I2 { derivatives })
             }
         }
@@ -204,6 +213,36 @@ impl Resolver<'_> {
         if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
             return Err(self.err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive")));
         }
+        if iterations > 1 {
+            if algorithm != AlgorithmKind::Jacobi {
+                return Err(self.err(
+                    "simulation.iterations",
+                    format!(
+                        "iterations = {iterations}: iterative coupling is a Jacobi scheme, the {} algorithm would \
+                         ignore it; use algorithm = \"jacobi\" or iterations = 1",
+                        algorithm.name()
+                    ),
+                ));
+            }
+            // Each pass restores the states saved before the step.
+            let stateless: Vec<String> = self
+                .names
+                .iter()
+                .zip(self.mds)
+                .filter(|(_, md)| !md.co_simulation.as_ref().is_some_and(|cs| cs.can_get_and_set_fmu_state))
+                .map(|(n, md)| format!("{n} ({})", md.model_name))
+                .collect();
+            if !stateless.is_empty() {
+                return Err(self.err(
+                    "simulation.iterations",
+                    format!(
+                        "iterations = {iterations} repeats each step from saved FMU states, but {} cannot get and \
+                         set its state (canGetAndSetFMUstate is not \"true\"); use iterations = 1",
+                        stateless.join(", ")
+                    ),
+                ));
+            }
+        }
         let record_every = sim.record_every.unwrap_or(1);
         if record_every == 0 {
             return Err(self.err("simulation.record_every", "must be at least 1"));
@@ -229,6 +268,9 @@ impl Resolver<'_> {
         };
         let default_extrapolation = self.extrapolation("simulation.extrapolation", sim.extrapolation.as_ref())?;
 
+        if self.b.instances.is_empty() {
+            return Err(self.err("instances", "no instances: a system needs at least one [instances.NAME] table"));
+        }
         let mut instances = Vec::new();
         for (i, (name, ri)) in self.b.instances.iter().enumerate() {
             let key = format!("instances.{name}");

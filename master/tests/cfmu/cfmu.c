@@ -103,6 +103,7 @@ EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueRe
                                               const fmi2Integer o[], const fmi2Real v[]) {
     (void)c; (void)vr; (void)n; (void)o; (void)v; return fmi2OK;
 }
+#ifndef OMIT_DOSTEP
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noSet) {
     State *s = c;
     (void)noSet;
@@ -113,3 +114,4 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolea
     }
     return fmi2OK;
 }
+#endif

@@ -26,6 +26,8 @@ pub struct Spec {
     pub cflags: Vec<String>,
     /// Inner XML of a `<VendorAnnotations><Tool name="t">` (none when empty).
     pub vendor_annotation: String,
+    /// Declare that `x` depends directly on `u` (direct feedthrough).
+    pub feedthrough: bool,
 }
 
 impl Spec {
@@ -39,6 +41,7 @@ impl Spec {
             one_line: false,
             cflags: Vec::new(),
             vendor_annotation: String::new(),
+            feedthrough: false,
         }
     }
 
@@ -79,7 +82,8 @@ impl Spec {
         }
         xml += &format!("</ModelVariables>{nl}<ModelStructure>{nl}<Outputs>{nl}");
         for vr in 1..self.n_real {
-            xml += &format!(r#"<Unknown index="{}" dependencies=""/>{nl}"#, vr + 1);
+            let deps = if vr == 1 && self.feedthrough { "1" } else { "" };
+            xml += &format!(r#"<Unknown index="{}" dependencies="{deps}"/>{nl}"#, vr + 1);
         }
         xml += &format!("</Outputs>{nl}<InitialUnknowns>{nl}");
         for vr in 1..self.n_real {
