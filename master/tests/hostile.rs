@@ -287,10 +287,14 @@ fn unrepresentable_times_and_huge_step_counts_are_refused() {
     let e = run(&f, &[]);
     assert!(e.contains("substeps.toml: instances.c.step: instance c would take 1e1 communication steps of 1000000000 sub-steps each"), "{e}");
 
-    // Forced, the long run starts (and is stopped here).
+    // Forced, the long run starts; stopped here with SIGTERM, it ends as interrupted and leaves
+    // nothing in its (private) TMPDIR.
     let f = clock_system(&dir, "forced.toml", "stop = 1e7\nstep = 1e-3");
+    let private_tmp = dir.join("tmp");
+    std::fs::create_dir_all(&private_tmp).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cosim"))
         .args(["run", s(&f), "--out", s(&out), "--force"])
+        .env("TMPDIR", &private_tmp)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -301,8 +305,13 @@ fn unrepresentable_times_and_huge_step_counts_are_refused() {
         assert!(t0.elapsed() < Duration::from_secs(60), "no results after 60 s");
         std::thread::sleep(Duration::from_millis(50));
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let term = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(term.success());
+    let o = wait_within(child, Duration::from_secs(60), &["run", "forced.toml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"interrupted\""), "{summary}");
+    assert_eq!(std::fs::read_dir(&private_tmp).unwrap().count(), 0, "temporary folders left");
 }
 
 // ---------------------------------------------------------------------------------------------
