@@ -99,7 +99,8 @@ impl Execution {
             let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
             let mut descriptions = Vec::new();
             for (name, fmu_path) in b.fmus() {
-                let (slave, md) = crate::fmu::IsolatedSlave::spawn(&exe, &fmu_path, &name)?;
+                let (slave, md) =
+                    crate::fmu::IsolatedSlave::spawn(&exe, &fmu_path, &name).map_err(|e| b.fmu_error(&name, e))?;
                 slaves.push(Box::new(slave));
                 descriptions.push(md);
             }

@@ -375,10 +375,18 @@ fn messages_name_the_os_error_and_the_file_once() {
     assert_eq!(error_line(&o).matches("(os error 2)").count(), 1, "{}", error_line(&o));
 
     let system = write(&dir, "nofmu.toml", "[simulation]\nstop = 1\nstep = 0.1\n[instances.a]\nfmu = \"gone.fmu\"\n");
-    let o = cosim(&["run", s(&system), "--out", s(&dir.join("out"))]);
-    let line = error_line(&o);
-    assert_eq!(line.matches("(os error 2)").count(), 1, "{line}");
-    assert!(line.contains("gone.fmu"), "{line}");
+    // … and names the system file and the key that asked for the FMU, in process or isolated.
+    let out = dir.join("out");
+    for isolate in [false, true] {
+        let mut args = vec!["run", s(&system), "--out", s(&out)];
+        if isolate {
+            args.push("--isolate");
+        }
+        let line = error_line(&cosim(&args));
+        assert_eq!(line.matches("(os error 2)").count(), 1, "{line}");
+        assert_eq!(line.matches("gone.fmu").count(), 1, "{line}");
+        assert!(line.contains("nofmu.toml: instances.a.fmu: "), "{line}");
+    }
     // A system-file error names the file once (main: "running x.toml: x.toml: …").
     let system =
         write(&dir, "bad.toml", "[simulation]\nstop = 1\nstep = 0.1\n[instances.a]\nfmu = \"gone.fmu\"\nstep = 0.03\n");

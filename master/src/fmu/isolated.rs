@@ -589,7 +589,11 @@ impl IsolatedSlave {
         };
         let xml = match parsed {
             Ok(Ok(xml)) => xml,
-            Ok(Err(message)) => return Err(fmu_err(message)),
+            // The worker's message names the FMU already; fmu_err names it once more.
+            Ok(Err(message)) => {
+                let prefix = format!("{}: ", fmu.display());
+                return Err(fmu_err(message.strip_prefix(&prefix).unwrap_or(&message).to_owned()));
+            }
             Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
         };
         let md = model_description::from_str(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;

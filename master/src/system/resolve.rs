@@ -32,7 +32,11 @@ impl SystemBuilder {
 
     /// [`SystemBuilder::load`] with command-line overrides.
     pub fn load_with(&self, fmus: &mut crate::fmu::FmuCache, over: &Overrides) -> Result<System> {
-        let loaded = self.fmus().into_iter().map(|(_, p)| fmus.load(&p)).collect::<Result<Vec<_>>>()?;
+        let loaded = self
+            .fmus()
+            .into_iter()
+            .map(|(name, p)| fmus.load(&p).map_err(|e| self.fmu_error(&name, e)))
+            .collect::<Result<Vec<_>>>()?;
         let mds: Vec<&ModelDescription> = loaded.iter().map(|f| f.model_description()).collect();
         self.build_with(&mds, over)
     }
