@@ -211,7 +211,7 @@ fn duplicate_bond_names_are_refused() {
     let dir = tmp("dup-bonds");
     Spec::new("d").build(&dir);
     let port =
-        r#"ports = [ { instance = "a", effort = "x", flow = "n" }, { instance = "b", effort = "u", flow = "x" } ]"#;
+        r#"ports = [ { instance = "a", effort = "x", flow = "n" }, { instance = "b", effort = "x", flow = "n" } ]"#;
     let system = write(
         &dir,
         "dup.toml",
