@@ -42,26 +42,6 @@ unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-extern "C" fn on_signal(_signal: i32) {
-    // Async-signal-safe: one atomic store.
-    master::run::INTERRUPTED.store(true, Ordering::Relaxed);
-}
-
-/// SIGINT and SIGTERM stop the run at the next communication point (results stay readable).
-fn install_signal_handlers() {
-    extern "C" {
-        fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
-    }
-    const SIGINT: i32 = 2;
-    const SIGTERM: i32 = 15;
-    // SAFETY: `signal` is the C library's; the handler only performs an atomic store, which is
-    // async-signal-safe, and stays valid for the whole process.
-    unsafe {
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-    }
-}
-
 extern "C" {
     fn dup(fd: i32) -> i32;
     fn dup2(old: i32, new: i32) -> i32;
@@ -246,6 +226,8 @@ fn main() {
             1
         }
     };
+    // A normal end: the run guard's atexit handler must not take it for an FMU calling exit().
+    master::guard::disarm();
     std::process::exit(code);
 }
 
@@ -397,7 +379,7 @@ fn run() -> Result<i32> {
             parallel,
             isolate,
         } => {
-            install_signal_handlers();
+            master::guard::install();
             let isolate = isolate.then_some(true);
             let over =
                 Overrides { start: start_time, stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
@@ -437,7 +419,11 @@ fn run() -> Result<i32> {
                     summary.time,
                     out.display()
                 );
-                Ok(1)
+                // Interrupted: the conventional status of the signal (130 for SIGINT, 143 for SIGTERM).
+                Ok(match (summary.status, master::guard::signal()) {
+                    (Status::Interrupted, Some(s)) => master::guard::exit_code(s),
+                    _ => 1,
+                })
             }
         }
     }

@@ -38,6 +38,7 @@ impl Drop for Archive {
     fn drop(&mut self) {
         // Nothing useful can be done if removal fails (e.g. someone else removed it).
         let _ = std::fs::remove_dir_all(&self.dir);
+        crate::guard::untrack_dir(&self.dir);
     }
 }
 
@@ -260,11 +261,33 @@ pub fn file_uri(path: &Path) -> String {
     uri
 }
 
+/// Refuses anything but a regular file (after symbolic links) before it is opened: opening a
+/// FIFO blocks until a writer comes, `/dev/zero` never ends.
+pub(crate) fn regular_file(path: &Path, what: &str) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let ty =
+        std::fs::metadata(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?.file_type();
+    let kind = if ty.is_file() {
+        return Ok(());
+    } else if ty.is_dir() {
+        "a folder"
+    } else if ty.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ty.is_char_device() {
+        "a character device"
+    } else if ty.is_block_device() {
+        "a block device"
+    } else if ty.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Err(fmu_error(path, format!("not a regular file but {kind}: {what}")))
+}
+
 fn open_zip(path: &Path) -> Result<zip::ZipArchive<File>> {
+    regular_file(path, "an FMU is a zip file")?;
     let file = File::open(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(fmu_error(path, "is a folder, not an FMU file (a zip archive)".into()));
-    }
     zip::ZipArchive::new(file).map_err(|e| fmu_error(path, format!("not a zip archive (an FMU is a zip file): {e}")))
 }
 
@@ -376,7 +399,11 @@ fn create_private_dir(source: &Path) -> Result<PathBuf> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = base.join(format!("cosim-fmu-{}-{n}-{nanos:x}", std::process::id()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
+            Ok(()) => {
+                // Removed by the run guard too if the process ends abnormally (crate::guard).
+                crate::guard::track_dir(&dir);
+                return Ok(dir);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
             Err(e) => {
                 return Err(fmu_error(source, format!("cannot create a temporary folder in {}: {e}", base.display())))
