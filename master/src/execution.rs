@@ -98,8 +98,18 @@ impl Execution {
             let exe = crate::fmu::isolated::worker_exe()?;
             let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
             let mut descriptions = Vec::new();
+            // One extraction per FMU file, shared by the workers of its instances.
+            let mut archives: Vec<std::sync::Arc<crate::fmu::Archive>> = Vec::new();
             for (name, fmu_path) in b.fmus() {
-                let (slave, md) = crate::fmu::IsolatedSlave::spawn(&exe, &fmu_path, &name)?;
+                let archive = match archives.iter().find(|a| a.source() == fmu_path) {
+                    Some(a) => std::sync::Arc::clone(a),
+                    None => {
+                        let a = std::sync::Arc::new(crate::fmu::Archive::extract(&fmu_path)?);
+                        archives.push(std::sync::Arc::clone(&a));
+                        a
+                    }
+                };
+                let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)?;
                 slaves.push(Box::new(slave));
                 descriptions.push(md);
             }

@@ -134,6 +134,9 @@ enum Command {
     /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
     #[command(hide = true)]
     Worker {
+        /// The FMU as extracted by the master (shared by its instances' workers).
+        #[arg(long)]
+        extracted: Option<PathBuf>,
         /// The .fmu file.
         fmu: PathBuf,
         /// The instance name.
@@ -223,7 +226,8 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            1
+            // Interrupted before the run started (e.g. while an FMU was loading).
+            master::guard::signal().map_or(1, master::guard::exit_code)
         }
     };
     // A normal end: the run guard's atexit handler must not take it for an FMU calling exit().
@@ -360,8 +364,8 @@ fn run() -> Result<i32> {
             print!("{}", master::fmu::info::info(&fmu)?);
             Ok(0)
         }
-        Command::Worker { fmu, instance } => {
-            master::fmu::isolated::serve(&fmu, &instance)
+        Command::Worker { fmu, extracted, instance } => {
+            master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance)
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
             Ok(0)
         }

@@ -392,3 +392,119 @@ fn inputs_that_are_not_regular_files_are_refused() {
     assert!(err.contains("fifo.toml") && err.contains("not a regular file"), "{err}");
     assert!(!s.path("out/results.csv").exists());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Items 1, 2, 6: worker processes (--isolate)
+
+#[test]
+fn isolated_workers_blocked_in_a_call_are_killed_on_a_signal() {
+    let s = Scratch::new("iso-hang");
+    let out = s.path("out");
+    let fmu = s.fmu("hang-step", &["MODE=1", "AT=50"]);
+    let sys = s.system("hang.toml", &fmu, 1000);
+    let rows = || std::fs::read_to_string(out.join("results.csv")).is_ok_and(|t| t.lines().count() > 51);
+    let (st, err) = interrupt(&s, &["run", sys.to_str().unwrap(), "--out", "out", "--isolate"], rows, "-INT");
+    assert_eq!(st.code(), Some(130), "{err}");
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "interrupted", "{sm}");
+    assert_eq!(sm["message"], "interrupted (SIGINT) at t = 0.05", "{sm}");
+    assert_eq!(times(&out).len(), 51);
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+    // The worker's library constructor never returns.
+    let fmu = s.fmu("hang-load", &["MODE=4"]);
+    let sys = s.system("load.toml", &fmu, 10);
+    let extracted = || !s.leftovers().is_empty();
+    let (st, err) = interrupt(&s, &["run", sys.to_str().unwrap(), "--out", "out2", "--isolate"], extracted, "-TERM");
+    assert_eq!(st.code(), Some(143), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn a_dead_worker_is_reported_even_when_its_forked_child_holds_the_pipe() {
+    let s = Scratch::new("iso-fork");
+    // The worker forks a child that sleeps 60 s with the worker's pipes, then aborts.
+    let fmu = s.fmu("fork", &["MODE=9", "AT=5"]);
+    let sys = s.system("fork.toml", &fmu, 100);
+    let mut c = s.spawn(&["run", sys.to_str().unwrap(), "--out", "out", "--isolate"]);
+    let st = wait(&mut c, Duration::from_secs(30)).expect("cosim must not wait for the forked child's 60 s");
+    let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("h: fmi2DoStep at t = 0.005: worker process died (signal 6, SIGABRT)"), "{err}");
+    assert_eq!(summary(&s.path("out"))["status"], "failed");
+    assert_eq!(times(&s.path("out")).len(), 6);
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+}
+
+/// Two instances of one FMU, isolated, 400 steps of ≥ 5 ms.
+fn two_slow_instances(s: &Scratch) -> PathBuf {
+    let fmu = s.fmu("slow", &["MODE=0", "SLEEP_US=5000"]);
+    let p = s.path("two.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "[simulation]\nstop = 0.4\nstep = 1e-3\nisolate = true\n[instances.a]\nfmu = \"{0}\"\n\
+             [instances.b]\nfmu = \"{0}\"\n[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n",
+            fmu.display()
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn ctrl_c_on_an_isolated_run_is_an_interrupt_not_a_worker_death() {
+    use std::os::unix::process::CommandExt;
+    let s = Scratch::new("iso-ctrlc");
+    let sys = two_slow_instances(&s);
+    let out = s.path("out");
+    // As a terminal does: the whole foreground process group gets SIGINT.
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cosim"))
+        .args(["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("TMPDIR", s.tmpdir())
+        .stderr(std::fs::File::create(s.path("stderr.txt")).unwrap())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_until("the run to start", || out.join("summary.json").exists());
+    // One extraction for both instances of the FMU.
+    assert_eq!(s.leftovers().len(), 1, "{:?}", s.leftovers());
+    let group = format!("-{}", c.id());
+    assert!(Command::new("kill").args(["-INT", "--", &group]).status().unwrap().success());
+    let st = wait(&mut c, Duration::from_secs(30)).unwrap();
+    let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+    assert_eq!(st.code(), Some(130), "{err}");
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "interrupted", "{sm}");
+    assert!(!err.contains("worker process died"), "{err}");
+    let steps = sm["steps"].as_u64().unwrap();
+    assert!(steps > 0 && steps < 400, "{sm}");
+    assert_eq!(times(&out).len() as u64, steps + 1);
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+
+    // `timeout` signals its child and its own process group.
+    let out = s.path("out2");
+    let o = Command::new("timeout")
+        .args(["-s", "TERM", "1"])
+        .arg(env!("CARGO_BIN_EXE_cosim"))
+        .args(["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("TMPDIR", s.tmpdir())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(124), "timed out: {err}");
+    assert_eq!(summary(&out)["status"], "interrupted", "{err}");
+    assert!(err.contains("interrupted (SIGTERM)"), "{err}");
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn a_worker_that_dies_leaves_no_temporary_files() {
+    let s = Scratch::new("iso-abort");
+    let fmu = s.fmu("abort", &["MODE=8", "AT=5"]);
+    let sys = s.system("abort.toml", &fmu, 100);
+    let (st, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "out", "--isolate"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("worker process died (signal 6, SIGABRT)"), "{err}");
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+}

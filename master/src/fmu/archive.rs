@@ -32,10 +32,16 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 pub struct Archive {
     source: PathBuf,
     dir: PathBuf,
+    /// Whether the folder is this archive's to remove (not when it was extracted by another
+    /// process: [`Archive::extracted_by_master`]).
+    owned: bool,
 }
 
 impl Drop for Archive {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // Nothing useful can be done if removal fails (e.g. someone else removed it).
         let _ = std::fs::remove_dir_all(&self.dir);
         crate::guard::untrack_dir(&self.dir);
@@ -93,7 +99,7 @@ impl Archive {
                 ),
             ));
         }
-        let archive = Self { source: path.to_path_buf(), dir: create_private_dir(path)? };
+        let archive = Self { source: path.to_path_buf(), dir: create_private_dir(path)?, owned: true };
         // From here on, returning an error drops `archive`, which removes the folder.
         let mut written: u64 = 0;
         let mut buf = vec![0u8; 64 * 1024];
@@ -204,6 +210,18 @@ impl Archive {
         }
         let model_description = description_text(path, bytes)?;
         Ok(Listing { model_description, entries })
+    }
+
+    /// The `.fmu` at `path` as already extracted into `dir` by the master (`cosim run
+    /// --isolate`: one extraction shared by the worker processes of every instance of the FMU).
+    /// The folder is the master's: it is not removed when this is dropped, so a worker that dies
+    /// leaves nothing behind. `dir` must hold `modelDescription.xml`.
+    pub fn extracted_by_master(path: &Path, dir: &Path) -> Result<Self> {
+        let archive = Self { source: path.to_path_buf(), dir: dir.to_path_buf(), owned: false };
+        if !dir.join("modelDescription.xml").is_file() {
+            return Err(fmu_error(path, format!("{}: no extracted modelDescription.xml", dir.display())));
+        }
+        Ok(archive)
     }
 
     /// The `.fmu` file this was extracted from.
