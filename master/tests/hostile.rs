@@ -18,6 +18,15 @@ struct Scratch {
     dir: PathBuf,
 }
 
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // Kept when the test fails, for a look.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 impl Scratch {
     fn new(name: &str) -> Self {
         let dir = support::tmp(&format!("hostile-{name}"));
@@ -506,5 +515,52 @@ fn a_worker_that_dies_leaves_no_temporary_files() {
     let (st, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "out", "--isolate"]);
     assert_eq!(st.code(), Some(1), "{err}");
     assert!(err.contains("worker process died (signal 6, SIGABRT)"), "{err}");
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Item 11: one size limit for modelDescription.xml
+
+#[test]
+fn one_model_description_size_limit_for_info_run_and_isolated_runs() {
+    let s = Scratch::new("big-md");
+    let so = {
+        s.fmu("good", &["MODE=0"]);
+        std::fs::read(s.path("good.so")).unwrap()
+    };
+    // A valid description padded with a comment to just over 256 MiB, stored (not deflated).
+    let fmu = s.path("big.fmu");
+    {
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
+        let o = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(true);
+        z.start_file("modelDescription.xml", o).unwrap();
+        let xml = description("hostile");
+        let (head, tail) = xml.split_at(xml.find("</fmiModelDescription>").unwrap());
+        z.write_all(head.as_bytes()).unwrap();
+        z.write_all(b"<!--").unwrap();
+        let pad = vec![b' '; 1 << 20];
+        for _ in 0..257 {
+            z.write_all(&pad).unwrap();
+        }
+        z.write_all(b"-->").unwrap();
+        z.write_all(tail.as_bytes()).unwrap();
+        z.start_file("binaries/linux64/hostile.so", o).unwrap();
+        z.write_all(&so).unwrap();
+        z.finish().unwrap();
+    }
+    let sys = s.system("big.toml", &fmu, 10);
+    let limit = "more than cosim's limit of 268435456 bytes (256 MiB) for a model description";
+    for args in [
+        vec!["info", fmu.to_str().unwrap()],
+        vec!["run", fmu.to_str().unwrap(), "--out", "out"],
+        vec!["run", sys.to_str().unwrap(), "--out", "out"],
+        vec!["run", sys.to_str().unwrap(), "--out", "out", "--isolate"],
+    ] {
+        let (st, err) = s.run(&args);
+        assert_eq!(st.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("big.fmu") && err.contains(limit), "{args:?}: {err}");
+    }
     assert_eq!(s.leftovers(), Vec::<String>::new());
 }

@@ -16,8 +16,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const MAX_UNCOMPRESSED_BYTES: u64 = 1 << 30;
 /// Most entries (files and folders) an FMU may hold.
 pub const MAX_ENTRIES: usize = 10_000;
-/// Largest `modelDescription.xml` read by [`Archive::read_model_description`] (256 MiB).
+/// Largest `modelDescription.xml` cosim reads (256 MiB), the one limit of `cosim info`, `cosim
+/// run` and `cosim run --isolate` ([`Archive::read_model_description`], [`Archive::extract`],
+/// [`Archive::model_description`]).
 pub const MAX_DESCRIPTION_BYTES: u64 = 256 << 20;
+
+/// The error for a `modelDescription.xml` of `size` bytes (at least) above [`MAX_DESCRIPTION_BYTES`].
+fn description_too_large(path: &Path, size: u64) -> MasterError {
+    fmu_error(
+        path,
+        format!(
+            "modelDescription.xml is {size} bytes, more than cosim's limit of {MAX_DESCRIPTION_BYTES} bytes (256 MiB) \
+             for a model description"
+        ),
+    )
+}
 
 /// Unix file-type bits of the mode stored in zip entries (`S_IFMT` and friends).
 const S_IFMT: u32 = 0o170_000;
@@ -118,6 +131,11 @@ impl Archive {
                 )
             })?;
             let kind = entry_kind(entry.unix_mode(), entry.is_dir());
+            let is_description = relative == Path::new("modelDescription.xml");
+            if is_description && entry.size() > MAX_DESCRIPTION_BYTES {
+                return Err(description_too_large(path, entry.size()));
+            }
+            let mut entry_written: u64 = 0;
             let target = archive.dir.join(&relative);
             match kind {
                 EntryKind::Dir => {
@@ -160,6 +178,10 @@ impl Archive {
                             break;
                         }
                         written = written.saturating_add(n as u64);
+                        entry_written = entry_written.saturating_add(n as u64);
+                        if is_description && entry_written > MAX_DESCRIPTION_BYTES {
+                            return Err(description_too_large(path, entry_written));
+                        }
                         if written > max_bytes {
                             return Err(fmu_error(
                                 path,
@@ -197,16 +219,16 @@ impl Archive {
         let entry = zip
             .by_index(index)
             .map_err(|e| fmu_error(path, format!("entry \"modelDescription.xml\" cannot be read: {e}")))?;
+        if entry.size() > MAX_DESCRIPTION_BYTES {
+            return Err(description_too_large(path, entry.size()));
+        }
         let mut bytes = Vec::new();
         entry
             .take(MAX_DESCRIPTION_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| fmu_error(path, format!("entry \"modelDescription.xml\" cannot be decompressed: {e}")))?;
         if bytes.len() as u64 > MAX_DESCRIPTION_BYTES {
-            return Err(fmu_error(
-                path,
-                format!("modelDescription.xml is larger than the limit of {MAX_DESCRIPTION_BYTES} bytes"),
-            ));
+            return Err(description_too_large(path, bytes.len() as u64));
         }
         let model_description = description_text(path, bytes)?;
         Ok(Listing { model_description, entries })
@@ -250,6 +272,10 @@ impl Archive {
     /// The text of the extracted `modelDescription.xml`.
     pub fn model_description(&self) -> Result<String> {
         let p = self.dir.join("modelDescription.xml");
+        let size = std::fs::metadata(&p).map_or(0, |m| m.len());
+        if size > MAX_DESCRIPTION_BYTES {
+            return Err(description_too_large(&self.source, size));
+        }
         let bytes = std::fs::read(&p).map_err(|e| fmu_error(&self.source, format!("modelDescription.xml: {e}")))?;
         description_text(&self.source, bytes)
     }

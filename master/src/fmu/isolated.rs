@@ -59,7 +59,9 @@ pub const WORKER_GRACE: Duration = Duration::from_millis(500);
 /// the `cosim` binary).
 pub const WORKER_EXE_ENV: &str = "COSIM_WORKER_EXE";
 
-/// Largest frame accepted (a garbled length must not make either side allocate gigabytes).
+/// Largest frame accepted (a garbled length must not make either side allocate gigabytes). The
+/// model description does not cross the pipe (the master reads it from the extraction), so this
+/// bounds only the values of one call.
 const MAX_FRAME: usize = 1 << 28;
 
 const TAG_OK: u8 = 0;
@@ -485,7 +487,10 @@ fn read_frame(r: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<bool> {
     }
     let n = u32::from_le_bytes(len) as usize;
     if n > MAX_FRAME {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("frame of {n} bytes")));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a message of {n} bytes, more than the protocol's limit of {MAX_FRAME} bytes"),
+        ));
     }
     buf.clear();
     buf.resize(n, 0);
