@@ -216,8 +216,8 @@ fn emergency_exit(status: Status, message: &str, code: i32) -> ! {
 /// Writes the summary (when the output files exist), kills the worker process groups, removes
 /// the temporary folders and tells the user.
 fn emergency(st: &mut State, status: Status, message: &str) {
-    // The CSV writer threads write the rows pending in memory within FLUSH_INTERVAL.
-    std::thread::sleep(crate::observer::FLUSH_INTERVAL * 2);
+    // Every row recorded so far goes to the files first.
+    crate::observer::drain_writers(Duration::from_secs(1));
     let mut note = String::new();
     if let Some((path, mut s, started)) = st.summary.take() {
         s.status = status;

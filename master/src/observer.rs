@@ -181,6 +181,10 @@ struct Handoff {
 
 struct Queues {
     current: Vec<f64>,
+    /// [`drain_writers`] asks for every pending row to be written now.
+    drain: bool,
+    /// The writer has rows in hand that are not flushed yet.
+    busy: bool,
     full: VecDeque<Vec<f64>>,
     empty: Vec<Vec<f64>>,
     /// The writer thread runs (its start-up allocations are done).
@@ -208,12 +212,15 @@ impl Handoff {
     /// rows of the current chunk copied into `spare`.
     fn next_job(&self, spare: &mut Vec<f64>) -> Job {
         let mut q = self.lock();
+        q.busy = false;
         let mut timed_out = false;
         loop {
             if let Some(c) = q.full.pop_front() {
+                q.busy = true;
                 return Job::Chunk(c);
             }
-            if q.closed || timed_out {
+            if q.closed || timed_out || q.drain {
+                q.drain = false;
                 spare.clear();
                 spare.extend_from_slice(&q.current);
                 q.current.clear();
@@ -221,6 +228,7 @@ impl Handoff {
                     return Job::Close;
                 }
                 if !spare.is_empty() {
+                    q.busy = true;
                     return Job::Partial;
                 }
             }
@@ -249,6 +257,7 @@ impl Handoff {
                     if idle {
                         out.flush()?;
                     }
+                    // Not idle: `busy` stays until the next job is taken after the flush.
                 }
                 job @ (Job::Partial | Job::Close) => {
                     for r in spare.chunks(width) {
@@ -283,6 +292,8 @@ impl Rows {
         let handoff = Arc::new(Handoff {
             queues: Mutex::new(Queues {
                 current: Vec::with_capacity(CHUNK_ROWS * width),
+                drain: false,
+                busy: false,
                 full: VecDeque::with_capacity(4),
                 empty,
                 started: false,
@@ -308,6 +319,9 @@ impl Rows {
             q = handoff.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         drop(q);
+        let mut writers = WRITERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        writers.retain(|w| w.strong_count() > 0);
+        writers.push(Arc::downgrade(&handoff));
         Ok((handoff, worker))
     }
 
@@ -348,6 +362,42 @@ impl Rows {
         match worker.join() {
             Ok(r) => r.map_err(io(&self.path)),
             Err(_) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
+        }
+    }
+}
+
+/// The writer threads' hand-offs, for [`drain_writers`].
+static WRITERS: Mutex<Vec<std::sync::Weak<Handoff>>> = Mutex::new(Vec::new());
+
+/// Asks every CSV writer thread to write and flush all rows recorded so far, and waits until
+/// they did (at most `limit`). For the run guard ([`crate::guard`]) when the process is about
+/// to end abnormally while the run loop is stuck in an FMU call. Only `try_lock`s: the stuck
+/// thread might hold a lock (a crash), then this gives up after `limit`.
+pub(crate) fn drain_writers(limit: std::time::Duration) {
+    let t0 = std::time::Instant::now();
+    let Ok(writers) = WRITERS.try_lock().map(|w| w.iter().filter_map(std::sync::Weak::upgrade).collect::<Vec<_>>())
+    else {
+        return;
+    };
+    for h in &writers {
+        while t0.elapsed() < limit {
+            if let Ok(mut q) = h.queues.try_lock() {
+                q.drain = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        h.filled.notify_one();
+    }
+    for h in &writers {
+        while t0.elapsed() < limit {
+            let done = h.queues.try_lock().is_ok_and(|q| {
+                q.stopped || q.closed || (q.current.is_empty() && q.full.is_empty() && !q.busy && !q.drain)
+            });
+            if done {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
 }
