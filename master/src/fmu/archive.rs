@@ -26,8 +26,9 @@ fn description_too_large(path: &Path, size: u64) -> MasterError {
     fmu_error(
         path,
         format!(
-            "modelDescription.xml is {size} bytes, more than cosim's limit of {MAX_DESCRIPTION_BYTES} bytes (256 MiB) \
-             for a model description"
+            "modelDescription.xml is {size} bytes, more than cosim's limit of {MAX_DESCRIPTION_BYTES} bytes ({} MiB) \
+             for a model description",
+            MAX_DESCRIPTION_BYTES >> 20
         ),
     )
 }
