@@ -15,8 +15,11 @@
 //!   ended the process with exit() …"), cleans up and ends the process with status 1.
 //! - A crash in process (SIGSEGV, SIGABRT, … in an FMU): the same, best effort under an alarm,
 //!   then the process dies of the signal as it would have.
-//! - [`track_dir`] / [`track_group`]: extraction folders and worker process groups that the two
-//!   paths above (and [`crate::fmu::IsolatedSlave`] on an interrupt) clean up.
+//! - [`track_dir`] / [`track_group`]: extraction folders and worker process groups that the
+//!   paths above (and [`crate::fmu::IsolatedSlave`] on an interrupt) clean up. Nothing runs after
+//!   SIGKILL: the next `cosim run` removes the extraction folders of processes that no longer
+//!   exist ([`crate::fmu::archive::remove_stale_extractions`]), and workers die with the master
+//!   (`PR_SET_PDEATHSIG`).
 //!
 //! The state is global because signals, `exit()` and the process are; nothing in it is needed
 //! by a library user who does not call [`install`] (the registries are cheap no-ops then).
@@ -100,6 +103,8 @@ pub fn install() {
         sys::atexit(at_exit);
     }
     let _ = std::thread::Builder::new().name("cosim-watchdog".into()).spawn(watchdog);
+    // What an earlier cosim ended by SIGKILL left behind.
+    crate::fmu::archive::remove_stale_extractions();
 }
 
 /// Before the process exits normally: the `atexit` handler and the watchdog do nothing any more.

@@ -565,3 +565,52 @@ fn one_model_description_size_limit_for_info_run_and_isolated_runs() {
     }
     assert_eq!(s.leftovers(), Vec::<String>::new());
 }
+
+// ---------------------------------------------------------------------------------------------
+// SIGKILL: nothing runs after it; the workers die with the master, the next run cleans up
+
+/// Pids of processes whose command line mentions `needle`.
+fn processes_with(needle: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmd).contains(needle) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn after_sigkill_workers_die_and_the_next_run_removes_the_leftovers() {
+    let s = Scratch::new("sigkill");
+    let fmu = s.fmu("hang-step-k", &["MODE=1", "AT=50"]);
+    let sys = s.system("hang.toml", &fmu, 1000);
+    for (isolate, out) in [(false, "out"), (true, "out-isolated")] {
+        let mut args = vec!["run", sys.to_str().unwrap(), "--out", out];
+        if isolate {
+            args.push("--isolate");
+        }
+        let out = s.path(out);
+        let mut c = s.spawn(&args);
+        wait_until("the run to block", || {
+            std::fs::read_to_string(out.join("results.csv")).is_ok_and(|t| t.lines().count() > 51)
+        });
+        kill(&c, "-KILL");
+        c.wait().unwrap();
+        // The worker, blocked in fmi2DoStep, dies with the master.
+        wait_until("the worker to die", || processes_with("hang-step-k.fmu").is_empty());
+        assert_eq!(summary(&out)["status"], "running", "nothing could write after SIGKILL");
+        assert_eq!(s.leftovers().len(), 1, "the master's extraction stays: {:?}", s.leftovers());
+        // The next run removes the folder of the process that no longer exists, and keeps one
+        // whose process lives (this test's).
+        let alive = s.tmpdir().join(format!("cosim-fmu-{}-0-0", std::process::id()));
+        std::fs::create_dir_all(&alive).unwrap();
+        let good = s.fmu("good", &["MODE=0"]);
+        let (st, err) = s.run(&["run", s.system("good.toml", &good, 10).to_str().unwrap(), "--out", "out2"]);
+        assert!(st.success(), "{err}");
+        assert_eq!(s.leftovers(), vec![alive.file_name().unwrap().to_string_lossy().into_owned()]);
+        std::fs::remove_dir(&alive).unwrap();
+    }
+}

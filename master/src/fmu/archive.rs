@@ -434,6 +434,35 @@ fn safe_relative_path(name: &str) -> std::result::Result<PathBuf, &'static str> 
     Ok(out)
 }
 
+/// Removes the extraction folders (`cosim-fmu-<pid>-…` in the temporary folder, owned by this
+/// user) of processes that no longer exist: what a `cosim` ended by SIGKILL (or a power cut)
+/// left behind. A folder whose process is alive, or whose pid cannot be read, is left alone.
+/// Returns how many were removed.
+pub fn remove_stale_extractions() -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let base = std::env::temp_dir();
+    let Ok(entries) = std::fs::read_dir(&base) else { return 0 };
+    // The owner of /proc/self is this process's effective user.
+    let me = std::fs::metadata("/proc/self").ok().map(|m| m.uid());
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("cosim-fmu-")).and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+        if !meta.is_dir() || Some(meta.uid()) != me || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if std::fs::remove_dir_all(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// A new folder only this user can read, under the system temporary folder.
 fn create_private_dir(source: &Path) -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;

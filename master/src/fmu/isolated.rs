@@ -855,6 +855,27 @@ impl Slave for IsolatedSlave {
 // ---------------------------------------------------------------------------------------------
 // Worker side
 
+/// The worker gets SIGKILL when the master dies, however it dies (`PR_SET_PDEATHSIG`): a worker
+/// blocked in an FMU call would otherwise outlive a master ended by SIGKILL. (Linux ties this to
+/// the master's thread that started the worker: a program that starts isolated instances on a
+/// thread that ends before the run does loses its workers with that thread.)
+fn die_with_the_master() {
+    unsafe extern "C" {
+        fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+        fn getppid() -> i32;
+    }
+    const PR_SET_PDEATHSIG: i32 = 1;
+    const SIGKILL: u64 = 9;
+    // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid only change or read this process's attributes.
+    unsafe {
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        // The master died before the prctl: nobody is left to serve.
+        if getppid() == 1 {
+            std::process::exit(1);
+        }
+    }
+}
+
 /// Encodes a slave error as a response.
 fn encode_error(out: &mut Vec<u8>, e: &MasterError) {
     out.clear();
@@ -891,6 +912,7 @@ fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>
 /// `Err` only for I/O or protocol errors on the pipes (the master reports those as the death of
 /// the worker).
 pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str) -> std::io::Result<()> {
+    die_with_the_master();
     let (requests, responses) = ffi::take_stdio_for_protocol()?;
     let mut input = BufReader::with_capacity(1 << 14, requests);
     let mut output: BufWriter<File> = BufWriter::with_capacity(1 << 14, responses);
