@@ -102,6 +102,14 @@ pub fn install() {
         }
         sys::atexit(at_exit);
     }
+    // A panic on the main thread ends the process through exit(): not an FMU calling exit().
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some("main") {
+            disarm();
+        }
+        previous(info);
+    }));
     let _ = std::thread::Builder::new().name("cosim-watchdog".into()).spawn(watchdog);
     // What an earlier cosim ended by SIGKILL left behind.
     crate::fmu::archive::remove_stale_extractions();
