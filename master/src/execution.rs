@@ -98,9 +98,21 @@ impl Execution {
             let exe = crate::fmu::isolated::worker_exe()?;
             let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
             let mut descriptions = Vec::new();
+            // One extraction per FMU file, shared by the workers of its instances.
+            let mut archives: Vec<std::sync::Arc<crate::fmu::Archive>> = Vec::new();
             for (name, fmu_path) in b.fmus() {
-                let (slave, md) =
-                    crate::fmu::IsolatedSlave::spawn(&exe, &fmu_path, &name).map_err(|e| b.fmu_error(&name, e))?;
+                let archive = match archives.iter().find(|a| a.source() == fmu_path) {
+                    Some(a) => std::sync::Arc::clone(a),
+                    None => {
+                        let a = std::sync::Arc::new(
+                            crate::fmu::Archive::extract(&fmu_path).map_err(|e| b.fmu_error(&name, e))?,
+                        );
+                        archives.push(std::sync::Arc::clone(&a));
+                        a
+                    }
+                };
+                let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)
+                    .map_err(|e| b.fmu_error(&name, e))?;
                 slaves.push(Box::new(slave));
                 descriptions.push(md);
             }
@@ -424,27 +436,23 @@ impl Execution {
         self.run_until(self.system.stop())
     }
 
-    /// Terminates the instances (after a successful run), builds the summary and hands it to
-    /// every observer (also after a failure: everything up to it is on disk). `Err` only when an
-    /// observer could not finish (e.g. a file could not be written).
-    pub fn finish(mut self) -> Result<Summary> {
-        if matches!(self.phase, Phase::Running | Phase::Stopped(Status::Interrupted | Status::Terminated, _)) {
-            let r = self.slaves.iter_mut().try_for_each(|s| s.terminate());
-            if let Err(e) = r {
-                self.phase = Phase::Stopped(Status::Failed, e.to_string());
-            }
-        }
+    /// The summary as of now: status `running` before the run ended (see [`Execution::finish`]).
+    pub fn summary(&self) -> Summary {
         let (status, message) = match &self.phase {
             Phase::Stopped(s, m) => (*s, m.clone()),
+            Phase::New | Phase::Running if self.steps < self.system.steps() => (Status::Running, String::new()),
             _ => (Status::Ok, String::new()),
         };
         let message = match status {
-            Status::Interrupted => format!("interrupted (SIGINT/SIGTERM) at t = {}", self.time()),
+            Status::Interrupted => {
+                let by = crate::guard::signal().map_or("SIGINT/SIGTERM", |s| if s == 2 { "SIGINT" } else { "SIGTERM" });
+                format!("interrupted ({by}) at t = {}", self.time())
+            }
             _ => message,
         };
         let stats = self.coupling.step_stats();
         let sys = &self.system;
-        let summary = Summary {
+        Summary {
             status,
             message,
             steps: self.steps,
@@ -473,7 +481,27 @@ impl Execution {
                 .zip(self.bonds.states())
                 .map(|(bond, s)| BondSummary { name: bond.name.clone(), energy: s.e, energy_abs: s.e_abs })
                 .collect(),
-        };
+        }
+    }
+
+    /// Terminates the instances (after a successful run), builds the summary and hands it to
+    /// every observer (also after a failure: everything up to it is on disk). `Err` only when an
+    /// observer could not finish (e.g. a file could not be written).
+    pub fn finish(mut self) -> Result<Summary> {
+        if matches!(self.phase, Phase::Running | Phase::Stopped(Status::Interrupted | Status::Terminated, _)) {
+            let r = self.slaves.iter_mut().try_for_each(|s| s.terminate());
+            if let Err(e) = r {
+                // An interrupted run stays interrupted (its workers may have been killed).
+                if !matches!(self.phase, Phase::Stopped(Status::Interrupted, _)) {
+                    self.phase = Phase::Stopped(Status::Failed, e.to_string());
+                }
+            }
+        }
+        let mut summary = self.summary();
+        if summary.status == Status::Running {
+            // Finished before the stop time (run_until): what was asked for is done.
+            summary.status = Status::Ok;
+        }
         for o in self.observers.iter_mut() {
             o.finish(&summary)?;
         }

@@ -36,6 +36,7 @@ pub mod error;
 pub mod execution;
 pub mod extrapolation;
 pub mod fmu;
+pub mod guard;
 pub mod observer;
 pub mod pool;
 pub mod run;

@@ -42,26 +42,6 @@ unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-extern "C" fn on_signal(_signal: i32) {
-    // Async-signal-safe: one atomic store.
-    master::run::INTERRUPTED.store(true, Ordering::Relaxed);
-}
-
-/// SIGINT and SIGTERM stop the run at the next communication point (results stay readable).
-fn install_signal_handlers() {
-    extern "C" {
-        fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
-    }
-    const SIGINT: i32 = 2;
-    const SIGTERM: i32 = 15;
-    // SAFETY: `signal` is the C library's; the handler only performs an atomic store, which is
-    // async-signal-safe, and stays valid for the whole process.
-    unsafe {
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-    }
-}
-
 extern "C" {
     fn dup(fd: i32) -> i32;
     fn dup2(old: i32, new: i32) -> i32;
@@ -158,6 +138,9 @@ enum Command {
     /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
     #[command(hide = true)]
     Worker {
+        /// The FMU as extracted by the master (shared by its instances' workers).
+        #[arg(long)]
+        extracted: Option<PathBuf>,
         /// The .fmu file.
         fmu: PathBuf,
         /// The instance name.
@@ -247,9 +230,12 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
-            1
+            // Interrupted before the run started (e.g. while an FMU was loading).
+            master::guard::signal().map_or(1, master::guard::exit_code)
         }
     };
+    // A normal end: the run guard's atexit handler must not take it for an FMU calling exit().
+    master::guard::disarm();
     std::process::exit(code);
 }
 
@@ -405,8 +391,8 @@ fn run() -> Result<i32> {
             print!("{}", master::fmu::info::info(&fmu)?);
             Ok(0)
         }
-        Command::Worker { fmu, instance } => {
-            master::fmu::isolated::serve(&fmu, &instance)
+        Command::Worker { fmu, extracted, instance } => {
+            master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance)
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
             Ok(0)
         }
@@ -425,7 +411,7 @@ fn run() -> Result<i32> {
             isolate,
             force,
         } => {
-            install_signal_handlers();
+            master::guard::install();
             let isolate = isolate.then_some(true);
             let over = Overrides {
                 start: start_time,
@@ -473,7 +459,11 @@ fn run() -> Result<i32> {
                     summary.time,
                     out.display()
                 );
-                Ok(1)
+                // Interrupted: the conventional status of the signal (130 for SIGINT, 143 for SIGTERM).
+                Ok(match (summary.status, master::guard::signal()) {
+                    (Status::Interrupted, Some(s)) => master::guard::exit_code(s),
+                    _ => 1,
+                })
             }
         }
     }

@@ -22,6 +22,10 @@ pub enum Status {
     Failed,
     /// Stopped by SIGINT/SIGTERM.
     Interrupted,
+    /// Still running: written into `summary.json` before the first step, so that a run that
+    /// never finishes (the process killed, an FMU crashing it) is not mistaken for a
+    /// completed one.
+    Running,
     /// An instance ended the simulation before the stop time (FMI 2.0 `fmi2Terminated`): a
     /// successful run, up to that instance's `fmi2LastSuccessfulTime` (the summary's `time`;
     /// the message says "terminated by <instance> at t = …").
@@ -31,7 +35,7 @@ pub enum Status {
 /// Final state of a run, for `summary.json`.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
-    /// `ok`, `failed`, `interrupted` or `terminated`.
+    /// `ok`, `failed`, `interrupted`, `terminated`, or `running` while the run is in progress.
     pub status: Status,
     /// Empty on success, else what happened (instance, time, variable).
     pub message: String,
@@ -146,26 +150,27 @@ impl Row {
 /// Rows per chunk handed to the formatting thread.
 const CHUNK_ROWS: usize = 512;
 
-/// Writes rows of floats as CSV lines. With a second core the rows are formatted and written
-/// on a background thread: the run loop only copies each row into a chunk and hands full chunks
-/// over ([`Handoff`]; three chunks circulate, so the steady state allocates nothing). A write
-/// error surfaces at the next hand-over or at [`Rows::close`]; closing flushes everything.
+/// Rows reach the file at most this long (plus one interval) after they were recorded, even
+/// when the run stops in an FMU call that never returns or the process ends abruptly: the
+/// writer thread takes the rows of a partly filled chunk when it has waited this long.
+pub const FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Writes rows of floats as CSV lines, formatted and written on a background thread: the run
+/// loop only copies each row into the current chunk (under an uncontended mutex) and hands full
+/// chunks over ([`Handoff`]; three chunks circulate, so the steady state allocates nothing). The
+/// thread also takes the rows of the current chunk after [`FLUSH_INTERVAL`] without a full
+/// one, and flushes the file whenever it has nothing queued: a crash or an FMU call that never
+/// returns loses at most the last ≈ 0.2 s of rows. A write error surfaces at the next row or at
+/// [`Rows::close`]; closing writes everything.
 struct Rows {
     path: PathBuf,
     width: usize,
-    chunk: Vec<f64>,
-    sink: Sink,
+    sink: Option<(Arc<Handoff>, JoinHandle<std::io::Result<()>>)>,
 }
 
-enum Sink {
-    Inline { out: BufWriter<File>, row: Row },
-    Thread { handoff: Arc<Handoff>, worker: JoinHandle<std::io::Result<()>> },
-    Closed,
-}
-
-/// Chunks between the run loop and the writer thread: two queues with preallocated capacity
-/// under one mutex and two condition variables (futex based: no allocation, no system call
-/// unless a side has to wait or wake the other, once per chunk).
+/// Chunks between the run loop and the writer thread: the chunk being filled, the full chunks
+/// and the empty ones with preallocated capacity, under one mutex with two condition variables
+/// (futex based: no allocation, no system call unless a side has to wait or wake the other).
 struct Handoff {
     queues: Mutex<Queues>,
     /// A full chunk was queued, or the producer closed.
@@ -175,6 +180,11 @@ struct Handoff {
 }
 
 struct Queues {
+    current: Vec<f64>,
+    /// [`drain_writers`] asks for every pending row to be written now.
+    drain: bool,
+    /// The writer has rows in hand that are not flushed yet.
+    busy: bool,
     full: VecDeque<Vec<f64>>,
     empty: Vec<Vec<f64>>,
     /// The writer thread runs (its start-up allocations are done).
@@ -183,52 +193,82 @@ struct Queues {
     stopped: bool,
 }
 
+/// What the writer thread does next.
+enum Job {
+    /// Write a full chunk and hand it back.
+    Chunk(Vec<f64>),
+    /// Write the rows taken from the current chunk (in the thread's spare buffer) and flush.
+    Partial,
+    /// Write the rows taken, flush and stop.
+    Close,
+}
+
 impl Handoff {
     fn lock(&self) -> MutexGuard<'_, Queues> {
         self.queues.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The writer thread: formats every row of every full chunk until the producer closes.
-    fn write_all(&self, out: &mut BufWriter<File>, row: &mut Row, width: usize) -> std::io::Result<()> {
+    /// The next job: a full chunk, else (after waiting [`FLUSH_INTERVAL`], or at the close) the
+    /// rows of the current chunk copied into `spare`.
+    fn next_job(&self, spare: &mut Vec<f64>) -> Job {
+        let mut q = self.lock();
+        q.busy = false;
+        let mut timed_out = false;
         loop {
-            let mut chunk = {
-                let mut q = self.lock();
-                loop {
-                    if let Some(c) = q.full.pop_front() {
-                        break c;
-                    }
-                    if q.closed {
-                        drop(q);
-                        return out.flush();
-                    }
-                    q = self.filled.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
-                }
-            };
-            for r in chunk.chunks(width) {
-                out.write_all(row.format(r))?;
+            if let Some(c) = q.full.pop_front() {
+                q.busy = true;
+                return Job::Chunk(c);
             }
-            chunk.clear();
-            self.lock().empty.push(chunk);
-            self.emptied.notify_one();
+            if q.closed || timed_out || q.drain {
+                q.drain = false;
+                spare.clear();
+                spare.extend_from_slice(&q.current);
+                q.current.clear();
+                if q.closed {
+                    return Job::Close;
+                }
+                if !spare.is_empty() {
+                    q.busy = true;
+                    return Job::Partial;
+                }
+            }
+            let (g, r) = self.filled.wait_timeout(q, FLUSH_INTERVAL).unwrap_or_else(std::sync::PoisonError::into_inner);
+            q = g;
+            timed_out = r.timed_out();
         }
     }
 
-    /// Queues `full`, returns an empty chunk; `None` once the writer has stopped.
-    fn exchange(&self, full: Vec<f64>) -> Option<Vec<f64>> {
-        let mut q = self.lock();
-        if q.stopped {
-            return None;
-        }
-        q.full.push_back(full);
-        self.filled.notify_one();
+    /// The writer thread: formats every row until the producer closes.
+    fn write_all(&self, out: &mut BufWriter<File>, row: &mut Row, width: usize) -> std::io::Result<()> {
+        let mut spare = Vec::with_capacity(CHUNK_ROWS * width);
         loop {
-            if let Some(c) = q.empty.pop() {
-                return Some(c);
+            match self.next_job(&mut spare) {
+                Job::Chunk(mut chunk) => {
+                    for r in chunk.chunks(width) {
+                        out.write_all(row.format(r))?;
+                    }
+                    chunk.clear();
+                    let idle = {
+                        let mut q = self.lock();
+                        q.empty.push(chunk);
+                        q.full.is_empty()
+                    };
+                    self.emptied.notify_one();
+                    if idle {
+                        out.flush()?;
+                    }
+                    // Not idle: `busy` stays until the next job is taken after the flush.
+                }
+                job @ (Job::Partial | Job::Close) => {
+                    for r in spare.chunks(width) {
+                        out.write_all(row.format(r))?;
+                    }
+                    out.flush()?;
+                    if matches!(job, Job::Close) {
+                        return Ok(());
+                    }
+                }
             }
-            if q.stopped {
-                return None;
-            }
-            q = self.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
     }
 }
@@ -237,22 +277,23 @@ impl Rows {
     /// `out` (header already written) for rows of `width` values.
     fn new(path: &Path, out: BufWriter<File>, width: usize) -> Result<Self> {
         let width = width.max(1);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let sink = if threads >= 2 {
-            Self::spawn(out, width).map_err(io(path))?
-        } else {
-            Sink::Inline { out, row: Row::new() }
-        };
-        Ok(Self { path: path.to_path_buf(), width, chunk: Vec::with_capacity(CHUNK_ROWS * width), sink })
+        let sink = Self::spawn(out, width).map_err(io(path))?;
+        Ok(Self { path: path.to_path_buf(), width, sink: Some(sink) })
     }
 
-    fn spawn(mut out: BufWriter<File>, width: usize) -> std::io::Result<Sink> {
+    fn spawn(
+        mut out: BufWriter<File>,
+        width: usize,
+    ) -> std::io::Result<(Arc<Handoff>, JoinHandle<std::io::Result<()>>)> {
         let mut empty = Vec::with_capacity(4);
         for _ in 0..2 {
             empty.push(Vec::with_capacity(CHUNK_ROWS * width));
         }
         let handoff = Arc::new(Handoff {
             queues: Mutex::new(Queues {
+                current: Vec::with_capacity(CHUNK_ROWS * width),
+                drain: false,
+                busy: false,
                 full: VecDeque::with_capacity(4),
                 empty,
                 started: false,
@@ -278,58 +319,85 @@ impl Rows {
             q = handoff.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         drop(q);
-        Ok(Sink::Thread { handoff, worker })
+        let mut writers = WRITERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        writers.retain(|w| w.strong_count() > 0);
+        writers.push(Arc::downgrade(&handoff));
+        Ok((handoff, worker))
     }
 
     /// Appends one row: `first` then `rest` (together `width` values).
     fn push(&mut self, first: f64, rest: impl IntoIterator<Item = f64>) -> Result<()> {
-        if let Sink::Inline { out, row } = &mut self.sink {
-            self.chunk.clear();
-            self.chunk.push(first);
-            self.chunk.extend(rest);
-            return out.write_all(row.format(&self.chunk)).map_err(io(&self.path));
+        let Some((handoff, _)) = &self.sink else { return Ok(()) };
+        let mut q = handoff.lock();
+        if q.stopped {
+            drop(q);
+            // The thread stopped on a write error: report it.
+            return self.close();
         }
-        self.chunk.push(first);
-        self.chunk.extend(rest);
-        if self.chunk.len() >= CHUNK_ROWS * self.width {
-            self.hand_over()?;
+        q.current.push(first);
+        q.current.extend(rest);
+        if q.current.len() >= CHUNK_ROWS * self.width {
+            loop {
+                if let Some(next) = q.empty.pop() {
+                    let full = std::mem::replace(&mut q.current, next);
+                    q.full.push_back(full);
+                    handoff.filled.notify_one();
+                    break;
+                }
+                if q.stopped {
+                    drop(q);
+                    return self.close();
+                }
+                q = handoff.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
         }
         Ok(())
     }
 
-    /// Sends the current chunk to the thread and takes an empty one back.
-    fn hand_over(&mut self) -> Result<()> {
-        let Sink::Thread { handoff, .. } = &self.sink else { return Ok(()) };
-        let full = std::mem::take(&mut self.chunk);
-        match handoff.exchange(full) {
-            Some(next) => {
-                self.chunk = next;
-                Ok(())
-            }
-            // The thread stopped on a write error: report it.
-            None => self.close(),
-        }
-    }
-
     /// Writes what is pending, stops the thread and flushes the file.
     fn close(&mut self) -> Result<()> {
-        match std::mem::replace(&mut self.sink, Sink::Closed) {
-            Sink::Inline { mut out, .. } => out.flush().map_err(io(&self.path)),
-            Sink::Thread { handoff, worker } => {
-                {
-                    let mut q = handoff.lock();
-                    if !self.chunk.is_empty() {
-                        q.full.push_back(std::mem::take(&mut self.chunk));
-                    }
-                    q.closed = true;
-                }
-                handoff.filled.notify_one();
-                match worker.join() {
-                    Ok(r) => r.map_err(io(&self.path)),
-                    Err(_) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
-                }
+        let Some((handoff, worker)) = self.sink.take() else { return Ok(()) };
+        handoff.lock().closed = true;
+        handoff.filled.notify_one();
+        match worker.join() {
+            Ok(r) => r.map_err(io(&self.path)),
+            Err(_) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
+        }
+    }
+}
+
+/// The writer threads' hand-offs, for [`drain_writers`].
+static WRITERS: Mutex<Vec<std::sync::Weak<Handoff>>> = Mutex::new(Vec::new());
+
+/// Asks every CSV writer thread to write and flush all rows recorded so far, and waits until
+/// they did (at most `limit`). For the run guard ([`crate::guard`]) when the process is about
+/// to end abnormally while the run loop is stuck in an FMU call. Only `try_lock`s: the stuck
+/// thread might hold a lock (a crash), then this gives up after `limit`.
+pub(crate) fn drain_writers(limit: std::time::Duration) {
+    let t0 = std::time::Instant::now();
+    let Ok(writers) = WRITERS.try_lock().map(|w| w.iter().filter_map(std::sync::Weak::upgrade).collect::<Vec<_>>())
+    else {
+        return;
+    };
+    for h in &writers {
+        while t0.elapsed() < limit {
+            if let Ok(mut q) = h.queues.try_lock() {
+                q.drain = true;
+                break;
             }
-            Sink::Closed => Ok(()),
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        h.filled.notify_one();
+    }
+    for h in &writers {
+        while t0.elapsed() < limit {
+            let done = h.queues.try_lock().is_ok_and(|q| {
+                q.stopped || q.closed || (q.current.is_empty() && q.full.is_empty() && !q.busy && !q.drain)
+            });
+            if done {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
 }
@@ -468,10 +536,20 @@ impl SummaryJson {
 
 impl Observer for SummaryJson {
     fn finish(&mut self, s: &Summary) -> Result<()> {
-        let text = serde_json::to_string_pretty(s)
-            .map_err(|e| MasterError::Io { path: self.path.clone(), source: std::io::Error::other(e) })?;
-        write_replacing(&self.path, (text + "\n").as_bytes()).map_err(io(&self.path))
+        write_summary(&self.path, s)?;
+        // The run's outcome is on disk: an abnormal end of the process from now on (an FMU's
+        // fmi2FreeInstance that never returns) leaves it as it is.
+        crate::guard::finished();
+        Ok(())
     }
+}
+
+/// Writes `s` to `path` as pretty JSON ([`write_replacing`]: a reader never sees half a
+/// summary, and a symbolic link placed at `path` is replaced, not followed).
+pub fn write_summary(path: &Path, s: &Summary) -> Result<()> {
+    let text = serde_json::to_string_pretty(s)
+        .map_err(|e| MasterError::Io { path: path.to_path_buf(), source: std::io::Error::other(e) })?;
+    write_replacing(path, (text + "\n").as_bytes()).map_err(io(path))
 }
 
 /// Creates `path` afresh: a symbolic link placed there is replaced by the file, never followed

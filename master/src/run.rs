@@ -9,11 +9,9 @@ use crate::observer::Summary;
 use crate::single::{self, FmuOptions};
 use crate::system::{Overrides, SystemBuilder};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Set by the `cosim` binary's SIGINT/SIGTERM handler: the run stops at the next communication
-/// point, the observers finish, and `summary.json` says "interrupted".
-pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+pub use crate::guard::INTERRUPTED;
 
 /// What `cosim run` was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +43,7 @@ impl Input {
 /// is read as TOML (whose parser then names any problem).
 pub fn detect(path: &Path) -> Result<Input> {
     let io = |source| MasterError::Io { path: path.to_path_buf(), source };
+    crate::fmu::archive::regular_file(path, "cosim runs a system file (TOML), an FMU or an SSP")?;
     let mut file = std::fs::File::open(path).map_err(io)?;
     let mut head = Vec::with_capacity(4096);
     file.by_ref().take(4096).read_to_end(&mut head).map_err(io)?;
@@ -220,10 +219,16 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
 /// `summary.json` into `out_dir`. Returns the summary; its status says whether the run
 /// succeeded (errors during the run are reported there, not as `Err`; `Err` means the system
 /// could not be set up or the output files could not be written).
+///
+/// The output folder is made absolute and locked ([`OutDir`]) before any FMU is loaded, so an
+/// FMU that changes the working directory cannot move the results and a second run cannot write
+/// into the same folder; nothing in it is touched before the system is set up and initialized
+/// ([`run_into`]).
 pub fn run_builder(builder: &SystemBuilder, over: &Overrides, out_dir: &Path) -> Result<Summary> {
+    let out = OutDir::lock(out_dir)?;
     let mut fmus = FmuCache::default();
     let mut execution = Execution::from_builder(builder, over, &mut fmus)?;
-    run_into(&mut execution, out_dir)?;
+    run_into(&mut execution, out.path())?;
     execution.finish()
 }
 
@@ -233,13 +238,78 @@ pub fn run_file(path: &Path, over: &Overrides, out_dir: &Path) -> Result<Summary
     run_prepared(&prepare(path, detect(path)?, &opts)?, out_dir)
 }
 
-/// Attaches the file observers ([`file_observers`]) and runs to the stop time, stopping early on
+/// An output folder: created, made absolute, and locked (an exclusive `flock` on
+/// `.cosim.lock` in it, released when this is dropped or the process ends however it ends)
+/// against other runs writing into it at the same time.
+#[derive(Debug)]
+pub struct OutDir {
+    path: PathBuf,
+    _lock: std::fs::File,
+}
+
+impl OutDir {
+    /// Creates `dir` if needed and locks it; refuses a folder another run holds, naming its pid.
+    pub fn lock(dir: &Path) -> Result<Self> {
+        use std::io::{Seek, Write};
+        use std::os::fd::AsRawFd;
+        unsafe extern "C" {
+            fn flock(fd: i32, operation: i32) -> i32;
+        }
+        const LOCK_EX: i32 = 2;
+        const LOCK_NB: i32 = 4;
+        let io = |source| MasterError::Io { path: dir.to_path_buf(), source };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let path = dir.canonicalize().map_err(io)?;
+        let lock_path = path.join(".cosim.lock");
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(|source| MasterError::Io { path: lock_path.clone(), source })?;
+        // SAFETY: flock(2) on a descriptor this File owns.
+        if unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } != 0 {
+            let holder = std::fs::read_to_string(&lock_path).unwrap_or_default();
+            let holder = holder.trim();
+            let who = if holder.is_empty() { String::new() } else { format!(" (pid {holder})") };
+            return Err(io(std::io::Error::other(format!(
+                "another cosim run{who} is writing into this output folder; wait for it to end or choose \
+                 another --out"
+            ))));
+        }
+        let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| write!(file, "{}", std::process::id()));
+        Ok(Self { path, _lock: file })
+    }
+
+    /// The absolute path of the folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Initializes the execution, then attaches the file observers ([`file_observers`]), writes
+/// `summary.json` with status `running`, and runs to the stop time, stopping early on
 /// SIGINT/SIGTERM ([`INTERRUPTED`]); the outcome is in the summary of [`Execution::finish`].
+///
+/// `Err` when the execution cannot be initialized (start values refused, an FMU failing in
+/// initialization mode, …) or the files cannot be created: then no file in `out_dir` was
+/// touched, the results of an earlier run stay as they were.
 pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
-    for o in file_observers(execution.system(), out_dir)? {
+    execution.interrupt_on(&INTERRUPTED);
+    execution.initialize()?;
+    let start = execution.system().start();
+    let values = execution.recorded()?.to_vec();
+    let mut observers = file_observers(execution.system(), out_dir)?;
+    observers.push(Box::new(crate::guard::Beacon));
+    for mut o in observers {
+        o.start(start, &values, execution.bonds())?;
         execution.observe(o);
     }
-    execution.interrupt_on(&INTERRUPTED);
+    let summary_path = out_dir.join("summary.json");
+    let running = execution.summary();
+    crate::observer::write_summary(&summary_path, &running)?;
+    crate::guard::running(&summary_path, running);
     // A failure is kept by the execution and reported by its summary.
     let _ = execution.run();
     Ok(())

@@ -16,8 +16,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const MAX_UNCOMPRESSED_BYTES: u64 = 1 << 30;
 /// Most entries (files and folders) an FMU may hold.
 pub const MAX_ENTRIES: usize = 10_000;
-/// Largest `modelDescription.xml` read by [`Archive::read_model_description`] (256 MiB).
+/// Largest `modelDescription.xml` cosim reads (256 MiB), the one limit of `cosim info`, `cosim
+/// run` and `cosim run --isolate` ([`Archive::read_model_description`], [`Archive::extract`],
+/// [`Archive::model_description`]).
 pub const MAX_DESCRIPTION_BYTES: u64 = 256 << 20;
+
+/// The error for a `modelDescription.xml` of `size` bytes (at least) above [`MAX_DESCRIPTION_BYTES`].
+fn description_too_large(path: &Path, size: u64) -> MasterError {
+    fmu_error(
+        path,
+        format!(
+            "modelDescription.xml is {size} bytes, more than cosim's limit of {MAX_DESCRIPTION_BYTES} bytes ({} MiB) \
+             for a model description",
+            MAX_DESCRIPTION_BYTES >> 20
+        ),
+    )
+}
 
 /// Unix file-type bits of the mode stored in zip entries (`S_IFMT` and friends).
 const S_IFMT: u32 = 0o170_000;
@@ -32,12 +46,19 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 pub struct Archive {
     source: PathBuf,
     dir: PathBuf,
+    /// Whether the folder is this archive's to remove (not when it was extracted by another
+    /// process: [`Archive::extracted_by_master`]).
+    owned: bool,
 }
 
 impl Drop for Archive {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // Nothing useful can be done if removal fails (e.g. someone else removed it).
         let _ = std::fs::remove_dir_all(&self.dir);
+        crate::guard::untrack_dir(&self.dir);
     }
 }
 
@@ -92,7 +113,7 @@ impl Archive {
                 ),
             ));
         }
-        let archive = Self { source: path.to_path_buf(), dir: create_private_dir(path)? };
+        let archive = Self { source: path.to_path_buf(), dir: create_private_dir(path)?, owned: true };
         // From here on, returning an error drops `archive`, which removes the folder.
         let mut written: u64 = 0;
         let mut buf = vec![0u8; 64 * 1024];
@@ -103,6 +124,11 @@ impl Archive {
                 .map_err(|e| fmu_error(path, format!("entry \"{}\" cannot be read: {e}", escape(&name))))?;
             let kind = entry_kind(entry.unix_mode(), entry.is_dir());
             let relative = check_entry(path, &name, &kind)?;
+            let is_description = relative == Path::new("modelDescription.xml");
+            if is_description && entry.size() > MAX_DESCRIPTION_BYTES {
+                return Err(description_too_large(path, entry.size()));
+            }
+            let mut entry_written: u64 = 0;
             let target = archive.dir.join(&relative);
             match kind {
                 EntryKind::Dir => {
@@ -131,6 +157,10 @@ impl Archive {
                             break;
                         }
                         written = written.saturating_add(n as u64);
+                        entry_written = entry_written.saturating_add(n as u64);
+                        if is_description && entry_written > MAX_DESCRIPTION_BYTES {
+                            return Err(description_too_large(path, entry_written));
+                        }
                         if written > max_bytes {
                             return Err(fmu_error(
                                 path,
@@ -168,16 +198,16 @@ impl Archive {
         let entry = zip
             .by_index(index)
             .map_err(|e| fmu_error(path, format!("entry \"modelDescription.xml\" cannot be read: {e}")))?;
+        if entry.size() > MAX_DESCRIPTION_BYTES {
+            return Err(description_too_large(path, entry.size()));
+        }
         let mut bytes = Vec::new();
         entry
             .take(MAX_DESCRIPTION_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| fmu_error(path, format!("entry \"modelDescription.xml\" cannot be decompressed: {e}")))?;
         if bytes.len() as u64 > MAX_DESCRIPTION_BYTES {
-            return Err(fmu_error(
-                path,
-                format!("modelDescription.xml is larger than the limit of {MAX_DESCRIPTION_BYTES} bytes"),
-            ));
+            return Err(description_too_large(path, bytes.len() as u64));
         }
         let model_description = description_text(path, bytes)?;
         Ok(Listing { model_description, entries })
@@ -215,6 +245,18 @@ impl Archive {
         super::elf::check_fmi_library(&bytes).map_err(|why| format!("{so} {why}"))
     }
 
+    /// The `.fmu` at `path` as already extracted into `dir` by the master (`cosim run
+    /// --isolate`: one extraction shared by the worker processes of every instance of the FMU).
+    /// The folder is the master's: it is not removed when this is dropped, so a worker that dies
+    /// leaves nothing behind. `dir` must hold `modelDescription.xml`.
+    pub fn extracted_by_master(path: &Path, dir: &Path) -> Result<Self> {
+        let archive = Self { source: path.to_path_buf(), dir: dir.to_path_buf(), owned: false };
+        if !dir.join("modelDescription.xml").is_file() {
+            return Err(fmu_error(path, format!("{}: no extracted modelDescription.xml", dir.display())));
+        }
+        Ok(archive)
+    }
+
     /// The `.fmu` file this was extracted from.
     pub fn source(&self) -> &Path {
         &self.source
@@ -241,6 +283,10 @@ impl Archive {
     /// The text of the extracted `modelDescription.xml`.
     pub fn model_description(&self) -> Result<String> {
         let p = self.dir.join("modelDescription.xml");
+        let size = std::fs::metadata(&p).map_or(0, |m| m.len());
+        if size > MAX_DESCRIPTION_BYTES {
+            return Err(description_too_large(&self.source, size));
+        }
         let bytes = std::fs::read(&p).map_err(|e| fmu_error(&self.source, format!("modelDescription.xml: {e}")))?;
         description_text(&self.source, bytes)
     }
@@ -270,11 +316,33 @@ pub fn file_uri(path: &Path) -> String {
     uri
 }
 
+/// Refuses anything but a regular file (after symbolic links) before it is opened: opening a
+/// FIFO blocks until a writer comes, `/dev/zero` never ends.
+pub(crate) fn regular_file(path: &Path, what: &str) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let ty =
+        std::fs::metadata(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?.file_type();
+    let kind = if ty.is_file() {
+        return Ok(());
+    } else if ty.is_dir() {
+        "a folder"
+    } else if ty.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ty.is_char_device() {
+        "a character device"
+    } else if ty.is_block_device() {
+        "a block device"
+    } else if ty.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Err(fmu_error(path, format!("not a regular file but {kind}: {what}")))
+}
+
 fn open_zip(path: &Path) -> Result<zip::ZipArchive<File>> {
+    regular_file(path, "an FMU is a zip file")?;
     let file = File::open(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(fmu_error(path, "is a folder, not an FMU file (a zip archive)".into()));
-    }
     zip::ZipArchive::new(file).map_err(|e| fmu_error(path, format!("not a zip archive (an FMU is a zip file): {e}")))
 }
 
@@ -398,6 +466,35 @@ fn safe_relative_path(name: &str) -> std::result::Result<PathBuf, &'static str> 
     Ok(out)
 }
 
+/// Removes the extraction folders (`cosim-fmu-<pid>-…` in the temporary folder, owned by this
+/// user) of processes that no longer exist: what a `cosim` ended by SIGKILL (or a power cut)
+/// left behind. A folder whose process is alive, or whose pid cannot be read, is left alone.
+/// Returns how many were removed.
+pub fn remove_stale_extractions() -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let base = std::env::temp_dir();
+    let Ok(entries) = std::fs::read_dir(&base) else { return 0 };
+    // The owner of /proc/self is this process's effective user.
+    let me = std::fs::metadata("/proc/self").ok().map(|m| m.uid());
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("cosim-fmu-")).and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+        if !meta.is_dir() || Some(meta.uid()) != me || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if std::fs::remove_dir_all(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// A new folder only this user can read, under the system temporary folder.
 fn create_private_dir(source: &Path) -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
@@ -408,7 +505,11 @@ fn create_private_dir(source: &Path) -> Result<PathBuf> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = base.join(format!("cosim-fmu-{}-{n}-{nanos:x}", std::process::id()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
+            Ok(()) => {
+                // Removed by the run guard too if the process ends abnormally (crate::guard).
+                crate::guard::track_dir(&dir);
+                return Ok(dir);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
             Err(e) => {
                 return Err(fmu_error(source, format!("cannot create a temporary folder in {}: {e}", base.display())))

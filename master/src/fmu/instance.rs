@@ -64,7 +64,16 @@ impl Fmu2 {
     /// `binaries/` holds otherwise); every FMI 2.0 common and Co-Simulation function exported;
     /// `fmi2GetTypesPlatform() == "default"` and `fmi2GetVersion() == "2.0"`.
     pub fn load(path: &Path) -> Result<Arc<Self>> {
-        let archive = Archive::extract(path)?;
+        Self::from_archive(path, Archive::extract(path)?)
+    }
+
+    /// [`Fmu2::load`] of an FMU the master extracted into `dir` already (a worker process of
+    /// `cosim run --isolate`; the folder stays the master's).
+    pub fn load_extracted(path: &Path, dir: &Path) -> Result<Arc<Self>> {
+        Self::from_archive(path, Archive::extracted_by_master(path, dir)?)
+    }
+
+    fn from_archive(path: &Path, archive: Archive) -> Result<Arc<Self>> {
         let xml = archive.model_description()?;
         let md =
             model_description::from_str(&xml).map_err(|e| fmu_error(path, format!("modelDescription.xml: {e}")))?;

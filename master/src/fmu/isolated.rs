@@ -10,8 +10,9 @@
 //! with the master (the FMU's log messages appear as usual). Every message is a frame
 //! `[u32 length][body]`, little-endian throughout:
 //!
-//! - handshake (worker → master, once): `0, xml` (the modelDescription.xml text), or `2, message`
-//!   when the FMU cannot be loaded or instantiated;
+//! - handshake (worker → master, once): `0` when the FMU is loaded and instantiated, or
+//!   `2, message` when it cannot be (the master reads the model description from the extraction
+//!   it shares with the worker);
 //! - request: a [`Call`]: its op code (`u8`, [`Op`]'s discriminant) then its arguments
 //!   ([`encode_request`]); response: `0` then the results of a getter ([`encode_results`]), or
 //!   `1, time: f64, status, last_log` for an [`MasterError::Call`], or `2, message` for any
@@ -24,7 +25,19 @@
 //! `u8`); a string is `u32 length` then UTF-8 bytes. Closing the worker's stdin ends it (it frees
 //! the instance and exits 0). The worker points its descriptors 0 and 1 at `/dev/null` and
 //! stderr before loading the FMU, so nothing the FMU prints can corrupt the protocol.
+//!
+//! # Processes and files
+//! The master extracts each FMU once ([`Archive`], shared by the workers of all its instances
+//! through `cosim worker --extracted DIR`) and removes the folder after the last of them ended:
+//! a worker that dies leaves no files. Each worker runs in its own process group, so the
+//! terminal's Ctrl-C (sent to the foreground group) and `timeout`'s signal reach only the master,
+//! which decides: it stops at the next communication point, and kills a worker whose call does
+//! not return within [`WORKER_GRACE`] (the run's status is then `interrupted`). Waiting for an
+//! answer also watches the worker process itself, so a worker that died while something it
+//! forked still holds its pipe is reported as dead (and its process group killed) instead of
+//! waiting forever for the end of the pipe.
 
+use super::archive::Archive;
 use super::ffi;
 use super::instance::Fmu2;
 use super::{Call, Op, Slave};
@@ -34,14 +47,21 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// How long a worker's call may go on after SIGINT/SIGTERM before the master kills the worker
+/// (shorter than the run guard's [`crate::guard::GRACE`], so the run ends in order).
+pub const WORKER_GRACE: Duration = Duration::from_millis(500);
 
 /// Environment variable naming the executable that serves `worker` (default: the running
 /// executable, which is right for `cosim`; a program embedding the master library sets it to
 /// the `cosim` binary).
 pub const WORKER_EXE_ENV: &str = "COSIM_WORKER_EXE";
 
-/// Largest frame accepted (a garbled length must not make either side allocate gigabytes).
+/// Largest frame accepted (a garbled length must not make either side allocate gigabytes). The
+/// model description does not cross the pipe (the master reads it from the extraction), so this
+/// bounds only the values of one call.
 const MAX_FRAME: usize = 1 << 28;
 
 const TAG_OK: u8 = 0;
@@ -467,7 +487,10 @@ fn read_frame(r: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<bool> {
     }
     let n = u32::from_le_bytes(len) as usize;
     if n > MAX_FRAME {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("frame of {n} bytes")));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a message of {n} bytes, more than the protocol's limit of {MAX_FRAME} bytes"),
+        ));
     }
     buf.clear();
     buf.resize(n, 0);
@@ -485,6 +508,9 @@ fn read_frame(r: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<bool> {
 pub struct IsolatedSlave {
     name: String,
     child: Child,
+    /// The FMU as extracted by the master (removed after the last worker using it ended: this
+    /// field drops after [`Drop::drop`] has reaped the worker).
+    _archive: Arc<Archive>,
     requests: Option<BufWriter<ChildStdin>>,
     responses: BufReader<ChildStdout>,
     /// Request body being built, then response body (reused: no allocation per call).
@@ -542,29 +568,46 @@ fn describe_exit(status: ExitStatus) -> String {
 
 impl IsolatedSlave {
     /// Starts `exe worker -- FMU NAME` (see [`worker_exe`]), which loads the FMU at `fmu` and
-    /// instantiates it as `name`. Returns the slave and the FMU's model description (sent by the
-    /// worker after it loaded and checked the FMU as [`Fmu2::load`] does). Load and
+    /// instantiates it as `name`. Returns the slave and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
     pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
+        Self::spawn_shared(exe, &Arc::new(Archive::extract(fmu)?), name)
+    }
+
+    /// [`IsolatedSlave::spawn`] on an FMU the master extracted already: every instance of one
+    /// FMU shares one extraction (`cosim worker --extracted DIR -- FMU NAME`).
+    pub fn spawn_shared(exe: &Path, archive: &Arc<Archive>, name: &str) -> Result<(Self, ModelDescription)> {
+        use std::os::unix::process::CommandExt;
+        let fmu = archive.source();
         let fmu_err = |message: String| MasterError::Fmu { path: fmu.to_path_buf(), message };
+        let xml = archive.model_description()?;
+        let md = model_description::from_str(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
+        drop(xml);
         let mut child = Command::new(exe)
             .arg("worker")
+            .arg("--extracted")
+            .arg(archive.dir())
             .arg("--")
             .arg(fmu)
             .arg(name)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
+            // Its own process group: the terminal's SIGINT goes to the master only.
+            .process_group(0)
             .spawn()
             .map_err(|e| fmu_err(format!("cannot start the worker process {}: {e}", exe.display())))?;
+        crate::guard::track_group(child.id());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
+            crate::guard::untrack_group(child.id());
             return Err(fmu_err("the worker process has no pipes".into()));
         };
         let mut slave = Self {
             name: name.to_owned(),
             child,
+            _archive: Arc::clone(archive),
             requests: Some(BufWriter::with_capacity(1 << 14, stdin)),
             responses: BufReader::with_capacity(1 << 14, stdout),
             out: Vec::with_capacity(256),
@@ -575,6 +618,11 @@ impl IsolatedSlave {
             can_interpolate_inputs: false,
             dead: None,
         };
+        match slave.wait_readable() {
+            Wait::Ready => {}
+            Wait::Dead(how) => return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU"))),
+            Wait::Interrupted => return Err(MasterError::Interrupted { time: 0.0 }),
+        }
         let got = read_frame(&mut slave.responses, &mut slave.inb);
         if !matches!(got, Ok(true)) {
             let how = slave.reap();
@@ -582,23 +630,66 @@ impl IsolatedSlave {
         }
         let mut d = Dec(&slave.inb);
         let parsed = match d.u8() {
-            Ok(TAG_OK) => d.str().map(Ok),
+            Ok(TAG_OK) => Ok(Ok(())),
             Ok(TAG_OTHER_ERROR) => d.str().map(Err),
             Ok(t) => Err(format!("unknown handshake tag {t}")),
             Err(e) => Err(e),
         };
-        let xml = match parsed {
-            Ok(Ok(xml)) => xml,
+        match parsed {
+            Ok(Ok(())) => {}
             // The worker's message names the FMU already; fmu_err names it once more.
             Ok(Err(message)) => {
                 let prefix = format!("{}: ", fmu.display());
                 return Err(fmu_err(message.strip_prefix(&prefix).unwrap_or(&message).to_owned()));
             }
             Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
-        };
-        let md = model_description::from_str(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
+        }
         slave.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
         Ok((slave, md))
+    }
+
+    /// Waits until the worker's answer can be read, watching the worker process and the
+    /// interrupt flag ([`crate::guard::INTERRUPTED`]) every 100 ms: a worker that ended while
+    /// its pipe stays open (a process it forked holds it) is dead; after SIGINT/SIGTERM a call
+    /// that does not return within [`WORKER_GRACE`] gets the worker killed. Either way its
+    /// process group is killed.
+    fn wait_readable(&mut self) -> Wait {
+        use std::os::fd::AsRawFd;
+        #[repr(C)]
+        struct PollFd {
+            fd: i32,
+            events: i16,
+            revents: i16,
+        }
+        unsafe extern "C" {
+            fn poll(fds: *mut PollFd, n: u64, timeout_ms: i32) -> i32;
+        }
+        const POLLIN: i16 = 1;
+        if !self.responses.buffer().is_empty() {
+            return Wait::Ready;
+        }
+        let fd = self.responses.get_ref().as_raw_fd();
+        let mut interrupted: Option<Instant> = None;
+        loop {
+            let mut p = PollFd { fd, events: POLLIN, revents: 0 };
+            // SAFETY: one valid pollfd for the duration of the call.
+            let r = unsafe { poll(&mut p, 1, 100) };
+            if r > 0 || (r < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted) {
+                // Readable, closed or an error: reading tells which.
+                return Wait::Ready;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                crate::guard::kill_group(self.child.id());
+                return Wait::Dead(describe_exit(status));
+            }
+            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+                && interrupted.get_or_insert_with(Instant::now).elapsed() >= WORKER_GRACE
+            {
+                crate::guard::kill_group(self.child.id());
+                let _ = self.child.wait();
+                return Wait::Interrupted;
+            }
+        }
     }
 
     /// The worker's process id.
@@ -612,7 +703,11 @@ impl IsolatedSlave {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             match self.child.try_wait() {
-                Ok(Some(status)) => return describe_exit(status),
+                Ok(Some(status)) => {
+                    // Whatever it forked goes with it.
+                    crate::guard::kill_group(self.child.id());
+                    return describe_exit(status);
+                }
                 Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
                 Ok(None) => {
                     let _ = self.child.kill();
@@ -639,7 +734,19 @@ impl IsolatedSlave {
             Some(w) => write_frame(w, &self.out),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
         };
-        let received = sent.and_then(|()| read_frame(&mut self.responses, &mut self.inb));
+        let received = match sent.map(|()| self.wait_readable()) {
+            Ok(Wait::Ready) => read_frame(&mut self.responses, &mut self.inb),
+            Ok(Wait::Dead(how)) => {
+                self.busy += t0.elapsed();
+                self.dead = Some(how.clone());
+                return Err(self.worker_error(function, how));
+            }
+            Ok(Wait::Interrupted) => {
+                self.dead = Some("worker process killed after SIGINT/SIGTERM".into());
+                return Err(MasterError::Interrupted { time: self.time });
+            }
+            Err(e) => Err(e),
+        };
         self.busy += t0.elapsed();
         match received {
             Ok(true) => {}
@@ -688,16 +795,30 @@ impl Drop for IsolatedSlave {
         let deadline = Instant::now() + Duration::from_secs(1);
         loop {
             match self.child.try_wait() {
-                Ok(Some(_)) | Err(_) => return,
+                Ok(Some(_)) | Err(_) => break,
                 Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
                 Ok(None) => {
                     let _ = self.child.kill();
                     let _ = self.child.wait();
-                    return;
+                    break;
                 }
             }
         }
+        // Whatever the worker forked goes with it; then the shared extraction may be removed.
+        crate::guard::kill_group(self.child.id());
+        crate::guard::untrack_group(self.child.id());
     }
+}
+
+/// How waiting for a worker's answer ended.
+enum Wait {
+    /// The answer (or the end of the pipe) can be read.
+    Ready,
+    /// The worker process ended (how) while its pipe stayed open.
+    Dead(String),
+    /// SIGINT/SIGTERM, and the call did not return within [`WORKER_GRACE`]: the worker was
+    /// killed.
+    Interrupted,
 }
 
 impl Slave for IsolatedSlave {
@@ -738,6 +859,27 @@ impl Slave for IsolatedSlave {
 // ---------------------------------------------------------------------------------------------
 // Worker side
 
+/// The worker gets SIGKILL when the master dies, however it dies (`PR_SET_PDEATHSIG`): a worker
+/// blocked in an FMU call would otherwise outlive a master ended by SIGKILL. (Linux ties this to
+/// the master's thread that started the worker: a program that starts isolated instances on a
+/// thread that ends before the run does loses its workers with that thread.)
+fn die_with_the_master() {
+    unsafe extern "C" {
+        fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+        fn getppid() -> i32;
+    }
+    const PR_SET_PDEATHSIG: i32 = 1;
+    const SIGKILL: u64 = 9;
+    // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid only change or read this process's attributes.
+    unsafe {
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        // The master died before the prctl: nobody is left to serve.
+        if getppid() == 1 {
+            std::process::exit(1);
+        }
+    }
+}
+
 /// Encodes a slave error as a response.
 fn encode_error(out: &mut Vec<u8>, e: &MasterError) {
     out.clear();
@@ -773,20 +915,20 @@ fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>
 /// the handshake and serves requests until its stdin closes. Returns when the master is gone;
 /// `Err` only for I/O or protocol errors on the pipes (the master reports those as the death of
 /// the worker).
-pub fn serve(fmu: &Path, name: &str) -> std::io::Result<()> {
+pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str) -> std::io::Result<()> {
+    die_with_the_master();
     let (requests, responses) = ffi::take_stdio_for_protocol()?;
     let mut input = BufReader::with_capacity(1 << 14, requests);
     let mut output: BufWriter<File> = BufWriter::with_capacity(1 << 14, responses);
     let mut out = Vec::with_capacity(256);
-    let loaded = Fmu2::load(fmu).and_then(|f| {
-        let xml_path = f.extracted_dir().join("modelDescription.xml");
-        let xml = std::fs::read_to_string(&xml_path).map_err(|source| MasterError::Io { path: xml_path, source })?;
-        let slave = f.instantiate(name)?;
-        Ok((slave, xml))
-    });
+    let fmu2 = match extracted {
+        Some(dir) => Fmu2::load_extracted(fmu, dir),
+        None => Fmu2::load(fmu),
+    };
+    let loaded = fmu2.and_then(|f| f.instantiate(name));
     let mut slave = match loaded {
-        Ok((slave, xml)) => {
-            Enc(&mut out).u8(TAG_OK).str(&xml);
+        Ok(slave) => {
+            Enc(&mut out).u8(TAG_OK);
             write_frame(&mut output, &out)?;
             slave
         }

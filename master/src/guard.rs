@@ -1,0 +1,322 @@
+//! The process-wide safety net of `cosim run`, for what the run loop cannot handle at a
+//! communication point: a signal while an FMU call blocks, an FMU that calls `exit()`, and the
+//! temporary folders and worker processes that must not outlive the run.
+//!
+//! - SIGINT/SIGTERM set [`INTERRUPTED`]: the run stops at the next communication point and
+//!   `summary.json` says "interrupted". An in-process FMU call cannot be interrupted, so a
+//!   watchdog thread gives the run [`GRACE`] to reach a communication point (a second signal
+//!   cuts it short); after that it writes `summary.json` ("interrupted", the time reached and
+//!   which kind of call did not return), kills the worker process groups, removes the
+//!   temporary folders and ends the process with 128 + the signal number. The CSV writer
+//!   threads write every row within [`crate::observer::FLUSH_INTERVAL`], so the rows of the
+//!   completed steps are on disk by then.
+//! - An FMU that calls `exit()` inside a call: the `atexit` handler sees a run in progress,
+//!   lets the writer threads write the pending rows, writes `summary.json` ("failed", "an FMU
+//!   ended the process with exit() …"), cleans up and ends the process with status 1.
+//! - A crash in process (SIGSEGV, SIGABRT, … in an FMU): the same, best effort under an alarm,
+//!   then the process dies of the signal as it would have.
+//! - [`track_dir`] / [`track_group`]: extraction folders and worker process groups that the
+//!   paths above (and [`crate::fmu::IsolatedSlave`] on an interrupt) clean up. Nothing runs after
+//!   SIGKILL: the next `cosim run` removes the extraction folders of processes that no longer
+//!   exist ([`crate::fmu::archive::remove_stale_extractions`]), and workers die with the master
+//!   (`PR_SET_PDEATHSIG`).
+//!
+//! The state is global because signals, `exit()` and the process are; nothing in it is needed
+//! by a library user who does not call [`install`] (the registries are cheap no-ops then).
+
+use crate::bonds::BondState;
+use crate::observer::{Observer, Status, Summary};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Set by SIGINT/SIGTERM (after [`install`]): the run stops at the next communication point,
+/// the observers finish, and `summary.json` says "interrupted".
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// How long a run may take to reach a communication point after SIGINT/SIGTERM before the
+/// watchdog ends the process (an FMU call that does not return).
+pub const GRACE: Duration = Duration::from_secs(2);
+
+/// The last signal received (0: none) and how many.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+static SIGNALS: AtomicU64 = AtomicU64::new(0);
+/// Progress for the emergency summary: steps done, time reached (f64 bits).
+static STEPS: AtomicU64 = AtomicU64::new(0);
+static TIME: AtomicU64 = AtomicU64::new(0);
+/// Set by [`install`], cleared by [`disarm`]: whether the `atexit` handler and the watchdog act.
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+struct State {
+    /// Temporary folders to remove ([`track_dir`]).
+    dirs: Vec<PathBuf>,
+    /// Worker process groups to kill ([`track_group`]).
+    groups: Vec<u32>,
+    /// summary.json and the run's summary so far ([`running`]); `None` before the output files
+    /// exist and after the final summary was written ([`finished`]).
+    summary: Option<(PathBuf, Summary, Instant)>,
+}
+
+static STATE: Mutex<State> = Mutex::new(State { dirs: Vec::new(), groups: Vec::new(), summary: None });
+
+fn state() -> MutexGuard<'static, State> {
+    STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+mod sys {
+    unsafe extern "C" {
+        /// `handler`: a function pointer, or 0 (SIG_DFL).
+        pub fn signal(signum: i32, handler: usize) -> usize;
+        pub fn raise(sig: i32) -> i32;
+        pub fn alarm(seconds: u32) -> u32;
+        pub fn atexit(f: extern "C" fn()) -> i32;
+        pub fn _exit(code: i32) -> !;
+        pub fn kill(pid: i32, sig: i32) -> i32;
+    }
+}
+
+const SIGINT: i32 = 2;
+const SIGKILL: i32 = 9;
+const SIGTERM: i32 = 15;
+/// Signals of a crash: SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV.
+const CRASHES: [i32; 5] = [4, 6, 7, 8, 11];
+
+extern "C" fn on_signal(signal: i32) {
+    // Async-signal-safe: atomic stores only.
+    SIGNAL.store(signal, Ordering::Relaxed);
+    SIGNALS.fetch_add(1, Ordering::Relaxed);
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// For `cosim run`: SIGINT/SIGTERM handlers, the `atexit` handler and the watchdog thread.
+pub fn install() {
+    ARMED.store(true, Ordering::SeqCst);
+    // SAFETY: `signal` and `atexit` are the C library's; the handlers stay valid for the whole
+    // process; the signal handler only performs atomic stores (async-signal-safe).
+    unsafe {
+        sys::signal(SIGINT, on_signal as extern "C" fn(i32) as usize);
+        sys::signal(SIGTERM, on_signal as extern "C" fn(i32) as usize);
+        for s in CRASHES {
+            sys::signal(s, on_crash as extern "C" fn(i32) as usize);
+        }
+        sys::atexit(at_exit);
+    }
+    // A panic on the main thread ends the process through exit(): not an FMU calling exit().
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some("main") {
+            disarm();
+        }
+        previous(info);
+    }));
+    let _ = std::thread::Builder::new().name("cosim-watchdog".into()).spawn(watchdog);
+    // What an earlier cosim ended by SIGKILL left behind.
+    crate::fmu::archive::remove_stale_extractions();
+}
+
+/// Before the process exits normally: the `atexit` handler and the watchdog do nothing any more.
+pub fn disarm() {
+    ARMED.store(false, Ordering::SeqCst);
+}
+
+/// The signal that interrupted the run, if any (2 = SIGINT, 15 = SIGTERM).
+pub fn signal() -> Option<i32> {
+    Some(SIGNAL.load(Ordering::Relaxed)).filter(|s| *s != 0)
+}
+
+/// The exit status for a run ended by signal `s`: 128 + s (130 for SIGINT, 143 for SIGTERM).
+pub fn exit_code(s: i32) -> i32 {
+    128 + s
+}
+
+fn signal_name(s: i32) -> &'static str {
+    match s {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        11 => "SIGSEGV",
+        _ => "signal",
+    }
+}
+
+/// The process crashed (in process, that is inside an FMU or the master itself). Best effort,
+/// under an alarm of 2 s in case the crash left a lock held (e.g. inside malloc): let the CSV
+/// writers write, record the crash in summary.json, remove the temporary folders, kill the
+/// workers; then die of the same signal.
+extern "C" fn on_crash(signal: i32) {
+    // SAFETY: alarm, signal and raise are async-signal-safe. What `emergency` does is not (it
+    // allocates and writes files); the alarm ends the process with SIGALRM if that deadlocks.
+    unsafe {
+        sys::alarm(2);
+        if ARMED.swap(false, Ordering::SeqCst) {
+            if let Ok(mut st) = STATE.try_lock() {
+                emergency(
+                    &mut st,
+                    Status::Failed,
+                    &format!(
+                        "cosim crashed ({}) at t = {}, most likely inside an FMU call (run with --isolate to keep \
+                         the master alive)",
+                        signal_name(signal),
+                        f64::from_bits(TIME.load(Ordering::Relaxed))
+                    ),
+                );
+            }
+        }
+        sys::signal(signal, 0);
+        sys::raise(signal);
+    }
+}
+
+fn watchdog() {
+    let mut since: Option<Instant> = None;
+    loop {
+        std::thread::sleep(Duration::from_millis(20));
+        if SIGNALS.load(Ordering::Relaxed) == 0 || !ARMED.load(Ordering::SeqCst) {
+            continue;
+        }
+        let first = *since.get_or_insert_with(Instant::now);
+        if SIGNALS.load(Ordering::Relaxed) >= 2 || first.elapsed() >= GRACE {
+            let s = SIGNAL.load(Ordering::Relaxed);
+            let why = if SIGNALS.load(Ordering::Relaxed) >= 2 {
+                "a second signal arrived".to_owned()
+            } else {
+                format!("an FMU call did not return within {} s", GRACE.as_secs_f64())
+            };
+            emergency_exit(
+                Status::Interrupted,
+                &format!(
+                    "interrupted ({}) at t = {}: {why}; cosim ended the process without waiting for it",
+                    signal_name(s),
+                    f64::from_bits(TIME.load(Ordering::Relaxed))
+                ),
+                exit_code(s),
+            );
+        }
+    }
+}
+
+extern "C" fn at_exit() {
+    if !ARMED.load(Ordering::SeqCst) {
+        return;
+    }
+    // The process is exiting while cosim's run is not over: something inside an FMU call
+    // called exit().
+    let running = state().summary.is_some();
+    let at = if running {
+        format!(" at t = {}", f64::from_bits(TIME.load(Ordering::Relaxed)))
+    } else {
+        " while the FMUs were loaded or set up".to_owned()
+    };
+    emergency_exit(
+        Status::Failed,
+        &format!("an FMU ended the process by calling exit(){at}; the run did not complete"),
+        1,
+    );
+}
+
+/// [`emergency`], then ends the process with `code`.
+fn emergency_exit(status: Status, message: &str, code: i32) -> ! {
+    ARMED.store(false, Ordering::SeqCst);
+    emergency(&mut state(), status, message);
+    // SAFETY: ends the process without running atexit handlers again (this may be one).
+    unsafe { sys::_exit(code) }
+}
+
+/// Writes the summary (when the output files exist), kills the worker process groups, removes
+/// the temporary folders and tells the user.
+fn emergency(st: &mut State, status: Status, message: &str) {
+    // Every row recorded so far goes to the files first.
+    crate::observer::drain_writers(Duration::from_secs(1));
+    let mut note = String::new();
+    if let Some((path, mut s, started)) = st.summary.take() {
+        s.status = status;
+        s.message = message.to_owned();
+        s.steps = STEPS.load(Ordering::Relaxed);
+        s.time = f64::from_bits(TIME.load(Ordering::Relaxed));
+        s.wall_time_s = started.elapsed().as_secs_f64();
+        if let Ok(text) = serde_json::to_string_pretty(&s) {
+            let _ = std::fs::write(&path, text + "\n");
+        }
+        if let Some(dir) = path.parent() {
+            note = format!(" (results up to t = {} in {})", s.time, dir.display());
+        }
+    }
+    kill_groups(st);
+    for d in st.dirs.drain(..) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    eprintln!("error: {message}{note}");
+}
+
+fn kill_groups(st: &mut State) {
+    for g in st.groups.drain(..) {
+        if let Ok(pid) = i32::try_from(g) {
+            // SAFETY: kill(2) on a process group this process created (the worker's).
+            unsafe { sys::kill(-pid, SIGKILL) };
+        }
+    }
+}
+
+/// Kills the process group `pgid` (a worker and whatever it forked) with SIGKILL.
+pub fn kill_group(pgid: u32) {
+    if let Ok(pid) = i32::try_from(pgid) {
+        // SAFETY: kill(2) on a process group this process created.
+        unsafe { sys::kill(-pid, SIGKILL) };
+    }
+}
+
+/// A temporary folder to remove if the process ends abnormally.
+pub fn track_dir(dir: &Path) {
+    state().dirs.push(dir.to_path_buf());
+}
+
+/// The folder was removed (or handed on).
+pub fn untrack_dir(dir: &Path) {
+    state().dirs.retain(|d| d != dir);
+}
+
+/// A worker process group to kill if the process ends abnormally.
+pub fn track_group(pgid: u32) {
+    state().groups.push(pgid);
+}
+
+/// The worker is gone.
+pub fn untrack_group(pgid: u32) {
+    state().groups.retain(|g| *g != pgid);
+}
+
+/// The output files exist: an abnormal end writes `summary` (status and progress replaced) to
+/// `path`.
+pub fn running(path: &Path, summary: Summary) {
+    STEPS.store(summary.steps, Ordering::Relaxed);
+    TIME.store(summary.time.to_bits(), Ordering::Relaxed);
+    state().summary = Some((path.to_path_buf(), summary, Instant::now()));
+}
+
+/// The final summary was written: an abnormal end from now on leaves it as it is.
+pub fn finished() {
+    state().summary = None;
+}
+
+/// Keeps the progress (steps, time) for an emergency summary: two atomic stores per step.
+pub struct Beacon;
+
+impl Observer for Beacon {
+    fn start(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
+        TIME.store(t.to_bits(), Ordering::Relaxed);
+        Ok(())
+    }
+    fn step(&mut self, n: u64, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
+        STEPS.store(n + 1, Ordering::Relaxed);
+        TIME.store(t.to_bits(), Ordering::Relaxed);
+        Ok(())
+    }
+    fn end_early(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
+        TIME.store(t.to_bits(), Ordering::Relaxed);
+        Ok(())
+    }
+}
