@@ -43,8 +43,14 @@ pub struct Summary {
     pub wall_time_s: f64,
     /// Algorithm.
     pub algorithm: String,
-    /// Communication step (s).
+    /// Communication step (s; the initial one with step control).
     pub step_size: f64,
+    /// `fixed` or `ecco` (`[simulation] step_control`).
+    #[serde(default)]
+    pub step_control: String,
+    /// With step control: the smallest and largest communication step taken (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_size_range: Option<[f64; 2]>,
     /// Whether Jacobi used worker threads.
     pub parallel: bool,
     /// Per instance.
@@ -73,6 +79,15 @@ pub struct BondSummary {
     pub name: String,
     /// Σ δE (J).
     pub energy: f64,
+    /// Whether the bond corrected its residual energy.
+    #[serde(default)]
+    pub energy_correction: bool,
+    /// Σ δE without the correction (J; = `energy` without correction).
+    #[serde(default)]
+    pub energy_uncorrected: f64,
+    /// Σ |δE| without the correction (J).
+    #[serde(default)]
+    pub energy_abs_uncorrected: f64,
     /// Σ |δE| (J).
     pub energy_abs: f64,
 }
@@ -389,20 +404,40 @@ impl Observer for ResultsCsv {
     }
 }
 
-/// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond.
+/// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond, and for a bond with energy
+/// correction also `bond.dE_uncorrected,bond.E_uncorrected,bond.E_abs_uncorrected`.
 pub struct BondsCsv {
     rows: Rows,
     every: u64,
+    corrected: Vec<bool>,
 }
 
 impl BondsCsv {
     /// Creates the file and writes the header.
     pub fn create(path: &Path, names: &[String], every: u64) -> Result<Self> {
+        Self::with_corrections(path, names, &vec![false; names.len()], every)
+    }
+
+    /// [`BondsCsv::create`] with the uncorrected columns of the bonds whose `corrected` is true.
+    pub fn with_corrections(path: &Path, names: &[String], corrected: &[bool], every: u64) -> Result<Self> {
         let file = File::create(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        let cols: Vec<String> = names.iter().map(|n| format!("{n}.dP,{n}.dE,{n}.E,{n}.E_abs")).collect();
+        let corrected: Vec<bool> = (0..names.len()).map(|b| corrected.get(b).copied().unwrap_or(false)).collect();
+        let cols: Vec<String> = names
+            .iter()
+            .zip(&corrected)
+            .map(|(n, c)| {
+                let extra = if *c {
+                    format!(",{n}.dE_uncorrected,{n}.E_uncorrected,{n}.E_abs_uncorrected")
+                } else {
+                    String::new()
+                };
+                format!("{n}.dP,{n}.dE,{n}.E,{n}.E_abs{extra}")
+            })
+            .collect();
         writeln!(out, "time{}{}", if cols.is_empty() { "" } else { "," }, cols.join(",")).map_err(io(path))?;
-        Ok(Self { rows: Rows::new(path, out, 4 * names.len() + 1)?, every: every.max(1) })
+        let width = 4 * names.len() + 3 * corrected.iter().filter(|c| **c).count() + 1;
+        Ok(Self { rows: Rows::new(path, out, width)?, every: every.max(1), corrected })
     }
 }
 
@@ -411,7 +446,15 @@ impl Observer for BondsCsv {
         if !(n + 1).is_multiple_of(self.every) {
             return Ok(());
         }
-        self.rows.push(t, bonds.iter().flat_map(|b| [b.dp, b.de, b.e, b.e_abs]))
+        let corrected = &self.corrected;
+        self.rows.push(
+            t,
+            bonds.iter().zip(corrected).flat_map(|(b, c)| {
+                let base = [b.dp, b.de, b.e, b.e_abs].into_iter();
+                let extra = if *c { vec![b.de_uncorrected, b.e_uncorrected, b.e_abs_uncorrected] } else { Vec::new() };
+                base.chain(extra)
+            }),
+        )
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
         self.rows.close()

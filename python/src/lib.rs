@@ -312,6 +312,7 @@ impl Inner {
                 Some(p) => Some(Parallel::parse(p).ok_or_else(|| bad(format!("parallel {p:?}")))?),
             },
             isolate: o.isolate,
+            ..Default::default()
         };
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
