@@ -704,4 +704,75 @@ mod tests {
         // Default outputs: every output of every instance.
         assert_eq!(sys.outputs.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["y", "b"]);
     }
+
+    #[test]
+    fn ecco_refuses_fixed_step_fmus_and_puts_h_on_the_instances_grid() {
+        let m = md();
+        let over = Overrides { step_control: Some(StepControlKind::Ecco), ..Default::default() };
+        let b = SystemBuilder::parse(
+            Path::new("sys.toml"),
+            "[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n",
+        )
+        .unwrap();
+        let e = message(b.build_with(&[&m, &m], &over));
+        assert!(e.contains("instances.a") && e.contains("canHandleVariableCommunicationStepSize"), "{e}");
+
+        let mut variable = md();
+        variable.co_simulation = Some(model_description::CoSimulation {
+            can_handle_variable_communication_step_size: true,
+            ..Default::default()
+        });
+        let mut b = SystemBuilder::new();
+        b.stop(1.0).step(0.1).step_control(StepControlKind::Ecco);
+        b.instance("a", "a.fmu").step(0.025);
+        b.instance("b", "b.fmu").step(0.02);
+        b.input("a.u", vec![0.0, 0.3, 0.5], vec![0.0, 1.0, 0.0]);
+        let sys = b.build(&[&variable, &variable]).unwrap();
+        let StepControl::Ecco { quantum, units, breakpoints, .. } = sys.step_control() else { panic!("not ECCO") };
+        // Δ = lcm(25 ms, 20 ms) = 100 ms; H_min = Δ, H_max = 10·H_0 = 1 s, H_0 = 100 ms.
+        assert!((quantum - 0.1).abs() < 1e-15, "{quantum}");
+        assert_eq!(*units, (1, 10, 1));
+        assert_eq!(breakpoints, &[3, 5]);
+        // H_0 must lie on the grid.
+        let e = message(b.step(0.05).stop(1.0).build(&[&variable, &variable]));
+        assert!(e.contains("simulation.step") || e.contains("does not divide"), "{e}");
+    }
+
+    #[test]
+    fn energy_correction_needs_a_port_with_a_connected_effort_input() {
+        let mut m = md();
+        // y does not feed through (no algebraic loop a -> b -> a).
+        m.model_structure.outputs = vec![model_description::Unknown {
+            index: 1,
+            dependencies: Some(Vec::new()),
+            dependencies_kind: None,
+            line: 0,
+        }];
+        let text = "[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n[[connections]]\nfrom = \"b.y\"\nto = \"a.u\"\n\
+                    [[bonds]]\nname = \"p\"\nenergy_correction = true\nports = [ { instance = \"a\", effort = \"y\", flow = \"u\" }, \
+                    { instance = \"b\", effort = \"u\", flow = \"y\", sign = -1.0 } ]\n";
+        let sys = resolve(text).unwrap();
+        assert!(sys.bonds()[0].energy_correction);
+        assert!(crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]).is_ok());
+        // Both efforts are outputs: nothing to correct.
+        let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
+        let sys = resolve(&text).unwrap();
+        let e = match crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]) {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
+        // An override switches it off everywhere; an unknown bond name is refused.
+        let over = Overrides { energy_correction: Some(false), ..Default::default() };
+        let b = SystemBuilder::parse(
+            Path::new("sys.toml"),
+            &format!("[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n{text}"),
+        )
+        .unwrap();
+        assert!(!b.build_with(&[&m, &m], &over).unwrap().bonds()[0].energy_correction);
+        let mut b = b;
+        b.bond_energy_correction("nope", true);
+        let e = message(b.build(&[&m, &m]));
+        assert!(e.contains("bonds.nope.energy_correction"), "{e}");
+    }
 }
