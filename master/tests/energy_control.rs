@@ -89,3 +89,36 @@ fn ecco_refuses_an_initial_step_off_the_instances_grid() {
     assert!(err.contains("simulation.step") || err.contains("does not divide"), "{err}");
     let _ = std::fs::remove_dir_all(out);
 }
+
+#[test]
+fn tune_sweeps_energy_correction_and_step_control_as_dimensions() {
+    use master::tune::runner::Base;
+    use master::tune::space::TuneSpec;
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("tune");
+    let text = std::fs::read_to_string(paths::root().join("scenarios/oscillator-tune.toml")).unwrap();
+    let text = text.replace("../target/fmu", &paths::fmu_dir().display().to_string()).replace(
+        "[tune.space]\nextrapolation = [0]",
+        "[tune.space]\nextrapolation = [0]\n\"simulation.energy_correction\" = [false, true]\n\
+         \"simulation.step_control\" = [\"fixed\", \"ecco\"]\n\"simulation.ecco.rtol\" = [1e-3]",
+    );
+    let system = dir.join("oscillator-tune.toml");
+    std::fs::write(&system, text).unwrap();
+    let base = Base::load(&system).unwrap();
+    let table: toml::Table = toml::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
+    let spec = TuneSpec::from_table(table.get("tune")).unwrap();
+    let configs = spec.configs();
+    assert_eq!(configs.len(), 4, "{configs:?}");
+    let last = configs.last().unwrap();
+    assert!(last.label().contains("simulation.energy_correction = true"), "{}", last.label());
+    assert!(last.label().contains("simulation.step_control = ecco"), "{}", last.label());
+    let draft = base.draft(&base.document(&spec, last, true).unwrap()).unwrap();
+    let sys = draft.build(&base.mds()).unwrap();
+    assert!(sys.bonds().iter().all(|b| b.energy_correction));
+    assert_eq!(sys.step_control().kind(), master::system::StepControlKind::Ecco);
+    // One tune run of the configuration: ECCO covers the horizon in steps of its own size.
+    let o = base.run(&draft, 0.01, 100, &[], None, None).unwrap();
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    assert!((o.time - 1.0).abs() < 1e-9 && o.steps != 100, "{} s in {} steps", o.time, o.steps);
+    let _ = std::fs::remove_dir_all(dir);
+}
