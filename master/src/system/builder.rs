@@ -236,6 +236,43 @@ pub(crate) struct EccoDraft {
     pub max_rate: Option<f64>,
 }
 
+impl EccoDraft {
+    /// (key, value) of every parameter, in `[simulation.ecco]` spelling.
+    pub fn fields(&self) -> [(&'static str, Option<f64>); 9] {
+        [
+            ("rtol", self.rtol),
+            ("atol", self.atol),
+            ("safety", self.safety),
+            ("p_gain", self.p_gain),
+            ("i_gain", self.i_gain),
+            ("h_min", self.h_min),
+            ("h_max", self.h_max),
+            ("min_rate", self.min_rate),
+            ("max_rate", self.max_rate),
+        ]
+    }
+
+    /// Sets the parameters given by key; `Err`: an unknown key.
+    pub fn set_fields(&mut self, values: &BTreeMap<String, f64>) -> Result<(), String> {
+        for (k, v) in values {
+            let slot = match k.as_str() {
+                "rtol" => &mut self.rtol,
+                "atol" => &mut self.atol,
+                "safety" => &mut self.safety,
+                "p_gain" => &mut self.p_gain,
+                "i_gain" => &mut self.i_gain,
+                "h_min" => &mut self.h_min,
+                "h_max" => &mut self.h_max,
+                "min_rate" => &mut self.min_rate,
+                "max_rate" => &mut self.max_rate,
+                other => return Err(other.to_owned()),
+            };
+            *slot = Some(*v);
+        }
+        Ok(())
+    }
+}
+
 /// A co-simulation system put together in code (or read from TOML, see [`SystemBuilder::read`]).
 /// Nothing is checked until [`SystemBuilder::build`], which validates everything against the
 /// FMUs' model descriptions exactly as for a system file.
