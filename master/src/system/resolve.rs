@@ -388,7 +388,7 @@ impl Resolver<'_> {
                 format!("{} must be finite and non-negative", energy_correction.flow_floor),
             ));
         }
-        let step_control = self.step_control(over, start, stop, step, &instances, &signals)?;
+        let step_control = self.step_control(over, (start, stop, step), &instances, &signals, bonds.len())?;
 
         Ok(System {
             path: self.b.path.clone(),
@@ -441,11 +441,10 @@ impl Resolver<'_> {
     fn step_control(
         &self,
         over: &Overrides,
-        start: f64,
-        stop: f64,
-        step: f64,
+        (start, stop, step): (f64, f64, f64),
         instances: &[InstanceSpec],
         signals: &[Signal],
+        bonds: usize,
     ) -> Result<StepControl> {
         let sim = &self.b.settings;
         if over.step_control.or(sim.step_control).unwrap_or(StepControlKind::Fixed) == StepControlKind::Fixed {
@@ -465,6 +464,12 @@ impl Resolver<'_> {
                     ),
                 ));
             }
+        }
+        if bonds == 0 {
+            return Err(self.err(
+                "simulation.step_control",
+                "step_control = \"ecco\" sizes the step from the residual energy of the [[bonds]], and this system has none",
+            ));
         }
         let d = &sim.ecco;
         let p = EccoParams {
@@ -727,6 +732,9 @@ mod tests {
         b.instance("a", "a.fmu").step(0.025);
         b.instance("b", "b.fmu").step(0.02);
         b.input("a.u", vec![0.0, 0.3, 0.5], vec![0.0, 1.0, 0.0]);
+        let e = message(b.build(&[&variable, &variable]));
+        assert!(e.contains("simulation.step_control") && e.contains("[[bonds]]"), "{e}");
+        b.bond("p", super::super::PortDraft::new("a", "y", "u"), super::super::PortDraft::new("b", "y", "u"));
         let sys = b.build(&[&variable, &variable]).unwrap();
         let StepControl::Ecco { quantum, units, breakpoints, .. } = sys.step_control() else { panic!("not ECCO") };
         // Δ = lcm(25 ms, 20 ms) = 100 ms; H_min = Δ, H_max = 10·H_0 = 1 s, H_0 = 100 ms.
