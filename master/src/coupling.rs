@@ -41,6 +41,10 @@ pub(crate) struct RealLink {
     pub(crate) used_start: f64,
     /// This step's polynomial is an interpolation (Gauss-Seidel, source already stepped).
     pub(crate) interpolated: bool,
+    /// Energy correction ([`crate::bonds`]): the impulse Δe·H set by the bond after a step,
+    /// and the effort correction Δe added to this step's polynomial.
+    pub(crate) correction_impulse: f64,
+    pub(crate) correction: f64,
 }
 
 /// A non-Real connection: copied at communication points.
@@ -76,6 +80,8 @@ pub(crate) struct Node {
     /// Highest extrapolation order among the inputs.
     pub(crate) max_order: usize,
     pub(crate) substeps: u64,
+    /// The instance's own fixed step (s), when given: with a variable H, substeps = H / step.
+    pub(crate) own_step: Option<f64>,
     pub(crate) interpolates: bool,
     /// Highest input derivative order set at the step's start (repeated at each own sub-step).
     pub(crate) derivative_order: usize,
@@ -137,7 +143,12 @@ impl Coupling {
             .instances
             .iter()
             .zip(interpolates)
-            .map(|(spec, interp)| Node { substeps: spec.substeps, interpolates: *interp, ..Node::default() })
+            .map(|(spec, interp)| Node {
+                substeps: spec.substeps,
+                own_step: spec.step,
+                interpolates: *interp,
+                ..Node::default()
+            })
             .collect();
         let mut links = Vec::new();
         let mut discrete = Vec::new();
@@ -170,6 +181,8 @@ impl Coupling {
                 used_end: 0.0,
                 used_start: 0.0,
                 interpolated: false,
+                correction_impulse: 0.0,
+                correction: 0.0,
             });
         }
 
@@ -284,6 +297,18 @@ impl Coupling {
         self.h_step = h;
     }
 
+    /// A variable communication step (step control): H and the step handed to `fmi2DoStep`
+    /// both become `h`, and each instance with its own step h_i sub-steps H / h_i times.
+    pub fn set_variable_step(&mut self, h: f64) {
+        self.h = h;
+        self.h_step = h;
+        for node in &mut self.nodes {
+            if let Some(own) = node.own_step {
+                node.substeps = ((h / own).round() as u64).max(1);
+            }
+        }
+    }
+
     /// The size of the current communication step handed to `fmi2DoStep`.
     pub fn step_size(&self) -> f64 {
         self.h_step
@@ -358,6 +383,16 @@ impl Coupling {
             p.order = n_derivs;
             p
         };
+        l.correction = if l.correction_impulse != 0.0 {
+            // |Δe| ≤ |e|: a correction never more than reverses the effort (flow near zero).
+            let cap = l.poly.c[0].abs();
+            (l.correction_impulse / self.h).clamp(-cap, cap)
+        } else {
+            0.0
+        };
+        if l.correction != 0.0 {
+            l.poly.c[0] += l.correction;
+        }
     }
 
     /// Sets instance i's inputs from the links' polynomials at τ (held value) and, when the FMU
@@ -670,6 +705,7 @@ impl Coupling {
         let l = &mut self.links[link];
         let order = l.order.max(min_order);
         l.poly = if order == 0 { Poly::constant(y_end) } else { l.history.interpolate_with(t_end, y_end, order, h) };
+        l.poly.c[0] += l.correction;
         l.interpolated = true;
     }
 

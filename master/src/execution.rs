@@ -15,6 +15,7 @@ use crate::coupling::Coupling;
 use crate::error::{MasterError, Result};
 use crate::fmu::{FmuCache, Slave};
 use crate::observer::{BondSummary, InstanceSummary, Observer, Status, Summary};
+use crate::step_control::{Ecco, StepControl};
 use crate::system::{Overrides, System, SystemBuilder, VarRef};
 use model_description::{BaseType, ModelDescription};
 use std::path::Path;
@@ -65,6 +66,42 @@ pub struct Execution {
     end_time: Option<f64>,
     wall: Instant,
     interrupt: Option<&'static AtomicBool>,
+    /// Variable communication steps (ECCO), when the system asks for them.
+    grid: Option<Grid>,
+}
+
+/// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
+struct Grid {
+    controller: Ecco,
+    params: crate::step_control::EccoParams,
+    quantum: f64,
+    /// Quanta from the start to now, to the stop time, and to where `run_until` stops.
+    now: u64,
+    span: u64,
+    until: u64,
+    /// Time-table breakpoints (quanta after the start), ascending; steps end on them.
+    breakpoints: Vec<u64>,
+    /// Every step taken: (t_{n+1}, H_n, ε_n).
+    history: Vec<(f64, f64, f64)>,
+}
+
+impl Grid {
+    /// Time of `units` quanta after `start`: start + (units·Δ in ps)/10¹² — the nearest double to
+    /// the exact decimal time, so that a grid point equals a time-table breakpoint written in
+    /// the file (a product units·Δ in floating point can land one ulp before it, and the switch
+    /// would wait a step).
+    fn time(&self, start: f64, units: u64) -> f64 {
+        let ps = (self.quantum * 1e12).round() as u64;
+        start + (units * ps) as f64 / 1e12
+    }
+
+    /// The next step in quanta: the controller's, cut at the next breakpoint, the stop time and
+    /// `run_until`'s target.
+    fn next_units(&self) -> u64 {
+        let next_break = self.breakpoints.iter().copied().find(|b| *b > self.now).unwrap_or(u64::MAX);
+        let limit = next_break.min(self.span).min(self.until.max(self.now + 1));
+        self.controller.units().min(limit - self.now).max(1)
+    }
 }
 
 impl Execution {
@@ -142,6 +179,22 @@ impl Execution {
         let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
         let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
         let algorithm = algorithm::for_system(&system, &coupling);
+        let grid = match system.step_control() {
+            StepControl::Fixed => None,
+            StepControl::Ecco { params, quantum, units, breakpoints } => {
+                let span = ((system.stop() - system.start()) / quantum).round() as u64;
+                Some(Grid {
+                    controller: Ecco::new(*params, *units),
+                    params: *params,
+                    quantum: *quantum,
+                    now: 0,
+                    span,
+                    until: span,
+                    breakpoints: breakpoints.clone(),
+                    history: Vec::new(),
+                })
+            }
+        };
         Ok(Self {
             values: Vec::with_capacity(system.outputs().len()),
             values_fresh: false,
@@ -156,6 +209,7 @@ impl Execution {
             end_time: None,
             wall: Instant::now(),
             interrupt: None,
+            grid,
         })
     }
 
@@ -195,7 +249,21 @@ impl Execution {
     /// The simulated time reached (s): the current communication point, or where an instance
     /// ended the simulation.
     pub fn time(&self) -> f64 {
-        self.end_time.unwrap_or_else(|| self.system.time_at(self.steps))
+        self.end_time.unwrap_or_else(|| self.grid_time())
+    }
+
+    /// The current communication point: start + n·H, or start + (quanta so far)·Δ with ECCO.
+    fn grid_time(&self) -> f64 {
+        match &self.grid {
+            None => self.system.time_at(self.steps),
+            Some(g) => g.time(self.system.start(), g.now),
+        }
+    }
+
+    /// With step control (ECCO): every step taken so far as (t_{n+1}, H_n, ε_n), ε the error
+    /// estimate that sized the next step; empty for a fixed step.
+    pub fn step_history(&self) -> &[(f64, f64, f64)] {
+        self.grid.as_ref().map_or(&[], |g| &g.history)
     }
 
     /// Whether an instance ended the simulation ([`MasterError::Terminated`]): the run is over,
@@ -392,15 +460,35 @@ impl Execution {
 
     fn step_now(&mut self) -> Result<()> {
         let n = self.steps;
-        let t = self.system.time_at(n);
-        self.coupling.set_step_size(self.system.time_at(n + 1) - t);
+        let t = self.grid_time();
+        let units = match &self.grid {
+            None => {
+                self.coupling.set_step_size(self.system.time_at(n + 1) - t);
+                0
+            }
+            Some(g) => {
+                let k = g.next_units();
+                let t_end = g.time(self.system.start(), g.now + k);
+                self.coupling.set_variable_step(t_end - t);
+                k
+            }
+        };
         self.coupling.begin_step(&mut self.slaves, t)?;
         self.bonds.begin(&self.coupling);
         self.algorithm.step(&mut self.coupling, &mut self.slaves, n, t)?;
         let h = self.coupling.h();
-        self.bonds.end(&self.coupling, h, t + h)?;
+        self.bonds.end(&mut self.coupling, h, t + h)?;
         self.steps = n + 1;
-        let t = self.system.time_at(self.steps);
+        if let Some(g) = &mut self.grid {
+            g.now += units;
+            let eps = crate::step_control::error_estimate(self.bonds.states(), h, &g.params).unwrap_or(0.0);
+            g.controller.update(units, eps);
+            if g.breakpoints.binary_search(&g.now).is_ok() {
+                g.controller.restart();
+            }
+            g.history.push((g.time(self.system.start(), g.now), h, eps));
+        }
+        let t = self.grid_time();
         self.values_fresh = false;
         if self.observers.is_empty() {
             return Ok(());
@@ -420,6 +508,17 @@ impl Execution {
             return Ok(());
         }
         let sys = &self.system;
+        if let Some(g) = &mut self.grid {
+            g.until = ((t - sys.start()) / g.quantum).round().clamp(0.0, g.span as f64) as u64;
+            self.initialize()?;
+            while self.grid.as_ref().is_some_and(|g| g.now < g.until) {
+                match self.step() {
+                    Err(MasterError::Terminated { .. }) => return Ok(()),
+                    r => r?,
+                }
+            }
+            return Ok(());
+        }
         let target = ((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64;
         self.initialize()?;
         while self.steps < target {
@@ -451,6 +550,9 @@ impl Execution {
             _ => message,
         };
         let stats = self.coupling.step_stats();
+        let hs = self.step_history();
+        let (h_min, h_max) = hs.iter().fold((f64::INFINITY, 0.0f64), |(a, b), (_, h, _)| (a.min(*h), b.max(*h)));
+        let step_range = (!hs.is_empty()).then_some([h_min, h_max]);
         let sys = &self.system;
         Summary {
             status,
@@ -460,6 +562,8 @@ impl Execution {
             wall_time_s: self.wall.elapsed().as_secs_f64(),
             algorithm: self.algorithm.name().into(),
             step_size: sys.step(),
+            step_control: sys.step_control().kind().name().into(),
+            step_size_range: step_range,
             parallel: self.algorithm.uses_threads(),
             instances: sys
                 .instances()
@@ -479,7 +583,14 @@ impl Execution {
                 .bonds()
                 .iter()
                 .zip(self.bonds.states())
-                .map(|(bond, s)| BondSummary { name: bond.name.clone(), energy: s.e, energy_abs: s.e_abs })
+                .map(|(bond, s)| BondSummary {
+                    name: bond.name.clone(),
+                    energy: s.e,
+                    energy_abs: s.e_abs,
+                    energy_correction: bond.energy_correction,
+                    energy_uncorrected: s.e_uncorrected,
+                    energy_abs_uncorrected: s.e_abs_uncorrected,
+                })
                 .collect(),
         }
     }
@@ -516,10 +627,26 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
-    Ok(vec![
-        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?.ending_at(sys.steps())),
-        Box::new(BondsCsv::create(&out_dir.join("bonds.csv"), &bond_names, sys.record_every())?.ending_at(sys.steps())),
+    let corrected: Vec<bool> = sys.bonds().iter().map(|b| b.energy_correction).collect();
+    // The last communication step is recorded even when record_every does not divide the step
+    // count; with ECCO the count is not known in advance.
+    let last = match sys.step_control() {
+        StepControl::Fixed => sys.steps(),
+        StepControl::Ecco { .. } => u64::MAX,
+    };
+    let mut observers: Vec<Box<dyn Observer>> = vec![
+        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?.ending_at(last)),
+        Box::new(
+            BondsCsv::with_corrections(&out_dir.join("bonds.csv"), &bond_names, &corrected, sys.record_every())?
+                .ending_at(last),
+        ),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
-        Box::new(Progress::new(sys.steps())),
-    ])
+    ];
+    match sys.step_control() {
+        StepControl::Fixed => observers.push(Box::new(Progress::new(sys.steps()))),
+        StepControl::Ecco { .. } => {
+            observers.push(Box::new(crate::step_control::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
+        }
+    }
+    Ok(observers)
 }

@@ -42,6 +42,7 @@ pub mod pool;
 pub mod run;
 pub mod single;
 pub mod ssp;
+pub mod step_control;
 pub mod system;
 pub mod tune;
 

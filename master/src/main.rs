@@ -3,6 +3,7 @@
 //! ```text
 //! cosim run SYSTEM.toml|MODEL.fmu [--out DIR] [--start-time T0] [--stop-time T] [--step H] [--start-value NAME=VALUE ...]
 //!           [--output-interval DT] [--output-variables A,B] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
+//!           [--step-control fixed|ecco] [--ecco-rtol R] [--ecco-atol A] [--h-min H] [--h-max H] [--energy-correction true|false]
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
@@ -134,6 +135,26 @@ enum Command {
         /// otherwise as a likely typo in stop or step).
         #[arg(long)]
         force: bool,
+        /// How H is chosen: `fixed` or `ecco` (adaptive from the bonds' residual energy;
+        /// overrides [simulation].step_control).
+        #[arg(long, value_enum)]
+        step_control: Option<master::system::StepControlKind>,
+        /// ECCO: relative tolerance on a step's residual energy (overrides [simulation.ecco].rtol).
+        #[arg(long)]
+        ecco_rtol: Option<f64>,
+        /// ECCO: absolute tolerance on a step's residual energy, J ([simulation.ecco].atol).
+        #[arg(long)]
+        ecco_atol: Option<f64>,
+        /// ECCO: smallest communication step, s ([simulation.ecco].h_min).
+        #[arg(long)]
+        h_min: Option<f64>,
+        /// ECCO: largest communication step, s ([simulation.ecco].h_max).
+        #[arg(long)]
+        h_max: Option<f64>,
+        /// Energy correction on every bond: `true` or `false` (overrides [simulation] and
+        /// [[bonds]] energy_correction).
+        #[arg(long)]
+        energy_correction: Option<bool>,
     },
     /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
     #[command(hide = true)]
@@ -410,6 +431,12 @@ fn run() -> Result<i32> {
             parallel,
             isolate,
             force,
+            step_control,
+            ecco_rtol,
+            ecco_atol,
+            h_min,
+            h_max,
+            energy_correction,
         } => {
             master::guard::install();
             let isolate = isolate.then_some(true);
@@ -422,6 +449,12 @@ fn run() -> Result<i32> {
                 parallel,
                 isolate,
                 force,
+                step_control,
+                ecco_rtol,
+                ecco_atol,
+                h_min,
+                h_max,
+                energy_correction,
             };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))

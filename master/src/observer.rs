@@ -47,8 +47,14 @@ pub struct Summary {
     pub wall_time_s: f64,
     /// Algorithm.
     pub algorithm: String,
-    /// Communication step (s).
+    /// Communication step (s; the initial one with step control).
     pub step_size: f64,
+    /// `fixed` or `ecco` (`[simulation] step_control`).
+    #[serde(default)]
+    pub step_control: String,
+    /// With step control: the smallest and largest communication step taken (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_size_range: Option<[f64; 2]>,
     /// Whether Jacobi used worker threads.
     pub parallel: bool,
     /// Per instance.
@@ -77,6 +83,15 @@ pub struct BondSummary {
     pub name: String,
     /// Σ δE (J).
     pub energy: f64,
+    /// Whether the bond corrected its residual energy.
+    #[serde(default)]
+    pub energy_correction: bool,
+    /// Σ δE without the correction (J; = `energy` without correction).
+    #[serde(default)]
+    pub energy_uncorrected: f64,
+    /// Σ |δE| without the correction (J).
+    #[serde(default)]
+    pub energy_abs_uncorrected: f64,
     /// Σ |δE| (J).
     pub energy_abs: f64,
 }
@@ -482,24 +497,38 @@ impl Observer for ResultsCsv {
     }
 }
 
-/// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond.
+/// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond, and for a bond with energy
+/// correction also `bond.dE_uncorrected,bond.E_uncorrected,bond.E_abs_uncorrected`.
 pub struct BondsCsv {
     rows: Rows,
     every: u64,
     /// Number of the run's last step (always recorded), if known.
     steps: u64,
+    corrected: Vec<bool>,
 }
 
 impl BondsCsv {
     /// Creates the file and writes the header.
     pub fn create(path: &Path, names: &[String], every: u64) -> Result<Self> {
+        Self::with_corrections(path, names, &vec![false; names.len()], every)
+    }
+
+    /// [`BondsCsv::create`] with the uncorrected columns of the bonds whose `corrected` is true.
+    pub fn with_corrections(path: &Path, names: &[String], corrected: &[bool], every: u64) -> Result<Self> {
         let file = create_replacing(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        let cols: Vec<String> =
-            names.iter().flat_map(|n| ["dP", "dE", "E", "E_abs"].map(|q| format!("{n}.{q}"))).collect();
+        let corrected: Vec<bool> = (0..names.len()).map(|b| corrected.get(b).copied().unwrap_or(false)).collect();
+        let mut cols: Vec<String> = Vec::new();
+        for (n, c) in names.iter().zip(&corrected) {
+            cols.extend(["dP", "dE", "E", "E_abs"].map(|q| format!("{n}.{q}")));
+            if *c {
+                cols.extend(["dE_uncorrected", "E_uncorrected", "E_abs_uncorrected"].map(|q| format!("{n}.{q}")));
+            }
+        }
         let sep = if cols.is_empty() { "" } else { "," };
         writeln!(out, "time{sep}{}", csv_header(cols.iter().map(String::as_str))).map_err(io(path))?;
-        Ok(Self { rows: Rows::new(path, out, 4 * names.len() + 1)?, every: every.max(1), steps: u64::MAX })
+        let width = 4 * names.len() + 3 * corrected.iter().filter(|c| **c).count() + 1;
+        Ok(Self { rows: Rows::new(path, out, width)?, every: every.max(1), steps: u64::MAX, corrected })
     }
 
     /// The run has `steps` communication steps: the last one is recorded even when `every`
@@ -515,7 +544,17 @@ impl Observer for BondsCsv {
         if !(n + 1).is_multiple_of(self.every) && n + 1 != self.steps {
             return Ok(());
         }
-        self.rows.push(t, bonds.iter().flat_map(|b| [b.dp, b.de, b.e, b.e_abs]))
+        let corrected = &self.corrected;
+        self.rows.push(
+            t,
+            bonds.iter().zip(corrected).flat_map(|(b, c)| {
+                let base = [b.dp, b.de, b.e, b.e_abs].into_iter();
+                // No allocation per step: the uncorrected columns only for corrected bonds.
+                let extra =
+                    [b.de_uncorrected, b.e_uncorrected, b.e_abs_uncorrected].into_iter().take(if *c { 3 } else { 0 });
+                base.chain(extra)
+            }),
+        )
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
         self.rows.close()

@@ -314,7 +314,7 @@ impl Inner {
                 Some(p) => Some(Parallel::parse(p).ok_or_else(|| bad(format!("parallel {p:?}")))?),
             },
             isolate: o.isolate,
-            force: false,
+            ..Default::default()
         };
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();

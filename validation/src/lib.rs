@@ -8,6 +8,7 @@ pub mod report;
 pub use report::{Row, Section, Verdict};
 
 pub mod crane;
+pub mod energy_control;
 pub mod multirate;
 pub mod naya;
 pub mod oscillators;

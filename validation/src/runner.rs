@@ -96,6 +96,7 @@ impl Runner {
         for bond in sys.bonds() {
             let n = &bond.name;
             bond_header.extend([format!("{n}.dP"), format!("{n}.dE"), format!("{n}.E"), format!("{n}.E_abs")]);
+            bond_header.extend([format!("{n}.E_uncorrected"), format!("{n}.E_abs_uncorrected")]);
         }
         let trace = SharedRecorder::default();
         let mut run = Execution::new(sys, &self.fmus)?;
@@ -116,7 +117,11 @@ impl Runner {
             .filter(|k| *k > 0)
             .map(|k| {
                 std::iter::once(trace.times[k])
-                    .chain(trace.bonds[k].iter().flat_map(|b| [b.dp, b.de, b.e, b.e_abs]))
+                    .chain(
+                        trace.bonds[k]
+                            .iter()
+                            .flat_map(|b| [b.dp, b.de, b.e, b.e_abs, b.e_uncorrected, b.e_abs_uncorrected]),
+                    )
                     .collect()
             })
             .collect();

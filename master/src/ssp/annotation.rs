@@ -3,7 +3,8 @@
 //!
 //! ```toml
 //! [simulation]        # step, algorithm, order, extrapolation, parallel, record_every, isolate,
-//! step = 1e-3         # max_residual_energy, iterations, iteration_tolerance (no start/stop:
+//! step = 1e-3         # max_residual_energy, iterations, iteration_tolerance, step_control,
+//!                     # energy_correction(_gain, _flow), [simulation.ecco] (no start/stop:
 //!                     # those are in ssd:DefaultExperiment)
 //! [instances.hyd]
 //! step = 1e-4         # own step (multirate)
@@ -57,6 +58,11 @@ struct RawSimulation {
     max_residual_energy: Option<f64>,
     iterations: Option<u32>,
     iteration_tolerance: Option<f64>,
+    step_control: Option<String>,
+    ecco: Option<BTreeMap<String, f64>>,
+    energy_correction: Option<bool>,
+    energy_correction_gain: Option<f64>,
+    energy_correction_flow: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -133,6 +139,22 @@ pub fn to_toml(b: &SystemBuilder) -> String {
     if let Some(t) = s.iteration_tolerance {
         sim.insert("iteration_tolerance".into(), Value::Float(t));
     }
+    if let Some(k) = s.step_control {
+        sim.insert("step_control".into(), Value::String(k.name().into()));
+    }
+    let ecco: Table = s.ecco.fields().into_iter().filter_map(|(k, v)| Some((k.to_owned(), Value::Float(v?)))).collect();
+    if !ecco.is_empty() {
+        sim.insert("ecco".into(), Value::Table(ecco));
+    }
+    if let Some(on) = s.energy_correction {
+        sim.insert("energy_correction".into(), Value::Boolean(on));
+    }
+    if let Some(g) = s.energy_correction_gain {
+        sim.insert("energy_correction_gain".into(), Value::Float(g));
+    }
+    if let Some(f) = s.energy_correction_flow {
+        sim.insert("energy_correction_flow".into(), Value::Float(f));
+    }
     if !sim.is_empty() {
         root.insert("simulation".into(), Value::Table(sim));
     }
@@ -202,6 +224,9 @@ pub fn to_toml(b: &SystemBuilder) -> String {
                 })
                 .collect();
             t.insert("ports".into(), Value::Array(ports));
+            if let Some(on) = b.bond_corrections.get(name) {
+                t.insert("energy_correction".into(), Value::Boolean(*on));
+            }
             Value::Table(t)
         })
         .collect();
@@ -247,6 +272,16 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     b.settings.max_residual_energy = sim.max_residual_energy.or(b.settings.max_residual_energy);
     b.settings.iterations = sim.iterations.or(b.settings.iterations);
     b.settings.iteration_tolerance = sim.iteration_tolerance.or(b.settings.iteration_tolerance);
+    if let Some(k) = &sim.step_control {
+        b.settings.step_control =
+            Some(system_toml::step_control(k).map_err(|m| ("simulation.step_control".to_owned(), m))?);
+    }
+    if let Some(ecco) = &sim.ecco {
+        b.settings.ecco.set_fields(ecco).map_err(|key| (format!("simulation.ecco.{key}"), "unknown key".to_owned()))?;
+    }
+    b.settings.energy_correction = sim.energy_correction.or(b.settings.energy_correction);
+    b.settings.energy_correction_gain = sim.energy_correction_gain.or(b.settings.energy_correction_gain);
+    b.settings.energy_correction_flow = sim.energy_correction_flow.or(b.settings.energy_correction_flow);
     for (name, ri) in &raw.instances {
         let inst = b
             .instances
@@ -271,4 +306,29 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
         b.tune = raw.tune;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::{EccoParams, PortDraft, StepControlKind};
+
+    #[test]
+    fn energy_based_coupling_control_survives_the_annotation() {
+        let mut b = SystemBuilder::new();
+        b.step(1e-3).step_control(StepControlKind::Ecco).energy_correction(true).energy_correction_law(0.5, 0.1);
+        b.ecco(EccoParams { rtol: 1e-4, h_min: 1e-4, h_max: 5e-3, ..EccoParams::default() });
+        b.bond("cyl", PortDraft::new("a", "F", "v"), PortDraft::new("b", "F", "v"));
+        b.bond_energy_correction("cyl", false);
+        let text = to_toml(&b);
+        let mut c = SystemBuilder::new();
+        apply(&mut c, &text).unwrap();
+        assert_eq!(c.settings.step_control, Some(StepControlKind::Ecco), "{text}");
+        assert_eq!(c.settings.ecco.fields(), b.settings.ecco.fields(), "{text}");
+        assert_eq!(c.settings.energy_correction, Some(true));
+        assert_eq!((c.settings.energy_correction_gain, c.settings.energy_correction_flow), (Some(0.5), Some(0.1)));
+        assert_eq!(c.bond_corrections.get("cyl"), Some(&false), "{text}");
+        let e = apply(&mut c, "[simulation.ecco]\nrtl = 1.0\n").unwrap_err();
+        assert_eq!(e.0, "simulation.ecco.rtl");
+    }
 }

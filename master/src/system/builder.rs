@@ -3,7 +3,7 @@
 //! ([`SystemBuilder::build`]), and every error names the key the TOML file would use
 //! (`connections[2].to`, `instances.m1.start.damping`, …).
 
-use super::{AlgorithmKind, Parallel};
+use super::{AlgorithmKind, EccoParams, Parallel, StepControlKind};
 use crate::error::MasterError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -215,6 +215,63 @@ pub(crate) struct Settings {
     pub max_residual_energy: Option<f64>,
     pub iterations: Option<u32>,
     pub iteration_tolerance: Option<f64>,
+    pub step_control: Option<StepControlKind>,
+    pub ecco: EccoDraft,
+    pub energy_correction: Option<bool>,
+    pub energy_correction_gain: Option<f64>,
+    pub energy_correction_flow: Option<f64>,
+}
+
+/// `[simulation.ecco]` as given; `None` takes [`EccoParams::default`] (`h_min`: the grid
+/// quantum, `h_max`: 10 · `[simulation] step`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EccoDraft {
+    pub rtol: Option<f64>,
+    pub atol: Option<f64>,
+    pub safety: Option<f64>,
+    pub p_gain: Option<f64>,
+    pub i_gain: Option<f64>,
+    pub h_min: Option<f64>,
+    pub h_max: Option<f64>,
+    pub min_rate: Option<f64>,
+    pub max_rate: Option<f64>,
+}
+
+impl EccoDraft {
+    /// (key, value) of every parameter, in `[simulation.ecco]` spelling.
+    pub fn fields(&self) -> [(&'static str, Option<f64>); 9] {
+        [
+            ("rtol", self.rtol),
+            ("atol", self.atol),
+            ("safety", self.safety),
+            ("p_gain", self.p_gain),
+            ("i_gain", self.i_gain),
+            ("h_min", self.h_min),
+            ("h_max", self.h_max),
+            ("min_rate", self.min_rate),
+            ("max_rate", self.max_rate),
+        ]
+    }
+
+    /// Sets the parameters given by key; `Err`: an unknown key.
+    pub fn set_fields(&mut self, values: &BTreeMap<String, f64>) -> Result<(), String> {
+        for (k, v) in values {
+            let slot = match k.as_str() {
+                "rtol" => &mut self.rtol,
+                "atol" => &mut self.atol,
+                "safety" => &mut self.safety,
+                "p_gain" => &mut self.p_gain,
+                "i_gain" => &mut self.i_gain,
+                "h_min" => &mut self.h_min,
+                "h_max" => &mut self.h_max,
+                "min_rate" => &mut self.min_rate,
+                "max_rate" => &mut self.max_rate,
+                other => return Err(other.to_owned()),
+            };
+            *slot = Some(*v);
+        }
+        Ok(())
+    }
 }
 
 /// A co-simulation system put together in code (or read from TOML, see [`SystemBuilder::read`]).
@@ -250,6 +307,8 @@ pub struct SystemBuilder {
     pub(crate) bonds: Vec<(String, Vec<PortDraft>)>,
     /// `None`: every output of every instance.
     pub(crate) outputs: Option<Vec<String>>,
+    /// Energy correction per bond name (`[[bonds]] energy_correction`), over the system's.
+    pub(crate) bond_corrections: BTreeMap<String, bool>,
     /// `[tune]` of a system file, kept for `cosim tune`.
     pub(crate) tune: Option<toml::Value>,
 }
@@ -271,6 +330,7 @@ impl SystemBuilder {
             inputs: Vec::new(),
             bonds: Vec::new(),
             outputs: None,
+            bond_corrections: BTreeMap::new(),
             tune: None,
         }
     }
@@ -345,6 +405,43 @@ impl SystemBuilder {
     /// Convergence tolerance of the iterative coupling (relative, default 1e-9).
     pub fn iteration_tolerance(&mut self, tol: f64) -> &mut Self {
         self.settings.iteration_tolerance = Some(tol);
+        self
+    }
+
+    /// How the communication step is chosen (default fixed).
+    pub fn step_control(&mut self, k: StepControlKind) -> &mut Self {
+        self.settings.step_control = Some(k);
+        self
+    }
+    /// ECCO's parameters (all of them; `[simulation.ecco]` may give some).
+    pub fn ecco(&mut self, p: EccoParams) -> &mut Self {
+        self.settings.ecco = EccoDraft {
+            rtol: Some(p.rtol),
+            atol: Some(p.atol),
+            safety: Some(p.safety),
+            p_gain: Some(p.p_gain),
+            i_gain: Some(p.i_gain),
+            h_min: (p.h_min > 0.0).then_some(p.h_min),
+            h_max: p.h_max.is_finite().then_some(p.h_max),
+            min_rate: Some(p.min_rate),
+            max_rate: Some(p.max_rate),
+        };
+        self
+    }
+    /// Energy correction on every bond (default off; a bond's own setting wins).
+    pub fn energy_correction(&mut self, on: bool) -> &mut Self {
+        self.settings.energy_correction = Some(on);
+        self
+    }
+    /// Energy correction of one bond (by name), over the system's setting.
+    pub fn bond_energy_correction(&mut self, bond: &str, on: bool) -> &mut Self {
+        self.bond_corrections.insert(bond.to_owned(), on);
+        self
+    }
+    /// Energy correction gain α (default 1) and flow floor f_ε (default 0).
+    pub fn energy_correction_law(&mut self, gain: f64, flow_floor: f64) -> &mut Self {
+        self.settings.energy_correction_gain = Some(gain);
+        self.settings.energy_correction_flow = Some(flow_floor);
         self
     }
 

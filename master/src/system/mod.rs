@@ -45,6 +45,7 @@ mod builder;
 mod resolve;
 pub(crate) mod toml;
 
+pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
 pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
 use model_description::{BaseType, Causality};
 use std::path::{Path, PathBuf};
@@ -154,6 +155,9 @@ pub struct InstanceSpec {
     pub fmu: PathBuf,
     /// Own step h = H / substeps.
     pub substeps: u64,
+    /// The instance's fixed internal step (s), if known: `[instances.x] step`, else the FMU's
+    /// Real parameter `h` (unit s, > 0). Step control keeps H a whole multiple of it.
+    pub step: Option<f64>,
     /// Start values.
     pub starts: Vec<(VarRef, StartValue)>,
 }
@@ -244,6 +248,17 @@ pub struct Bond {
     pub name: String,
     /// The two ports.
     pub ports: [Port; 2],
+    /// Energy correction of this bond ([`crate::bonds`]).
+    pub energy_correction: bool,
+}
+
+/// Energy correction parameters (`[simulation] energy_correction_gain`, `energy_correction_flow`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EnergyCorrection {
+    /// Gain α of the correction law (default 1).
+    pub gain: f64,
+    /// Flow floor f_ε (flow unit, default 0) regularizing the division by the flow.
+    pub flow_floor: f64,
 }
 
 /// A validated system: made only by [`SystemBuilder::build`] (from code or a system file), so
@@ -277,6 +292,10 @@ pub struct System {
     /// Convergence of the iterative coupling: largest change of a connection's end value
     /// between passes, relative to max(|value|, nominal 1) (default 1e-9).
     pub(crate) iteration_tolerance: f64,
+    /// How H is chosen (fixed, or ECCO on a grid).
+    pub(crate) step_control: StepControl,
+    /// Energy correction parameters (which bonds: [`Bond::energy_correction`]).
+    pub(crate) energy_correction: EnergyCorrection,
     /// Instances, sorted by name.
     pub(crate) instances: Vec<InstanceSpec>,
     /// Connections.
@@ -355,6 +374,14 @@ impl System {
     pub fn iteration_tolerance(&self) -> f64 {
         self.iteration_tolerance
     }
+    /// How the communication step is chosen.
+    pub fn step_control(&self) -> &StepControl {
+        &self.step_control
+    }
+    /// Energy correction parameters.
+    pub fn energy_correction(&self) -> EnergyCorrection {
+        self.energy_correction
+    }
     /// Instances, sorted by name.
     pub fn instances(&self) -> &[InstanceSpec] {
         &self.instances
@@ -406,4 +433,16 @@ pub struct Overrides {
     pub isolate: Option<bool>,
     /// `--force`: run even more than `LARGE_STEPS` (1e9) fmi2DoStep calls per instance.
     pub force: bool,
+    /// Step control (`--step-control`).
+    pub step_control: Option<StepControlKind>,
+    /// ECCO tolerances and bounds (`--ecco-rtol`, `--ecco-atol`, `--h-min`, `--h-max`).
+    pub ecco_rtol: Option<f64>,
+    /// Absolute tolerance (J).
+    pub ecco_atol: Option<f64>,
+    /// Smallest step (s).
+    pub h_min: Option<f64>,
+    /// Largest step (s).
+    pub h_max: Option<f64>,
+    /// Energy correction on every bond (`--energy-correction`); `None` keeps the file's.
+    pub energy_correction: Option<bool>,
 }

@@ -328,7 +328,8 @@ impl Resolver<'_> {
                 let value = self.start_value(&k, &v, value)?;
                 starts.push((v, value));
             }
-            instances.push(InstanceSpec { name: name.clone(), fmu: ri.fmu.clone(), substeps, starts });
+            let own_step = ri.step.or_else(|| self.internal_step(i, &starts));
+            instances.push(InstanceSpec { name: name.clone(), fmu: ri.fmu.clone(), substeps, step: own_step, starts });
         }
 
         let mut connections: Vec<Connection> = Vec::new();
@@ -434,7 +435,12 @@ impl Resolver<'_> {
                 ports.push(Port { effort, flow, sign });
             }
             let [a, b2]: [Port; 2] = ports.try_into().map_err(|_| self.err(&key, "a bond has 2 ports"))?;
-            bonds.push(Bond { name: bond_name.clone(), ports: [a, b2] });
+            let energy_correction = over
+                .energy_correction
+                .or_else(|| self.b.bond_corrections.get(bond_name).copied())
+                .or(sim.energy_correction)
+                .unwrap_or(false);
+            bonds.push(Bond { name: bond_name.clone(), ports: [a, b2], energy_correction });
         }
 
         let outputs = match &self.b.outputs {
@@ -453,6 +459,26 @@ impl Resolver<'_> {
             }
         };
         let variables = (0..self.mds.len()).map(|i| self.variables(i)).collect();
+        if let Some(name) = self.b.bond_corrections.keys().find(|n| !bonds.iter().any(|b| &b.name == *n)) {
+            return Err(self.err(format!("bonds.{name}.energy_correction"), format!("no bond named \"{name}\"")));
+        }
+        let energy_correction = EnergyCorrection {
+            gain: sim.energy_correction_gain.unwrap_or(1.0),
+            flow_floor: sim.energy_correction_flow.unwrap_or(0.0),
+        };
+        if !(energy_correction.gain.is_finite() && energy_correction.gain >= 0.0) {
+            return Err(self.err(
+                "simulation.energy_correction_gain",
+                format!("{} must be finite and non-negative", energy_correction.gain),
+            ));
+        }
+        if !(energy_correction.flow_floor.is_finite() && energy_correction.flow_floor >= 0.0) {
+            return Err(self.err(
+                "simulation.energy_correction_flow",
+                format!("{} must be finite and non-negative", energy_correction.flow_floor),
+            ));
+        }
+        let step_control = self.step_control(over, (start, stop, step), &instances, &signals, bonds.len())?;
 
         Ok(System {
             path: self.b.path.clone(),
@@ -467,12 +493,164 @@ impl Resolver<'_> {
             max_residual_energy,
             iterations,
             iteration_tolerance,
+            step_control,
+            energy_correction,
             instances,
             connections,
             signals,
             bonds,
             outputs,
             variables,
+        })
+    }
+
+    /// The fixed internal step of instance i from its FMU: the Real parameter `h` with unit
+    /// "s" (this project's FMUs name their step so), at its start value in the system or else in
+    /// the model description; `None` when absent or not positive (0: "h = H").
+    fn internal_step(&self, i: usize, starts: &[(VarRef, StartValue)]) -> Option<f64> {
+        let sv = self.mds[i].model_variables.iter().find(|v| {
+            v.name == "h"
+                && v.causality == Causality::Parameter
+                && matches!(&v.kind, VariableKind::Real { attrs, .. } if attrs.unit.as_deref() == Some("s"))
+        })?;
+        let given = starts.iter().find(|(v, _)| v.name == "h").and_then(|(_, value)| match value {
+            StartValue::Real(x) => Some(*x),
+            StartValue::Integer(k) => Some(f64::from(*k)),
+            _ => None,
+        });
+        let start = match &sv.kind {
+            VariableKind::Real { start, .. } => *start,
+            _ => None,
+        };
+        given.or(start).filter(|h| h.is_finite() && *h > 0.0)
+    }
+
+    /// `[simulation] step_control` with `[simulation.ecco]`: the grid quantum Δ (the least
+    /// common multiple of the instances' fixed steps), H_min, H_max, H_0 on it, the time-table
+    /// breakpoints, and every FMU able to take variable steps.
+    fn step_control(
+        &self,
+        over: &Overrides,
+        (start, stop, step): (f64, f64, f64),
+        instances: &[InstanceSpec],
+        signals: &[Signal],
+        bonds: usize,
+    ) -> Result<StepControl> {
+        let sim = &self.b.settings;
+        if over.step_control.or(sim.step_control).unwrap_or(StepControlKind::Fixed) == StepControlKind::Fixed {
+            return Ok(StepControl::Fixed);
+        }
+        for (i, inst) in instances.iter().enumerate() {
+            let variable =
+                self.mds[i].co_simulation.as_ref().is_some_and(|cs| cs.can_handle_variable_communication_step_size);
+            if !variable {
+                return Err(self.err(
+                    format!("instances.{}", inst.name),
+                    format!(
+                        "step_control = \"ecco\" changes the communication step, but {} ({}) does not declare \
+                         canHandleVariableCommunicationStepSize; use step_control = \"fixed\"",
+                        inst.name,
+                        inst.fmu.display()
+                    ),
+                ));
+            }
+        }
+        if bonds == 0 {
+            return Err(self.err(
+                "simulation.step_control",
+                "step_control = \"ecco\" sizes the step from the residual energy of the [[bonds]], and this system has none",
+            ));
+        }
+        let d = &sim.ecco;
+        let p = EccoParams {
+            rtol: over.ecco_rtol.or(d.rtol).unwrap_or(EccoParams::default().rtol),
+            atol: over.ecco_atol.or(d.atol).unwrap_or(EccoParams::default().atol),
+            safety: d.safety.unwrap_or(EccoParams::default().safety),
+            p_gain: d.p_gain.unwrap_or(EccoParams::default().p_gain),
+            i_gain: d.i_gain.unwrap_or(EccoParams::default().i_gain),
+            h_min: over.h_min.or(d.h_min).unwrap_or(0.0),
+            h_max: over.h_max.or(d.h_max).unwrap_or(10.0 * step),
+            min_rate: d.min_rate.unwrap_or(EccoParams::default().min_rate),
+            max_rate: d.max_rate.unwrap_or(EccoParams::default().max_rate),
+        };
+        let positive = [("rtol", p.rtol), ("safety", p.safety), ("max_rate", p.max_rate), ("h_max", p.h_max)];
+        for (key, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(self.err(format!("simulation.ecco.{key}"), format!("{v} must be positive and finite")));
+            }
+        }
+        let non_negative = [("atol", p.atol), ("p_gain", p.p_gain), ("i_gain", p.i_gain), ("h_min", p.h_min)];
+        for (key, v) in non_negative {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(self.err(format!("simulation.ecco.{key}"), format!("{v} must be finite and non-negative")));
+            }
+        }
+        if !(p.min_rate > 0.0 && p.min_rate <= 1.0 && p.max_rate >= 1.0) {
+            return Err(self.err(
+                "simulation.ecco.min_rate",
+                format!(
+                    "the change factors must satisfy 0 < min_rate = {} ≤ 1 ≤ max_rate = {}",
+                    p.min_rate, p.max_rate
+                ),
+            ));
+        }
+        if p.h_min > p.h_max {
+            return Err(
+                self.err("simulation.ecco.h_min", format!("h_min = {} s exceeds h_max = {} s", p.h_min, p.h_max))
+            );
+        }
+        let steps: Vec<f64> = instances.iter().filter_map(|i| i.step).collect();
+        let quantum = crate::step_control::quantum(&steps).ok_or_else(|| {
+            self.err(
+                "instances",
+                format!(
+                    "the instances' fixed steps {:?} s have no common multiple on a 1 ps grid; step_control = \"ecco\" \
+                     keeps H a whole multiple of each",
+                    steps
+                ),
+            )
+        })?;
+        // Without fixed internal steps the grid is H_min (given), else H_0 / 100.
+        let q = quantum.unwrap_or(if p.h_min > 0.0 { p.h_min } else { step / 100.0 });
+        let units = |x: f64| x / q;
+        let h0 = units(step).round();
+        if h0 < 1.0 || (h0 * q - step).abs() > 1e-9 * step {
+            return Err(self.err(
+                "simulation.step",
+                format!(
+                    "the initial step H_0 = {step} s is not a whole multiple of the instances' common step Δ = {q} s"
+                ),
+            ));
+        }
+        let span = units(stop - start).round();
+        if (span * q - (stop - start)).abs() > 1e-9 * (stop - start) {
+            return Err(self.err(
+                "simulation.stop",
+                format!("stop - start = {} s is not a whole multiple of the grid Δ = {q} s", stop - start),
+            ));
+        }
+        let min_units = (units(p.h_min) - 1e-9).ceil().max(1.0);
+        let max_units = (units(p.h_max) + 1e-9).floor();
+        if max_units < min_units {
+            return Err(self.err(
+                "simulation.ecco.h_max",
+                format!("h_max = {} s is below the smallest step the grid allows ({} s)", p.h_max, min_units * q),
+            ));
+        }
+        let mut breakpoints: Vec<u64> = signals
+            .iter()
+            .flat_map(|s| s.times.iter())
+            .map(|t| units(t - start).round())
+            .filter(|k| *k > 0.0 && *k < span)
+            .map(|k| k as u64)
+            .collect();
+        breakpoints.sort_unstable();
+        breakpoints.dedup();
+        Ok(StepControl::Ecco {
+            params: p,
+            quantum: q,
+            units: (min_units as u64, max_units as u64, (h0 as u64).clamp(min_units as u64, max_units as u64)),
+            breakpoints,
         })
     }
 
@@ -652,5 +830,79 @@ mod tests {
         assert_eq!((sys.stop, sys.step, sys.steps()), (2.0, 0.5, 4));
         // Default outputs: every output of every instance.
         assert_eq!(sys.outputs.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["y", "b"]);
+    }
+
+    #[test]
+    fn ecco_refuses_fixed_step_fmus_and_puts_h_on_the_instances_grid() {
+        let m = md();
+        let over = Overrides { step_control: Some(StepControlKind::Ecco), ..Default::default() };
+        let b = SystemBuilder::parse(
+            Path::new("sys.toml"),
+            "[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n",
+        )
+        .unwrap();
+        let e = message(b.build_with(&[&m, &m], &over));
+        assert!(e.contains("instances.a") && e.contains("canHandleVariableCommunicationStepSize"), "{e}");
+
+        let mut variable = md();
+        variable.co_simulation = Some(model_description::CoSimulation {
+            can_handle_variable_communication_step_size: true,
+            ..Default::default()
+        });
+        let mut b = SystemBuilder::new();
+        b.stop(1.0).step(0.1).step_control(StepControlKind::Ecco);
+        b.instance("a", "a.fmu").step(0.025);
+        b.instance("b", "b.fmu").step(0.02);
+        b.input("a.u", vec![0.0, 0.3, 0.5], vec![0.0, 1.0, 0.0]);
+        let e = message(b.build(&[&variable, &variable]));
+        assert!(e.contains("simulation.step_control") && e.contains("[[bonds]]"), "{e}");
+        b.bond("p", super::super::PortDraft::new("a", "y", "u"), super::super::PortDraft::new("b", "y", "u"));
+        let sys = b.build(&[&variable, &variable]).unwrap();
+        let StepControl::Ecco { quantum, units, breakpoints, .. } = sys.step_control() else { panic!("not ECCO") };
+        // Δ = lcm(25 ms, 20 ms) = 100 ms; H_min = Δ, H_max = 10·H_0 = 1 s, H_0 = 100 ms.
+        assert!((quantum - 0.1).abs() < 1e-15, "{quantum}");
+        assert_eq!(*units, (1, 10, 1));
+        assert_eq!(breakpoints, &[3, 5]);
+        // H_0 must lie on the grid.
+        let e = message(b.step(0.05).stop(1.0).build(&[&variable, &variable]));
+        assert!(e.contains("simulation.step") || e.contains("does not divide"), "{e}");
+    }
+
+    #[test]
+    fn energy_correction_needs_a_port_with_a_connected_effort_input() {
+        let mut m = md();
+        // y does not feed through (no algebraic loop a -> b -> a).
+        m.model_structure.outputs = vec![model_description::Unknown {
+            index: 1,
+            dependencies: Some(Vec::new()),
+            dependencies_kind: None,
+            line: 0,
+        }];
+        let text = "[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n[[connections]]\nfrom = \"b.y\"\nto = \"a.u\"\n\
+                    [[bonds]]\nname = \"p\"\nenergy_correction = true\nports = [ { instance = \"a\", effort = \"y\", flow = \"u\" }, \
+                    { instance = \"b\", effort = \"u\", flow = \"y\", sign = -1.0 } ]\n";
+        let sys = resolve(text).unwrap();
+        assert!(sys.bonds()[0].energy_correction);
+        assert!(crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]).is_ok());
+        // Both efforts are outputs: nothing to correct.
+        let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
+        let sys = resolve(&text).unwrap();
+        let e = match crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]) {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
+        // An override switches it off everywhere; an unknown bond name is refused.
+        let over = Overrides { energy_correction: Some(false), ..Default::default() };
+        let b = SystemBuilder::parse(
+            Path::new("sys.toml"),
+            &format!("[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n{text}"),
+        )
+        .unwrap();
+        assert!(!b.build_with(&[&m, &m], &over).unwrap().bonds()[0].energy_correction);
+        let mut b = b;
+        b.bond_energy_correction("nope", true);
+        let e = message(b.build(&[&m, &m]));
+        assert!(e.contains("bonds.nope.energy_correction"), "{e}");
     }
 }

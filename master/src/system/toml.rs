@@ -52,6 +52,31 @@ struct RawSimulation {
     iterations: Option<u32>,
     #[serde(default)]
     iteration_tolerance: Option<f64>,
+    #[serde(default)]
+    step_control: Option<String>,
+    #[serde(default)]
+    ecco: Option<RawEcco>,
+    #[serde(default)]
+    energy_correction: Option<bool>,
+    #[serde(default)]
+    energy_correction_gain: Option<f64>,
+    #[serde(default)]
+    energy_correction_flow: Option<f64>,
+}
+
+/// `[simulation.ecco]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEcco {
+    rtol: Option<f64>,
+    atol: Option<f64>,
+    safety: Option<f64>,
+    p_gain: Option<f64>,
+    i_gain: Option<f64>,
+    h_min: Option<f64>,
+    h_max: Option<f64>,
+    min_rate: Option<f64>,
+    max_rate: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,6 +119,8 @@ struct RawConnection {
 pub(crate) struct RawBond {
     pub(crate) name: String,
     pub(crate) ports: Vec<RawPort>,
+    #[serde(default)]
+    pub(crate) energy_correction: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -148,6 +175,11 @@ pub(crate) fn algorithm(s: &str) -> Result<AlgorithmKind, String> {
     AlgorithmKind::parse(s).ok_or_else(|| format!("\"{s}\" is not \"jacobi\" or \"gauss-seidel\""))
 }
 
+/// `step_control = "…"`; `Err`: the message.
+pub(crate) fn step_control(s: &str) -> Result<super::StepControlKind, String> {
+    super::StepControlKind::parse(s).ok_or_else(|| format!("\"{s}\" is not \"fixed\" or \"ecco\""))
+}
+
 /// `parallel = "…"`; `Err`: the message.
 pub(crate) fn parallel(s: &str) -> Result<Parallel, String> {
     Parallel::parse(s).ok_or_else(|| format!("\"{s}\" is not \"auto\", \"on\" or \"off\""))
@@ -184,6 +216,9 @@ pub(crate) fn add_inputs_and_bonds(
             })
             .collect();
         b.bonds.push((rb.name.clone(), ports));
+        if let Some(on) = rb.energy_correction {
+            b.bond_energy_correction(&rb.name, on);
+        }
     }
     Ok(())
 }
@@ -229,6 +264,25 @@ impl SystemBuilder {
         b.settings.max_residual_energy = sim.max_residual_energy;
         b.settings.iterations = sim.iterations;
         b.settings.iteration_tolerance = sim.iteration_tolerance;
+        if let Some(k) = &sim.step_control {
+            b.step_control(step_control(k).map_err(|m| err("simulation.step_control", m))?);
+        }
+        if let Some(e) = &sim.ecco {
+            b.settings.ecco = super::builder::EccoDraft {
+                rtol: e.rtol,
+                atol: e.atol,
+                safety: e.safety,
+                p_gain: e.p_gain,
+                i_gain: e.i_gain,
+                h_min: e.h_min,
+                h_max: e.h_max,
+                min_rate: e.min_rate,
+                max_rate: e.max_rate,
+            };
+        }
+        b.settings.energy_correction = sim.energy_correction;
+        b.settings.energy_correction_gain = sim.energy_correction_gain;
+        b.settings.energy_correction_flow = sim.energy_correction_flow;
         for (name, ri) in &raw.instances {
             if ri.fmu.to_string_lossy().contains('\0') {
                 return Err(err(&format!("instances.{name}.fmu"), "the path contains a NUL character".into()));

@@ -87,6 +87,26 @@ impl Base {
         let mut doc = self.doc.clone();
         for (key, value) in &config.params {
             for dotted in key.split(',') {
+                // `simulation.energy_correction`, `simulation.step_control`, `simulation.ecco.rtol`,
+                // …: a setting of `[simulation]` (energy-based coupling control as a dimension).
+                if let Some(setting) = dotted.trim().strip_prefix("simulation.") {
+                    let mut table = doc
+                        .entry("simulation")
+                        .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                        .as_table_mut()
+                        .ok_or_else(|| err("simulation", "is not a table".into()))?;
+                    let mut parts: Vec<&str> = setting.split('.').collect();
+                    let last = parts.pop().unwrap_or_default();
+                    for part in parts {
+                        table = table
+                            .entry(part)
+                            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                            .as_table_mut()
+                            .ok_or_else(|| err("tune.space", format!("simulation.{part} is not a table")))?;
+                    }
+                    table.insert(last.to_owned(), value.clone());
+                    continue;
+                }
                 let (inst, var) = dotted
                     .trim()
                     .split_once('.')
@@ -215,7 +235,12 @@ impl Base {
         let result = run.run();
         let mut out = RunOutcome {
             steps: run.steps(),
-            time: run.steps() as f64 * h,
+            // Step control (ECCO) takes steps of its own size: the time reached.
+            time: if run.step_history().is_empty() {
+                run.steps() as f64 * h
+            } else {
+                run.time() - run.system().start()
+            },
             e_abs: run.bonds().iter().map(|b| b.e_abs).sum(),
             failure: None,
             trace: Vec::new(),

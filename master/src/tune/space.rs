@@ -21,6 +21,8 @@
 //! extrapolation = [0, 1, 2, 3, 4, "I2"]
 //! "mech.solver" = ["I3AL-P", "I1AL"]
 //! "hyd.integrator" = ["FWE", "TR", "RK4"]       # "a.x,b.x" = [...] sets several together
+//! "simulation.energy_correction" = [false, true] # `simulation.<key>`: a [simulation] setting
+//! "simulation.step_control" = ["fixed", "ecco"]  # (with ECCO, H of the sweep is H_0)
 //! [tune.i2]                            # derivative outputs for I2, per swept connection
 //! "hyd.s" = ["mech.s_dot", "mech.s_ddot"]
 //! "hyd.s_dot" = ["mech.s_ddot"]

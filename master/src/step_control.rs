@@ -1,0 +1,337 @@
+//! Energy-based coupling control: the communication step chosen from the power bonds' residual
+//! energy (ECCO), on a grid that every instance's fixed internal step divides.
+//!
+//! **ECCO** (Energy-Conservation-based Co-simulation; S. Sadjina, L. T. Kyllingstad, S. Skjong,
+//! E. Pedersen, "Energy conservation and power bonds in co-simulations: non-iterative adaptive
+//! step size control and error estimation", Engineering with Computers 33, 2017, §4; the same
+//! law as libcosim's `ecco_algorithm`). After step n, each bond b gives the error
+//!
+//! ```text
+//! ε_b = |δE_b| / (atol + rtol·|E_b|),   E_b = max_ports |sign·e·f|(t_{n+1}) · H_n   (energy level)
+//! ε_n = sqrt( (1/N_b) Σ_b ε_b² )                                                     (RMS over bonds)
+//! ```
+//!
+//! and a PI controller sets the next step
+//!
+//! ```text
+//! H_{n+1} = H_n · clamp( s · ε_n^{−(k_I + k_P)} · ε_{n−1}^{k_P}, r_min, r_max ),  H_min ≤ H_{n+1} ≤ H_max
+//! ```
+//!
+//! (s: safety factor; k_P, k_I: proportional and integral gains). Like the paper the method is
+//! non-iterative: a step is never repeated, its error only sizes the next one. ε uses the
+//! bonds' *uncorrected* residual energy (the exchanged values alone), so energy correction
+//! ([`crate::bonds`]) does not hide the coupling error from the controller.
+//!
+//! Beyond the paper: every H is a whole multiple of the grid quantum Δ, the least common
+//! multiple of the instances' fixed internal steps ([`quantum`]), so an FMU that integrates with
+//! a fixed step h (which must divide the communication step) can take every step; time is
+//! counted in quanta (no drift); and a step never crosses a breakpoint of a time table
+//! (`[[inputs]]`, a valve switch): it ends there, so a step input is applied when it happens,
+//! and the controller restarts from at most H_0 (a residual measured before the switch says
+//! nothing about the steps after it).
+
+use crate::bonds::BondState;
+use crate::error::{MasterError, Result};
+use crate::observer::{Observer, Summary};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// How the communication step is chosen (`[simulation] step_control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepControlKind {
+    /// A constant H (`[simulation] step`).
+    Fixed,
+    /// ECCO: H from the bonds' residual energy ([`Ecco`]).
+    Ecco,
+}
+
+impl StepControlKind {
+    /// Parses `fixed` / `ecco`.
+    pub fn parse(s: &str) -> Option<Self> {
+        <Self as clap::ValueEnum>::from_str(s, false).ok()
+    }
+
+    /// The name in system files and `summary.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fixed => "fixed",
+            Self::Ecco => "ecco",
+        }
+    }
+}
+
+/// ECCO's parameters (`[simulation.ecco]`); defaults as in Sadjina et al. 2017 §5 and libcosim.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EccoParams {
+    /// Relative tolerance on the residual energy per step (of the energy level).
+    pub rtol: f64,
+    /// Absolute tolerance on the residual energy per step (J).
+    pub atol: f64,
+    /// Safety factor s.
+    pub safety: f64,
+    /// Proportional gain k_P.
+    pub p_gain: f64,
+    /// Integral gain k_I.
+    pub i_gain: f64,
+    /// Smallest step (s; rounded up to the grid quantum).
+    pub h_min: f64,
+    /// Largest step (s; rounded down to the grid quantum).
+    pub h_max: f64,
+    /// Smallest change factor H_{n+1}/H_n.
+    pub min_rate: f64,
+    /// Largest change factor H_{n+1}/H_n.
+    pub max_rate: f64,
+}
+
+impl Default for EccoParams {
+    fn default() -> Self {
+        Self {
+            rtol: 1e-3,
+            atol: 1e-4,
+            safety: 0.9,
+            p_gain: 0.2,
+            i_gain: 0.15,
+            h_min: 0.0,
+            h_max: f64::INFINITY,
+            min_rate: 0.2,
+            max_rate: 1.5,
+        }
+    }
+}
+
+/// Resolution of the quantum computation (s): steps are compared as integer multiples of 1 ps.
+const PICO: f64 = 1e-12;
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The grid quantum Δ: the least common multiple of the fixed internal steps `steps` (s), or
+/// `None` when one of them is not a whole number of picoseconds (to 1e-9 relative) or the
+/// multiple overflows. An empty list gives `Some(None)`: no constraint.
+pub fn quantum(steps: &[f64]) -> Option<Option<f64>> {
+    let mut l: u64 = 0;
+    for h in steps {
+        let k = (h / PICO).round();
+        if !((1.0..1e18).contains(&k) && (k * PICO - h).abs() <= 1e-9 * h) {
+            return None;
+        }
+        let k = k as u64;
+        l = if l == 0 { k } else { (l / gcd(l, k)).checked_mul(k)? };
+    }
+    Some((l > 0).then_some(l as f64 * PICO))
+}
+
+/// The resolved step control of a system.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepControl {
+    /// Constant H.
+    Fixed,
+    /// ECCO on the grid `quantum` (s); `h_min`/`h_max` in quanta.
+    Ecco {
+        /// Parameters as given.
+        params: EccoParams,
+        /// Grid quantum Δ (s).
+        quantum: f64,
+        /// H_min, H_max, H_0 in quanta.
+        units: (u64, u64, u64),
+        /// Time-table breakpoints in quanta after the start (steps end there).
+        breakpoints: Vec<u64>,
+    },
+}
+
+impl StepControl {
+    /// `fixed` or `ecco`.
+    pub fn kind(&self) -> StepControlKind {
+        match self {
+            Self::Fixed => StepControlKind::Fixed,
+            Self::Ecco { .. } => StepControlKind::Ecco,
+        }
+    }
+}
+
+/// ECCO's error measure of one step (see the module docs): the RMS over the bonds of
+/// |δE| / (atol + rtol·E_level), with the uncorrected δE. `None` without bonds.
+pub fn error_estimate(bonds: &[BondState], h: f64, p: &EccoParams) -> Option<f64> {
+    if bonds.is_empty() {
+        return None;
+    }
+    let sum: f64 = bonds
+        .iter()
+        .map(|b| {
+            let level = b.level * h;
+            let e = b.de_uncorrected.abs() / (p.atol + p.rtol * level.abs());
+            e * e
+        })
+        .sum();
+    Some((sum / bonds.len() as f64).sqrt())
+}
+
+/// The ECCO controller: its state between steps.
+#[derive(Debug, Clone)]
+pub struct Ecco {
+    params: EccoParams,
+    /// H_min, H_max in quanta.
+    min_units: u64,
+    max_units: u64,
+    /// The wanted step in quanta (before a breakpoint or the stop time cut it).
+    units: u64,
+    /// The wanted step as a real number of quanta (the controller's state, not rounded).
+    h_units: f64,
+    /// H_0 in quanta.
+    start_units: u64,
+    /// ε of the previous step (0: none yet).
+    prev_error: f64,
+    /// ε of the last step.
+    last_error: f64,
+}
+
+impl Ecco {
+    /// A controller with H_min, H_max and H_0 in quanta.
+    pub fn new(params: EccoParams, (min_units, max_units, start_units): (u64, u64, u64)) -> Self {
+        Self {
+            params,
+            min_units,
+            max_units,
+            units: start_units,
+            h_units: start_units as f64,
+            start_units,
+            prev_error: 0.0,
+            last_error: 0.0,
+        }
+    }
+
+    /// Restarts at a discontinuity of the inputs (a time-table breakpoint): the step falls back
+    /// to at most H_0 and the controller forgets the previous error, as an integrator restarts
+    /// after an event.
+    pub fn restart(&mut self) {
+        self.h_units = self.h_units.min(self.start_units as f64);
+        self.units = (self.h_units.floor() as u64).clamp(self.min_units, self.max_units);
+        self.prev_error = 0.0;
+    }
+
+    /// The step wanted now, in quanta.
+    pub fn units(&self) -> u64 {
+        self.units
+    }
+
+    /// ε of the last step.
+    pub fn last_error(&self) -> f64 {
+        self.last_error
+    }
+
+    /// After a step of `h_units` quanta with error `error`: the next wanted step (PI law, the
+    /// change factor and the bounds clamped; rounded down to whole quanta). A step cut short
+    /// (breakpoint, stop time) does not shrink the next one: the rate applies to the larger of
+    /// the step taken and the one wanted.
+    pub fn update(&mut self, taken_units: u64, error: f64) -> u64 {
+        let p = &self.params;
+        self.last_error = error;
+        let base = self.h_units.max(taken_units as f64);
+        if error > 0.0 && error.is_finite() && self.prev_error > 0.0 {
+            let gain = p.safety * error.powf(-(p.i_gain + p.p_gain)) * self.prev_error.powf(p.p_gain);
+            let gain = if gain.is_finite() { gain.clamp(p.min_rate, p.max_rate) } else { p.min_rate };
+            self.h_units = (base * gain).clamp(self.min_units as f64, self.max_units as f64);
+        } else if error > 0.0 && error.is_finite() {
+            // First estimate: the I-controller alone (no previous error yet).
+            let gain = (p.safety * error.powf(-p.i_gain)).clamp(p.min_rate, p.max_rate);
+            self.h_units = (base * gain).clamp(self.min_units as f64, self.max_units as f64);
+        } else if error.is_nan() {
+            self.h_units = self.min_units as f64;
+        } else {
+            // No residual at all: grow at the largest rate.
+            self.h_units = (base * p.max_rate).clamp(self.min_units as f64, self.max_units as f64);
+        }
+        if error > 0.0 && error.is_finite() {
+            self.prev_error = error;
+        }
+        self.units = (self.h_units.floor() as u64).clamp(self.min_units, self.max_units);
+        self.units
+    }
+}
+
+/// `steps.csv` of an ECCO run: `time,H`, one row per communication step (t_{n+1} and the step
+/// H_n that ended there).
+pub struct StepsCsv {
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+    last: f64,
+}
+
+impl StepsCsv {
+    /// Creates the file (steps start at `start`).
+    pub fn create(path: &Path, start: f64) -> Result<Self> {
+        let io = |source| MasterError::Io { path: path.to_path_buf(), source };
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        writeln!(out, "time,H").map_err(io)?;
+        Ok(Self { path: path.to_path_buf(), out, last: start })
+    }
+}
+
+impl Observer for StepsCsv {
+    fn step(&mut self, _n: u64, t: f64, _v: &[f64], _b: &[BondState]) -> Result<()> {
+        let h = t - self.last;
+        self.last = t;
+        writeln!(self.out, "{t},{h}").map_err(|source| MasterError::Io { path: self.path.clone(), source })
+    }
+    fn finish(&mut self, _s: &Summary) -> Result<()> {
+        self.out.flush().map_err(|source| MasterError::Io { path: self.path.clone(), source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantum_is_the_least_common_multiple() {
+        assert_eq!(quantum(&[]), Some(None));
+        let q = quantum(&[1e-4, 2.5e-5]).unwrap().unwrap();
+        assert!((q - 1e-4).abs() < 1e-18, "{q}");
+        let q = quantum(&[4e-4, 6e-4]).unwrap().unwrap();
+        assert!((q - 1.2e-3).abs() < 1e-15, "{q}");
+        assert_eq!(quantum(&[1e-13]), None, "below a picosecond");
+    }
+
+    #[test]
+    fn the_pi_controller_shrinks_on_large_errors_and_grows_on_small_ones() {
+        let p = EccoParams::default();
+        let mut c = Ecco::new(p, (1, 100, 10));
+        // ε = 1: H_{n+1} = s·H (shrinks by the safety factor).
+        c.update(10, 1.0);
+        assert!((c.h_units - 9.0).abs() < 1e-9, "{}", c.h_units);
+        // A huge error cuts at the smallest rate, a tiny one grows at the largest.
+        let before = c.h_units;
+        c.update(c.units(), 1e6);
+        assert!((c.h_units - (before * p.min_rate).max(1.0)).abs() < 1e-9);
+        let before = c.h_units;
+        c.update(c.units(), 1e-9);
+        assert!((c.h_units - (before * p.max_rate).min(100.0)).abs() < 1e-9);
+        // Bounds hold.
+        for _ in 0..50 {
+            c.update(c.units(), 1e-12);
+        }
+        assert_eq!(c.units(), 100);
+        for _ in 0..50 {
+            c.update(c.units(), 1e12);
+        }
+        assert_eq!(c.units(), 1);
+    }
+
+    #[test]
+    fn the_pi_law_matches_its_formula() {
+        let p = EccoParams { min_rate: 0.0, max_rate: f64::INFINITY, ..EccoParams::default() };
+        let mut c = Ecco::new(p, (1, 1_000_000, 1000));
+        c.update(1000, 0.5); // first: s·ε^{−k_I}
+        let h1 = 1000.0 * 0.9 * 0.5f64.powf(-0.15);
+        assert!((c.h_units - h1).abs() < 1e-9);
+        c.update(c.units(), 2.0); // then: s·ε_n^{−(k_I+k_P)}·ε_{n−1}^{k_P}
+        let h2 = h1 * 0.9 * 2.0f64.powf(-0.35) * 0.5f64.powf(0.2);
+        assert!((c.h_units - h2).abs() < 1e-9, "{} vs {h2}", c.h_units);
+    }
+}

@@ -1,0 +1,124 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! `cosim run` with energy-based coupling control (issue 18): ECCO's variable step (steps.csv, the
+//! summary) and the energy correction's columns in bonds.csv, on the A.1 oscillator.
+
+use fmu_harness::paths;
+use std::path::Path;
+
+mod support;
+use support::{cosim, tmp};
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(str::to_owned).collect();
+    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
+}
+
+#[test]
+fn ecco_with_energy_correction_records_h_and_both_residuals() {
+    paths::fmu("oscillator-fd-m1");
+    let scenario = paths::root().join("scenarios/oscillator-fd.toml");
+    let out = tmp("ecco");
+    let o = cosim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--stop-time",
+        "2",
+        "--step-control",
+        "ecco",
+        "--h-max",
+        "0.005",
+        "--energy-correction",
+        "true",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // steps.csv: H per step, on the 10 µs grid (H_0 = 1 ms / 100: these FMUs have no fixed
+    // step), within [Δ, H_max], summing to the horizon, and varying.
+    let (h, steps) = read_csv(&out.join("steps.csv"));
+    assert_eq!(h, ["time", "H"]);
+    let hs: Vec<f64> = steps.iter().map(|r| r[1]).collect();
+    let total: f64 = hs.iter().sum();
+    assert!((total - 2.0).abs() < 1e-9, "{total}");
+    for x in &hs {
+        assert!(*x >= 1e-5 - 1e-15 && *x <= 0.005 + 1e-15, "H = {x}");
+        assert!(((x / 1e-5).round() * 1e-5 - x).abs() < 1e-12, "H = {x} is off the grid");
+    }
+    let (lo, hi) = hs.iter().fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    assert!(hi > 1.5 * lo, "H did not vary: {lo} .. {hi}");
+    // results.csv has a row per step at the same times.
+    let (_, results) = read_csv(&out.join("results.csv"));
+    assert_eq!(results.len(), steps.len() + 1);
+    assert!(results.iter().skip(1).zip(&steps).all(|(r, s)| r[0] == s[0]));
+    // bonds.csv: the corrected and the uncorrected residual energy.
+    let (bh, bonds) = read_csv(&out.join("bonds.csv"));
+    for c in ["coupling.E_abs", "coupling.E_uncorrected", "coupling.E_abs_uncorrected"] {
+        assert!(bh.iter().any(|x| x == c), "{c} not in {bh:?}");
+    }
+    let col = |c: &str| bh.iter().position(|x| x == c).unwrap();
+    let last = bonds.last().unwrap();
+    assert!(last[col("coupling.E_abs")] != last[col("coupling.E_abs_uncorrected")]);
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"step_control\": \"ecco\"") && summary.contains("step_size_range"), "{summary}");
+    assert!(summary.contains("\"energy_correction\": true"), "{summary}");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn ecco_refuses_an_initial_step_off_the_instances_grid() {
+    paths::fmu("hydraulics-lumped3");
+    // crane-pub3's hydraulics integrate at h = 0.1 ms: H_0 = 0.25 ms is not a multiple.
+    let scenario = paths::root().join("scenarios/crane-pub3.toml");
+    let out = tmp("ecco-grid");
+    let o = cosim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--step-control",
+        "ecco",
+        "--step",
+        "0.00025",
+        "--stop-time",
+        "0.01",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("simulation.step") || err.contains("does not divide"), "{err}");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn tune_sweeps_energy_correction_and_step_control_as_dimensions() {
+    use master::tune::runner::Base;
+    use master::tune::space::TuneSpec;
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("tune");
+    let text = std::fs::read_to_string(paths::root().join("scenarios/oscillator-tune.toml")).unwrap();
+    let text = text.replace("../target/fmu", &paths::fmu_dir().display().to_string()).replace(
+        "[tune.space]\nextrapolation = [0]",
+        "[tune.space]\nextrapolation = [0]\n\"simulation.energy_correction\" = [false, true]\n\
+         \"simulation.step_control\" = [\"fixed\", \"ecco\"]\n\"simulation.ecco.rtol\" = [1e-3]",
+    );
+    let system = dir.join("oscillator-tune.toml");
+    std::fs::write(&system, text).unwrap();
+    let base = Base::load(&system).unwrap();
+    let table: toml::Table = toml::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
+    let spec = TuneSpec::from_table(table.get("tune")).unwrap();
+    let configs = spec.configs();
+    assert_eq!(configs.len(), 4, "{configs:?}");
+    let last = configs.last().unwrap();
+    assert!(last.label().contains("simulation.energy_correction = true"), "{}", last.label());
+    assert!(last.label().contains("simulation.step_control = ecco"), "{}", last.label());
+    let draft = base.draft(&base.document(&spec, last, true).unwrap()).unwrap();
+    let sys = draft.build(&base.mds()).unwrap();
+    assert!(sys.bonds().iter().all(|b| b.energy_correction));
+    assert_eq!(sys.step_control().kind(), master::system::StepControlKind::Ecco);
+    // One tune run of the configuration: ECCO covers the horizon in steps of its own size.
+    let o = base.run(&draft, 0.01, 100, &[], None, None).unwrap();
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    assert!((o.time - 1.0).abs() < 1e-9 && o.steps != 100, "{} s in {} steps", o.time, o.steps);
+    let _ = std::fs::remove_dir_all(dir);
+}
