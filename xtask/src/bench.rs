@@ -105,8 +105,9 @@ const FRONTS: &[Front] = &[
         grid: &[
             "step=1e-3,2e-3,2.5e-3,4e-3,5e-3",
             "extrapolation=0,1,2,3",
+            "hyd.p3_model=LF,SP",
             "hyd.integrator=FWE,TR,RK4",
-            "hyd.h=2e-5,1e-4,5e-4,1e-3",
+            "hyd.h=1e-4,5e-4,1e-3",
             "mech.solver=I3AL-P,I1AL",
         ],
         compare: &["mech.s=unified.s", "hyd.p1=unified.p1"],
