@@ -39,6 +39,7 @@ pub mod fmu;
 pub mod guard;
 pub mod observer;
 pub mod pool;
+pub mod precision;
 pub mod run;
 pub mod single;
 pub mod ssp;
