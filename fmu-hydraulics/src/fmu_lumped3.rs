@@ -6,6 +6,7 @@
 //! both declared in ModelStructure); pressure coupling connects `p1`, `p2` (no feedthrough) and
 //! the mechanics computes p1 A1 − p2 A2 − c ṡ (+ dampers) itself.
 
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
 use crate::integrator::Ode;
 use crate::lumped3::{idx, Flows, Lumped3, Lumped3Ode};
 use crate::stepping::{self, HasStepping, Stepping};
@@ -58,6 +59,8 @@ pub struct Lumped3Fmu {
     pub results: Option<StepResults>,
     /// Whether a piston position beyond a stroke end was reported (once per instance).
     pub stroke_warned: bool,
+    /// Cavitation bookkeeping (time below p_cav, episodes).
+    pub monitor: Monitor,
 }
 
 /// Outputs evaluated once at the end of a step (the export layer reads every output after every
@@ -67,8 +70,8 @@ pub struct Lumped3Fmu {
 /// arithmetic as the getters' definitions, so the same values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepResults {
-    /// Bits of the s the λmax below belongs to.
-    s_bits: u64,
+    /// Bits of the s and ṡ the λmax below belongs to.
+    s_bits: (u64, u64),
     /// |λ|max (1/s), [`Lumped3::stiffest_eigenvalue`].
     lambda_max: f64,
     /// The valve flows, [`Lumped3::flows`].
@@ -97,6 +100,7 @@ impl Default for Lumped3Fmu {
             u_ref: InputSignal::new(0.0),
             results: None,
             stroke_warned: false,
+            monitor: Monitor::default(),
         }
     }
 }
@@ -110,10 +114,25 @@ impl HasStepping for Lumped3Fmu {
     }
     fn lambda_max(&self) -> f64 {
         match &self.results {
-            // The Jacobian depends on the inputs through s alone.
-            Some(r) if r.s_bits == self.s.value.to_bits() => r.lambda_max,
+            // The Jacobian depends on the inputs through s (and ṡ, below p_cav) alone.
+            Some(r) if r.s_bits == (self.s.value.to_bits(), self.s_dot.value.to_bits()) => r.lambda_max,
             _ => self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0)),
         }
+    }
+}
+
+impl HasCavitation for Lumped3Fmu {
+    fn cavitation(&self) -> &Cavitation {
+        &self.circuit.cavitation
+    }
+    fn cavitation_mut(&mut self) -> &mut Cavitation {
+        &mut self.circuit.cavitation
+    }
+    fn monitor(&self) -> &Monitor {
+        &self.monitor
+    }
+    fn monitor_mut(&mut self) -> &mut Monitor {
+        &mut self.monitor
     }
 }
 
@@ -154,14 +173,15 @@ impl Lumped3Fmu {
             + c.damper_force_rate(self.s.value, self.s_dot.value, s_ddot)
     }
 
-    /// Physical range of a state: non-negative pressures (cavitation is not modelled). Runs
+    /// Physical range of a state: non-negative pressures (with `strict_pressure`; otherwise the
+    /// cavitation law keeps them positive and this passes). Runs
     /// after every internal step: the common case is a few comparisons inline,
     /// [`range_error`](Self::range_error) names what is wrong. A piston beyond a stroke end is
     /// not an error: the chamber keeps its dead volume ([`Lumped3::chamber_lengths`]) and
     /// `do_step` warns once ([`Self::stroke_warning`]).
     #[inline]
-    fn check(_circuit: &Lumped3, _s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
-        if x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0 {
+    fn check(circuit: &Lumped3, _s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
+        if !circuit.cavitation.strict || (x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0) {
             return Ok(());
         }
         Self::range_error(x)
@@ -193,7 +213,7 @@ impl Lumped3Fmu {
         for (name, p) in [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])] {
             if p < 0.0 {
                 return Err(format!(
-                    "{name} = {p:.6e} Pa is negative: the volume cavitates, which this model does not describe"
+                    "{name} = {p:.6e} Pa is negative (with strict_pressure = true the cavitation law is off, so a volume that cavitates is an error)"
                 ));
             }
         }
@@ -225,7 +245,13 @@ Inputs follow the polynomials of fmi2SetRealInputDerivatives at every stage. The
 so forward Euler at h = 0.1 ms is unstable (h|λ| ≈ 11 &gt; 2) although it may not blow up. Explicit methods therefore warn once per run when h·|λmax| exceeds their stability bound
 (λmax: stiffest eigenvalue of the Jacobian, also output lambda_max); TR is the safe default.</p>
 <p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot and, through the end dampers, from s; declared in ModelStructure); pressure coupling uses p1, p2 (no feedthrough).</p>
-<p><b>Failures</b>: Newton divergence, NaN or a negative pressure (cavitation is not modelled) end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
+<p><b>Cavitation</b> (all three volumes): below the cavitation pressure p_cav (default 3 kPa absolute) dissolved air is released and the effective bulk modulus collapses to that of the gas,
+1/B_e,cav = 1/B_ei + w(p)/p with the free-gas fraction w = (1 − p/p_cav)² (Merritt, Hydraulic Control Systems, 1967, §2.5: volume-weighted compliances with an isothermal gas, β_gas = p;
+Gholizadeh, Burton, Schoenau, Int. J. Fluid Power 12(3), 2011: air release below the saturation pressure). Above p_cav the law is exactly inactive; B_e and dB_e/dp are continuous at p_cav,
+and B_e → p as p → 0, so a volume under suction keeps a small positive pressure and recovers once it is refilled. An internal step that would end with a pressure ≤ 0 (the steep entry
+into cavitation overshoots with FWE, RK4 and the explicit half of TR) is redone with backward Euler, damped to keep the pressures positive. Output t_cav is the time spent with a pressure
+below p_cav, cav_episodes the number of episodes; each episode is logged once as a warning. strict_pressure = true switches the law off (a negative pressure is then an error).</p>
+<p><b>Failures</b>: Newton divergence, NaN or (with strict_pressure = true) a negative pressure end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
 
 macro_rules! param {
     ($name:literal, $unit:literal, $descr:literal, $($field:tt).+) => {
@@ -249,6 +275,7 @@ impl CoSimModel for Lumped3Fmu {
 
     fn variables() -> Vec<Variable<Self>> {
         let (step_params, step_outputs) = stepping::variables::<Self>();
+        let (cav_params, cav_outputs) = cavitation::variables::<Self>();
         let mut v = vec![
             param!("d_1", "m", "Piston diameter (Table 2)", circuit.d1).min(1e-9),
             param!("d_2", "m", "Piston-rod diameter (Table 2)", circuit.d2).min(0.0),
@@ -284,6 +311,7 @@ impl CoSimModel for Lumped3Fmu {
             param!("p2_0", "Pa", "Initial rod-side pressure (SPEC 3.6)", p2_0).min(0.0),
         ];
         v.extend(step_params);
+        v.extend(cav_params);
         v.push(Variable::calculated_parameter("A_1", "m2", "Piston-side area pi d_1^2/4", |m: &Self| m.circuit.a1()));
         v.push(Variable::calculated_parameter("A_2", "m2", "Rod-side area pi (d_1^2 - d_2^2)/4", |m: &Self| {
             m.circuit.a2()
@@ -394,6 +422,7 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[]),
         );
         v.extend(step_outputs);
+        v.extend(cav_outputs);
         v
     }
 
@@ -407,6 +436,7 @@ impl CoSimModel for Lumped3Fmu {
         self.circuit.cv = self.q_n / (self.u_n * self.dp_n.sqrt());
         self.circuit.check().map_err(ModelError::new)?;
         self.stepping.initialize()?;
+        self.monitor.reset();
         // An input s left at its declared start value follows the parameter s0.
         if self.s.value.to_bits() == Self::default().s.value.to_bits() {
             self.s.value = self.circuit.s0;
@@ -415,7 +445,8 @@ impl CoSimModel for Lumped3Fmu {
         self.p1_0 = p1;
         self.p3_0 = p3;
         self.x = SVector::<f64, 4>::new(p1, self.p2_0, p3, 0.0);
-        Self::check(&self.circuit, self.s.value, &self.x).map_err(|m| {
+        // Negative initial pressures are bad parameters, whatever the cavitation law.
+        Self::range_error(&self.x).map_err(|m| {
             ModelError::new(format!("initial state (F_static = {} N, p2_0 = {} Pa): {m}", self.f_static, self.p2_0))
         })?;
         self.stepping.lambda_max = crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.x);
@@ -428,7 +459,19 @@ impl CoSimModel for Lumped3Fmu {
         let circuit = &self.circuit;
         // The range check uses s at the end of each internal step.
         self.results = None;
-        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, ode.s_at(tau), x))?;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| {
+            Self::check(circuit, ode.s_at(tau), x)?;
+            let pressures = [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])];
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
         // s as the export layer leaves it after the step (`InputSignal::end_step`).
         let s_end = self.s.at(h);
         if !self.stroke_warned {
@@ -440,9 +483,10 @@ impl CoSimModel for Lumped3Fmu {
             }
         }
         let c = &ode.constants;
+        let s_dot_end = self.s_dot.at(h);
         let results = StepResults {
-            s_bits: s_end.to_bits(),
-            lambda_max: circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x),
+            s_bits: (s_end.to_bits(), s_dot_end.to_bits()),
+            lambda_max: circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x, s_dot_end),
             flows: circuit.flows_with(c, &x),
         };
         self.x = x;
@@ -476,6 +520,7 @@ impl CoSimModel for Lumped3Fmu {
             &mut c.cv,
             &mut c.f45,
             &mut c.dp_lam,
+            &mut c.cavitation.p_cav,
         ] {
             v.real(x);
         }
@@ -490,7 +535,9 @@ impl CoSimModel for Lumped3Fmu {
         ] {
             v.real(x);
         }
+        v.boolean(&mut self.circuit.cavitation.strict);
         self.stepping.visit(v);
+        self.monitor.visit(v);
         v.reals(self.x.as_mut_slice());
         v.input(&mut self.s);
         v.input(&mut self.s_dot);

@@ -5,6 +5,7 @@
 //! and pressure coupling (connect outputs `p1`, `p2`, which have no direct feedthrough; the
 //! mechanics side then computes (p2 − p1) A − c ṡ itself, with its own friction parameter).
 
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
 use crate::integrator::Ode;
 use crate::naya::{Naya, NayaOde};
 use crate::stepping::{self, HasStepping, Stepping};
@@ -45,6 +46,8 @@ pub struct NayaFmu {
     pub s_dot: InputSignal,
     /// Input κ.
     pub kappa: InputSignal,
+    /// Cavitation bookkeeping (time below p_cav, episodes).
+    pub monitor: Monitor,
 }
 
 const DEFAULT_F_STATIC: f64 = 6867.0;
@@ -70,6 +73,7 @@ impl Default for NayaFmu {
             p: SVector::<f64, 2>::new(eq.p1, eq.p2),
             s_dot: InputSignal::new(0.0),
             kappa: InputSignal::new(eq.kappa),
+            monitor: Monitor::default(),
         }
     }
 }
@@ -83,6 +87,21 @@ impl HasStepping for NayaFmu {
     }
     fn lambda_max(&self) -> f64 {
         crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p)
+    }
+}
+
+impl HasCavitation for NayaFmu {
+    fn cavitation(&self) -> &Cavitation {
+        &self.circuit.cavitation
+    }
+    fn cavitation_mut(&mut self) -> &mut Cavitation {
+        &mut self.circuit.cavitation
+    }
+    fn monitor(&self) -> &Monitor {
+        &self.monitor
+    }
+    fn monitor_mut(&mut self) -> &mut Monitor {
+        &mut self.monitor
     }
 }
 
@@ -110,14 +129,19 @@ impl NayaFmu {
         self.ode().f(0.0, &self.p)
     }
 
-    /// Physical range of a state: positive pressures with a positive bulk modulus, chambers
-    /// of positive length.
+    /// Physical range of a state: non-negative pressures (with `strict_pressure`; otherwise
+    /// the cavitation law keeps them positive) with a positive bulk modulus, chambers of
+    /// positive length.
     fn check(circuit: &Naya, s: f64, x: &SVector<f64, 2>) -> Result<(), String> {
         for (name, p) in [("p1", x[0]), ("p2", x[1])] {
-            if p < 0.0 {
+            if p < 0.0 && circuit.cavitation.strict {
                 return Err(format!(
-                    "{name} = {p:.6e} Pa is negative: the chamber cavitates, which this model does not describe"
+                    "{name} = {p:.6e} Pa is negative (with strict_pressure = true the cavitation law is off, so a chamber that cavitates is an error)"
                 ));
+            }
+            if p <= circuit.cavitation.p_cav {
+                // The law's range: β_e = β(p) p/(p + β w) > 0 for p > 0.
+                continue;
             }
             let beta = circuit.beta(p);
             if !(beta > 0.0 && beta.is_finite()) {
@@ -150,7 +174,13 @@ equilibrium. An input left at its declared start value follows the parameters: k
 Explicit methods warn once per run when h·|λmax| exceeds their stability bound (λmax: stiffest eigenvalue of the pressure Jacobian, also output lambda_max).</p>
 <p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot, declared in ModelStructure); pressure coupling uses p1, p2
 (no feedthrough) and the mechanics computes (p2 − p1) A − c ṡ itself.</p>
-<p><b>Failures</b>: Newton divergence, NaN, a negative pressure (cavitation is not modelled), a pressure beyond the bulk-modulus law or a piston beyond
+<p><b>Cavitation</b>: below the cavitation pressure p_cav (default 3 kPa absolute) dissolved air is released and the effective bulk modulus collapses to that of the gas,
+1/β_e = 1/β(p) + w(p)/p with the free-gas fraction w = (1 − p/p_cav)² (Merritt, Hydraulic Control Systems, 1967, §2.5: volume-weighted compliances with an isothermal gas, β_gas = p;
+Gholizadeh, Burton, Schoenau, Int. J. Fluid Power 12(3), 2011: air release below the saturation pressure). Above p_cav the law is exactly inactive; β_e and dβ_e/dp are continuous at p_cav,
+and β_e → p as p → 0, so a chamber under suction keeps a small positive pressure and recovers once it is refilled. An internal step that would end with a pressure ≤ 0 is redone with
+backward Euler, damped to keep the pressures positive. Output t_cav is the time spent with a pressure below p_cav, cav_episodes the number of episodes; each episode is logged once
+as a warning. strict_pressure = true switches the law off (a negative pressure is then an error).</p>
+<p><b>Failures</b>: Newton divergence, NaN, (with strict_pressure = true) a negative pressure, a pressure beyond the bulk-modulus law or a piston beyond
 its stroke end the step with fmi2Error naming the time and the quantity.</p>"#;
 
 macro_rules! param {
@@ -175,6 +205,7 @@ impl CoSimModel for NayaFmu {
 
     fn variables() -> Vec<Variable<Self>> {
         let (step_params, step_outputs) = stepping::variables::<Self>();
+        let (cav_params, cav_outputs) = cavitation::variables::<Self>();
         let mut v = vec![
             param!("A", "m2", "Piston area (seed 001 Table 2)", circuit.a_p).min(1e-12),
             param!("l", "m", "Cylinder length", circuit.l).min(1e-9),
@@ -214,6 +245,7 @@ impl CoSimModel for NayaFmu {
             .min(0.0),
         ];
         v.extend(step_params);
+        v.extend(cav_params);
         v.push(Variable::calculated_parameter(
             "kappa0",
             "1",
@@ -268,12 +300,14 @@ impl CoSimModel for NayaFmu {
                 .depends_on(&[("kappa", Dep::Dependent)]),
         );
         v.extend(step_outputs);
+        v.extend(cav_outputs);
         v
     }
 
     fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
         self.circuit.check().map_err(ModelError::new)?;
         self.stepping.initialize()?;
+        self.monitor.reset();
         let defaults = Self::default();
         let eq = self.circuit.equilibrium(self.f_static).map_err(ModelError::new)?;
         self.kappa0 = eq.kappa;
@@ -289,8 +323,12 @@ impl CoSimModel for NayaFmu {
             2 => SVector::<f64, 2>::new(self.p_start[0], self.p_start[1]),
             other => return Err(ModelError::new(format!("init = {other} is not 1 (equilibrium) or 2 (start_values)"))),
         };
-        Self::check(&self.circuit, self.s.value, &self.p)
-            .map_err(|m| ModelError::new(format!("initial state: {m}")))?;
+        // Negative initial pressures are bad parameters, whatever the cavitation law.
+        let strict = Naya {
+            cavitation: crate::cavitation::Cavitation { strict: true, ..self.circuit.cavitation },
+            ..self.circuit.clone()
+        };
+        Self::check(&strict, self.s.value, &self.p).map_err(|m| ModelError::new(format!("initial state: {m}")))?;
         self.stepping.lambda_max = crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p);
         Ok(())
     }
@@ -300,7 +338,18 @@ impl CoSimModel for NayaFmu {
         let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
         let (circuit, s) = (&self.circuit, &self.s);
         // The range check uses s at the end of each internal step.
-        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, s.at(tau), x))?;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| {
+            Self::check(circuit, s.at(tau), x)?;
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", x[0]), ("p2", x[1])]) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
         self.p = x;
         Ok(())
     }
@@ -308,11 +357,22 @@ impl CoSimModel for NayaFmu {
     fn visit_state(&mut self, v: &mut dyn StateVisitor) {
         let c = &mut self.circuit;
         for x in [
-            &mut c.a_p, &mut c.l, &mut c.c, &mut c.cd, &mut c.rho, &mut c.p_p, &mut c.p_t, &mut c.a, &mut c.b,
-            &mut c.s0, &mut c.a_v,
+            &mut c.a_p,
+            &mut c.l,
+            &mut c.c,
+            &mut c.cd,
+            &mut c.rho,
+            &mut c.p_p,
+            &mut c.p_t,
+            &mut c.a,
+            &mut c.b,
+            &mut c.s0,
+            &mut c.a_v,
+            &mut c.cavitation.p_cav,
         ] {
             v.real(x);
         }
+        v.boolean(&mut c.cavitation.strict);
         v.real(&mut self.f_static);
         let mut init = i64::from(self.init);
         v.integer(&mut init);
@@ -320,6 +380,7 @@ impl CoSimModel for NayaFmu {
         v.reals(&mut self.p_start);
         v.real(&mut self.kappa0);
         self.stepping.visit(v);
+        self.monitor.visit(v);
         v.reals(self.p.as_mut_slice());
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
