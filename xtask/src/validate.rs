@@ -16,9 +16,10 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&img).with_context(|| format!("creating {}", img.display()))?;
     let mut sections: Vec<Section> = Vec::new();
     type Build = fn(&std::path::Path, &std::path::Path, bool) -> Result<Section>;
-    let builders: [(&str, Build); 4] = [
+    let builders: [(&str, Build); 5] = [
         ("seed 004", |f, i, _| validation::naya::section(f, i)),
         ("cranes", |f, i, q| validation::crane::section(f, i, q)),
+        ("Publication IV", |f, i, _| validation::pub4::section(f, i)),
         ("oscillators", validation::oscillators::section),
         ("residual order", validation::residual_order::section),
     ];
