@@ -8,6 +8,7 @@
 
 use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
 use crate::integrator::Ode;
+use crate::interface::{ImCircuit, ImOde};
 use crate::lumped3::{idx, Flows, Lumped3, Lumped3Ode};
 use crate::stepping::{self, HasStepping, Stepping};
 use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
@@ -61,6 +62,35 @@ pub struct Lumped3Fmu {
     pub stroke_warned: bool,
     /// Cavitation bookkeeping (time below p_cav, episodes).
     pub monitor: Monitor,
+    /// Interface-model mode ([`crate::interface`]): integrate s, ṡ with m_eff s̈ = F + f_eff.
+    pub im: bool,
+    /// Input m_eff (kg).
+    pub m_eff: InputSignal,
+    /// Input f_eff (N).
+    pub f_eff: InputSignal,
+    /// s, ṡ of the interface model at the end of the last step (m, m/s).
+    pub im_motion: [f64; 2],
+}
+
+/// The circuit as the interface model sees it: rates and force at a given s, ṡ.
+struct Lumped3Im<'a> {
+    circuit: &'a Lumped3,
+    u_ref: &'a InputSignal,
+}
+
+impl ImCircuit<4> for Lumped3Im<'_> {
+    fn rates_at(&self, tau: f64, x: &SVector<f64, 4>, s: f64, s_dot: f64) -> SVector<f64, 4> {
+        self.circuit.rates(x, &crate::lumped3::Inputs { s, s_dot, u_ref: self.u_ref.at(tau) })
+    }
+    fn force_at(&self, x: &SVector<f64, 4>, s: f64, s_dot: f64) -> f64 {
+        self.circuit.force(x[idx::P1], x[idx::P2], s, s_dot)
+    }
+    fn admissible_states(&self, x: &SVector<f64, 4>) -> bool {
+        self.circuit.cavitation.strict || (x[idx::P1] > 0.0 && x[idx::P2] > 0.0 && x[idx::P3] > 0.0)
+    }
+    fn rescues_steps(&self) -> bool {
+        !self.circuit.cavitation.strict
+    }
 }
 
 /// Outputs evaluated once at the end of a step (the export layer reads every output after every
@@ -101,6 +131,10 @@ impl Default for Lumped3Fmu {
             results: None,
             stroke_warned: false,
             monitor: Monitor::default(),
+            im: false,
+            m_eff: InputSignal::new(1.0),
+            f_eff: InputSignal::new(0.0),
+            im_motion: [Lumped3::default().s0, 0.0],
         }
     }
 }
@@ -221,6 +255,42 @@ impl Lumped3Fmu {
     }
 }
 
+impl Lumped3Fmu {
+    /// A step in interface-model mode: [p1, p2, p3, U, s, ṡ] from the inputs s, ṡ at t, m_eff
+    /// and f_eff held.
+    fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        let (m_eff, f_eff) = (self.m_eff.value, self.f_eff.value);
+        if !(m_eff > 0.0 && m_eff.is_finite() && f_eff.is_finite()) {
+            return Err(ModelError::new(format!(
+                "interface model: input m_eff = {m_eff} kg must be positive and f_eff = {f_eff} N finite (connect the mechanism's m_eff, f_eff)"
+            )));
+        }
+        self.results = None;
+        let im = Lumped3Im { circuit: &self.circuit, u_ref: &self.u_ref };
+        let ode = ImOde { circuit: &im, m_eff, f_eff };
+        let x = self.x;
+        let mut y = SVector::<f64, 6>::new(x[0], x[1], x[2], x[3], self.s.value, self.s_dot.value);
+        let circuit = &self.circuit;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
+            let x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
+            Self::check(circuit, y[4], &x)?;
+            let pressures = [("p1", y[0]), ("p2", y[1]), ("p3", y[2])];
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
+        self.x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
+        self.im_motion = [y[4], y[5]];
+        Ok(())
+    }
+}
+
 const DOCS: &str = r#"<p><b>Equations</b> (Rahikainen, González, Naya 2019, Publication III §3.2 in seed 000, Table 2):</p>
 <ul>
 <li>ṗ1 = B_e1/V1 (Q31 − A1 ṡ) (eq. 20), ṗ2 = B_e2/V2 (A2 ṡ − Q2V) (eq. 21), ṗ3 = B_e3/V3 (Q_V3 − Q31) (eq. 22)</li>
@@ -251,6 +321,10 @@ Gholizadeh, Burton, Schoenau, Int. J. Fluid Power 12(3), 2011: air release below
 and B_e → p as p → 0, so a volume under suction keeps a small positive pressure and recovers once it is refilled. An internal step that would end with a pressure ≤ 0 (the steep entry
 into cavitation overshoots with FWE, RK4 and the explicit half of TR) is redone with backward Euler, damped to keep the pressures positive. Output t_cav is the time spent with a pressure
 below p_cav, cav_episodes the number of episodes; each episode is logged once as a warning. strict_pressure = true switches the law off (a negative pressure is then an error).</p>
+<p><b>Interface model</b> (im_mode = true; Publication IV, Peiret et al. 2018): the circuit integrates the cylinder motion itself with the mechanism reduced to its
+actuator coordinate, m_eff s̈ = F + f_eff, F of eqs. 30–31, from the inputs s, s_dot at the communication point, with inputs m_eff, f_eff (outputs of the multibody FMUs) held over
+the step; state [p1, p2, p3, U, s, ṡ], Jacobian of the coupled system by central differences. Outputs s_im, s_dot_im are the predicted motion at the end of the step; p1, p2
+(pressure coupling, no feedthrough) are the coupling outputs. One circuit sees one cylinder: on the double-actuator crane the off-diagonal terms of m_eff are not used.</p>
 <p><b>Failures</b>: Newton divergence, NaN or (with strict_pressure = true) a negative pressure end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
 
 macro_rules! param {
@@ -312,6 +386,12 @@ impl CoSimModel for Lumped3Fmu {
         ];
         v.extend(step_params);
         v.extend(cav_params);
+        v.push(Variable::boolean(
+            "im_mode",
+            "Interface-model mode: integrate s, s_dot with m_eff s_ddot = F + f_eff over each step (inputs m_eff, f_eff from the mechanism)",
+            |m: &Self| m.im,
+            |m, x| m.im = x,
+        ));
         v.push(Variable::calculated_parameter("A_1", "m2", "Piston-side area pi d_1^2/4", |m: &Self| m.circuit.a1()));
         v.push(Variable::calculated_parameter("A_2", "m2", "Rod-side area pi (d_1^2 - d_2^2)/4", |m: &Self| {
             m.circuit.a2()
@@ -355,6 +435,38 @@ impl CoSimModel for Lumped3Fmu {
             )
             .min(-10.0)
             .max(10.0),
+        );
+        v.push(Variable::input(
+            "m_eff",
+            "kg",
+            "Interface model: effective mass of the mechanism at the cylinder (used with im_mode)",
+            |m: &Self| m.m_eff.value,
+            |m| &mut m.m_eff,
+        ));
+        v.push(Variable::input(
+            "f_eff",
+            "N",
+            "Interface model: effective force of the mechanism at the cylinder, m_eff s_ddot = F + f_eff (used with im_mode)",
+            |m: &Self| m.f_eff.value,
+            |m| &mut m.f_eff,
+        ));
+        v.push(
+            Variable::output(
+                "s_im",
+                "m",
+                "Interface model: cylinder length predicted at the end of the last step (im_mode; else s)",
+                |m: &Self| if m.im { m.im_motion[0] } else { m.s.value },
+            )
+            .depends_on(&[("s", Dep::Dependent)]),
+        );
+        v.push(
+            Variable::output(
+                "s_dot_im",
+                "m/s",
+                "Interface model: cylinder velocity predicted at the end of the last step (im_mode; else s_dot)",
+                |m: &Self| if m.im { m.im_motion[1] } else { m.s_dot.value },
+            )
+            .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
             Variable::output(
@@ -454,6 +566,9 @@ impl CoSimModel for Lumped3Fmu {
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        if self.im {
+            return self.do_step_im(t, h, ctx);
+        }
         let mut x = self.x;
         let ode = Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref);
         let circuit = &self.circuit;
@@ -542,6 +657,10 @@ impl CoSimModel for Lumped3Fmu {
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.u_ref);
+        v.boolean(&mut self.im);
+        v.input(&mut self.m_eff);
+        v.input(&mut self.f_eff);
+        v.reals(&mut self.im_motion);
         // The state may have been replaced.
         self.results = None;
     }

@@ -7,6 +7,7 @@
 
 use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
 use crate::integrator::Ode;
+use crate::interface::{ImCircuit, ImOde};
 use crate::naya::{Naya, NayaOde};
 use crate::stepping::{self, HasStepping, Stepping};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
@@ -48,9 +49,44 @@ pub struct NayaFmu {
     pub kappa: InputSignal,
     /// Cavitation bookkeeping (time below p_cav, episodes).
     pub monitor: Monitor,
+    /// Interface-model mode ([`crate::interface`]): integrate s, ṡ with m_eff s̈ = F + f_eff.
+    pub im: bool,
+    /// Input m_eff (kg).
+    pub m_eff: InputSignal,
+    /// Input f_eff (N).
+    pub f_eff: InputSignal,
+    /// s, ṡ of the interface model at the end of the last step (m, m/s).
+    pub im_motion: [f64; 2],
+}
+
+/// The circuit as the interface model sees it: rates and force at a given s, ṡ.
+struct NayaIm<'a> {
+    circuit: &'a Naya,
+    kappa: &'a InputSignal,
+}
+
+impl ImCircuit<2> for NayaIm<'_> {
+    fn rates_at(&self, tau: f64, x: &SVector<f64, 2>, s: f64, s_dot: f64) -> SVector<f64, 2> {
+        let (d1, d2) =
+            self.circuit.pressure_rates(x[0], x[1], &crate::naya::Inputs { s, s_dot, kappa: self.kappa.at(tau) });
+        SVector::<f64, 2>::new(d1, d2)
+    }
+    fn force_at(&self, x: &SVector<f64, 2>, _s: f64, s_dot: f64) -> f64 {
+        self.circuit.force(x[0], x[1], s_dot)
+    }
+    fn admissible_states(&self, x: &SVector<f64, 2>) -> bool {
+        self.circuit.cavitation.strict || (x[0] > 0.0 && x[1] > 0.0)
+    }
+    fn rescues_steps(&self) -> bool {
+        !self.circuit.cavitation.strict
+    }
 }
 
 const DEFAULT_F_STATIC: f64 = 6867.0;
+
+fn circuit_s0() -> f64 {
+    Naya::default().s0
+}
 
 impl Default for NayaFmu {
     fn default() -> Self {
@@ -74,6 +110,10 @@ impl Default for NayaFmu {
             s_dot: InputSignal::new(0.0),
             kappa: InputSignal::new(eq.kappa),
             monitor: Monitor::default(),
+            im: false,
+            m_eff: InputSignal::new(1.0),
+            f_eff: InputSignal::new(0.0),
+            im_motion: [circuit_s0(), 0.0],
         }
     }
 }
@@ -158,6 +198,39 @@ impl NayaFmu {
     }
 }
 
+impl NayaFmu {
+    /// A step in interface-model mode: [p1, p2, s, ṡ] from the inputs s, ṡ at t, m_eff and f_eff
+    /// held.
+    fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        let (m_eff, f_eff) = (self.m_eff.value, self.f_eff.value);
+        if !(m_eff > 0.0 && m_eff.is_finite() && f_eff.is_finite()) {
+            return Err(ModelError::new(format!(
+                "interface model: input m_eff = {m_eff} kg must be positive and f_eff = {f_eff} N finite (connect the mechanism's m_eff, f_eff)"
+            )));
+        }
+        let im = NayaIm { circuit: &self.circuit, kappa: &self.kappa };
+        let ode = ImOde { circuit: &im, m_eff, f_eff };
+        let mut y = SVector::<f64, 4>::new(self.p[0], self.p[1], self.s.value, self.s_dot.value);
+        let circuit = &self.circuit;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
+            let p = SVector::<f64, 2>::new(y[0], y[1]);
+            Self::check(circuit, y[2], &p)?;
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", y[0]), ("p2", y[1])]) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
+        self.p = SVector::<f64, 2>::new(y[0], y[1]);
+        self.im_motion = [y[2], y[3]];
+        Ok(())
+    }
+}
+
 const DOCS: &str = r#"<p><b>Equations</b> (Naya et al. 2011, seed 004 §4):</p>
 <ul>
 <li>ṗ1 = β1/(A l1) [A ṡ + A_i c_d √(2(p_P − p1)/ρ) δ_P − A_o c_d √(2(p1 − p_T)/ρ) δ_T] (eq. 29)</li>
@@ -180,6 +253,10 @@ Gholizadeh, Burton, Schoenau, Int. J. Fluid Power 12(3), 2011: air release below
 and β_e → p as p → 0, so a chamber under suction keeps a small positive pressure and recovers once it is refilled. An internal step that would end with a pressure ≤ 0 is redone with
 backward Euler, damped to keep the pressures positive. Output t_cav is the time spent with a pressure below p_cav, cav_episodes the number of episodes; each episode is logged once
 as a warning. strict_pressure = true switches the law off (a negative pressure is then an error).</p>
+<p><b>Interface model</b> (im_mode = true; Publication IV, Peiret et al. 2018): the circuit integrates the cylinder motion itself with the mechanism reduced to its
+actuator coordinate, m_eff s̈ = F + f_eff, F = (p2 − p1) A − c ṡ, from the inputs s, s_dot at the communication point, with inputs m_eff, f_eff (outputs of the multibody FMUs) held over
+the step; state [p1, p2, s, ṡ], Jacobian of the coupled system by central differences. Outputs s_im, s_dot_im are the predicted motion at the end of the step; p1, p2 (pressure
+coupling, no feedthrough) are the coupling outputs.</p>
 <p><b>Failures</b>: Newton divergence, NaN, (with strict_pressure = true) a negative pressure, a pressure beyond the bulk-modulus law or a piston beyond
 its stroke end the step with fmi2Error naming the time and the quantity.</p>"#;
 
@@ -246,6 +323,12 @@ impl CoSimModel for NayaFmu {
         ];
         v.extend(step_params);
         v.extend(cav_params);
+        v.push(Variable::boolean(
+            "im_mode",
+            "Interface-model mode: integrate s, s_dot with m_eff s_ddot = F + f_eff over each step (inputs m_eff, f_eff from the mechanism)",
+            |m: &Self| m.im,
+            |m, x| m.im = x,
+        ));
         v.push(Variable::calculated_parameter(
             "kappa0",
             "1",
@@ -264,6 +347,50 @@ impl CoSimModel for NayaFmu {
             )
             .min(0.0)
             .max(1.0),
+        );
+        v.push(Variable::input(
+            "m_eff",
+            "kg",
+            "Interface model: effective mass of the mechanism at the cylinder (used with im_mode)",
+            |m: &Self| m.m_eff.value,
+            |m| &mut m.m_eff,
+        ));
+        v.push(Variable::input(
+            "f_eff",
+            "N",
+            "Interface model: effective force of the mechanism at the cylinder, m_eff s_ddot = F + f_eff (used with im_mode)",
+            |m: &Self| m.f_eff.value,
+            |m| &mut m.f_eff,
+        ));
+        v.push(
+            Variable::output(
+                "s_im",
+                "m",
+                "Interface model: cylinder length predicted at the end of the last step (im_mode; else s)",
+                |m: &Self| {
+                    if m.im {
+                        m.im_motion[0]
+                    } else {
+                        m.s.value
+                    }
+                },
+            )
+            .depends_on(&[("s", Dep::Dependent)]),
+        );
+        v.push(
+            Variable::output(
+                "s_dot_im",
+                "m/s",
+                "Interface model: cylinder velocity predicted at the end of the last step (im_mode; else s_dot)",
+                |m: &Self| {
+                    if m.im {
+                        m.im_motion[1]
+                    } else {
+                        m.s_dot.value
+                    }
+                },
+            )
+            .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
             Variable::output("F", "N", "Actuator force F = (p2 - p1) A - c s_dot (eq. 28), along s", |m: &Self| {
@@ -334,6 +461,9 @@ impl CoSimModel for NayaFmu {
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        if self.im {
+            return self.do_step_im(t, h, ctx);
+        }
         let mut x = self.p;
         let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
         let (circuit, s) = (&self.circuit, &self.s);
@@ -385,5 +515,9 @@ impl CoSimModel for NayaFmu {
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.kappa);
+        v.boolean(&mut self.im);
+        v.input(&mut self.m_eff);
+        v.input(&mut self.f_eff);
+        v.reals(&mut self.im_motion);
     }
 }

@@ -5,6 +5,7 @@
 //! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:
 //!   `hydraulics-lumped3.fmu`.
 //! - [`cavitation`]: the low-pressure (gas-release) law both circuits use below p_cav.
+//! - [`interface`]: the interface-model (IM) mode, the circuit integrating the reduced mechanics.
 //! - [`integrator`]: FWE, trapezoidal rule (Newton, analytic Jacobian), RK4;
 //!   [`stepping`]: the fixed internal step shared by the FMUs.
 #![warn(missing_docs)]
@@ -13,6 +14,7 @@ pub mod cavitation;
 pub mod fmu_lumped3;
 pub mod fmu_naya;
 pub mod integrator;
+pub mod interface;
 pub mod lumped3;
 pub mod naya;
 pub mod stepping;
