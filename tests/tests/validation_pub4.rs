@@ -5,7 +5,7 @@
 //! checks every cell and the findings' rows.
 
 use fmu_harness::paths::fmu_dir;
-use validation::pub4::{Case, Coupling, Scanner, CASES, H_MAX_MS};
+use validation::pub4::{Case, Coupling, Scanner, CASES, COUPLINGS, H_MAX_MS};
 use validation::Verdict;
 
 fn check_cell(sc: &mut Scanner, case: Case, coupling: Coupling, strict: bool) -> u32 {
@@ -33,6 +33,10 @@ fn largest_stable_h_is_a_boundary_of_the_criterion() {
     let f = check_cell(&mut sc, Case::A4M1, Coupling::Force, false);
     let p = check_cell(&mut sc, Case::A4M1, Coupling::Pressure, false);
     assert!(f >= 1 && p >= 1, "stable at 1 ms: force {f}, pressure {p}");
+    // crane-pub3 J1: Publication IV's ordering of the couplings holds for the interface model.
+    let p = check_cell(&mut sc, Case::Pub3, Coupling::Pressure, false);
+    let im = check_cell(&mut sc, Case::Pub3, Coupling::Im, false);
+    assert!(im > p, "crane-pub3: IM {im} ms vs pressure {p} ms");
 }
 
 #[test]
@@ -43,7 +47,7 @@ fn full_scan_rows() {
     }
     let mut sc = Scanner::new(&fmu_dir()).unwrap();
     for case in CASES {
-        for coupling in [Coupling::Force, Coupling::Pressure] {
+        for coupling in COUPLINGS {
             for strict in [true, false] {
                 check_cell(&mut sc, case, coupling, strict);
             }
