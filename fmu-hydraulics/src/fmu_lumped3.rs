@@ -6,7 +6,9 @@
 //! both declared in ModelStructure); pressure coupling connects `p1`, `p2` (no feedthrough) and
 //! the mechanics computes p1 A1 − p2 A2 − c ṡ (+ dampers) itself.
 
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
 use crate::integrator::Ode;
+use crate::interface::{ImCircuit, ImOde};
 use crate::lumped3::{idx, Flows, Lumped3, Lumped3Ode};
 use crate::sp::{self, Gamma, Lumped3SpOde};
 use crate::stepping::{self, HasStepping, Stepping};
@@ -78,6 +80,37 @@ pub struct Lumped3Fmu {
     pub results: Option<StepResults>,
     /// Whether a piston position beyond a stroke end was reported (once per instance).
     pub stroke_warned: bool,
+    /// Cavitation bookkeeping (time below p_cav, episodes).
+    pub monitor: Monitor,
+    /// Interface-model mode ([`crate::interface`]): integrate s, ṡ with m_eff s̈ = F + f_eff.
+    pub im: bool,
+    /// Input m_eff (kg).
+    pub m_eff: InputSignal,
+    /// Input f_eff (N).
+    pub f_eff: InputSignal,
+    /// s, ṡ of the interface model at the end of the last step (m, m/s).
+    pub im_motion: [f64; 2],
+}
+
+/// The circuit as the interface model sees it: rates and force at a given s, ṡ.
+struct Lumped3Im<'a> {
+    circuit: &'a Lumped3,
+    u_ref: &'a InputSignal,
+}
+
+impl ImCircuit<4> for Lumped3Im<'_> {
+    fn rates_at(&self, tau: f64, x: &SVector<f64, 4>, s: f64, s_dot: f64) -> SVector<f64, 4> {
+        self.circuit.rates(x, &crate::lumped3::Inputs { s, s_dot, u_ref: self.u_ref.at(tau) })
+    }
+    fn force_at(&self, x: &SVector<f64, 4>, s: f64, s_dot: f64) -> f64 {
+        self.circuit.force(x[idx::P1], x[idx::P2], s, s_dot)
+    }
+    fn admissible_states(&self, x: &SVector<f64, 4>) -> bool {
+        self.circuit.cavitation.strict || (x[idx::P1] > 0.0 && x[idx::P2] > 0.0 && x[idx::P3] > 0.0)
+    }
+    fn rescues_steps(&self) -> bool {
+        !self.circuit.cavitation.strict
+    }
 }
 
 /// Outputs evaluated once at the end of a step (the export layer reads every output after every
@@ -87,8 +120,8 @@ pub struct Lumped3Fmu {
 /// arithmetic as the getters' definitions, so the same values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepResults {
-    /// Bits of the s the λmax below belongs to.
-    s_bits: u64,
+    /// Bits of the s and ṡ the λmax below belongs to.
+    s_bits: (u64, u64),
     /// |λ|max (1/s), [`Lumped3::stiffest_eigenvalue`].
     lambda_max: f64,
     /// The valve flows, [`Lumped3::flows`].
@@ -119,6 +152,11 @@ impl Default for Lumped3Fmu {
             u_ref: InputSignal::new(0.0),
             results: None,
             stroke_warned: false,
+            monitor: Monitor::default(),
+            im: false,
+            m_eff: InputSignal::new(1.0),
+            f_eff: InputSignal::new(0.0),
+            im_motion: [Lumped3::default().s0, 0.0],
         }
     }
 }
@@ -132,11 +170,26 @@ impl HasStepping for Lumped3Fmu {
     }
     fn lambda_max(&self) -> f64 {
         match &self.results {
-            // The Jacobian depends on the inputs through s alone.
-            Some(r) if r.s_bits == self.s.value.to_bits() => r.lambda_max,
+            // The Jacobian depends on the inputs through s (and ṡ, below p_cav) alone.
+            Some(r) if r.s_bits == (self.s.value.to_bits(), self.s_dot.value.to_bits()) => r.lambda_max,
             _ if self.sp() => crate::integrator::stiffest_eigenvalue(&self.sp_ode(), 0.0, &sp::reduced_state(&self.x)),
             _ => self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0)),
         }
+    }
+}
+
+impl HasCavitation for Lumped3Fmu {
+    fn cavitation(&self) -> &Cavitation {
+        &self.circuit.cavitation
+    }
+    fn cavitation_mut(&mut self) -> &mut Cavitation {
+        &mut self.circuit.cavitation
+    }
+    fn monitor(&self) -> &Monitor {
+        &self.monitor
+    }
+    fn monitor_mut(&mut self) -> &mut Monitor {
+        &mut self.monitor
     }
 }
 
@@ -203,14 +256,15 @@ impl Lumped3Fmu {
             + c.damper_force_rate(self.s.value, self.s_dot.value, s_ddot)
     }
 
-    /// Physical range of a state: non-negative pressures (cavitation is not modelled). Runs
+    /// Physical range of a state: non-negative pressures (with `strict_pressure`; otherwise the
+    /// cavitation law keeps them positive and this passes). Runs
     /// after every internal step: the common case is a few comparisons inline,
     /// [`range_error`](Self::range_error) names what is wrong. A piston beyond a stroke end is
     /// not an error: the chamber keeps its dead volume ([`Lumped3::chamber_lengths`]) and
     /// `do_step` warns once ([`Self::stroke_warning`]).
     #[inline]
-    fn check(_circuit: &Lumped3, _s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
-        if x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0 {
+    fn check(circuit: &Lumped3, _s: f64, x: &SVector<f64, 4>) -> Result<(), String> {
+        if !circuit.cavitation.strict || (x[idx::P1] >= 0.0 && x[idx::P2] >= 0.0 && x[idx::P3] >= 0.0) {
             return Ok(());
         }
         Self::range_error(x)
@@ -242,10 +296,46 @@ impl Lumped3Fmu {
         for (name, p) in [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])] {
             if p < 0.0 {
                 return Err(format!(
-                    "{name} = {p:.6e} Pa is negative: the volume cavitates, which this model does not describe"
+                    "{name} = {p:.6e} Pa is negative (with strict_pressure = true the cavitation law is off, so a volume that cavitates is an error)"
                 ));
             }
         }
+        Ok(())
+    }
+}
+
+impl Lumped3Fmu {
+    /// A step in interface-model mode: [p1, p2, p3, U, s, ṡ] from the inputs s, ṡ at t, m_eff
+    /// and f_eff held.
+    fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        let (m_eff, f_eff) = (self.m_eff.value, self.f_eff.value);
+        if !(m_eff > 0.0 && m_eff.is_finite() && f_eff.is_finite()) {
+            return Err(ModelError::new(format!(
+                "interface model: input m_eff = {m_eff} kg must be positive and f_eff = {f_eff} N finite (connect the mechanism's m_eff, f_eff)"
+            )));
+        }
+        self.results = None;
+        let im = Lumped3Im { circuit: &self.circuit, u_ref: &self.u_ref };
+        let ode = ImOde { circuit: &im, m_eff, f_eff };
+        let x = self.x;
+        let mut y = SVector::<f64, 6>::new(x[0], x[1], x[2], x[3], self.s.value, self.s_dot.value);
+        let circuit = &self.circuit;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
+            let x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
+            Self::check(circuit, y[4], &x)?;
+            let pressures = [("p1", y[0]), ("p2", y[1]), ("p3", y[2])];
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
+        self.x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
+        self.im_motion = [y[4], y[5]];
         Ok(())
     }
 }
@@ -277,9 +367,19 @@ so forward Euler at h = 0.1 ms is unstable (h|λ| ≈ 11 &gt; 2) although it may
 p3 leaves the state (p1, p2, U remain: 3 → 2 pressures) and is computed from eqs. 33–34, p3 = (p1 + α p_P)/(1 + α) for U &gt; 0, (p1 + α p_T)/(1 + α) for U &lt; 0, α = (U C_v/C_t)², p3 = p1 at U = 0.
 Eqs. 33–34 assume turbulent orifices; <b>in the laminar band</b> (valve edge or throttle with |Δp| &lt; Δp_L, which the paper does not address) SP takes the exact quasi-steady state of eq. 22 with the same orifice laws as LF, the unique root of Q_V3(p3) = Q31(p3) (Newton safeguarded by bisection);
 outside the band that root is eqs. 33–34. The throttle flow entering ṗ1 is γ+ Q̄31 (U &gt; 0) or γ− Q̄31 (U &lt; 0), eq. 35, with parameters gamma_plus, gamma_minus: default 1 (the quasi-steady state is exact; SPEC §3.7), Publication II's tuned values are 1.16 and 1.05.
-The output p3 is the algebraic value, Q31 the corrected flow; lambda_max is the stiffest eigenvalue of the reduced equations (the stiff V3 mode is gone, so forward Euler is stable at much larger h).</p>
+The output p3 is the algebraic value, Q31 the corrected flow; lambda_max is the stiffest eigenvalue of the reduced equations (the stiff V3 mode is gone, so forward Euler is stable at much larger h). The cavitation law applies to V1 and V2; not with im_mode.</p>
 <p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot and, through the end dampers, from s; declared in ModelStructure); pressure coupling uses p1, p2 (no feedthrough).</p>
-<p><b>Failures</b>: Newton divergence, NaN or a negative pressure (cavitation is not modelled) end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
+<p><b>Cavitation</b> (all three volumes): below the cavitation pressure p_cav (default 3 kPa absolute) dissolved air is released and the effective bulk modulus collapses to that of the gas,
+1/B_e,cav = 1/B_ei + w(p)/p with the free-gas fraction w = (1 − p/p_cav)² (Merritt, Hydraulic Control Systems, 1967, §2.5: volume-weighted compliances with an isothermal gas, β_gas = p;
+Gholizadeh, Burton, Schoenau, Int. J. Fluid Power 12(3), 2011: air release below the saturation pressure). Above p_cav the law is exactly inactive; B_e and dB_e/dp are continuous at p_cav,
+and B_e → p as p → 0, so a volume under suction keeps a small positive pressure and recovers once it is refilled. An internal step that would end with a pressure ≤ 0 (the steep entry
+into cavitation overshoots with FWE, RK4 and the explicit half of TR) is redone with backward Euler, damped to keep the pressures positive. Output t_cav is the time spent with a pressure
+below p_cav, cav_episodes the number of episodes; each episode is logged once as a warning. strict_pressure = true switches the law off (a negative pressure is then an error).</p>
+<p><b>Interface model</b> (im_mode = true; Publication IV, Peiret et al. 2018): the circuit integrates the cylinder motion itself with the mechanism reduced to its
+actuator coordinate, m_eff s̈ = F + f_eff, F of eqs. 30–31, from the inputs s, s_dot at the communication point, with inputs m_eff, f_eff (outputs of the multibody FMUs) held over
+the step; state [p1, p2, p3, U, s, ṡ], Jacobian of the coupled system by central differences. Outputs s_im, s_dot_im are the predicted motion at the end of the step; p1, p2
+(pressure coupling, no feedthrough) are the coupling outputs. One circuit sees one cylinder: on the double-actuator crane the off-diagonal terms of m_eff are not used.</p>
+<p><b>Failures</b>: Newton divergence, NaN or (with strict_pressure = true) a negative pressure end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
 
 macro_rules! param {
     ($name:literal, $unit:literal, $descr:literal, $($field:tt).+) => {
@@ -303,6 +403,7 @@ impl CoSimModel for Lumped3Fmu {
 
     fn variables() -> Vec<Variable<Self>> {
         let (step_params, step_outputs) = stepping::variables::<Self>();
+        let (cav_params, cav_outputs) = cavitation::variables::<Self>();
         let mut v = vec![
             param!("d_1", "m", "Piston diameter (Table 2)", circuit.d1).min(1e-9),
             param!("d_2", "m", "Piston-rod diameter (Table 2)", circuit.d2).min(0.0),
@@ -338,6 +439,7 @@ impl CoSimModel for Lumped3Fmu {
             param!("p2_0", "Pa", "Initial rod-side pressure (SPEC 3.6)", p2_0).min(0.0),
         ];
         v.extend(step_params);
+        v.extend(cav_params);
         v.push(Variable::enumeration(
             "p3_model",
             &P3_MODEL,
@@ -363,6 +465,12 @@ impl CoSimModel for Lumped3Fmu {
             )
             .min(1e-9),
         );
+        v.push(Variable::boolean(
+            "im_mode",
+            "Interface-model mode: integrate s, s_dot with m_eff s_ddot = F + f_eff over each step (inputs m_eff, f_eff from the mechanism)",
+            |m: &Self| m.im,
+            |m, x| m.im = x,
+        ));
         v.push(Variable::calculated_parameter("A_1", "m2", "Piston-side area pi d_1^2/4", |m: &Self| m.circuit.a1()));
         v.push(Variable::calculated_parameter("A_2", "m2", "Rod-side area pi (d_1^2 - d_2^2)/4", |m: &Self| {
             m.circuit.a2()
@@ -407,6 +515,38 @@ impl CoSimModel for Lumped3Fmu {
             .min(-10.0)
             .max(10.0),
         );
+        v.push(Variable::input(
+            "m_eff",
+            "kg",
+            "Interface model: effective mass of the mechanism at the cylinder (used with im_mode)",
+            |m: &Self| m.m_eff.value,
+            |m| &mut m.m_eff,
+        ));
+        v.push(Variable::input(
+            "f_eff",
+            "N",
+            "Interface model: effective force of the mechanism at the cylinder, m_eff s_ddot = F + f_eff (used with im_mode)",
+            |m: &Self| m.f_eff.value,
+            |m| &mut m.f_eff,
+        ));
+        v.push(
+            Variable::output(
+                "s_im",
+                "m",
+                "Interface model: cylinder length predicted at the end of the last step (im_mode; else s)",
+                |m: &Self| if m.im { m.im_motion[0] } else { m.s.value },
+            )
+            .depends_on(&[("s", Dep::Dependent)]),
+        );
+        v.push(
+            Variable::output(
+                "s_dot_im",
+                "m/s",
+                "Interface model: cylinder velocity predicted at the end of the last step (im_mode; else s_dot)",
+                |m: &Self| if m.im { m.im_motion[1] } else { m.s_dot.value },
+            )
+            .depends_on(&[("s_dot", Dep::Dependent)]),
+        );
         v.push(
             Variable::output(
                 "F",
@@ -449,12 +589,9 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
-            Variable::output(
-                "Q31",
-                "m3/s",
-                "Throttle flow V3 -> V1 (SP: gamma times the quasi-steady flow, eq. 35)",
-                |m: &Self| m.results.map_or_else(|| m.flows().q31, |r| r.flows.q31),
-            )
+            Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1 (SP: gamma times the quasi-steady flow, eq. 35)", |m: &Self| {
+                m.results.map_or_else(|| m.flows().q31, |r| r.flows.q31)
+            })
             .depends_on(&[]),
         );
         v.push(
@@ -476,6 +613,7 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[]),
         );
         v.extend(step_outputs);
+        v.extend(cav_outputs);
         v
     }
 
@@ -496,7 +634,13 @@ impl CoSimModel for Lumped3Fmu {
                 return Err(ModelError::new(format!("parameter {name} = {g} must be positive")));
             }
         }
+        if self.sp() && self.im {
+            return Err(ModelError::new(
+                "p3_model = SP with im_mode = true is not supported: the interface model integrates the lumped-fluid circuit (use p3_model = LF)",
+            ));
+        }
         self.stepping.initialize()?;
+        self.monitor.reset();
         // An input s left at its declared start value follows the parameter s0.
         if self.s.value.to_bits() == Self::default().s.value.to_bits() {
             self.s.value = self.circuit.s0;
@@ -505,7 +649,8 @@ impl CoSimModel for Lumped3Fmu {
         self.p1_0 = p1;
         self.p3_0 = p3;
         self.x = SVector::<f64, 4>::new(p1, self.p2_0, p3, 0.0);
-        Self::check(&self.circuit, self.s.value, &self.x).map_err(|m| {
+        // Negative initial pressures are bad parameters, whatever the cavitation law.
+        Self::range_error(&self.x).map_err(|m| {
             ModelError::new(format!("initial state (F_static = {} N, p2_0 = {} Pa): {m}", self.f_static, self.p2_0))
         })?;
         self.stepping.lambda_max = if self.sp() {
@@ -517,22 +662,36 @@ impl CoSimModel for Lumped3Fmu {
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        if self.im {
+            return self.do_step_im(t, h, ctx);
+        }
         let mut x = self.x;
         let ode = Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref);
         let circuit = &self.circuit;
         // The range check uses s at the end of each internal step.
         self.results = None;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut check = |tau: f64, x: &SVector<f64, 4>| {
+            Self::check(circuit, ode.s_at(tau), x)?;
+            let pressures = [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])];
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        };
         if self.p3_model == P3_SP {
             let sp_ode =
                 Lumped3SpOde { lf: Lumped3Ode::new(circuit, &self.s, &self.s_dot, &self.u_ref), gamma: self.gamma };
             let c = &sp_ode.lf.constants;
             let mut y = sp::reduced_state(&x);
-            self.stepping.advance(&sp_ode, &mut y, t, h, ctx, |tau, y| {
-                Self::check(circuit, ode.s_at(tau), &sp::full_state(circuit, c, y))
-            })?;
+            self.stepping.advance(&sp_ode, &mut y, t, h, ctx, |tau, y| check(tau, &sp::full_state(circuit, c, y)))?;
             x = sp::full_state(circuit, c, &y);
         } else {
-            self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, ode.s_at(tau), x))?;
+            self.stepping.advance(&ode, &mut x, t, h, ctx, check)?;
+        }
+        for w in onsets {
+            ctx.warn(w);
         }
         // s as the export layer leaves it after the step (`InputSignal::end_step`).
         let s_end = self.s.at(h);
@@ -545,16 +704,19 @@ impl CoSimModel for Lumped3Fmu {
             }
         }
         let c = &ode.constants;
+        let s_dot_end = self.s_dot.at(h);
         let lambda_max = if self.p3_model == P3_SP {
-            // The Jacobian of the reduced circuit at the end state, with s = s_end.
-            let s_signal = InputSignal::new(s_end);
-            let sp_ode =
-                Lumped3SpOde { lf: Lumped3Ode::new(circuit, &s_signal, &self.s_dot, &self.u_ref), gamma: self.gamma };
+            // The Jacobian of the reduced circuit at the end state, with s, ṡ at the end.
+            let (s_signal, s_dot_signal) = (InputSignal::new(s_end), InputSignal::new(s_dot_end));
+            let sp_ode = Lumped3SpOde {
+                lf: Lumped3Ode::new(circuit, &s_signal, &s_dot_signal, &self.u_ref),
+                gamma: self.gamma,
+            };
             crate::integrator::stiffest_eigenvalue(&sp_ode, 0.0, &sp::reduced_state(&x))
         } else {
-            circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x)
+            circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x, s_dot_end)
         };
-        let results = StepResults { s_bits: s_end.to_bits(), lambda_max, flows: self.flows_of(c, &x) };
+        let results = StepResults { s_bits: (s_end.to_bits(), s_dot_end.to_bits()), lambda_max, flows: self.flows_of(c, &x) };
         self.x = x;
         self.results = Some(results);
         Ok(())
@@ -586,6 +748,7 @@ impl CoSimModel for Lumped3Fmu {
             &mut c.cv,
             &mut c.f45,
             &mut c.dp_lam,
+            &mut c.cavitation.p_cav,
         ] {
             v.real(x);
         }
@@ -600,16 +763,22 @@ impl CoSimModel for Lumped3Fmu {
         ] {
             v.real(x);
         }
+        v.boolean(&mut self.circuit.cavitation.strict);
         self.stepping.visit(v);
         let mut m = i64::from(self.p3_model);
         v.integer(&mut m);
         self.p3_model = i32::try_from(m).unwrap_or(P3_LF);
         v.real(&mut self.gamma.plus);
         v.real(&mut self.gamma.minus);
+        self.monitor.visit(v);
         v.reals(self.x.as_mut_slice());
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.u_ref);
+        v.boolean(&mut self.im);
+        v.input(&mut self.m_eff);
+        v.input(&mut self.f_eff);
+        v.reals(&mut self.im_motion);
         // The state may have been replaced.
         self.results = None;
     }

@@ -5,7 +5,9 @@
 //! and pressure coupling (connect outputs `p1`, `p2`, which have no direct feedthrough; the
 //! mechanics side then computes (p2 − p1) A − c ṡ itself, with its own friction parameter).
 
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
 use crate::integrator::Ode;
+use crate::interface::{ImCircuit, ImOde};
 use crate::naya::{Naya, NayaOde};
 use crate::stepping::{self, HasStepping, Stepping};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
@@ -45,9 +47,46 @@ pub struct NayaFmu {
     pub s_dot: InputSignal,
     /// Input κ.
     pub kappa: InputSignal,
+    /// Cavitation bookkeeping (time below p_cav, episodes).
+    pub monitor: Monitor,
+    /// Interface-model mode ([`crate::interface`]): integrate s, ṡ with m_eff s̈ = F + f_eff.
+    pub im: bool,
+    /// Input m_eff (kg).
+    pub m_eff: InputSignal,
+    /// Input f_eff (N).
+    pub f_eff: InputSignal,
+    /// s, ṡ of the interface model at the end of the last step (m, m/s).
+    pub im_motion: [f64; 2],
+}
+
+/// The circuit as the interface model sees it: rates and force at a given s, ṡ.
+struct NayaIm<'a> {
+    circuit: &'a Naya,
+    kappa: &'a InputSignal,
+}
+
+impl ImCircuit<2> for NayaIm<'_> {
+    fn rates_at(&self, tau: f64, x: &SVector<f64, 2>, s: f64, s_dot: f64) -> SVector<f64, 2> {
+        let (d1, d2) =
+            self.circuit.pressure_rates(x[0], x[1], &crate::naya::Inputs { s, s_dot, kappa: self.kappa.at(tau) });
+        SVector::<f64, 2>::new(d1, d2)
+    }
+    fn force_at(&self, x: &SVector<f64, 2>, _s: f64, s_dot: f64) -> f64 {
+        self.circuit.force(x[0], x[1], s_dot)
+    }
+    fn admissible_states(&self, x: &SVector<f64, 2>) -> bool {
+        self.circuit.cavitation.strict || (x[0] > 0.0 && x[1] > 0.0)
+    }
+    fn rescues_steps(&self) -> bool {
+        !self.circuit.cavitation.strict
+    }
 }
 
 const DEFAULT_F_STATIC: f64 = 6867.0;
+
+fn circuit_s0() -> f64 {
+    Naya::default().s0
+}
 
 impl Default for NayaFmu {
     fn default() -> Self {
@@ -70,6 +109,11 @@ impl Default for NayaFmu {
             p: SVector::<f64, 2>::new(eq.p1, eq.p2),
             s_dot: InputSignal::new(0.0),
             kappa: InputSignal::new(eq.kappa),
+            monitor: Monitor::default(),
+            im: false,
+            m_eff: InputSignal::new(1.0),
+            f_eff: InputSignal::new(0.0),
+            im_motion: [circuit_s0(), 0.0],
         }
     }
 }
@@ -83,6 +127,21 @@ impl HasStepping for NayaFmu {
     }
     fn lambda_max(&self) -> f64 {
         crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p)
+    }
+}
+
+impl HasCavitation for NayaFmu {
+    fn cavitation(&self) -> &Cavitation {
+        &self.circuit.cavitation
+    }
+    fn cavitation_mut(&mut self) -> &mut Cavitation {
+        &mut self.circuit.cavitation
+    }
+    fn monitor(&self) -> &Monitor {
+        &self.monitor
+    }
+    fn monitor_mut(&mut self) -> &mut Monitor {
+        &mut self.monitor
     }
 }
 
@@ -110,14 +169,19 @@ impl NayaFmu {
         self.ode().f(0.0, &self.p)
     }
 
-    /// Physical range of a state: positive pressures with a positive bulk modulus, chambers
-    /// of positive length.
+    /// Physical range of a state: non-negative pressures (with `strict_pressure`; otherwise
+    /// the cavitation law keeps them positive) with a positive bulk modulus, chambers of
+    /// positive length.
     fn check(circuit: &Naya, s: f64, x: &SVector<f64, 2>) -> Result<(), String> {
         for (name, p) in [("p1", x[0]), ("p2", x[1])] {
-            if p < 0.0 {
+            if p < 0.0 && circuit.cavitation.strict {
                 return Err(format!(
-                    "{name} = {p:.6e} Pa is negative: the chamber cavitates, which this model does not describe"
+                    "{name} = {p:.6e} Pa is negative (with strict_pressure = true the cavitation law is off, so a chamber that cavitates is an error)"
                 ));
+            }
+            if p <= circuit.cavitation.p_cav {
+                // The law's range: β_e = β(p) p/(p + β w) > 0 for p > 0.
+                continue;
             }
             let beta = circuit.beta(p);
             if !(beta > 0.0 && beta.is_finite()) {
@@ -130,6 +194,39 @@ impl NayaFmu {
         if l1 <= 0.0 || l2 <= 0.0 {
             return Err(format!("s = {s} m puts the piston beyond the end of stroke (l1 = {l1} m, l2 = {l2} m)"));
         }
+        Ok(())
+    }
+}
+
+impl NayaFmu {
+    /// A step in interface-model mode: [p1, p2, s, ṡ] from the inputs s, ṡ at t, m_eff and f_eff
+    /// held.
+    fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        let (m_eff, f_eff) = (self.m_eff.value, self.f_eff.value);
+        if !(m_eff > 0.0 && m_eff.is_finite() && f_eff.is_finite()) {
+            return Err(ModelError::new(format!(
+                "interface model: input m_eff = {m_eff} kg must be positive and f_eff = {f_eff} N finite (connect the mechanism's m_eff, f_eff)"
+            )));
+        }
+        let im = NayaIm { circuit: &self.circuit, kappa: &self.kappa };
+        let ode = ImOde { circuit: &im, m_eff, f_eff };
+        let mut y = SVector::<f64, 4>::new(self.p[0], self.p[1], self.s.value, self.s_dot.value);
+        let circuit = &self.circuit;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
+            let p = SVector::<f64, 2>::new(y[0], y[1]);
+            Self::check(circuit, y[2], &p)?;
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", y[0]), ("p2", y[1])]) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
+        self.p = SVector::<f64, 2>::new(y[0], y[1]);
+        self.im_motion = [y[2], y[3]];
         Ok(())
     }
 }
@@ -150,7 +247,17 @@ equilibrium. An input left at its declared start value follows the parameters: k
 Explicit methods warn once per run when h·|λmax| exceeds their stability bound (λmax: stiffest eigenvalue of the pressure Jacobian, also output lambda_max).</p>
 <p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot, declared in ModelStructure); pressure coupling uses p1, p2
 (no feedthrough) and the mechanics computes (p2 − p1) A − c ṡ itself.</p>
-<p><b>Failures</b>: Newton divergence, NaN, a negative pressure (cavitation is not modelled), a pressure beyond the bulk-modulus law or a piston beyond
+<p><b>Cavitation</b>: below the cavitation pressure p_cav (default 3 kPa absolute) dissolved air is released and the effective bulk modulus collapses to that of the gas,
+1/β_e = 1/β(p) + w(p)/p with the free-gas fraction w = (1 − p/p_cav)² (Merritt, Hydraulic Control Systems, 1967, §2.5: volume-weighted compliances with an isothermal gas, β_gas = p;
+Gholizadeh, Burton, Schoenau, Int. J. Fluid Power 12(3), 2011: air release below the saturation pressure). Above p_cav the law is exactly inactive; β_e and dβ_e/dp are continuous at p_cav,
+and β_e → p as p → 0, so a chamber under suction keeps a small positive pressure and recovers once it is refilled. An internal step that would end with a pressure ≤ 0 is redone with
+backward Euler, damped to keep the pressures positive. Output t_cav is the time spent with a pressure below p_cav, cav_episodes the number of episodes; each episode is logged once
+as a warning. strict_pressure = true switches the law off (a negative pressure is then an error).</p>
+<p><b>Interface model</b> (im_mode = true; Publication IV, Peiret et al. 2018): the circuit integrates the cylinder motion itself with the mechanism reduced to its
+actuator coordinate, m_eff s̈ = F + f_eff, F = (p2 − p1) A − c ṡ, from the inputs s, s_dot at the communication point, with inputs m_eff, f_eff (outputs of the multibody FMUs) held over
+the step; state [p1, p2, s, ṡ], Jacobian of the coupled system by central differences. Outputs s_im, s_dot_im are the predicted motion at the end of the step; p1, p2 (pressure
+coupling, no feedthrough) are the coupling outputs.</p>
+<p><b>Failures</b>: Newton divergence, NaN, (with strict_pressure = true) a negative pressure, a pressure beyond the bulk-modulus law or a piston beyond
 its stroke end the step with fmi2Error naming the time and the quantity.</p>"#;
 
 macro_rules! param {
@@ -175,6 +282,7 @@ impl CoSimModel for NayaFmu {
 
     fn variables() -> Vec<Variable<Self>> {
         let (step_params, step_outputs) = stepping::variables::<Self>();
+        let (cav_params, cav_outputs) = cavitation::variables::<Self>();
         let mut v = vec![
             param!("A", "m2", "Piston area (seed 001 Table 2)", circuit.a_p).min(1e-12),
             param!("l", "m", "Cylinder length", circuit.l).min(1e-9),
@@ -214,6 +322,13 @@ impl CoSimModel for NayaFmu {
             .min(0.0),
         ];
         v.extend(step_params);
+        v.extend(cav_params);
+        v.push(Variable::boolean(
+            "im_mode",
+            "Interface-model mode: integrate s, s_dot with m_eff s_ddot = F + f_eff over each step (inputs m_eff, f_eff from the mechanism)",
+            |m: &Self| m.im,
+            |m, x| m.im = x,
+        ));
         v.push(Variable::calculated_parameter(
             "kappa0",
             "1",
@@ -232,6 +347,50 @@ impl CoSimModel for NayaFmu {
             )
             .min(0.0)
             .max(1.0),
+        );
+        v.push(Variable::input(
+            "m_eff",
+            "kg",
+            "Interface model: effective mass of the mechanism at the cylinder (used with im_mode)",
+            |m: &Self| m.m_eff.value,
+            |m| &mut m.m_eff,
+        ));
+        v.push(Variable::input(
+            "f_eff",
+            "N",
+            "Interface model: effective force of the mechanism at the cylinder, m_eff s_ddot = F + f_eff (used with im_mode)",
+            |m: &Self| m.f_eff.value,
+            |m| &mut m.f_eff,
+        ));
+        v.push(
+            Variable::output(
+                "s_im",
+                "m",
+                "Interface model: cylinder length predicted at the end of the last step (im_mode; else s)",
+                |m: &Self| {
+                    if m.im {
+                        m.im_motion[0]
+                    } else {
+                        m.s.value
+                    }
+                },
+            )
+            .depends_on(&[("s", Dep::Dependent)]),
+        );
+        v.push(
+            Variable::output(
+                "s_dot_im",
+                "m/s",
+                "Interface model: cylinder velocity predicted at the end of the last step (im_mode; else s_dot)",
+                |m: &Self| {
+                    if m.im {
+                        m.im_motion[1]
+                    } else {
+                        m.s_dot.value
+                    }
+                },
+            )
+            .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
             Variable::output("F", "N", "Actuator force F = (p2 - p1) A - c s_dot (eq. 28), along s", |m: &Self| {
@@ -268,12 +427,14 @@ impl CoSimModel for NayaFmu {
                 .depends_on(&[("kappa", Dep::Dependent)]),
         );
         v.extend(step_outputs);
+        v.extend(cav_outputs);
         v
     }
 
     fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
         self.circuit.check().map_err(ModelError::new)?;
         self.stepping.initialize()?;
+        self.monitor.reset();
         let defaults = Self::default();
         let eq = self.circuit.equilibrium(self.f_static).map_err(ModelError::new)?;
         self.kappa0 = eq.kappa;
@@ -289,18 +450,36 @@ impl CoSimModel for NayaFmu {
             2 => SVector::<f64, 2>::new(self.p_start[0], self.p_start[1]),
             other => return Err(ModelError::new(format!("init = {other} is not 1 (equilibrium) or 2 (start_values)"))),
         };
-        Self::check(&self.circuit, self.s.value, &self.p)
-            .map_err(|m| ModelError::new(format!("initial state: {m}")))?;
+        // Negative initial pressures are bad parameters, whatever the cavitation law.
+        let strict = Naya {
+            cavitation: crate::cavitation::Cavitation { strict: true, ..self.circuit.cavitation },
+            ..self.circuit.clone()
+        };
+        Self::check(&strict, self.s.value, &self.p).map_err(|m| ModelError::new(format!("initial state: {m}")))?;
         self.stepping.lambda_max = crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p);
         Ok(())
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
+        if self.im {
+            return self.do_step_im(t, h, ctx);
+        }
         let mut x = self.p;
         let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
         let (circuit, s) = (&self.circuit, &self.s);
         // The range check uses s at the end of each internal step.
-        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| Self::check(circuit, s.at(tau), x))?;
+        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| {
+            Self::check(circuit, s.at(tau), x)?;
+            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", x[0]), ("p2", x[1])]) {
+                onsets.push(w);
+            }
+            last = tau;
+            Ok(())
+        })?;
+        for w in onsets {
+            ctx.warn(w);
+        }
         self.p = x;
         Ok(())
     }
@@ -308,11 +487,22 @@ impl CoSimModel for NayaFmu {
     fn visit_state(&mut self, v: &mut dyn StateVisitor) {
         let c = &mut self.circuit;
         for x in [
-            &mut c.a_p, &mut c.l, &mut c.c, &mut c.cd, &mut c.rho, &mut c.p_p, &mut c.p_t, &mut c.a, &mut c.b,
-            &mut c.s0, &mut c.a_v,
+            &mut c.a_p,
+            &mut c.l,
+            &mut c.c,
+            &mut c.cd,
+            &mut c.rho,
+            &mut c.p_p,
+            &mut c.p_t,
+            &mut c.a,
+            &mut c.b,
+            &mut c.s0,
+            &mut c.a_v,
+            &mut c.cavitation.p_cav,
         ] {
             v.real(x);
         }
+        v.boolean(&mut c.cavitation.strict);
         v.real(&mut self.f_static);
         let mut init = i64::from(self.init);
         v.integer(&mut init);
@@ -320,9 +510,14 @@ impl CoSimModel for NayaFmu {
         v.reals(&mut self.p_start);
         v.real(&mut self.kappa0);
         self.stepping.visit(v);
+        self.monitor.visit(v);
         v.reals(self.p.as_mut_slice());
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.kappa);
+        v.boolean(&mut self.im);
+        v.input(&mut self.m_eff);
+        v.input(&mut self.f_eff);
+        v.reals(&mut self.im_motion);
     }
 }

@@ -32,6 +32,17 @@ pub trait Ode<const N: usize> {
     fn jacobian(&self, tau: f64, x: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         self.jacobian_at(&self.point(tau), x)
     }
+    /// Whether a state is one the model's law keeps to (e.g. positive pressures under the
+    /// cavitation law, [`crate::cavitation`]); a step that ends outside is redone with
+    /// [`backward_euler`]. Default: every state.
+    fn admissible(&self, _x: &SVector<f64, N>) -> bool {
+        true
+    }
+    /// Whether a failed step (Newton) may be redone with [`backward_euler`] (a law with a
+    /// floor is on). Default: no, failures are errors.
+    fn rescues(&self) -> bool {
+        false
+    }
 }
 
 /// Integration method (FMU enumeration `Integrator`).
@@ -137,6 +148,96 @@ pub fn step<const N: usize, O: Ode<N>>(
     } else {
         Err(StepError::NotFinite)
     }
+}
+
+/// One backward-Euler step x_{n+1} = x_n + h f(τ0 + h, x_{n+1}) (order 1, L-stable), Newton
+/// with the analytic Jacobian, each correction damped (halved until the iterate is
+/// [`Ode::admissible`]) so that it never leaves the states the law keeps to. Used to redo an
+/// internal step whose result left them (the entry into cavitation, [`crate::cavitation`]): for
+/// a rate f_i = β_e(p_i) r_i with β_e(0) = 0 and β_e increasing, the solution keeps p_i > 0
+/// where an explicit stage or the trapezoidal rule's explicit half overshoots below zero.
+/// Returns the Newton iterations.
+pub fn backward_euler<const N: usize, O: Ode<N>>(
+    ode: &O,
+    x: &mut SVector<f64, N>,
+    tau0: f64,
+    h: f64,
+    newton: &Newton,
+) -> Result<u32, StepError> {
+    let p1 = ode.point(tau0 + h);
+    let x0 = *x;
+    let residual = |y: &SVector<f64, N>| y - x0 - ode.f_at(&p1, y) * h;
+    let mut y = x0;
+    let mut r = residual(&y);
+    let mut correction = f64::INFINITY;
+    let max_iter = newton.max_iter.max(100);
+    for it in 1..=max_iter {
+        let m = SMatrix::<f64, N, N>::identity() - ode.jacobian_at(&p1, &y) * h;
+        let dx = solve(m, r).ok_or(StepError::Singular)?;
+        // Damped Newton: halve the correction until the iterate is admissible and the residual
+        // norm decreases (Armijo); the law's steep collapse makes a full step overshoot.
+        let norm = r.norm();
+        let mut lambda = 1.0;
+        let mut accepted = None;
+        for _ in 0..60 {
+            let next = y - dx * lambda;
+            if ode.admissible(&next) && next.iter().all(|v| v.is_finite()) {
+                let r_next = residual(&next);
+                if r_next.norm() <= (1.0 - 1e-4 * lambda) * norm || (dx * lambda).amax() <= newton.abs_tol {
+                    accepted = Some((next, r_next));
+                    break;
+                }
+            }
+            lambda *= 0.5;
+        }
+        let Some((next, r_next)) = accepted else {
+            return Err(StepError::Newton { iterations: it, correction });
+        };
+        correction = (next - y).amax();
+        y = next;
+        r = r_next;
+        let converged =
+            (dx * lambda).iter().zip(y.iter()).all(|(d, yi)| d.abs() <= newton.abs_tol + newton.rel_tol * yi.abs());
+        if converged {
+            *x = y;
+            return Ok(it);
+        }
+    }
+    Err(StepError::Newton { iterations: max_iter, correction })
+}
+
+/// [`backward_euler`] over h, split into 2, 4, … 64 equal steps when Newton does not converge.
+pub fn backward_euler_split<const N: usize, O: Ode<N>>(
+    ode: &O,
+    x: &mut SVector<f64, N>,
+    tau0: f64,
+    h: f64,
+    newton: &Newton,
+) -> Result<u32, StepError> {
+    let start = *x;
+    let mut last = StepError::Singular;
+    for k in 0..7 {
+        let n = 1u32 << k;
+        let dt = h / f64::from(n);
+        let mut y = start;
+        let mut total = 0;
+        let mut ok = true;
+        for i in 0..n {
+            match backward_euler(ode, &mut y, tau0 + f64::from(i) * dt, dt, newton) {
+                Ok(it) => total += it,
+                Err(e) => {
+                    last = e;
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            *x = y;
+            return Ok(total);
+        }
+    }
+    Err(last)
 }
 
 /// One trapezoidal step from x (with its rate `f0` = f(τ0, x)) to the prepared point `p1`, h

@@ -4,13 +4,17 @@
 //! - [`naya`]: the two-chamber cylinder of seed 004 (physics), [`fmu_naya`]: `hydraulics-naya.fmu`.
 //! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:
 //!   `hydraulics-lumped3.fmu`.
+//! - [`cavitation`]: the low-pressure (gas-release) law both circuits use below p_cav.
+//! - [`interface`]: the interface-model (IM) mode, the circuit integrating the reduced mechanics.
 //! - [`integrator`]: FWE, trapezoidal rule (Newton, analytic Jacobian), RK4;
 //!   [`stepping`]: the fixed internal step shared by the FMUs.
 #![warn(missing_docs)]
 
+pub mod cavitation;
 pub mod fmu_lumped3;
 pub mod fmu_naya;
 pub mod integrator;
+pub mod interface;
 pub mod lumped3;
 pub mod naya;
 pub mod sp;

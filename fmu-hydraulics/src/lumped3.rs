@@ -11,6 +11,7 @@
 //! l1 = l10 + (s − s0), l2 = l20 − (s − s0) (chamber 1 expands when the actuator extends, as
 //! eq. 20 and the end dampers of eq. 31 require), and B_e2 (eq. 24) uses A2 l2, not A2 l1.
 
+use crate::cavitation::Cavitation;
 use crate::integrator::Ode;
 use fmu_export::InputSignal;
 use nalgebra::{SMatrix, SVector};
@@ -68,6 +69,8 @@ pub struct Lumped3 {
     pub f45: f64,
     /// Half-width of the laminar region of the valve laws Δp_L (Pa), §3.2.1: 2 bar.
     pub dp_lam: f64,
+    /// Low-pressure law of V1, V2, V3 below the cavitation pressure ([`crate::cavitation`]).
+    pub cavitation: Cavitation,
 }
 
 impl Default for Lumped3 {
@@ -96,6 +99,7 @@ impl Default for Lumped3 {
             cv: 1.069e-8,
             f45: 35.0,
             dp_lam: 2e5,
+            cavitation: Cavitation::default(),
         }
     }
 }
@@ -212,6 +216,16 @@ pub struct Constants {
     orifice: Orifice,
 }
 
+/// The hydraulic stiffnesses B_ei/V_i of eqs. 20–22 at one s and the bulk moduli B_ei they
+/// come from (the cavitation law needs the liquid's modulus).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gains {
+    /// B_e1/V1, B_e2/V2, B_e3/V3 (Pa/m³).
+    pub k: [f64; 3],
+    /// B_e1, B_e2, B_e3 (Pa).
+    pub b: [f64; 3],
+}
+
 impl Constants {
     /// (g(Δp), dg/dΔp) of the orifice law ([`orifice`], [`orifice_slope`]) with this circuit's
     /// laminar band.
@@ -321,12 +335,34 @@ impl Lumped3 {
     /// [`gains`](Self::gains) with the constants evaluated (eqs. 20–25), equal to round-off:
     /// B_e1/V1 = 1/(V1/B_o + A1 l1/B_c + V_h1/B_h) is eq. 23 divided by V1, one division per
     /// gain instead of four (they are evaluated at every time point of the integrator).
-    pub fn gains_with(&self, c: &Constants, s: f64) -> [f64; 3] {
+    pub fn gains_with(&self, c: &Constants, s: f64) -> Gains {
         let (l1, l2) = self.chamber_lengths(s);
         let (v1, v2) = (self.v_h1 + c.a1 * l1, self.v_h2 + c.a2 * l2);
         let k1 = 1.0 / (v1 * c.oil + c.a1 * l1 * c.inv_b_c + c.vh_b_h[0]);
         let k2 = 1.0 / (v2 * c.oil + c.a2 * l2 * c.inv_b_c + c.vh_b_h[1]);
-        [k1, k2, c.k3]
+        Gains { k: [k1, k2, c.k3], b: [k1 * v1, k2 * v2, c.k3 * self.v_h3] }
+    }
+
+    /// The gains with the cavitation law applied to V1, V2, V3 ([`Cavitation::modulus`]):
+    /// k_i β_e(p_i)/B_ei, and d/dp_i of it, or the gains unchanged (and `None`) when every
+    /// pressure is at or above the cavitation pressure (or the law is off): the common case is
+    /// three comparisons.
+    #[inline]
+    pub fn cavitating_gains(&self, g: &Gains, x: &SVector<f64, 4>) -> ([f64; 3], Option<[f64; 3]>) {
+        let cav = &self.cavitation;
+        if !(cav.active(x[idx::P1]) || cav.active(x[idx::P2]) || cav.active(x[idx::P3])) {
+            return (g.k, None);
+        }
+        let (mut k, mut dk) = (g.k, [0.0; 3]);
+        for i in 0..3 {
+            if cav.active(x[i]) {
+                // B_ei does not depend on p_i: k_i β_e/B_ei, d/dp = k_i β_e'/B_ei.
+                let (b, db) = cav.modulus(g.b[i], 0.0, x[i]);
+                k[i] = g.k[i] * (b / g.b[i]);
+                dk[i] = g.k[i] * (db / g.b[i]);
+            }
+        }
+        (k, Some(dk))
     }
 
     /// d(B_ei/V_i)/ds (Pa/m⁴): how the hydraulic stiffnesses of eqs. 20–22 change with the
@@ -395,15 +431,8 @@ impl Lumped3 {
     /// [`rates`](Self::rates) with the constants and the gains B_ei/V_i at s evaluated (they
     /// depend on the inputs only, so a Newton iteration reuses them).
     #[inline]
-    pub fn rates_with(
-        &self,
-        c: &Constants,
-        k: &[f64; 3],
-        x: &SVector<f64, 4>,
-        s_dot: f64,
-        u_ref: f64,
-    ) -> SVector<f64, 4> {
-        let [k1, k2, k3] = *k;
+    pub fn rates_with(&self, c: &Constants, g: &Gains, x: &SVector<f64, 4>, s_dot: f64, u_ref: f64) -> SVector<f64, 4> {
+        let [k1, k2, k3] = self.cavitating_gains(g, x).0;
         let q = self.flows_with(c, x);
         SVector::<f64, 4>::new(
             k1 * (q.q31 - c.a1 * s_dot),
@@ -414,14 +443,18 @@ impl Lumped3 {
     }
 
     /// Analytic ∂ẋ/∂x of [`rates`](Self::rates). The bulk moduli and volumes depend on s only,
-    /// so only the flows contribute. At U = 0 it is the derivative of the U ≥ 0 branch.
+    /// so only the flows contribute. At U = 0 it is the derivative of the U ≥ 0 branch. Below
+    /// the cavitation pressure the gain of a volume depends on its pressure too (the term
+    /// d(k_i β_e/B_ei)/dp_i times the volume balance, which involves ṡ).
     pub fn jacobian(&self, x: &SVector<f64, 4>, u: &Inputs) -> SMatrix<f64, 4, 4> {
         let c = self.constants();
-        self.jacobian_with(&c, &self.gains_with(&c, u.s), x)
+        self.jacobian_with(&c, &self.gains_with(&c, u.s), x, u.s_dot)
     }
 
     /// [`jacobian`](Self::jacobian) with the constants and gains evaluated.
-    pub fn jacobian_with(&self, c: &Constants, k: &[f64; 3], x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
+    pub fn jacobian_with(&self, c: &Constants, g: &Gains, x: &SVector<f64, 4>, s_dot: f64) -> SMatrix<f64, 4, 4> {
+        let (k, dk) = self.cavitating_gains(g, x);
+        let k = &k;
         let (p1, p2, p3, v) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
         let o = &c.orifice;
         // ∂Q31/∂p3 = −∂Q31/∂p1.
@@ -436,7 +469,20 @@ impl Lumped3 {
             let (g2, s2) = o.g_and_slope(self.p_p - p2);
             (self.cv * v * s3, self.cv * g3, -self.cv * v * s2, self.cv * g2)
         };
-        Self::assemble_jacobian(c, k, d31, [dv3_p3, dv3_u, d2v_p2, d2v_u])
+        let mut j = Self::assemble_jacobian(c, k, d31, [dv3_p3, dv3_u, d2v_p2, d2v_u]);
+        if let Some(dk) = dk {
+            Self::add_cavitation_terms(c, &mut j, &dk, &self.flows_with(c, x), s_dot);
+        }
+        j
+    }
+
+    /// The diagonal terms of the cavitation law: d(k_i)/dp_i times the volume balances of eqs.
+    /// 20–22 (Q31 − A1 ṡ, A2 ṡ − Q2V, Q_V3 − Q31).
+    #[cold]
+    fn add_cavitation_terms(c: &Constants, j: &mut SMatrix<f64, 4, 4>, dk: &[f64; 3], q: &Flows, s_dot: f64) {
+        j[(idx::P1, idx::P1)] += dk[0] * (q.q31 - c.a1 * s_dot);
+        j[(idx::P2, idx::P2)] += dk[1] * (c.a2 * s_dot - q.q2v);
+        j[(idx::P3, idx::P3)] += dk[2] * (q.qv3 - q.q31);
     }
 
     /// The Jacobian's non-zero entries from the gains, ∂Q31/∂p1 (`d31`) and the valve slopes
@@ -461,13 +507,14 @@ impl Lumped3 {
     pub fn rates_and_jacobian_with(
         &self,
         c: &Constants,
-        k: &[f64; 3],
+        g: &Gains,
         x: &SVector<f64, 4>,
         s_dot: f64,
         u_ref: f64,
     ) -> (SVector<f64, 4>, SMatrix<f64, 4, 4>) {
         let (p1, p2, p3, v) = (x[idx::P1], x[idx::P2], x[idx::P3], x[idx::U]);
-        let [k1, k2, k3] = *k;
+        let (k, dk) = self.cavitating_gains(g, x);
+        let [k1, k2, k3] = k;
         let o = &c.orifice;
         let (g31, s31) = o.g_and_slope(p3 - p1);
         // Eqs. 26–27 (see `flows`) and their slopes; the valve edge pair by the spool sign.
@@ -488,7 +535,11 @@ impl Lumped3 {
             (u_ref - v) / c.tau,
         );
         let d31 = c.c_t * s31;
-        (rates, Self::assemble_jacobian(c, k, d31, [dv3_p3, dv3_u, d2v_p2, d2v_u]))
+        let mut j = Self::assemble_jacobian(c, &k, d31, [dv3_p3, dv3_u, d2v_p2, d2v_u]);
+        if let Some(dk) = dk {
+            Self::add_cavitation_terms(c, &mut j, &dk, &Flows { q31, qv3, q2v }, s_dot);
+        }
+        (rates, j)
     }
 
     /// Largest |λ| of [`jacobian`](Self::jacobian) at (x, u) (1/s), in closed form. The
@@ -503,8 +554,8 @@ impl Lumped3 {
 
     /// [`stiffest_eigenvalue`](Self::stiffest_eigenvalue) with the constants and the gains at s
     /// evaluated: the same value.
-    pub fn stiffest_eigenvalue_with(&self, c: &Constants, k: &[f64; 3], x: &SVector<f64, 4>) -> f64 {
-        Self::stiffest_eigenvalue_of(&self.jacobian_with(c, k, x))
+    pub fn stiffest_eigenvalue_with(&self, c: &Constants, g: &Gains, x: &SVector<f64, 4>, s_dot: f64) -> f64 {
+        Self::stiffest_eigenvalue_of(&self.jacobian_with(c, g, x, s_dot))
     }
 
     /// The closed form of [`stiffest_eigenvalue`](Self::stiffest_eigenvalue) for the Jacobian `j`.
@@ -608,7 +659,7 @@ impl Lumped3 {
                 self.p_t, self.p_p
             ));
         }
-        Ok(())
+        self.cavitation.check()
     }
 }
 
@@ -660,7 +711,7 @@ impl Poly {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Lumped3Point {
     /// B_ei/V_i at s(τ) (Pa/m³).
-    pub gains: [f64; 3],
+    pub gains: Gains,
     /// The inputs at τ.
     pub inputs: Inputs,
 }
@@ -696,10 +747,16 @@ impl Ode<4> for Lumped3Ode<'_> {
         self.circuit.rates_with(&self.constants, &p.gains, x, p.inputs.s_dot, p.inputs.u_ref)
     }
     fn jacobian_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> SMatrix<f64, 4, 4> {
-        self.circuit.jacobian_with(&self.constants, &p.gains, x)
+        self.circuit.jacobian_with(&self.constants, &p.gains, x, p.inputs.s_dot)
     }
     fn f_and_jacobian_at(&self, p: &Lumped3Point, x: &SVector<f64, 4>) -> (SVector<f64, 4>, SMatrix<f64, 4, 4>) {
         self.circuit.rates_and_jacobian_with(&self.constants, &p.gains, x, p.inputs.s_dot, p.inputs.u_ref)
+    }
+    fn admissible(&self, x: &SVector<f64, 4>) -> bool {
+        self.circuit.cavitation.strict || (x[idx::P1] > 0.0 && x[idx::P2] > 0.0 && x[idx::P3] > 0.0)
+    }
+    fn rescues(&self) -> bool {
+        !self.circuit.cavitation.strict
     }
 }
 
@@ -744,6 +801,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn jacobian_matches_central_differences_below_the_cavitation_pressure() {
+        let c = Lumped3::default();
+        let cases = [
+            ([1.5e3, 3.5e6, 2.9e3, 3.7], Inputs { s: 0.52, s_dot: 0.05, u_ref: 10.0 }),
+            ([4.6e6, 2.0e2, 5.3e6, -6.2], Inputs { s: 0.61, s_dot: -0.03, u_ref: -10.0 }),
+            ([2.5e3, 1.1e3, 0.8e3, 1.3], Inputs { s: 0.47, s_dot: 0.01, u_ref: 2.0 }),
+        ];
+        for (x, u) in cases {
+            let x = SVector::<f64, 4>::from(x);
+            let j = c.jacobian(&x, &u);
+            for col in 0..4 {
+                let d = if col == idx::U { 1e-6 } else { 1e-2 };
+                let (mut xp, mut xm) = (x, x);
+                xp[col] += d;
+                xm[col] -= d;
+                let fd = (c.rates(&xp, &u) - c.rates(&xm, &u)) / (2.0 * d);
+                for r in 0..4 {
+                    let (a, b) = (j[(r, col)], fd[r]);
+                    assert!((a - b).abs() <= 1e-4 * b.abs() + 1e-6, "x = {x:?}: J[{r},{col}] = {a:e}, FD {b:e}");
+                }
+            }
+            // The fused evaluation agrees bit for bit with the separate ones.
+            let k = c.constants();
+            let (f, jf) = c.rates_and_jacobian_with(&k, &c.gains_with(&k, u.s), &x, u.s_dot, u.u_ref);
+            assert_eq!(f, c.rates(&x, &u));
+            assert_eq!(jf, j);
+        }
+        // Above p_cav the law changes nothing; strict switches it off.
+        let x = SVector::<f64, 4>::new(1.5e3, 3.5e6, 2.9e3, 3.7);
+        let u = Inputs { s: 0.52, s_dot: 0.05, u_ref: 10.0 };
+        let strict =
+            Lumped3 { cavitation: crate::cavitation::Cavitation { strict: true, ..Default::default() }, ..c.clone() };
+        assert_ne!(strict.rates(&x, &u)[idx::P1], c.rates(&x, &u)[idx::P1]);
+        assert_eq!(strict.rates(&x, &u)[idx::P2], c.rates(&x, &u)[idx::P2]);
     }
 
     #[test]
@@ -817,7 +911,7 @@ mod tests {
         let c = Lumped3::default();
         let k = c.constants();
         for s in [c.s0 - 0.04, c.s0, c.s0 + 0.1, c.s0 + 0.24] {
-            for (a, b) in c.gains_with(&k, s).iter().zip(c.gains(s)) {
+            for (a, b) in c.gains_with(&k, s).k.iter().zip(c.gains(s)) {
                 assert!((a - b).abs() <= 16.0 * f64::EPSILON * b.abs(), "s = {s}: {a} vs {b}");
             }
         }

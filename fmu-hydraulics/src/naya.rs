@@ -1,6 +1,7 @@
 //! Two-chamber cylinder with an open-centre 4-way valve: Naya et al. 2011 (seed 004) §4,
 //! eqs. 28–32 and 36–37; parameters of seed 001 §A.4 Table 2.
 
+use crate::cavitation::Cavitation;
 use crate::integrator::Ode;
 use fmu_export::InputSignal;
 use nalgebra::{SMatrix, SVector};
@@ -30,6 +31,8 @@ pub struct Naya {
     pub s0: f64,
     /// Valve area per unit spool displacement (m²), eq. 31: A_i = a_v κ, A_o = a_v (1 − κ).
     pub a_v: f64,
+    /// Low-pressure law below the cavitation pressure ([`crate::cavitation`]).
+    pub cavitation: Cavitation,
 }
 
 impl Default for Naya {
@@ -46,6 +49,7 @@ impl Default for Naya {
             b: -1.19e-18,
             s0: 0.5,
             a_v: 5e-4,
+            cavitation: Cavitation::default(),
         }
     }
 }
@@ -102,6 +106,27 @@ impl Naya {
         1.0 - 2.0 * self.b * (1.0 + self.a * p + self.b * p * p) / (d * d)
     }
 
+    /// Effective bulk modulus and its slope (Pa, 1): β(p) of eq. 3, collapsing below the
+    /// cavitation pressure ([`Cavitation::modulus`]); exactly β(p), β'(p) above it.
+    #[inline]
+    pub fn beta_eff(&self, p: f64) -> (f64, f64) {
+        if self.cavitation.active(p) {
+            self.cavitation.modulus(self.beta(p), self.beta_slope(p), p)
+        } else {
+            (self.beta(p), self.beta_slope(p))
+        }
+    }
+
+    /// [`beta_eff`](Self::beta_eff)'s value alone (Pa).
+    #[inline]
+    pub fn beta_e(&self, p: f64) -> f64 {
+        if self.cavitation.active(p) {
+            self.beta_eff(p).0
+        } else {
+            self.beta(p)
+        }
+    }
+
     /// Chamber lengths l1 = 0.5 l + s₀ − s, l2 = 0.5 l + s − s₀ (eq. 30), m.
     pub fn chamber_lengths(&self, s: f64) -> (f64, f64) {
         (0.5 * self.l + self.s0 - s, 0.5 * self.l + s - self.s0)
@@ -132,8 +157,8 @@ impl Naya {
         let (l1, l2) = self.chamber_lengths(u.s);
         let (q1, q2) = self.flows(p1, p2, u.kappa);
         (
-            self.beta(p1) / (self.a_p * l1) * (self.a_p * u.s_dot + q1),
-            self.beta(p2) / (self.a_p * l2) * (-self.a_p * u.s_dot + q2),
+            self.beta_e(p1) / (self.a_p * l1) * (self.a_p * u.s_dot + q1),
+            self.beta_e(p2) / (self.a_p * l2) * (-self.a_p * u.s_dot + q2),
         )
     }
 
@@ -142,9 +167,10 @@ impl Naya {
         let (l1, l2) = self.chamber_lengths(u.s);
         let (q1, q2) = self.flows(p1, p2, u.kappa);
         let (dq1, dq2) = self.flow_slopes(p1, p2, u.kappa);
+        let ((b1, db1), (b2, db2)) = (self.beta_eff(p1), self.beta_eff(p2));
         (
-            (self.beta_slope(p1) * (self.a_p * u.s_dot + q1) + self.beta(p1) * dq1) / (self.a_p * l1),
-            (self.beta_slope(p2) * (-self.a_p * u.s_dot + q2) + self.beta(p2) * dq2) / (self.a_p * l2),
+            (db1 * (self.a_p * u.s_dot + q1) + b1 * dq1) / (self.a_p * l1),
+            (db2 * (-self.a_p * u.s_dot + q2) + b2 * dq2) / (self.a_p * l2),
         )
     }
 
@@ -199,7 +225,7 @@ impl Naya {
         if self.c < 0.0 {
             return Err(format!("parameter c = {} must be >= 0", self.c));
         }
-        Ok(())
+        self.cavitation.check()
     }
 }
 
@@ -234,6 +260,12 @@ impl Ode<2> for NayaOde<'_> {
     fn jacobian_at(&self, u: &Inputs, x: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
         let (j1, j2) = self.circuit.pressure_jacobian(x[0], x[1], u);
         SMatrix::<f64, 2, 2>::new(j1, 0.0, 0.0, j2)
+    }
+    fn admissible(&self, x: &SVector<f64, 2>) -> bool {
+        self.circuit.cavitation.strict || (x[0] > 0.0 && x[1] > 0.0)
+    }
+    fn rescues(&self) -> bool {
+        !self.circuit.cavitation.strict
     }
 }
 

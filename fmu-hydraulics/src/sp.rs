@@ -22,7 +22,7 @@
 //! the FMU default; the paper's values are parameters.
 
 use crate::integrator::Ode;
-use crate::lumped3::{idx, Constants, Inputs, Lumped3, Lumped3Ode, Lumped3Point};
+use crate::lumped3::{idx, Constants, Gains, Inputs, Lumped3, Lumped3Ode, Lumped3Point};
 use nalgebra::{SMatrix, SVector};
 
 /// Index of a state in the reduced state vector y = [p1, p2, U].
@@ -164,12 +164,13 @@ pub fn p3_rate(circuit: &Lumped3, c: &Constants, y: &SVector<f64, 3>, y_dot: &SV
 }
 
 /// The SP rates ẏ = [ṗ1, ṗ2, U̇] and their Jacobian at (gains, inputs, y), with the quasi-steady
-/// p3 and the throttle flow γ Q̄31 (eqs. 20–21, 28, 33–35).
+/// p3 and the throttle flow γ Q̄31 (eqs. 20–21, 28, 33–35); the cavitation law of V1 and V2 as
+/// in the lumped-fluid model ([`Lumped3::cavitating_gains`]).
 pub fn rates_and_jacobian(
     circuit: &Lumped3,
     c: &Constants,
     gamma: &Gamma,
-    k: &[f64; 3],
+    gains: &Gains,
     inputs: &Inputs,
     y: &SVector<f64, 3>,
 ) -> (SVector<f64, 3>, SMatrix<f64, 3, 3>) {
@@ -184,16 +185,19 @@ pub fn rates_and_jacobian(
     let (_, dv3_p3, dv3_u) = valve_v3(circuit, c, p3, u);
     let (dp3_dp1, dp3_du) = p3_slopes(d31, dv3_p3, dv3_u);
     let flows = circuit.flows_with(c, &x);
+    let (k, dk) = circuit.cavitating_gains(gains, &x);
     let (k1, k2) = (k[0], k[1]);
     let rates = SVector::<f64, 3>::new(
         k1 * (q31 - c.a1 * inputs.s_dot),
         k2 * (c.a2 * inputs.s_dot - flows.q2v),
         (inputs.u_ref - u) / c.tau,
     );
-    // The LF Jacobian's p2 and U rows are unchanged; ṗ1 depends on p1 and U through p3.
-    let full = circuit.jacobian_with(c, k, &x);
+    // The LF Jacobian's p2 and U rows are unchanged; ṗ1 depends on p1 and U through p3 (and on
+    // p1 through the cavitating gain k1(p1) below p_cav).
+    let full = circuit.jacobian_with(c, gains, &x, inputs.s_dot);
     let mut j = SMatrix::<f64, 3, 3>::zeros();
-    j[(idx_sp::P1, idx_sp::P1)] = k1 * g * d31 * (dp3_dp1 - 1.0);
+    let dk1 = dk.map_or(0.0, |d| d[0]);
+    j[(idx_sp::P1, idx_sp::P1)] = k1 * g * d31 * (dp3_dp1 - 1.0) + dk1 * (q31 - c.a1 * inputs.s_dot);
     j[(idx_sp::P1, idx_sp::U)] = k1 * g * d31 * dp3_du;
     j[(idx_sp::P2, idx_sp::P2)] = full[(idx::P2, idx::P2)];
     j[(idx_sp::P2, idx_sp::U)] = full[(idx::P2, idx::U)];
@@ -223,6 +227,12 @@ impl Ode<3> for Lumped3SpOde<'_> {
     }
     fn f_and_jacobian_at(&self, p: &Lumped3Point, y: &SVector<f64, 3>) -> (SVector<f64, 3>, SMatrix<f64, 3, 3>) {
         rates_and_jacobian(self.lf.circuit, &self.lf.constants, &self.gamma, &p.gains, &p.inputs, y)
+    }
+    fn admissible(&self, y: &SVector<f64, 3>) -> bool {
+        self.lf.circuit.cavitation.strict || (y[idx_sp::P1] > 0.0 && y[idx_sp::P2] > 0.0)
+    }
+    fn rescues(&self) -> bool {
+        !self.lf.circuit.cavitation.strict
     }
 }
 

@@ -154,7 +154,7 @@ impl Stepping {
         t: f64,
         big_h: f64,
         ctx: &mut Context,
-        check: impl Fn(f64, &SVector<f64, N>) -> Result<(), String>,
+        mut check: impl FnMut(f64, &SVector<f64, N>) -> Result<(), String>,
     ) -> Result<(), ModelError> {
         let method = self.method()?;
         let n = self.substeps(big_h)?;
@@ -203,8 +203,21 @@ impl Stepping {
             let mut chord = None;
             for i in 0..n {
                 let (tau, tau1) = (i as f64 * dt, (i + 1) as f64 * dt);
-                let (it, f1) = integrator::trapezoidal_chord(ode, x, &f0, &ode.point(tau1), dt, &newton, &mut chord)
-                    .map_err(|e| error(e, tau))?;
+                let start = *x;
+                let result = integrator::trapezoidal_chord(ode, x, &f0, &ode.point(tau1), dt, &newton, &mut chord);
+                let (mut it, mut f1, failed) = match result {
+                    Ok((it, f1)) => (it, f1, false),
+                    // The rescue below redoes the step.
+                    Err(_) if ode.rescues() => (0, f0, true),
+                    Err(e) => return Err(error(e, tau)),
+                };
+                if failed || !ode.admissible(x) {
+                    // The entry into cavitation: redo the step with backward Euler.
+                    *x = start;
+                    it = integrator::backward_euler_split(ode, x, tau, dt, &newton).map_err(|e| error(e, tau))?;
+                    f1 = ode.f(tau1, x);
+                    chord = None;
+                }
                 if !x.iter().all(|v| v.is_finite()) {
                     return Err(error(StepError::NotFinite, tau));
                 }
@@ -215,7 +228,16 @@ impl Stepping {
         } else {
             for i in 0..n {
                 let tau = i as f64 * dt;
-                let it = integrator::step(ode, method, x, tau, dt, &newton).map_err(|e| error(e, tau))?;
+                let start = *x;
+                let (mut it, failed) = match integrator::step(ode, method, x, tau, dt, &newton) {
+                    Ok(it) => (it, false),
+                    Err(_) if ode.rescues() => (0, true),
+                    Err(e) => return Err(error(e, tau)),
+                };
+                if failed || !ode.admissible(x) {
+                    *x = start;
+                    it = integrator::backward_euler_split(ode, x, tau, dt, &newton).map_err(|e| error(e, tau))?;
+                }
                 check(tau + dt, x).map_err(|m| ModelError::new(format!("at t = {} s: {m}", t + tau + dt)))?;
                 max_iter = max_iter.max(it);
             }

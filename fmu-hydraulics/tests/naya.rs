@@ -121,21 +121,77 @@ fn explicit_integrators_warn_once_when_unstable() {
     assert!(ctx.warnings().is_empty());
 }
 
-#[test]
-fn unphysical_states_fail_with_the_quantity_named() {
-    // Pull the piston out fast with the valve closed to the pump side: p2 falls below zero.
-    let mut m = model(2, 1e-4);
+/// Pull the piston out fast (2 m/s) with the valve closed to the pump side.
+fn pull(m: &mut NayaFmu, steps: usize, h: f64, mut each: impl FnMut(&NayaFmu, &Context)) -> Result<(), String> {
     m.kappa.value = 0.0;
-    m.s_dot = InputSignal::new(-2.0);
-    let mut err = None;
-    for i in 0..1000 {
-        if let Err(e) = m.do_step(i as f64 * 1e-3, 1e-3, &mut Context::default()) {
-            err = Some(e.0);
-            break;
-        }
+    let s0 = m.circuit.s0;
+    for i in 0..steps {
+        let t = i as f64 * h;
+        m.s = InputSignal { value: s0 - 2.0 * t, derivatives: [-2.0, 0.0, 0.0, 0.0] };
+        m.s_dot = InputSignal::new(-2.0);
+        let mut ctx = Context::default();
+        m.do_step(t, h, &mut ctx).map_err(|e| e.0)?;
+        each(m, &ctx);
     }
-    let e = err.expect("the run must fail");
-    assert!(e.contains("at t = ") && (e.contains("p1") || e.contains("p2")), "{e}");
+    Ok(())
+}
+
+#[test]
+fn with_strict_pressure_a_negative_pressure_fails_with_the_quantity_named() {
+    let mut m = NayaFmu::default();
+    m.circuit.cavitation.strict = true;
+    m.initialize(0.0, &mut Context::default()).unwrap();
+    let e = pull(&mut m, 1000, 1e-3, |_, _| {}).expect_err("the run must fail");
+    assert!(e.contains("at t = ") && e.contains("p1") && e.contains("negative"), "{e}");
+}
+
+/// Under suction chamber 1 cavitates. Once p1 < p_T its valve edge is shut (κ = 0), so the
+/// chamber is closed and eq. 29 reads ṗ1/β_e(p1) = ṡ/l1 = −l̇1/l1: ∫ dp/β_e between two
+/// instants equals −ln(l1_b/l1_a). The quadrature of the law (independent of the integrators)
+/// must match every integrator's run; the pressure stays positive, the time below p_cav is
+/// counted and the episode is warned once.
+#[test]
+fn cavitating_chamber_keeps_positive_pressure_and_conserves_volume() {
+    for (method, h, tol) in [(1, 1e-6, 3e-3), (2, 2e-6, 1e-3), (3, 2e-6, 1e-3)] {
+        let mut m = model(method, h);
+        let law = m.circuit.clone();
+        let mut mark: Option<(f64, f64)> = None;
+        let mut warnings = Vec::new();
+        let mut min_p = f64::INFINITY;
+        let steps = (2e-3 / h).round() as usize;
+        pull(&mut m, steps, h, |m, ctx| {
+            warnings.extend(ctx.warnings().iter().filter(|w| w.contains("cavitation")).cloned());
+            min_p = min_p.min(m.p[0]);
+            if mark.is_none() && m.p[0] < 0.5e4 {
+                mark = Some((m.p[0], m.circuit.chamber_lengths(m.s.at(h)).0));
+            }
+        })
+        .unwrap();
+        let (pa, la) = mark.expect("p1 falls below 5 kPa");
+        let (pb, lb) = (m.p[0], m.circuit.chamber_lengths(m.s.value - 2.0 * h).0);
+        // ∫_{pb}^{pa} dp/β_e by the midpoint rule in ln p (the integrand varies over decades).
+        let n = 200_000;
+        let (ua, ub) = (pa.ln(), pb.ln());
+        let integral: f64 = (0..n)
+            .map(|i| {
+                let p = (ub + (ua - ub) * (i as f64 + 0.5) / n as f64).exp();
+                p / law.beta_e(p)
+            })
+            .sum::<f64>()
+            * (ua - ub)
+            / n as f64;
+        let expected = (lb / la).ln();
+        assert!(min_p > 0.0, "method {method}: p1 min {min_p}");
+        assert!(pb < law.cavitation.p_cav, "method {method}: p1 = {pb}");
+        assert!(
+            (integral - expected).abs() <= tol * expected,
+            "method {method}: {integral} vs ln(l1b/l1a) = {expected}"
+        );
+        let t_cav = m.monitor.time;
+        assert!(t_cav > 1e-4 && t_cav < 2e-3, "method {method}: t_cav = {t_cav}");
+        assert_eq!(m.monitor.episodes, 1, "method {method}");
+        assert_eq!(warnings.len(), 1, "method {method}: {warnings:?}");
+    }
 }
 
 #[test]

@@ -12,7 +12,10 @@
 use crate::cylinder::Cylinder;
 use crate::diagnostics::Counter;
 use crate::lu::Lu;
-use crate::mechanism::{actuator_power, static_forces, CylinderForce, ForceLaw, Kinematics, Mechanism, MAX_ACTUATORS};
+use crate::mechanism::{
+    actuator_power, interface_model, static_forces, CylinderForce, ForceLaw, InterfaceModel, Kinematics, Mechanism,
+    MAX_ACTUATORS,
+};
 use crate::solver::{self, consistent_accelerations_factored, Method, Settings, State, Violation};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
 use model_description::DependencyKind;
@@ -48,6 +51,8 @@ pub struct CylinderNames {
     pub calculated: [&'static str; 3],
     /// Cylinder parameters of the pressure variants, in the order of [`CYLINDER_PARAMETERS`].
     pub params: [&'static str; 9],
+    /// Interface-model outputs: this cylinder's row of m_eff (one entry per cylinder), f_eff.
+    pub im: ([&'static str; MAX_ACTUATORS], &'static str),
 }
 
 /// (unit, description, min) of the cylinder parameters, in the order of
@@ -154,6 +159,8 @@ pub struct Results {
     pub potential_energy: f64,
     /// Constraint violation norms.
     pub violation: Violation,
+    /// The interface model at the state (zero when it is singular).
+    pub interface: InterfaceModel,
 }
 
 impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
@@ -276,6 +283,7 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
         }
         let j = self.mech.jacobian(q);
         Results {
+            interface: interface_model(&self.mech, q, qd).unwrap_or_default(),
             kinematics,
             kinetic_energy: self.mech.kinetic_energy(qd),
             potential_energy: self.mech.potential_energy(q),
@@ -284,6 +292,14 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
                 velocity: (j * qd).norm(),
                 acceleration: (j * qdd + self.mech.jacobian_dot_times_velocity(q, qd)).norm(),
             },
+        }
+    }
+
+    /// The interface model (m_eff, f_eff) at the current state.
+    pub fn interface_model(&self) -> InterfaceModel {
+        match &self.results {
+            Some(r) => r.interface,
+            None => interface_model(&self.mech, &self.state.q, &self.state.qd).unwrap_or_default(),
         }
     }
 
@@ -582,6 +598,35 @@ fn cylinder_variables<V: Variant<M>, const M: usize, const K: usize>(
             .depends_on(&[])
             .output_derivatives(1, |m, _| m.kinematics(K).s_ddot),
     );
+    outputs.push(
+        Variable::output(
+            n.im.1,
+            "N",
+            "Interface model (Publication IV): effective force f_eff of m_eff s_ddot = F + f_eff, all forces but the cylinders' (gravity, velocity terms) reduced to the cylinder coordinates by the constrained inverse mass (null-space projection)",
+            |m: &MbFmu<V, M>| m.interface_model().f_eff[K],
+        )
+        .depends_on(&[]),
+    );
+    outputs.push(
+        Variable::output(
+            n.im.0[0],
+            "kg",
+            "Interface model: effective mass m_eff = (G A G^T)^-1, G = ds/dq, A the inverse mass matrix projected onto the constraints' null space; entry (this cylinder, cylinder 1)",
+            |m: &MbFmu<V, M>| m.interface_model().m_eff[K][0],
+        )
+        .depends_on(&[]),
+    );
+    if V::CYLINDERS.len() > 1 {
+        outputs.push(
+            Variable::output(
+                n.im.0[1],
+                "kg",
+                "Interface model: effective mass matrix entry (this cylinder, cylinder 2); the off-diagonal terms couple the cylinders",
+                |m: &MbFmu<V, M>| m.interface_model().m_eff[K][1],
+            )
+            .depends_on(&[]),
+        );
+    }
     outputs.push(
         Variable::output(
             n.s[2],

@@ -345,6 +345,91 @@ pub fn static_forces<const N: usize, const M: usize>(
     Ok(f)
 }
 
+/// The interface model (IM) of the mechanism at its cylinders (Publication IV; Peiret, González,
+/// Kövecses, Teichmann, Mech. Mach. Theory 127, 2018): the mechanics reduced to the actuator
+/// coordinates s, m_eff s̈ = f_h + f_eff, f_h the cylinder forces.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct InterfaceModel {
+    /// Effective mass matrix m_eff = (G A Gᵀ)⁻¹ (kg); the off-diagonal terms couple the cylinders.
+    pub m_eff: [[f64; MAX_ACTUATORS]; MAX_ACTUATORS],
+    /// Effective force f_eff = m_eff (G A Q_g + G B c + ṡ-terms) (N), everything but the cylinder
+    /// forces: gravity and the velocity terms of the constraints and of s(q).
+    pub f_eff: [f64; MAX_ACTUATORS],
+}
+
+/// The [`InterfaceModel`] at (q, q̇). With ṡ = G q̇ (G: the rows ∂s_k/∂q) the constrained equations
+/// of motion [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q_g + Gᵀ f_h; −Φ̇_q q̇] give q̈ = A (Q_g + Gᵀ f_h) + B c,
+/// with A, B the blocks of the inverse of the KKT matrix. A is the inverse mass matrix projected
+/// onto the admissible motions, A = R (Rᵀ M R)⁻¹ Rᵀ for any basis R of the null space of Φ_q (so a
+/// singular M is allowed as long as the KKT matrix is regular): constrained systems are handled by
+/// this null-space projection, evaluated through the KKT solve. Then s̈ = G q̈ + q̇ᵀ (∂²s/∂q²) q̇ =
+/// W f_h + b with W = G A Gᵀ, so m_eff = W⁻¹ and f_eff = m_eff b; for an unconstrained system
+/// this is the m_eff = (J M⁻¹ Jᵀ)⁻¹, f_eff = m_eff (J M⁻¹ f + J̇ q̇). `None` when the KKT
+/// matrix or W is singular.
+pub fn interface_model<const N: usize, const M: usize>(
+    mech: &impl Mechanism<N, M>,
+    q: &SVector<f64, N>,
+    qd: &SVector<f64, N>,
+) -> Option<InterfaceModel> {
+    let na = mech.actuator_count().min(MAX_ACTUATORS);
+    let (mm, j) = (mech.mass_matrix(), mech.jacobian(q));
+    let mut kkt = DMatrix::<f64>::zeros(N + M, N + M);
+    for r in 0..N {
+        for c in 0..N {
+            kkt[(r, c)] = mm[(r, c)];
+        }
+        for c in 0..M {
+            kkt[(r, N + c)] = j[(c, r)];
+            kkt[(N + c, r)] = j[(c, r)];
+        }
+    }
+    // Right-hand sides: one unit cylinder force per actuator, then gravity and the constraints'
+    // velocity term.
+    let mut rhs = DMatrix::<f64>::zeros(N + M, na + 1);
+    let mut grads = [SVector::<f64, N>::zeros(); MAX_ACTUATORS];
+    let mut curvature = [0.0; MAX_ACTUATORS];
+    for k in 0..na {
+        let (_, g, h) = mech.actuator(k).length_gradient_hessian(q);
+        for r in 0..N {
+            rhs[(r, k)] = g[r];
+        }
+        grads[k] = g;
+        curvature[k] = qd.dot(&(h * qd));
+    }
+    let qg = mech.gravity_forces();
+    let c = -mech.jacobian_dot_times_velocity(q, qd);
+    for r in 0..N {
+        rhs[(r, na)] = qg[r];
+    }
+    for r in 0..M {
+        rhs[(N + r, na)] = c[r];
+    }
+    let x = kkt.lu().solve(&rhs)?;
+    let acc = |g: &SVector<f64, N>, col: usize| (0..N).map(|r| g[r] * x[(r, col)]).sum::<f64>();
+    let mut w = [[0.0; MAX_ACTUATORS]; MAX_ACTUATORS];
+    let mut b = [0.0; MAX_ACTUATORS];
+    for i in 0..na {
+        for (k, wik) in w[i].iter_mut().enumerate().take(na) {
+            *wik = acc(&grads[i], k);
+        }
+        b[i] = acc(&grads[i], na) + curvature[i];
+    }
+    let mut im = InterfaceModel::default();
+    match na {
+        1 => im.m_eff[0][0] = 1.0 / w[0][0],
+        2 => {
+            let det = w[0][0] * w[1][1] - w[0][1] * w[1][0];
+            im.m_eff = [[w[1][1] / det, -w[0][1] / det], [-w[1][0] / det, w[0][0] / det]];
+        }
+        _ => return None,
+    }
+    for i in 0..na {
+        im.f_eff[i] = (0..na).map(|k| im.m_eff[i][k] * b[k]).sum();
+    }
+    let finite = im.m_eff.iter().flatten().chain(&im.f_eff).all(|v| v.is_finite());
+    finite.then_some(im)
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! Finite-difference checks shared by the mechanism tests.

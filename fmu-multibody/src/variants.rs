@@ -28,6 +28,7 @@ const SINGLE: &[CylinderNames] = &[CylinderNames {
     force_deps: &[("p1", Dep::Fixed), ("p2", Dep::Fixed)],
     calculated: ["F_static", "s0", "p1_static"],
     params: ["A1", "A2", "c", "l_d", "k_d", "c_d", "l10", "l20", "p2_0"],
+    im: (["m_eff", ""], "f_eff"),
 }];
 
 const DOUBLE: &[CylinderNames] = &[
@@ -38,6 +39,7 @@ const DOUBLE: &[CylinderNames] = &[
         force_deps: &[("p1_1", Dep::Fixed), ("p2_1", Dep::Fixed)],
         calculated: ["F1_static", "s1_0", "p1_1_static"],
         params: ["A1_1", "A2_1", "c_1", "l_d_1", "k_d_1", "c_d_1", "l10_1", "l20_1", "p2_0_1"],
+        im: (["m_eff_11", "m_eff_12"], "f_eff_1"),
     },
     CylinderNames {
         force: "F2",
@@ -46,6 +48,7 @@ const DOUBLE: &[CylinderNames] = &[
         force_deps: &[("p1_2", Dep::Fixed), ("p2_2", Dep::Fixed)],
         calculated: ["F2_static", "s2_0", "p1_2_static"],
         params: ["A1_2", "A2_2", "c_2", "l_d_2", "k_d_2", "c_d_2", "l10_2", "l20_2", "p2_0_2"],
+        im: (["m_eff_21", "m_eff_22"], "f_eff_2"),
     },
 ];
 

@@ -73,7 +73,7 @@ impl Circuit<2> for NayaCircuit {
         RateJacobians {
             dx: SMatrix::<f64, 2, 2>::new(j1, 0.0, 0.0, j2),
             ds: SVector::<f64, 2>::new(h1 / l1, -h2 / l2),
-            dsd: SVector::<f64, 2>::new(c.beta(x[0]) / l1, -c.beta(x[1]) / l2),
+            dsd: SVector::<f64, 2>::new(c.beta_e(x[0]) / l1, -c.beta_e(x[1]) / l2),
         }
     }
 
@@ -103,6 +103,11 @@ impl Circuit<2> for NayaCircuit {
         for (name, p) in [("p1", x[0]), ("p2", x[1])] {
             if !p.is_finite() {
                 return Err(format!("{name} = {p} Pa is not finite"));
+            }
+            if p <= 0.0 && !self.0.cavitation.strict {
+                return Err(format!(
+                    "{name} = {p:.6e} Pa is not positive although the cavitation law keeps pressures positive: reduce the step"
+                ));
             }
         }
         Ok(())
@@ -152,9 +157,12 @@ impl Circuit<4> for Lumped3Circuit {
         for i in 0..3 {
             ds[i] = dk[i] / k[i] * h[i];
         }
+        // Below p_cav the gains carry the cavitation factor (hydraulics::cavitation); its
+        // dependence on s through B_ei is left out of ∂h/∂s (it only shapes the tangent).
+        let kc = c.cavitating_gains(&c.gains_with(&c.constants(), s), x).0;
         let mut dsd = SVector::<f64, 4>::zeros();
-        dsd[idx::P1] = -k[0] * c.a1();
-        dsd[idx::P2] = k[1] * c.a2();
+        dsd[idx::P1] = -kc[0] * c.a1();
+        dsd[idx::P2] = kc[1] * c.a2();
         RateJacobians { dx: c.jacobian(x, &inputs), ds, dsd }
     }
 
@@ -182,9 +190,11 @@ impl Circuit<4> for Lumped3Circuit {
     fn check_state(&self, x: &SVector<f64, 4>, s: f64) -> Result<(), String> {
         for (name, p) in [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])] {
             if p.is_nan() || p < 0.0 {
-                return Err(format!(
-                    "{name} = {p:.6e} Pa is negative: the volume cavitates, which this model does not describe"
-                ));
+                return Err(if self.circuit.cavitation.strict {
+                    format!("{name} = {p:.6e} Pa is negative: the volume cavitates, which this model does not describe with strict_pressure = true")
+                } else {
+                    format!("{name} = {p:.6e} Pa is negative although the cavitation law keeps pressures positive: reduce the step")
+                });
             }
         }
         let (l1, l2) = self.circuit.chamber_lengths(s);

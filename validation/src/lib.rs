@@ -13,5 +13,6 @@ pub mod multirate;
 pub mod naya;
 pub mod oscillators;
 pub mod plot;
+pub mod pub4;
 pub mod residual_order;
 pub mod runner;

@@ -19,6 +19,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let builders: [(&str, Build); 5] = [
         ("seed 004", |f, i, _| validation::naya::section(f, i)),
         ("cranes", |f, i, q| validation::crane::section(f, i, q)),
+        ("Publication IV", |f, i, _| validation::pub4::section(f, i)),
         ("oscillators", validation::oscillators::section),
         ("residual order", validation::residual_order::section),
         ("energy-based coupling control", validation::energy_control::section),
