@@ -1,0 +1,271 @@
+//! Penalty (augmented Lagrangian) semi-recursive formulation, monolithic with the circuit
+//! (Pub I eqs. 15–28, 37–45; 002 eqs. 18–21): unknowns x = [z; p], trapezoidal rule on both
+//! (eqs. 17, 38), residual f(x) = (Δt²/4)[M z̈ + Φ_zᵀαΦ + Φ_zᵀλ* − Q; ṗ − h] (eq. 41), Newton
+//! with the tangent of eq. 42 ([`Tangent::Analytic`]: every block exact, the mechanical ones by
+//! dual numbers) or the forward-difference tangent of eq. 45 ([`Tangent::Numerical`],
+//! δ = 1e-8·max(1e-2, |x0|)); λ* ← λ* + αΦ after every iteration (eq. 16); mass-damping-stiffness
+//! projections of ż and z̈ after convergence (eqs. 27–28 / 002 eqs. 20–21).
+
+use crate::models::Model;
+use crate::scalar::{Dual, Scalar};
+use crate::state::{finish_step, State, StepStats};
+use nalgebra::{DMatrix, DVector};
+
+/// Iterations after which the Newton update is halved (see [`Penalty::step`]).
+pub const DAMP_AFTER: usize = 25;
+
+/// Tangent matrix of the Newton iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tangent {
+    /// Eq. 42, exact.
+    Analytic,
+    /// Forward differences, eq. 45.
+    Numerical,
+}
+
+/// Solver settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Time step Δt (s).
+    pub dt: f64,
+    /// Penalty factor α (Pub I, 002: 1e11).
+    pub alpha: f64,
+    /// Position tolerance (rad).
+    pub tol_z: f64,
+    /// Pressure tolerance (Pa).
+    pub tol_p: f64,
+    /// Iteration cap (100, Pub II).
+    pub max_iter: usize,
+    /// Tangent.
+    pub tangent: Tangent,
+}
+
+impl Settings {
+    /// The papers' settings for `model` at step `dt`.
+    pub fn paper(model: &Model, dt: f64, tangent: Tangent) -> Self {
+        Self { dt, alpha: 1e11, tol_z: model.tol_z, tol_p: model.tol_p, max_iter: 100, tangent }
+    }
+}
+
+/// The constant parts of the trapezoidal rule (eqs. 17, 38): ż = (2/Δt) z + ẑ̇, z̈ = (4/Δt²) z + ẑ̈,
+/// ṗ = (2/Δt) p + p̂̇.
+#[derive(Debug, Clone)]
+pub struct Hats {
+    /// ẑ̇.
+    pub zd: Vec<f64>,
+    /// ẑ̈.
+    pub zdd: Vec<f64>,
+    /// p̂̇.
+    pub pd: [f64; 3],
+}
+
+impl Hats {
+    /// From the state at t_n.
+    pub fn new(st: &State, dt: f64) -> Self {
+        let (c2, c4) = (2.0 / dt, 4.0 / (dt * dt));
+        Self {
+            zd: st.z.iter().zip(&st.zd).map(|(z, v)| -(c2 * z + v)).collect(),
+            zdd: (0..st.z.len()).map(|j| -(c4 * st.z[j] + 2.0 * c2 * st.zd[j] + st.zdd[j])).collect(),
+            pd: [0, 1, 2].map(|i| -(c2 * st.p[i] + st.pd[i])),
+        }
+    }
+}
+
+/// The penalty integrator for one model.
+#[derive(Debug, Clone)]
+pub struct Penalty<'m> {
+    /// Model.
+    pub model: &'m Model,
+    /// Settings.
+    pub set: Settings,
+}
+
+impl<'m> Penalty<'m> {
+    /// An integrator.
+    pub fn new(model: &'m Model, set: Settings) -> Self {
+        Self { model, set }
+    }
+
+    /// Mechanical rows of eq. 15 (unscaled): M z̈ − Q_g − F_s J_sᵀ + Φ_zᵀ(αΦ + λ*), and s, ṡ.
+    fn mech_rows<S: Scalar>(&self, z: &[S], zd: &[S], zdd: &[S], p: &[f64; 3], lambda: &[f64]) -> (Vec<S>, S, S) {
+        let mech = &self.model.mechanism;
+        let (n, m) = (mech.n(), mech.m());
+        let e = mech.eval(z, zd, zdd);
+        let f = self.model.circuit.force(S::cst(p[0]), S::cst(p[1]), e.s_dot);
+        let mut rows = e.r;
+        let mult: Vec<S> = (0..m).map(|i| S::cst(self.set.alpha) * e.phi[i] + S::cst(lambda[i])).collect();
+        for j in 0..n {
+            rows[j] -= f * e.js[j];
+            for i in 0..m {
+                rows[j] += e.phi_z[i * n + j] * mult[i];
+            }
+        }
+        (rows, e.s, e.s_dot)
+    }
+
+    /// f(x) of eq. 41, all in f64.
+    fn residual(&self, x: &DVector<f64>, hats: &Hats, u1: f64, lambda: &[f64]) -> DVector<f64> {
+        let n = self.model.mechanism.n();
+        let dt = self.set.dt;
+        let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
+        let z: Vec<f64> = x.as_slice()[..n].to_vec();
+        let zd: Vec<f64> = (0..n).map(|j| c2 * z[j] + hats.zd[j]).collect();
+        let zdd: Vec<f64> = (0..n).map(|j| c4 * z[j] + hats.zdd[j]).collect();
+        let p = [x[n], x[n + 1], x[n + 2]];
+        let (rows, s, sd) = self.mech_rows(&z, &zd, &zdd, &p, lambda);
+        let h = self.model.circuit.rates(&p, u1, s, sd);
+        let mut f = DVector::zeros(n + 3);
+        for j in 0..n {
+            f[j] = h4 * rows[j];
+        }
+        for i in 0..3 {
+            f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
+        }
+        f
+    }
+
+    /// f(x) and the tangent of eq. 42.
+    fn system(&self, x: &DVector<f64>, hats: &Hats, u1: f64, lambda: &[f64]) -> (DVector<f64>, DMatrix<f64>) {
+        let n = self.model.mechanism.n();
+        let dim = n + 3;
+        let dt = self.set.dt;
+        let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
+        match self.set.tangent {
+            Tangent::Numerical => {
+                let f0 = self.residual(x, hats, u1, lambda);
+                let mut jac = DMatrix::zeros(dim, dim);
+                for k in 0..dim {
+                    // Eq. 45: δ = 1e-8·max(1e-2, |x0|).
+                    let d = 1e-8 * x[k].abs().max(1e-2);
+                    let mut xp = x.clone();
+                    xp[k] += d;
+                    jac.set_column(k, &((self.residual(&xp, hats, u1, lambda) - &f0) / d));
+                }
+                (f0, jac)
+            }
+            Tangent::Analytic => {
+                let circuit = &self.model.circuit;
+                let p = [x[n], x[n + 1], x[n + 2]];
+                let mut f = DVector::zeros(dim);
+                let mut jac = DMatrix::zeros(dim, dim);
+                let (mut s, mut sd) = (0.0, 0.0);
+                let mut ds = vec![(0.0, 0.0); n];
+                for k in 0..n {
+                    let seed = |j: usize, v: f64, c: f64| Dual::new(v, if j == k { c } else { 0.0 });
+                    let z: Vec<Dual> = (0..n).map(|j| seed(j, x[j], 1.0)).collect();
+                    let zd: Vec<Dual> = (0..n).map(|j| seed(j, c2 * x[j] + hats.zd[j], c2)).collect();
+                    let zdd: Vec<Dual> = (0..n).map(|j| seed(j, c4 * x[j] + hats.zdd[j], c4)).collect();
+                    let (rows, sv, sdv) = self.mech_rows(&z, &zd, &zdd, &p, lambda);
+                    for j in 0..n {
+                        jac[(j, k)] = h4 * rows[j].d;
+                        f[j] = h4 * rows[j].v;
+                    }
+                    (s, sd) = (sv.v, sdv.v);
+                    ds[k] = (sv.d, sdv.d);
+                }
+                // Upper-right block: −(Δt²/4) ∂Q/∂p = (Δt²/4) J_sᵀ ∂F_s/∂p (reversed sign: −F J_s in f).
+                let mech = &self.model.mechanism;
+                let zz: Vec<f64> = x.as_slice()[..n].to_vec();
+                let (_, js) = mech.actuator(&mech.pose(&zz));
+                let df = circuit.force_dp(&p, sd);
+                for j in 0..n {
+                    for i in 0..3 {
+                        jac[(j, n + i)] = -h4 * js[j] * df[i];
+                    }
+                }
+                // Hydraulic rows: −(Δt/2)((Δt/2)∂h/∂z + ∂h/∂ż) and (Δt/2)(I − (Δt/2)∂h/∂p).
+                let h = circuit.rates(&p, u1, s, sd);
+                let (dh_dp, dh_ds, dh_dsd) = circuit.rates_derivatives(&p, u1, s, sd);
+                for i in 0..3 {
+                    f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
+                    for (k, (dsk, dsdk)) in ds.iter().enumerate() {
+                        jac[(n + i, k)] = -h4 * (dh_ds[i] * dsk + dh_dsd[i] * dsdk);
+                    }
+                    for k in 0..3 {
+                        jac[(n + i, n + k)] = if i == k { dt / 2.0 } else { 0.0 } - h4 * dh_dp[(i, k)];
+                    }
+                }
+                (f, jac)
+            }
+        }
+    }
+
+    /// One step Δt from `st`.
+    pub fn step(&self, st: &mut State) -> Result<StepStats, String> {
+        let model = self.model;
+        let mech = &model.mechanism;
+        let (n, m) = (mech.n(), mech.m());
+        let dt = self.set.dt;
+        let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
+        let t1 = st.t + dt;
+        let u1 = model.circuit.spool_step(st.u, model.cycle.at(st.t), model.cycle.at(t1), dt);
+        let hats = Hats::new(st, dt);
+        // Predictor.
+        let mut x = DVector::zeros(n + 3);
+        for j in 0..n {
+            x[j] = st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j];
+        }
+        for i in 0..3 {
+            x[n + i] = st.p[i] + dt * st.pd[i];
+        }
+        let mut lambda = st.lambda.clone();
+        let mut stats = StepStats { independent: usize::MAX, ..StepStats::default() };
+        let mut tangent = None;
+        for it in 1..=self.set.max_iter {
+            let (f, jac) = self.system(&x, &hats, u1, &lambda);
+            let mut dx = jac.clone().lu().solve(&(-f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
+            if it > DAMP_AFTER {
+                // A full Newton step that keeps cycling (the friction law switches sign with ṡ
+                // inside the step at large Δt): halve the update. Never reached at Δt ≤ 5 ms.
+                dx *= 0.5;
+            }
+            x += &dx;
+            tangent = Some(jac);
+            // Eq. 16: λ* ← λ* + αΦ at the new positions.
+            let (phi, _) = mech.constraints(&mech.pose(&x.as_slice()[..n]));
+            for i in 0..m {
+                lambda[i] += self.set.alpha * phi[i];
+            }
+            let dz = dx.rows(0, n).amax();
+            let dp = dx.rows(n, 3).amax();
+            if !(dz.is_finite() && dp.is_finite()) {
+                return Err(format!("t = {t1} s: Newton diverged"));
+            }
+            if dz <= self.set.tol_z && dp <= self.set.tol_p {
+                stats.iterations = it;
+                break;
+            }
+        }
+        if stats.iterations == 0 {
+            return Err(format!("t = {t1} s: no convergence in {} iterations", self.set.max_iter));
+        }
+        let Some(jac) = tangent else { return Err("no iteration".into()) };
+        let z: Vec<f64> = x.as_slice()[..n].to_vec();
+        let zd1 = DVector::from_iterator(n, (0..n).map(|j| c2 * z[j] + hats.zd[j]));
+        let zdd1 = DVector::from_iterator(n, (0..n).map(|j| c4 * z[j] + hats.zdd[j]));
+        // Projections (002 eqs. 20–21): W_α = ∂f_z/∂z, W = W_α − (Δt²/4)Φ_zᵀαΦ_z.
+        let (_, phi_z) = mech.constraints(&mech.pose(&z));
+        let phi_z = DMatrix::from_row_slice(m, n, &phi_z);
+        let w_alpha = jac.view((0, 0), (n, n)).into_owned();
+        let pen = phi_z.transpose() * &phi_z * (h4 * self.set.alpha);
+        let w = &w_alpha - &pen;
+        let lu = w_alpha.lu();
+        let zd = lu.solve(&(&w * zd1)).ok_or("singular projection matrix")?;
+        let conv = DVector::from_vec(mech.phi_z_dot_zd(&z, zd.as_slice()));
+        let rhs = &w * zdd1 - phi_z.transpose() * conv * (h4 * self.set.alpha);
+        let zdd = lu.solve(&rhs).ok_or("singular projection matrix")?;
+        let (f_prev, sd_prev) = (st.force, st.s[1]);
+        st.t = t1;
+        st.z = z;
+        st.zd = zd.as_slice().to_vec();
+        st.zdd = zdd.as_slice().to_vec();
+        for i in 0..3 {
+            st.pd[i] = c2 * x[n + i] + hats.pd[i];
+            st.p[i] = x[n + i];
+        }
+        st.u = u1;
+        st.lambda = lambda;
+        finish_step(model, st, f_prev, sd_prev, &mut stats, dt);
+        Ok(stats)
+    }
+}
