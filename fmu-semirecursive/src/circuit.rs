@@ -70,14 +70,23 @@ impl Circuit {
     /// Cylinder force along s, F_s = p1A1 − p2A2 − F_μ (Pub I eq. 36), F_μ of SPEC §3.7 (N).
     pub fn force<S: Scalar>(&self, p1: S, p2: S, s_dot: S) -> S {
         let (a1, a2) = self.areas();
-        let dp = p1 * S::cst(a1) - p2 * S::cst(a2);
-        dp - S::cst(1.0 - self.eta) * dp.abs() * (s_dot / S::cst(self.v_eps)).tanh()
+        self.force_from(p1 * S::cst(a1) - p2 * S::cst(a2), s_dot)
     }
 
-    /// Friction force F_μ alone (N).
-    pub fn friction(&self, p: &Pressures, s_dot: f64) -> f64 {
+    /// F_s from the pressure force F_p = p1A1 − p2A2: F_p − (1 − η)|F_p| tanh(ṡ/v_ε) (N).
+    pub fn force_from<S: Scalar>(&self, fp: S, s_dot: S) -> S {
+        fp - S::cst(1.0 - self.eta) * fp.abs() * (s_dot / S::cst(self.v_eps)).tanh()
+    }
+
+    /// Pressure force F_p = p1A1 − p2A2 (N).
+    pub fn pressure_force(&self, p: &Pressures) -> f64 {
         let (a1, a2) = self.areas();
-        (1.0 - self.eta) * (p[0] * a1 - p[1] * a2).abs() * (s_dot / self.v_eps).tanh()
+        p[0] * a1 - p[1] * a2
+    }
+
+    /// Friction force F_μ for the pressure force F_p (N).
+    pub fn friction(&self, fp: f64, s_dot: f64) -> f64 {
+        (1.0 - self.eta) * fp.abs() * (s_dot / self.v_eps).tanh()
     }
 
     /// ∂F_s/∂p (N/Pa).
@@ -131,6 +140,34 @@ impl Circuit {
     pub fn static_pressures(&self, f0: f64, p2: f64) -> Pressures {
         let (p1, p3) = self.lumped.static_pressures(f0, p2);
         [p1, p2, p3]
+    }
+}
+
+/// What drives the actuator in a step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Drive {
+    /// The circuit, in the same Newton system (monolithic), the valve reference from the model's
+    /// work cycle.
+    Circuit,
+    /// As `Circuit` with the valve reference U_ref at the start and the end of the step given (V).
+    CircuitRef(f64, f64),
+    /// A given pressure force F_p = p1A1 − p2A2 at the end of the step (N), friction applied
+    /// (co-simulation of the mechanism alone).
+    Force(f64),
+}
+
+impl Drive {
+    /// Whether the circuit is part of the Newton system.
+    pub fn monolithic(self) -> bool {
+        !matches!(self, Self::Force(_))
+    }
+
+    /// U_ref at t and t + Δt (V).
+    pub fn u_ref(self, cycle: &WorkCycle, t: f64, dt: f64) -> (f64, f64) {
+        match self {
+            Self::CircuitRef(a, b) => (a, b),
+            _ => (cycle.at(t), cycle.at(t + dt)),
+        }
     }
 }
 

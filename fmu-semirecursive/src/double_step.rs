@@ -4,6 +4,7 @@
 //! (eq. 16), trapezoidal rule on [z^i; p] (eqs. 32–34) solved by Newton on the residual of
 //! eq. 38 with the numerical tangent of eq. 41.
 
+use crate::circuit::Drive;
 use crate::models::Model;
 use crate::partition::Partition;
 use crate::penalty::Settings;
@@ -25,6 +26,7 @@ struct Point {
     zd: Vec<f64>,
     zdd: Vec<f64>,
     f: DVector<f64>,
+    fp: f64,
 }
 
 impl<'m> DoubleStep<'m> {
@@ -66,6 +68,7 @@ impl<'m> DoubleStep<'m> {
         zdep: &[f64],
         hats: &crate::penalty::Hats,
         u1: f64,
+        drive: Drive,
     ) -> Result<Point, String> {
         let model = self.model;
         let mech = &model.mechanism;
@@ -89,24 +92,35 @@ impl<'m> DoubleStep<'m> {
         let (d, i) = part.split(&phi_z);
         let zdd_dep = d.lu().solve(&(-(i * &zddi) - conv)).ok_or("singular dependent Jacobian")?;
         let zdd = part.join(&zdd_dep, &zddi);
-        let p = [x[ni], x[ni + 1], x[ni + 2]];
         let e = mech.eval(&z, zd.as_slice(), zdd.as_slice());
-        let force = model.circuit.force(p[0], p[1], e.s_dot);
+        let fp = match drive {
+            Drive::Circuit | Drive::CircuitRef(..) => model.circuit.pressure_force(&[x[ni], x[ni + 1], x[ni + 2]]),
+            Drive::Force(fp) => fp,
+        };
+        let force = model.circuit.force_from(fp, e.s_dot);
         let rows = DVector::from_iterator(n, (0..n).map(|j| e.r[j] - force * e.js[j]));
         let red = rz.transpose() * rows;
-        let h = model.circuit.rates(&p, u1, e.s, e.s_dot);
-        let mut f = DVector::zeros(ni + 3);
+        let mut f = DVector::zeros(x.len());
         for k in 0..ni {
             f[k] = h4 * red[k];
         }
-        for k in 0..3 {
-            f[ni + k] = h4 * (c2 * p[k] + hats.pd[k] - h[k]);
+        if drive.monolithic() {
+            let p = [x[ni], x[ni + 1], x[ni + 2]];
+            let h = model.circuit.rates(&p, u1, e.s, e.s_dot);
+            for k in 0..3 {
+                f[ni + k] = h4 * (c2 * p[k] + hats.pd[k] - h[k]);
+            }
         }
-        Ok(Point { z, zd: zd.as_slice().to_vec(), zdd: zdd.as_slice().to_vec(), f })
+        Ok(Point { z, zd: zd.as_slice().to_vec(), zdd: zdd.as_slice().to_vec(), f, fp })
     }
 
-    /// One step Δt from `st`.
+    /// One monolithic step Δt from `st`.
     pub fn step(&self, st: &mut State) -> Result<StepStats, String> {
+        self.step_driven(st, Drive::Circuit)
+    }
+
+    /// One step Δt from `st`, the actuator driven by `drive`.
+    pub fn step_driven(&self, st: &mut State, drive: Drive) -> Result<StepStats, String> {
         let model = self.model;
         let mech = &model.mechanism;
         let (n, m) = (mech.n(), mech.m());
@@ -114,37 +128,39 @@ impl<'m> DoubleStep<'m> {
         let dt = self.set.dt;
         let c2 = 2.0 / dt;
         let t1 = st.t + dt;
-        let u1 = model.circuit.spool_step(st.u, model.cycle.at(st.t), model.cycle.at(t1), dt);
+        let (ur0, ur1) = drive.u_ref(&model.cycle, st.t, dt);
+        let u1 = model.circuit.spool_step(st.u, ur0, ur1, dt);
         let hats = crate::penalty::Hats::new(st, dt);
         let (_, phi_z) = mech.constraints(&mech.pose(&st.z));
         let part = Partition::choose(&DMatrix::from_row_slice(m, n, &phi_z))?;
         // Predictors (eq. 32 ff.): z_{k+1} = z_k + ż_k Δt + ½ z̈_k Δt², p_{k+1} = p_k + ṗ_k Δt.
         let zpred: Vec<f64> = (0..n).map(|j| st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j]).collect();
-        let mut x = DVector::zeros(ni + 3);
+        let np = if drive.monolithic() { 3 } else { 0 };
+        let mut x = DVector::zeros(ni + np);
         for (k, &j) in part.independent.iter().enumerate() {
             x[k] = zpred[j];
         }
-        for k in 0..3 {
+        for k in 0..np {
             x[ni + k] = st.p[k] + dt * st.pd[k];
         }
         let mut zdep = zpred;
         let mut stats = StepStats { independent: part.independent[0], ..StepStats::default() };
-        let mut cur = self.point(&part, &x, &zdep, &hats, u1)?;
+        let mut cur = self.point(&part, &x, &zdep, &hats, u1, drive)?;
         for it in 1..=self.set.max_iter {
             zdep.clone_from(&cur.z);
-            let mut jac = DMatrix::zeros(ni + 3, ni + 3);
-            for k in 0..ni + 3 {
+            let mut jac = DMatrix::zeros(ni + np, ni + np);
+            for k in 0..ni + np {
                 let d = 1e-8 * x[k].abs().max(1e-2);
                 let mut xp = x.clone();
                 xp[k] += d;
-                let fp = self.point(&part, &xp, &zdep, &hats, u1)?.f;
+                let fp = self.point(&part, &xp, &zdep, &hats, u1, drive)?.f;
                 jac.set_column(k, &((fp - &cur.f) / d));
             }
             let dx = jac.lu().solve(&(-&cur.f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
             x += &dx;
-            cur = self.point(&part, &x, &zdep, &hats, u1)?;
+            cur = self.point(&part, &x, &zdep, &hats, u1, drive)?;
             let dz = dx.rows(0, ni).amax();
-            let dp = dx.rows(ni, 3).amax();
+            let dp = if np > 0 { dx.rows(ni, np).amax() } else { 0.0 };
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(format!("t = {t1} s: Newton diverged"));
             }
@@ -158,15 +174,16 @@ impl<'m> DoubleStep<'m> {
         }
         let (f_prev, sd_prev) = (st.force, st.s[1]);
         st.t = t1;
-        for k in 0..3 {
+        for k in 0..np {
             st.pd[k] = c2 * x[ni + k] + hats.pd[k];
             st.p[k] = x[ni + k];
         }
+        let fp = cur.fp;
         st.z = cur.z;
         st.zd = cur.zd;
         st.zdd = cur.zdd;
         st.u = u1;
-        finish_step(model, st, f_prev, sd_prev, &mut stats, dt);
+        finish_step(model, st, f_prev, sd_prev, fp, &mut stats, dt);
         Ok(stats)
     }
 }

@@ -15,6 +15,7 @@
 
 pub mod circuit;
 pub mod double_step;
+pub mod fmu;
 pub mod mechanism;
 pub mod models;
 pub mod partition;
@@ -22,3 +23,18 @@ pub mod penalty;
 pub mod run;
 pub mod scalar;
 pub mod state;
+
+/// Model A, D, E monolithic FMUs and their mechanism-only co-simulation FMUs.
+pub type ModelAFmu = fmu::MonolithicFmu<0>;
+/// Model D monolithic FMU.
+pub type ModelDFmu = fmu::MonolithicFmu<1>;
+/// Model E monolithic FMU.
+pub type ModelEFmu = fmu::MonolithicFmu<2>;
+/// Model A mechanism FMU.
+pub type MechAFmu = fmu::MechanismFmu<0>;
+/// Model D mechanism FMU.
+pub type MechDFmu = fmu::MechanismFmu<1>;
+/// Model E mechanism FMU.
+pub type MechEFmu = fmu::MechanismFmu<2>;
+
+fmu_export::define_fmus!(ModelAFmu, ModelDFmu, ModelEFmu, MechAFmu, MechDFmu, MechEFmu);

@@ -6,6 +6,7 @@
 //! δ = 1e-8·max(1e-2, |x0|)); λ* ← λ* + αΦ after every iteration (eq. 16); mass-damping-stiffness
 //! projections of ż and z̈ after convergence (eqs. 27–28 / 002 eqs. 20–21).
 
+use crate::circuit::Drive;
 use crate::models::Model;
 use crate::scalar::{Dual, Scalar};
 use crate::state::{finish_step, State, StepStats};
@@ -71,6 +72,14 @@ impl Hats {
     }
 }
 
+/// Pressure force F_p at the iterate x (N): from the pressures in x, or the given force.
+fn fp_of(x: &DVector<f64>, n: usize, drive: Drive, circuit: &crate::circuit::Circuit) -> f64 {
+    match drive {
+        Drive::Circuit | Drive::CircuitRef(..) => circuit.pressure_force(&[x[n], x[n + 1], x[n + 2]]),
+        Drive::Force(fp) => fp,
+    }
+}
+
 /// The penalty integrator for one model.
 #[derive(Debug, Clone)]
 pub struct Penalty<'m> {
@@ -87,11 +96,11 @@ impl<'m> Penalty<'m> {
     }
 
     /// Mechanical rows of eq. 15 (unscaled): M z̈ − Q_g − F_s J_sᵀ + Φ_zᵀ(αΦ + λ*), and s, ṡ.
-    fn mech_rows<S: Scalar>(&self, z: &[S], zd: &[S], zdd: &[S], p: &[f64; 3], lambda: &[f64]) -> (Vec<S>, S, S) {
+    fn mech_rows<S: Scalar>(&self, z: &[S], zd: &[S], zdd: &[S], fp: f64, lambda: &[f64]) -> (Vec<S>, S, S) {
         let mech = &self.model.mechanism;
         let (n, m) = (mech.n(), mech.m());
         let e = mech.eval(z, zd, zdd);
-        let f = self.model.circuit.force(S::cst(p[0]), S::cst(p[1]), e.s_dot);
+        let f = self.model.circuit.force_from(S::cst(fp), e.s_dot);
         let mut rows = e.r;
         let mult: Vec<S> = (0..m).map(|i| S::cst(self.set.alpha) * e.phi[i] + S::cst(lambda[i])).collect();
         for j in 0..n {
@@ -104,48 +113,57 @@ impl<'m> Penalty<'m> {
     }
 
     /// f(x) of eq. 41, all in f64.
-    fn residual(&self, x: &DVector<f64>, hats: &Hats, u1: f64, lambda: &[f64]) -> DVector<f64> {
+    fn residual(&self, x: &DVector<f64>, hats: &Hats, u1: f64, lambda: &[f64], drive: Drive) -> DVector<f64> {
         let n = self.model.mechanism.n();
         let dt = self.set.dt;
         let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
         let z: Vec<f64> = x.as_slice()[..n].to_vec();
         let zd: Vec<f64> = (0..n).map(|j| c2 * z[j] + hats.zd[j]).collect();
         let zdd: Vec<f64> = (0..n).map(|j| c4 * z[j] + hats.zdd[j]).collect();
-        let p = [x[n], x[n + 1], x[n + 2]];
-        let (rows, s, sd) = self.mech_rows(&z, &zd, &zdd, &p, lambda);
-        let h = self.model.circuit.rates(&p, u1, s, sd);
-        let mut f = DVector::zeros(n + 3);
+        let (rows, s, sd) = self.mech_rows(&z, &zd, &zdd, fp_of(x, n, drive, &self.model.circuit), lambda);
+        let mut f = DVector::zeros(x.len());
         for j in 0..n {
             f[j] = h4 * rows[j];
         }
-        for i in 0..3 {
-            f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
+        if drive.monolithic() {
+            let p = [x[n], x[n + 1], x[n + 2]];
+            let h = self.model.circuit.rates(&p, u1, s, sd);
+            for i in 0..3 {
+                f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
+            }
         }
         f
     }
 
     /// f(x) and the tangent of eq. 42.
-    fn system(&self, x: &DVector<f64>, hats: &Hats, u1: f64, lambda: &[f64]) -> (DVector<f64>, DMatrix<f64>) {
+    fn system(
+        &self,
+        x: &DVector<f64>,
+        hats: &Hats,
+        u1: f64,
+        lambda: &[f64],
+        drive: Drive,
+    ) -> (DVector<f64>, DMatrix<f64>) {
         let n = self.model.mechanism.n();
-        let dim = n + 3;
+        let dim = x.len();
         let dt = self.set.dt;
         let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
         match self.set.tangent {
             Tangent::Numerical => {
-                let f0 = self.residual(x, hats, u1, lambda);
+                let f0 = self.residual(x, hats, u1, lambda, drive);
                 let mut jac = DMatrix::zeros(dim, dim);
                 for k in 0..dim {
                     // Eq. 45: δ = 1e-8·max(1e-2, |x0|).
                     let d = 1e-8 * x[k].abs().max(1e-2);
                     let mut xp = x.clone();
                     xp[k] += d;
-                    jac.set_column(k, &((self.residual(&xp, hats, u1, lambda) - &f0) / d));
+                    jac.set_column(k, &((self.residual(&xp, hats, u1, lambda, drive) - &f0) / d));
                 }
                 (f0, jac)
             }
             Tangent::Analytic => {
                 let circuit = &self.model.circuit;
-                let p = [x[n], x[n + 1], x[n + 2]];
+                let fp = fp_of(x, n, drive, circuit);
                 let mut f = DVector::zeros(dim);
                 let mut jac = DMatrix::zeros(dim, dim);
                 let (mut s, mut sd) = (0.0, 0.0);
@@ -155,7 +173,7 @@ impl<'m> Penalty<'m> {
                     let z: Vec<Dual> = (0..n).map(|j| seed(j, x[j], 1.0)).collect();
                     let zd: Vec<Dual> = (0..n).map(|j| seed(j, c2 * x[j] + hats.zd[j], c2)).collect();
                     let zdd: Vec<Dual> = (0..n).map(|j| seed(j, c4 * x[j] + hats.zdd[j], c4)).collect();
-                    let (rows, sv, sdv) = self.mech_rows(&z, &zd, &zdd, &p, lambda);
+                    let (rows, sv, sdv) = self.mech_rows(&z, &zd, &zdd, fp, lambda);
                     for j in 0..n {
                         jac[(j, k)] = h4 * rows[j].d;
                         f[j] = h4 * rows[j].v;
@@ -163,6 +181,10 @@ impl<'m> Penalty<'m> {
                     (s, sd) = (sv.v, sdv.v);
                     ds[k] = (sv.d, sdv.d);
                 }
+                if !drive.monolithic() {
+                    return (f, jac);
+                }
+                let p = [x[n], x[n + 1], x[n + 2]];
                 // Upper-right block: −(Δt²/4) ∂Q/∂p = (Δt²/4) J_sᵀ ∂F_s/∂p (reversed sign: −F J_s in f).
                 let mech = &self.model.mechanism;
                 let zz: Vec<f64> = x.as_slice()[..n].to_vec();
@@ -190,29 +212,36 @@ impl<'m> Penalty<'m> {
         }
     }
 
-    /// One step Δt from `st`.
+    /// One monolithic step Δt from `st`.
     pub fn step(&self, st: &mut State) -> Result<StepStats, String> {
+        self.step_driven(st, Drive::Circuit)
+    }
+
+    /// One step Δt from `st`, the actuator driven by `drive`.
+    pub fn step_driven(&self, st: &mut State, drive: Drive) -> Result<StepStats, String> {
         let model = self.model;
         let mech = &model.mechanism;
         let (n, m) = (mech.n(), mech.m());
         let dt = self.set.dt;
         let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
         let t1 = st.t + dt;
-        let u1 = model.circuit.spool_step(st.u, model.cycle.at(st.t), model.cycle.at(t1), dt);
+        let (ur0, ur1) = drive.u_ref(&model.cycle, st.t, dt);
+        let u1 = model.circuit.spool_step(st.u, ur0, ur1, dt);
         let hats = Hats::new(st, dt);
         // Predictor.
-        let mut x = DVector::zeros(n + 3);
+        let np = if drive.monolithic() { 3 } else { 0 };
+        let mut x = DVector::zeros(n + np);
         for j in 0..n {
             x[j] = st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j];
         }
-        for i in 0..3 {
+        for i in 0..np {
             x[n + i] = st.p[i] + dt * st.pd[i];
         }
         let mut lambda = st.lambda.clone();
         let mut stats = StepStats { independent: usize::MAX, ..StepStats::default() };
         let mut tangent = None;
         for it in 1..=self.set.max_iter {
-            let (f, jac) = self.system(&x, &hats, u1, &lambda);
+            let (f, jac) = self.system(&x, &hats, u1, &lambda, drive);
             let mut dx = jac.clone().lu().solve(&(-f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
             if it > DAMP_AFTER {
                 // A full Newton step that keeps cycling (the friction law switches sign with ṡ
@@ -227,7 +256,7 @@ impl<'m> Penalty<'m> {
                 lambda[i] += self.set.alpha * phi[i];
             }
             let dz = dx.rows(0, n).amax();
-            let dp = dx.rows(n, 3).amax();
+            let dp = if np > 0 { dx.rows(n, np).amax() } else { 0.0 };
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(format!("t = {t1} s: Newton diverged"));
             }
@@ -259,13 +288,14 @@ impl<'m> Penalty<'m> {
         st.z = z;
         st.zd = zd.as_slice().to_vec();
         st.zdd = zdd.as_slice().to_vec();
-        for i in 0..3 {
+        for i in 0..np {
             st.pd[i] = c2 * x[n + i] + hats.pd[i];
             st.p[i] = x[n + i];
         }
         st.u = u1;
         st.lambda = lambda;
-        finish_step(model, st, f_prev, sd_prev, &mut stats, dt);
+        let fp = fp_of(&x, n, drive, &model.circuit);
+        finish_step(model, st, f_prev, sd_prev, fp, &mut stats, dt);
         Ok(stats)
     }
 }

@@ -1,5 +1,6 @@
 //! A whole simulation of a model with one integrator, recording what the checks and plots need.
 
+use crate::circuit::Drive;
 use crate::double_step::DoubleStep;
 use crate::models::Model;
 use crate::penalty::{Penalty, Settings, Tangent};
@@ -34,11 +35,24 @@ impl<'m> Integrator<'m> {
         }
     }
 
-    /// One step.
+    /// One monolithic step.
     pub fn step(&self, st: &mut State) -> Result<StepStats, String> {
+        self.step_driven(st, Drive::Circuit)
+    }
+
+    /// One step driven by `drive`.
+    pub fn step_driven(&self, st: &mut State, drive: Drive) -> Result<StepStats, String> {
         match self {
-            Self::Penalty(p) => p.step(st),
-            Self::DoubleStep(d) => d.step(st),
+            Self::Penalty(p) => p.step_driven(st, drive),
+            Self::DoubleStep(d) => d.step_driven(st, drive),
+        }
+    }
+
+    /// Builds an integrator from explicit settings.
+    pub fn with_settings(model: &'m Model, formulation: Formulation, set: Settings) -> Self {
+        match formulation {
+            Formulation::Penalty(t) => Self::Penalty(Penalty::new(model, Settings { tangent: t, ..set })),
+            Formulation::DoubleStep => Self::DoubleStep(DoubleStep::new(model, set)),
         }
     }
 }

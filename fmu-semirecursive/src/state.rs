@@ -102,8 +102,9 @@ pub struct StepStats {
 }
 
 /// Fills the constraint norms of `stats` and the actuator kinematics and work of `st` after a step
-/// whose actuator force at the start was `f_prev` with velocity `sd_prev`.
-pub fn finish_step(model: &Model, st: &mut State, f_prev: f64, sd_prev: f64, stats: &mut StepStats, dt: f64) {
+/// whose actuator force at the start was `f_prev` with velocity `sd_prev`; `fp` is the pressure
+/// force p1A1 − p2A2 at the end (N).
+pub fn finish_step(model: &Model, st: &mut State, f_prev: f64, sd_prev: f64, fp: f64, stats: &mut StepStats, dt: f64) {
     let mech = &model.mechanism;
     let n = mech.n();
     let e = mech.eval(&st.z, &st.zd, &st.zdd);
@@ -118,9 +119,9 @@ pub fn finish_step(model: &Model, st: &mut State, f_prev: f64, sd_prev: f64, sta
     let (_, js_d) = mech.actuator(&mech.pose(&zz));
     let s_ddot: f64 = (0..n).map(|j| e.js[j] * st.zdd[j] + js_d[j].d * st.zd[j]).sum();
     st.s = [e.s, e.s_dot, s_ddot];
-    st.force = model.circuit.force(st.p[0], st.p[1], e.s_dot);
+    st.force = model.circuit.force_from(fp, e.s_dot);
     st.w_act += 0.5 * dt * (f_prev * sd_prev + st.force * e.s_dot);
-    let fric = model.circuit.friction(&st.p, e.s_dot);
+    let fric = model.circuit.friction(fp, e.s_dot);
     st.w_fric += 0.5 * dt * (st.friction * sd_prev + fric * e.s_dot);
     st.friction = fric;
 }
