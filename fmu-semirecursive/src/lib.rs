@@ -8,7 +8,8 @@
 //! - [`penalty`]: augmented-Lagrangian penalty trapezoidal integrator (Pub I eqs. 15, 37–45);
 //! - [`double_step`]: coordinate-partitioning trapezoidal integrator (002 eqs. 13–17, 30–38);
 //! - [`partition`]: full-pivoting choice of the independent coordinates;
-//! - [`scalar`]: f64 or dual numbers (exact tangent).
+//! - [`scalar`]: f64 or dual numbers (exact tangent);
+//! - [`gl`]: the natural-coordinate "Gl" comparison of Model A (global I3AL-P solver).
 #![warn(missing_docs)]
 // Index loops over joints and constraints read like the equations (Σ_j, Σ_i).
 #![allow(clippy::needless_range_loop)]
@@ -16,6 +17,7 @@
 pub mod circuit;
 pub mod double_step;
 pub mod fmu;
+pub mod gl;
 pub mod mechanism;
 pub mod models;
 pub mod partition;
