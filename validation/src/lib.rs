@@ -14,3 +14,4 @@ pub mod oscillators;
 pub mod plot;
 pub mod residual_order;
 pub mod runner;
+pub mod semirecursive;

@@ -16,11 +16,13 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&img).with_context(|| format!("creating {}", img.display()))?;
     let mut sections: Vec<Section> = Vec::new();
     type Build = fn(&std::path::Path, &std::path::Path, bool) -> Result<Section>;
-    let builders: [(&str, Build); 4] = [
+    let builders: [(&str, Build); 6] = [
         ("seed 004", |f, i, _| validation::naya::section(f, i)),
         ("cranes", |f, i, q| validation::crane::section(f, i, q)),
         ("oscillators", validation::oscillators::section),
         ("residual order", validation::residual_order::section),
+        ("Publication I semi-recursive", validation::semirecursive::pub1_section),
+        ("seed 002 semi-recursive", validation::semirecursive::seed002_section),
     ];
     for (name, build) in builders {
         eprintln!("validate: {name} …");
