@@ -43,7 +43,7 @@ impl<'m> DoubleStep<'m> {
             let (phi, phi_z) = mech.constraints(&mech.pose(z));
             let phi_z = DMatrix::from_row_slice(m, n, &phi_z);
             let (d, _) = part.split(&phi_z);
-            let dz = d.lu().solve(&(-DVector::from_vec(phi))).ok_or("singular dependent Jacobian")?;
+            let dz = d.lu().solve(&(-DVector::from_column_slice(&phi))).ok_or("singular dependent Jacobian")?;
             for (k, &j) in part.dependent.iter().enumerate() {
                 z[j] += dz[k];
             }
@@ -87,7 +87,7 @@ impl<'m> DoubleStep<'m> {
         let zdi = DVector::from_iterator(ni, part.independent.iter().map(|&j| c2 * z[j] + hats.zd[j]));
         let zddi = DVector::from_iterator(ni, part.independent.iter().map(|&j| c4 * z[j] + hats.zdd[j]));
         let zd = &rz * zdi;
-        let conv = DVector::from_vec(mech.phi_z_dot_zd(&z, zd.as_slice()));
+        let conv = DVector::from_column_slice(&mech.phi_z_dot_zd(&z, zd.as_slice()));
         // z̈ = R_z z̈^i + Ṙ_z ż^i: the dependent part from Φ_z z̈ = −Φ̇_z ż (eq. 15).
         let (d, i) = part.split(&phi_z);
         let zdd_dep = d.lu().solve(&(-(i * &zddi) - conv)).ok_or("singular dependent Jacobian")?;

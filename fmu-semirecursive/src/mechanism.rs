@@ -16,6 +16,73 @@
 
 use crate::scalar::Scalar;
 use nalgebra::{DMatrix, DVector};
+use std::ops::{Deref, DerefMut};
+
+/// Most bodies (joint coordinates) a mechanism may have.
+pub const MAX_BODIES: usize = 6;
+/// Most constraint equations.
+pub const MAX_CONSTRAINTS: usize = 4;
+/// Capacity of Φ_z (row-major).
+pub const MAX_JACOBIAN: usize = MAX_BODIES * MAX_CONSTRAINTS;
+
+/// A vector of at most `C` values on the stack (the engine allocates nothing per evaluation);
+/// derefs to the slice of its `len` values.
+#[derive(Debug, Clone, Copy)]
+pub struct Fixed<T: Copy, const C: usize> {
+    len: usize,
+    data: [T; C],
+}
+
+impl<T: Copy, const C: usize> Fixed<T, C> {
+    /// `len` copies of `fill`.
+    #[inline]
+    pub fn filled(len: usize, fill: T) -> Self {
+        Self { len: len.min(C), data: [fill; C] }
+    }
+
+    /// Empty, with `fill` in the unused slots.
+    #[inline]
+    pub fn empty(fill: T) -> Self {
+        Self { len: 0, data: [fill; C] }
+    }
+
+    /// Appends (ignored beyond the capacity, which [`Mechanism::new`] rules out).
+    #[inline]
+    pub fn push(&mut self, v: T) {
+        if self.len < C {
+            self.data[self.len] = v;
+            self.len += 1;
+        }
+    }
+
+    /// From a function of the index.
+    #[inline]
+    pub fn from_fn(len: usize, fill: T, f: impl Fn(usize) -> T) -> Self {
+        let mut out = Self::filled(len, fill);
+        for i in 0..out.len {
+            out.data[i] = f(i);
+        }
+        out
+    }
+}
+
+impl<T: Copy, const C: usize> Deref for Fixed<T, C> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        &self.data[..self.len]
+    }
+}
+
+impl<T: Copy, const C: usize> DerefMut for Fixed<T, C> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.data[..self.len]
+    }
+}
+
+/// Per-body values.
+pub type Bodies<T> = Fixed<T, MAX_BODIES>;
 
 /// A point fixed on a body (local coordinates in the body frame, m) or on the ground (global).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,29 +170,29 @@ pub struct Mechanism {
 
 /// Absolute angles θ_k and joint positions (origins of the body frames), from z.
 #[derive(Debug, Clone)]
-pub struct Pose<S> {
+pub struct Pose<S: Copy> {
     /// θ_k (rad).
-    pub theta: Vec<S>,
+    pub theta: Bodies<S>,
     /// Joint position of body k (global, m).
-    pub origin: Vec<[S; 2]>,
+    pub origin: Bodies<[S; 2]>,
 }
 
 /// What one evaluation of the mechanism at (z, ż, z̈) gives.
 #[derive(Debug, Clone)]
-pub struct Eval<S> {
+pub struct Eval<S: Copy> {
     /// M z̈ − Q_g = R_dᵀTᵀ(M̄Ż − Q̄) (N·m): the open-loop equations of motion (002 eq. 11) with
     /// gravity and the velocity terms, without actuator and constraint forces.
-    pub r: Vec<S>,
+    pub r: Bodies<S>,
     /// Φ(z) (m or rad).
-    pub phi: Vec<S>,
+    pub phi: Fixed<S, MAX_CONSTRAINTS>,
     /// Φ_z, row-major (m × n).
-    pub phi_z: Vec<S>,
+    pub phi_z: Fixed<S, MAX_JACOBIAN>,
     /// Actuator length s (m).
     pub s: S,
     /// ṡ = J_s ż (m/s).
     pub s_dot: S,
     /// J_s = ∂s/∂z (m).
-    pub js: Vec<S>,
+    pub js: Bodies<S>,
 }
 
 /// Errors found when building a mechanism.
@@ -161,6 +228,13 @@ impl Mechanism {
     /// Builds the mechanism and its path matrix; the message names a bad body.
     pub fn new(bodies: Vec<Body>, cuts: Vec<CutJoint>, actuator: [Point; 2], gravity: f64) -> Result<Self, String> {
         check(&bodies)?;
+        let m: usize = cuts.iter().map(CutJoint::equations).sum();
+        if bodies.len() > MAX_BODIES || m > MAX_CONSTRAINTS {
+            return Err(format!(
+                "{} bodies and {m} constraint equations: at most {MAX_BODIES} and {MAX_CONSTRAINTS} (MAX_BODIES, MAX_CONSTRAINTS)",
+                bodies.len()
+            ));
+        }
         let n = bodies.len();
         let mut path = vec![vec![false; n]; n];
         for k in 0..n {
@@ -190,9 +264,9 @@ impl Mechanism {
 
     /// Positions: θ_k = θ_parent + z_k, joint k at r_parent + A(θ_parent) joint_k.
     pub fn pose<S: Scalar>(&self, z: &[S]) -> Pose<S> {
-        let n = self.n();
-        let mut theta = Vec::with_capacity(n);
-        let mut origin = Vec::with_capacity(n);
+        let zero = S::cst(0.0);
+        let mut theta = Bodies::empty(zero);
+        let mut origin = Bodies::empty([zero; 2]);
         for (k, b) in self.bodies.iter().enumerate() {
             match b.parent {
                 None => {
@@ -222,25 +296,23 @@ impl Mechanism {
     }
 
     /// ∂r/∂z_j of a point at r on body `body`: ẑ × (r − r_j) for joints j on its path, else 0.
-    fn point_jacobian<S: Scalar>(&self, pose: &Pose<S>, body: Option<usize>, r: [S; 2]) -> Vec<[S; 2]> {
+    fn point_jacobian<S: Scalar>(&self, pose: &Pose<S>, body: Option<usize>, r: [S; 2]) -> Bodies<[S; 2]> {
         let zero = S::cst(0.0);
-        (0..self.n())
-            .map(|j| match body {
-                Some(b) if self.path[b][j] => {
-                    let o = pose.origin[j];
-                    [-(r[1] - o[1]), r[0] - o[0]]
-                }
-                _ => [zero, zero],
-            })
-            .collect()
+        Bodies::from_fn(self.n(), [zero; 2], |j| match body {
+            Some(b) if self.path[b][j] => {
+                let o = pose.origin[j];
+                [-(r[1] - o[1]), r[0] - o[0]]
+            }
+            _ => [zero, zero],
+        })
     }
 
     /// Φ(z) and Φ_z (row-major m × n) of the cut joints.
-    pub fn constraints<S: Scalar>(&self, pose: &Pose<S>) -> (Vec<S>, Vec<S>) {
+    pub fn constraints<S: Scalar>(&self, pose: &Pose<S>) -> (Fixed<S, MAX_CONSTRAINTS>, Fixed<S, MAX_JACOBIAN>) {
         let n = self.n();
         let zero = S::cst(0.0);
-        let mut phi = Vec::with_capacity(self.m());
-        let mut phi_z = Vec::with_capacity(self.m() * n);
+        let mut phi = Fixed::empty(zero);
+        let mut phi_z = Fixed::empty(zero);
         for cut in &self.cuts {
             match cut {
                 CutJoint::Revolute { a, b } => {
@@ -248,14 +320,18 @@ impl Mechanism {
                     let (ja, jb) = (self.point_jacobian(pose, a.body, ra), self.point_jacobian(pose, b.body, rb));
                     for c in 0..2 {
                         phi.push(ra[c] - rb[c]);
-                        phi_z.extend((0..n).map(|j| ja[j][c] - jb[j][c]));
+                        for j in 0..n {
+                            phi_z.push(ja[j][c] - jb[j][c]);
+                        }
                     }
                 }
                 CutJoint::Prismatic { a, axis, b, angle } => {
                     let th = |p: &Point| p.body.map_or(zero, |i| pose.theta[i]);
                     phi.push(th(b) - th(a) - S::cst(*angle));
                     let on = |p: &Point, j: usize| p.body.is_some_and(|i| self.path[i][j]);
-                    phi_z.extend((0..n).map(|j| S::cst(f64::from(u8::from(on(b, j))) - f64::from(u8::from(on(a, j))))));
+                    for j in 0..n {
+                        phi_z.push(S::cst(f64::from(u8::from(on(b, j))) - f64::from(u8::from(on(a, j)))));
+                    }
                     let u = match a.body {
                         None => [S::cst(axis[0]), S::cst(axis[1])],
                         Some(i) => rot(pose.theta[i], *axis),
@@ -264,11 +340,11 @@ impl Mechanism {
                     let d = [rb[0] - ra[0], rb[1] - ra[1]];
                     phi.push(cross(u, d));
                     let (ja, jb) = (self.point_jacobian(pose, a.body, ra), self.point_jacobian(pose, b.body, rb));
-                    phi_z.extend((0..n).map(|j| {
+                    for j in 0..n {
                         let dd = [jb[j][0] - ja[j][0], jb[j][1] - ja[j][1]];
                         let du = if on(a, j) { cross([-u[1], u[0]], d) } else { zero };
-                        du + cross(u, dd)
-                    }));
+                        phi_z.push(du + cross(u, dd));
+                    }
                 }
             }
         }
@@ -276,20 +352,24 @@ impl Mechanism {
     }
 
     /// s, J_s = ∂s/∂z (Pub I eqs. 47–49: ṡ = J_s ż, the actuator force F enters Q as F J_sᵀ).
-    pub fn actuator<S: Scalar>(&self, pose: &Pose<S>) -> (S, Vec<S>) {
+    pub fn actuator<S: Scalar>(&self, pose: &Pose<S>) -> (S, Bodies<S>) {
         let [p0, p1] = &self.actuator;
         let (r0, r1) = (self.point(pose, p0), self.point(pose, p1));
         let v = [r1[0] - r0[0], r1[1] - r0[1]];
         let s = (v[0] * v[0] + v[1] * v[1]).sqrt();
         let u = [v[0] / s, v[1] / s];
         let (j0, j1) = (self.point_jacobian(pose, p0.body, r0), self.point_jacobian(pose, p1.body, r1));
-        let js = (0..self.n()).map(|j| u[0] * (j1[j][0] - j0[j][0]) + u[1] * (j1[j][1] - j0[j][1])).collect();
+        let js =
+            Bodies::from_fn(self.n(), S::cst(0.0), |j| u[0] * (j1[j][0] - j0[j][0]) + u[1] * (j1[j][1] - j0[j][1]));
         (s, js)
     }
 
     /// b_k = [y_k; −x_k; 1] of every joint (the blocks of R_d).
-    fn b<S: Scalar>(&self, pose: &Pose<S>) -> Vec<[S; 3]> {
-        pose.origin.iter().map(|o| [o[1], -o[0], S::cst(1.0)]).collect()
+    fn b<S: Scalar>(&self, pose: &Pose<S>) -> Bodies<[S; 3]> {
+        Bodies::from_fn(self.n(), [S::cst(0.0); 3], |k| {
+            let o = pose.origin[k];
+            [o[1], -o[0], S::cst(1.0)]
+        })
     }
 
     /// The whole evaluation at (z, ż, z̈): eq. 11 residual, Φ, Φ_z, s, ṡ, J_s.
@@ -299,9 +379,9 @@ impl Mechanism {
         let pose = self.pose(z);
         let b = self.b(&pose);
         // Z_k, Ż_k by the recursion (Pub I eqs. 2–6).
-        let mut big_z = vec![[zero; 3]; n];
-        let mut big_zd = vec![[zero; 3]; n];
-        let mut e = vec![[zero; 3]; n];
+        let mut big_z = Bodies::filled(n, [zero; 3]);
+        let mut big_zd = Bodies::filled(n, [zero; 3]);
+        let mut e = Bodies::filled(n, [zero; 3]);
         for k in 0..n {
             let (zp, zdp, vj) = match self.bodies[k].parent {
                 None => ([zero; 3], [zero; 3], [zero; 2]),
@@ -336,7 +416,7 @@ impl Mechanism {
                 }
             }
         }
-        let r = (0..n).map(|j| b[j][0] * e[j][0] + b[j][1] * e[j][1] + b[j][2] * e[j][2]).collect();
+        let r = Bodies::from_fn(n, zero, |j| b[j][0] * e[j][0] + b[j][1] * e[j][1] + b[j][2] * e[j][2]);
         let (phi, phi_z) = self.constraints(&pose);
         let (s, js) = self.actuator(&pose);
         let mut s_dot = zero;
@@ -393,11 +473,11 @@ impl Mechanism {
     }
 
     /// Φ̇_z ż (the convective term of the acceleration constraints), by differentiating Φ_z along ż.
-    pub fn phi_z_dot_zd(&self, z: &[f64], zd: &[f64]) -> Vec<f64> {
+    pub fn phi_z_dot_zd(&self, z: &[f64], zd: &[f64]) -> Fixed<f64, MAX_CONSTRAINTS> {
         use crate::scalar::Dual;
         let n = self.n();
-        let zz: Vec<Dual> = z.iter().zip(zd).map(|(&a, &b)| Dual::new(a, b)).collect();
+        let zz = Bodies::from_fn(z.len(), Dual::default(), |j| Dual::new(z[j], zd[j]));
         let (_, phi_z) = self.constraints(&self.pose(&zz));
-        (0..self.m()).map(|i| (0..n).map(|j| phi_z[i * n + j].d * zd[j]).sum()).collect()
+        Fixed::from_fn(self.m(), 0.0, |i| (0..n).map(|j| phi_z[i * n + j].d * zd[j]).sum())
     }
 }

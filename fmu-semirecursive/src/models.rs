@@ -80,7 +80,7 @@ pub fn assemble(mech: &Mechanism, z: &[f64], fixed: usize) -> Result<Vec<f64>, S
             return Ok(z);
         }
         let jz = DMatrix::from_row_slice(mech.m(), n, &phi_z).select_columns(&free);
-        let dz = jz.lu().solve(&(-DVector::from_vec(phi))).ok_or("assembly: singular constraint Jacobian")?;
+        let dz = jz.lu().solve(&(-DVector::from_column_slice(&phi))).ok_or("assembly: singular constraint Jacobian")?;
         for (k, &j) in free.iter().enumerate() {
             z[j] += dz[k];
         }
@@ -97,7 +97,7 @@ pub fn static_force(mech: &Mechanism, z: &[f64]) -> Result<f64, String> {
     let rz = Partition::choose(&phi_z)?.r_z(&phi_z)?;
     // r = −Q_g at rest.
     let q = rz.transpose() * DVector::from_vec(e.r.iter().map(|v| -v).collect());
-    let js = rz.transpose() * DVector::from_vec(e.js);
+    let js = rz.transpose() * DVector::from_column_slice(&e.js);
     Ok(-q[0] / js[0])
 }
 

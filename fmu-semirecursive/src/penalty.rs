@@ -7,10 +7,20 @@
 //! projections of ż and z̈ after convergence (eqs. 27–28 / 002 eqs. 20–21).
 
 use crate::circuit::Drive;
+use crate::mechanism::{Bodies, Eval, MAX_BODIES, MAX_CONSTRAINTS};
 use crate::models::Model;
 use crate::scalar::{Dual, Scalar};
 use crate::state::{finish_step, State, StepStats};
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{SMatrix, SVector};
+
+/// Padded size of the Newton system [z; p] (unused rows and columns are identity).
+const D: usize = MAX_BODIES + 3;
+/// A Newton vector.
+type Vd = SVector<f64, D>;
+/// A Newton matrix.
+type Md = SMatrix<f64, D, D>;
+/// A joint-space matrix (padded with identity).
+type Mb = SMatrix<f64, MAX_BODIES, MAX_BODIES>;
 
 /// Iterations after which the Newton update is halved (see [`Penalty::step`]).
 pub const DAMP_AFTER: usize = 25;
@@ -53,9 +63,9 @@ impl Settings {
 #[derive(Debug, Clone)]
 pub struct Hats {
     /// ẑ̇.
-    pub zd: Vec<f64>,
+    pub zd: [f64; MAX_BODIES],
     /// ẑ̈.
-    pub zdd: Vec<f64>,
+    pub zdd: [f64; MAX_BODIES],
     /// p̂̇.
     pub pd: [f64; 3],
 }
@@ -64,16 +74,17 @@ impl Hats {
     /// From the state at t_n.
     pub fn new(st: &State, dt: f64) -> Self {
         let (c2, c4) = (2.0 / dt, 4.0 / (dt * dt));
-        Self {
-            zd: st.z.iter().zip(&st.zd).map(|(z, v)| -(c2 * z + v)).collect(),
-            zdd: (0..st.z.len()).map(|j| -(c4 * st.z[j] + 2.0 * c2 * st.zd[j] + st.zdd[j])).collect(),
-            pd: [0, 1, 2].map(|i| -(c2 * st.p[i] + st.pd[i])),
+        let (mut zd, mut zdd) = ([0.0; MAX_BODIES], [0.0; MAX_BODIES]);
+        for j in 0..st.z.len().min(MAX_BODIES) {
+            zd[j] = -(c2 * st.z[j] + st.zd[j]);
+            zdd[j] = -(c4 * st.z[j] + 2.0 * c2 * st.zd[j] + st.zdd[j]);
         }
+        Self { zd, zdd, pd: [0, 1, 2].map(|i| -(c2 * st.p[i] + st.pd[i])) }
     }
 }
 
 /// Pressure force F_p at the iterate x (N): from the pressures in x, or the given force.
-fn fp_of(x: &DVector<f64>, n: usize, drive: Drive, circuit: &crate::circuit::Circuit) -> f64 {
+fn fp_of(x: &Vd, n: usize, drive: Drive, circuit: &crate::circuit::Circuit) -> f64 {
     match drive {
         Drive::Circuit | Drive::CircuitRef(..) => circuit.pressure_force(&[x[n], x[n + 1], x[n + 2]]),
         Drive::Force(fp) => fp,
@@ -96,32 +107,36 @@ impl<'m> Penalty<'m> {
     }
 
     /// Mechanical rows of eq. 15 (unscaled): M z̈ − Q_g − F_s J_sᵀ + Φ_zᵀ(αΦ + λ*), and s, ṡ.
-    fn mech_rows<S: Scalar>(&self, z: &[S], zd: &[S], zdd: &[S], fp: f64, lambda: &[f64]) -> (Vec<S>, S, S) {
+    fn mech_rows<S: Scalar>(&self, z: &[S], zd: &[S], zdd: &[S], fp: f64, lambda: &[f64]) -> (Bodies<S>, Eval<S>) {
         let mech = &self.model.mechanism;
         let (n, m) = (mech.n(), mech.m());
         let e = mech.eval(z, zd, zdd);
         let f = self.model.circuit.force_from(S::cst(fp), e.s_dot);
         let mut rows = e.r;
-        let mult: Vec<S> = (0..m).map(|i| S::cst(self.set.alpha) * e.phi[i] + S::cst(lambda[i])).collect();
+        let mut mult = [S::cst(0.0); MAX_CONSTRAINTS];
+        for i in 0..m {
+            mult[i] = S::cst(self.set.alpha) * e.phi[i] + S::cst(lambda[i]);
+        }
         for j in 0..n {
             rows[j] -= f * e.js[j];
             for i in 0..m {
                 rows[j] += e.phi_z[i * n + j] * mult[i];
             }
         }
-        (rows, e.s, e.s_dot)
+        (rows, e)
     }
 
     /// f(x) of eq. 41, all in f64.
-    fn residual(&self, x: &DVector<f64>, hats: &Hats, u1: f64, lambda: &[f64], drive: Drive) -> DVector<f64> {
+    fn residual(&self, x: &Vd, hats: &Hats, u1: f64, lambda: &[f64], drive: Drive) -> Vd {
         let n = self.model.mechanism.n();
         let dt = self.set.dt;
         let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
-        let z: Vec<f64> = x.as_slice()[..n].to_vec();
-        let zd: Vec<f64> = (0..n).map(|j| c2 * z[j] + hats.zd[j]).collect();
-        let zdd: Vec<f64> = (0..n).map(|j| c4 * z[j] + hats.zdd[j]).collect();
-        let (rows, s, sd) = self.mech_rows(&z, &zd, &zdd, fp_of(x, n, drive, &self.model.circuit), lambda);
-        let mut f = DVector::zeros(x.len());
+        let z = Bodies::from_fn(n, 0.0, |j| x[j]);
+        let zd = Bodies::from_fn(n, 0.0, |j| c2 * z[j] + hats.zd[j]);
+        let zdd = Bodies::from_fn(n, 0.0, |j| c4 * z[j] + hats.zdd[j]);
+        let (rows, e) = self.mech_rows(&z, &zd, &zdd, fp_of(x, n, drive, &self.model.circuit), lambda);
+        let (s, sd) = (e.s, e.s_dot);
+        let mut f = Vd::zeros();
         for j in 0..n {
             f[j] = h4 * rows[j];
         }
@@ -136,26 +151,38 @@ impl<'m> Penalty<'m> {
     }
 
     /// f(x) and the tangent of eq. 42.
-    fn system(
+    fn system(&self, x: &Vd, hats: &Hats, u1: f64, lambda: &[f64], drive: Drive) -> (Vd, Md) {
+        let n = self.model.mechanism.n();
+        let dim = n + if drive.monolithic() { 3 } else { 0 };
+        let (f, mut jac) = self.system_unpadded(x, hats, u1, lambda, drive, n, dim);
+        for k in dim..D {
+            jac[(k, k)] = 1.0;
+        }
+        (f, jac)
+    }
+
+    /// [`system`](Self::system) on the first `dim` rows and columns.
+    #[allow(clippy::too_many_arguments)]
+    fn system_unpadded(
         &self,
-        x: &DVector<f64>,
+        x: &Vd,
         hats: &Hats,
         u1: f64,
         lambda: &[f64],
         drive: Drive,
-    ) -> (DVector<f64>, DMatrix<f64>) {
-        let n = self.model.mechanism.n();
-        let dim = x.len();
+        n: usize,
+        dim: usize,
+    ) -> (Vd, Md) {
         let dt = self.set.dt;
         let (c2, c4, h4) = (2.0 / dt, 4.0 / (dt * dt), dt * dt / 4.0);
         match self.set.tangent {
             Tangent::Numerical => {
                 let f0 = self.residual(x, hats, u1, lambda, drive);
-                let mut jac = DMatrix::zeros(dim, dim);
+                let mut jac = Md::zeros();
                 for k in 0..dim {
                     // Eq. 45: δ = 1e-8·max(1e-2, |x0|).
                     let d = 1e-8 * x[k].abs().max(1e-2);
-                    let mut xp = x.clone();
+                    let mut xp = *x;
                     xp[k] += d;
                     jac.set_column(k, &((self.residual(&xp, hats, u1, lambda, drive) - &f0) / d));
                 }
@@ -164,31 +191,30 @@ impl<'m> Penalty<'m> {
             Tangent::Analytic => {
                 let circuit = &self.model.circuit;
                 let fp = fp_of(x, n, drive, circuit);
-                let mut f = DVector::zeros(dim);
-                let mut jac = DMatrix::zeros(dim, dim);
+                let mut f = Vd::zeros();
+                let mut jac = Md::zeros();
                 let (mut s, mut sd) = (0.0, 0.0);
-                let mut ds = vec![(0.0, 0.0); n];
+                let mut ds = [(0.0, 0.0); MAX_BODIES];
+                let mut js = [0.0; MAX_BODIES];
                 for k in 0..n {
                     let seed = |j: usize, v: f64, c: f64| Dual::new(v, if j == k { c } else { 0.0 });
-                    let z: Vec<Dual> = (0..n).map(|j| seed(j, x[j], 1.0)).collect();
-                    let zd: Vec<Dual> = (0..n).map(|j| seed(j, c2 * x[j] + hats.zd[j], c2)).collect();
-                    let zdd: Vec<Dual> = (0..n).map(|j| seed(j, c4 * x[j] + hats.zdd[j], c4)).collect();
-                    let (rows, sv, sdv) = self.mech_rows(&z, &zd, &zdd, fp, lambda);
+                    let z = Bodies::from_fn(n, Dual::default(), |j| seed(j, x[j], 1.0));
+                    let zd = Bodies::from_fn(n, Dual::default(), |j| seed(j, c2 * x[j] + hats.zd[j], c2));
+                    let zdd = Bodies::from_fn(n, Dual::default(), |j| seed(j, c4 * x[j] + hats.zdd[j], c4));
+                    let (rows, e) = self.mech_rows(&z, &zd, &zdd, fp, lambda);
                     for j in 0..n {
                         jac[(j, k)] = h4 * rows[j].d;
                         f[j] = h4 * rows[j].v;
+                        js[j] = e.js[j].v;
                     }
-                    (s, sd) = (sv.v, sdv.v);
-                    ds[k] = (sv.d, sdv.d);
+                    (s, sd) = (e.s.v, e.s_dot.v);
+                    ds[k] = (e.s.d, e.s_dot.d);
                 }
                 if !drive.monolithic() {
                     return (f, jac);
                 }
                 let p = [x[n], x[n + 1], x[n + 2]];
                 // Upper-right block: −(Δt²/4) ∂Q/∂p = (Δt²/4) J_sᵀ ∂F_s/∂p (reversed sign: −F J_s in f).
-                let mech = &self.model.mechanism;
-                let zz: Vec<f64> = x.as_slice()[..n].to_vec();
-                let (_, js) = mech.actuator(&mech.pose(&zz));
                 let df = circuit.force_dp(&p, sd);
                 for j in 0..n {
                     for i in 0..3 {
@@ -200,7 +226,7 @@ impl<'m> Penalty<'m> {
                 let (dh_dp, dh_ds, dh_dsd) = circuit.rates_derivatives(&p, u1, s, sd);
                 for i in 0..3 {
                     f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
-                    for (k, (dsk, dsdk)) in ds.iter().enumerate() {
+                    for (k, (dsk, dsdk)) in ds.iter().take(n).enumerate() {
                         jac[(n + i, k)] = -h4 * (dh_ds[i] * dsk + dh_dsd[i] * dsdk);
                     }
                     for k in 0..3 {
@@ -230,19 +256,20 @@ impl<'m> Penalty<'m> {
         let hats = Hats::new(st, dt);
         // Predictor.
         let np = if drive.monolithic() { 3 } else { 0 };
-        let mut x = DVector::zeros(n + np);
+        let mut x = Vd::zeros();
         for j in 0..n {
             x[j] = st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j];
         }
         for i in 0..np {
             x[n + i] = st.p[i] + dt * st.pd[i];
         }
-        let mut lambda = st.lambda.clone();
+        let mut lambda = [0.0; MAX_CONSTRAINTS];
+        lambda[..m].copy_from_slice(&st.lambda);
         let mut stats = StepStats { independent: usize::MAX, ..StepStats::default() };
         let mut tangent = None;
         for it in 1..=self.set.max_iter {
             let (f, jac) = self.system(&x, &hats, u1, &lambda, drive);
-            let mut dx = jac.clone().lu().solve(&(-f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
+            let mut dx = jac.lu().solve(&(-f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
             if it > DAMP_AFTER {
                 // A full Newton step that keeps cycling (the friction law switches sign with ṡ
                 // inside the step at large Δt): halve the update. Never reached at Δt ≤ 5 ms.
@@ -269,31 +296,47 @@ impl<'m> Penalty<'m> {
             return Err(format!("t = {t1} s: no convergence in {} iterations", self.set.max_iter));
         }
         let Some(jac) = tangent else { return Err("no iteration".into()) };
-        let z: Vec<f64> = x.as_slice()[..n].to_vec();
-        let zd1 = DVector::from_iterator(n, (0..n).map(|j| c2 * z[j] + hats.zd[j]));
-        let zdd1 = DVector::from_iterator(n, (0..n).map(|j| c4 * z[j] + hats.zdd[j]));
-        // Projections (002 eqs. 20–21): W_α = ∂f_z/∂z, W = W_α − (Δt²/4)Φ_zᵀαΦ_z.
-        let (_, phi_z) = mech.constraints(&mech.pose(&z));
-        let phi_z = DMatrix::from_row_slice(m, n, &phi_z);
-        let w_alpha = jac.view((0, 0), (n, n)).into_owned();
-        let pen = phi_z.transpose() * &phi_z * (h4 * self.set.alpha);
-        let w = &w_alpha - &pen;
+        let z = &x.as_slice()[..n];
+        let mut zd1 = SVector::<f64, MAX_BODIES>::zeros();
+        let mut zdd1 = SVector::<f64, MAX_BODIES>::zeros();
+        for j in 0..n {
+            zd1[j] = c2 * z[j] + hats.zd[j];
+            zdd1[j] = c4 * z[j] + hats.zdd[j];
+        }
+        // Projections (002 eqs. 20–21): W_α = ∂f_z/∂z, W = W_α − (Δt²/4)Φ_zᵀαΦ_z (padded with I).
+        let (_, phi_z_flat) = mech.constraints(&mech.pose(z));
+        let mut phi_z = SMatrix::<f64, MAX_CONSTRAINTS, MAX_BODIES>::zeros();
+        let mut w_alpha = Mb::identity();
+        for j in 0..n {
+            for i in 0..m {
+                phi_z[(i, j)] = phi_z_flat[i * n + j];
+            }
+            for k in 0..n {
+                w_alpha[(j, k)] = jac[(j, k)];
+            }
+        }
+        let pen = phi_z.transpose() * phi_z * (h4 * self.set.alpha);
+        let w = w_alpha - pen;
         let lu = w_alpha.lu();
-        let zd = lu.solve(&(&w * zd1)).ok_or("singular projection matrix")?;
-        let conv = DVector::from_vec(mech.phi_z_dot_zd(&z, zd.as_slice()));
-        let rhs = &w * zdd1 - phi_z.transpose() * conv * (h4 * self.set.alpha);
+        let zd = lu.solve(&(w * zd1)).ok_or("singular projection matrix")?;
+        let conv_flat = mech.phi_z_dot_zd(z, &zd.as_slice()[..n]);
+        let mut conv = SVector::<f64, MAX_CONSTRAINTS>::zeros();
+        for i in 0..m {
+            conv[i] = conv_flat[i];
+        }
+        let rhs = w * zdd1 - phi_z.transpose() * conv * (h4 * self.set.alpha);
         let zdd = lu.solve(&rhs).ok_or("singular projection matrix")?;
         let (f_prev, sd_prev) = (st.force, st.s[1]);
         st.t = t1;
-        st.z = z;
-        st.zd = zd.as_slice().to_vec();
-        st.zdd = zdd.as_slice().to_vec();
+        st.z.copy_from_slice(z);
+        st.zd.copy_from_slice(&zd.as_slice()[..n]);
+        st.zdd.copy_from_slice(&zdd.as_slice()[..n]);
         for i in 0..np {
             st.pd[i] = c2 * x[n + i] + hats.pd[i];
             st.p[i] = x[n + i];
         }
         st.u = u1;
-        st.lambda = lambda;
+        st.lambda.copy_from_slice(&lambda[..m]);
         let fp = fp_of(&x, n, drive, &model.circuit);
         finish_step(model, st, f_prev, sd_prev, fp, &mut stats, dt);
         Ok(stats)

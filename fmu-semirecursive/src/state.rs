@@ -47,7 +47,7 @@ impl State {
         let e = mech.eval(&model.z0, &zero, &zero);
         let phi_z = DMatrix::from_row_slice(mech.m(), n, &e.phi_z);
         // Q = −r + F0 J_s at rest; Φ_zᵀ λ = Q.
-        let q = DVector::from_iterator(n, e.r.iter().zip(&e.js).map(|(r, j)| -r + model.f0 * j));
+        let q = DVector::from_iterator(n, e.r.iter().zip(e.js.iter()).map(|(r, j)| -r + model.f0 * j));
         let lambda = (&phi_z * phi_z.transpose())
             .lu()
             .solve(&(&phi_z * q))
@@ -105,23 +105,34 @@ pub struct StepStats {
 /// whose actuator force at the start was `f_prev` with velocity `sd_prev`; `fp` is the pressure
 /// force p1A1 − p2A2 at the end (N).
 pub fn finish_step(model: &Model, st: &mut State, f_prev: f64, sd_prev: f64, fp: f64, stats: &mut StepStats, dt: f64) {
+    use crate::mechanism::Bodies;
+    use crate::scalar::Dual;
     let mech = &model.mechanism;
-    let n = mech.n();
-    let e = mech.eval(&st.z, &st.zd, &st.zdd);
-    let conv = mech.phi_z_dot_zd(&st.z, &st.zd);
-    let row = |i: usize, v: &[f64]| (0..n).map(|j| e.phi_z[i * n + j] * v[j]).sum::<f64>();
-    let inf = |it: &mut dyn Iterator<Item = f64>| it.fold(0.0f64, |a, v| a.max(v.abs()));
-    stats.phi = inf(&mut e.phi.iter().copied());
-    stats.phi_d = inf(&mut (0..mech.m()).map(|i| row(i, &st.zd)));
-    stats.phi_dd = inf(&mut (0..mech.m()).map(|i| row(i, &st.zdd) + conv[i]));
-    // s̈ = J_s z̈ + J̇_s ż, J̇_s ż from the dual derivative of J_s along ż.
-    let zz: Vec<crate::scalar::Dual> = st.z.iter().zip(&st.zd).map(|(&a, &b)| crate::scalar::Dual::new(a, b)).collect();
-    let (_, js_d) = mech.actuator(&mech.pose(&zz));
-    let s_ddot: f64 = (0..n).map(|j| e.js[j] * st.zdd[j] + js_d[j].d * st.zd[j]).sum();
-    st.s = [e.s, e.s_dot, s_ddot];
-    st.force = model.circuit.force_from(fp, e.s_dot);
-    st.w_act += 0.5 * dt * (f_prev * sd_prev + st.force * e.s_dot);
-    let fric = model.circuit.friction(fp, e.s_dot);
-    st.w_fric += 0.5 * dt * (st.friction * sd_prev + fric * e.s_dot);
+    let (n, m) = (mech.n(), mech.m());
+    // One pass along ż: values Φ, Φ_z, s, J_s and their time derivatives Φ̇_z, ṡ, J̇_s.
+    let zz = Bodies::from_fn(n, Dual::default(), |j| Dual::new(st.z[j], st.zd[j]));
+    let pose = mech.pose(&zz);
+    let (phi, phi_z) = mech.constraints(&pose);
+    let (s, js) = mech.actuator(&pose);
+    let (mut p, mut pd, mut pdd) = (0.0f64, 0.0f64, 0.0f64);
+    for i in 0..m {
+        let (mut v, mut a) = (0.0, 0.0);
+        for j in 0..n {
+            let g = phi_z[i * n + j];
+            v += g.v * st.zd[j];
+            a += g.v * st.zdd[j] + g.d * st.zd[j];
+        }
+        p = p.max(phi[i].v.abs());
+        pd = pd.max(v.abs());
+        pdd = pdd.max(a.abs());
+    }
+    (stats.phi, stats.phi_d, stats.phi_dd) = (p, pd, pdd);
+    // s̈ = J_s z̈ + J̇_s ż.
+    let s_ddot: f64 = (0..n).map(|j| js[j].v * st.zdd[j] + js[j].d * st.zd[j]).sum();
+    st.s = [s.v, s.d, s_ddot];
+    st.force = model.circuit.force_from(fp, s.d);
+    st.w_act += 0.5 * dt * (f_prev * sd_prev + st.force * s.d);
+    let fric = model.circuit.friction(fp, s.d);
+    st.w_fric += 0.5 * dt * (st.friction * sd_prev + fric * s.d);
     st.friction = fric;
 }
