@@ -184,7 +184,7 @@ impl<'m> Penalty<'m> {
                     let d = 1e-8 * x[k].abs().max(1e-2);
                     let mut xp = *x;
                     xp[k] += d;
-                    jac.set_column(k, &((self.residual(&xp, hats, u1, lambda, drive) - &f0) / d));
+                    jac.set_column(k, &((self.residual(&xp, hats, u1, lambda, drive) - f0) / d));
                 }
                 (f0, jac)
             }
