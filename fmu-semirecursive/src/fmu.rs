@@ -77,6 +77,10 @@ pub struct Core {
     pub it_max: i32,
     /// Σ iterations and number of internal steps so far.
     pub it_total: [i64; 2],
+    /// Lowest pressure so far (Pa; monolithic FMUs).
+    pub p_min: f64,
+    /// Whether a negative pressure was reported (once per run).
+    pub negative_warned: bool,
 }
 
 impl Core {
@@ -98,6 +102,8 @@ impl Core {
             last: StepStats::default(),
             it_max: 0,
             it_total: [0, 0],
+            p_min: model.p0.iter().fold(f64::INFINITY, |a, p| a.min(*p)),
+            negative_warned: false,
             model,
         }
     }
@@ -128,6 +134,8 @@ impl Core {
         self.last = StepStats::default();
         self.it_max = 0;
         self.it_total = [0, 0];
+        self.p_min = self.st.p.iter().fold(f64::INFINITY, |a, p| a.min(*p));
+        self.negative_warned = false;
         Ok(())
     }
 
@@ -177,6 +185,7 @@ impl Core {
                 .step_driven(&mut st, drive(a, b))
                 .map_err(|e| ModelError::new(format!("semi-recursive model {}: {e}", self.model.name)))?;
             it_max = it_max.max(last.iterations);
+            self.p_min = st.p.iter().fold(self.p_min, |a, p| a.min(*p));
             total[0] += i64::try_from(last.iterations).unwrap_or(0);
             total[1] += 1;
         }
@@ -197,9 +206,18 @@ impl Core {
         for x in &mut self.it_total {
             v.integer(x);
         }
-        for x in [&mut self.h, &mut self.alpha, &mut self.tol_z, &mut self.tol_p, &mut self.eta, &mut self.v_eps] {
+        for x in [
+            &mut self.h,
+            &mut self.alpha,
+            &mut self.tol_z,
+            &mut self.tol_p,
+            &mut self.eta,
+            &mut self.v_eps,
+            &mut self.p_min,
+        ] {
             v.real(x);
         }
+        v.boolean(&mut self.negative_warned);
         self.model.circuit.eta = self.eta;
         self.model.circuit.v_eps = self.v_eps;
         let st = &mut self.st;
@@ -527,6 +545,15 @@ impl<const W: u8> CoSimModel for MonolithicFmu<W> {
                 .depends_on(&[]),
         );
         v.push(Variable::output("U", "V", "Spool position (Pub I eq. 34)", |m: &Self| m.core.st.u).depends_on(&[]));
+        v.push(
+            Variable::output(
+                "p_min",
+                "Pa",
+                "Lowest pressure of any volume since the start (no cavitation law: may be negative)",
+                |m: &Self| m.core.p_min,
+            )
+            .depends_on(&[]),
+        );
         v
     }
 
@@ -534,9 +561,18 @@ impl<const W: u8> CoSimModel for MonolithicFmu<W> {
         self.core.initialize()
     }
 
-    fn do_step(&mut self, t: f64, h: f64, _ctx: &mut Context) -> Result<(), ModelError> {
+    fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let (cycle, u) = (self.use_cycle, self.u_ref);
-        self.core.advance(t, h, |a, b| if cycle { Drive::Circuit } else { Drive::CircuitRef(u.at(a), u.at(b)) })
+        self.core.advance(t, h, |a, b| if cycle { Drive::Circuit } else { Drive::CircuitRef(u.at(a), u.at(b)) })?;
+        if self.core.p_min < 0.0 && !self.core.negative_warned {
+            ctx.warn(format!(
+                "by t = {} s a pressure fell to {:.6e} Pa: integrated through (the circuit has no cavitation law; SPEC 3.7; output p_min; warned once)",
+                t + h,
+                self.core.p_min
+            ));
+            self.core.negative_warned = true;
+        }
+        Ok(())
     }
 
     fn visit_state(&mut self, v: &mut dyn StateVisitor) {
