@@ -175,6 +175,8 @@ pub struct Pose<S: Copy> {
     pub theta: Bodies<S>,
     /// Joint position of body k (global, m).
     pub origin: Bodies<[S; 2]>,
+    /// [cos θ_k, sin θ_k], evaluated once per pose.
+    pub cs: Bodies<[S; 2]>,
 }
 
 /// What one evaluation of the mechanism at (z, ż, z̈) gives.
@@ -214,8 +216,8 @@ fn check(bodies: &[Body]) -> Result<(), String> {
 }
 
 #[inline]
-fn rot<S: Scalar>(theta: S, p: [f64; 2]) -> [S; 2] {
-    let (c, s) = (theta.cos(), theta.sin());
+fn rot<S: Scalar>(cs: [S; 2], p: [f64; 2]) -> [S; 2] {
+    let [c, s] = cs;
     [c * S::cst(p[0]) - s * S::cst(p[1]), s * S::cst(p[0]) + c * S::cst(p[1])]
 }
 
@@ -267,6 +269,7 @@ impl Mechanism {
         let zero = S::cst(0.0);
         let mut theta = Bodies::empty(zero);
         let mut origin = Bodies::empty([zero; 2]);
+        let mut cs = Bodies::empty([zero; 2]);
         for (k, b) in self.bodies.iter().enumerate() {
             match b.parent {
                 None => {
@@ -274,14 +277,15 @@ impl Mechanism {
                     origin.push([S::cst(b.joint[0]), S::cst(b.joint[1])]);
                 }
                 Some(p) => {
-                    let d = rot(theta[p], b.joint);
+                    let d = rot(cs[p], b.joint);
                     let o: [S; 2] = origin[p];
                     theta.push(theta[p] + z[k]);
                     origin.push([o[0] + d[0], o[1] + d[1]]);
                 }
             }
+            cs.push([theta[k].cos(), theta[k].sin()]);
         }
-        Pose { theta, origin }
+        Pose { theta, origin, cs }
     }
 
     /// Global position of a point (m).
@@ -289,7 +293,7 @@ impl Mechanism {
         match p.body {
             None => [S::cst(p.local[0]), S::cst(p.local[1])],
             Some(b) => {
-                let d = rot(pose.theta[b], p.local);
+                let d = rot(pose.cs[b], p.local);
                 [pose.origin[b][0] + d[0], pose.origin[b][1] + d[1]]
             }
         }
@@ -334,7 +338,7 @@ impl Mechanism {
                     }
                     let u = match a.body {
                         None => [S::cst(axis[0]), S::cst(axis[1])],
-                        Some(i) => rot(pose.theta[i], *axis),
+                        Some(i) => rot(pose.cs[i], *axis),
                     };
                     let (ra, rb) = (self.point(pose, a), self.point(pose, b));
                     let d = [rb[0] - ra[0], rb[1] - ra[1]];
