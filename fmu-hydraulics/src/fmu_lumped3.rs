@@ -90,6 +90,13 @@ pub struct Lumped3Fmu {
     pub f_eff: InputSignal,
     /// s, ṡ of the interface model at the end of the last step (m, m/s).
     pub im_motion: [f64; 2],
+    /// With `strict_pressure` (no cavitation law): integrate through negative pressures with one
+    /// warning instead of failing, as a model without a cavitation law does (the semi-recursive
+    /// seed-002 four-bar, whose rod side dips to about −0.23 MPa for ~20 ms, SPEC §3.7). Default
+    /// false.
+    pub allow_negative_pressure: bool,
+    /// Whether a negative pressure was reported (once per instance).
+    pub negative_warned: bool,
 }
 
 /// The circuit as the interface model sees it: rates and force at a given s, ṡ.
@@ -157,6 +164,8 @@ impl Default for Lumped3Fmu {
             m_eff: InputSignal::new(1.0),
             f_eff: InputSignal::new(0.0),
             im_motion: [Lumped3::default().s0, 0.0],
+            allow_negative_pressure: false,
+            negative_warned: false,
         }
     }
 }
@@ -589,9 +598,12 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
-            Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1 (SP: gamma times the quasi-steady flow, eq. 35)", |m: &Self| {
-                m.results.map_or_else(|| m.flows().q31, |r| r.flows.q31)
-            })
+            Variable::output(
+                "Q31",
+                "m3/s",
+                "Throttle flow V3 -> V1 (SP: gamma times the quasi-steady flow, eq. 35)",
+                |m: &Self| m.results.map_or_else(|| m.flows().q31, |r| r.flows.q31),
+            )
             .depends_on(&[]),
         );
         v.push(
@@ -613,6 +625,13 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[]),
         );
         v.extend(step_outputs);
+        // Last, so that the value references of the variables above stay as they were.
+        v.push(Variable::boolean(
+            "allow_negative_pressure",
+            "With strict_pressure = true (no cavitation law): integrate through negative pressures with one warning instead of failing (SPEC 3.7, seed-002 four-bar)",
+            |m: &Self| m.allow_negative_pressure,
+            |m, x| m.allow_negative_pressure = x,
+        ));
         v.extend(cav_outputs);
         v
     }
@@ -671,8 +690,14 @@ impl CoSimModel for Lumped3Fmu {
         // The range check uses s at the end of each internal step.
         self.results = None;
         let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let allow = self.allow_negative_pressure;
+        let mut lowest = f64::INFINITY;
         let mut check = |tau: f64, x: &SVector<f64, 4>| {
-            Self::check(circuit, ode.s_at(tau), x)?;
+            if allow {
+                lowest = lowest.min(x[idx::P1]).min(x[idx::P2]).min(x[idx::P3]);
+            } else {
+                Self::check(circuit, ode.s_at(tau), x)?;
+            }
             let pressures = [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])];
             if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
                 onsets.push(w);
@@ -693,6 +718,12 @@ impl CoSimModel for Lumped3Fmu {
         for w in onsets {
             ctx.warn(w);
         }
+        if lowest < 0.0 && !self.negative_warned {
+            ctx.warn(format!(
+                "in the step from t = {t} s a pressure fell to {lowest:.6e} Pa: integrated through (allow_negative_pressure with strict_pressure: no cavitation law; warned once)"
+            ));
+            self.negative_warned = true;
+        }
         // s as the export layer leaves it after the step (`InputSignal::end_step`).
         let s_end = self.s.at(h);
         if !self.stroke_warned {
@@ -708,15 +739,14 @@ impl CoSimModel for Lumped3Fmu {
         let lambda_max = if self.p3_model == P3_SP {
             // The Jacobian of the reduced circuit at the end state, with s, ṡ at the end.
             let (s_signal, s_dot_signal) = (InputSignal::new(s_end), InputSignal::new(s_dot_end));
-            let sp_ode = Lumped3SpOde {
-                lf: Lumped3Ode::new(circuit, &s_signal, &s_dot_signal, &self.u_ref),
-                gamma: self.gamma,
-            };
+            let sp_ode =
+                Lumped3SpOde { lf: Lumped3Ode::new(circuit, &s_signal, &s_dot_signal, &self.u_ref), gamma: self.gamma };
             crate::integrator::stiffest_eigenvalue(&sp_ode, 0.0, &sp::reduced_state(&x))
         } else {
             circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x, s_dot_end)
         };
-        let results = StepResults { s_bits: (s_end.to_bits(), s_dot_end.to_bits()), lambda_max, flows: self.flows_of(c, &x) };
+        let results =
+            StepResults { s_bits: (s_end.to_bits(), s_dot_end.to_bits()), lambda_max, flows: self.flows_of(c, &x) };
         self.x = x;
         self.results = Some(results);
         Ok(())
@@ -779,6 +809,8 @@ impl CoSimModel for Lumped3Fmu {
         v.input(&mut self.m_eff);
         v.input(&mut self.f_eff);
         v.reals(&mut self.im_motion);
+        v.boolean(&mut self.allow_negative_pressure);
+        v.boolean(&mut self.negative_warned);
         // The state may have been replaced.
         self.results = None;
     }

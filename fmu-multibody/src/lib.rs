@@ -5,6 +5,7 @@
 //! - [`mechanism`]: the engine (mass matrix, generalized forces, constraints, Jacobian,
 //!   convective term, cylinder kinematics and forces, static cylinder forces);
 //! - [`rod`]: the seed 004 rod; [`crane`]: the Publication III crane and double-actuator crane;
+//!   [`fourbar`]: the Publication I four-bar (the "Gl" comparison of the semi-recursive crate);
 //! - [`solver`]: I3AL-P and I1AL with the trapezoidal rule, restart at input jumps;
 //! - [`cylinder`]: the pressure-coupling cylinder law (areas, friction, end dampers);
 //! - [`diagnostics`]: the energy, constraint and Newton-counter outputs shared with the unified FMUs;
@@ -15,6 +16,7 @@ pub mod crane;
 pub mod cylinder;
 pub mod diagnostics;
 pub mod fmu;
+pub mod fourbar;
 pub mod lu;
 pub mod mechanism;
 pub mod rod;

@@ -170,6 +170,34 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
                 assert!((r[i_f] - f0).abs() < 1e-6 * f0, "{name}: {f} = {} at t = {}", r[i_f], r[0]);
             }
         }
+        "semirecursive-a" | "semirecursive-d" | "semirecursive-e" => {
+            // The built-in work cycle: the same trajectory as the library's monolithic penalty run.
+            let m = match name {
+                "semirecursive-a" => semirecursive::models::model_a(),
+                "semirecursive-d" => semirecursive::models::model_d(),
+                _ => semirecursive::models::model_e(),
+            }
+            .unwrap();
+            let f = semirecursive::run::Formulation::Penalty(semirecursive::penalty::Tangent::Analytic);
+            // FMPy's communication step (its output interval) is the internal step (h = 0).
+            let dt = rows[1][0] - rows[0][0];
+            let run = semirecursive::run::Run::simulate(&m, f, dt, 2.0).unwrap();
+            let (is, ip) = (column(header, "s"), column(header, "p1"));
+            for r in rows {
+                let k = (r[0] / dt).round() as usize;
+                let x = &run.samples[k];
+                assert!((r[is] - x.s[0]).abs() < 1e-9, "{name}: s = {} vs {} at t = {}", r[is], x.s[0], r[0]);
+                assert!((r[ip] - x.p[0]).abs() < 1e-3, "{name}: p1 = {} vs {} at t = {}", r[ip], x.p[0], r[0]);
+            }
+        }
+        "semirecursive-a-mechanism" | "semirecursive-d-mechanism" | "semirecursive-e-mechanism" => {
+            // Input F at its start value, the static force: the mechanism rests at s0.
+            let is = column(header, "s");
+            let s0 = rows[0][is];
+            for r in rows {
+                assert!((r[is] - s0).abs() < 1e-9, "{name}: s = {} at t = {}", r[is], r[0]);
+            }
+        }
         "testing-faulty" => {
             // fault = none by default and the input u = 0: y stays at x0 = 1.
             let iy = column(header, "y");

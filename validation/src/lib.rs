@@ -16,3 +16,4 @@ pub mod plot;
 pub mod pub4;
 pub mod residual_order;
 pub mod runner;
+pub mod semirecursive;

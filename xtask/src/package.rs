@@ -20,6 +20,7 @@ fn libraries() -> Vec<Library> {
         Library { package: "testing-fmus", lib_name: "testing_fmus", fmus: testing::FMUS },
         Library { package: "multibody-fmus", lib_name: "multibody_fmus", fmus: multibody::FMUS },
         Library { package: "unified-fmus", lib_name: "unified_fmus", fmus: unified::FMUS },
+        Library { package: "semirecursive-fmus", lib_name: "semirecursive_fmus", fmus: semirecursive::FMUS },
     ]
 }
 

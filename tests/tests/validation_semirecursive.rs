@@ -1,0 +1,42 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! The Publication I and seed 002 rows of `docs/validation.md` (semi-recursive formulations),
+//! recomputed: every row must pass (the co-simulation rows use the packaged FMUs, so
+//! `cargo xtask fmus` must have run).
+
+use fmu_harness::paths::fmu_dir;
+use validation::{Section, Verdict};
+
+fn check(s: &Section) {
+    for row in &s.rows {
+        println!("{} | {} | {} | {} | {}", row.id, row.paper, row.ours, row.target, row.verdict);
+    }
+    for row in &s.rows {
+        assert!(
+            matches!(row.verdict, Verdict::Pass | Verdict::Info),
+            "{}: {} — {} (target {})",
+            row.id,
+            row.what,
+            row.ours,
+            row.target
+        );
+    }
+}
+
+#[test]
+fn publication_1_rows_pass() {
+    let img = std::env::temp_dir().join(format!("validation-img-sr1-{}", std::process::id()));
+    let s = validation::semirecursive::pub1_section(&fmu_dir(), &img, true).unwrap();
+    assert_eq!(s.rows.len(), 20);
+    check(&s);
+    for p in &s.plots {
+        assert!(img.join(p.file_name().unwrap()).exists(), "{} not written", p.display());
+    }
+}
+
+#[test]
+fn seed_002_rows_pass() {
+    let img = std::env::temp_dir().join(format!("validation-img-sr2-{}", std::process::id()));
+    let s = validation::semirecursive::seed002_section(&fmu_dir(), &img, true).unwrap();
+    assert_eq!(s.rows.len(), 18);
+    check(&s);
+}
