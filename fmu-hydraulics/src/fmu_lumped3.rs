@@ -8,8 +8,9 @@
 
 use crate::integrator::Ode;
 use crate::lumped3::{idx, Flows, Lumped3, Lumped3Ode};
+use crate::sp::{self, Gamma, Lumped3SpOde};
 use crate::stepping::{self, HasStepping, Stepping};
-use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
+use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
 use model_description::DependencyKind as Dep;
 use nalgebra::SVector;
 
@@ -22,6 +23,21 @@ const DEFAULT_P2: f64 = 3.5e6;
 const DEFAULT_U_N: f64 = 10.0;
 /// Pressure difference of the valve's rating point (Pa): 35 bar. The paper gives only C_v.
 const DEFAULT_DP_N: f64 = 3.5e6;
+
+/// `P3Model` enumeration: how p3 (the valve-to-throttle volume V3) is modelled.
+pub static P3_MODEL: EnumType = EnumType {
+    name: "P3Model",
+    description: "Model of the pressure p3 between directional valve and throttle",
+    items: &[
+        ("LF", 1, "lumped fluid: p3 is a state, eq. 22 (Publication III)"),
+        ("SP", 2, "singular perturbation: p3 algebraic, quasi-steady Q_V3 = Q31 (Publication II eqs. 33-35)"),
+    ],
+};
+
+/// Item of [`P3_MODEL`]: lumped fluid.
+pub const P3_LF: i32 = 1;
+/// Item of [`P3_MODEL`]: singular perturbation.
+pub const P3_SP: i32 = 2;
 
 /// The FMU model.
 #[derive(Debug, Clone)]
@@ -44,7 +60,11 @@ pub struct Lumped3Fmu {
     pub p3_0: f64,
     /// Integrator settings.
     pub stepping: Stepping,
-    /// State [p1, p2, p3, U] (Pa, Pa, Pa, V).
+    /// p3 model, an item of [`P3_MODEL`] (default LF).
+    pub p3_model: i32,
+    /// Flow corrections γ± of eq. 35 (SP only).
+    pub gamma: Gamma,
+    /// State [p1, p2, p3, U] (Pa, Pa, Pa, V); with SP, p3 is the quasi-steady value of (p1, U).
     pub x: SVector<f64, 4>,
     /// Input s (m).
     pub s: InputSignal,
@@ -98,6 +118,8 @@ impl Default for Lumped3Fmu {
             p1_0: p1,
             p3_0: p3,
             stepping: Stepping::default(),
+            p3_model: P3_LF,
+            gamma: Gamma::default(),
             x: SVector::<f64, 4>::new(p1, DEFAULT_P2, p3, 0.0),
             s_dot: InputSignal::new(0.0),
             u_ref: InputSignal::new(0.0),
@@ -120,6 +142,7 @@ impl HasStepping for Lumped3Fmu {
         match &self.results {
             // The Jacobian depends on the inputs through s alone.
             Some(r) if r.s_bits == self.s.value.to_bits() => r.lambda_max,
+            _ if self.sp() => crate::integrator::stiffest_eigenvalue(&self.sp_ode(), 0.0, &sp::reduced_state(&self.x)),
             _ => self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0)),
         }
     }
@@ -130,11 +153,30 @@ impl Lumped3Fmu {
         Lumped3Ode::new(&self.circuit, &self.s, &self.s_dot, &self.u_ref)
     }
 
+    fn sp_ode(&self) -> Lumped3SpOde<'_> {
+        Lumped3SpOde { lf: self.ode(), gamma: self.gamma }
+    }
+
+    /// Whether p3 is algebraic (singular perturbation).
+    fn sp(&self) -> bool {
+        self.p3_model == P3_SP
+    }
+
+    /// The valve flows of the state `x`; with SP the throttle flow is γ Q̄31 (eq. 35), the flow
+    /// that enters ṗ1.
+    fn flows_of(&self, c: &crate::lumped3::Constants, x: &SVector<f64, 4>) -> Flows {
+        let mut f = self.circuit.flows_with(c, x);
+        if self.sp() {
+            f.q31 *= self.gamma.at(x[idx::U]);
+        }
+        f
+    }
+
     /// Valve flows now (m³/s).
     pub fn flows(&self) -> Flows {
         match &self.results {
             Some(r) => r.flows,
-            None => self.circuit.flows(&self.x),
+            None => self.flows_of(&self.circuit.constants(), &self.x),
         }
     }
 
@@ -148,8 +190,15 @@ impl Lumped3Fmu {
         (self.x[idx::P1] * self.circuit.a1() - self.x[idx::P2] * self.circuit.a2()) * self.s_dot.value
     }
 
-    /// ẋ now.
+    /// ẋ now (with SP, ṗ3 is the rate of the quasi-steady p3).
     pub fn rates(&self) -> SVector<f64, 4> {
+        if self.sp() {
+            let y = sp::reduced_state(&self.x);
+            let ode = self.sp_ode();
+            let yd = ode.f(0.0, &y);
+            let p3_dot = sp::p3_rate(&self.circuit, &ode.lf.constants, &y, &yd);
+            return SVector::<f64, 4>::new(yd[sp::idx_sp::P1], yd[sp::idx_sp::P2], p3_dot, yd[sp::idx_sp::U]);
+        }
         self.ode().f(0.0, &self.x)
     }
 
@@ -232,6 +281,11 @@ the circuit rests: every flow is zero and the pressures stay constant. An input 
 Inputs follow the polynomials of fmi2SetRealInputDerivatives at every stage. The small volume V3 makes the p3 mode stiff: at rest λ ≈ −(B_e3/V3 + B_e1/V1) C_t/√Δp_L ≈ −1.08e5 1/s,
 so forward Euler at h = 0.1 ms is unstable (h|λ| ≈ 11 &gt; 2) although it may not blow up. Explicit methods therefore warn once per run when h·|λmax| exceeds their stability bound
 (λmax: stiffest eigenvalue of the Jacobian, also output lambda_max); TR is the safe default.</p>
+<p><b>Singular perturbation</b> (<code>p3_model = SP</code>; Publication II §2.2, eqs. 33–35; DIGEST §4.6): V3 is tiny, so eq. 22 is ε ṗ3 = Q_V3 − Q31 with ε = V3/B_e3 → 0 and p3 follows its quasi-steady state Q_V3 = Q31.
+p3 leaves the state (p1, p2, U remain: 3 → 2 pressures) and is computed from eqs. 33–34, p3 = (p1 + α p_P)/(1 + α) for U &gt; 0, (p1 + α p_T)/(1 + α) for U &lt; 0, α = (U C_v/C_t)², p3 = p1 at U = 0.
+Eqs. 33–34 assume turbulent orifices; <b>in the laminar band</b> (valve edge or throttle with |Δp| &lt; Δp_L, which the paper does not address) SP takes the exact quasi-steady state of eq. 22 with the same orifice laws as LF, the unique root of Q_V3(p3) = Q31(p3) (Newton safeguarded by bisection);
+outside the band that root is eqs. 33–34. The throttle flow entering ṗ1 is γ+ Q̄31 (U &gt; 0) or γ− Q̄31 (U &lt; 0), eq. 35, with parameters gamma_plus, gamma_minus: default 1 (the quasi-steady state is exact; SPEC §3.7), Publication II's tuned values are 1.16 and 1.05.
+The output p3 is the algebraic value, Q31 the corrected flow; lambda_max is the stiffest eigenvalue of the reduced equations (the stiff V3 mode is gone, so forward Euler is stable at much larger h).</p>
 <p><b>Coupling</b>: force coupling uses output F (direct feedthrough from s_dot and, through the end dampers, from s; declared in ModelStructure); pressure coupling uses p1, p2 (no feedthrough).</p>
 <p><b>Failures</b>: Newton divergence, NaN or a negative pressure (cavitation is not modelled; with allow_negative_pressure = true it is integrated through with one warning) end the step with fmi2Error naming the quantity, its value and the time. A piston position s beyond a stroke end (chamber length ≤ 0) is reported once as a warning; the chamber then keeps only its dead volume V_h until s is back in the stroke.</p>"#;
 
@@ -292,6 +346,31 @@ impl CoSimModel for Lumped3Fmu {
             param!("p2_0", "Pa", "Initial rod-side pressure (SPEC 3.6)", p2_0).min(0.0),
         ];
         v.extend(step_params);
+        v.push(Variable::enumeration(
+            "p3_model",
+            &P3_MODEL,
+            "Model of p3: LF (default; p3 a state, eq. 22) or SP (p3 algebraic by singular perturbation, Publication II eqs. 33-35; in the laminar band the exact quasi-steady state, see the documentation)",
+            |m: &Self| m.p3_model,
+            |m, v| m.p3_model = v,
+        ));
+        v.push(
+            param!(
+                "gamma_plus",
+                "1",
+                "SP flow correction gamma+ of eq. 35 for U > 0 (default 1; Publication II: 1.16)",
+                gamma.plus
+            )
+            .min(1e-9),
+        );
+        v.push(
+            param!(
+                "gamma_minus",
+                "1",
+                "SP flow correction gamma- of eq. 35 for U < 0 (default 1; Publication II: 1.05)",
+                gamma.minus
+            )
+            .min(1e-9),
+        );
         v.push(Variable::calculated_parameter("A_1", "m2", "Piston-side area pi d_1^2/4", |m: &Self| m.circuit.a1()));
         v.push(Variable::calculated_parameter("A_2", "m2", "Rod-side area pi (d_1^2 - d_2^2)/4", |m: &Self| {
             m.circuit.a2()
@@ -378,9 +457,12 @@ impl CoSimModel for Lumped3Fmu {
             .depends_on(&[("s_dot", Dep::Dependent)]),
         );
         v.push(
-            Variable::output("Q31", "m3/s", "Throttle flow V3 -> V1", |m: &Self| {
-                m.results.map_or_else(|| m.circuit.throttle_flow(&m.x), |r| r.flows.q31)
-            })
+            Variable::output(
+                "Q31",
+                "m3/s",
+                "Throttle flow V3 -> V1 (SP: gamma times the quasi-steady flow, eq. 35)",
+                |m: &Self| m.results.map_or_else(|| m.flows().q31, |r| r.flows.q31),
+            )
             .depends_on(&[]),
         );
         v.push(
@@ -421,6 +503,14 @@ impl CoSimModel for Lumped3Fmu {
         }
         self.circuit.cv = self.q_n / (self.u_n * self.dp_n.sqrt());
         self.circuit.check().map_err(ModelError::new)?;
+        if self.p3_model != P3_LF && self.p3_model != P3_SP {
+            return Err(ModelError::new(format!("p3_model = {} is not 1 (LF) or 2 (SP)", self.p3_model)));
+        }
+        for (name, g) in [("gamma_plus", self.gamma.plus), ("gamma_minus", self.gamma.minus)] {
+            if !(g > 0.0 && g.is_finite()) {
+                return Err(ModelError::new(format!("parameter {name} = {g} must be positive")));
+            }
+        }
         self.stepping.initialize()?;
         // An input s left at its declared start value follows the parameter s0.
         if self.s.value.to_bits() == Self::default().s.value.to_bits() {
@@ -433,7 +523,11 @@ impl CoSimModel for Lumped3Fmu {
         Self::check(&self.circuit, self.s.value, &self.x).map_err(|m| {
             ModelError::new(format!("initial state (F_static = {} N, p2_0 = {} Pa): {m}", self.f_static, self.p2_0))
         })?;
-        self.stepping.lambda_max = crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.x);
+        self.stepping.lambda_max = if self.sp() {
+            crate::integrator::stiffest_eigenvalue(&self.sp_ode(), 0.0, &sp::reduced_state(&self.x))
+        } else {
+            crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.x)
+        };
         Ok(())
     }
 
@@ -445,14 +539,24 @@ impl CoSimModel for Lumped3Fmu {
         self.results = None;
         let allow = self.allow_negative_pressure;
         let lowest = std::cell::Cell::new(f64::INFINITY);
-        self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| {
+        let check = |tau: f64, x: &SVector<f64, 4>| {
             if allow {
                 lowest.set(lowest.get().min(x[idx::P1]).min(x[idx::P2]).min(x[idx::P3]));
                 Ok(())
             } else {
                 Self::check(circuit, ode.s_at(tau), x)
             }
-        })?;
+        };
+        if self.p3_model == P3_SP {
+            let sp_ode =
+                Lumped3SpOde { lf: Lumped3Ode::new(circuit, &self.s, &self.s_dot, &self.u_ref), gamma: self.gamma };
+            let c = &sp_ode.lf.constants;
+            let mut y = sp::reduced_state(&x);
+            self.stepping.advance(&sp_ode, &mut y, t, h, ctx, |tau, y| check(tau, &sp::full_state(circuit, c, y)))?;
+            x = sp::full_state(circuit, c, &y);
+        } else {
+            self.stepping.advance(&ode, &mut x, t, h, ctx, check)?;
+        }
         let lowest = lowest.get();
         if lowest < 0.0 && !self.negative_warned {
             ctx.warn(format!(
@@ -471,11 +575,16 @@ impl CoSimModel for Lumped3Fmu {
             }
         }
         let c = &ode.constants;
-        let results = StepResults {
-            s_bits: s_end.to_bits(),
-            lambda_max: circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x),
-            flows: circuit.flows_with(c, &x),
+        let lambda_max = if self.p3_model == P3_SP {
+            // The Jacobian of the reduced circuit at the end state, with s = s_end.
+            let s_signal = InputSignal::new(s_end);
+            let sp_ode =
+                Lumped3SpOde { lf: Lumped3Ode::new(circuit, &s_signal, &self.s_dot, &self.u_ref), gamma: self.gamma };
+            crate::integrator::stiffest_eigenvalue(&sp_ode, 0.0, &sp::reduced_state(&x))
+        } else {
+            circuit.stiffest_eigenvalue_with(c, &circuit.gains_with(c, s_end), &x)
         };
+        let results = StepResults { s_bits: s_end.to_bits(), lambda_max, flows: self.flows_of(c, &x) };
         self.x = x;
         self.results = Some(results);
         Ok(())
@@ -522,6 +631,11 @@ impl CoSimModel for Lumped3Fmu {
             v.real(x);
         }
         self.stepping.visit(v);
+        let mut m = i64::from(self.p3_model);
+        v.integer(&mut m);
+        self.p3_model = i32::try_from(m).unwrap_or(P3_LF);
+        v.real(&mut self.gamma.plus);
+        v.real(&mut self.gamma.minus);
         v.reals(self.x.as_mut_slice());
         v.input(&mut self.s);
         v.input(&mut self.s_dot);

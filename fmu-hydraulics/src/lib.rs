@@ -13,6 +13,7 @@ pub mod fmu_naya;
 pub mod integrator;
 pub mod lumped3;
 pub mod naya;
+pub mod sp;
 pub mod stepping;
 
 pub use fmu_lumped3::Lumped3Fmu;

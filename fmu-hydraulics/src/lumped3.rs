@@ -212,6 +212,21 @@ pub struct Constants {
     orifice: Orifice,
 }
 
+impl Constants {
+    /// (g(Δp), dg/dΔp) of the orifice law ([`orifice`], [`orifice_slope`]) with this circuit's
+    /// laminar band.
+    #[inline]
+    pub fn orifice_g_and_slope(&self, dp: f64) -> (f64, f64) {
+        self.orifice.g_and_slope(dp)
+    }
+
+    /// Half-width of the laminar band Δp_L (Pa).
+    #[inline]
+    pub fn dp_lam(&self) -> f64 {
+        self.orifice.dp_lam
+    }
+}
+
 /// Index of a state in the state vector x = [p1, p2, p3, U].
 pub mod idx {
     /// Piston-side pressure p1 (Pa).

@@ -306,3 +306,91 @@ fn outputs_kept_from_the_step_equal_their_definitions() {
     m.s.value += 0.1;
     assert_eq!(bits(kept(&m)), bits(direct(&m)));
 }
+
+/// Singular perturbation (Publication II, `p3_model = SP`): the stiff V3 mode is gone, so
+/// forward Euler at h = 0.1 ms is stable where the lumped-fluid model warns; p3 is algebraic.
+#[test]
+fn sp_removes_the_stiff_mode_and_forward_euler_is_stable_at_0_1_ms() {
+    for (model, warns) in [(1, true), (2, false)] {
+        let mut inst = instance();
+        assert_eq!(inst.set_integer(&[vr("p3_model")], &[model]), Status::Ok);
+        assert_eq!(inst.set_integer(&[vr("integrator")], &[1]), Status::Ok);
+        assert_eq!(inst.set_real(&[vr("h")], &[1e-4]), Status::Ok);
+        assert_eq!(inst.enter_initialization_mode(), Status::Ok);
+        assert_eq!(inst.exit_initialization_mode(), Status::Ok);
+        assert_eq!(inst.set_real(&[vr("U_ref")], &[10.0]), Status::Ok);
+        let mut worst = 0.0_f64;
+        // LF: the warning at the first step (and FWE then fails, as it warns); SP: 0.3 s.
+        for k in 0..(if model == 1 { 1 } else { 300 }) {
+            let st = inst.do_step(k as f64 * 1e-3, 1e-3, true);
+            assert!(
+                model == 1 || matches!(st, Status::Ok | Status::Warning),
+                "p3_model {model}: {:?}",
+                inst.log.history
+            );
+            worst = worst.max(get_fmi(&mut inst, "lambda_max"));
+        }
+        let warned = inst.log.history.iter().any(|l| l.contains("unstable"));
+        assert_eq!(warned, warns, "p3_model {model}: λmax up to {worst:e}");
+        if model == 2 {
+            // FWE's bound h|λ| ≤ 2 with a wide margin.
+            assert!(worst * 1e-4 < 0.2, "SP λmax = {worst:e}");
+            // p3 is the quasi-steady value: valve and throttle flows balance.
+            let (qv3, q31) = (get_fmi(&mut inst, "QV3"), get_fmi(&mut inst, "Q31"));
+            assert!((qv3 - q31).abs() <= 1e-9 * q31.abs().max(1e-9), "Q_V3 = {qv3}, Q31 = {q31}");
+        }
+    }
+}
+
+/// With γ± = 1, SP is the quasi-steady limit of LF: the same valve opening and piston motion
+/// give the same p1, p2 up to the V3 transient; Publication II's γ± bias the throttle flow.
+#[test]
+fn sp_with_gamma_one_tracks_lf_and_the_papers_gammas_bias_it() {
+    // Valve open +10 V on [0.1, 0.6), −10 V from 0.8 s; the piston moves at ±1 cm/s while it is
+    // open (well within the valve's flow), s integrated exactly.
+    let speed = |t: f64| {
+        if (0.15..0.6).contains(&t) {
+            0.01
+        } else if t >= 0.85 {
+            -0.01
+        } else {
+            0.0
+        }
+    };
+    let drive = |m: &mut Lumped3Fmu, t: f64| {
+        m.u_ref = fmu_export::InputSignal::new(if (0.1..0.6).contains(&t) {
+            10.0
+        } else if t >= 0.8 {
+            -10.0
+        } else {
+            0.0
+        });
+        let travelled = 0.01 * (t.min(0.6) - 0.15).max(0.0) - 0.01 * (t - 0.85).max(0.0);
+        m.s = fmu_export::InputSignal::new(m.circuit.s0 + travelled);
+        m.s_dot = fmu_export::InputSignal::new(speed(t));
+    };
+    let trace = |configure: &dyn Fn(&mut Lumped3Fmu)| {
+        let mut m = initialized(|m| configure(m));
+        let mut ctx = Context::default();
+        let mut p1 = Vec::new();
+        for k in 0..1200 {
+            let t = k as f64 * 1e-3;
+            drive(&mut m, t);
+            m.do_step(t, 1e-3, &mut ctx).unwrap();
+            p1.push(m.x[idx::P1]);
+        }
+        p1
+    };
+    let lf = trace(&|_| {});
+    let sp1 = trace(&|m| m.p3_model = 2);
+    let sp_paper = trace(&|m| {
+        m.p3_model = 2;
+        m.gamma = hydraulics::sp::Gamma::PUBLICATION_II;
+    });
+    let range = lf.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - lf.iter().cloned().fold(f64::INFINITY, f64::min);
+    let err = |a: &[f64]| a.iter().zip(&lf).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+    let (e1, e_paper) = (err(&sp1), err(&sp_paper));
+    eprintln!("p1 range {range:.4e} Pa; max |p1_SP − p1_LF|: γ = 1 {e1:.4e} Pa, γ± of Publication II {e_paper:.4e} Pa");
+    assert!(e1 < 0.02 * range, "SP(γ = 1) vs LF: {e1} of {range}");
+    assert!(e_paper > 2.0 * e1, "Publication II's γ± move p1 further from LF: {e_paper} vs {e1}");
+}

@@ -544,3 +544,111 @@ fn peer_row(p: &serde_json::Value, run: &str, ours: f64) -> String {
         format!("| {tool} | {run} | not available: {} | {} | - |\n", e.chars().take(120).collect::<String>(), us(ours))
     }
 }
+
+/// Options of `cosim bench --precision`.
+pub struct PrecisionArgs {
+    /// `KEY=V1,V2,…` dimensions.
+    pub grid: Vec<String>,
+    /// `SYS=REF` compared variables.
+    pub compare: Vec<String>,
+    /// Report the fastest configuration within this error of the first compared variable.
+    pub tolerance: Option<f64>,
+    /// Where precision.csv and precision.md go.
+    pub out: Option<PathBuf>,
+    /// Runs per configuration (median wall time).
+    pub repeat: usize,
+}
+
+/// The recorded variables of a system file (`instance.variable`).
+fn recorded(path: &Path) -> Result<Vec<String>> {
+    let l = load(path, &Overrides::default())?;
+    Ok(l.sys.outputs().iter().map(|v| l.sys.label(v)).collect())
+}
+
+/// `cosim bench --precision`: the work–precision table of `system` against `reference`.
+pub fn precision(system: &Path, reference: &Path, args: &PrecisionArgs) -> Result<String> {
+    use master::precision::{self, Dimension, Spec};
+    let mut grid = args
+        .grid
+        .iter()
+        .map(|g| Dimension::parse(g))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
+    if grid.is_empty() {
+        let h = load(system, &Overrides::default())?.sys.step();
+        grid.push(
+            Dimension::parse(&format!("step={},{},{},{}", h / 2.0, h, 2.0 * h, 5.0 * h)).map_err(anyhow::Error::msg)?,
+        );
+        grid.push(Dimension::parse("extrapolation=0,1,2").map_err(anyhow::Error::msg)?);
+    }
+    let compare: Vec<(String, String)> = if args.compare.is_empty() {
+        let theirs = recorded(reference)?;
+        recorded(system)?
+            .into_iter()
+            .filter_map(|s| {
+                let var = s.split_once('.').map_or(s.as_str(), |(_, v)| v).to_owned();
+                theirs.iter().find(|r| r.split_once('.').is_some_and(|(_, v)| v == var)).map(|r| (s.clone(), r.clone()))
+            })
+            .collect()
+    } else {
+        args.compare
+            .iter()
+            .map(|c| {
+                c.split_once('=')
+                    .map(|(a, b)| (a.trim().to_owned(), b.trim().to_owned()))
+                    .with_context(|| format!("--compare {c}: expected SYS=REF (instance.variable of each)"))
+            })
+            .collect::<Result<_>>()?
+    };
+    if compare.is_empty() {
+        anyhow::bail!(
+            "{} and {}: no recorded variable names in common; give --compare SYS=REF",
+            system.display(),
+            reference.display()
+        );
+    }
+    let spec = Spec { grid, compare, repeat: args.repeat };
+    let n = precision::configurations(&spec.grid).len();
+    let mut done = 0;
+    let points = precision::measure(system, reference, &spec, |p| {
+        done += 1;
+        eprintln!(
+            "[{done}/{n}] {}: {:.3} s{}",
+            p.label(),
+            p.seconds,
+            p.failure.as_ref().map_or(String::new(), |f| format!(" (failed: {f})"))
+        );
+    })?;
+    let mut r = format!(
+        "# Work–precision: {} against {}\n\n{} configurations, median wall time of {} runs each (instantiation to termination, compared variables recorded in memory, no file output); errors at the communication points both runs share.\n\n",
+        system.display(),
+        reference.display(),
+        points.len(),
+        spec.repeat
+    );
+    if let Some(tol) = args.tolerance {
+        match precision::fastest_within(&points, 0, tol) {
+            Some(i) => {
+                let p = &points[i];
+                r.push_str(&format!(
+                    "Fastest within max |Δ {}| ≤ {tol:e}: **{}**: {:.4} s, {:.0}× real time, error {:.3e}.\n\n",
+                    spec.compare[0].0,
+                    p.label(),
+                    p.seconds,
+                    p.real_time_factor(),
+                    p.errors[0]
+                ));
+            }
+            None => r.push_str(&format!("No configuration reaches max |Δ {}| ≤ {tol:e}.\n\n", spec.compare[0].0)),
+        }
+    }
+    r.push_str(&precision::markdown(&points, &spec));
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("precision.csv"), precision::csv(&points, &spec))
+            .with_context(|| format!("writing {}", dir.join("precision.csv").display()))?;
+        std::fs::write(dir.join("precision.md"), &r)
+            .with_context(|| format!("writing {}", dir.join("precision.md").display()))?;
+    }
+    Ok(r)
+}

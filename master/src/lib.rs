@@ -38,6 +38,7 @@ pub mod extrapolation;
 pub mod fmu;
 pub mod observer;
 pub mod pool;
+pub mod precision;
 pub mod run;
 pub mod single;
 pub mod ssp;

@@ -175,6 +175,32 @@ enum Command {
         /// Skip the third-party peers.
         #[arg(long)]
         no_peers: bool,
+        /// Work–precision mode: measure this system's wall time and error against --reference
+        /// over the --grid of configurations, print the Pareto front (instead of the overhead
+        /// benchmark of SCENARIOS).
+        #[arg(long, value_name = "SYSTEM", requires = "reference")]
+        precision: Option<PathBuf>,
+        /// The reference system file of --precision (e.g. a monolithic FMU at a small step).
+        #[arg(long, value_name = "REF")]
+        reference: Option<PathBuf>,
+        /// A grid dimension of --precision, KEY=V1,V2,… with KEY `step`, `extrapolation` or a
+        /// start value `instance.variable` (repeatable; default: step = H/2, H, 2H, 5H and
+        /// extrapolation = 0, 1, 2).
+        #[arg(long = "grid", value_name = "KEY=V1,V2")]
+        grid: Vec<String>,
+        /// Compared variable of --precision, SYS=REF (`instance.variable` of the system and of the
+        /// reference; repeatable; the first is the front's accuracy measure; default: each
+        /// recorded variable of the system with a recorded variable of the same name in the
+        /// reference).
+        #[arg(long = "compare", value_name = "SYS=REF")]
+        compare: Vec<String>,
+        /// --precision: also report the fastest configuration within this error of the first
+        /// compared variable (its unit).
+        #[arg(long)]
+        tolerance: Option<f64>,
+        /// --precision: write precision.csv (every configuration) and precision.md here.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Publication III configuration search: replace external inputs with test functions, sweep
     /// H per configuration while Σ|δE|(H) stays in its power-law relation, recommend, verify.
@@ -251,7 +277,13 @@ fn main() {
 
 fn run() -> Result<i32> {
     match Cli::parse().command {
-        Command::Bench { scenarios, steps, repeat, python, no_peers } => {
+        Command::Bench { precision: Some(system), reference, grid, compare, tolerance, out, repeat, .. } => {
+            let reference = reference.context("--precision needs --reference")?;
+            let args = bench::PrecisionArgs { grid, compare, tolerance, out, repeat: repeat.max(1) };
+            print!("{}", bench::precision(&system, &reference, &args)?);
+            Ok(0)
+        }
+        Command::Bench { scenarios, steps, repeat, python, no_peers, .. } => {
             let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
             let scenarios = if scenarios.is_empty() {
                 vec![root.join("scenarios/oscillator-fd.toml"), root.join("scenarios/oscillator-dd.toml")]

@@ -2,21 +2,13 @@
 //! `cosim tune` on packaged FMUs: the stopping rule against a brute-force stability sweep of the
 //! double oscillator, resuming a killed sweep, the crane's magnitude, and bad input.
 
-use fmu_harness::paths;
 use master::tune::runner::Base;
 use master::tune::space::{Config, Extrap, TuneSpec};
 use master::tune::{tune_file, TuneOptions};
 use std::path::{Path, PathBuf};
 
-/// A copy of a committed scenario whose FMU paths point at the FMUs under test.
-fn scenario(name: &str, dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(paths::root().join("scenarios").join(name)).unwrap();
-    let text = text.replace("../target/fmu", &paths::fmu_dir().display().to_string());
-    std::fs::create_dir_all(dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+mod support;
+use support::scenario;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cosim-tune-test-{}-{name}", std::process::id()));

@@ -15,7 +15,12 @@ const SCENARIOS: &[&str] = &[
     "scenarios/crane-pub3.toml",
 ];
 
-pub fn run() -> Result<()> {
+pub fn run(args: &[String]) -> Result<()> {
+    let precision_only = match args {
+        [] => false,
+        [a] if a == "--precision-only" => true,
+        other => bail!("cargo xtask bench: unknown arguments {other:?} (only --precision-only)"),
+    };
     crate::package::fmus()?;
     let root = crate::root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -27,6 +32,14 @@ pub fn run() -> Result<()> {
         bail!("building cosim failed");
     }
     let cosim = crate::target_dir().join("release/cosim");
+    let fronts = precision(&cosim)?;
+    let doc_path = root.join("docs/performance.md");
+    if precision_only {
+        let old = std::fs::read_to_string(&doc_path).context("reading docs/performance.md")?;
+        std::fs::write(&doc_path, replace_between(&old, PRECISION_MARKERS, &fronts)?)?;
+        print!("{fronts}");
+        return Ok(());
+    }
     let out = Command::new(&cosim)
         .current_dir(&root)
         .arg("bench")
@@ -40,9 +53,11 @@ pub fn run() -> Result<()> {
     let report = String::from_utf8_lossy(&out.stdout).into_owned();
     let internals = fmu_internals(&cargo)?;
     let doc = format!(
-        "{report}{internals}\nRegenerate with `cargo xtask bench` (needs `cargo xtask test` once for the peers' venv; ecos needs `apt-get install libtbb12`). On the 2-vCPU VM these numbers come from, the same binaries run up to 2× slower for minutes at a time (the replay's time inside FMU calls for bench-trivial-pair: 0.16 µs in quiet runs, 0.35 µs in slow ones; crane-pub3: 2.69–3.55 µs): absolute targets close to their bounds pass or fail with the phase the run lands in; compare rows of one run, not across runs.\n"
+        "{report}{internals}\n{}\n{fronts}\n{}\n\nRegenerate with `cargo xtask bench` (needs `cargo xtask test` once for the peers' venv; ecos needs `apt-get install libtbb12`). On the 2-vCPU VM these numbers come from, the same binaries run up to 2× slower for minutes at a time (the replay's time inside FMU calls for bench-trivial-pair: 0.16 µs in quiet runs, 0.35 µs in slow ones; crane-pub3: 2.69–3.55 µs): absolute targets close to their bounds pass or fail with the phase the run lands in; compare rows of one run, not across runs.\n",
+        PRECISION_MARKERS.0,
+        PRECISION_MARKERS.1
     );
-    std::fs::write(root.join("docs/performance.md"), &doc).context("writing docs/performance.md")?;
+    std::fs::write(&doc_path, &doc).context("writing docs/performance.md")?;
     let summary = report.split("## Summary").nth(1).map(|s| format!("### Measured{s}")).unwrap_or_default();
     let readme_path = root.join("README.md");
     let readme = std::fs::read_to_string(&readme_path)?;
@@ -55,8 +70,131 @@ pub fn run() -> Result<()> {
         );
         std::fs::write(&readme_path, new)?;
     }
-    print!("{report}{internals}");
+    print!("{report}{internals}{fronts}");
     Ok(())
+}
+
+const PRECISION_MARKERS: (&str, &str) = ("<!-- precision:begin -->", "<!-- precision:end -->");
+
+/// `text` with what lies between the markers replaced by `new`.
+fn replace_between(text: &str, (begin, end): (&str, &str), new: &str) -> Result<String> {
+    match (text.find(begin), text.find(end)) {
+        (Some(a), Some(b)) if a < b => Ok(format!("{}{begin}\n{new}\n{}", &text[..a], &text[b..])),
+        _ => bail!("docs/performance.md has no {begin} … {end} section: run `cargo xtask bench` once"),
+    }
+}
+
+/// A work–precision study: a co-simulation against its monolithic reference over a grid.
+struct Front {
+    stem: &'static str,
+    title: &'static str,
+    system: &'static str,
+    reference: &'static str,
+    grid: &'static [&'static str],
+    compare: &'static [&'static str],
+    /// The accuracy asked of the first compared variable (its unit), with what it means.
+    tolerance: (f64, &'static str),
+}
+
+const FRONTS: &[Front] = &[
+    Front {
+        stem: "crane-pub3",
+        title: "crane-pub3 J1 against unified-crane (h = 0.1 ms)",
+        system: "scenarios/crane-pub3.toml",
+        reference: "scenarios/crane-pub3-unified.toml",
+        grid: &[
+            "step=1e-3,2e-3,2.5e-3,4e-3,5e-3",
+            "extrapolation=0,1,2,3",
+            "hyd.p3_model=LF,SP",
+            "hyd.integrator=FWE,TR,RK4",
+            "hyd.h=1e-4,5e-4,1e-3",
+            "mech.solver=I3AL-P,I1AL",
+        ],
+        compare: &["mech.s=unified.s", "hyd.p1=unified.p1"],
+        tolerance: (1e-5, "0.01 mm, the target of the performance issue"),
+    },
+    Front {
+        stem: "naya",
+        title: "naya (seed 004) against unified-naya",
+        system: "scenarios/naya.toml",
+        reference: "scenarios/naya-unified.toml",
+        grid: &[
+            "step=1e-3,2e-3,5e-3,1e-2",
+            "extrapolation=0,1,2",
+            "hyd.integrator=FWE,TR,RK4",
+            "hyd.h=5e-5,2e-4,1e-3",
+            "mech.solver=I3AL-P,I1AL",
+        ],
+        compare: &["mech.s=unified.s", "hyd.p1=unified.p1"],
+        tolerance: (1e-4, "0.1 mm"),
+    },
+];
+
+/// Runs `cosim bench --precision` for every study, plots each front into docs/img and returns
+/// the Markdown section.
+fn precision(cosim: &std::path::Path) -> Result<String> {
+    let root = crate::root();
+    let mut doc = String::from(
+        "## Work–precision (`cosim bench --precision`)\n\nThe wall time of a whole run against its error, over a grid of \
+         configurations (communication step H, extrapolation order, hydraulics integrator and internal step h_h, mechanism \
+         solver), each against the monolithic reference; the Pareto front is the cheapest route to each accuracy. \
+         Failed runs (an FMU error, divergence) are listed with their message. Times are medians of 3 runs on a \
+         loaded 2-vCPU VM: compare rows within one study.\n",
+    );
+    for f in FRONTS {
+        let out_dir = crate::target_dir().join("precision").join(f.stem);
+        let mut cmd = Command::new(cosim);
+        cmd.current_dir(&root).args(["bench", "--precision", f.system, "--reference", f.reference, "--repeat", "3"]);
+        for g in f.grid {
+            cmd.args(["--grid", g]);
+        }
+        for c in f.compare {
+            cmd.args(["--compare", c]);
+        }
+        cmd.args(["--tolerance", &f.tolerance.0.to_string(), "--out"]).arg(&out_dir);
+        let out = cmd.output().with_context(|| format!("running {}", cosim.display()))?;
+        if !out.status.success() {
+            bail!("cosim bench --precision {} failed: {}", f.system, String::from_utf8_lossy(&out.stderr));
+        }
+        let table = String::from_utf8_lossy(&out.stdout).replacen("# Work–precision", "### Work–precision", 1);
+        let table = table.replace("\n### ", "\n#### ");
+        let csv_path = out_dir.join("precision.csv");
+        let csv = std::fs::read_to_string(&csv_path).with_context(|| format!("reading {}", csv_path.display()))?;
+        let (mut all, mut front) = (Vec::new(), Vec::new());
+        for line in csv.lines().skip(1) {
+            let c = master::tune::results::split_csv(line);
+            let (Some(t), Some(e)) =
+                (c.get(1).and_then(|x| x.parse::<f64>().ok()), c.get(3).and_then(|x| x.parse::<f64>().ok()))
+            else {
+                continue;
+            };
+            if c.get(c.len().saturating_sub(1)).is_some_and(|x| !x.is_empty()) {
+                continue; // failed
+            }
+            all.push((t, e));
+            if c.get(c.len() - 2).is_some_and(|x| x == "true") {
+                front.push((t, e));
+            }
+        }
+        front.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let img = format!("img/precision-{}.png", f.stem);
+        validation::plot::work_precision(
+            &root.join("docs").join(&img),
+            f.title,
+            &format!(
+                "max |Δ {}| ({})",
+                f.compare[0].split('=').next().unwrap_or(""),
+                if f.compare[0].contains(".s=") { "m" } else { "unit" }
+            ),
+            &all,
+            &front,
+        )?;
+        doc.push_str(&format!(
+            "\n{table}\nTolerance asked: {} ({}).\n\n![work–precision {}]({img})\n",
+            f.tolerance.0, f.tolerance.1, f.stem
+        ));
+    }
+    Ok(doc)
 }
 
 /// One criterion benchmark: its directory under target/criterion, what one iteration is, and

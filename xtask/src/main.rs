@@ -28,13 +28,13 @@ fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("fmus") => package::fmus().map(|_| ()),
-        Some("bench") => bench::run(),
+        Some("bench") => bench::run(&args[1..]),
         Some("demo") => demo::run(),
         Some("test") => test::run(&args[1..]),
         Some("tune") => tune::run(),
         Some("validate") => validate::run(&args[1..]),
         other => bail!(
-            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench | validate [--quick]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/"
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench [--precision-only] | validate [--quick]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench [--precision-only]  cosim bench against FMPy, libcosim and ecos, and the work-precision fronts of crane-pub3 and naya; writes docs/performance.md (and docs/img/precision-*.png) and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/"
         ),
     }
 }

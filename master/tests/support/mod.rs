@@ -18,3 +18,14 @@ pub fn tmp(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// A copy of a committed scenario in `dir` whose FMU paths point at the FMUs under test.
+pub fn scenario(name: &str, dir: &std::path::Path) -> PathBuf {
+    use fmu_harness::paths;
+    let text = std::fs::read_to_string(paths::root().join("scenarios").join(name)).unwrap();
+    let text = text.replace("../target/fmu", &paths::fmu_dir().display().to_string());
+    std::fs::create_dir_all(dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}

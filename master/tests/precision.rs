@@ -1,0 +1,118 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! `cosim bench --precision` (work–precision): its errors against an independent comparison of
+//! two recorded runs, convergence in H, the Pareto front, and bad grids.
+
+use master::fmu::FmuCache;
+use master::observer::SharedRecorder;
+use master::precision::{self, Dimension, Spec};
+use master::system::{Overrides, SystemBuilder};
+use master::Execution;
+use std::path::Path;
+
+mod support;
+use support::{cosim, scenario, tmp};
+
+/// (times, values of the one recorded variable) of a run.
+fn recorded(b: &SystemBuilder, over: &Overrides, var: &str) -> (Vec<f64>, Vec<f64>) {
+    let mut b = b.clone();
+    b.outputs([var]);
+    let mut fmus = FmuCache::default();
+    let mut run = Execution::from_builder(&b, over, &mut fmus).unwrap();
+    let rec = SharedRecorder::default();
+    run.observe(Box::new(rec.clone()));
+    run.run().unwrap();
+    run.finish().unwrap();
+    let r = rec.lock().unwrap();
+    (r.times.clone(), r.values.iter().map(|v| v[0]).collect())
+}
+
+fn spec(grid: &[&str]) -> Spec {
+    Spec {
+        grid: grid.iter().map(|g| Dimension::parse(g).unwrap()).collect(),
+        compare: vec![("mech.s".into(), "unified.s".into())],
+        repeat: 1,
+    }
+}
+
+#[test]
+fn errors_are_those_of_the_two_recorded_runs_and_shrink_with_h() {
+    let dir = tmp("precision");
+    let sys = scenario("crane-pub3.toml", &dir);
+    let reference = scenario("crane-pub3-unified.toml", &dir);
+    let points =
+        precision::measure(&sys, &reference, &spec(&["step=1e-3,2e-3,5e-3", "extrapolation=1", "hyd.h=5e-4"]), |_| {})
+            .unwrap();
+    assert_eq!(points.len(), 3);
+    // Independently: both runs recorded, compared where their time points coincide.
+    let (rt, rs) = recorded(&SystemBuilder::read(&reference).unwrap(), &Overrides::default(), "unified.s");
+    let mut b = SystemBuilder::read(&sys).unwrap();
+    b.instance_mut("hyd").unwrap().start("h", 5e-4);
+    let over = Overrides { step: Some(2e-3), extrapolation: Some(1), ..Default::default() };
+    let (t, s) = recorded(&b, &over, "mech.s");
+    let mut max = 0.0_f64;
+    let mut common = 0;
+    for (ti, si) in t.iter().zip(&s) {
+        if let Some(k) = rt.iter().position(|r| (r - ti).abs() <= 1e-12) {
+            max = max.max((si - rs[k]).abs());
+            common += 1;
+        }
+    }
+    assert_eq!(common, t.len(), "every 2 ms point is a 1 ms reference point");
+    let p = &points[1];
+    assert!(p.ok(), "{:?}", p.failure);
+    assert_eq!(p.errors[0], max, "{}", p.label());
+    assert_eq!(p.steps, 10_000);
+    assert!((p.simulated - 20.0).abs() < 1e-12);
+    // First-order extrapolation: the error grows with H (≈ H² for Lagrange order 1).
+    assert!(points[0].errors[0] < points[1].errors[0] && points[1].errors[0] < points[2].errors[0], "{points:?}");
+    assert!(points[0].errors[0] < 1e-5, "H = 1 ms, order 1 stays within 0.01 mm: {}", points[0].errors[0]);
+    // The front: sorted by wall time, each point more accurate than every faster one.
+    let front = precision::front(&points, 0);
+    assert!(!front.is_empty());
+    for w in front.windows(2) {
+        assert!(points[w[0]].seconds <= points[w[1]].seconds);
+        assert!(points[w[0]].errors[0] > points[w[1]].errors[0]);
+    }
+    let most_accurate = (0..3).min_by(|&a, &b| points[a].errors[0].total_cmp(&points[b].errors[0])).unwrap();
+    assert_eq!(front.last(), Some(&most_accurate));
+}
+
+#[test]
+fn a_failing_configuration_is_a_row_not_an_error() {
+    let dir = tmp("precision-fail");
+    let sys = scenario("crane-pub3.toml", &dir);
+    let reference = scenario("crane-pub3-unified.toml", &dir);
+    // Held inputs at H = 5 ms: the hydraulics stop with a negative pressure (docs/validation.md).
+    let points = precision::measure(&sys, &reference, &spec(&["step=5e-3", "extrapolation=0,1"]), |_| {}).unwrap();
+    assert_eq!(points.len(), 2);
+    let failed: Vec<_> = points.iter().filter(|p| !p.ok()).collect();
+    for p in &failed {
+        assert!(p.failure.as_deref().unwrap_or("").contains("hyd"), "{:?}", p.failure);
+    }
+    assert!(precision::front(&points, 0).iter().all(|&i| points[i].ok()));
+}
+
+fn stderr(args: &[&str]) -> String {
+    let out = cosim(args);
+    // 1: cosim's own errors; 2: clap's usage errors.
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn bad_grids_and_comparisons_are_named() {
+    let dir = tmp("precision-bad");
+    let sys = scenario("crane-pub3.toml", &dir);
+    let reference = scenario("crane-pub3-unified.toml", &dir);
+    let (s, r) = (sys.to_str().unwrap(), reference.to_str().unwrap());
+    let base = ["bench", "--precision", s, "--reference", r];
+    let e = stderr(&[&base[..], &["--grid", "step=0"]].concat());
+    assert!(e.contains("step: 0 is not a positive number"), "{e}");
+    let e = stderr(&[&base[..], &["--grid", "ctrl.gain=1", "--compare", "mech.s=unified.s"]].concat());
+    assert!(e.contains("ctrl.gain") && e.contains("no instance \"ctrl\""), "{e}");
+    let e = stderr(&[&base[..], &["--grid", "step=1e-3", "--compare", "mech.nope=unified.s"]].concat());
+    assert!(e.contains("has no variable \"nope\""), "{e}");
+    let e = stderr(&["bench", "--precision", s]);
+    assert!(e.contains("--reference"), "{e}");
+    assert!(!Path::new(&dir.join("precision.csv")).exists());
+}
