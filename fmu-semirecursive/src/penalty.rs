@@ -75,8 +75,18 @@ impl Hats {
 /// Pressure force F_p at the iterate x (N): from the pressures in x, or the given force.
 fn fp_of(x: &DVector<f64>, n: usize, drive: Drive, circuit: &crate::circuit::Circuit) -> f64 {
     match drive {
-        Drive::Circuit | Drive::CircuitRef(..) => circuit.pressure_force(&[x[n], x[n + 1], x[n + 2]]),
+        // p3 does not act on the piston.
+        Drive::Circuit | Drive::CircuitRef(..) => circuit.pressure_force(&[x[n], x[n + 1], 0.0]),
         Drive::Force(fp) => fp,
+    }
+}
+
+/// After a monolithic step with SP: the algebraic p3 and its rate at the new (p1, U) (Pub II
+/// eqs. 33–34); nothing for LF.
+pub(crate) fn sp_p3(circuit: &crate::circuit::Circuit, st: &mut State, u1: f64, u_ref1: f64) {
+    if let Some(pd3) = circuit.p3_rate(&st.p, &st.pd, u1, circuit.spool_rate(u1, u_ref1)) {
+        st.p = circuit.pressures(&st.p, u1);
+        st.pd[2] = pd3;
     }
 }
 
@@ -126,9 +136,10 @@ impl<'m> Penalty<'m> {
             f[j] = h4 * rows[j];
         }
         if drive.monolithic() {
-            let p = [x[n], x[n + 1], x[n + 2]];
-            let h = self.model.circuit.rates(&p, u1, s, sd);
-            for i in 0..3 {
+            let circuit = &self.model.circuit;
+            let p = circuit.pressures(&x.as_slice()[n..], u1);
+            let h = circuit.rates(&p, u1, s, sd);
+            for i in 0..circuit.np() {
                 f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
             }
         }
@@ -184,26 +195,27 @@ impl<'m> Penalty<'m> {
                 if !drive.monolithic() {
                     return (f, jac);
                 }
-                let p = [x[n], x[n + 1], x[n + 2]];
+                let np = circuit.np();
+                let p = circuit.pressures(&x.as_slice()[n..], u1);
                 // Upper-right block: −(Δt²/4) ∂Q/∂p = (Δt²/4) J_sᵀ ∂F_s/∂p (reversed sign: −F J_s in f).
                 let mech = &self.model.mechanism;
                 let zz: Vec<f64> = x.as_slice()[..n].to_vec();
                 let (_, js) = mech.actuator(&mech.pose(&zz));
                 let df = circuit.force_dp(&p, sd);
                 for j in 0..n {
-                    for i in 0..3 {
+                    for i in 0..np {
                         jac[(j, n + i)] = -h4 * js[j] * df[i];
                     }
                 }
                 // Hydraulic rows: −(Δt/2)((Δt/2)∂h/∂z + ∂h/∂ż) and (Δt/2)(I − (Δt/2)∂h/∂p).
                 let h = circuit.rates(&p, u1, s, sd);
                 let (dh_dp, dh_ds, dh_dsd) = circuit.rates_derivatives(&p, u1, s, sd);
-                for i in 0..3 {
+                for i in 0..np {
                     f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
                     for (k, (dsk, dsdk)) in ds.iter().enumerate() {
                         jac[(n + i, k)] = -h4 * (dh_ds[i] * dsk + dh_dsd[i] * dsdk);
                     }
-                    for k in 0..3 {
+                    for k in 0..np {
                         jac[(n + i, n + k)] = if i == k { dt / 2.0 } else { 0.0 } - h4 * dh_dp[(i, k)];
                     }
                 }
@@ -229,7 +241,8 @@ impl<'m> Penalty<'m> {
         let u1 = model.circuit.spool_step(st.u, ur0, ur1, dt);
         let hats = Hats::new(st, dt);
         // Predictor.
-        let np = if drive.monolithic() { 3 } else { 0 };
+        // Pressure unknowns: [p1, p2, p3] (LF) or [p1, p2] (SP, Pub II: p3 algebraic).
+        let np = if drive.monolithic() { model.circuit.np() } else { 0 };
         let mut x = DVector::zeros(n + np);
         for j in 0..n {
             x[j] = st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j];
@@ -291,6 +304,9 @@ impl<'m> Penalty<'m> {
         for i in 0..np {
             st.pd[i] = c2 * x[n + i] + hats.pd[i];
             st.p[i] = x[n + i];
+        }
+        if np > 0 {
+            sp_p3(&model.circuit, st, u1, ur1);
         }
         st.u = u1;
         st.lambda = lambda;
