@@ -119,3 +119,45 @@ fn sp_at_8ms_tracks_lf_at_2ms_with_gamma_one_not_with_pub2_gammas() {
     println!("SP Pub II γ± at 8 ms vs LF at 2 ms: {g:?}");
     assert!(g.ds > 10e-3 && g.dp1 > 0.04 * g.p1_range, "γ± bias expected: {g:?}");
 }
+
+/// The `semirecursive-a` FMU with Model A′'s parameter set (p3_model = SP, Pub II γ±,
+/// V_h3 = 7.85e-7 m³) steps exactly as the in-process run; a bad p3_model is refused at
+/// initialization with the parameter named.
+#[test]
+fn fmu_parameters_select_model_a_prime_with_sp() {
+    use fmu_export::{CoSimModel, Context};
+    use hydraulics::fmu_lumped3::P3_SP;
+    let mut fmu = semirecursive::ModelAFmu { p3_model: P3_SP, gamma: GAMMA, v_h3: V_H3, ..Default::default() };
+    fmu.initialize(0.0, &mut Context::default()).unwrap();
+    assert_eq!(fmu.core.model.circuit.np(), 2);
+    let m = model_a_prime(P3Model::Sp(GAMMA)).unwrap();
+    let trace = Trace::simulate(&m, Tangent::Analytic, 8e-3, m.duration);
+    for (k, p) in trace.points.iter().enumerate().skip(1) {
+        fmu.do_step((k - 1) as f64 * 8e-3, 8e-3, &mut Context::default()).unwrap();
+        let st = &fmu.core.st;
+        assert!(
+            (st.s[0] - p.s).abs() <= 1e-9 && (st.p[0] - p.p[0]).abs() <= 1e-3,
+            "t = {}: {} vs {}",
+            p.t,
+            st.s[0],
+            p.s
+        );
+    }
+    let mut bad = semirecursive::ModelAFmu { p3_model: 3, ..Default::default() };
+    let e = bad.initialize(0.0, &mut Context::default()).unwrap_err();
+    assert!(format!("{e}").contains("p3_model = 3"), "{e}");
+}
+
+/// The double-step formulation with SP (Newton on [z_i; p1; p2]) agrees with the penalty one.
+#[test]
+fn double_step_with_sp_agrees_with_penalty() {
+    use semirecursive::run::{Formulation, Run};
+    let m = model_a_prime(P3Model::Sp(Gamma::default())).unwrap();
+    let pen = Run::simulate(&m, Formulation::Penalty(Tangent::Analytic), 2e-3, m.duration).unwrap();
+    let ds = Run::simulate(&m, Formulation::DoubleStep, 2e-3, m.duration).unwrap();
+    let (dz, dp) = pen.difference(&ds);
+    println!("SP double-step vs penalty at 2 ms: max |Δz| = {dz:e} rad, max |Δp|/p = {dp:e}");
+    assert!(dz < 1e-4 && dp < 1e-2, "{dz} {dp}");
+    // At rest (U = 0 before 0.5 s) SP's p3 is p1.
+    assert!(ds.samples.iter().filter(|s| s.t < 0.5).all(|s| s.p[2] == s.p[0]));
+}

@@ -12,5 +12,6 @@ pub mod multirate;
 pub mod naya;
 pub mod oscillators;
 pub mod plot;
+pub mod pub2;
 pub mod residual_order;
 pub mod runner;

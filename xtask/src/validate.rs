@@ -16,11 +16,12 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&img).with_context(|| format!("creating {}", img.display()))?;
     let mut sections: Vec<Section> = Vec::new();
     type Build = fn(&std::path::Path, &std::path::Path, bool) -> Result<Section>;
-    let builders: [(&str, Build); 4] = [
+    let builders: [(&str, Build); 5] = [
         ("seed 004", |f, i, _| validation::naya::section(f, i)),
         ("cranes", |f, i, q| validation::crane::section(f, i, q)),
         ("oscillators", validation::oscillators::section),
         ("residual order", validation::residual_order::section),
+        ("publication II", validation::pub2::section),
     ];
     for (name, build) in builders {
         eprintln!("validate: {name} …");
