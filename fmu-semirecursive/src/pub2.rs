@@ -66,7 +66,14 @@ impl Trace {
     /// Runs `model` with the penalty formulation (Pub I/II settings: α = 1e11, 1e-7 rad, 1e2 Pa,
     /// 100 iterations) at step `dt` over `duration`, stopping at the first failed step.
     pub fn simulate(model: &Model, tangent: Tangent, dt: f64, duration: f64) -> Self {
-        let integ = Penalty::new(model, Settings::paper(model, dt, tangent));
+        Self::simulate_with(model, Settings::paper(model, dt, tangent), duration)
+    }
+
+    /// As [`simulate`](Self::simulate) with explicit solver settings (e.g. an iteration cap of
+    /// [`DAMP_AFTER`](crate::penalty::DAMP_AFTER): plain Newton, never halved).
+    pub fn simulate_with(model: &Model, set: Settings, duration: f64) -> Self {
+        let dt = set.dt;
+        let integ = Penalty::new(model, set);
         let mut st = State::initial(model);
         let steps = (duration / dt).round() as usize;
         let mut points = Vec::with_capacity(steps + 1);

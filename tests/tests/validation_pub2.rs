@@ -1,14 +1,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! The validation report's Publication II section (issue 16): Model A′, monolithic semi-recursive,
-//! lumped-fluid vs singular-perturbation p3 (in process, a few seconds). Asserts the rows the
+//! lumped-fluid vs singular-perturbation p3 (in process, a few seconds, and one run of the packaged semirecursive-a FMU). Asserts the rows the
 //! report prints, including the two DISPUTED claims.
 
+use fmu_harness::paths;
 use validation::Verdict;
 
 #[test]
 fn publication_ii_rows() {
     let dir = std::env::temp_dir().join(format!("validation-pub2-{}", std::process::id()));
-    let s = validation::pub2::section(&dir, &dir, true).unwrap();
+    // Fails with the command to run when the FMUs are not packaged.
+    paths::fmu("semirecursive-a");
+    let s = validation::pub2::section(&paths::fmu_dir(), &dir, true).unwrap();
     let verdict = |id: &str| s.row(id).unwrap_or_else(|| panic!("no row {id}\n{}", s.markdown())).verdict;
     for id in [
         "pub2.lf.converges",
