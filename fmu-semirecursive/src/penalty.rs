@@ -97,12 +97,21 @@ pub struct Penalty<'m> {
     pub model: &'m Model,
     /// Settings.
     pub set: Settings,
+    /// Iterations after which the update is halved: [`DAMP_AFTER`], or `usize::MAX` for plain
+    /// Newton as the papers describe it ([`plain_newton`](Self::plain_newton)).
+    pub damp_after: usize,
 }
 
 impl<'m> Penalty<'m> {
     /// An integrator.
     pub fn new(model: &'m Model, set: Settings) -> Self {
-        Self { model, set }
+        Self { model, set, damp_after: DAMP_AFTER }
+    }
+
+    /// This integrator without the halving of the update: plain Newton (Pub I eqs. 19–20, 40).
+    pub fn plain_newton(mut self) -> Self {
+        self.damp_after = usize::MAX;
+        self
     }
 
     /// Mechanical rows of eq. 15 (unscaled): M z̈ − Q_g − F_s J_sᵀ + Φ_zᵀ(αΦ + λ*), and s, ṡ.
@@ -256,7 +265,7 @@ impl<'m> Penalty<'m> {
         for it in 1..=self.set.max_iter {
             let (f, jac) = self.system(&x, &hats, u1, &lambda, drive);
             let mut dx = jac.clone().lu().solve(&(-f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
-            if it > DAMP_AFTER {
+            if it > self.damp_after {
                 // A full Newton step that keeps cycling (the friction law switches sign with ṡ
                 // inside the step at large Δt): halve the update. Never reached at Δt ≤ 5 ms.
                 dx *= 0.5;

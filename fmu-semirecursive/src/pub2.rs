@@ -60,20 +60,21 @@ pub struct Trace {
     pub points: Vec<Point>,
     /// The failure that stopped it (e.g. no convergence within the iteration cap), if any.
     pub failure: Option<String>,
+    /// Step Δt (s).
+    pub dt: f64,
 }
 
 impl Trace {
     /// Runs `model` with the penalty formulation (Pub I/II settings: α = 1e11, 1e-7 rad, 1e2 Pa,
     /// 100 iterations) at step `dt` over `duration`, stopping at the first failed step.
     pub fn simulate(model: &Model, tangent: Tangent, dt: f64, duration: f64) -> Self {
-        Self::simulate_with(model, Settings::paper(model, dt, tangent), duration)
+        Self::simulate_with(&Penalty::new(model, Settings::paper(model, dt, tangent)), duration)
     }
 
-    /// As [`simulate`](Self::simulate) with explicit solver settings (e.g. an iteration cap of
-    /// [`DAMP_AFTER`](crate::penalty::DAMP_AFTER): plain Newton, never halved).
-    pub fn simulate_with(model: &Model, set: Settings, duration: f64) -> Self {
-        let dt = set.dt;
-        let integ = Penalty::new(model, set);
+    /// As [`simulate`](Self::simulate) with the integrator `integ` (e.g.
+    /// [`Penalty::plain_newton`]: Pub II's Newton iteration, the update never halved).
+    pub fn simulate_with(integ: &Penalty<'_>, duration: f64) -> Self {
+        let (model, dt) = (integ.model, integ.set.dt);
         let mut st = State::initial(model);
         let steps = (duration / dt).round() as usize;
         let mut points = Vec::with_capacity(steps + 1);
@@ -81,10 +82,10 @@ impl Trace {
         for _ in 0..steps {
             match integ.step(&mut st) {
                 Ok(stats) => points.push(point(model, &st, stats.iterations)),
-                Err(e) => return Self { points, failure: Some(format!("model {}: {e}", model.name)) },
+                Err(e) => return Self { points, failure: Some(format!("model {}: {e}", model.name)), dt },
             }
         }
-        Self { points, failure: None }
+        Self { points, failure: None, dt }
     }
 
     /// Whether every step converged.
