@@ -3,9 +3,14 @@
 //! and throttle laws, spool law), configured without end dampers and viscous friction, plus the
 //! cylinder friction of SPEC §3.7, F_μ = (1 − η)|p1A1 − p2A2| tanh(ṡ/v_ε), and the spool voltage
 //! integrated by the trapezoidal rule.
+//!
+//! p3 is either a state of the Newton system (lumped fluid, [`P3Model::Lf`]) or algebraic by
+//! singular perturbation ([`P3Model::Sp`], Publication II eqs. 33–35 through `hydraulics::sp`):
+//! then the pressure unknowns are [p1, p2] ([`Circuit::np`]) and p3 follows from (p1, U).
 
 use crate::scalar::Scalar;
-use hydraulics::lumped3::{Constants, Lumped3};
+use hydraulics::lumped3::{Constants, Inputs, Lumped3};
+use hydraulics::sp::{self, Gamma};
 use nalgebra::{Matrix3, SVector, Vector3};
 use std::f64::consts::PI;
 
@@ -18,7 +23,20 @@ pub struct Circuit {
     pub eta: f64,
     /// Friction regularisation velocity v_ε (m/s), SPEC §3.7: 1 mm/s.
     pub v_eps: f64,
+    /// How p3 is modelled (default lumped fluid).
+    pub p3: P3Model,
     constants: Constants,
+}
+
+/// The model of the valve–throttle pressure p3 (Publication II §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum P3Model {
+    /// Lumped fluid: p3 a state, Pub I eq. 52 (third row).
+    #[default]
+    Lf,
+    /// Singular perturbation: p3 the quasi-steady state of `hydraulics::sp` (eqs. 33–34, the
+    /// exact root in the laminar band), the throttle flow γ± Q̄31 (eq. 35).
+    Sp(Gamma),
 }
 
 /// Pressures of the circuit x = [p1, p2, p3] (Pa): piston side, rod side, valve–throttle volume.
@@ -63,7 +81,67 @@ impl Circuit {
     /// A circuit from lumped3 parameters and the friction law.
     pub fn new(lumped: Lumped3, eta: f64, v_eps: f64) -> Self {
         let constants = lumped.constants();
-        Self { lumped, eta, v_eps, constants }
+        Self { lumped, eta, v_eps, p3: P3Model::Lf, constants }
+    }
+
+    /// This circuit with p3 modelled by `p3`.
+    pub fn with_p3(mut self, p3: P3Model) -> Self {
+        self.p3 = p3;
+        self
+    }
+
+    /// Number of pressure unknowns of the Newton system: 3 (LF: p1, p2, p3) or 2 (SP: p1, p2).
+    pub fn np(&self) -> usize {
+        match self.p3 {
+            P3Model::Lf => 3,
+            P3Model::Sp(_) => 2,
+        }
+    }
+
+    /// All three pressures from the `np()` pressure unknowns `x` at spool position U (V): SP
+    /// appends the quasi-steady p3 (Pub II eqs. 33–34).
+    pub fn pressures(&self, x: &[f64], u: f64) -> Pressures {
+        match self.p3 {
+            P3Model::Lf => [x[0], x[1], x[2]],
+            P3Model::Sp(_) => [x[0], x[1], sp::p3_quasi_steady(&self.lumped, &self.constants, x[0], u)],
+        }
+    }
+
+    /// dp3/dt (Pa/s) of the quasi-steady p3 (SP) for ṗ1 and U̇ at (p1, U); `None` for LF.
+    pub fn p3_rate(&self, p: &Pressures, pd: &Pressures, u: f64, u_dot: f64) -> Option<f64> {
+        match self.p3 {
+            P3Model::Lf => None,
+            P3Model::Sp(_) => {
+                let y = SVector::<f64, 3>::new(p[0], p[1], u);
+                let yd = SVector::<f64, 3>::new(pd[0], pd[1], u_dot);
+                Some(sp::p3_rate(&self.lumped, &self.constants, &y, &yd))
+            }
+        }
+    }
+
+    /// U̇ = (U_ref − U)/τ (V/s), Pub I eq. 34.
+    pub fn spool_rate(&self, u: f64, u_ref: f64) -> f64 {
+        (u_ref - u) / self.constants.tau
+    }
+
+    /// Throttle flow V3 → V1 (m³/s): C_t g(p3 − p1), times γ± for SP (Pub II eq. 35).
+    pub fn q31(&self, p: &Pressures, u: f64) -> f64 {
+        let q = self.constants.c_t * self.constants.orifice_g_and_slope(p[2] - p[0]).0;
+        match self.p3 {
+            P3Model::Lf => q,
+            P3Model::Sp(gamma) => gamma.at(u) * q,
+        }
+    }
+
+    /// SP rates [ṗ1, ṗ2] and ∂/∂[p1, p2] (Pub II eqs. 33–35 via `hydraulics::sp`).
+    fn sp_rates(&self, gamma: &Gamma, p: &Pressures, u: f64, s: f64, s_dot: f64) -> (Vector3<f64>, Matrix3<f64>) {
+        let k = self.lumped.gains_with(&self.constants, s);
+        let y = SVector::<f64, 3>::new(p[0], p[1], u);
+        let inputs = Inputs { s, s_dot, u_ref: u };
+        let (r, j) = sp::rates_and_jacobian(&self.lumped, &self.constants, gamma, &k, &inputs, &y);
+        let mut dp = Matrix3::zeros();
+        dp.fixed_view_mut::<2, 2>(0, 0).copy_from(&j.fixed_view::<2, 2>(0, 0));
+        (Vector3::new(r[0], r[1], 0.0), dp)
     }
 
     /// A1, A2 (m²).
@@ -105,14 +183,18 @@ impl Circuit {
         SVector::<f64, 4>::new(p[0], p[1], p[2], u)
     }
 
-    /// h = ṗ (Pa/s): Pub I eq. 52 (lumped3 eqs. 20–22) at spool position U (V).
+    /// h = ṗ (Pa/s): Pub I eq. 52 (lumped3 eqs. 20–22) at spool position U (V). SP: [ṗ1, ṗ2, 0]
+    /// with the quasi-steady p3 and γ± Q̄31 (p[2] is not read).
     pub fn rates(&self, p: &Pressures, u: f64, s: f64, s_dot: f64) -> Vector3<f64> {
+        if let P3Model::Sp(gamma) = self.p3 {
+            return self.sp_rates(&gamma, p, u, s, s_dot).0;
+        }
         let k = self.lumped.gains_with(&self.constants, s);
         let r = self.lumped.rates_with(&self.constants, &k, &Self::x(p, u), s_dot, 0.0);
         Vector3::new(r[0], r[1], r[2])
     }
 
-    /// (∂h/∂p, ∂h/∂s, ∂h/∂ṡ) for the tangent of Pub I eq. 42.
+    /// (∂h/∂p, ∂h/∂s, ∂h/∂ṡ) for the tangent of Pub I eq. 42 (SP: the p1, p2 rows and columns).
     pub fn rates_derivatives(
         &self,
         p: &Pressures,
@@ -122,9 +204,13 @@ impl Circuit {
     ) -> (Matrix3<f64>, Vector3<f64>, Vector3<f64>) {
         let g = self.lumped.gains_with(&self.constants, s);
         let x = Self::x(p, u);
-        let j = self.lumped.jacobian_with(&self.constants, &g, &x, s_dot);
-        let dp = j.fixed_view::<3, 3>(0, 0).into_owned();
-        let h = self.rates(p, u, s, s_dot);
+        let (h, dp) = match self.p3 {
+            P3Model::Lf => {
+                let j = self.lumped.jacobian_with(&self.constants, &g, &x, s_dot);
+                (self.rates(p, u, s, s_dot), j.fixed_view::<3, 3>(0, 0).into_owned())
+            }
+            P3Model::Sp(gamma) => self.sp_rates(&gamma, p, u, s, s_dot),
+        };
         let dk = self.lumped.gains_slope(s);
         // h_i = k_i(s) β_e(p_i)/B_ei · (flow sum), B_ei independent of s: ∂h_i/∂s = k_i'(s) h_i / k_i
         // with the liquid gains k_i; ∂h_i/∂ṡ with the cavitating ones.

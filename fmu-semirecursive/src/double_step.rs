@@ -94,7 +94,8 @@ impl<'m> DoubleStep<'m> {
         let zdd = part.join(&zdd_dep, &zddi);
         let e = mech.eval(&z, zd.as_slice(), zdd.as_slice());
         let fp = match drive {
-            Drive::Circuit | Drive::CircuitRef(..) => model.circuit.pressure_force(&[x[ni], x[ni + 1], x[ni + 2]]),
+            // p3 does not act on the piston.
+            Drive::Circuit | Drive::CircuitRef(..) => model.circuit.pressure_force(&[x[ni], x[ni + 1], 0.0]),
             Drive::Force(fp) => fp,
         };
         let force = model.circuit.force_from(fp, e.s_dot);
@@ -105,9 +106,9 @@ impl<'m> DoubleStep<'m> {
             f[k] = h4 * red[k];
         }
         if drive.monolithic() {
-            let p = [x[ni], x[ni + 1], x[ni + 2]];
+            let p = model.circuit.pressures(&x.as_slice()[ni..], u1);
             let h = model.circuit.rates(&p, u1, e.s, e.s_dot);
-            for k in 0..3 {
+            for k in 0..model.circuit.np() {
                 f[ni + k] = h4 * (c2 * p[k] + hats.pd[k] - h[k]);
             }
         }
@@ -135,7 +136,8 @@ impl<'m> DoubleStep<'m> {
         let part = Partition::choose(&DMatrix::from_row_slice(m, n, &phi_z))?;
         // Predictors (eq. 32 ff.): z_{k+1} = z_k + ż_k Δt + ½ z̈_k Δt², p_{k+1} = p_k + ṗ_k Δt.
         let zpred: Vec<f64> = (0..n).map(|j| st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j]).collect();
-        let np = if drive.monolithic() { 3 } else { 0 };
+        // Pressure unknowns: [p1, p2, p3] (LF) or [p1, p2] (SP).
+        let np = if drive.monolithic() { model.circuit.np() } else { 0 };
         let mut x = DVector::zeros(ni + np);
         for (k, &j) in part.independent.iter().enumerate() {
             x[k] = zpred[j];
@@ -177,6 +179,9 @@ impl<'m> DoubleStep<'m> {
         for k in 0..np {
             st.pd[k] = c2 * x[ni + k] + hats.pd[k];
             st.p[k] = x[ni + k];
+        }
+        if np > 0 {
+            crate::penalty::sp_p3(&model.circuit, st, u1, ur1);
         }
         let fp = cur.fp;
         st.z = cur.z;

@@ -11,12 +11,14 @@
 //! Outputs: joint coordinates, s, ṡ, s̈, the actuator force, energies, actuator and friction work,
 //! the energy balance, ‖Φ‖, ‖Φ̇‖, ‖Φ̈‖, Newton iterations.
 
-use crate::circuit::Drive;
+use crate::circuit::{Circuit, Drive, P3Model};
 use crate::models::{model, Model, Which};
 use crate::penalty::{Settings, Tangent};
 use crate::run::{Formulation, Integrator};
 use crate::state::{State, StepStats};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
+use hydraulics::fmu_lumped3::{P3_LF, P3_MODEL, P3_SP};
+use hydraulics::sp::Gamma;
 
 /// `Formulation` enumeration.
 pub static FORMULATION: EnumType = EnumType {
@@ -393,6 +395,36 @@ pub struct MonolithicFmu<const W: u8> {
     pub use_cycle: bool,
     /// Input U_ref (V).
     pub u_ref: InputSignal,
+    /// p3 model, an item of `hydraulics-lumped3`'s P3Model enumeration (1 LF, 2 SP).
+    pub p3_model: i32,
+    /// SP flow corrections γ± (Pub II eq. 35).
+    pub gamma: Gamma,
+    /// Valve–throttle hose volume V_h3 (m³): Pub I 4.71e-5, Pub II (Model A′) 7.85e-7.
+    pub v_h3: f64,
+}
+
+impl<const W: u8> MonolithicFmu<W> {
+    /// The circuit of the parameters: the model's with V_h3 and the p3 model applied.
+    fn apply_circuit(&mut self) {
+        let c = &self.core.model.circuit;
+        let mut lumped = c.lumped.clone();
+        lumped.v_h3 = self.v_h3;
+        let p3 = if self.p3_model == P3_SP { P3Model::Sp(self.gamma) } else { P3Model::Lf };
+        self.core.model.circuit = Circuit::new(lumped, c.eta, c.v_eps).with_p3(p3);
+    }
+
+    /// Checks the p3 parameters (`fmi2ExitInitializationMode`).
+    fn check_p3(&self) -> Result<(), ModelError> {
+        if self.p3_model != P3_LF && self.p3_model != P3_SP {
+            return Err(ModelError::new(format!("parameter p3_model = {} is not 1 (LF) or 2 (SP)", self.p3_model)));
+        }
+        for (name, v) in [("gamma_plus", self.gamma.plus), ("gamma_minus", self.gamma.minus), ("V_h3", self.v_h3)] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(ModelError::new(format!("parameter {name} = {v} must be positive")));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Mechanism-only co-simulation FMU of model `W`.
@@ -406,7 +438,9 @@ pub struct MechanismFmu<const W: u8> {
 
 impl<const W: u8> Default for MonolithicFmu<W> {
     fn default() -> Self {
-        Self { core: Core::new(which(W)), use_cycle: true, u_ref: InputSignal::new(0.0) }
+        let core = Core::new(which(W));
+        let v_h3 = core.model.circuit.lumped.v_h3;
+        Self { core, use_cycle: true, u_ref: InputSignal::new(0.0), p3_model: P3_LF, gamma: Gamma::default(), v_h3 }
     }
 }
 
@@ -491,6 +525,11 @@ D: +10 V on [1, 2.5), −10 V on [5, 8); E: −10 V on [1, 4), +10 V on [6.5, 8)
 the update is halved after 25 iterations (only reached at Δt = 8 ms on Model A when the friction switches inside a step).
 <i>double-step</i>: independent coordinates by Gaussian elimination with full pivoting of Φ_z, dependent ones by Newton on Φ(z) = 0, reduced equations R_zᵀ(Mz̈ − Q) = 0 (002 eq. 16),
 Newton on [z_i; p] with the numerical tangent. Tolerances: 1e-7 rad and 1e2 Pa (A) or 1e-2 Pa (D, E); α = 1e11; cap 100 iterations.</p>
+<p><b>Singular perturbation</b> (monolithic FMUs, <code>p3_model = SP</code>; Publication II §2.2, eqs. 33–35): p3 leaves the Newton unknowns, which become [z; p1; p2];
+p3 is the quasi-steady state Q_V3 = Q31 at (p1, U): eqs. 33–34, p3 = (p1 + α p_P)/(1 + α) for U &gt; 0, (p1 + α p_T)/(1 + α) for U &lt; 0, α = (U C_v/C_t)², p3 = p1 at U = 0,
+and in the laminar band |Δp| &lt; 2 bar of either orifice the exact root of Q_V3(p3) = Q31(p3) with the same orifice laws (see <code>hydraulics-lumped3</code>).
+The throttle flow entering ṗ1 is γ+ Q̄31 (U &gt; 0) or γ− Q̄31 (U &lt; 0), eq. 35: default γ± = 1 (the quasi-steady state is exact; SPEC 3.7), Publication II Table 1: 1.16 and 1.05.
+<b>Model A′</b> (Publication II Table 1) is semirecursive-a with V_h3 = 7.85e-7 m³ (and γ+ = 1.16, γ− = 1.05 for the paper's SP); initial state and cycle as Model A (static equilibrium, Pub II eq. 40).</p>
 <p><b>Failures</b>: a step whose Newton iteration does not converge ends with fmi2Error naming the model and time. Negative pressures (Model D's rod side dips to about −0.23 MPa after 2.5 s) are integrated through: the circuit has no cavitation law (SPEC 3.7).</p>"#;
 
 impl<const W: u8> CoSimModel for MonolithicFmu<W> {
@@ -554,10 +593,59 @@ impl<const W: u8> CoSimModel for MonolithicFmu<W> {
             )
             .depends_on(&[]),
         );
+        // Publication II (last in the table: the value references above are unchanged).
+        v.push(Variable::enumeration(
+            "p3_model",
+            &P3_MODEL,
+            "Model of p3: LF (default; p3 a Newton unknown, Pub I eq. 52) or SP (p3 algebraic by singular perturbation, Publication II eqs. 33-35: Newton on [z; p1; p2])",
+            |m: &Self| m.p3_model,
+            |m, x| m.p3_model = x,
+        ));
+        v.push(
+            Variable::parameter(
+                "gamma_plus",
+                "1",
+                "SP flow correction gamma+ of Pub II eq. 35 for U > 0 (default 1; Publication II Table 1: 1.16)",
+                |m: &Self| m.gamma.plus,
+                |m, x| m.gamma.plus = x,
+            )
+            .min(1e-9),
+        );
+        v.push(
+            Variable::parameter(
+                "gamma_minus",
+                "1",
+                "SP flow correction gamma- of Pub II eq. 35 for U < 0 (default 1; Publication II Table 1: 1.05)",
+                |m: &Self| m.gamma.minus,
+                |m, x| m.gamma.minus = x,
+            )
+            .min(1e-9),
+        );
+        v.push(
+            Variable::parameter(
+                "V_h3",
+                "m3",
+                "Hose volume between directional valve and throttle (Pub I Table 1: 4.71e-5; Model A' of Publication II Table 1: 7.85e-7)",
+                |m: &Self| m.v_h3,
+                |m, x| m.v_h3 = x,
+            )
+            .min(1e-12),
+        );
+        v.push(
+            Variable::output(
+                "Q31",
+                "m3/s",
+                "Throttle flow V3 -> V1 (SP: gamma times the quasi-steady flow, Pub II eq. 35)",
+                |m: &Self| m.core.model.circuit.q31(&m.core.st.p, m.core.st.u),
+            )
+            .depends_on(&[]),
+        );
         v
     }
 
     fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
+        self.check_p3()?;
+        self.apply_circuit();
         self.core.initialize()
     }
 
@@ -579,6 +667,13 @@ impl<const W: u8> CoSimModel for MonolithicFmu<W> {
         self.core.visit(v);
         v.boolean(&mut self.use_cycle);
         v.input(&mut self.u_ref);
+        let mut k = i64::from(self.p3_model);
+        v.integer(&mut k);
+        self.p3_model = i32::try_from(k).unwrap_or(P3_LF);
+        for x in [&mut self.gamma.plus, &mut self.gamma.minus, &mut self.v_h3] {
+            v.real(x);
+        }
+        self.apply_circuit();
     }
 }
 

@@ -9,7 +9,8 @@
 //! - [`double_step`]: coordinate-partitioning trapezoidal integrator (002 eqs. 13–17, 30–38);
 //! - [`partition`]: full-pivoting choice of the independent coordinates;
 //! - [`scalar`]: f64 or dual numbers (exact tangent);
-//! - [`gl`]: the natural-coordinate "Gl" comparison of Model A (global I3AL-P solver).
+//! - [`gl`]: the natural-coordinate "Gl" comparison of Model A (global I3AL-P solver);
+//! - [`pub2`]: Publication II, Model A′ with lumped-fluid or singular-perturbation p3.
 #![warn(missing_docs)]
 // Index loops over joints and constraints read like the equations (Σ_j, Σ_i).
 #![allow(clippy::needless_range_loop)]
@@ -22,6 +23,7 @@ pub mod mechanism;
 pub mod models;
 pub mod partition;
 pub mod penalty;
+pub mod pub2;
 pub mod run;
 pub mod scalar;
 pub mod state;

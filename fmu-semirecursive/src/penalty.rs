@@ -86,8 +86,18 @@ impl Hats {
 /// Pressure force F_p at the iterate x (N): from the pressures in x, or the given force.
 fn fp_of(x: &Vd, n: usize, drive: Drive, circuit: &crate::circuit::Circuit) -> f64 {
     match drive {
-        Drive::Circuit | Drive::CircuitRef(..) => circuit.pressure_force(&[x[n], x[n + 1], x[n + 2]]),
+        // p3 does not act on the piston.
+        Drive::Circuit | Drive::CircuitRef(..) => circuit.pressure_force(&[x[n], x[n + 1], 0.0]),
         Drive::Force(fp) => fp,
+    }
+}
+
+/// After a monolithic step with SP: the algebraic p3 and its rate at the new (p1, U) (Pub II
+/// eqs. 33–34); nothing for LF.
+pub(crate) fn sp_p3(circuit: &crate::circuit::Circuit, st: &mut State, u1: f64, u_ref1: f64) {
+    if let Some(pd3) = circuit.p3_rate(&st.p, &st.pd, u1, circuit.spool_rate(u1, u_ref1)) {
+        st.p = circuit.pressures(&st.p, u1);
+        st.pd[2] = pd3;
     }
 }
 
@@ -98,12 +108,21 @@ pub struct Penalty<'m> {
     pub model: &'m Model,
     /// Settings.
     pub set: Settings,
+    /// Iterations after which the update is halved: [`DAMP_AFTER`], or `usize::MAX` for plain
+    /// Newton as the papers describe it ([`plain_newton`](Self::plain_newton)).
+    pub damp_after: usize,
 }
 
 impl<'m> Penalty<'m> {
     /// An integrator.
     pub fn new(model: &'m Model, set: Settings) -> Self {
-        Self { model, set }
+        Self { model, set, damp_after: DAMP_AFTER }
+    }
+
+    /// This integrator without the halving of the update: plain Newton (Pub I eqs. 19–20, 40).
+    pub fn plain_newton(mut self) -> Self {
+        self.damp_after = usize::MAX;
+        self
     }
 
     /// Mechanical rows of eq. 15 (unscaled): M z̈ − Q_g − F_s J_sᵀ + Φ_zᵀ(αΦ + λ*), and s, ṡ.
@@ -141,9 +160,10 @@ impl<'m> Penalty<'m> {
             f[j] = h4 * rows[j];
         }
         if drive.monolithic() {
-            let p = [x[n], x[n + 1], x[n + 2]];
-            let h = self.model.circuit.rates(&p, u1, s, sd);
-            for i in 0..3 {
+            let circuit = &self.model.circuit;
+            let p = circuit.pressures(&x.as_slice()[n..], u1);
+            let h = circuit.rates(&p, u1, s, sd);
+            for i in 0..circuit.np() {
                 f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
             }
         }
@@ -153,7 +173,7 @@ impl<'m> Penalty<'m> {
     /// f(x) and the tangent of eq. 42.
     fn system(&self, x: &Vd, hats: &Hats, u1: f64, lambda: &[f64], drive: Drive) -> (Vd, Md) {
         let n = self.model.mechanism.n();
-        let dim = n + if drive.monolithic() { 3 } else { 0 };
+        let dim = n + if drive.monolithic() { self.model.circuit.np() } else { 0 };
         let (f, mut jac) = self.system_unpadded(x, hats, u1, lambda, drive, n, dim);
         for k in dim..D {
             jac[(k, k)] = 1.0;
@@ -215,23 +235,24 @@ impl<'m> Penalty<'m> {
                 if !drive.monolithic() {
                     return (f, jac);
                 }
-                let p = [x[n], x[n + 1], x[n + 2]];
+                let np = circuit.np();
+                let p = circuit.pressures(&x.as_slice()[n..], u1);
                 // Upper-right block: −(Δt²/4) ∂Q/∂p = (Δt²/4) J_sᵀ ∂F_s/∂p (reversed sign: −F J_s in f).
                 let df = circuit.force_dp(&p, sd);
                 for j in 0..n {
-                    for i in 0..3 {
+                    for i in 0..np {
                         jac[(j, n + i)] = -h4 * js[j] * df[i];
                     }
                 }
                 // Hydraulic rows: −(Δt/2)((Δt/2)∂h/∂z + ∂h/∂ż) and (Δt/2)(I − (Δt/2)∂h/∂p).
                 let h = circuit.rates(&p, u1, s, sd);
                 let (dh_dp, dh_ds, dh_dsd) = circuit.rates_derivatives(&p, u1, s, sd);
-                for i in 0..3 {
+                for i in 0..np {
                     f[n + i] = h4 * (c2 * p[i] + hats.pd[i] - h[i]);
                     for (k, (dsk, dsdk)) in ds.iter().take(n).enumerate() {
                         jac[(n + i, k)] = -h4 * (dh_ds[i] * dsk + dh_dsd[i] * dsdk);
                     }
-                    for k in 0..3 {
+                    for k in 0..np {
                         jac[(n + i, n + k)] = if i == k { dt / 2.0 } else { 0.0 } - h4 * dh_dp[(i, k)];
                     }
                 }
@@ -257,7 +278,8 @@ impl<'m> Penalty<'m> {
         let u1 = model.circuit.spool_step(st.u, ur0, ur1, dt);
         let hats = Hats::new(st, dt);
         // Predictor.
-        let np = if drive.monolithic() { 3 } else { 0 };
+        // Pressure unknowns: [p1, p2, p3] (LF) or [p1, p2] (SP, Pub II: p3 algebraic).
+        let np = if drive.monolithic() { model.circuit.np() } else { 0 };
         let mut x = Vd::zeros();
         for j in 0..n {
             x[j] = st.z[j] + dt * st.zd[j] + 0.5 * dt * dt * st.zdd[j];
@@ -272,7 +294,7 @@ impl<'m> Penalty<'m> {
         for it in 1..=self.set.max_iter {
             let (f, jac) = self.system(&x, &hats, u1, &lambda, drive);
             let mut dx = jac.lu().solve(&(-f)).ok_or_else(|| format!("t = {t1} s: singular tangent"))?;
-            if it > DAMP_AFTER {
+            if it > self.damp_after {
                 // A full Newton step that keeps cycling (the friction law switches sign with ṡ
                 // inside the step at large Δt): halve the update. Never reached at Δt ≤ 5 ms.
                 dx *= 0.5;
@@ -336,6 +358,9 @@ impl<'m> Penalty<'m> {
         for i in 0..np {
             st.pd[i] = c2 * x[n + i] + hats.pd[i];
             st.p[i] = x[n + i];
+        }
+        if np > 0 {
+            sp_p3(&model.circuit, st, u1, ur1);
         }
         st.u = u1;
         st.lambda.copy_from_slice(&lambda[..m]);

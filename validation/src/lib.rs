@@ -13,6 +13,7 @@ pub mod multirate;
 pub mod naya;
 pub mod oscillators;
 pub mod plot;
+pub mod pub2;
 pub mod pub4;
 pub mod residual_order;
 pub mod runner;

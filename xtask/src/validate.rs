@@ -16,7 +16,7 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&img).with_context(|| format!("creating {}", img.display()))?;
     let mut sections: Vec<Section> = Vec::new();
     type Build = fn(&std::path::Path, &std::path::Path, bool) -> Result<Section>;
-    let builders: [(&str, Build); 8] = [
+    let builders: [(&str, Build); 9] = [
         ("seed 004", |f, i, _| validation::naya::section(f, i)),
         ("cranes", |f, i, q| validation::crane::section(f, i, q)),
         ("Publication IV", |f, i, _| validation::pub4::section(f, i)),
@@ -25,6 +25,7 @@ pub fn run(args: &[String]) -> Result<()> {
         ("energy-based coupling control", validation::energy_control::section),
         ("Publication I semi-recursive", validation::semirecursive::pub1_section),
         ("seed 002 semi-recursive", validation::semirecursive::seed002_section),
+        ("publication II", validation::pub2::section),
     ];
     for (name, build) in builders {
         eprintln!("validate: {name} …");
