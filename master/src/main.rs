@@ -288,8 +288,8 @@ fn main() {
 
 /// The error and its causes as "a: b: c", each said once: a cause whose text its parent's
 /// message already ends with (an OS error in `MasterError::Io`'s message and again as its
-/// source) is left out, and so is a context whose last word is the file the next message starts
-/// with ("running x.toml" before "x.toml: …").
+/// source) is left out, and so is the context "running x.toml" before a message that starts
+/// with "x.toml: ".
 fn error_chain(e: &anyhow::Error) -> String {
     let messages: Vec<String> = e.chain().map(ToString::to_string).collect();
     let mut out = String::new();
@@ -297,7 +297,7 @@ fn error_chain(e: &anyhow::Error) -> String {
         if out.ends_with(m.as_str()) {
             continue;
         }
-        let file = m.rsplit(' ').next().unwrap_or_default();
+        let file = m.strip_prefix("running ").unwrap_or_default();
         if messages.get(i + 1).is_some_and(|next| !file.is_empty() && next.starts_with(&format!("{file}: "))) {
             continue;
         }

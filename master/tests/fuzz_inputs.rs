@@ -350,7 +350,10 @@ variables = ["a.x", "b.x", "b.n"]
         let out = dir.join(format!("out{case}"));
         let p = path.clone();
         ran += usize::from(guarded("system", case, &path, move || exercise(&p, &out)));
+        // Inputs are kept only on failure (in target/fuzz-failures/): thousands of cases must
+        // not fill the disk.
         let _ = std::fs::remove_dir_all(dir.join(format!("out{case}")));
+        let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_dir_all(&dir);
     // Not vacuous: mutations keep a fair share runnable, and refuse a fair share.
@@ -520,6 +523,7 @@ fn mutated_fmu_archives_give_results_or_errors_naming_the_file() {
             exercise(&p, &out)
         }));
         let _ = std::fs::remove_dir_all(dir.join(format!("out{case}")));
+        let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("archives: {ran} of {} ran, the others were refused", cases());

@@ -478,7 +478,7 @@ fn configuration_errors_of_the_small_items_are_refused_up_front() {
     let f = system_of(&dir, "iter.toml", "plain.fmu", "iterations = 3\n[[connections]]\nfrom = \"a.x\"\nto = \"b.u\"");
     let e = refused(&dir, &f);
     assert!(
-        e.contains("iter.toml: simulation.iterations: iterations = 3 repeats each step from saved FMU states, but a (plain), b (plain) cannot get and set its state"),
+        e.contains("iter.toml: simulation.iterations: iterations = 3 repeats each step from saved FMU states, but a (plain), b (plain) cannot get and set FMU states"),
         "{e}"
     );
     // Gauss-Seidel with iterations (main: ignored).

@@ -90,6 +90,7 @@ impl Runner {
         }
         let sys = b.load_with(&mut self.fmus, over)?;
         let every = sys.record_every() as usize;
+        let last = sys.steps() as usize;
         let mut header = vec!["time".to_owned()];
         header.extend(sys.outputs().iter().map(|v| sys.label(v)));
         let mut bond_header = vec!["time".to_owned()];
@@ -106,9 +107,9 @@ impl Runner {
         let _ = run.run();
         let summary = run.finish()?;
         let trace = std::mem::take(&mut *trace.lock().map_err(|_| anyhow!("recorder poisoned"))?);
-        // As the CSV observers write them: results at the start and every k-th point, bonds
-        // every k-th point after the start.
-        let rows = (0..trace.times.len()).filter(|k| k % every == 0);
+        // As the CSV observers write them: results at the start, every k-th point and the last,
+        // bonds the same after the start.
+        let rows = (0..trace.times.len()).filter(|k| k % every == 0 || *k == last);
         let results = rows
             .clone()
             .map(|k| std::iter::once(trace.times[k]).chain(trace.values[k].iter().copied()).collect())

@@ -241,7 +241,7 @@ impl Resolver<'_> {
                     "simulation.iterations",
                     format!(
                         "iterations = {iterations} repeats each step from saved FMU states, but {} cannot get and \
-                         set its state (canGetAndSetFMUstate is not \"true\"); use iterations = 1",
+                         set FMU states (canGetAndSetFMUstate is not \"true\"); use iterations = 1",
                         stateless.join(", ")
                     ),
                 ));
