@@ -133,7 +133,7 @@ fn wait(c: &mut Child, limit: Duration) -> Option<ExitStatus> {
 fn wait_until(what: &str, cond: impl Fn() -> bool) {
     let t0 = Instant::now();
     while !cond() {
-        assert!(t0.elapsed() < Duration::from_secs(60), "gave up waiting for {what}");
+        assert!(t0.elapsed() < Duration::from_secs(60), "gave up waiting for {what} after 60 s");
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -317,12 +317,23 @@ fn an_fmu_crashing_in_process_keeps_the_rows_and_replaces_the_old_summary() {
 /// Starts `args`, waits until `ready`, sends `signal`; returns how cosim ended and its stderr.
 fn interrupt(s: &Scratch, args: &[&str], ready: impl Fn() -> bool, signal: &str) -> (ExitStatus, String) {
     let mut c = s.spawn(args);
-    wait_until("the run to block", &ready);
+    let t0 = Instant::now();
+    while !ready() {
+        if t0.elapsed() > Duration::from_secs(60) || c.try_wait().unwrap().is_some() {
+            let _ = c.kill();
+            let _ = c.wait();
+            let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+            panic!("cosim {args:?} did not reach the blocking call: {err}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     // Give the call time to block (it blocks forever; this only avoids signalling before).
     std::thread::sleep(Duration::from_millis(300));
     kill(&c, signal);
-    let st = wait(&mut c, Duration::from_secs(30)).expect("cosim must end within 30 s of SIGINT/SIGTERM");
-    (st, std::fs::read_to_string(s.path("stderr.txt")).unwrap())
+    let st = wait(&mut c, Duration::from_secs(60));
+    let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+    let st = st.unwrap_or_else(|| panic!("cosim {args:?} did not end within 60 s of {signal}: {err}"));
+    (st, err)
 }
 
 #[test]
