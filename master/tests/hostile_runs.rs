@@ -2,7 +2,7 @@
 //! Hostile FMUs and hostile conditions around a run (issue 22, part A): an FMU call that never
 //! returns while a signal arrives, an FMU calling exit(), crashing, forking or changing the working
 //! directory, two runs into one folder, configuration errors next to earlier results. The FMUs
-//! are built here from `hostile/hostile.c` with the system's `cc`, one binary per behaviour.
+//! are built here from `hostile_runs/hostile.c` with the system's `cc`, one binary per behaviour.
 //! Every run gets a private TMPDIR; each test checks that no `cosim-fmu-*` folder is left in it.
 
 mod support;
@@ -51,7 +51,7 @@ impl Scratch {
     /// The hostile FMU compiled with `defines` (e.g. `MODE=1`, `AT=3`).
     fn fmu(&self, name: &str, defines: &[&str]) -> PathBuf {
         let so = self.path(&format!("{name}.so"));
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/hostile.c");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile_runs/hostile.c");
         let mut cc = Command::new("cc");
         cc.args(["-shared", "-fPIC", "-O1", "-o"]).arg(&so).arg(&src);
         for d in defines {
