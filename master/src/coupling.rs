@@ -11,6 +11,7 @@ use crate::extrapolation::{History, Poly, MAX_ORDER};
 use crate::fmu::Slave;
 use crate::system::{Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 /// Where a Real value lives: instance and slot in that instance's output buffer.
@@ -58,6 +59,8 @@ pub(crate) struct Node {
     pub(crate) out_vals: Vec<f64>,
     /// Names of `out_vrs`, for messages.
     pub(crate) out_names: Vec<String>,
+    /// Position of each value reference in `out_vrs` (a system may read 100 000 outputs).
+    pub(crate) out_index: HashMap<u32, usize>,
     /// Subset of `out_vrs` positions that have direct feedthrough from inputs and feed others.
     pub(crate) ft_positions: Vec<usize>,
     pub(crate) ft_vrs: Vec<u32>,
@@ -74,6 +77,8 @@ pub(crate) struct Node {
     pub(crate) max_order: usize,
     pub(crate) substeps: u64,
     pub(crate) interpolates: bool,
+    /// Highest input derivative order set at the step's start (repeated at each own sub-step).
+    pub(crate) derivative_order: usize,
     /// Seconds inside the timed steps, how many were timed, and all macro-step calls.
     pub(crate) step_seconds: f64,
     pub(crate) timed_calls: u64,
@@ -112,12 +117,13 @@ pub struct Coupling {
 
 fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
     let node = &mut nodes[v.instance];
-    let index = node.out_vrs.iter().position(|vr| *vr == v.vr).unwrap_or_else(|| {
+    let next = node.out_vrs.len();
+    let index = *node.out_index.entry(v.vr).or_insert(next);
+    if index == next {
         node.out_vrs.push(v.vr);
         node.out_vals.push(0.0);
         node.out_names.push(v.name.clone());
-        node.out_vrs.len() - 1
-    });
+    }
     Slot { instance: v.instance, index }
 }
 
@@ -212,13 +218,23 @@ impl Coupling {
         let mut ft_dep = vec![vec![false; n]; n]; // ft_dep[a][b]: a's inputs must be set before b reads a's output
         for (i, node) in nodes.iter_mut().enumerate() {
             let md = mds[i];
+            // Real outputs by value reference, and ModelStructure/Outputs by index: looked up once
+            // per read output (linear in the description's size).
+            let mut output_index: HashMap<u32, usize> = HashMap::new();
+            for (idx, v) in md.model_variables.iter().enumerate() {
+                if v.kind.base_type() == BaseType::Real && v.causality == Causality::Output {
+                    output_index.entry(v.value_reference).or_insert(idx);
+                }
+            }
+            let mut unknowns = HashMap::new();
+            for u in &md.model_structure.outputs {
+                unknowns.entry(u.index as usize).or_insert(u);
+            }
             for (pos, vr) in node.out_vrs.iter().enumerate() {
-                let Some(idx) = md.model_variables.iter().position(|v| {
-                    v.value_reference == *vr && v.kind.base_type() == BaseType::Real && v.causality == Causality::Output
-                }) else {
+                let Some(&idx) = output_index.get(vr) else {
                     continue;
                 };
-                let unknown = md.model_structure.outputs.iter().find(|u| u.index as usize == idx + 1);
+                let unknown = unknowns.get(&(idx + 1));
                 let has_ft = match unknown.and_then(|u| u.dependencies.as_ref()) {
                     None => true,
                     Some(deps) => {
@@ -232,8 +248,11 @@ impl Coupling {
                 }
             }
         }
+        // An output with direct feedthrough connected to an input of its own instance is a loop
+        // too (ft_dep[a][a]), refused like one through several instances.
+        let ft: Vec<HashSet<usize>> = nodes.iter().map(|n| n.ft_positions.iter().copied().collect()).collect();
         for l in links {
-            if nodes[l.src.instance].ft_positions.contains(&l.src.index) && l.src.instance != l.dst_instance {
+            if ft[l.src.instance].contains(&l.src.index) {
                 ft_dep[l.src.instance][l.dst_instance] = true;
             }
         }
@@ -342,7 +361,7 @@ impl Coupling {
     }
 
     /// Sets instance i's inputs from the links' polynomials at τ (held value) and, when the FMU
-    /// interpolates, the derivatives at τ = 0.
+    /// interpolates, their derivatives at τ.
     pub(crate) fn apply_inputs(
         &mut self,
         i: usize,
@@ -370,16 +389,21 @@ impl Coupling {
         for (k, c) in node.in_links.iter().enumerate() {
             node.in_vals[k] = self.links[*c].poly.value(tau);
         }
+        // Time tables: the value at the step's start, continued along its slope to τ (the line
+        // an interpolating FMU follows from the derivative set at τ = 0).
         let n_links = node.in_links.len();
-        for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
-            *v = *value;
+        for (v, (value, slope)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
+            *v = if tau == 0.0 { *value } else { value + slope * tau };
         }
         slaves[i].set_real(&node.in_vrs, &node.in_vals)?;
         let max_order = node.max_order.max(min_order);
+        node.derivative_order = max_order;
         if derivatives && node.interpolates && max_order > 0 {
             for order in 1..=max_order {
                 for (k, c) in node.in_links.iter().enumerate() {
-                    node.in_vals[k] = self.links[*c].poly.derivative_at_0(order);
+                    let poly = &self.links[*c].poly;
+                    node.in_vals[k] =
+                        if tau == 0.0 { poly.derivative_at_0(order) } else { poly.shifted(tau).derivative_at_0(order) };
                 }
                 // Time tables: the slope (0 for steps) is the first derivative, the rest are 0.
                 for (v, (_, slope)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
@@ -426,9 +450,10 @@ impl Coupling {
         Ok(())
     }
 
-    /// Steps one instance over [t, t + H]: one doStep when it interpolates inputs or has no
-    /// sub-steps; otherwise k doSteps of h = H/k with the inputs held at the polynomial's value at
-    /// each sub-step (the right end for Gauss-Seidel interpolation).
+    /// Steps one instance over [t, t + H]: one doStep when it has no sub-steps; otherwise k
+    /// doSteps of its own h = H/k. Before each sub-step, an FMU that interpolates inputs gets the
+    /// polynomials' values and derivatives at the sub-step's start; any other gets the inputs
+    /// held at the polynomial's value there (the right end for Gauss-Seidel interpolation).
     pub(crate) fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
@@ -439,7 +464,7 @@ impl Coupling {
             self.timing && calls.is_multiple_of(TIME_EVERY)
         };
         let t0 = sample.then(Instant::now);
-        if self.nodes[i].interpolates || k == 1 {
+        if k == 1 {
             // Held inputs: the values at τ = 0 are set already ([`Self::begin_step`]); a link
             // interpolated since (Gauss-Seidel, iterative passes) is held at its right end τ = H.
             let node = &self.nodes[i];
@@ -447,6 +472,17 @@ impl Coupling {
                 self.hold_inputs(i, slaves, 0.0)?;
             }
             slaves[i].do_step(t, self.h_step)?;
+        } else if self.nodes[i].interpolates {
+            // Values and derivatives at τ = 0 are set already; each later sub-step starts from
+            // the polynomials at its own start.
+            let h = self.h / k as f64;
+            let order = self.nodes[i].derivative_order;
+            for s in 0..k {
+                if s > 0 {
+                    self.apply_inputs_order(i, slaves, s as f64 * h, true, order)?;
+                }
+                slaves[i].do_step(t + s as f64 * h, h)?;
+            }
         } else {
             let h = self.h / k as f64;
             for s in 0..k {
@@ -637,10 +673,10 @@ impl Coupling {
         l.interpolated = true;
     }
 
-    /// Whether instance i steps in one `fmi2DoStep` per communication step (it interpolates
-    /// inputs or has no sub-steps), so that a worker thread can step it with inputs set before.
+    /// Whether instance i steps in one `fmi2DoStep` per communication step (it has no own
+    /// sub-steps), so that a worker thread can step it with inputs set before.
     pub fn steps_in_one_call(&self, i: usize) -> bool {
-        self.nodes[i].interpolates || self.nodes[i].substeps <= 1
+        self.nodes[i].substeps <= 1
     }
 
     /// Books a step of instance i done elsewhere (a worker thread) in `seconds`: statistics and

@@ -104,12 +104,14 @@ impl Execution {
                 let archive = match archives.iter().find(|a| a.source() == fmu_path) {
                     Some(a) => std::sync::Arc::clone(a),
                     None => {
-                        let a = std::sync::Arc::new(crate::fmu::Archive::extract(&fmu_path)?);
+                        let a = crate::fmu::Archive::extract(&fmu_path).map_err(|e| b.fmu_error(&name, e))?;
+                        let a = std::sync::Arc::new(a);
                         archives.push(std::sync::Arc::clone(&a));
                         a
                     }
                 };
-                let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)?;
+                let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)
+                    .map_err(|e| b.fmu_error(&name, e))?;
                 slaves.push(Box::new(slave));
                 descriptions.push(md);
             }
@@ -514,8 +516,8 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
     Ok(vec![
-        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?),
-        Box::new(BondsCsv::create(&out_dir.join("bonds.csv"), &bond_names, sys.record_every())?),
+        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?.ending_at(sys.steps())),
+        Box::new(BondsCsv::create(&out_dir.join("bonds.csv"), &bond_names, sys.record_every())?.ending_at(sys.steps())),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
         Box::new(Progress::new(sys.steps())),
     ])

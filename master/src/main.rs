@@ -130,6 +130,10 @@ enum Command {
         /// message instead of taking cosim down (overrides [simulation].isolate).
         #[arg(long)]
         isolate: bool,
+        /// Run even when an instance would take more than 1e9 fmi2DoStep calls (refused
+        /// otherwise as a likely typo in stop or step).
+        #[arg(long)]
+        force: bool,
     },
     /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
     #[command(hide = true)]
@@ -225,7 +229,7 @@ fn main() {
     let code = match run() {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             // Interrupted before the run started (e.g. while an FMU was loading).
             master::guard::signal().map_or(1, master::guard::exit_code)
         }
@@ -233,6 +237,29 @@ fn main() {
     // A normal end: the run guard's atexit handler must not take it for an FMU calling exit().
     master::guard::disarm();
     std::process::exit(code);
+}
+
+/// The error and its causes as "a: b: c", each said once: a cause whose text its parent's
+/// message already ends with (an OS error in `MasterError::Io`'s message and again as its
+/// source) is left out, and so is a context whose last word is the file the next message starts
+/// with ("running x.toml" before "x.toml: …").
+fn error_chain(e: &anyhow::Error) -> String {
+    let messages: Vec<String> = e.chain().map(ToString::to_string).collect();
+    let mut out = String::new();
+    for (i, m) in messages.iter().enumerate() {
+        if out.ends_with(m.as_str()) {
+            continue;
+        }
+        let file = m.rsplit(' ').next().unwrap_or_default();
+        if messages.get(i + 1).is_some_and(|next| !file.is_empty() && next.starts_with(&format!("{file}: "))) {
+            continue;
+        }
+        if !out.is_empty() {
+            out += ": ";
+        }
+        out += m;
+    }
+    out
 }
 
 fn run() -> Result<i32> {
@@ -382,11 +409,20 @@ fn run() -> Result<i32> {
             extrapolation,
             parallel,
             isolate,
+            force,
         } => {
             master::guard::install();
             let isolate = isolate.then_some(true);
-            let over =
-                Overrides { start: start_time, stop: stop_time, step, algorithm, extrapolation, parallel, isolate };
+            let over = Overrides {
+                start: start_time,
+                stop: stop_time,
+                step,
+                algorithm,
+                extrapolation,
+                parallel,
+                isolate,
+                force,
+            };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
             });

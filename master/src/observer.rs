@@ -409,11 +409,29 @@ impl Drop for Rows {
     }
 }
 
+/// One CSV field per RFC 4180: a name holding a comma, a double quote, a CR or LF is written in
+/// double quotes, its quotes doubled (`a,b` → `"a,b"`, `say "hi"` → `"say ""hi"""`); any other
+/// name as it is. FMU variable names may hold all of these (e.g. Modelica's `x[1,2]`).
+pub fn csv_field(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains([',', '"', '\n', '\r']) {
+        std::borrow::Cow::Owned(format!("\"{}\"", name.replace('"', "\"\"")))
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
+/// The names as one CSV header line (without `time` and the line end), each quoted by [`csv_field`].
+pub fn csv_header<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    names.into_iter().map(csv_field).collect::<Vec<_>>().join(",")
+}
+
 /// `results.csv`: `time,inst.var,…`, every k-th communication point (and the end of a run an
 /// instance terminated).
 pub struct ResultsCsv {
     rows: Rows,
     every: u64,
+    /// Number of the run's last step (its row is written whatever `every` says), if known.
+    steps: u64,
     /// Time of the last row written.
     last: f64,
 }
@@ -421,10 +439,17 @@ pub struct ResultsCsv {
 impl ResultsCsv {
     /// Creates the file and writes the header.
     pub fn create(path: &Path, labels: &[String], every: u64) -> Result<Self> {
-        let file = File::create(path).map_err(io(path))?;
+        let file = create_replacing(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        writeln!(out, "time,{}", labels.join(",")).map_err(io(path))?;
-        Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), last: f64::NAN })
+        writeln!(out, "time,{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
+        Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), steps: u64::MAX, last: f64::NAN })
+    }
+
+    /// The run has `steps` communication steps: the last one is recorded even when `every`
+    /// does not divide `steps`.
+    pub fn ending_at(mut self, steps: u64) -> Self {
+        self.steps = steps;
+        self
     }
 
     /// Writes everything pending and flushes the file (also done by `finish` and on drop).
@@ -439,7 +464,7 @@ impl Observer for ResultsCsv {
         self.rows.push(t, values.iter().copied())
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
-        if (n + 1).is_multiple_of(self.every) {
+        if (n + 1).is_multiple_of(self.every) || n + 1 == self.steps {
             self.last = t;
             self.rows.push(t, values.iter().copied())?;
         }
@@ -461,22 +486,33 @@ impl Observer for ResultsCsv {
 pub struct BondsCsv {
     rows: Rows,
     every: u64,
+    /// Number of the run's last step (always recorded), if known.
+    steps: u64,
 }
 
 impl BondsCsv {
     /// Creates the file and writes the header.
     pub fn create(path: &Path, names: &[String], every: u64) -> Result<Self> {
-        let file = File::create(path).map_err(io(path))?;
+        let file = create_replacing(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        let cols: Vec<String> = names.iter().map(|n| format!("{n}.dP,{n}.dE,{n}.E,{n}.E_abs")).collect();
-        writeln!(out, "time{}{}", if cols.is_empty() { "" } else { "," }, cols.join(",")).map_err(io(path))?;
-        Ok(Self { rows: Rows::new(path, out, 4 * names.len() + 1)?, every: every.max(1) })
+        let cols: Vec<String> =
+            names.iter().flat_map(|n| ["dP", "dE", "E", "E_abs"].map(|q| format!("{n}.{q}"))).collect();
+        let sep = if cols.is_empty() { "" } else { "," };
+        writeln!(out, "time{sep}{}", csv_header(cols.iter().map(String::as_str))).map_err(io(path))?;
+        Ok(Self { rows: Rows::new(path, out, 4 * names.len() + 1)?, every: every.max(1), steps: u64::MAX })
+    }
+
+    /// The run has `steps` communication steps: the last one is recorded even when `every`
+    /// does not divide `steps`.
+    pub fn ending_at(mut self, steps: u64) -> Self {
+        self.steps = steps;
+        self
     }
 }
 
 impl Observer for BondsCsv {
     fn step(&mut self, n: u64, t: f64, _v: &[f64], bonds: &[BondState]) -> Result<()> {
-        if !(n + 1).is_multiple_of(self.every) {
+        if !(n + 1).is_multiple_of(self.every) && n + 1 != self.steps {
             return Ok(());
         }
         self.rows.push(t, bonds.iter().flat_map(|b| [b.dp, b.de, b.e, b.e_abs]))
@@ -508,17 +544,33 @@ impl Observer for SummaryJson {
     }
 }
 
-/// Writes `s` to `path` as pretty JSON. The text goes to a temporary file next to it, renamed
-/// over `path`: a reader never sees half a summary, and a symbolic link placed at `path` is
-/// replaced, not followed.
+/// Writes `s` to `path` as pretty JSON ([`write_replacing`]).
 pub fn write_summary(path: &Path, s: &Summary) -> Result<()> {
     let text = serde_json::to_string_pretty(s)
         .map_err(|e| MasterError::Io { path: path.to_path_buf(), source: std::io::Error::other(e) })?;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    write_replacing(path, (text + "\n").as_bytes()).map_err(io(path))
+}
+
+/// Creates `path` afresh: a symbolic link placed there is replaced by the file, never followed
+/// (a link from out/results.csv to ~/.bashrc must not overwrite ~/.bashrc).
+fn create_replacing(path: &Path) -> std::io::Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::remove_file(path)?;
+    }
+    File::create(path)
+}
+
+/// Writes `bytes` to a new file next to `path` and renames it to `path`: a symbolic link at
+/// `path` is replaced, not followed, and a reader never sees half a file.
+fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let tmp = path.with_file_name(name);
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    f.write_all(bytes)?;
+    drop(f);
+    std::fs::rename(&tmp, path)
 }
 
 /// A progress bar on stderr, only when stderr is a terminal.

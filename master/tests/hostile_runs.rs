@@ -379,16 +379,17 @@ fn a_signal_ends_a_run_whose_fmu_call_never_returns() {
     assert_eq!(times(&s.path("out4")).len(), 11);
     assert_eq!(s.leftovers(), Vec::<String>::new());
 
-    // 10^10 sub-steps per communication step: never reaches a communication point.
+    // 10^9 sub-steps per communication step (refused unless --force): never reaches a
+    // communication point.
     let fmu = s.fmu("good", &["MODE=0"]);
     let sys = s.path("substeps.toml");
     std::fs::write(
         &sys,
-        format!("[simulation]\nstop = 1\nstep = 1e-3\n[instances.h]\nfmu = \"{}\"\nstep = 1e-13\n", fmu.display()),
+        format!("[simulation]\nstop = 1\nstep = 1e-3\n[instances.h]\nfmu = \"{}\"\nstep = 1e-12\n", fmu.display()),
     )
     .unwrap();
     let started = || s.path("out5/summary.json").exists();
-    let (st, err) = interrupt(&s, &["run", sys.to_str().unwrap(), "--out", "out5"], started, "-INT");
+    let (st, err) = interrupt(&s, &["run", sys.to_str().unwrap(), "--out", "out5", "--force"], started, "-INT");
     assert_eq!(st.code(), Some(130), "{err}");
     assert_eq!(summary(&s.path("out5"))["status"], "interrupted");
     assert_eq!(s.leftovers(), Vec::<String>::new());

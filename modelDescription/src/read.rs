@@ -217,38 +217,43 @@ struct Pos {
     column: u32,
 }
 
-/// Converts byte offsets into line and column; cheap for increasing offsets.
+/// Converts byte offsets into line and column in linear total time for increasing offsets: each
+/// byte is looked at once, the column is counted on as the offset advances (never by rescanning
+/// the line, which made a description on one long line quadratic).
 struct Lines<'a> {
     src: &'a [u8],
+    /// Byte offset up to which `line` and `column` are known.
     offset: usize,
+    /// 1-based line at `offset`.
     line: u32,
-    line_start: usize,
+    /// Characters between the start of the line and `offset`.
+    column: usize,
 }
 
 impl<'a> Lines<'a> {
     fn new(src: &'a str) -> Self {
-        Self { src: src.as_bytes(), offset: 0, line: 1, line_start: 0 }
+        Self { src: src.as_bytes(), offset: 0, line: 1, column: 0 }
     }
 
     fn at(&mut self, offset: usize) -> Pos {
         let offset = offset.min(self.src.len());
         if offset < self.offset {
+            // Only on the way to an error message: start over.
             self.offset = 0;
             self.line = 1;
-            self.line_start = 0;
+            self.column = 0;
         }
-        let scanned = self.src.get(self.offset..offset).unwrap_or_default();
-        for (i, b) in scanned.iter().enumerate() {
+        for b in self.src.get(self.offset..offset).unwrap_or_default() {
             if *b == b'\n' {
                 self.line = self.line.saturating_add(1);
-                self.line_start = self.offset + i + 1;
+                self.column = 0;
+            } else if (*b & 0xC0) != 0x80 {
+                // A character: a byte that does not continue a UTF-8 sequence.
+                self.column += 1;
             }
         }
         self.offset = offset;
-        // Count characters, i.e. bytes that do not continue a UTF-8 sequence.
-        let chars =
-            self.src.get(self.line_start..offset).unwrap_or_default().iter().filter(|b| (**b & 0xC0) != 0x80).count();
-        Pos { line: self.line, column: u32::try_from(chars + 1).unwrap_or(u32::MAX) }
+        Pos { line: self.line, column: u32::try_from(self.column + 1).unwrap_or(u32::MAX) }
     }
 }
 

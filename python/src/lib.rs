@@ -31,11 +31,13 @@ fn bad(message: impl Into<String>) -> PyErr {
 }
 
 /// The recorded values as one flat row-major buffer: `time, v1, …, vn` at the start and after
-/// every `every`-th step (the rows of `cosim run`'s results.csv).
+/// every `every`-th step and the last (the rows of `cosim run`'s results.csv).
 #[derive(Clone)]
 struct Flat {
     rows: Arc<Mutex<Vec<f64>>>,
     every: u64,
+    /// The run's number of steps: the last one is recorded too.
+    steps: u64,
 }
 
 impl Flat {
@@ -52,7 +54,7 @@ impl Observer for Flat {
         Ok(())
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> master::Result<()> {
-        if (n + 1).is_multiple_of(self.every) {
+        if (n + 1).is_multiple_of(self.every) || n + 1 == self.steps {
             self.push(t, values);
         }
         Ok(())
@@ -312,15 +314,19 @@ impl Inner {
                 Some(p) => Some(Parallel::parse(p).ok_or_else(|| bad(format!("parallel {p:?}")))?),
             },
             isolate: o.isolate,
+            force: false,
         };
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
         let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
         let every = sys.record_every().max(1);
         // Room for every row up front (at most 128 MiB; beyond that the Vec grows).
-        let values = ((sys.steps() / every) as usize + 1).saturating_mul(labels.len() + 1);
-        let recorder =
-            record.then(|| Flat { rows: Arc::new(Mutex::new(Vec::with_capacity(values.min(1 << 24)))), every });
+        let values = ((sys.steps() / every) as usize + 2).saturating_mul(labels.len() + 1);
+        let recorder = record.then(|| Flat {
+            rows: Arc::new(Mutex::new(Vec::with_capacity(values.min(1 << 24)))),
+            every,
+            steps: sys.steps(),
+        });
         if let Some(r) = &recorder {
             exec.observe(Box::new(r.clone()));
         }

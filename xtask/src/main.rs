@@ -4,11 +4,13 @@
 //! - `demo`: `fmus`, then runs the packaged oscillator FMUs as a co-simulation and compares with
 //!   the analytical solution.
 //! - `tune`: the Publication III configuration search on the cranes; writes docs/tune.md.
+//! - `fuzz [CASES]`: the fuzz properties with many cases, in release builds.
 //! - `test`: everything CI runs: third-party tools into `.venv` (FMPy), third-party FMUs
 //!   (gemseo-fmu wheel), `fmus`, `cargo test --workspace`, clippy and rustfmt checks.
 
 mod bench;
 mod demo;
+mod fuzz;
 mod package;
 mod test;
 mod tune;
@@ -30,11 +32,12 @@ fn run() -> Result<()> {
         Some("fmus") => package::fmus().map(|_| ()),
         Some("bench") => bench::run(),
         Some("demo") => demo::run(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
         Some("tune") => tune::run(),
         Some("validate") => validate::run(&args[1..]),
         other => bail!(
-            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench | validate [--quick]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/"
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | test [--quick] | bench | validate [--quick] | fuzz [CASES]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  test  install test tools, build the FMUs, run every test, clippy and rustfmt\n  bench cosim bench against FMPy, libcosim and ecos; writes docs/performance.md and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/\n  fuzz  the fuzz properties (system files, FMU archives, modelDescription reader, FMU C API) with CASES (5000) cases each, release"
         ),
     }
 }

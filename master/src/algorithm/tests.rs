@@ -72,6 +72,12 @@ fn description() -> ModelDescription {
     ModelDescription {
         fmi_version: "2.0".into(),
         model_name: "mock".into(),
+        // The mock saves and restores its state (iterative Jacobi needs that).
+        co_simulation: Some(model_description::CoSimulation {
+            model_identifier: "mock".into(),
+            can_get_and_set_fmu_state: true,
+            ..Default::default()
+        }),
         model_variables: vec![var("y", 0, Causality::Output), var("u", 1, Causality::Input)],
         model_structure: ModelStructure {
             outputs: vec![Unknown { index: 1, dependencies: Some(vec![]), dependencies_kind: None, line: 0 }],

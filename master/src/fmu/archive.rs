@@ -122,16 +122,8 @@ impl Archive {
             let mut entry = zip
                 .by_index(i)
                 .map_err(|e| fmu_error(path, format!("entry \"{}\" cannot be read: {e}", escape(&name))))?;
-            let relative = safe_relative_path(&name).map_err(|why| {
-                fmu_error(
-                    path,
-                    format!(
-                        "entry \"{}\" refused: {why} (it would be written outside the extraction folder)",
-                        escape(&name)
-                    ),
-                )
-            })?;
             let kind = entry_kind(entry.unix_mode(), entry.is_dir());
+            let relative = check_entry(path, &name, &kind)?;
             let is_description = relative == Path::new("modelDescription.xml");
             if is_description && entry.size() > MAX_DESCRIPTION_BYTES {
                 return Err(description_too_large(path, entry.size()));
@@ -142,21 +134,7 @@ impl Archive {
                 EntryKind::Dir => {
                     std::fs::create_dir_all(&target).map_err(|e| entry_io(path, &name, &e))?;
                 }
-                EntryKind::Symlink => {
-                    return Err(fmu_error(
-                        path,
-                        format!("entry \"{}\" refused: symbolic links are not allowed in an FMU", escape(&name)),
-                    ));
-                }
-                EntryKind::Special(mode) => {
-                    return Err(fmu_error(
-                        path,
-                        format!(
-                            "entry \"{}\" refused: not a regular file or folder (unix mode {mode:o})",
-                            escape(&name)
-                        ),
-                    ));
-                }
+                EntryKind::Symlink | EntryKind::Special(_) => {}
                 EntryKind::File => {
                     if let Some(parent) = target.parent() {
                         std::fs::create_dir_all(parent).map_err(|e| entry_io(path, &name, &e))?;
@@ -245,6 +223,38 @@ impl Archive {
             return Err(fmu_error(path, format!("{}: no extracted modelDescription.xml", dir.display())));
         }
         Ok(archive)
+    }
+
+    /// Whether `cosim run` could load the FMU, without extracting or loading anything: every
+    /// entry passes the checks of [`Archive::extract`] (names, symbolic links, special files,
+    /// the entry count), and the entry `so` is an x86-64 ELF shared library exporting every
+    /// required FMI 2.0 function. `Err` says why not.
+    pub fn check_runnable(path: &Path, so: &str) -> std::result::Result<(), String> {
+        let message = |e: MasterError| match e {
+            MasterError::Fmu { message, .. } => message,
+            e => e.to_string(),
+        };
+        let mut zip = open_zip(path).map_err(message)?;
+        if zip.len() > MAX_ENTRIES {
+            return Err(format!("the archive has {} entries, more than the limit of {MAX_ENTRIES}", zip.len()));
+        }
+        let mut so_index = None;
+        for i in 0..zip.len() {
+            let entry = zip.by_index_raw(i).map_err(|e| format!("entry {i} cannot be read: {e}"))?;
+            let name = entry.name().to_owned();
+            check_entry(path, &name, &entry_kind(entry.unix_mode(), entry.is_dir())).map_err(message)?;
+            if name == so {
+                so_index = Some(i);
+            }
+        }
+        let index = so_index.ok_or_else(|| format!("{so} is missing"))?;
+        let mut bytes = Vec::new();
+        zip.by_index(index)
+            .map_err(|e| format!("{so} cannot be read: {e}"))?
+            .take(MAX_UNCOMPRESSED_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{so} cannot be decompressed: {e}"))?;
+        super::elf::check_fmi_library(&bytes).map_err(|why| format!("{so} {why}"))
     }
 
     /// The `.fmu` file this was extracted from.
@@ -399,6 +409,28 @@ fn entry_kind(mode: Option<u32>, is_dir_name: bool) -> EntryKind {
             }
         }
         Some(other) => EntryKind::Special(other),
+    }
+}
+
+/// The relative path an entry is extracted to, or the error refusing it: names that would
+/// leave the folder, symbolic links, special files.
+fn check_entry(path: &Path, name: &str, kind: &EntryKind) -> Result<PathBuf> {
+    let relative = safe_relative_path(name).map_err(|why| {
+        fmu_error(
+            path,
+            format!("entry \"{}\" refused: {why} (it would be written outside the extraction folder)", escape(name)),
+        )
+    })?;
+    match kind {
+        EntryKind::Symlink => Err(fmu_error(
+            path,
+            format!("entry \"{}\" refused: symbolic links are not allowed in an FMU", escape(name)),
+        )),
+        EntryKind::Special(mode) => Err(fmu_error(
+            path,
+            format!("entry \"{}\" refused: not a regular file or folder (unix mode {mode:o})", escape(name)),
+        )),
+        EntryKind::File | EntryKind::Dir => Ok(relative),
     }
 }
 

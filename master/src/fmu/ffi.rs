@@ -137,6 +137,43 @@ struct Api {
     get_string_status: unsafe extern "C" fn(Component, c_int, *mut *const c_char) -> c_int,
 }
 
+/// The functions [`Binary::load`] requires (its `sym!` list; a test keeps the two equal):
+/// `cosim info` checks a binary's exports against it without loading it.
+pub(crate) const REQUIRED_SYMBOLS: [&str; 32] = [
+    "fmi2GetTypesPlatform",
+    "fmi2GetVersion",
+    "fmi2SetDebugLogging",
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2Reset",
+    "fmi2GetReal",
+    "fmi2GetInteger",
+    "fmi2GetBoolean",
+    "fmi2GetString",
+    "fmi2SetReal",
+    "fmi2SetInteger",
+    "fmi2SetBoolean",
+    "fmi2SetString",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+    "fmi2SetRealInputDerivatives",
+    "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep",
+    "fmi2CancelStep",
+    "fmi2GetStatus",
+    "fmi2GetIntegerStatus",
+    "fmi2GetStringStatus",
+];
+
 /// A loaded FMU binary with its resolved API. The library stays loaded while this lives; every
 /// [`Instance`] holds an `Arc` of it.
 pub(crate) struct Binary {
@@ -663,6 +700,17 @@ pub(crate) fn take_stdio_for_protocol() -> std::io::Result<(std::fs::File, std::
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+    #[test]
+    fn required_symbols_are_the_ones_load_resolves() {
+        let source = include_str!("ffi.rs");
+        let resolved: Vec<&str> = source
+            .split("sym!(\"")
+            .skip(1) // the text before the first use
+            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
+            .filter(|name| name.starts_with("fmi2"))
+            .collect();
+        assert_eq!(resolved, REQUIRED_SYMBOLS);
+    }
 
     fn env(name: &str) -> Box<InstanceEnv> {
         Box::new(InstanceEnv {

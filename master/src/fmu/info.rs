@@ -63,7 +63,10 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
     match &md.co_simulation {
         Some(cs) => {
             let so = format!("binaries/linux64/{}.so", cs.model_identifier);
-            let runnable = if entries.contains(&so) { format!("yes ({so})") } else { format!("no: {so} is missing") };
+            let runnable = match Archive::check_runnable(path, &so) {
+                Ok(()) => format!("yes ({so})"),
+                Err(why) => format!("no: {why}"),
+            };
             field("Runs with cosim", &runnable);
             out.push_str("\nCo-Simulation capabilities:\n");
             let flags = [

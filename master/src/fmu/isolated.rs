@@ -637,7 +637,11 @@ impl IsolatedSlave {
         };
         match parsed {
             Ok(Ok(())) => {}
-            Ok(Err(message)) => return Err(fmu_err(message)),
+            // The worker's message names the FMU already; fmu_err names it once more.
+            Ok(Err(message)) => {
+                let prefix = format!("{}: ", fmu.display());
+                return Err(fmu_err(message.strip_prefix(&prefix).unwrap_or(&message).to_owned()));
+            }
             Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
         }
         slave.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);

@@ -159,6 +159,7 @@ pub trait Slave: Send {
 pub mod archive;
 mod cache;
 pub mod call;
+mod elf;
 mod ffi;
 pub mod info;
 pub mod instance;

@@ -4,6 +4,7 @@
 //! (`connections[2].to`, `instances.m1.start.damping`, …).
 
 use super::{AlgorithmKind, Parallel};
+use crate::error::MasterError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -415,6 +416,17 @@ impl SystemBuilder {
             list.push(name.to_owned());
         }
         self
+    }
+
+    /// An error loading instance `name`'s FMU, said with the system file and its key
+    /// (`x.toml: instances.a.fmu: y.fmu: …`): the FMU path alone does not say which file or
+    /// instance asked for it. Unchanged when the builder is the FMU itself (`cosim run X.fmu`).
+    pub fn fmu_error(&self, name: &str, e: MasterError) -> MasterError {
+        let fmu = self.instances.get(name).map(|i| i.fmu.as_path());
+        if fmu == Some(self.path.as_path()) || matches!(e, MasterError::System { .. }) {
+            return e;
+        }
+        MasterError::System { path: self.path.clone(), key: format!("instances.{name}.fmu"), message: e.to_string() }
     }
 
     /// Instance names and FMU paths, sorted by name (the order of the instances in the

@@ -404,4 +404,6 @@ pub struct Overrides {
     pub parallel: Option<Parallel>,
     /// Worker processes (`--isolate`); `None` keeps `[simulation].isolate`.
     pub isolate: Option<bool>,
+    /// `--force`: run even more than `LARGE_STEPS` (1e9) fmi2DoStep calls per instance.
+    pub force: bool,
 }

@@ -32,7 +32,11 @@ impl SystemBuilder {
 
     /// [`SystemBuilder::load`] with command-line overrides.
     pub fn load_with(&self, fmus: &mut crate::fmu::FmuCache, over: &Overrides) -> Result<System> {
-        let loaded = self.fmus().into_iter().map(|(_, p)| fmus.load(&p)).collect::<Result<Vec<_>>>()?;
+        let loaded = self
+            .fmus()
+            .into_iter()
+            .map(|(name, p)| fmus.load(&p).map_err(|e| self.fmu_error(&name, e)))
+            .collect::<Result<Vec<_>>>()?;
         let mds: Vec<&ModelDescription> = loaded.iter().map(|f| f.model_description()).collect();
         self.build_with(&mds, over)
     }
@@ -98,6 +102,15 @@ impl Resolver<'_> {
                 }
                 let derivatives =
                     names.iter().map(|n| self.var(&format!("{key}.derivatives"), n)).collect::<Result<Vec<_>>>()?;
+                // The Taylor polynomial reads them as Real outputs after each step.
+                for (k, (d, n)) in derivatives.iter().zip(names).enumerate() {
+                    if d.ty != BaseType::Real || d.causality != Causality::Output {
+                        return Err(self.err(
+                            format!("{key}.derivatives[{k}]"),
+                            format!("{n} is a {:?} {}: I2 derivatives must be Real outputs", d.ty, d.causality),
+                        ));
+                    }
+                }
                 Ok(Extrapolation::I2 { derivatives })
             }
         }
@@ -154,20 +167,37 @@ impl Resolver<'_> {
         let start = over.start.or(sim.start).unwrap_or(0.0);
         let stop = over.stop.or(sim.stop).ok_or_else(|| self.err("simulation.stop", "no stop time given"))?;
         let step = over.step.or(sim.step).ok_or_else(|| self.err("simulation.step", "no communication step given"))?;
+        // Blame the command-line flag when it gave the value, else the file's key.
+        let start_key = if over.start.is_some() { "--start-time" } else { "simulation.start" };
+        let stop_key = if over.stop.is_some() { "--stop-time" } else { "simulation.stop" };
+        let step_key = if over.step.is_some() { "--step" } else { "simulation.step" };
         if !start.is_finite() {
-            return Err(self.err("simulation.start", format!("{start} is not finite")));
+            return Err(self.err(start_key, format!("{start} is not finite")));
         }
         if !(stop.is_finite() && stop > start) {
-            return Err(self.err("simulation.stop", format!("stop time {stop} must be after the start time {start}")));
+            return Err(self.err(stop_key, format!("stop time {stop} must be after the start time {start}")));
         }
         if !(step.is_finite() && step > 0.0) {
-            return Err(self.err("simulation.step", format!("communication step {step} must be positive")));
+            return Err(self.err(step_key, format!("communication step {step} must be positive")));
         }
-        let n = ((stop - start) / step).round();
-        if (n * step - (stop - start)).abs() > 1e-9 * (stop - start).abs().max(step) {
+        let span = stop - start;
+        if !span.is_finite() {
             return Err(self.err(
-                "simulation.step",
-                format!("stop - start = {} s is not a whole number of communication steps H = {step} s", stop - start),
+                stop_key,
+                format!(
+                    "stop - start = {stop:e} - ({start:e}) s overflows a double: the time points are not representable"
+                ),
+            ));
+        }
+        check_time_resolution(start, stop, step).map_err(|m| self.err(step_key, m))?;
+        // At most 4.5e12 steps after that check: n and n·H are exact in a double.
+        let n = (span / step).round();
+        // A span that is not a whole number of steps: blame the flag that was given.
+        let span_key = if over.stop.is_some() && over.step.is_none() { stop_key } else { step_key };
+        if (n * step - span).abs() > 1e-9 * span.abs().max(step) {
+            return Err(self.err(
+                span_key,
+                format!("stop - start = {span} s is not a whole number of communication steps H = {step} s"),
             ));
         }
         let algorithm = over.algorithm.or(sim.algorithm).unwrap_or(AlgorithmKind::Jacobi);
@@ -186,6 +216,36 @@ impl Resolver<'_> {
         let iteration_tolerance = sim.iteration_tolerance.unwrap_or(1e-9);
         if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
             return Err(self.err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive")));
+        }
+        if iterations > 1 {
+            if algorithm != AlgorithmKind::Jacobi {
+                return Err(self.err(
+                    "simulation.iterations",
+                    format!(
+                        "iterations = {iterations}: iterative coupling is a Jacobi scheme, the {} algorithm would \
+                         ignore it; use algorithm = \"jacobi\" or iterations = 1",
+                        algorithm.name()
+                    ),
+                ));
+            }
+            // Each pass restores the states saved before the step.
+            let stateless: Vec<String> = self
+                .names
+                .iter()
+                .zip(self.mds)
+                .filter(|(_, md)| !md.co_simulation.as_ref().is_some_and(|cs| cs.can_get_and_set_fmu_state))
+                .map(|(n, md)| format!("{n} ({})", md.model_name))
+                .collect();
+            if !stateless.is_empty() {
+                return Err(self.err(
+                    "simulation.iterations",
+                    format!(
+                        "iterations = {iterations} repeats each step from saved FMU states, but {} cannot get and \
+                         set its state (canGetAndSetFMUstate is not \"true\"); use iterations = 1",
+                        stateless.join(", ")
+                    ),
+                ));
+            }
         }
         let record_every = sim.record_every.unwrap_or(1);
         if record_every == 0 {
@@ -212,6 +272,9 @@ impl Resolver<'_> {
         };
         let default_extrapolation = self.extrapolation("simulation.extrapolation", sim.extrapolation.as_ref())?;
 
+        if self.b.instances.is_empty() {
+            return Err(self.err("instances", "no instances: a system needs at least one [instances.NAME] table"));
+        }
         let mut instances = Vec::new();
         for (i, (name, ri)) in self.b.instances.iter().enumerate() {
             let key = format!("instances.{name}");
@@ -231,9 +294,28 @@ impl Resolver<'_> {
                             ),
                         ));
                     }
+                    check_time_resolution(start, stop, h).map_err(|m| self.err(format!("{key}.step"), m))?;
                     k as u64
                 }
             };
+            let fmu_steps = n * substeps as f64;
+            if fmu_steps > LARGE_STEPS && !over.force {
+                let what = if substeps == 1 {
+                    format!("{n:e} communication steps")
+                } else {
+                    format!("{n:e} communication steps of {substeps} sub-steps each")
+                };
+                let key = if substeps == 1 { span_key.to_owned() } else { format!("{key}.step") };
+                return Err(self.err(
+                    key,
+                    format!(
+                        "instance {name} would take {what} = {fmu_steps:e} fmi2DoStep calls (more than \
+                         {LARGE_STEPS:e}; at 1 µs each {}): check stop, step and the instance steps, or \
+                         run it anyway with `cosim run --force`",
+                        duration_words(fmu_steps * 1e-6)
+                    ),
+                ));
+            }
             let mut starts = Vec::new();
             for (var, value) in &ri.starts {
                 let k = format!("{key}.start.{var}");
@@ -321,8 +403,16 @@ impl Resolver<'_> {
             signals.push(Signal { to, times: rs.times.clone(), values: rs.values.clone(), linear: rs.linear });
         }
         let mut bonds = Vec::new();
+        let mut bond_names = std::collections::HashMap::new();
         for (b, (bond_name, ports_given)) in self.b.bonds.iter().enumerate() {
             let key = format!("bonds[{b}]");
+            // bonds.csv has one column group per name, summary.json one entry.
+            if let Some(first) = bond_names.insert(bond_name.as_str(), b) {
+                return Err(self.err(
+                    format!("{key}.name"),
+                    format!("bond name \"{bond_name}\" is already used by bonds[{first}]: bond names must be unique"),
+                ));
+            }
             if ports_given.len() != 2 {
                 return Err(self.err(format!("{key}.ports"), format!("a bond has 2 ports, got {}", ports_given.len())));
             }
@@ -417,6 +507,38 @@ impl Resolver<'_> {
             }
         }
         v
+    }
+}
+
+/// More fmi2DoStep calls per instance than this is refused unless forced (`cosim run --force`):
+/// such a run takes hours at best and is nearly always a typo in stop or step.
+pub const LARGE_STEPS: f64 = 1e9;
+
+/// Every time point start + n·h in [start, stop] must be distinct and each step t_{n+1} − t_n
+/// equal to h within 0.1 %: the spacing of doubles near the larger of |start| and |stop| must be
+/// at most h / 1000 (e.g. start = 1e17 s has a spacing of 16 s: no step of 1 ms exists there).
+/// This also bounds the number of steps (stop − start)/h by ≈ 4.5e12, so that step numbers and
+/// n·h are exact in a double and no count overflows.
+fn check_time_resolution(start: f64, stop: f64, h: f64) -> std::result::Result<(), String> {
+    let t = start.abs().max(stop.abs());
+    // The distance from t to the next double: the resolution of time near t.
+    let spacing = f64::from_bits(t.to_bits() + 1) - t;
+    if spacing > h * 1e-3 {
+        return Err(format!(
+            "step {h:e} s is not representable at t = {t:e} s (doubles there are {spacing:e} s apart; the step must be \
+             at least 1000 times that spacing): shift start and stop towards 0"
+        ));
+    }
+    Ok(())
+}
+
+/// How long `seconds` is, roughly: "17 min", "12 days", "3.2e10 years".
+fn duration_words(seconds: f64) -> String {
+    const UNITS: [(&str, f64); 4] = [("years", 365.25 * 86400.0), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)];
+    match UNITS.iter().find(|(_, size)| seconds >= *size) {
+        Some((unit, size)) if seconds / size >= 1e4 => format!("{:.1e} {unit}", seconds / size),
+        Some((unit, size)) => format!("{:.0} {unit}", seconds / size),
+        None => format!("{seconds:.0} s"),
     }
 }
 

@@ -230,6 +230,9 @@ impl SystemBuilder {
         b.settings.iterations = sim.iterations;
         b.settings.iteration_tolerance = sim.iteration_tolerance;
         for (name, ri) in &raw.instances {
+            if ri.fmu.to_string_lossy().contains('\0') {
+                return Err(err(&format!("instances.{name}.fmu"), "the path contains a NUL character".into()));
+            }
             let inst = b.instance(name, &ri.fmu);
             inst.step = ri.step;
             inst.starts = ri.start.iter().map(|(k, v)| (k.clone(), start_value(v))).collect();

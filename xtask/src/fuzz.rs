@@ -1,0 +1,37 @@
+//! `cargo xtask fuzz [CASES]`: the fuzz properties with many cases, in release builds — the
+//! inputs of `cosim run` (mutated system files and FMU archives, `master/tests/fuzz_inputs.rs`),
+//! the modelDescription reader and the FMU C API. CI runs the same properties briefly (their
+//! default case counts) as part of `cargo test`. `FUZZ_SEED` picks another deterministic run of
+//! the input fuzzer.
+
+use anyhow::{bail, Result};
+use std::process::Command;
+
+/// Default number of cases per property.
+const CASES: u64 = 5000;
+
+pub fn run(args: &[String]) -> Result<()> {
+    let cases = match args.first() {
+        Some(n) => n.parse::<u64>().map_err(|_| anyhow::anyhow!("cargo xtask fuzz [CASES]: {n:?} is not a number"))?,
+        None => CASES,
+    };
+    crate::package::fmus()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    for (package, test) in [
+        ("master", "fuzz_inputs"),
+        ("model-description", "fuzz"),
+        ("integration-tests", "fuzz_c_api_oscillator"),
+        ("integration-tests", "fuzz_c_api_hydraulics"),
+    ] {
+        eprintln!("fuzz: {package} --test {test}, FUZZ_CASES={cases}");
+        let status = Command::new(&cargo)
+            .current_dir(crate::root())
+            .env("FUZZ_CASES", cases.to_string())
+            .args(["test", "--release", "-p", package, "--test", test, "--", "--nocapture"])
+            .status()?;
+        if !status.success() {
+            bail!("fuzz: {package} --test {test} failed ({status}); failing inputs are in target/fuzz-failures/");
+        }
+    }
+    Ok(())
+}
