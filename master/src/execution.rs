@@ -141,9 +141,8 @@ impl Execution {
                 let archive = match archives.iter().find(|a| a.source() == fmu_path) {
                     Some(a) => std::sync::Arc::clone(a),
                     None => {
-                        let a = std::sync::Arc::new(
-                            crate::fmu::Archive::extract(&fmu_path).map_err(|e| b.fmu_error(&name, e))?,
-                        );
+                        let a = crate::fmu::Archive::extract(&fmu_path).map_err(|e| b.fmu_error(&name, e))?;
+                        let a = std::sync::Arc::new(a);
                         archives.push(std::sync::Arc::clone(&a));
                         a
                     }

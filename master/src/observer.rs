@@ -583,8 +583,7 @@ impl Observer for SummaryJson {
     }
 }
 
-/// Writes `s` to `path` as pretty JSON ([`write_replacing`]: a reader never sees half a
-/// summary, and a symbolic link placed at `path` is replaced, not followed).
+/// Writes `s` to `path` as pretty JSON ([`write_replacing`]).
 pub fn write_summary(path: &Path, s: &Summary) -> Result<()> {
     let text = serde_json::to_string_pretty(s)
         .map_err(|e| MasterError::Io { path: path.to_path_buf(), source: std::io::Error::other(e) })?;

@@ -213,6 +213,18 @@ impl Archive {
         Ok(Listing { model_description, entries })
     }
 
+    /// The `.fmu` at `path` as already extracted into `dir` by the master (`cosim run
+    /// --isolate`: one extraction shared by the worker processes of every instance of the FMU).
+    /// The folder is the master's: it is not removed when this is dropped, so a worker that dies
+    /// leaves nothing behind. `dir` must hold `modelDescription.xml`.
+    pub fn extracted_by_master(path: &Path, dir: &Path) -> Result<Self> {
+        let archive = Self { source: path.to_path_buf(), dir: dir.to_path_buf(), owned: false };
+        if !dir.join("modelDescription.xml").is_file() {
+            return Err(fmu_error(path, format!("{}: no extracted modelDescription.xml", dir.display())));
+        }
+        Ok(archive)
+    }
+
     /// Whether `cosim run` could load the FMU, without extracting or loading anything: every
     /// entry passes the checks of [`Archive::extract`] (names, symbolic links, special files,
     /// the entry count), and the entry `so` is an x86-64 ELF shared library exporting every
@@ -243,18 +255,6 @@ impl Archive {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("{so} cannot be decompressed: {e}"))?;
         super::elf::check_fmi_library(&bytes).map_err(|why| format!("{so} {why}"))
-    }
-
-    /// The `.fmu` at `path` as already extracted into `dir` by the master (`cosim run
-    /// --isolate`: one extraction shared by the worker processes of every instance of the FMU).
-    /// The folder is the master's: it is not removed when this is dropped, so a worker that dies
-    /// leaves nothing behind. `dir` must hold `modelDescription.xml`.
-    pub fn extracted_by_master(path: &Path, dir: &Path) -> Result<Self> {
-        let archive = Self { source: path.to_path_buf(), dir: dir.to_path_buf(), owned: false };
-        if !dir.join("modelDescription.xml").is_file() {
-            return Err(fmu_error(path, format!("{}: no extracted modelDescription.xml", dir.display())));
-        }
-        Ok(archive)
     }
 
     /// The `.fmu` file this was extracted from.

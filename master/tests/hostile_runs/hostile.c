@@ -1,4 +1,4 @@
-/* A minimal FMI 2.0 Co-Simulation FMU that misbehaves on request, for master/tests/hostile.rs.
+/* A minimal FMI 2.0 Co-Simulation FMU that misbehaves on request, for master/tests/hostile_runs.rs.
  * Output y (vr 0) = time, input u (vr 1). Compiled by the test with the system's cc, one binary
  * per behaviour: -DMODE=<n> [-DAT=<step>] [-DCHDIR_TO="dir"] [-DEXIT_CODE=<n>] [-DSLEEP_US=<n>].
  * From step AT on (0-based count of fmi2DoStep calls), the step does what MODE says. */
