@@ -373,39 +373,64 @@ pub fn interface_model<const N: usize, const M: usize>(
 ) -> Option<InterfaceModel> {
     let na = mech.actuator_count().min(MAX_ACTUATORS);
     let (mm, j) = (mech.mass_matrix(), mech.jacobian(q));
-    let mut kkt = DMatrix::<f64>::zeros(N + M, N + M);
-    for r in 0..N {
-        for c in 0..N {
-            kkt[(r, c)] = mm[(r, c)];
-        }
-        for c in 0..M {
-            kkt[(r, N + c)] = j[(c, r)];
-            kkt[(N + c, r)] = j[(c, r)];
-        }
-    }
     // Right-hand sides: one unit cylinder force per actuator, then gravity and the constraints'
     // velocity term.
-    let mut rhs = DMatrix::<f64>::zeros(N + M, na + 1);
     let mut grads = [SVector::<f64, N>::zeros(); MAX_ACTUATORS];
     let mut curvature = [0.0; MAX_ACTUATORS];
     for k in 0..na {
         let (_, g, h) = mech.actuator(k).length_gradient_hessian(q);
-        for r in 0..N {
-            rhs[(r, k)] = g[r];
-        }
         grads[k] = g;
         curvature[k] = qd.dot(&(h * qd));
     }
     let qg = mech.gravity_forces();
     let c = -mech.jacobian_dot_times_velocity(q, qd);
-    for r in 0..N {
-        rhs[(r, na)] = qg[r];
+    // The accelerations q̈ of each right-hand side, from [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; c]: on the
+    // stack (evaluated after every step, so no allocation) when N + M fits, else on the heap.
+    let mut x = [[0.0; N]; MAX_ACTUATORS + 1];
+    if N + M <= crate::solver::KKT_CAPACITY {
+        let kkt = crate::solver::Kkt::<N, M>::new(&mm, &j)?;
+        for (col, xc) in x.iter_mut().enumerate().take(na + 1) {
+            let mut b = [0.0; crate::solver::KKT_CAPACITY];
+            if col < na {
+                b[..N].copy_from_slice(grads[col].as_slice());
+            } else {
+                b[..N].copy_from_slice(qg.as_slice());
+                b[N..N + M].copy_from_slice(c.as_slice());
+            }
+            let sol = kkt.solve(&b);
+            xc.copy_from_slice(&sol[..N]);
+        }
+    } else {
+        let mut kkt = DMatrix::<f64>::zeros(N + M, N + M);
+        for r in 0..N {
+            for cc in 0..N {
+                kkt[(r, cc)] = mm[(r, cc)];
+            }
+            for cc in 0..M {
+                kkt[(r, N + cc)] = j[(cc, r)];
+                kkt[(N + cc, r)] = j[(cc, r)];
+            }
+        }
+        let mut rhs = DMatrix::<f64>::zeros(N + M, na + 1);
+        for k in 0..na {
+            for r in 0..N {
+                rhs[(r, k)] = grads[k][r];
+            }
+        }
+        for r in 0..N {
+            rhs[(r, na)] = qg[r];
+        }
+        for r in 0..M {
+            rhs[(N + r, na)] = c[r];
+        }
+        let sol = kkt.lu().solve(&rhs)?;
+        for (col, xc) in x.iter_mut().enumerate().take(na + 1) {
+            for (r, v) in xc.iter_mut().enumerate() {
+                *v = sol[(r, col)];
+            }
+        }
     }
-    for r in 0..M {
-        rhs[(N + r, na)] = c[r];
-    }
-    let x = kkt.lu().solve(&rhs)?;
-    let acc = |g: &SVector<f64, N>, col: usize| (0..N).map(|r| g[r] * x[(r, col)]).sum::<f64>();
+    let acc = |g: &SVector<f64, N>, col: usize| (0..N).map(|r| g[r] * x[col][r]).sum::<f64>();
     let mut w = [[0.0; MAX_ACTUATORS]; MAX_ACTUATORS];
     let mut b = [0.0; MAX_ACTUATORS];
     for i in 0..na {

@@ -270,7 +270,7 @@ pub const KKT_CAPACITY: usize = 12;
 
 /// The restart system [M Φ_qᵀ; Φ_q 0] factored as P A = L U (partial pivoting) in a
 /// fixed-capacity array: the matrix dimension N + M is not a type-level constant.
-struct Kkt<const N: usize, const M: usize> {
+pub(crate) struct Kkt<const N: usize, const M: usize> {
     lu: [[f64; KKT_CAPACITY]; KKT_CAPACITY],
     piv: [usize; KKT_CAPACITY],
 }
@@ -279,7 +279,7 @@ impl<const N: usize, const M: usize> Kkt<N, M> {
     const DIM: usize = N + M;
 
     /// Assembles and factors; `None` when a pivot is zero or not finite.
-    fn new(mm: &SMatrix<f64, N, N>, j: &SMatrix<f64, M, N>) -> Option<Self> {
+    pub(crate) fn new(mm: &SMatrix<f64, N, N>, j: &SMatrix<f64, M, N>) -> Option<Self> {
         let n = Self::DIM;
         let mut a = [[0.0; KKT_CAPACITY]; KKT_CAPACITY];
         for r in 0..N {
@@ -321,7 +321,7 @@ impl<const N: usize, const M: usize> Kkt<N, M> {
     }
 
     /// Solves A x = b.
-    fn solve(&self, b: &[f64; KKT_CAPACITY]) -> [f64; KKT_CAPACITY] {
+    pub(crate) fn solve(&self, b: &[f64; KKT_CAPACITY]) -> [f64; KKT_CAPACITY] {
         let n = Self::DIM;
         let mut x = *b;
         for k in 0..n {
