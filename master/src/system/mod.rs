@@ -155,9 +155,12 @@ pub struct InstanceSpec {
     pub fmu: PathBuf,
     /// Own step h = H / substeps.
     pub substeps: u64,
-    /// The instance's fixed internal step (s), if known: `[instances.x] step`, else the FMU's
-    /// Real parameter `h` (unit s, > 0). Step control keeps H a whole multiple of it.
+    /// The instance's own step `[instances.x] step` (s), if given: the master sub-steps it.
     pub step: Option<f64>,
+    /// The instance's fixed internal step (s), if known: its own step, else the FMU's Real
+    /// parameter `h` (unit s, > 0), which the FMU sub-steps itself. Step control keeps H a whole
+    /// multiple of it.
+    pub fixed_step: Option<f64>,
     /// Start values.
     pub starts: Vec<(VarRef, StartValue)>,
 }

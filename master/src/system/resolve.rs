@@ -328,8 +328,15 @@ impl Resolver<'_> {
                 let value = self.start_value(&k, &v, value)?;
                 starts.push((v, value));
             }
-            let own_step = ri.step.or_else(|| self.internal_step(i, &starts));
-            instances.push(InstanceSpec { name: name.clone(), fmu: ri.fmu.clone(), substeps, step: own_step, starts });
+            let fixed_step = ri.step.or_else(|| self.internal_step(i, &starts));
+            instances.push(InstanceSpec {
+                name: name.clone(),
+                fmu: ri.fmu.clone(),
+                substeps,
+                step: ri.step,
+                fixed_step,
+                starts,
+            });
         }
 
         let mut connections: Vec<Connection> = Vec::new();
@@ -599,7 +606,7 @@ impl Resolver<'_> {
                 self.err("simulation.ecco.h_min", format!("h_min = {} s exceeds h_max = {} s", p.h_min, p.h_max))
             );
         }
-        let steps: Vec<f64> = instances.iter().filter_map(|i| i.step).collect();
+        let steps: Vec<f64> = instances.iter().filter_map(|i| i.fixed_step).collect();
         let quantum = crate::step_control::quantum(&steps).ok_or_else(|| {
             self.err(
                 "instances",
