@@ -156,12 +156,16 @@ enum Command {
         #[arg(long)]
         energy_correction: Option<bool>,
     },
-    /// Internal: serve one FMU instance over stdin/stdout for `run --isolate`.
+    /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
+    /// the master's shared memory).
     #[command(hide = true)]
     Worker {
         /// The FMU as extracted by the master (shared by its instances' workers).
         #[arg(long)]
         extracted: Option<PathBuf>,
+        /// The descriptor of the master's shared memory (inherited).
+        #[arg(long)]
+        shm_fd: i32,
         /// The .fmu file.
         fmu: PathBuf,
         /// The instance name.
@@ -444,8 +448,8 @@ fn run() -> Result<i32> {
             print!("{}", master::fmu::info::info(&fmu)?);
             Ok(0)
         }
-        Command::Worker { fmu, extracted, instance } => {
-            master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance)
+        Command::Worker { fmu, extracted, shm_fd, instance } => {
+            master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance, shm_fd)
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
             Ok(0)
         }

@@ -6,25 +6,32 @@
 //! and the run stops with everything up to that point on disk.
 //!
 //! # Protocol
-//! Requests go over the worker's stdin, responses come back over its stdout; stderr is shared
-//! with the master (the FMU's log messages appear as usual). Every message is a frame
-//! `[u32 length][body]`, little-endian throughout:
+//! The worker reports once over its stdout pipe (the handshake, a frame `[u32 length][body]`,
+//! little-endian as everything here): `0` when the FMU is loaded and instantiated, or
+//! `2, message` when it cannot be (the master reads the model description from the extraction
+//! it shares with the worker). Every call after that goes through shared memory ([`shm`]): the
+//! master writes a *batch* and the worker answers it once. A batch is the setters made since the
+//! last round trip (`fmi2Set*` return no values, so they wait for the next call) followed by
+//! the call that needs an answer, each as `[u32 length][request]`; so a communication step
+//! costs one round trip per instance for its inputs and `fmi2DoStep`, and one per getter.
 //!
-//! - handshake (worker → master, once): `0` when the FMU is loaded and instantiated, or
-//!   `2, message` when it cannot be (the master reads the model description from the extraction
-//!   it shares with the worker);
 //! - request: a [`Call`]: its op code (`u8`, [`Op`]'s discriminant) then its arguments
-//!   ([`encode_request`]); response: `0` then the results of a getter ([`encode_results`]), or
-//!   `1, time: f64, status, last_log` for an [`MasterError::Call`], or `2, message` for any
-//!   other error. A getter sends its value references and the number of values it wants.
+//!   ([`encode_request`]). A getter sends its value references and the number of values it
+//!   wants.
+//! - response: `u32 index` of the request it answers (the last, or the first that failed: the
+//!   ones after it are not executed), then `0` and the results of a getter
+//!   ([`encode_results`]), or `1, time: f64, status, last_log` for an [`MasterError::Call`], or
+//!   `2, message` for any other error. An error of a deferred setter is reported by the call
+//!   that sent it, naming the setter.
 //!
-//! Every [`Call`] goes over the wire, `SaveState`/`RestoreState` included: the worker's
+//! Every [`Call`] goes to the worker, `SaveState`/`RestoreState` included: the worker's
 //! instance keeps the saved `fmi2FMUstate` (iterative coupling works isolated).
 //!
 //! Scalars are `u8`/`u32`/`i32`/`f64`; a slice is `u32 count` then the elements (booleans as
-//! `u8`); a string is `u32 length` then UTF-8 bytes. Closing the worker's stdin ends it (it frees
-//! the instance and exits 0). The worker points its descriptors 0 and 1 at `/dev/null` and
-//! stderr before loading the FMU, so nothing the FMU prints can corrupt the protocol.
+//! `u8`); a string is `u32 length` then UTF-8 bytes. Closing the channel ([`shm::Channel::close`])
+//! ends the worker (it frees the instance and exits 0). The worker points its descriptors 0 and
+//! 1 at `/dev/null` and stderr before loading the FMU, so nothing the FMU prints can corrupt
+//! the handshake.
 //!
 //! # Processes and files
 //! The master extracts each FMU once ([`Archive`], shared by the workers of all its instances
@@ -33,12 +40,14 @@
 //! terminal's Ctrl-C (sent to the foreground group) and `timeout`'s signal reach only the master,
 //! which decides: it stops at the next communication point, and kills a worker whose call does
 //! not return within [`WORKER_GRACE`] (the run's status is then `interrupted`). Waiting for an
-//! answer also watches the worker process itself, so a worker that died while something it
-//! forked still holds its pipe is reported as dead (and its process group killed) instead of
-//! waiting forever for the end of the pipe.
+//! answer watches the worker process every 100 ms: a worker that died is reported (with the call
+//! it died in, which it records in the shared header before each call) and its process group
+//! killed; one that does not answer within its timeout ([`DEFAULT_WORKER_TIMEOUT`],
+//! `[simulation] worker_timeout`) is killed and reported as hung.
 
 use super::archive::Archive;
 use super::ffi;
+use super::shm;
 use super::instance::Fmu2;
 use super::{Call, Op, Slave};
 use crate::error::{MasterError, Result};
@@ -46,7 +55,7 @@ use model_description::ModelDescription;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -54,15 +63,22 @@ use std::time::{Duration, Instant};
 /// (shorter than the run guard's [`crate::guard::GRACE`], so the run ends in order).
 pub const WORKER_GRACE: Duration = Duration::from_millis(500);
 
+/// How long a worker may take to answer one call before the master kills it as hung (default
+/// of `[simulation] worker_timeout`).
+pub const DEFAULT_WORKER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A batch of deferred setters is sent once it holds this many bytes, whatever comes next.
+const BATCH_FLUSH: usize = 1 << 20;
+
 /// Environment variable naming the executable that serves `worker` (default: the running
 /// executable, which is right for `cosim`; a program embedding the master library sets it to
 /// the `cosim` binary).
 pub const WORKER_EXE_ENV: &str = "COSIM_WORKER_EXE";
 
-/// Largest frame accepted (a garbled length must not make either side allocate gigabytes). The
-/// model description does not cross the pipe (the master reads it from the extraction), so this
-/// bounds only the values of one call.
-const MAX_FRAME: usize = 1 << 28;
+/// Largest frame accepted (a garbled length must not make either side allocate gigabytes):
+/// the shared buffers' size. The model description does not cross (the master reads it from the
+/// extraction), so this bounds only the values of one batch.
+const MAX_FRAME: usize = shm::CAPACITY;
 
 const TAG_OK: u8 = 0;
 const TAG_CALL_ERROR: u8 = 1;
@@ -511,11 +527,16 @@ pub struct IsolatedSlave {
     /// The FMU as extracted by the master (removed after the last worker using it ended: this
     /// field drops after [`Drop::drop`] has reaped the worker).
     _archive: Arc<Archive>,
-    requests: Option<BufWriter<ChildStdin>>,
+    /// The handshake's pipe (the worker's stdout); every call after it goes through `channel`.
     responses: BufReader<ChildStdout>,
-    /// Request body being built, then response body (reused: no allocation per call).
+    channel: shm::Channel,
+    /// The batch being built (deferred setters, then the call that needs an answer) and the op
+    /// of each of its requests; then the response body (all reused: no allocation per call).
     out: Vec<u8>,
+    pending: Vec<Op>,
     inb: Vec<u8>,
+    /// How long one round trip may take before the worker is killed as hung.
+    timeout: Duration,
     time: f64,
     busy: Duration,
     steps: u64,
@@ -583,22 +604,30 @@ impl IsolatedSlave {
         let xml = archive.model_description()?;
         let md = model_description::from_str(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
         drop(xml);
-        let mut child = Command::new(exe)
+        let channel =
+            shm::Channel::create().map_err(|e| fmu_err(format!("cannot create the worker's shared memory: {e}")))?;
+        let fd = channel.fd();
+        let mut command = Command::new(exe);
+        command
             .arg("worker")
             .arg("--extracted")
             .arg(archive.dir())
+            .arg("--shm-fd")
+            .arg(fd.to_string())
             .arg("--")
             .arg(fmu)
             .arg(name)
-            .stdin(Stdio::piped())
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             // Its own process group: the terminal's SIGINT goes to the master only.
-            .process_group(0)
-            .spawn()
-            .map_err(|e| fmu_err(format!("cannot start the worker process {}: {e}", exe.display())))?;
+            .process_group(0);
+        // SAFETY: the closure only calls fcntl (async-signal-safe) in the forked child.
+        unsafe { command.pre_exec(move || shm::Channel::inherit_in_child(fd)) };
+        let mut child =
+            command.spawn().map_err(|e| fmu_err(format!("cannot start the worker process {}: {e}", exe.display())))?;
         crate::guard::track_group(child.id());
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let Some(stdout) = child.stdout.take() else {
             let _ = child.kill();
             let _ = child.wait();
             crate::guard::untrack_group(child.id());
@@ -608,10 +637,12 @@ impl IsolatedSlave {
             name: name.to_owned(),
             child,
             _archive: Arc::clone(archive),
-            requests: Some(BufWriter::with_capacity(1 << 14, stdin)),
-            responses: BufReader::with_capacity(1 << 14, stdout),
+            responses: BufReader::with_capacity(256, stdout),
+            channel,
             out: Vec::with_capacity(256),
+            pending: Vec::with_capacity(8),
             inb: Vec::with_capacity(256),
+            timeout: DEFAULT_WORKER_TIMEOUT,
             time: 0.0,
             busy: Duration::ZERO,
             steps: 0,
@@ -622,6 +653,7 @@ impl IsolatedSlave {
             Wait::Ready => {}
             Wait::Dead(how) => return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU"))),
             Wait::Interrupted => return Err(MasterError::Interrupted { time: 0.0 }),
+            Wait::Garbled(e) => return Err(fmu_err(format!("instance \"{name}\": {e} while loading the FMU"))),
         }
         let got = read_frame(&mut slave.responses, &mut slave.inb);
         if !matches!(got, Ok(true)) {
@@ -648,7 +680,7 @@ impl IsolatedSlave {
         Ok((slave, md))
     }
 
-    /// Waits until the worker's answer can be read, watching the worker process and the
+    /// Waits until the worker's handshake can be read, watching the worker process and the
     /// interrupt flag ([`crate::guard::INTERRUPTED`]) every 100 ms: a worker that ended while
     /// its pipe stays open (a process it forked holds it) is dead; after SIGINT/SIGTERM a call
     /// that does not return within [`WORKER_GRACE`] gets the worker killed. Either way its
@@ -697,6 +729,46 @@ impl IsolatedSlave {
         self.child.id()
     }
 
+    /// How long one call may take before the worker is killed as hung (default
+    /// [`DEFAULT_WORKER_TIMEOUT`]).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    /// Waits for the response to request `seq` in `self.inb`, watching the worker process
+    /// every 100 ms (dead: reported, its group killed), the interrupt flag (after
+    /// [`WORKER_GRACE`] the worker is killed) and the timeout (hung: killed).
+    fn wait_response(&mut self, seq: u32) -> Wait {
+        let start = Instant::now();
+        let mut interrupted: Option<Instant> = None;
+        loop {
+            match self.channel.wait_response(seq, Duration::from_millis(100), &mut self.inb) {
+                Ok(true) => return Wait::Ready,
+                Ok(false) => {}
+                Err(e) => return Wait::Garbled(e.to_string()),
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                crate::guard::kill_group(self.child.id());
+                return Wait::Dead(describe_exit(status));
+            }
+            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+                && interrupted.get_or_insert_with(Instant::now).elapsed() >= WORKER_GRACE
+            {
+                crate::guard::kill_group(self.child.id());
+                let _ = self.child.wait();
+                return Wait::Interrupted;
+            }
+            if start.elapsed() >= self.timeout {
+                crate::guard::kill_group(self.child.id());
+                let _ = self.child.wait();
+                return Wait::Dead(format!(
+                    "worker process did not answer within {} s (worker_timeout) and was killed",
+                    self.timeout.as_secs_f64()
+                ));
+            }
+        }
+    }
+
     /// Waits for the worker to end (it is dying: its pipe closed or broke) and says how it ended;
     /// kills it if it is still alive after 5 s.
     fn reap(&mut self) -> String {
@@ -723,42 +795,56 @@ impl IsolatedSlave {
         MasterError::Worker { instance: self.name.clone(), function, time: self.time, message }
     }
 
-    /// Sends the request in `self.out` and reads the response into `self.inb`; returns the
-    /// response body after the OK tag, or the error the worker reported.
-    fn round_trip(&mut self, function: &'static str) -> Result<Dec<'_>> {
+    /// Appends `call` to the batch.
+    fn push(&mut self, call: &Call<'_>) {
+        let at = self.out.len();
+        self.out.extend_from_slice(&[0; 4]);
+        encode_request(call, &mut Enc(&mut self.out));
+        let len = (self.out.len() - at - 4) as u32;
+        self.out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        self.pending.push(call.op());
+    }
+
+    /// Sends the batch in `self.out` and reads the response into `self.inb`; returns the
+    /// response body after the OK tag, or the error the worker reported (naming the call of the
+    /// batch it concerns).
+    fn round_trip(&mut self) -> Result<Dec<'_>> {
+        let last = self.pending.last().map_or("fmi2DoStep", |op| op.function());
         if let Some(m) = &self.dead {
-            return Err(self.worker_error(function, m.clone()));
+            let e = self.worker_error(last, m.clone());
+            self.clear_batch();
+            return Err(e);
         }
         let t0 = Instant::now();
-        let sent = match self.requests.as_mut() {
-            Some(w) => write_frame(w, &self.out),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
-        let received = match sent.map(|()| self.wait_readable()) {
-            Ok(Wait::Ready) => read_frame(&mut self.responses, &mut self.inb),
-            Ok(Wait::Dead(how)) => {
-                self.busy += t0.elapsed();
-                self.dead = Some(how.clone());
-                return Err(self.worker_error(function, how));
-            }
-            Ok(Wait::Interrupted) => {
-                self.dead = Some("worker process killed after SIGINT/SIGTERM".into());
-                return Err(MasterError::Interrupted { time: self.time });
-            }
-            Err(e) => Err(e),
+        let sent = self.channel.send_request(&self.out);
+        let waited = match sent {
+            Ok(seq) => self.wait_response(seq),
+            Err(e) => Wait::Garbled(e.to_string()),
         };
         self.busy += t0.elapsed();
-        match received {
-            Ok(true) => {}
-            Ok(false) | Err(_) => {
-                let how = self.reap();
+        // The call a dying worker was in (it records each before starting it).
+        let in_flight = |s: &Self| s.pending.get(s.channel.progress() as usize).map_or(last, |op| op.function());
+        let outcome = match waited {
+            Wait::Ready => None,
+            Wait::Dead(how) => {
                 self.dead = Some(how.clone());
-                return Err(self.worker_error(function, how));
+                Some(self.worker_error(in_flight(self), how))
             }
+            Wait::Interrupted => {
+                self.dead = Some("worker process killed after SIGINT/SIGTERM".into());
+                Some(MasterError::Interrupted { time: self.time })
+            }
+            Wait::Garbled(e) if self.out.len() > MAX_FRAME => Some(self.worker_error(last, e)),
+            Wait::Garbled(e) => Some(self.garbled(last, e)),
+        };
+        if let Some(e) = outcome {
+            self.clear_batch();
+            return Err(e);
         }
         let reply = {
             let mut d = Dec(&self.inb);
-            match d.u8() {
+            let index = d.u32().map(|i| i as usize);
+            let reply = match d.u8() {
                 Ok(TAG_OK) => Reply::Ok,
                 Ok(TAG_CALL_ERROR) => match (|| Ok::<_, String>((d.f64()?, d.str()?, d.str()?)))() {
                     Ok((time, status, last_log)) => Reply::Call { time, status, last_log },
@@ -767,16 +853,29 @@ impl IsolatedSlave {
                 Ok(TAG_OTHER_ERROR) => d.str().map_or_else(Reply::Garbled, Reply::Other),
                 Ok(t) => Reply::Garbled(format!("unknown response tag {t}")),
                 Err(e) => Reply::Garbled(e),
+            };
+            match index {
+                Ok(i) if i < self.pending.len() && (i + 1 == self.pending.len() || !matches!(reply, Reply::Ok)) => {
+                    (self.pending[i].function(), reply)
+                }
+                Ok(i) => (last, Reply::Garbled(format!("response to request {i} of {}", self.pending.len()))),
+                Err(e) => (last, Reply::Garbled(e)),
             }
         };
+        self.clear_batch();
         match reply {
-            Reply::Ok => Ok(Dec(self.inb.get(1..).unwrap_or_default())),
-            Reply::Call { time, status, last_log } => {
+            (_, Reply::Ok) => Ok(Dec(self.inb.get(5..).unwrap_or_default())),
+            (function, Reply::Call { time, status, last_log }) => {
                 Err(MasterError::Call { instance: self.name.clone(), function, time, status, last_log })
             }
-            Reply::Other(m) => Err(self.worker_error(function, m)),
-            Reply::Garbled(e) => Err(self.garbled(function, e)),
+            (function, Reply::Other(m)) => Err(self.worker_error(function, m)),
+            (function, Reply::Garbled(e)) => Err(self.garbled(function, e)),
         }
+    }
+
+    fn clear_batch(&mut self) {
+        self.out.clear();
+        self.pending.clear();
     }
 
     /// A response that does not decode: the worker cannot be trusted any more; it is killed.
@@ -790,8 +889,8 @@ impl IsolatedSlave {
 
 impl Drop for IsolatedSlave {
     fn drop(&mut self) {
-        // Closing stdin ends the worker's loop: it frees the instance and exits.
-        drop(self.requests.take());
+        // Closing the channel ends the worker's loop: it frees the instance and exits.
+        self.channel.close();
         let deadline = Instant::now() + Duration::from_secs(1);
         loop {
             match self.child.try_wait() {
@@ -819,6 +918,8 @@ enum Wait {
     /// SIGINT/SIGTERM, and the call did not return within [`WORKER_GRACE`]: the worker was
     /// killed.
     Interrupted,
+    /// The request could not be sent or the response not read (why).
+    Garbled(String),
 }
 
 impl Slave for IsolatedSlave {
@@ -836,9 +937,24 @@ impl Slave for IsolatedSlave {
             }
             _ => {}
         }
-        self.out.clear();
-        encode_request(&call, &mut Enc(&mut self.out));
-        let r = decode_results(&mut call, &mut self.round_trip(function)?);
+        if let Some(m) = &self.dead {
+            let e = self.worker_error(function, m.clone());
+            self.clear_batch();
+            return Err(e);
+        }
+        self.push(&call);
+        let deferred = matches!(
+            call,
+            Call::SetReal { .. }
+                | Call::SetInteger { .. }
+                | Call::SetBoolean { .. }
+                | Call::SetString { .. }
+                | Call::SetInputDerivatives { .. }
+        );
+        if deferred && self.out.len() < BATCH_FLUSH {
+            return Ok(());
+        }
+        let r = decode_results(&mut call, &mut self.round_trip()?);
         r.map_err(|e| self.garbled(function, e))?;
         if let Call::DoStep { t, h } = call {
             self.time = t + h;
@@ -880,9 +996,9 @@ fn die_with_the_master() {
     }
 }
 
-/// Encodes a slave error as a response.
-fn encode_error(out: &mut Vec<u8>, e: &MasterError) {
-    out.clear();
+/// Encodes a slave error as a response (after the response's first `start` bytes).
+fn encode_error(out: &mut Vec<u8>, start: usize, e: &MasterError) {
+    out.truncate(start);
     match e {
         MasterError::Call { time, status, last_log, .. } => {
             Enc(out).u8(TAG_CALL_ERROR).f64(*time).str(status).str(last_log);
@@ -893,10 +1009,11 @@ fn encode_error(out: &mut Vec<u8>, e: &MasterError) {
     }
 }
 
-/// Executes one request on `slave` (the worker's in-process instance); the response goes to
-/// `out`. `Err` is a protocol error.
-fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<()> {
-    out.clear();
+/// Executes one request on `slave` (the worker's in-process instance); its response is appended
+/// to `out`. `Ok(false)` when the call failed (the response is the error); `Err` is a protocol
+/// error.
+fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<bool> {
+    let start = out.len();
     out.push(TAG_OK);
     let result = decode_request(req, b, |mut call| {
         let r = slave.execute(call.reborrow());
@@ -905,21 +1022,49 @@ fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>
         }
         r
     })?;
-    if let Err(e) = result {
-        encode_error(out, &e);
+    match result {
+        Ok(()) => Ok(true),
+        Err(e) => {
+            encode_error(out, start, &e);
+            Ok(false)
+        }
     }
-    Ok(())
 }
 
-/// The worker process (`cosim worker -- FMU INSTANCE`): loads the FMU, instantiates it, sends
-/// the handshake and serves requests until its stdin closes. Returns when the master is gone;
-/// `Err` only for I/O or protocol errors on the pipes (the master reports those as the death of
-/// the worker).
-pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str) -> std::io::Result<()> {
+/// Executes a batch (`[u32 length][request]`…) in order until a call fails; the response in
+/// `out` is the index of the last request executed, then its response. `progress` is told the
+/// index of each request before it runs.
+fn execute_batch(
+    slave: &mut dyn Slave,
+    batch: &[u8],
+    b: &mut Buffers,
+    out: &mut Vec<u8>,
+    mut progress: impl FnMut(u32),
+) -> DecResult<()> {
+    let mut d = Dec(batch);
+    let mut index = 0u32;
+    loop {
+        let n = d.count(1)?;
+        let req = d.take(n)?;
+        progress(index);
+        out.clear();
+        out.extend_from_slice(&index.to_le_bytes());
+        if !execute(slave, req, b, out)? || d.0.is_empty() {
+            return Ok(());
+        }
+        index += 1;
+    }
+}
+
+/// The worker process (`cosim worker --shm-fd N -- FMU INSTANCE`): maps the master's shared
+/// memory, loads the FMU, instantiates it, sends the handshake over stdout and serves batches
+/// until the master closes the channel. Returns when the master is gone; `Err` only for I/O or
+/// protocol errors (the master reports those as the death of the worker).
+pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str, shm_fd: i32) -> std::io::Result<()> {
     die_with_the_master();
-    let (requests, responses) = ffi::take_stdio_for_protocol()?;
-    let mut input = BufReader::with_capacity(1 << 14, requests);
-    let mut output: BufWriter<File> = BufWriter::with_capacity(1 << 14, responses);
+    let channel = shm::Channel::open(shm_fd)?;
+    let (_stdin, responses) = ffi::take_stdio_for_protocol()?;
+    let mut output: BufWriter<File> = BufWriter::with_capacity(256, responses);
     let mut out = Vec::with_capacity(256);
     let fmu2 = match extracted {
         Some(dir) => Fmu2::load_extracted(fmu, dir),
@@ -941,12 +1086,23 @@ pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str) -> std::io::Resul
             return write_frame(&mut output, &out);
         }
     };
+    drop(output);
     let mut req = Vec::with_capacity(256);
     let mut buffers = Buffers::default();
-    while read_frame(&mut input, &mut req)? {
-        execute(&mut slave, &req, &mut buffers, &mut out)
+    let mut last = 0;
+    // The master's death also ends the worker through PR_SET_PDEATHSIG; this is the fallback.
+    let master_alive = || {
+        unsafe extern "C" {
+            fn getppid() -> i32;
+        }
+        // SAFETY: getppid has no preconditions.
+        unsafe { getppid() != 1 }
+    };
+    while let Some(seq) = channel.wait_request(last, &mut req, master_alive)? {
+        last = seq;
+        execute_batch(&mut slave, &req, &mut buffers, &mut out, |i| channel.set_progress(i))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        write_frame(&mut output, &out)?;
+        channel.send_response(seq, &out)?;
     }
     Ok(())
 }
@@ -1098,6 +1254,49 @@ mod tests {
         let mut two = [0.0; 2];
         over_the_wire(&mut slave, Call::GetReal { vr: &vr, out: &mut two }).unwrap();
         assert_eq!(two, [1.5, 0.5]);
+    }
+
+    /// A batch runs in order until a call fails; the response names that call's index and the
+    /// calls after it are not executed.
+    #[test]
+    fn a_batch_stops_at_the_first_failing_call() {
+        fn batch(calls: &[Call<'_>]) -> Vec<u8> {
+            let mut out = Vec::new();
+            for c in calls {
+                let mut req = Vec::new();
+                encode_request(c, &mut Enc(&mut req));
+                Enc(&mut out).u32(req.len() as u32);
+                out.extend_from_slice(&req);
+            }
+            out
+        }
+        let (mut b, mut out) = (Buffers::default(), Vec::new());
+        let mut slave = Echo::default();
+        let mut seen = Vec::new();
+        let mut reals = [0.0; 2];
+        let ok = batch(&[
+            Call::SetReal { vr: &[1], values: &[2.0] },
+            Call::DoStep { t: 0.0, h: 0.1 },
+            Call::GetReal { vr: &[4, 6], out: &mut reals },
+        ]);
+        execute_batch(&mut slave, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
+        assert_eq!(seen, [0, 1, 2]);
+        let mut d = Dec(&out);
+        assert_eq!((d.u32(), d.u8()), (Ok(2), Ok(TAG_OK)));
+        let mut got = Vec::new();
+        d.f64s(&mut got).unwrap();
+        assert_eq!(got, [2.0, 3.0], "the last call's results");
+        // RestoreState fails on a fresh instance: index 1, the step after it never runs.
+        let mut fresh = Echo::default();
+        let failing = batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::RestoreState, Call::DoStep { t: 0.0, h: 0.1 }]);
+        execute_batch(&mut fresh, &failing, &mut b, &mut out, |_| {}).unwrap();
+        let mut d = Dec(&out);
+        assert_eq!((d.u32(), d.u8()), (Ok(1), Ok(TAG_CALL_ERROR)));
+        assert_eq!(fresh.seen.len(), 2, "{:?}", fresh.seen);
+        // A length beyond the batch is a protocol error.
+        let mut cut = ok.clone();
+        cut.truncate(ok.len() - 1);
+        assert!(execute_batch(&mut Echo::default(), &cut, &mut b, &mut out, |_| {}).is_err());
     }
 
     #[test]

@@ -164,6 +164,7 @@ mod ffi;
 pub mod info;
 pub mod instance;
 pub mod isolated;
+mod shm;
 
 pub use archive::Archive;
 pub use cache::FmuCache;

@@ -1,0 +1,382 @@
+//! The shared-memory channel between the master and one isolated worker (`cosim run --isolate`,
+//! see [`super::isolated`]): a `memfd` mapped by both processes, holding a request buffer, a
+//! response buffer and a header of sequence numbers. The master writes a request and bumps
+//! `request_seq`; the worker serves it, writes the response and sets `response_seq` to the
+//! same number. Whoever waits spins briefly (the other side usually answers within
+//! microseconds), then yields the processor, then sleeps on a futex on the sequence word; the
+//! other side wakes it only when it sleeps (its `*_sleeping` flag), so a round trip between two
+//! busy processes never enters the kernel.
+//!
+//! Neither side trusts the other's bytes: lengths are checked against the capacity and every
+//! message is copied out of the mapping before it is decoded. The worker's FMU can scribble
+//! over the mapping; the master then reads a garbled message (a protocol error), never memory
+//! outside it.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Bytes of each of the two buffers (the mapping is sparse: only the pages a message touches
+/// take memory). A call's request or response larger than this is refused with a message.
+pub const CAPACITY: usize = 32 << 20;
+
+/// Header, then the request buffer, then the response buffer.
+const HEADER: usize = 64;
+const SIZE: usize = HEADER + 2 * CAPACITY;
+
+/// How long a waiter spins before it yields, and yields before it sleeps on the futex.
+const SPIN: Duration = Duration::from_micros(20);
+const YIELD: Duration = Duration::from_micros(200);
+
+#[repr(C)]
+struct Header {
+    /// Bumped by the master when a request is ready.
+    request_seq: AtomicU32,
+    /// Set by the worker to the request's number when its response is ready.
+    response_seq: AtomicU32,
+    /// Bytes of the request / response.
+    request_len: AtomicU32,
+    response_len: AtomicU32,
+    /// 1 while the worker / the master sleeps on the futex of `request_seq` / `response_seq`.
+    worker_sleeping: AtomicU32,
+    master_sleeping: AtomicU32,
+    /// Set by the master: no more requests, the worker ends.
+    closed: AtomicU32,
+    /// Set by the worker before each call of a request: which one it is executing (the call a
+    /// dead worker died in).
+    progress: AtomicU32,
+}
+
+const _: () = assert!(std::mem::size_of::<Header>() <= HEADER);
+
+mod sys {
+    use std::ffi::{c_char, c_int, c_long, c_uint, c_void};
+    #[repr(C)]
+    pub struct Timespec {
+        pub tv_sec: i64,
+        pub tv_nsec: i64,
+    }
+    unsafe extern "C" {
+        pub fn memfd_create(name: *const c_char, flags: c_uint) -> c_int;
+        pub fn ftruncate(fd: c_int, len: i64) -> c_int;
+        pub fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void;
+        pub fn munmap(addr: *mut c_void, len: usize) -> c_int;
+        pub fn syscall(num: c_long, ...) -> c_long;
+        pub fn sched_yield() -> c_int;
+        pub fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
+    }
+    pub const MFD_CLOEXEC: c_uint = 1;
+    pub const PROT_READ_WRITE: c_int = 1 | 2;
+    pub const MAP_SHARED: c_int = 1;
+    pub const F_SETFD: c_int = 2;
+    #[cfg(target_arch = "x86_64")]
+    pub const SYS_FUTEX: c_long = 202;
+    #[cfg(target_arch = "aarch64")]
+    pub const SYS_FUTEX: c_long = 98;
+    pub const FUTEX_WAIT: c_int = 0;
+    pub const FUTEX_WAKE: c_int = 1;
+}
+
+/// One mapping of the channel (the master's or the worker's).
+pub struct Channel {
+    base: *mut u8,
+    fd: OwnedFd,
+}
+
+// SAFETY: the mapping is plain shared memory; access goes through atomics and copies.
+unsafe impl Send for Channel {}
+
+impl std::fmt::Debug for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Channel").field("fd", &self.fd.as_raw_fd()).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        // SAFETY: the mapping of `new`, unmapped once; nothing borrows it past `&self`.
+        unsafe { sys::munmap(self.base.cast(), SIZE) };
+    }
+}
+
+impl Channel {
+    /// A new channel (the master's side): an anonymous memory file, close-on-exec (see
+    /// [`Channel::inherit_in_child`]).
+    pub fn create() -> io::Result<Self> {
+        // SAFETY: a NUL-terminated name; the descriptor returned is owned below.
+        let fd = unsafe { sys::memfd_create(c"cosim-worker".as_ptr(), sys::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor nobody else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: ftruncate on our descriptor.
+        if unsafe { sys::ftruncate(fd.as_raw_fd(), SIZE as i64) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Self::map(fd)
+    }
+
+    /// The worker's side: maps the descriptor the master passed (`cosim worker --shm-fd N`).
+    pub fn open(fd: RawFd) -> io::Result<Self> {
+        // SAFETY: the descriptor was inherited for this purpose; from here on we own it.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        Self::map(fd)
+    }
+
+    fn map(fd: OwnedFd) -> io::Result<Self> {
+        // SAFETY: a shared read-write mapping of the whole file, which is SIZE bytes long.
+        let p = unsafe {
+            sys::mmap(std::ptr::null_mut(), SIZE, sys::PROT_READ_WRITE, sys::MAP_SHARED, fd.as_raw_fd(), 0)
+        };
+        if p as isize == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self { base: p.cast(), fd })
+    }
+
+    /// The descriptor to name on the worker's command line.
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// For `Command::pre_exec` in the forked child: clears close-on-exec on descriptor `fd` so
+    /// that the worker (only this one) inherits it. Async-signal-safe.
+    pub fn inherit_in_child(fd: RawFd) -> io::Result<()> {
+        // SAFETY: fcntl(F_SETFD) on a descriptor of the child's own table.
+        if unsafe { sys::fcntl(fd, sys::F_SETFD, 0) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping starts with a Header (atomics of zeroed memory are valid) and
+        // lives as long as `self`.
+        unsafe { &*self.base.cast::<Header>() }
+    }
+
+    fn buffer(&self, response: bool) -> *mut u8 {
+        // SAFETY: both buffers lie inside the mapping.
+        unsafe { self.base.add(HEADER + usize::from(response) * CAPACITY) }
+    }
+
+    fn put(&self, response: bool, body: &[u8]) -> io::Result<()> {
+        if body.len() > CAPACITY {
+            return Err(io::Error::other(format!(
+                "a message of {} bytes, more than the isolated protocol's limit of {} MiB",
+                body.len(),
+                CAPACITY >> 20
+            )));
+        }
+        // SAFETY: `body.len()` bytes fit in the buffer; the other side does not read it until
+        // the sequence number is published (Release below).
+        unsafe { std::ptr::copy_nonoverlapping(body.as_ptr(), self.buffer(response), body.len()) };
+        Ok(())
+    }
+
+    fn take(&self, response: bool, len: u32, out: &mut Vec<u8>) -> io::Result<()> {
+        let len = len as usize;
+        if len > CAPACITY {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("message length {len} out of range")));
+        }
+        out.clear();
+        out.reserve(len);
+        // SAFETY: `len` bytes lie inside the buffer and `out` has room for them.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.buffer(response), out.as_mut_ptr(), len);
+            out.set_len(len);
+        }
+        Ok(())
+    }
+
+    // -- master side ----------------------------------------------------------------------
+
+    /// Publishes `body` as the next request and wakes the worker if it sleeps. Returns the
+    /// request's number, which [`Channel::wait_response`] waits for.
+    pub fn send_request(&self, body: &[u8]) -> io::Result<u32> {
+        self.put(false, body)?;
+        let h = self.header();
+        h.request_len.store(body.len() as u32, Ordering::Relaxed);
+        let seq = h.request_seq.load(Ordering::Relaxed).wrapping_add(1);
+        h.request_seq.store(seq, Ordering::SeqCst);
+        if h.worker_sleeping.load(Ordering::SeqCst) != 0 {
+            futex_wake(&h.request_seq);
+        }
+        Ok(seq)
+    }
+
+    /// Waits up to `slice` (after a short spin) for the response to request `seq`; `Ok(true)`
+    /// with the response in `out`, `Ok(false)` if it is not there yet.
+    pub fn wait_response(&self, seq: u32, slice: Duration, out: &mut Vec<u8>) -> io::Result<bool> {
+        let h = self.header();
+        if !wait_for(&h.response_seq, seq, &h.master_sleeping, slice) {
+            return Ok(false);
+        }
+        self.take(true, h.response_len.load(Ordering::Relaxed), out)?;
+        Ok(true)
+    }
+
+    /// The index the worker stored last with [`Channel::set_progress`].
+    pub fn progress(&self) -> u32 {
+        self.header().progress.load(Ordering::SeqCst)
+    }
+
+    /// Tells the worker to end (it frees the instance and exits).
+    pub fn close(&self) {
+        let h = self.header();
+        h.closed.store(1, Ordering::SeqCst);
+        h.request_seq.fetch_add(1, Ordering::SeqCst);
+        futex_wake(&h.request_seq);
+    }
+
+    // -- worker side ----------------------------------------------------------------------
+
+    /// Waits for the request after `last` (its number and body in `out`); `Ok(None)` when the
+    /// master closed the channel. `alive` is asked every second while nothing comes (`false`
+    /// ends the wait as if closed).
+    pub fn wait_request(&self, last: u32, out: &mut Vec<u8>, alive: impl Fn() -> bool) -> io::Result<Option<u32>> {
+        let h = self.header();
+        let seq = last.wrapping_add(1);
+        while !wait_for(&h.request_seq, seq, &h.worker_sleeping, Duration::from_secs(1)) {
+            if !alive() {
+                return Ok(None);
+            }
+        }
+        if h.closed.load(Ordering::SeqCst) != 0 {
+            return Ok(None);
+        }
+        self.take(false, h.request_len.load(Ordering::Relaxed), out)?;
+        Ok(Some(seq))
+    }
+
+    /// Records that the worker starts the call `index` of the current request.
+    pub fn set_progress(&self, index: u32) {
+        self.header().progress.store(index, Ordering::Relaxed);
+    }
+
+    /// Publishes `body` as the response to request `seq` and wakes the master if it sleeps.
+    pub fn send_response(&self, seq: u32, body: &[u8]) -> io::Result<()> {
+        self.put(true, body)?;
+        let h = self.header();
+        h.response_len.store(body.len() as u32, Ordering::Relaxed);
+        h.response_seq.store(seq, Ordering::SeqCst);
+        if h.master_sleeping.load(Ordering::SeqCst) != 0 {
+            futex_wake(&h.response_seq);
+        }
+        Ok(())
+    }
+}
+
+/// Waits until `word` reaches `target` (it only ever moves forward), for at most `limit`
+/// after the spin: spins for [`SPIN`], yields for [`YIELD`], then sleeps on the futex with
+/// `sleeping` set so that the writer wakes it. `true` when `word` reached `target`.
+fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration) -> bool {
+    let reached = || word.load(Ordering::Acquire).wrapping_sub(target) as i32 >= 0;
+    let start = Instant::now();
+    let mut n = 0u32;
+    loop {
+        for _ in 0..64 {
+            if reached() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        n += 1;
+        let waited = start.elapsed();
+        if waited >= SPIN + YIELD {
+            break;
+        }
+        if waited >= SPIN || n % 8 == 0 {
+            // SAFETY: sched_yield has no preconditions.
+            unsafe { sys::sched_yield() };
+        }
+    }
+    let deadline = start + SPIN + YIELD + limit;
+    loop {
+        let now_value = word.load(Ordering::SeqCst);
+        if now_value.wrapping_sub(target) as i32 >= 0 {
+            return true;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        sleeping.store(1, Ordering::SeqCst);
+        // Re-check after announcing the sleep: a writer that stored before it saw the flag.
+        if word.load(Ordering::SeqCst) == now_value {
+            futex_wait(word, now_value, left);
+        }
+        sleeping.store(0, Ordering::SeqCst);
+    }
+}
+
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
+    let ts = sys::Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: i64::from(timeout.subsec_nanos()) };
+    // SAFETY: FUTEX_WAIT on a live aligned u32 with a valid timespec; it returns at once if the
+    // word no longer holds `expected`, on a wake, a signal or the timeout.
+    unsafe {
+        sys::syscall(sys::SYS_FUTEX, word.as_ptr(), sys::FUTEX_WAIT, expected, &ts as *const sys::Timespec, 0usize, 0u32)
+    };
+}
+
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE on a live aligned u32.
+    unsafe { sys::syscall(sys::SYS_FUTEX, word.as_ptr(), sys::FUTEX_WAKE, i32::MAX, 0usize, 0usize, 0u32) };
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    /// Two mappings of one memory file (as master and worker have) exchange requests and
+    /// responses in order, across threads, including a wait that sleeps on the futex.
+    #[test]
+    fn requests_and_responses_cross_between_two_mappings() {
+        let master = Channel::create().unwrap();
+        // SAFETY: dup of our own descriptor, owned by the second mapping.
+        let dup = unsafe { libc_dup(master.fd()) };
+        let worker = Channel::open(dup).unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut last, mut buf) = (0, Vec::new());
+            let mut served = 0;
+            while let Some(seq) = worker.wait_request(last, &mut buf, || true).unwrap() {
+                last = seq;
+                if buf == b"sleep" {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                let mut reply = buf.clone();
+                reply.reverse();
+                worker.send_response(seq, &reply).unwrap();
+                served += 1;
+            }
+            served
+        });
+        let mut out = Vec::new();
+        for i in 0..1000u32 {
+            let body = format!("request {i}");
+            let seq = master.send_request(body.as_bytes()).unwrap();
+            while !master.wait_response(seq, Duration::from_millis(100), &mut out).unwrap() {}
+            assert_eq!(out, body.bytes().rev().collect::<Vec<u8>>());
+        }
+        let seq = master.send_request(b"sleep").unwrap();
+        assert!(!master.wait_response(seq, Duration::from_millis(1), &mut out).unwrap(), "not answered yet");
+        while !master.wait_response(seq, Duration::from_millis(100), &mut out).unwrap() {}
+        assert_eq!(out, b"peels");
+        // A message beyond the capacity is refused, not written past the buffer.
+        let big = vec![0u8; CAPACITY + 1];
+        assert!(master.send_request(&big).unwrap_err().to_string().contains("limit of 32 MiB"));
+        master.close();
+        assert_eq!(server.join().unwrap(), 1001);
+    }
+
+    unsafe fn libc_dup(fd: RawFd) -> RawFd {
+        unsafe extern "C" {
+            fn dup(fd: i32) -> i32;
+        }
+        // SAFETY: dup of a descriptor we own.
+        unsafe { dup(fd) }
+    }
+}
