@@ -133,7 +133,7 @@ impl Execution {
     pub fn from_builder(b: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) -> Result<Self> {
         if b.isolated(over) {
             let exe = crate::fmu::isolated::worker_exe()?;
-            let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
+            let mut workers = Vec::new();
             let mut descriptions = Vec::new();
             // One extraction per FMU file, shared by the workers of its instances.
             let mut archives: Vec<std::sync::Arc<crate::fmu::Archive>> = Vec::new();
@@ -149,11 +149,18 @@ impl Execution {
                 };
                 let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)
                     .map_err(|e| b.fmu_error(&name, e))?;
-                slaves.push(Box::new(slave));
+                workers.push(slave);
                 descriptions.push(md);
             }
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();
             let system = b.build_with(&mds, over)?;
+            let slaves: Vec<Box<dyn Slave>> = workers
+                .into_iter()
+                .map(|mut w| {
+                    w.set_timeout(system.worker_timeout());
+                    Box::new(w) as Box<dyn Slave>
+                })
+                .collect();
             return Self::with_instances(system, slaves, &mds);
         }
         let system = b.load_with(fmus, over)?;

@@ -110,7 +110,17 @@ pub fn install() {
         }
         previous(info);
     }));
-    let _ = std::thread::Builder::new().name("cosim-watchdog".into()).spawn(watchdog);
+    // The watchdog must be running before an FMU library is loaded: a thread's start registers
+    // thread-local destructors under the dynamic loader's lock, which a library constructor
+    // that never returns (inside dlopen) holds forever. install() waits until it runs.
+    let (started, running) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("cosim-watchdog".into()).spawn(move || {
+        let _ = started.send(());
+        watchdog()
+    });
+    if spawned.is_ok() {
+        let _ = running.recv_timeout(Duration::from_secs(5));
+    }
     // What an earlier cosim ended by SIGKILL left behind.
     crate::fmu::archive::remove_stale_extractions();
 }

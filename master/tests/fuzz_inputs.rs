@@ -108,6 +108,7 @@ const KEYS: &[&str] = &[
     "parallel",
     "record_every",
     "isolate",
+    "worker_timeout",
     "max_residual_energy",
     "iterations",
     "iteration_tolerance",

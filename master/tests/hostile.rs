@@ -493,6 +493,12 @@ fn configuration_errors_of_the_small_items_are_refused_up_front() {
     );
     let e = refused(&dir, &f);
     assert!(e.contains("i2.toml: connections[0].extrapolation.derivatives[1]: b.u is a Real input: I2 derivatives must be Real outputs"), "{e}");
+    // A worker timeout that is not a positive duration, in process and isolated.
+    for extra in ["", "isolate = true\n"] {
+        let f = system_of(&dir, "timeout.toml", "plain.fmu", &format!("{extra}worker_timeout = -1"));
+        let e = refused(&dir, &f);
+        assert!(e.contains("timeout.toml: simulation.worker_timeout: -1 s must be positive and at most 1e9 s"), "{e}");
+    }
     // An empty [instances] table (main: ran 10 steps of nothing).
     let f = write(&dir, "empty.toml", "[simulation]\nstop = 1\nstep = 0.1\n[instances]\n");
     let e = refused(&dir, &f);

@@ -442,6 +442,50 @@ fn isolated_workers_blocked_in_a_call_are_killed_on_a_signal() {
 }
 
 #[test]
+fn a_hung_worker_is_killed_after_the_worker_timeout_and_a_killed_one_is_reported_at_once() {
+    let s = Scratch::new("iso-timeout");
+    let fmu = s.fmu("hang-step-t", &["MODE=1", "AT=50"]);
+    let sys = s.path("timeout.toml");
+    let text = format!(
+        "[simulation]\nstop = 1.0\nstep = 1e-3\nisolate = true\nworker_timeout = 1.5\n[instances.h]\nfmu = \"{}\"\n",
+        fmu.display()
+    );
+    std::fs::write(&sys, text).unwrap();
+    let mut c = s.spawn(&["run", sys.to_str().unwrap(), "--out", "out"]);
+    let st = wait(&mut c, Duration::from_secs(30)).expect("a hung worker must end the run after worker_timeout");
+    let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "h: fmi2DoStep at t = 0.05: worker process did not answer within 1.5 s (worker_timeout) and was killed"
+        ),
+        "{err}"
+    );
+    assert_eq!(summary(&s.path("out"))["status"], "failed");
+    assert_eq!(times(&s.path("out")).len(), 51);
+    assert!(processes_with("hang-step-t.fmu").is_empty(), "the hung worker was not killed");
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+
+    // The same hang with the default timeout (60 s); the worker is killed from outside.
+    let sys = s.system("kill.toml", &fmu, 1000);
+    let mut c = s.spawn(&["run", sys.to_str().unwrap(), "--out", "out2", "--isolate"]);
+    let rows = || std::fs::read_to_string(s.path("out2/results.csv")).is_ok_and(|t| t.lines().count() > 51);
+    wait_until("the run to reach the hang", rows);
+    let workers = processes_with("hang-step-t.fmu");
+    assert_eq!(workers.len(), 1, "one worker process: {workers:?}");
+    let killed = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-KILL", &workers[0].to_string()]).status().unwrap().success());
+    let st = wait(&mut c, Duration::from_secs(30)).expect("a killed worker must end the run");
+    // The watchdog looks every 100 ms; generous bound for a loaded CI machine (the 1 s).
+    let reported = killed.elapsed();
+    let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("h: fmi2DoStep at t = 0.05: worker process died (signal 9, SIGKILL)"), "{err}");
+    assert!(reported < Duration::from_secs(5), "reported {reported:?} after the kill");
+    eprintln!("killed worker reported after {reported:?}");
+}
+
+#[test]
 fn a_dead_worker_is_reported_even_when_its_forked_child_holds_the_pipe() {
     let s = Scratch::new("iso-fork");
     // The worker forks a child that sleeps 60 s with the worker's pipes, then aborts.

@@ -20,7 +20,7 @@ class System:
 
     Settings (keyword arguments or :meth:`settings`): start, stop, step, algorithm
     ("jacobi" | "gauss-seidel"), order, extrapolation, parallel ("auto" | "on" | "off"),
-    record_every, isolate, max_residual_energy, iterations, iteration_tolerance.
+    record_every, isolate, worker_timeout, max_residual_energy, iterations, iteration_tolerance.
     Relative FMU paths are taken relative to the current directory when run.
     """
 
@@ -34,6 +34,7 @@ class System:
         "parallel",
         "record_every",
         "isolate",
+        "worker_timeout",
         "max_residual_energy",
         "iterations",
         "iteration_tolerance",

@@ -131,6 +131,9 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
         if let Some(i) = get(s, "isolate")? {
             b.isolate(i);
         }
+        if let Some(t) = get(s, "worker_timeout")? {
+            b.worker_timeout(t);
+        }
         if let Some(e) = get(s, "max_residual_energy")? {
             b.max_residual_energy(Some(e));
         }

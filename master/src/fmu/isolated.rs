@@ -47,8 +47,8 @@
 
 use super::archive::Archive;
 use super::ffi;
-use super::shm;
 use super::instance::Fmu2;
+use super::shm;
 use super::{Call, Op, Slave};
 use crate::error::{MasterError, Result};
 use model_description::ModelDescription;
@@ -1288,7 +1288,8 @@ mod tests {
         assert_eq!(got, [2.0, 3.0], "the last call's results");
         // RestoreState fails on a fresh instance: index 1, the step after it never runs.
         let mut fresh = Echo::default();
-        let failing = batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::RestoreState, Call::DoStep { t: 0.0, h: 0.1 }]);
+        let failing =
+            batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::RestoreState, Call::DoStep { t: 0.0, h: 0.1 }]);
         execute_batch(&mut fresh, &failing, &mut b, &mut out, |_| {}).unwrap();
         let mut d = Dec(&out);
         assert_eq!((d.u32(), d.u8()), (Ok(1), Ok(TAG_CALL_ERROR)));

@@ -127,9 +127,8 @@ impl Channel {
 
     fn map(fd: OwnedFd) -> io::Result<Self> {
         // SAFETY: a shared read-write mapping of the whole file, which is SIZE bytes long.
-        let p = unsafe {
-            sys::mmap(std::ptr::null_mut(), SIZE, sys::PROT_READ_WRITE, sys::MAP_SHARED, fd.as_raw_fd(), 0)
-        };
+        let p =
+            unsafe { sys::mmap(std::ptr::null_mut(), SIZE, sys::PROT_READ_WRITE, sys::MAP_SHARED, fd.as_raw_fd(), 0) };
         if p as isize == -1 {
             return Err(io::Error::last_os_error());
         }
@@ -288,7 +287,7 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration
         if waited >= SPIN + YIELD {
             break;
         }
-        if waited >= SPIN || n % 8 == 0 {
+        if waited >= SPIN || n.is_multiple_of(8) {
             // SAFETY: sched_yield has no preconditions.
             unsafe { sys::sched_yield() };
         }
@@ -317,7 +316,15 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
     // SAFETY: FUTEX_WAIT on a live aligned u32 with a valid timespec; it returns at once if the
     // word no longer holds `expected`, on a wake, a signal or the timeout.
     unsafe {
-        sys::syscall(sys::SYS_FUTEX, word.as_ptr(), sys::FUTEX_WAIT, expected, &ts as *const sys::Timespec, 0usize, 0u32)
+        sys::syscall(
+            sys::SYS_FUTEX,
+            word.as_ptr(),
+            sys::FUTEX_WAIT,
+            expected,
+            &ts as *const sys::Timespec,
+            0usize,
+            0u32,
+        )
     };
 }
 

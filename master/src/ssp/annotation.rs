@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! [simulation]        # step, algorithm, order, extrapolation, parallel, record_every, isolate,
-//! step = 1e-3         # max_residual_energy, iterations, iteration_tolerance, step_control,
+//! step = 1e-3         # worker_timeout, max_residual_energy, iterations, iteration_tolerance, step_control,
 //!                     # energy_correction(_gain, _flow), [simulation.ecco] (no start/stop:
 //!                     # those are in ssd:DefaultExperiment)
 //! [instances.hyd]
@@ -55,6 +55,7 @@ struct RawSimulation {
     parallel: Option<String>,
     record_every: Option<u64>,
     isolate: Option<bool>,
+    worker_timeout: Option<f64>,
     max_residual_energy: Option<f64>,
     iterations: Option<u32>,
     iteration_tolerance: Option<f64>,
@@ -129,6 +130,9 @@ pub fn to_toml(b: &SystemBuilder) -> String {
     }
     if let Some(i) = s.isolate {
         sim.insert("isolate".into(), Value::Boolean(i));
+    }
+    if let Some(t) = s.worker_timeout {
+        sim.insert("worker_timeout".into(), Value::Float(t));
     }
     if let Some(e) = s.max_residual_energy {
         sim.insert("max_residual_energy".into(), Value::Float(e));
@@ -269,6 +273,7 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     }
     b.settings.record_every = sim.record_every.or(b.settings.record_every);
     b.settings.isolate = sim.isolate.or(b.settings.isolate);
+    b.settings.worker_timeout = sim.worker_timeout.or(b.settings.worker_timeout);
     b.settings.max_residual_energy = sim.max_residual_energy.or(b.settings.max_residual_energy);
     b.settings.iterations = sim.iterations.or(b.settings.iterations);
     b.settings.iteration_tolerance = sim.iteration_tolerance.or(b.settings.iteration_tolerance);

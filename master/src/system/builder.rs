@@ -212,6 +212,7 @@ pub(crate) struct Settings {
     pub parallel: Option<Parallel>,
     pub record_every: Option<u64>,
     pub isolate: Option<bool>,
+    pub worker_timeout: Option<f64>,
     pub max_residual_energy: Option<f64>,
     pub iterations: Option<u32>,
     pub iteration_tolerance: Option<f64>,
@@ -390,6 +391,12 @@ impl SystemBuilder {
     /// Run every instance in its own worker process.
     pub fn isolate(&mut self, on: bool) -> &mut Self {
         self.settings.isolate = Some(on);
+        self
+    }
+    /// Isolated instances: a worker whose call has not returned after this many seconds is
+    /// killed as hung and the run ends with a message (default 60 s).
+    pub fn worker_timeout(&mut self, seconds: f64) -> &mut Self {
+        self.settings.worker_timeout = Some(seconds);
         self
     }
     /// Stop when a bond's Σ|δE| exceeds this (J); `None`: no bound.

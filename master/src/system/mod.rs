@@ -17,6 +17,7 @@
 //! parallel = "auto"      # Jacobi worker threads: "auto" | "on" | "off"
 //! record_every = 1       # write results every k-th communication point
 //! isolate = false        # run each instance in its own worker process (as `cosim run --isolate`)
+//! worker_timeout = 60.0  # s: an isolated instance's call that takes longer ends the run (hung FMU)
 //! max_residual_energy = 10.0   # J: stop when a bond's Σ|δE| exceeds it (default: no bound)
 //! iterations = 1         # iterative coupling: passes per step (1: non-iterative)
 //!
@@ -286,6 +287,8 @@ pub struct System {
     pub(crate) record_every: u64,
     /// Run each instance in its own worker process ([`crate::fmu::isolated`]).
     pub(crate) isolate: bool,
+    /// Isolated instances: longest a call may take before its worker is killed as hung (s).
+    pub(crate) worker_timeout: f64,
     /// Stop the run when a bond's Σ|δE| exceeds this (J).
     pub(crate) max_residual_energy: Option<f64>,
     /// Iterative coupling (Jacobi): at most this many passes per communication step, each
@@ -364,6 +367,10 @@ impl System {
     /// Whether the instances run in worker processes.
     pub fn isolate(&self) -> bool {
         self.isolate
+    }
+    /// Isolated instances: longest a call may take before its worker is killed as hung.
+    pub fn worker_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.worker_timeout)
     }
     /// Divergence bound on each bond's Σ|δE| (J).
     pub fn max_residual_energy(&self) -> Option<f64> {

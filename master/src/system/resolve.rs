@@ -203,6 +203,13 @@ impl Resolver<'_> {
         let algorithm = over.algorithm.or(sim.algorithm).unwrap_or(AlgorithmKind::Jacobi);
         let parallel = over.parallel.or(sim.parallel).unwrap_or(Parallel::Auto);
         let isolate = over.isolate.or(sim.isolate).unwrap_or(false);
+        let worker_timeout = sim.worker_timeout.unwrap_or(crate::fmu::isolated::DEFAULT_WORKER_TIMEOUT.as_secs_f64());
+        // Up to about 30 years: Duration::from_secs_f64 must not overflow.
+        if !(worker_timeout > 0.0 && worker_timeout <= 1e9) {
+            return Err(
+                self.err("simulation.worker_timeout", format!("{worker_timeout} s must be positive and at most 1e9 s"))
+            );
+        }
         let max_residual_energy = sim.max_residual_energy;
         if let Some(e) = max_residual_energy {
             if !(e.is_finite() && e > 0.0) {
@@ -497,6 +504,7 @@ impl Resolver<'_> {
             parallel,
             record_every,
             isolate,
+            worker_timeout,
             max_residual_energy,
             iterations,
             iteration_tolerance,

@@ -47,6 +47,8 @@ struct RawSimulation {
     #[serde(default)]
     isolate: Option<bool>,
     #[serde(default)]
+    worker_timeout: Option<f64>,
+    #[serde(default)]
     max_residual_energy: Option<f64>,
     #[serde(default)]
     iterations: Option<u32>,
@@ -261,6 +263,7 @@ impl SystemBuilder {
         }
         b.settings.record_every = sim.record_every;
         b.settings.isolate = sim.isolate;
+        b.settings.worker_timeout = sim.worker_timeout;
         b.settings.max_residual_energy = sim.max_residual_energy;
         b.settings.iterations = sim.iterations;
         b.settings.iteration_tolerance = sim.iteration_tolerance;
