@@ -217,6 +217,8 @@ struct Measured {
     overhead_csv: f64,
     threads: Option<f64>,
     auto: Option<(f64, bool)>,
+    /// `--isolate`: wall time per step more than in process, per instance.
+    isolate_overhead: Option<f64>,
     peers: Vec<(String, f64)>,
 }
 
@@ -313,16 +315,24 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             auto = Some((ratio(&auto_runs), chose));
             auto_time = Some(t);
         }
-        let isolated = master_run(&l, (steps / 10).max(10), RunKind { isolate: true, ..Default::default() }, allocs)
-            .map(|m| {
-                format!(
-                    "| instances in worker processes (`--isolate`) | {} µs/step ({:.0}× in process) |\n",
-                    us(m.per_step),
-                    m.per_step / per_step
-                )
+        // Worker processes: the median of three runs (a tenth of the steps each).
+        let isolated_runs: Result<Vec<f64>> = (0..3)
+            .map(|_| {
+                master_run(&l, (steps / 10).max(10), RunKind { isolate: true, ..Default::default() }, allocs)
+                    .map(|m| m.per_step)
             })
-            .unwrap_or_else(|e| format!("| instances in worker processes (`--isolate`) | failed: {e} |\n"));
-        extra.push_str(&isolated);
+            .collect();
+        let isolated = isolated_runs.map(median);
+        extra.push_str(&match &isolated {
+            Ok(t) => format!(
+                "| instances in worker processes (`--isolate`) | {} µs/step ({:.1}× in process; {} µs per instance more) |\n",
+                us(*t),
+                t / per_step,
+                us((t - per_step) / n_inst)
+            ),
+            Err(e) => format!("| instances in worker processes (`--isolate`) | failed: {e} |\n"),
+        });
+        let isolate_overhead = isolated.ok().map(|t| (t - per_step) / n_inst);
         r.push_str(&format!(
             "\n## {}\n\n{} instances, H = {} s, {} steps ({} s simulated), {} repetitions\n\n| quantity | value |\n|---|---|\n\
              | wall time per step, no output | {} µs |\n| real-time factor | {:.0}× |\n\
@@ -361,6 +371,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             overhead_csv,
             threads,
             auto,
+            isolate_overhead,
             peers: Vec::new(),
         };
         // Peers, against cosim's default settings (`parallel = "auto"`).
@@ -478,6 +489,13 @@ fn targets(ms: &[Measured]) -> String {
                 verdict(m.overhead_csv <= 0.3e-6)
             ));
         }
+    }
+    if let Some(o) = find("bench-trivial-pair").and_then(|m| m.isolate_overhead) {
+        rows.push(format!(
+            "| `--isolate` overhead per instance per step (bench-trivial-pair) | ≤ 5 µs | {} µs | {} |",
+            us(o),
+            verdict(o <= 5e-6)
+        ));
     }
     for m in ms {
         for (tool, want) in [("fmpy", 20.0), ("libcosim", 10.0)] {

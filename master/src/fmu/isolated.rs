@@ -12,8 +12,17 @@
 //! it shares with the worker). Every call after that goes through shared memory ([`shm`]): the
 //! master writes a *batch* and the worker answers it once. A batch is the setters made since the
 //! last round trip (`fmi2Set*` return no values, so they wait for the next call) followed by
-//! the call that needs an answer, each as `[u32 length][request]`; so a communication step
-//! costs one round trip per instance for its inputs and `fmi2DoStep`, and one per getter.
+//! the call that needs an answer, each as `[u32 length][request]`.
+//!
+//! *Getters after a step are prefetched*: the master remembers the getters it made after the
+//! last `fmi2DoStep` (before any other call) and sends them with the next `fmi2DoStep`, after a
+//! zero length that marks them as speculative. When the step succeeded the worker executes
+//! them on the instance as it is after the step and appends each one's response
+//! (`[u32 length][response]`, stopping at a failing one). A getter that then asks exactly the
+//! same (op, value references, count) before any other call takes its values from there; any
+//! other call drops what is left. Getters have no effect on the instance, so results are the
+//! same bit for bit; a communication step costs one round trip per instance (inputs,
+//! `fmi2DoStep` and outputs) once the pattern is known.
 //!
 //! - request: a [`Call`]: its op code (`u8`, [`Op`]'s discriminant) then its arguments
 //!   ([`encode_request`]). A getter sends its value references and the number of values it
@@ -543,6 +552,42 @@ pub struct IsolatedSlave {
     can_interpolate_inputs: bool,
     /// Set once the worker is gone: every later call fails with this message.
     dead: Option<String>,
+    /// Prefetch (module docs): the getter requests made since the last `fmi2DoStep` before any
+    /// other call (`seen`, while `learning`), those sent with the last `fmi2DoStep` (`learned`)
+    /// and the worker's responses to them (`prefetched`), each as `[u32 length][bytes]`, with
+    /// the read position in both; `request` holds the current getter's encoded request.
+    seen: Vec<u8>,
+    learning: bool,
+    learned: Vec<u8>,
+    prefetched: Vec<u8>,
+    learned_at: usize,
+    prefetched_at: usize,
+    /// The number of requests of the batch in flight before the speculative getters.
+    sent_main: usize,
+    request: Vec<u8>,
+}
+
+/// The next `[u32 length][bytes]` entry of `buf` at `*at`: its bytes' range; advances `*at`.
+fn next_entry(buf: &[u8], at: &mut usize) -> Option<std::ops::Range<usize>> {
+    let len = buf.get(*at..*at + 4)?;
+    let n = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+    let range = *at + 4..*at + 4 + n;
+    if range.end > buf.len() {
+        return None;
+    }
+    *at = range.end;
+    Some(range)
+}
+
+/// Appends `bytes` to `buf` as a `[u32 length][bytes]` entry.
+fn push_entry(buf: &mut Vec<u8>, bytes: &[u8]) {
+    buf.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    buf.extend_from_slice(bytes);
+}
+
+/// Getters whose requests are learned and prefetched after a step.
+fn prefetchable(call: &Call<'_>) -> bool {
+    matches!(call, Call::GetReal { .. } | Call::GetInteger { .. } | Call::GetBoolean { .. })
 }
 
 impl std::fmt::Debug for IsolatedSlave {
@@ -648,6 +693,14 @@ impl IsolatedSlave {
             steps: 0,
             can_interpolate_inputs: false,
             dead: None,
+            seen: Vec::with_capacity(64),
+            learning: false,
+            learned: Vec::with_capacity(64),
+            prefetched: Vec::with_capacity(256),
+            learned_at: 0,
+            prefetched_at: 0,
+            sent_main: 0,
+            request: Vec::with_capacity(64),
         };
         match slave.wait_readable() {
             Wait::Ready => {}
@@ -823,7 +876,22 @@ impl IsolatedSlave {
         };
         self.busy += t0.elapsed();
         // The call a dying worker was in (it records each before starting it).
-        let in_flight = |s: &Self| s.pending.get(s.channel.progress() as usize).map_or(last, |op| op.function());
+        let in_flight = |s: &Self| {
+            let i = s.channel.progress() as usize;
+            match s.pending.get(i) {
+                Some(op) => op.function(),
+                // A speculative getter after the step.
+                None if i >= s.sent_main => {
+                    let mut at = 0;
+                    let entry = (s.sent_main..=i).map(|_| next_entry(&s.learned, &mut at)).last().flatten();
+                    entry
+                        .and_then(|r| s.learned.get(r.start))
+                        .and_then(|c| Op::from_code(*c))
+                        .map_or(last, |op| op.function())
+                }
+                None => last,
+            }
+        };
         let outcome = match waited {
             Wait::Ready => None,
             Wait::Dead(how) => {
@@ -876,6 +944,31 @@ impl IsolatedSlave {
     fn clear_batch(&mut self) {
         self.out.clear();
         self.pending.clear();
+        self.sent_main = 0;
+    }
+
+    /// The range in `prefetched` of the results of the getter in `request`, when it is the next
+    /// learned one and its prefetch succeeded; otherwise drops the prefetch.
+    fn take_prefetched(&mut self) -> Option<std::ops::Range<usize>> {
+        let learned = next_entry(&self.learned, &mut self.learned_at);
+        let response = next_entry(&self.prefetched, &mut self.prefetched_at);
+        match (learned, response) {
+            (Some(l), Some(r))
+                if self.learned[l.clone()] == self.request[..] && self.prefetched.get(r.start) == Some(&TAG_OK) =>
+            {
+                Some(r.start + 1..r.end)
+            }
+            _ => {
+                self.drop_prefetched();
+                None
+            }
+        }
+    }
+
+    fn drop_prefetched(&mut self) {
+        self.prefetched.clear();
+        self.prefetched_at = 0;
+        self.learned_at = 0;
     }
 
     /// A response that does not decode: the worker cannot be trusted any more; it is killed.
@@ -942,7 +1035,32 @@ impl Slave for IsolatedSlave {
             self.clear_batch();
             return Err(e);
         }
+        if prefetchable(&call) {
+            self.request.clear();
+            encode_request(&call, &mut Enc(&mut self.request));
+            if self.learning {
+                push_entry(&mut self.seen, &self.request);
+            }
+            if let Some(results) = self.take_prefetched() {
+                let r = decode_results(&mut call, &mut Dec(&self.prefetched[results]));
+                return r.map_err(|e| self.garbled(function, e));
+            }
+        } else {
+            self.learning = false;
+            self.drop_prefetched();
+        }
         self.push(&call);
+        let speculate = matches!(call, Call::DoStep { .. });
+        if speculate {
+            // The getters after the last step go with this one.
+            std::mem::swap(&mut self.learned, &mut self.seen);
+            self.seen.clear();
+            self.sent_main = self.pending.len();
+            if !self.learned.is_empty() {
+                self.out.extend_from_slice(&0u32.to_le_bytes());
+                self.out.extend_from_slice(&self.learned);
+            }
+        }
         let deferred = matches!(
             call,
             Call::SetReal { .. }
@@ -958,6 +1076,10 @@ impl Slave for IsolatedSlave {
         r.map_err(|e| self.garbled(function, e))?;
         if let Call::DoStep { t, h } = call {
             self.time = t + h;
+            // What follows the (result-less) step's response: the speculative getters' responses.
+            self.prefetched.clear();
+            self.prefetched.extend_from_slice(self.inb.get(5..).unwrap_or_default());
+            self.learning = true;
         }
         Ok(())
     }
@@ -1045,6 +1167,12 @@ fn execute_batch(
     let mut index = 0u32;
     loop {
         let n = d.count(1)?;
+        if n == 0 {
+            if index == 0 {
+                return Err("a batch without a call".into());
+            }
+            return speculate(slave, d, index, b, out, progress);
+        }
         let req = d.take(n)?;
         progress(index);
         out.clear();
@@ -1054,6 +1182,36 @@ fn execute_batch(
         }
         index += 1;
     }
+}
+
+/// The speculative getters after a batch's calls all succeeded (module docs): each one's
+/// response is appended to `out` as `[u32 length][response]`, until one fails.
+fn speculate(
+    slave: &mut dyn Slave,
+    mut d: Dec<'_>,
+    mut index: u32,
+    b: &mut Buffers,
+    out: &mut Vec<u8>,
+    mut progress: impl FnMut(u32),
+) -> DecResult<()> {
+    while !d.0.is_empty() {
+        let n = d.count(1)?;
+        let req = d.take(n)?;
+        if !matches!(req.first().and_then(|c| Op::from_code(*c)), Some(Op::GetReal | Op::GetInteger | Op::GetBoolean)) {
+            return Err("a speculative request that is not a getter".into());
+        }
+        progress(index);
+        index += 1;
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        let ok = execute(slave, req, b, out)?;
+        let len = (out.len() - at - 4) as u32;
+        out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        if !ok {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The worker process (`cosim worker --shm-fd N -- FMU INSTANCE`): maps the master's shared
@@ -1298,6 +1456,67 @@ mod tests {
         let mut cut = ok.clone();
         cut.truncate(ok.len() - 1);
         assert!(execute_batch(&mut Echo::default(), &cut, &mut b, &mut out, |_| {}).is_err());
+    }
+
+    /// Speculative getters after a zero length run only when the calls before them succeeded;
+    /// each one's response follows the last call's, length-prefixed.
+    #[test]
+    fn speculative_getters_follow_a_successful_batch() {
+        fn request(c: &Call<'_>) -> Vec<u8> {
+            let mut req = Vec::new();
+            encode_request(c, &mut Enc(&mut req));
+            req
+        }
+        let (mut reals, mut ints) = ([0.0; 2], [0; 1]);
+        let spec = [
+            request(&Call::GetReal { vr: &[4, 6], out: &mut reals }),
+            request(&Call::GetInteger { vr: &[3], out: &mut ints }),
+        ];
+        let batch = |main: &[Call<'_>]| {
+            let mut out = Vec::new();
+            for c in main {
+                push_entry(&mut out, &request(c));
+            }
+            out.extend_from_slice(&0u32.to_le_bytes());
+            for r in &spec {
+                push_entry(&mut out, r);
+            }
+            out
+        };
+        let (mut b, mut out, mut seen) = (Buffers::default(), Vec::new(), Vec::new());
+        let mut slave = Echo::default();
+        let ok = batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::DoStep { t: 0.0, h: 0.1 }]);
+        execute_batch(&mut slave, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
+        assert_eq!(seen, [0, 1, 2, 3], "the speculative getters are numbered after the calls");
+        assert_eq!(&out[..5], &[1, 0, 0, 0, TAG_OK], "the step's response comes first");
+        let mut at = 5;
+        let first = next_entry(&out, &mut at).unwrap();
+        let second = next_entry(&out, &mut at).unwrap();
+        assert_eq!(at, out.len());
+        let mut d = Dec(&out[first]);
+        assert_eq!(d.u8(), Ok(TAG_OK));
+        let mut got = Vec::new();
+        d.f64s(&mut got).unwrap();
+        assert_eq!(got, [2.0, 3.0]);
+        let mut d = Dec(&out[second]);
+        assert_eq!(d.u8(), Ok(TAG_OK));
+        let mut got = Vec::new();
+        d.i32s(&mut got).unwrap();
+        assert_eq!(got, [-3]);
+        // A failing call: no speculation.
+        let mut fresh = Echo::default();
+        let failing = batch(&[Call::RestoreState]);
+        execute_batch(&mut fresh, &failing, &mut b, &mut out, |_| {}).unwrap();
+        let mut d = Dec(&out);
+        assert_eq!((d.u32(), d.u8()), (Ok(0), Ok(TAG_CALL_ERROR)));
+        assert_eq!((d.f64(), d.str(), d.str()), (Ok(1.5), Ok("fmi2Error".into()), Ok("no state".into())));
+        assert!(d.0.is_empty(), "nothing after the error");
+        assert_eq!(fresh.seen.len(), 1);
+        // Only getters may be speculative; a batch cannot start with the marker.
+        let mut bad = ok.clone();
+        push_entry(&mut bad, &request(&Call::Terminate));
+        assert!(execute_batch(&mut Echo::default(), &bad, &mut b, &mut out, |_| {}).is_err());
+        assert!(execute_batch(&mut Echo::default(), &0u32.to_le_bytes(), &mut b, &mut out, |_| {}).is_err());
     }
 
     #[test]
