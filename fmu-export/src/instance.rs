@@ -101,7 +101,8 @@ pub struct Table<M> {
     pub description: Description,
     /// The input signals' accessors, in table order (fmi2DoStep moves every one to the step end).
     inputs: Vec<fn(&mut M) -> &mut InputSignal>,
-    /// Name and getter of every Real output, in table order (fmi2DoStep checks their values).
+    /// Name and getter of every Real output but the on-demand ones, in table order (fmi2DoStep
+    /// checks their values).
     real_outputs: Vec<(&'static str, RealGetter<M>)>,
 }
 
@@ -118,7 +119,7 @@ impl<M> Table<M> {
             .collect();
         let real_outputs = vars
             .iter()
-            .filter(|v| v.causality == Causality::Output)
+            .filter(|v| v.causality == Causality::Output && !v.on_demand)
             .filter_map(|v| match &v.access {
                 Access::Real { get, .. } => Some((v.name, *get)),
                 _ => None,

@@ -104,6 +104,9 @@ pub struct Variable<M> {
     /// For outputs: the inputs it depends on directly (direct feedthrough), by name, with the
     /// kind of dependency. Empty: no direct feedthrough.
     pub feedthrough: &'static [(&'static str, DependencyKind)],
+    /// A Real output that costs real work to evaluate and follows from outputs that are checked
+    /// (see [`Variable::on_demand`]): fmi2DoStep does not evaluate it to check its value.
+    pub on_demand: bool,
 }
 
 impl<M> Variable<M> {
@@ -132,6 +135,7 @@ impl<M> Variable<M> {
                 derivative: None,
             },
             feedthrough: &[],
+            on_demand: false,
         }
     }
 
@@ -196,6 +200,7 @@ impl<M> Variable<M> {
             initial: None,
             access: Access::Enumeration { ty, get, set: Some(set) },
             feedthrough: &[],
+            on_demand: false,
         }
     }
 
@@ -209,6 +214,7 @@ impl<M> Variable<M> {
             initial: None,
             access: Access::Integer { min: None, max: None, get, set: Some(set) },
             feedthrough: &[],
+            on_demand: false,
         }
     }
 
@@ -222,6 +228,7 @@ impl<M> Variable<M> {
             initial: None,
             access: Access::Boolean { get, set: Some(set) },
             feedthrough: &[],
+            on_demand: false,
         }
     }
 
@@ -235,6 +242,7 @@ impl<M> Variable<M> {
             initial: None,
             access: Access::String { get, set: Some(set) },
             feedthrough: &[],
+            on_demand: false,
         }
     }
 
@@ -289,6 +297,14 @@ impl<M> Variable<M> {
     /// Direct feedthrough from these inputs (outputs only).
     pub fn depends_on(mut self, inputs: &'static [(&'static str, DependencyKind)]) -> Self {
         self.feedthrough = inputs;
+        self
+    }
+
+    /// An output evaluated only when it is read. fmi2DoStep checks that every Real output is
+    /// finite after the step, which evaluates each getter; an output whose getter is expensive
+    /// (a linear solve) and that is finite whenever the checked outputs are may opt out.
+    pub fn on_demand(mut self) -> Self {
+        self.on_demand = true;
         self
     }
 

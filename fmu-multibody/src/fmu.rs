@@ -138,6 +138,8 @@ pub struct MbFmu<V: Variant<M>, const M: usize> {
     /// `None` until then, and after the state was replaced from outside (FMU state), when the
     /// getters evaluate them directly.
     pub results: Option<Results>,
+    /// The interface model of the state of `results`, once read ([`MbFmu::interface_model`]).
+    interface: std::cell::OnceCell<InterfaceModel>,
     /// LU factors of the (constant) mass matrix for the restart's Schur complement; `None` when M
     /// is singular. Evaluated with the parameters at initialization and state restore.
     pub mass_lu: Option<Lu<N>>,
@@ -159,8 +161,6 @@ pub struct Results {
     pub potential_energy: f64,
     /// Constraint violation norms.
     pub violation: Violation,
-    /// The interface model at the state (zero when it is singular).
-    pub interface: InterfaceModel,
 }
 
 impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
@@ -191,6 +191,7 @@ impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
             restarts: 0,
             warned: false,
             results: None,
+            interface: std::cell::OnceCell::new(),
             mass_lu: Lu::new(mech.mass_matrix()),
             mech,
             _variant: PhantomData,
@@ -283,7 +284,6 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
         }
         let j = self.mech.jacobian(q);
         Results {
-            interface: interface_model(&self.mech, q, qd).unwrap_or_default(),
             kinematics,
             kinetic_energy: self.mech.kinetic_energy(qd),
             potential_energy: self.mech.potential_energy(q),
@@ -295,12 +295,22 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
         }
     }
 
-    /// The interface model (m_eff, f_eff) at the current state.
+    /// The interface model (m_eff, f_eff) at the current state (zero when it is singular):
+    /// evaluated when first read after a step (a KKT solve per cylinder; most runs never read it),
+    /// then kept with the step's [`Results`].
     pub fn interface_model(&self) -> InterfaceModel {
+        let eval = || interface_model(&self.mech, &self.state.q, &self.state.qd).unwrap_or_default();
         match &self.results {
-            Some(r) => r.interface,
-            None => interface_model(&self.mech, &self.state.q, &self.state.qd).unwrap_or_default(),
+            Some(_) => *self.interface.get_or_init(eval),
+            None => eval(),
         }
+    }
+
+    /// The outputs of the state as it is now (`None`: evaluated on demand), forgetting the
+    /// interface model of the previous state.
+    fn set_results(&mut self, results: Option<Results>) {
+        self.results = results;
+        self.interface = std::cell::OnceCell::new();
     }
 
     /// Cylinder force of cylinder `k` now, from the current inputs (N).
@@ -605,7 +615,8 @@ fn cylinder_variables<V: Variant<M>, const M: usize, const K: usize>(
             "Interface model (Publication IV): effective force f_eff of m_eff s_ddot = F + f_eff, all forces but the cylinders' (gravity, velocity terms) reduced to the cylinder coordinates by the constrained inverse mass (null-space projection)",
             |m: &MbFmu<V, M>| m.interface_model().f_eff[K],
         )
-        .depends_on(&[]),
+        .depends_on(&[])
+        .on_demand(),
     );
     outputs.push(
         Variable::output(
@@ -614,7 +625,8 @@ fn cylinder_variables<V: Variant<M>, const M: usize, const K: usize>(
             "Interface model: effective mass m_eff = (G A G^T)^-1, G = ds/dq, A the inverse mass matrix projected onto the constraints' null space; entry (this cylinder, cylinder 1)",
             |m: &MbFmu<V, M>| m.interface_model().m_eff[K][0],
         )
-        .depends_on(&[]),
+        .depends_on(&[])
+        .on_demand(),
     );
     if V::CYLINDERS.len() > 1 {
         outputs.push(
@@ -624,7 +636,8 @@ fn cylinder_variables<V: Variant<M>, const M: usize, const K: usize>(
                 "Interface model: effective mass matrix entry (this cylinder, cylinder 2); the off-diagonal terms couple the cylinders",
                 |m: &MbFmu<V, M>| m.interface_model().m_eff[K][1],
             )
-            .depends_on(&[]),
+            .depends_on(&[])
+            .on_demand(),
         );
     }
     outputs.push(
@@ -739,7 +752,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
     }
 
     fn initialize(&mut self, _t0: f64, _ctx: &mut Context) -> Result<(), ModelError> {
-        self.results = None;
+        self.set_results(None);
         self.mass_lu = Lu::new(self.mech.mass_matrix());
         self.mech.check().map_err(ModelError::new)?;
         if V::PRESSURE {
@@ -783,7 +796,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             .map_err(|e| ModelError::new(format!("initial state: {e}")))?;
         let power = actuator_power(&self.mech, &law, &st.q, &st.qd, 0.0);
         self.state = st;
-        self.results = Some(self.evaluate_results());
+        self.set_results(Some(self.evaluate_results()));
         self.power_end = power;
         self.work = 0.0;
         self.e0 = self.kinetic_energy() + self.potential_energy();
@@ -848,7 +861,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             *e = u.at(big_h);
         }
         self.state = st;
-        self.results = Some(self.evaluate_results());
+        self.set_results(Some(self.evaluate_results()));
         self.check_state(t + big_h)?;
         self.work = work;
         self.power_end = power_start;
@@ -908,7 +921,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             v.input(u);
         }
         // The state (and the mechanism) may have been replaced.
-        self.results = None;
+        self.set_results(None);
         self.mass_lu = Lu::new(self.mech.mass_matrix());
     }
 }

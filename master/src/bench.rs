@@ -483,10 +483,12 @@ fn targets(ms: &[Measured]) -> String {
                 us(m.overhead),
                 verdict(m.overhead <= 0.3e-6)
             ));
+            // Performance wave 2 tightened the CSV bound of the oscillator pair to 0.25 µs.
+            let csv_bound = if stem == "oscillator-fd" { 0.25 } else { 0.3 };
             rows.push(format!(
-                "| master overhead per step, CSV every step ({stem}) | ≤ 0.3 µs | {} µs | {} |",
+                "| master overhead per step, CSV every step ({stem}) | ≤ {csv_bound} µs | {} µs | {} |",
                 us(m.overhead_csv),
-                verdict(m.overhead_csv <= 0.3e-6)
+                verdict(m.overhead_csv <= csv_bound * 1e-6)
             ));
         }
     }
