@@ -57,6 +57,12 @@ pub fn run(args: &[String]) -> Result<()> {
         PRECISION_MARKERS.0,
         PRECISION_MARKERS.1
     );
+    // The criterion sections written by hand stay.
+    let kept = std::fs::read_to_string(&doc_path)
+        .ok()
+        .and_then(|old| old.find(CRITERION_MARKER).map(|at| old[at..].to_owned()))
+        .unwrap_or_default();
+    let doc = if kept.is_empty() { doc } else { format!("{doc}\n{kept}") };
     std::fs::write(&doc_path, &doc).context("writing docs/performance.md")?;
     let summary = report.split("## Summary").nth(1).map(|s| format!("### Measured{s}")).unwrap_or_default();
     let readme_path = root.join("README.md");
@@ -75,6 +81,10 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 const PRECISION_MARKERS: (&str, &str) = ("<!-- precision:begin -->", "<!-- precision:end -->");
+
+/// From this marker on, docs/performance.md holds sections written by hand (criterion runs of
+/// the FMUs' own benches), which `cargo xtask bench` keeps.
+const CRITERION_MARKER: &str = "<!-- criterion:";
 
 /// `text` with what lies between the markers replaced by `new`.
 fn replace_between(text: &str, (begin, end): (&str, &str), new: &str) -> Result<String> {
