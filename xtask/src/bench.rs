@@ -149,7 +149,7 @@ fn precision(cosim: &std::path::Path) -> Result<String> {
          configurations (communication step H, extrapolation order, hydraulics integrator and internal step h_h, mechanism \
          solver), each against the monolithic reference; the Pareto front is the cheapest route to each accuracy. \
          Failed runs (an FMU error, divergence) are listed with their message. Times are medians of 3 runs on a \
-         loaded 2-vCPU VM: compare rows within one study.\n",
+         shared 2-vCPU VM (its speed varies up to 2× between runs): compare rows within one study.\n",
     );
     for f in FRONTS {
         let out_dir = crate::target_dir().join("precision").join(f.stem);
