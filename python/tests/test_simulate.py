@@ -140,11 +140,18 @@ def test_to_pandas():
 
 
 def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt():
+    # Python's own Ctrl-C handler, whatever this process inherited: a shell starts background
+    # jobs with SIGINT ignored, and Python then installs no handler (the signal would be lost).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        cosim.simulate(SCENARIOS / "bench-trivial-pair.toml", stop_time=1e5)  # 1e8 steps
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cosim.simulate(SCENARIOS / "bench-trivial-pair.toml", stop_time=1e5)  # 1e8 steps
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - t0 < 5.0
     # The process is fine afterwards.
     assert len(cosim.simulate(SCENARIOS / "bench-trivial-pair.toml", stop_time=0.01)) == 11
