@@ -763,18 +763,28 @@ impl IsolatedSlave {
                 // Readable, closed or an error: reading tells which.
                 return Wait::Ready;
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                crate::guard::kill_group(self.child.id());
-                return Wait::Dead(describe_exit(status));
-            }
-            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
-                && interrupted.get_or_insert_with(Instant::now).elapsed() >= WORKER_GRACE
-            {
-                crate::guard::kill_group(self.child.id());
-                let _ = self.child.wait();
-                return Wait::Interrupted;
+            if let Some(end) = self.watch(&mut interrupted) {
+                return end;
             }
         }
+    }
+
+    /// The checks of every 100 ms of waiting: a worker that ended is dead (its group killed);
+    /// after SIGINT/SIGTERM (first seen at `interrupted`) a call that does not return within
+    /// [`WORKER_GRACE`] gets the worker killed.
+    fn watch(&mut self, interrupted: &mut Option<Instant>) -> Option<Wait> {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            crate::guard::kill_group(self.child.id());
+            return Some(Wait::Dead(describe_exit(status)));
+        }
+        if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+            && interrupted.get_or_insert_with(Instant::now).elapsed() >= WORKER_GRACE
+        {
+            crate::guard::kill_group(self.child.id());
+            let _ = self.child.wait();
+            return Some(Wait::Interrupted);
+        }
+        None
     }
 
     /// The worker's process id.
@@ -800,16 +810,8 @@ impl IsolatedSlave {
                 Ok(false) => {}
                 Err(e) => return Wait::Garbled(e.to_string()),
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                crate::guard::kill_group(self.child.id());
-                return Wait::Dead(describe_exit(status));
-            }
-            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
-                && interrupted.get_or_insert_with(Instant::now).elapsed() >= WORKER_GRACE
-            {
-                crate::guard::kill_group(self.child.id());
-                let _ = self.child.wait();
-                return Wait::Interrupted;
+            if let Some(end) = self.watch(&mut interrupted) {
+                return end;
             }
             if start.elapsed() >= self.timeout {
                 crate::guard::kill_group(self.child.id());

@@ -25,9 +25,11 @@ pub const CAPACITY: usize = 32 << 20;
 const HEADER: usize = 64;
 const SIZE: usize = HEADER + 2 * CAPACITY;
 
-/// How long a waiter polls (64 spins, then a yield, again and again) before it sleeps on the
-/// futex.
+/// How long a waiter polls ([`SPINS`] spins, then a yield, again and again) before it sleeps on
+/// the futex.
 const POLL: Duration = Duration::from_micros(220);
+/// Spins between two yields while polling (see [`wait_for`]).
+const SPINS: u32 = 16;
 
 #[repr(C)]
 struct Header {
@@ -275,7 +277,7 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration
     let reached = || word.load(Ordering::Acquire).wrapping_sub(target) as i32 >= 0;
     let start = Instant::now();
     loop {
-        for _ in 0..64 {
+        for _ in 0..SPINS {
             if reached() {
                 return true;
             }
@@ -286,7 +288,9 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration
         }
         // Yield after every short spin: master and workers are often more than the CPUs, and a
         // waiter that keeps its CPU delays the process it waits for (measured on 2 vCPUs with two
-        // workers: 29 µs per step when yielding every 512 spins, 6.5 µs yielding every 64).
+        // workers, `cosim bench` bench-trivial-pair --isolate: 29 µs per step yielding every 512
+        // spins, 9.4–9.6 µs every 64, 7.2 µs every 16, 6.5–8.8 µs every 1–4; with one worker
+        // (bench-trivial) 1.9 µs at 16 and 64, 2.5 µs at 1).
         // SAFETY: sched_yield has no preconditions.
         unsafe { sys::sched_yield() };
     }
