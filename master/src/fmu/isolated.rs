@@ -581,13 +581,23 @@ fn next_entry(buf: &[u8], at: &mut usize) -> Option<std::ops::Range<usize>> {
 
 /// Appends `bytes` to `buf` as a `[u32 length][bytes]` entry.
 fn push_entry(buf: &mut Vec<u8>, bytes: &[u8]) {
-    buf.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    buf.extend_from_slice(bytes);
+    framed(buf, |b| b.extend_from_slice(bytes));
+}
+
+/// Appends a `[u32 length][bytes]` entry to `buf` whose bytes `write` appends; returns what
+/// `write` returns.
+fn framed<R>(buf: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    let at = buf.len();
+    buf.extend_from_slice(&[0; 4]);
+    let r = write(buf);
+    let len = (buf.len() - at - 4) as u32;
+    buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    r
 }
 
 /// Getters whose requests are learned and prefetched after a step.
-fn prefetchable(call: &Call<'_>) -> bool {
-    matches!(call, Call::GetReal { .. } | Call::GetInteger { .. } | Call::GetBoolean { .. })
+fn prefetchable(op: Op) -> bool {
+    matches!(op, Op::GetReal | Op::GetInteger | Op::GetBoolean)
 }
 
 impl std::fmt::Debug for IsolatedSlave {
@@ -852,11 +862,7 @@ impl IsolatedSlave {
 
     /// Appends `call` to the batch.
     fn push(&mut self, call: &Call<'_>) {
-        let at = self.out.len();
-        self.out.extend_from_slice(&[0; 4]);
-        encode_request(call, &mut Enc(&mut self.out));
-        let len = (self.out.len() - at - 4) as u32;
-        self.out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        framed(&mut self.out, |out| encode_request(call, &mut Enc(out)));
         self.pending.push(call.op());
     }
 
@@ -1037,7 +1043,7 @@ impl Slave for IsolatedSlave {
             self.clear_batch();
             return Err(e);
         }
-        if prefetchable(&call) {
+        if prefetchable(call.op()) {
             self.request.clear();
             encode_request(&call, &mut Enc(&mut self.request));
             if self.learning {
@@ -1199,17 +1205,12 @@ fn speculate(
     while !d.0.is_empty() {
         let n = d.count(1)?;
         let req = d.take(n)?;
-        if !matches!(req.first().and_then(|c| Op::from_code(*c)), Some(Op::GetReal | Op::GetInteger | Op::GetBoolean)) {
+        if !req.first().and_then(|c| Op::from_code(*c)).is_some_and(prefetchable) {
             return Err("a speculative request that is not a getter".into());
         }
         progress(index);
         index += 1;
-        let at = out.len();
-        out.extend_from_slice(&[0; 4]);
-        let ok = execute(slave, req, b, out)?;
-        let len = (out.len() - at - 4) as u32;
-        out[at..at + 4].copy_from_slice(&len.to_le_bytes());
-        if !ok {
+        if !framed(out, |out| execute(slave, req, b, out))? {
             break;
         }
     }
