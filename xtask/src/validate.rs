@@ -9,6 +9,9 @@ use validation::{Section, Verdict};
 /// Runs the report.
 pub fn run(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
+    // `--only NAME`: run the sections whose name contains NAME and write them to
+    // target/validation-only.md (docs/validation.md is left alone: it is always written whole).
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).map(|s| s.to_lowercase());
     crate::package::fmus()?;
     let fmu_dir = crate::target_dir().join("fmu");
     let docs = crate::root().join("docs");
@@ -28,6 +31,9 @@ pub fn run(args: &[String]) -> Result<()> {
         ("publication II", validation::pub2::section),
     ];
     for (name, build) in builders {
+        if only.as_ref().is_some_and(|o| !name.to_lowercase().contains(o.as_str())) {
+            continue;
+        }
         eprintln!("validate: {name} …");
         sections.push(build(&fmu_dir, &img, quick).with_context(|| format!("section {name}"))?);
     }
@@ -58,6 +64,15 @@ pub fn run(args: &[String]) -> Result<()> {
     for s in &sections {
         md.push_str(&s.markdown());
         md.push('\n');
+    }
+    if only.is_some() {
+        let out = crate::target_dir().join("validation-only.md");
+        std::fs::write(&out, &md).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("wrote {} (--only: docs/validation.md unchanged)", out.display());
+        if !failed.is_empty() {
+            bail!("{} row(s) FAIL:\n  {}", failed.len(), failed.join("\n  "));
+        }
+        return Ok(());
     }
     let tune = docs.join("tune.md");
     if let Ok(text) = std::fs::read_to_string(&tune) {
