@@ -174,7 +174,21 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
         if (v.causality == Causality::Output && matches!(initial, Some(Initial::Approx | Initial::Calculated)))
             || v.causality == Causality::CalculatedParameter
         {
-            initial_unknowns.push(Unknown { index, dependencies: None, dependencies_kind: None, line: 0 });
+            // Knowns in Initialization Mode: the direct-feedthrough inputs and the parameters
+            // (initial = exact). Without the attribute an importer must assume every input, and
+            // a coupled pair then looks like an algebraic loop (OMSimulator reports one).
+            let mut deps: Vec<u32> = outputs
+                .last()
+                .filter(|u| u.index == index)
+                .map_or_else(Vec::new, |u| u.dependencies.clone().unwrap_or_default());
+            deps.extend(
+                vars.iter()
+                    .enumerate()
+                    .filter(|(_, w)| w.causality == Causality::Parameter)
+                    .map(|(j, _)| u32::try_from(j + 1).unwrap_or(u32::MAX)),
+            );
+            deps.sort_unstable();
+            initial_unknowns.push(Unknown { index, dependencies: Some(deps), dependencies_kind: None, line: 0 });
         }
         model_variables.push(sv);
     }

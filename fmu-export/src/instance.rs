@@ -239,11 +239,17 @@ impl<M: CoSimModel> Instance<M> {
         Context { want_infos: self.log.enabled(Category::All), ..Context::default() }
     }
 
-    /// Logs the context's messages; `Warning` if any warning was reported. A discard request
-    /// still present here (do_step takes its own) came from another call: a warning.
+    /// Logs the context's messages; `Warning` if any warning was reported (physical-state
+    /// reports are logged as warnings but leave the status `Ok`). A discard request still present
+    /// here (do_step takes its own) came from another call: a warning.
     #[inline]
     fn flush(&mut self, function: &str, ctx: Context) -> Status {
-        if ctx.warnings.is_empty() && ctx.infos.is_empty() && ctx.discarded.is_none() && ctx.terminated.is_none() {
+        if ctx.warnings.is_empty()
+            && ctx.reports.is_empty()
+            && ctx.infos.is_empty()
+            && ctx.discarded.is_none()
+            && ctx.terminated.is_none()
+        {
             return Status::Ok;
         }
         self.flush_messages(function, ctx)
@@ -261,7 +267,7 @@ impl<M: CoSimModel> Instance<M> {
         for m in &ctx.infos {
             self.log.log(Status::Ok, Category::All, &format!("{function}: {m}"));
         }
-        for m in &ctx.warnings {
+        for m in ctx.reports.iter().chain(&ctx.warnings) {
             self.log.log(Status::Warning, Category::Warning, &format!("{function}: {m}"));
         }
         if ctx.warnings.is_empty() {

@@ -67,6 +67,7 @@ pub mod description;
 pub mod documentation;
 pub mod factory;
 pub mod ffi;
+pub mod grid;
 pub mod input;
 pub mod instance;
 pub mod logger;

@@ -38,11 +38,13 @@ impl ModelError {
 }
 
 /// Passed to model calls so they can report warnings (logged under `logStatusWarning`; the call
-/// then returns `fmi2Warning`), informational messages (`logAll`) and, from `do_step`, that the
-/// step could not be completed ([`Context::discard`]).
+/// then returns `fmi2Warning`), physical states worth a warning ([`Context::report`]: logged the
+/// same way, the call returns `fmi2OK`), informational messages (`logAll`) and, from `do_step`,
+/// that the step could not be completed ([`Context::discard`]).
 #[derive(Debug, Default)]
 pub struct Context {
     pub(crate) warnings: Vec<String>,
+    pub(crate) reports: Vec<String>,
     pub(crate) infos: Vec<String>,
     pub(crate) want_infos: bool,
     pub(crate) discarded: Option<String>,
@@ -50,9 +52,25 @@ pub struct Context {
 }
 
 impl Context {
-    /// Reports a warning: the call returns `fmi2Warning`.
+    /// Reports a warning: the call returns `fmi2Warning`. For what FMI 2.0 means by it: the
+    /// computation goes on but something is not quite right with it (an explicit integrator
+    /// outside its stability region, a penalty too small for the step, an input out of range).
     pub fn warn(&mut self, msg: impl Into<String>) {
         self.warnings.push(msg.into());
+    }
+
+    /// Reports a physical state the model handles and the user should know of (cavitation, a
+    /// piston beyond its stroke, negative pressure integrated through): logged as a warning
+    /// (category `logStatusWarning`, status `fmi2Warning` in the logger callback) while the call
+    /// returns `fmi2OK`, since the step is as valid as any other. Many importers (OMSimulator
+    /// among them) stop a simulation on any status other than `fmi2OK`.
+    pub fn report(&mut self, msg: impl Into<String>) {
+        self.reports.push(msg.into());
+    }
+
+    /// The physical-state reports so far (for tests and in-process drivers).
+    pub fn reports(&self) -> &[String] {
+        &self.reports
     }
 
     /// From [`CoSimModel::do_step`]: the step could not be completed (e.g. a solver needs a

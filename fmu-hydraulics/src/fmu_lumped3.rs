@@ -341,7 +341,7 @@ impl Lumped3Fmu {
             Ok(())
         })?;
         for w in onsets {
-            ctx.warn(w);
+            ctx.report(w);
         }
         self.x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
         self.im_motion = [y[4], y[5]];
@@ -716,10 +716,10 @@ impl CoSimModel for Lumped3Fmu {
             self.stepping.advance(&ode, &mut x, t, h, ctx, check)?;
         }
         for w in onsets {
-            ctx.warn(w);
+            ctx.report(w);
         }
         if lowest < 0.0 && !self.negative_warned {
-            ctx.warn(format!(
+            ctx.report(format!(
                 "in the step from t = {t} s a pressure fell to {lowest:.6e} Pa: integrated through (allow_negative_pressure with strict_pressure: no cavitation law; warned once)"
             ));
             self.negative_warned = true;
@@ -730,7 +730,7 @@ impl CoSimModel for Lumped3Fmu {
             let beyond =
                 Self::stroke_warning(circuit, self.s.value, t).or_else(|| Self::stroke_warning(circuit, s_end, t + h));
             if let Some(w) = beyond {
-                ctx.warn(w);
+                ctx.report(w);
                 self.stroke_warned = true;
             }
         }

@@ -223,7 +223,7 @@ impl NayaFmu {
             Ok(())
         })?;
         for w in onsets {
-            ctx.warn(w);
+            ctx.report(w);
         }
         self.p = SVector::<f64, 2>::new(y[0], y[1]);
         self.im_motion = [y[2], y[3]];
@@ -478,7 +478,7 @@ impl CoSimModel for NayaFmu {
             Ok(())
         })?;
         for w in onsets {
-            ctx.warn(w);
+            ctx.report(w);
         }
         self.p = x;
         Ok(())

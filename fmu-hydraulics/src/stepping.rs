@@ -132,17 +132,10 @@ impl Stepping {
         Ok(())
     }
 
-    /// Number of internal steps in a communication step `big_h`; an error if h does not divide it.
-    pub fn substeps(&self, big_h: f64) -> Result<u64, ModelError> {
-        let n = (big_h / self.h).round();
-        if n < 1.0 || (n * self.h - big_h).abs() > 1e-9 * big_h {
-            return Err(ModelError::new(format!(
-                "the internal step h = {} s does not divide the communication step {big_h} s (ratio {}); choose h = H/k",
-                self.h,
-                big_h / self.h
-            )));
-        }
-        Ok(n as u64)
+    /// Number of internal steps in the communication step `big_h` from `t`; an error if it is
+    /// not a multiple of h (up to a master's float time, see [`fmu_export::grid`]).
+    pub fn substeps(&self, t: f64, big_h: f64) -> Result<u64, ModelError> {
+        fmu_export::grid::internal_steps(t, big_h, self.h)
     }
 
     /// Integrates `x` over a communication step [t, t + big_h] in internal steps of h; `check`
@@ -157,7 +150,7 @@ impl Stepping {
         mut check: impl FnMut(f64, &SVector<f64, N>) -> Result<(), String>,
     ) -> Result<(), ModelError> {
         let method = self.method()?;
-        let n = self.substeps(big_h)?;
+        let n = self.substeps(t, big_h)?;
         let dt = big_h / n as f64;
         let newton = Newton {
             abs_tol: self.newton_tol,

@@ -254,14 +254,15 @@ fn physical_range_violations_are_errors_naming_the_quantity() {
     m.s.value = m.circuit.s0 - 0.06;
     let mut ctx = Context::default();
     m.do_step(0.5, 1e-3, &mut ctx).unwrap();
-    assert!(ctx.warnings().iter().any(|w| w.contains("l1 = ") && w.contains("t = 0.5 s")), "{:?}", ctx.warnings());
+    assert!(ctx.reports().iter().any(|w| w.contains("l1 = ") && w.contains("t = 0.5 s")), "{:?}", ctx.reports());
+    assert!(ctx.warnings().is_empty(), "a physical state, not an fmi2Warning: {:?}", ctx.warnings());
     assert!(m.x.iter().all(|p| p.is_finite()));
     let (l1, _) = m.circuit.chamber_lengths(m.s.value);
     assert_eq!(l1, 0.0);
     assert_eq!(m.circuit.volumes(m.s.value)[0], m.circuit.v_h1);
     let mut ctx = Context::default();
     m.do_step(0.501, 1e-3, &mut ctx).unwrap();
-    assert!(ctx.warnings().is_empty(), "warned once: {:?}", ctx.warnings());
+    assert!(ctx.reports().is_empty(), "warned once: {:?}", ctx.reports());
 
     // A pulling load larger than p2 A2 would need p1 < 0.
     let mut m = Lumped3Fmu { f_static: -2e4, ..Lumped3Fmu::default() };

@@ -372,19 +372,11 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
     }
 
     /// Number of internal steps in a communication step `big_h`.
-    pub fn substeps(&self, big_h: f64) -> Result<u64, ModelError> {
+    pub fn substeps(&self, t: f64, big_h: f64) -> Result<u64, ModelError> {
         if self.h == 0.0 {
             return Ok(1);
         }
-        let n = (big_h / self.h).round();
-        if n < 1.0 || (n * self.h - big_h).abs() > 1e-9 * big_h {
-            return Err(ModelError::new(format!(
-                "the internal step h = {} s does not divide the communication step {big_h} s (ratio {}); choose h = H/k or h = 0 (h = H)",
-                self.h,
-                big_h / self.h
-            )));
-        }
-        Ok(n as u64)
+        fmu_export::grid::internal_steps(t, big_h, self.h)
     }
 
     /// Baumgarte coefficients of the restart: the I1AL acceleration constraint, or exact Φ̈ = 0.
@@ -812,7 +804,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
     }
 
     fn do_step(&mut self, t: f64, big_h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        let n = self.substeps(big_h)?;
+        let n = self.substeps(t, big_h)?;
         let dt = big_h / n as f64;
         let method = self.settings.method;
         if !self.warned {

@@ -150,23 +150,17 @@ impl Core {
     }
 
     /// Internal steps of the communication step H: (count, size).
-    fn substeps(&self, hh: f64) -> Result<(usize, f64), ModelError> {
+    fn substeps(&self, t: f64, hh: f64) -> Result<(usize, f64), ModelError> {
         if self.h == 0.0 || self.h >= hh {
             return Ok((1, hh));
         }
-        let k = (hh / self.h).round();
-        if (k * self.h - hh).abs() > 1e-9 * hh {
-            return Err(ModelError::new(format!(
-                "internal step h = {} s does not divide the communication step {hh} s",
-                self.h
-            )));
-        }
-        Ok((k as usize, hh / k))
+        let k = fmu_export::grid::internal_steps(t, hh, self.h)?;
+        Ok((k as usize, hh / k as f64))
     }
 
     /// Advances over [t, t + H], `drive(τ0, τ1)` giving the drive of the sub-step [τ0, τ1].
     fn advance(&mut self, t: f64, hh: f64, drive: impl Fn(f64, f64) -> Drive) -> Result<(), ModelError> {
-        let (k, dt) = self.substeps(hh)?;
+        let (k, dt) = self.substeps(t, hh)?;
         let set = Settings {
             dt,
             alpha: self.alpha,
@@ -653,7 +647,7 @@ impl<const W: u8> CoSimModel for MonolithicFmu<W> {
         let (cycle, u) = (self.use_cycle, self.u_ref);
         self.core.advance(t, h, |a, b| if cycle { Drive::Circuit } else { Drive::CircuitRef(u.at(a), u.at(b)) })?;
         if self.core.p_min < 0.0 && !self.core.negative_warned {
-            ctx.warn(format!(
+            ctx.report(format!(
                 "by t = {} s a pressure fell to {:.6e} Pa: integrated through (the circuit has no cavitation law; SPEC 3.7; output p_min; warned once)",
                 t + h,
                 self.core.p_min

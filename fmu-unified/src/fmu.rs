@@ -193,19 +193,11 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
         violation(&self.mech, &self.state.mech)
     }
 
-    fn substeps(&self, big_h: f64) -> Result<u64, ModelError> {
+    fn substeps(&self, t: f64, big_h: f64) -> Result<u64, ModelError> {
         if self.h == 0.0 {
             return Ok(1);
         }
-        let n = (big_h / self.h).round();
-        if n < 1.0 || (n * self.h - big_h).abs() > 1e-9 * big_h {
-            return Err(ModelError::new(format!(
-                "the internal step h = {} s does not divide the communication step {big_h} s (ratio {}); choose h = H/k or h = 0 (h = H)",
-                self.h,
-                big_h / self.h
-            )));
-        }
-        Ok(n as u64)
+        fmu_export::grid::internal_steps(t, big_h, self.h)
     }
 
     fn check_state(&self, t: f64, st: &UState<N, M, P>) -> Result<(), ModelError> {
@@ -459,7 +451,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
     }
 
     fn do_step(&mut self, t: f64, big_h: f64, _ctx: &mut Context) -> Result<(), ModelError> {
-        let n = self.substeps(big_h)?;
+        let n = self.substeps(t, big_h)?;
         let dt = big_h / n as f64;
         let mut st = self.state.clone();
         let u0 = self.inputs_at(0.0);

@@ -293,6 +293,9 @@ struct InstanceEnv {
     last: Mutex<String>,
     /// Number of messages logged so far.
     count: AtomicU64,
+    /// Number of messages of status fmi2Warning logged so far (physical-state reports come with
+    /// fmi2OK from the call: the message is where the warning is).
+    warned: AtomicU64,
     /// The strings passed to fmi2Instantiate, kept for FMUs that keep the pointers.
     c_name: CString,
     c_guid: CString,
@@ -311,6 +314,9 @@ impl InstanceEnv {
             last.push_str(message);
         }
         self.count.fetch_add(1, Ordering::Relaxed);
+        if status == WARNING {
+            self.warned.fetch_add(1, Ordering::Relaxed);
+        }
         if status >= WARNING || self.echo_all {
             // Ignore a failing stderr: logging must never unwind into the FMU.
             let _ = writeln!(std::io::stderr().lock(), "[{}] {category}: {message}", self.name);
@@ -390,6 +396,7 @@ impl Instance {
             echo_all,
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
+            warned: AtomicU64::new(0),
             c_name,
             c_guid,
             c_resources,
@@ -445,6 +452,11 @@ impl Instance {
     /// How many messages the FMU has logged for this instance.
     pub(crate) fn message_count(&self) -> u64 {
         self.env().count.load(Ordering::Relaxed)
+    }
+
+    /// How many of them had status fmi2Warning.
+    pub(crate) fn warning_count(&self) -> u64 {
+        self.env().warned.load(Ordering::Relaxed)
     }
 
     /// `fmi2SetDebugLogging(on, categories)`.

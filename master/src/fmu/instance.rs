@@ -339,9 +339,11 @@ impl Fmu2Slave {
         self.time
     }
 
-    /// How many calls returned fmi2Warning.
+    /// How many warnings this instance gave: messages logged with status fmi2Warning (our FMUs
+    /// report physical states such as cavitation this way while the call returns fmi2OK) plus
+    /// calls that returned fmi2Warning without logging anything.
     pub fn warnings(&self) -> u64 {
-        self.warnings
+        self.warnings + self.instance.warning_count()
     }
 
     /// `fmi2Reset`: back to the state after instantiation.
@@ -387,8 +389,8 @@ impl Fmu2Slave {
         match status {
             ffi::OK => Ok(()),
             ffi::WARNING => {
-                self.warnings += 1;
                 if self.instance.message_count() == messages_before {
+                    self.warnings += 1;
                     // The FMU gave no reason; say at least which call warned.
                     let _ = writeln!(
                         std::io::stderr().lock(),
