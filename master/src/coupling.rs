@@ -617,6 +617,14 @@ impl Coupling {
         Ok(())
     }
 
+    /// Counts the doStep of instance `i` that ended the simulation (it returned before being
+    /// counted in [`Self::step_instance`]).
+    pub(crate) fn count_terminating_call(&mut self, i: usize) {
+        if let Some(node) = self.nodes.get_mut(i) {
+            node.step_calls += 1;
+        }
+    }
+
     /// Seconds inside doStep and doStep calls (macro-step level) per instance. The seconds are
     /// measured on every step of the first 64 and every 16th after, scaled to all steps.
     pub fn step_stats(&self) -> Vec<(f64, u64)> {

@@ -278,7 +278,7 @@ impl Execution {
         matches!(self.phase, Phase::Stopped(Status::Terminated, _))
     }
 
-    /// Communication steps done.
+    /// Communication steps done (the one in which an instance ended the simulation included).
     pub fn steps(&self) -> u64 {
         self.steps
     }
@@ -450,6 +450,12 @@ impl Execution {
     /// the [`MasterError::Terminated`] that stops the execution (or the observers' error).
     fn end_early(&mut self, instance: String, time: f64) -> Result<()> {
         self.end_time = Some(time);
+        // The step that ended the run was taken (up to `time`): it counts, in the summary's
+        // steps and in the instance's doStep calls (`cosim run Stair.fmu`: 45 calls, 45 steps).
+        self.steps += 1;
+        if let Some(i) = self.system.instances().iter().position(|s| s.name == instance) {
+            self.coupling.count_terminating_call(i);
+        }
         self.values_fresh = false;
         for i in 0..self.slaves.len() {
             // Best effort: the last row shows what can be read.

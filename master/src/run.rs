@@ -48,12 +48,23 @@ pub fn detect(path: &Path) -> Result<Input> {
     let mut head = Vec::with_capacity(4096);
     file.by_ref().take(4096).read_to_end(&mut head).map_err(io)?;
     if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-        let zip = zip::ZipArchive::new(std::fs::File::open(path).map_err(io)?).map_err(|e| MasterError::Fmu {
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(path).map_err(io)?).map_err(|e| MasterError::Fmu {
             path: path.to_path_buf(),
             message: format!("a zip archive that cannot be read: {e}"),
         })?;
         let names: Vec<&str> = zip.file_names().collect();
         if names.contains(&"modelDescription.xml") {
+            drop(names);
+            // Named before "reading X as an FMU (FMI 2.0 Co-Simulation)" is announced.
+            if let Some(v) = fmi_version(&mut zip).filter(|v| v != "2.0") {
+                return Err(MasterError::Fmu {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "modelDescription.xml: fmiVersion=\"{v}\": an FMI {v} FMU, not FMI 2.0; only FMI 2.0 is supported \
+                         (cosim runs FMI 2.0 Co-Simulation FMUs)"
+                    ),
+                });
+            }
             return Ok(Input::Fmu);
         }
         if names.contains(&"SystemStructure.ssd") {
@@ -75,6 +86,25 @@ pub fn detect(path: &Path) -> Result<Input> {
         return Ok(Input::Ssp);
     }
     Ok(Input::Toml)
+}
+
+/// The `fmiVersion` attribute of the root element of an archive's `modelDescription.xml` (read
+/// from its first 64 KiB), if it can be read.
+fn fmi_version<R: std::io::Read + std::io::Seek>(zip: &mut zip::ZipArchive<R>) -> Option<String> {
+    let mut head = Vec::new();
+    zip.by_name("modelDescription.xml").ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let mut reader = quick_xml::Reader::from_str(&text);
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e)) => {
+                let a = e.try_get_attribute("fmiVersion").ok()??;
+                return a.unescape_value().ok().map(|v| v.trim().to_owned());
+            }
+            Ok(quick_xml::events::Event::Eof) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
 }
 
 /// The name of the root element of an XML document starting with `head` (after a BOM, the XML

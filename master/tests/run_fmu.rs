@@ -197,7 +197,9 @@ fn an_fmu_that_terminates_ends_the_run_successfully_at_its_last_successful_time(
         let s = summary(&r.out);
         assert_eq!(s["status"], "terminated", "{flags:?}");
         assert_eq!(s["message"], "terminated by testing_faulty at t = 0.55");
-        assert_eq!(s["steps"], 5);
+        // Six doStep calls, the sixth ended the run at 0.55: six steps.
+        assert_eq!(s["steps"], 6);
+        assert_eq!(s["instances"][0]["do_step_calls"], 6);
         assert_eq!(s["time"], 0.55);
         assert!(r.stderr.contains("terminated by testing_faulty at t = 0.55"), "{}", r.stderr);
         let (header, rows) = r.csv();
@@ -252,7 +254,7 @@ fn a_terminating_instance_ends_a_system_run() {
     run.observe(Box::new(trace.clone()));
     run.run().unwrap();
     assert!(run.is_terminated());
-    assert_eq!((run.steps(), run.time()), (5, 0.055));
+    assert_eq!((run.steps(), run.time()), (6, 0.055));
     match run.step() {
         Err(MasterError::Stopped { message }) => assert_eq!(message, "terminated by faulty at t = 0.055"),
         other => panic!("{other:?}"),
@@ -277,4 +279,23 @@ fn a_terminating_instance_ends_a_system_run() {
     };
     assert_eq!(n, 5);
     assert!(matches!(end, MasterError::Terminated { ref instance, time } if instance == "faulty" && time == 0.055));
+}
+
+/// An FMI 3.0 FMU is refused as such before anything announces it as FMI 2.0 Co-Simulation.
+#[test]
+fn an_fmi3_fmu_is_refused_before_it_is_announced_as_fmi2() {
+    use std::io::Write as _;
+    let dir = tmp("fmi3");
+    let fmu = dir.join("fmi3.fmu");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
+    zip.start_file("modelDescription.xml", zip::write::SimpleFileOptions::default()).unwrap();
+    zip.write_all(
+        br#"<?xml version="1.0"?><fmiModelDescription fmiVersion="3.0" modelName="m" instantiationToken="{1}"><CoSimulation modelIdentifier="m"/></fmiModelDescription>"#,
+    )
+    .unwrap();
+    zip.finish().unwrap();
+    let r = run("fmi3", &fmu, &["--stop-time", "1"]);
+    let e = r.failed();
+    assert!(e.contains("fmi3.fmu") && e.contains("FMI 3.0") && e.contains("only FMI 2.0 is supported"), "{e}");
+    assert!(!e.contains("FMI 2.0 Co-Simulation)"), "announced as FMI 2.0 first: {e}");
 }
