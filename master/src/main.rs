@@ -77,6 +77,15 @@ fn allocations() -> u64 {
 }
 
 /// Co-simulation master for FMI 2.0 Co-Simulation FMUs.
+/// `cosim export-ssp --enumerations`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum EnumerationsArg {
+    /// ssv:Enumeration with the item's name (SSP 1.0).
+    Name,
+    /// ssv:Integer with the item's value.
+    Integer,
+}
+
 #[derive(Parser)]
 #[command(name = "cosim", version, about)]
 struct Cli {
@@ -268,6 +277,12 @@ enum Command {
         /// The .ssp to write (default: `<system file stem>.ssp`).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Start values of FMI enumeration variables in the .ssv: `name` writes SSP 1.0's
+        /// ssv:Enumeration (the item's name; cosim applies it, FMPy fails on it, OMSimulator
+        /// ignores it); `integer` writes ssv:Integer with the item's value, which every tool
+        /// applies (fmi2SetInteger) but which is not SSP 1.0's form for an enumeration.
+        #[arg(long, value_enum, default_value = "name")]
+        enumerations: EnumerationsArg,
     },
     /// Show an FMU's metadata, capabilities and variables.
     Info {
@@ -428,11 +443,15 @@ fn run() -> Result<i32> {
             );
             Ok(if tuned.report.paper.is_some() { 0 } else { 1 })
         }
-        Command::ExportSsp { system, out } => {
+        Command::ExportSsp { system, out, enumerations } => {
             let out = out.unwrap_or_else(|| {
                 PathBuf::from(format!("{}.ssp", system.file_stem().map_or("system".into(), |s| s.to_string_lossy())))
             });
-            let e = master::ssp::export(&system, &out)
+            let enumerations = match enumerations {
+                EnumerationsArg::Name => master::ssp::EnumerationForm::Name,
+                EnumerationsArg::Integer => master::ssp::EnumerationForm::Integer,
+            };
+            let e = master::ssp::export_with(&system, &out, &master::ssp::ExportOptions { enumerations })
                 .with_context(|| format!("exporting {} to {}", system.display(), out.display()))?;
             eprintln!(
                 "{}: {} components ({} FMUs embedded), {} connections, {} start values",

@@ -231,6 +231,7 @@ pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared>
             let ssp = ssp_builder(path, &over)?;
             let (b, mut notes) = system_options(path, ssp.builder.clone(), &over, opts)?;
             notes.insert(0, format!("read as {}", ssp.kind));
+            notes.splice(1..1, ssp.notes.iter().cloned());
             package = Some(std::sync::Arc::new(ssp));
             (b, notes)
         }

@@ -15,11 +15,12 @@
 //! connectors with different units (unless `suppressUnitConversion="true"`).
 
 mod annotation;
+mod ident;
 mod read;
 mod write;
 mod xml;
 
-pub use write::{export, Exported};
+pub use write::{export, export_with, EnumerationForm, ExportOptions, Exported};
 
 use crate::error::{MasterError, Result};
 use crate::fmu::archive::Archive;
@@ -53,6 +54,9 @@ pub struct Ssp {
     pub builder: SystemBuilder,
     /// What was read.
     pub kind: Kind,
+    /// Lines for the user: what was read leniently (e.g. OMSimulator's version="2.0") or taken
+    /// from another tool's annotation (OMSimulator's step).
+    pub notes: Vec<String>,
     _package: Option<Archive>,
 }
 
@@ -121,8 +125,8 @@ pub fn read(path: &Path) -> Result<Ssp> {
                 shown_base: path.to_path_buf(),
                 package: true,
             };
-            let builder = read::read_ssd(&text, &src)?;
-            Ok(Ssp { builder, kind: Kind::Package, _package: Some(package) })
+            let (builder, notes) = read::read_ssd(&text, &src)?;
+            Ok(Ssp { builder, kind: Kind::Package, notes, _package: Some(package) })
         }
         Some(Kind::Description) => {
             let text = std::fs::read_to_string(path).map_err(io)?;
@@ -135,8 +139,8 @@ pub fn read(path: &Path) -> Result<Ssp> {
                 shown_base: parent.to_path_buf(),
                 package: false,
             };
-            let builder = read::read_ssd(&text, &src)?;
-            Ok(Ssp { builder, kind: Kind::Description, _package: None })
+            let (builder, notes) = read::read_ssd(&text, &src)?;
+            Ok(Ssp { builder, kind: Kind::Description, notes, _package: None })
         }
         None => {
             std::fs::metadata(path).map_err(io)?;

@@ -107,8 +107,8 @@ impl Source {
     }
 }
 
-/// Reads an SSD's text into a builder.
-pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
+/// Reads an SSD's text into a builder, with notes for the user (what was read leniently).
+pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<String>)> {
     let shown = src.shown.as_path();
     let root = xml::parse(text).map_err(|m| MasterError::System {
         path: shown.to_path_buf(),
@@ -124,13 +124,20 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
         ));
     }
     let version = required(shown, &root, "version")?;
-    if !version.starts_with("1.") {
+    let mut notes = Vec::new();
+    if version.starts_with("2.") {
+        // OMSimulator writes version="2.0" with the SSP 1.0 namespaces checked above.
+        notes.push(format!(
+            "warning: version=\"{version}\" with the SSP 1.0 namespaces (as OMSimulator writes): read as SSP 1.0"
+        ));
+    } else if !version.starts_with("1.") {
         return Err(err(shown, &root, Some("version"), format!("\"{version}\": only SSP 1.x is supported")));
     }
     let mut b = SystemBuilder::new();
     b.source(shown);
     let mut system = None;
     let mut settings: Vec<&Node> = Vec::new();
+    let mut oms_step: Option<(f64, &Node)> = None;
     for child in &root.children {
         match (child.ns.as_str(), child.name.as_str()) {
             (SSD, "System") => {
@@ -148,7 +155,10 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
                     b.stop(t);
                 }
             }
-            (SSD, "Annotations") => settings.extend(our_annotations(child)),
+            (SSD, "Annotations") => {
+                settings.extend(our_annotations(child));
+                oms_step = oms_step.or(fixed_step_master(shown, child)?);
+            }
             _ => return Err(err(shown, child, None, "unsupported element")),
         }
     }
@@ -159,7 +169,10 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
     for child in &system.children {
         match (child.ns.as_str(), child.name.as_str()) {
             (SSD, "Connectors") | (SSD, "ElementGeometry") | (SSD, "SystemGeometry") | (SSD, "GraphicalElements") => {}
-            (SSD, "Annotations") => settings.extend(our_annotations(child)),
+            (SSD, "Annotations") => {
+                settings.extend(our_annotations(child));
+                oms_step = fixed_step_master(shown, child)?.or(oms_step);
+            }
             (SSD, "ParameterBindings") => bindings = Some(child),
             (SSD, "Connections") => connections = Some(child),
             (SSD, "Elements") => {
@@ -209,7 +222,37 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
             MasterError::System { path: shown.to_path_buf(), key, message }
         })?;
     }
-    Ok(b)
+    if let (None, Some((h, node))) = (b.settings.step, oms_step) {
+        b.step(h);
+        notes.push(format!(
+            "communication step H = {h} s from OMSimulator's annotation oms:FixedStepMaster (line {})",
+            node.line
+        ));
+    }
+    Ok((b, notes))
+}
+
+/// The `stepSize` of OMSimulator's `oms:FixedStepMaster` in an `ssd:Annotations` element
+/// (`ssc:Annotation type="org.openmodelica"`, at any depth below it), with the element.
+fn fixed_step_master<'a>(shown: &Path, annotations: &'a Node) -> Result<Option<(f64, &'a Node)>> {
+    fn find<'a>(n: &'a Node) -> Option<&'a Node> {
+        if n.name == "FixedStepMaster" {
+            return Some(n);
+        }
+        n.children.iter().find_map(find)
+    }
+    let Some(master) = annotations
+        .all(SSC, "Annotation")
+        .filter(|a| a.attr("type") == Some(super::write::OMS_TYPE))
+        .find_map(|a| a.children.iter().find_map(find))
+    else {
+        return Ok(None);
+    };
+    match double(shown, master, "stepSize")? {
+        Some(h) if h.is_finite() && h > 0.0 => Ok(Some((h, master))),
+        Some(h) => Err(err(shown, master, Some("stepSize"), format!("{h}: the step must be positive and finite"))),
+        None => Ok(None),
+    }
 }
 
 /// The content elements of our annotations (`ssc:Annotation type="org.hydraulic-cosim.settings"`).

@@ -2,9 +2,16 @@
 //! `resources/start-values.ssv` (bound at the system level, names `instance.variable`), gain and
 //! offset as `ssc:LinearTransformation`, start/stop as `ssd:DefaultExperiment`, the rest in our
 //! annotation (see `annotation`).
+//!
+//! Written so that OMSimulator, FMPy, libcosim and ecos load it, within SSP 1.0: names are
+//! identifiers (`ident`; the original in `description`), and the system's `ssd:Annotations`
+//! (the last child of `ssd:System`, as the schema orders it) hold OMSimulator's
+//! `org.openmodelica` annotation first (`oms:FixedStepMaster` with the system's step: without it
+//! OMSimulator fails or hangs), then ours; nothing under the root's `ssd:Annotations`, which
+//! OMSimulator refuses ("wrong xml schema detected").
 
-use super::annotation;
 use super::xml::{escape, SSC, SSD, SSV};
+use super::{annotation, ident};
 use crate::error::{MasterError, Result};
 use crate::fmu::FmuCache;
 use crate::system::{StartValue, SystemBuilder};
@@ -16,6 +23,32 @@ use std::path::{Path, PathBuf};
 
 /// Where the start values go inside the package.
 const SSV_PATH: &str = "resources/start-values.ssv";
+
+/// OMSimulator's namespace for its annotations (prefix `oms`, which it requires literally).
+pub(super) const OMS: &str = "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd";
+/// The `type` of OMSimulator's annotations.
+pub(super) const OMS_TYPE: &str = "org.openmodelica";
+
+/// How start values of FMI enumeration variables are written in the `.ssv`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EnumerationForm {
+    /// `ssv:Enumeration value="item"`: SSP 1.0's form (the item's name). cosim applies it;
+    /// FMPy's `simulate_ssp` fails on it (it sets `int(value)`), OMSimulator ignores it
+    /// ("Unknown ParameterBinding-type") and simulates the FMU's default.
+    #[default]
+    Name,
+    /// `ssv:Integer value="k"` (the item's value), which every tool applies with
+    /// `fmi2SetInteger`, as FMI 2.0 sets enumerations. Not SSP 1.0's form for an enumeration
+    /// parameter: an explicit choice (`cosim export-ssp --enumerations integer`).
+    Integer,
+}
+
+/// Options of [`export_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExportOptions {
+    /// How enumeration start values are written.
+    pub enumerations: EnumerationForm,
+}
 
 /// What [`export`] wrote.
 #[derive(Debug, Clone)]
@@ -87,10 +120,24 @@ fn unit_xml(out: &mut String, u: &Unit) {
 /// Writes the system file `system` (TOML) as an SSP at `out`, with its FMUs embedded. The system
 /// is validated first (its FMUs loaded), so only runnable systems are exported.
 pub fn export(system: &Path, out: &Path) -> Result<Exported> {
-    let b = SystemBuilder::read(system)?;
+    export_with(system, out, &ExportOptions::default())
+}
+
+/// [`export`] with options.
+pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Exported> {
+    let mut b = SystemBuilder::read(system)?;
+    let original_names = ident::rename_instances(&mut b);
     let mut fmus = FmuCache::default();
     let sys = b.load(&mut fmus)?;
-    let name = system.file_stem().map_or_else(|| "system".to_owned(), |s| s.to_string_lossy().into_owned());
+    let stem = system.file_stem().map_or_else(|| "system".to_owned(), |s| s.to_string_lossy().into_owned());
+    let name = ident::identifier(&stem);
+    let described = |original: &str, name: &str| {
+        if original == name {
+            String::new()
+        } else {
+            format!(" description=\"{}\"", escape(original))
+        }
+    };
     let mds: Vec<&ModelDescription> = sys
         .instances()
         .iter()
@@ -144,11 +191,12 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
     let _ = writeln!(ssd, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
     let _ = writeln!(
         ssd,
-        "<ssd:SystemStructureDescription xmlns:ssd=\"{SSD}\" xmlns:ssc=\"{SSC}\" version=\"1.0\" name=\"{}\" generationTool=\"cosim {}\">",
+        "<ssd:SystemStructureDescription xmlns:ssd=\"{SSD}\" xmlns:ssc=\"{SSC}\" xmlns:oms=\"{OMS}\" version=\"1.0\" name=\"{}\"{} generationTool=\"cosim {}\">",
         escape(&name),
+        described(&stem, &name),
         env!("CARGO_PKG_VERSION")
     );
-    let _ = writeln!(ssd, "  <ssd:System name=\"{}\">", escape(&name));
+    let _ = writeln!(ssd, "  <ssd:System name=\"{}\"{}>", escape(&name), described(&stem, &name));
     let parameters: usize = sys.instances().iter().map(|i| i.starts.len()).sum();
     if parameters > 0 {
         let _ = writeln!(
@@ -161,8 +209,9 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
         let source = resources.get(&inst.fmu).map_or("", String::as_str);
         let _ = write!(
             ssd,
-            "      <ssd:Component name=\"{}\" type=\"application/x-fmu-sharedlibrary\" source=\"{}\" implementation=\"CoSimulation\"",
+            "      <ssd:Component name=\"{}\"{} type=\"application/x-fmu-sharedlibrary\" source=\"{}\" implementation=\"CoSimulation\"",
             escape(&inst.name),
+            original_names.get(&inst.name).map_or_else(String::new, |o| described(o, &inst.name)),
             escape(source)
         );
         if connectors[i].is_empty() {
@@ -205,6 +254,15 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
         }
         ssd.push_str("    </ssd:Connections>\n");
     }
+    // OMSimulator's annotation first, then ours (see the module documentation).
+    let settings = annotation::to_toml(&b).replace("]]>", "]]]]><![CDATA[>");
+    let _ = writeln!(
+        ssd,
+        "    <ssd:Annotations>\n      <ssc:Annotation type=\"{OMS_TYPE}\">\n        <oms:Annotations>\n          <oms:SimulationInformation>\n            <oms:FixedStepMaster description=\"oms-ma\" stepSize=\"{}\"/>\n          </oms:SimulationInformation>\n        </oms:Annotations>\n      </ssc:Annotation>\n      <ssc:Annotation type=\"{}\">\n        <cosim:Settings xmlns:cosim=\"{}\"><![CDATA[\n{settings}]]></cosim:Settings>\n      </ssc:Annotation>\n    </ssd:Annotations>",
+        xs_double(sys.step()),
+        annotation::TYPE,
+        annotation::NS
+    );
     ssd.push_str("  </ssd:System>\n");
     if !units.is_empty() {
         ssd.push_str("  <ssd:Units>\n");
@@ -218,13 +276,6 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
         "  <ssd:DefaultExperiment startTime=\"{}\" stopTime=\"{}\"/>",
         xs_double(sys.start()),
         xs_double(sys.stop())
-    );
-    let settings = annotation::to_toml(&b).replace("]]>", "]]]]><![CDATA[>");
-    let _ = writeln!(
-        ssd,
-        "  <ssd:Annotations>\n    <ssc:Annotation type=\"{}\">\n      <cosim:Settings xmlns:cosim=\"{}\"><![CDATA[\n{settings}]]></cosim:Settings>\n    </ssc:Annotation>\n  </ssd:Annotations>",
-        annotation::TYPE,
-        annotation::NS
     );
     ssd.push_str("</ssd:SystemStructureDescription>\n");
 
@@ -240,8 +291,10 @@ pub fn export(system: &Path, out: &Path) -> Result<Exported> {
             let element = match (v.ty, value) {
                 (BaseType::Real, StartValue::Real(x)) => format!("<ssv:Real value=\"{}\"/>", xs_double(*x)),
                 (BaseType::Enumeration, StartValue::Integer(k)) => match enumeration_item(mds[i], &v.name, *k) {
-                    Some(item) => format!("<ssv:Enumeration value=\"{}\"/>", escape(&item)),
-                    None => format!("<ssv:Integer value=\"{k}\"/>"),
+                    Some(item) if opts.enumerations == EnumerationForm::Name => {
+                        format!("<ssv:Enumeration value=\"{}\"/>", escape(&item))
+                    }
+                    _ => format!("<ssv:Integer value=\"{k}\"/>"),
                 },
                 (_, StartValue::Real(x)) => format!("<ssv:Real value=\"{}\"/>", xs_double(*x)),
                 (_, StartValue::Integer(k)) => format!("<ssv:Integer value=\"{k}\"/>"),
