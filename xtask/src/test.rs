@@ -14,10 +14,14 @@ fn sh(cmd: &mut Command) -> Result<()> {
 }
 
 /// Python packages the tests need: FMPy (and lark, which `fmpy validate` needs for structured
-/// names); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package.
+/// names); libcosimpy and ecospy, which run our SSP exports (master/tests/ssp_interop.rs; the
+/// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
+/// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
+    ("libcosimpy", "libcosimpy==0.0.6"),
+    ("ecospy", "ecospy==0.7.2"),
     ("maturin", "maturin"),
     ("numpy", "numpy"),
     ("pandas", "pandas"),

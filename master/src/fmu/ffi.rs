@@ -738,6 +738,7 @@ mod tests {
             echo_all: false,
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
+            warned: AtomicU64::new(0),
             c_name: CString::default(),
             c_guid: CString::default(),
             c_resources: CString::default(),
@@ -774,6 +775,13 @@ mod tests {
         unsafe { cosim_fmi2_logger(p, std::ptr::null(), OK, std::ptr::null(), std::ptr::null()) };
         assert_eq!(*e.last(), "");
         assert_eq!(e.count.load(Ordering::Relaxed), 3);
+        // Messages of status fmi2Warning are counted apart (physical-state reports with fmi2OK).
+        assert_eq!(e.warned.load(Ordering::Relaxed), 0);
+        // SAFETY: as above.
+        unsafe {
+            cosim_fmi2_logger(p, c"shim".as_ptr(), WARNING, c"logStatusWarning".as_ptr(), c"cavitation".as_ptr())
+        };
+        assert_eq!((e.count.load(Ordering::Relaxed), e.warned.load(Ordering::Relaxed)), (4, 1));
     }
 
     #[test]

@@ -235,7 +235,7 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
 /// The `stepSize` of OMSimulator's `oms:FixedStepMaster` in an `ssd:Annotations` element
 /// (`ssc:Annotation type="org.openmodelica"`, at any depth below it), with the element.
 fn fixed_step_master<'a>(shown: &Path, annotations: &'a Node) -> Result<Option<(f64, &'a Node)>> {
-    fn find<'a>(n: &'a Node) -> Option<&'a Node> {
+    fn find(n: &Node) -> Option<&Node> {
         if n.name == "FixedStepMaster" {
             return Some(n);
         }
