@@ -156,6 +156,13 @@ fn description_matches_the_table() {
     assert_eq!(md.model_structure.outputs[0].dependencies, Some(vec![]));
     let iu: Vec<u32> = md.model_structure.initial_unknowns.iter().map(|u| u.index).collect();
     assert_eq!(iu, vec![8, 9, 10, 11]);
+    // Their dependencies in Initialization Mode: the parameters (1-6) and, for y, its
+    // feedthrough input u (7); none is "depends on everything", which would make a coupled
+    // pair look like an algebraic loop to an importer (OMSimulator on the oscillator's m2).
+    let deps: Vec<Option<Vec<u32>>> =
+        md.model_structure.initial_unknowns.iter().map(|u| u.dependencies.clone()).collect();
+    let params = vec![1, 2, 3, 4, 5, 6];
+    assert_eq!(deps, vec![Some(params.clone()), Some(vec![1, 2, 3, 4, 5, 6, 7]), Some(params.clone()), Some(params)]);
     assert_eq!(md.co_simulation.as_ref().unwrap().max_output_derivative_order, 1);
     assert!(d.guid.starts_with('{') && d.guid.len() == 38, "{}", d.guid);
     assert!(model_description::validate(md).is_empty());
