@@ -279,8 +279,9 @@ enum Command {
         out: Option<PathBuf>,
         /// Start values of FMI enumeration variables in the .ssv: `name` writes SSP 1.0's
         /// ssv:Enumeration (the item's name; cosim applies it, FMPy fails on it, OMSimulator
-        /// ignores it); `integer` writes ssv:Integer with the item's value, which every tool
-        /// applies (fmi2SetInteger) but which is not SSP 1.0's form for an enumeration.
+        /// ignores it); `integer` writes ssv:Integer with the item's value, which cosim, FMPy and
+        /// OMSimulator apply (fmi2SetInteger) but which is not SSP 1.0's form for an enumeration
+        /// (libcosim and ecos apply neither).
         #[arg(long, value_enum, default_value = "name")]
         enumerations: EnumerationsArg,
     },

@@ -235,11 +235,16 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
 /// The `stepSize` of OMSimulator's `oms:FixedStepMaster` in an `ssd:Annotations` element
 /// (`ssc:Annotation type="org.openmodelica"`, at any depth below it), with the element.
 fn fixed_step_master<'a>(shown: &Path, annotations: &'a Node) -> Result<Option<(f64, &'a Node)>> {
+    // Depth first with an explicit stack: annotation content is arbitrary XML.
     fn find(n: &Node) -> Option<&Node> {
-        if n.name == "FixedStepMaster" {
-            return Some(n);
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            if n.name == "FixedStepMaster" {
+                return Some(n);
+            }
+            stack.extend(n.children.iter().rev());
         }
-        n.children.iter().find_map(find)
+        None
     }
     let Some(master) = annotations
         .all(SSC, "Annotation")

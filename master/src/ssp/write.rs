@@ -37,9 +37,10 @@ pub enum EnumerationForm {
     /// ("Unknown ParameterBinding-type") and simulates the FMU's default.
     #[default]
     Name,
-    /// `ssv:Integer value="k"` (the item's value), which every tool applies with
-    /// `fmi2SetInteger`, as FMI 2.0 sets enumerations. Not SSP 1.0's form for an enumeration
-    /// parameter: an explicit choice (`cosim export-ssp --enumerations integer`).
+    /// `ssv:Integer value="k"` (the item's value), which cosim, FMPy and OMSimulator apply with
+    /// `fmi2SetInteger`, as FMI 2.0 sets enumerations (libcosim and ecos apply no enumeration in
+    /// any form). Not SSP 1.0's form for an enumeration parameter: an explicit choice
+    /// (`cosim export-ssp --enumerations integer`).
     Integer,
 }
 
