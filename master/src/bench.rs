@@ -59,7 +59,7 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Sl
     let mut v: Vec<Box<dyn Slave>> = Vec::new();
     for spec in l.sys.instances() {
         if isolate {
-            let exe = std::env::current_exe()?;
+            let exe = master::fmu::isolated::worker_exe()?;
             let (s, _) = master::fmu::IsolatedSlave::spawn(&exe, &spec.fmu, &spec.name)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {

@@ -277,6 +277,10 @@ enum Command {
 }
 
 fn main() {
+    // This binary serves `cosim worker` itself: isolated instances run in copies of it.
+    if let Ok(exe) = std::env::current_exe() {
+        master::fmu::isolated::set_worker_command(master::fmu::isolated::WorkerCommand::exe(&exe));
+    }
     let code = match run() {
         Ok(code) => code,
         Err(e) => {

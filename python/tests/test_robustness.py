@@ -1,0 +1,82 @@
+"""Issue 30: the Python surface as a hostile user tries it (ECCO runs, isolation, arguments)."""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import cosim
+from conftest import COSIM, SCENARIOS, assert_bitwise_equal, cosim_run, read_csv
+
+
+def oscillator_toml(tmp_path, fmu_dir, simulation="", tail=""):
+    """oscillator-fd.toml with absolute FMU paths, extra [simulation] lines and tables."""
+    text = (SCENARIOS / "oscillator-fd.toml").read_text()
+    text = text.replace("../target/fmu/", str(pathlib.Path(fmu_dir).resolve()) + "/")
+    text = text.replace("[simulation]\n", "[simulation]\n" + simulation, 1) + "\n" + tail
+    path = tmp_path / "sys.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("rtol", ["1e-3", "10.0"])
+def test_ecco_runs_reach_the_stop_time_as_the_cli(tmp_path, fmu_dir, rtol):
+    # Item 1: Python ran (stop - start)/H0 steps (t = 9.928) or stepped past stop (loose rtol).
+    system = oscillator_toml(tmp_path, fmu_dir, 'step_control = "ecco"\n', f"[simulation.ecco]\nrtol = {rtol}\n")
+    header, rows = cosim_run(system, tmp_path / "cli")
+    assert rows[-1, 0] == 10.0
+    r = cosim.simulate(system)
+    assert r.summary["status"] == "ok" and r.summary["time"] == 10.0
+    assert_bitwise_equal(r, header, rows)
+    with cosim.Execution(system) as e:
+        e.run()
+        assert e.time == 10.0
+        assert_bitwise_equal(e.result(), header, rows)
+    with cosim.Execution(system) as e:
+        e.run_until(4.0)
+        assert e.time == 4.0
+        e.run_until(100.0)
+        assert e.time == 10.0
+        e.step(5)  # at the stop time: nothing more
+        assert e.time == 10.0
+        times = e.result()["time"]
+        assert 4.0 in times and times[-1] == 10.0 and np.all(np.diff(times) > 0)
+
+
+def test_ecco_with_an_output_interval_records_the_requested_times_and_the_last(tmp_path, fmu_dir):
+    # Item 9: rows at irregular times, the final row dropped.
+    system = oscillator_toml(tmp_path, fmu_dir, 'step_control = "ecco"\nrecord_every = 300\n')
+    header, rows = cosim_run(system, tmp_path / "cli")
+    expected = np.append(np.arange(0, 34) * 0.3, 10.0)
+    np.testing.assert_allclose(rows[:, 0], expected, rtol=0, atol=1e-12)
+    r = cosim.simulate(system)
+    assert_bitwise_equal(r, header, rows)
+
+
+@pytest.mark.parametrize("how", ["argument", "system file"])
+def test_isolated_runs_from_python_do_not_run_the_working_directorys_worker(tmp_path, fmu_dir, how, monkeypatch):
+    # Item 2: the interpreter was started as the worker (`python worker …`): a file `worker` in
+    # the working directory was executed, and without one every isolated run failed.
+    marker = tmp_path / "pwned"
+    (tmp_path / "worker").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    fmu_dir = pathlib.Path(fmu_dir).resolve()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COSIM_WORKER_EXE", raising=False)
+    if how == "argument":
+        system, kwargs = oscillator_toml(tmp_path, fmu_dir), {"isolate": True}
+    else:
+        system, kwargs = oscillator_toml(tmp_path, fmu_dir, "isolate = true\n"), {}
+    r = cosim.simulate(system, stop_time=0.5, **kwargs)
+    assert not marker.exists()
+    assert r.summary["status"] == "ok"
+    plain = cosim.simulate(oscillator_toml(tmp_path, fmu_dir), stop_time=0.5)
+    assert r.tobytes() == plain.tobytes()
+
+
+def test_a_relative_worker_executable_is_refused(tmp_path, fmu_dir, monkeypatch):
+    monkeypatch.setenv("COSIM_WORKER_EXE", "worker")
+    with pytest.raises(cosim.CosimError, match="COSIM_WORKER_EXE.*not an absolute path"):
+        cosim.simulate(oscillator_toml(tmp_path, fmu_dir), stop_time=0.1, isolate=True)
