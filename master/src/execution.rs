@@ -139,7 +139,11 @@ impl Execution {
     /// process (the master then loads no FMU binary itself).
     pub fn from_builder(b: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) -> Result<Self> {
         if b.isolated(over) {
-            let exe = crate::fmu::isolated::worker_command()?;
+            let exe = crate::fmu::isolated::worker_command().map_err(|e| MasterError::System {
+                path: b.path().to_path_buf(),
+                key: "simulation.isolate".into(),
+                message: e.to_string(),
+            })?;
             let mut workers = Vec::new();
             let mut descriptions = Vec::new();
             // One extraction per FMU file, shared by the workers of its instances.
