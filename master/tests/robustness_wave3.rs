@@ -52,3 +52,71 @@ fn a_bare_ssd_file_name_runs_from_its_folder() {
     let rows = std::fs::read_to_string(unpacked.join("out/results.csv")).unwrap().lines().count();
     assert_eq!(rows, 102);
 }
+
+/// The unpacked oscillator SSP with `m2.x0` in the parameter set as `<ssv:Real value unit>`,
+/// `units` added to the parameter set and `connector` to m2's connectors.
+fn ssv_with_unit(name: &str, value: &str, unit: &str, units: &str, connector: &str) -> PathBuf {
+    let (dir, ssp) = oscillator_ssp(name);
+    let d = unpack(&ssp, &dir);
+    let ssv = d.join("resources/start-values.ssv");
+    let text = std::fs::read_to_string(&ssv).unwrap().replace(
+        "  </ssv:Parameters>",
+        &format!(
+            "    <ssv:Parameter name=\"m2.x0\"><ssv:Real value=\"{value}\" unit=\"{unit}\"/></ssv:Parameter>\n  \
+             </ssv:Parameters>{units}"
+        ),
+    );
+    std::fs::write(&ssv, text).unwrap();
+    let ssd = d.join("SystemStructure.ssd");
+    let text = std::fs::read_to_string(&ssd).unwrap().replace(
+        "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"m\"/></ssd:Connector>",
+        &format!("<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"m\"/></ssd:Connector>{connector}"),
+    );
+    std::fs::write(&ssd, text).unwrap();
+    ssd
+}
+
+fn first_row_x(out: &Path) -> f64 {
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let col = lines.next().unwrap().split(',').position(|h| h == "m2.x").unwrap();
+    lines.next().unwrap().split(',').nth(col).unwrap().parse().unwrap()
+}
+
+#[test]
+fn units_on_ssv_values_are_converted_or_refused() {
+    // Item 5: `<ssv:Real value="1" unit="mm"/>` set 1 m.
+    let param = r#"<ssd:Connector name="x0" kind="parameter"><ssc:Real unit="m"/></ssd:Connector>"#;
+    let units = r#"<ssv:Units><ssc:Unit xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" name="mm"><ssc:BaseUnit m="1" factor="0.001"/></ssc:Unit></ssv:Units>"#;
+    // Converted: mm defined in the parameter set, m in the SSD (exported), the connector declared.
+    let ssd = ssv_with_unit("unit-ok", "250", "mm", units, param);
+    let out = ssd.parent().unwrap().join("out");
+    let o = cosim(&["run", s(&ssd), "--stop-time", "0.01", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(first_row_x(&out), 0.25);
+    // The same unit as the variable's: as is.
+    let ssd = ssv_with_unit("unit-same", "0.5", "m", "", param);
+    let out = ssd.parent().unwrap().join("out");
+    let o = cosim(&["run", s(&ssd), "--stop-time", "0.01", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(first_row_x(&out), 0.5);
+    // Refused: no definition of mm; no declared unit of the variable; another dimension.
+    for (name, units, connector, needle) in [
+        ("unit-undefined", "", param, "unit \"mm\" has no ssc:Unit definition"),
+        ("unit-undeclared", units, "", "variable's unit is not declared"),
+        (
+            "unit-dimension",
+            units,
+            r#"<ssd:Connector name="x0" kind="parameter"><ssc:Real unit="N"/></ssd:Connector>"#,
+            "different dimensions",
+        ),
+    ] {
+        let ssd = ssv_with_unit(name, "250", "mm", units, connector);
+        let o = cosim(&["run", s(&ssd), "--stop-time", "0.01", "--out", s(&ssd.parent().unwrap().join("out"))]);
+        let e = stderr(&o);
+        assert!(
+            !o.status.success() && e.contains("start-values.ssv") && e.contains("m2.x0") && e.contains(needle),
+            "{name}: {e}"
+        );
+    }
+}

@@ -16,6 +16,7 @@
 
 mod annotation;
 mod read;
+mod units;
 mod write;
 mod xml;
 

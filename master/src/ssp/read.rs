@@ -187,11 +187,11 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<SystemBuilder> {
     }
     // Parameter bindings: the system's first (names component.variable), then each component's.
     if let Some(pb) = bindings {
-        apply_bindings(src, pb, None, &components, &mut b)?;
+        apply_bindings(src, pb, None, (&components, root.first(SSD, "Units")), &mut b)?;
     }
     for e in system.all(SSD, "Elements").flat_map(|e| e.all(SSD, "Component")) {
         if let (Some(name), Some(pb)) = (e.attr("name"), e.first(SSD, "ParameterBindings")) {
-            apply_bindings(src, pb, Some(name), &components, &mut b)?;
+            apply_bindings(src, pb, Some(name), (&components, root.first(SSD, "Units")), &mut b)?;
         }
     }
     if let Some(cs) = connections {
@@ -474,9 +474,10 @@ fn apply_bindings(
     src: &Source,
     bindings: &Node,
     scope: Option<&str>,
-    components: &BTreeMap<String, Component>,
+    (components, ssd_units): (&BTreeMap<String, Component>, Option<&Node>),
     b: &mut SystemBuilder,
 ) -> Result<()> {
+    let ssd_units = super::units::defs(ssd_units);
     let shown = src.shown.as_path();
     for pb in &bindings.children {
         if !pb.is(SSD, "ParameterBinding") {
@@ -574,6 +575,13 @@ fn apply_bindings(
                     Some("name"),
                     format!("\"{name}\": unknown component \"{comp}\" (components: {})", names.join(", ")),
                 ));
+            }
+            if let (Some(unit), Value::Real(x)) = (v.attr("unit"), &value) {
+                let to = components.get(&comp).and_then(|c| c.connectors.get(&var)).and_then(|c| c.unit.as_deref());
+                let set_units = super::units::defs(set.first(SSV, "Units"));
+                let x = super::units::convert(*x, unit, to, &[&set_units, &ssd_units])
+                    .map_err(|m| err(&file, v, Some("unit"), format!("parameter \"{name}\": {m}")))?;
+                value = Value::Real(x);
             }
             if let Some(inst) = b.instance_mut(&comp) {
                 inst.start(&var, value);
