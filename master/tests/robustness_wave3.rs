@@ -120,3 +120,63 @@ fn units_on_ssv_values_are_converted_or_refused() {
         );
     }
 }
+
+#[test]
+fn export_ssp_refuses_to_overwrite_its_inputs_and_leaves_nothing_on_failure() {
+    // Item 6: `--out` naming one of the system's FMUs destroyed it (a 49-byte copy in the
+    // package); `--out sys.toml` replaced the system file by a zip.
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("export-inputs");
+    let toml = scenario("oscillator-fd.toml", &dir);
+    let fmu = paths::fmu_dir().join("oscillator-fd-m1.fmu");
+    let before = std::fs::read(&fmu).unwrap();
+    let toml_before = std::fs::read(&toml).unwrap();
+    for out in [fmu.clone(), toml.clone()] {
+        let o = cosim(&["export-ssp", s(&toml), "--out", s(&out)]);
+        let e = stderr(&o);
+        assert!(!o.status.success() && e.contains("names an input of the export"), "{e}");
+    }
+    assert_eq!(std::fs::read(&fmu).unwrap(), before);
+    assert_eq!(std::fs::read(&toml).unwrap(), toml_before);
+    // A failing export (an FMU that is not there) leaves no package and no temporary file.
+    let broken = dir.join("broken.toml");
+    std::fs::write(&broken, std::fs::read_to_string(&toml).unwrap().replace("oscillator-fd-m2.fmu", "gone.fmu"))
+        .unwrap();
+    let out = dir.join("broken.ssp");
+    let o = cosim(&["export-ssp", s(&broken), "--out", s(&out)]);
+    assert!(!o.status.success());
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(!out.exists() && left.len() == 2, "{left:?}");
+}
+
+#[test]
+fn exported_resource_names_never_collide() {
+    // Item 7: m1 from a/x.fmu, m2 from c/m3-x.fmu, m3 from b/x.fmu: m3's fallback name
+    // resources/m3-x.fmu was m2's, "Duplicate filename", and the package left behind bound an
+    // instance to the wrong FMU.
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("export-names");
+    for (sub, fmu, name) in
+        [("a", "oscillator-fd-m1", "x.fmu"), ("b", "oscillator-fd-m1", "x.fmu"), ("c", "oscillator-fd-m2", "m3-x.fmu")]
+    {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::copy(paths::fmu_dir().join(format!("{fmu}.fmu")), dir.join(sub).join(name)).unwrap();
+    }
+    let text = std::fs::read_to_string(scenario("oscillator-fd.toml", &dir)).unwrap();
+    let text = text
+        .replace(&format!("{}/oscillator-fd-m1.fmu", paths::fmu_dir().display()), "a/x.fmu")
+        .replace(&format!("{}/oscillator-fd-m2.fmu", paths::fmu_dir().display()), "c/m3-x.fmu")
+        .replacen("[[connections]]", "[instances.m3]\nfmu = \"b/x.fmu\"\n\n[[connections]]", 1);
+    let toml = dir.join("sys.toml");
+    std::fs::write(&toml, text).unwrap();
+    let ssp = dir.join("sys.ssp");
+    let o = cosim(&["export-ssp", s(&toml), "--out", s(&ssp)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, b) = (dir.join("toml"), dir.join("ssp"));
+    for (input, out) in [(&toml, &a), (&ssp, &b)] {
+        let o = cosim(&["run", s(input), "--stop-time", "0.1", "--out", s(out)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let csv = |d: &Path| std::fs::read(d.join("results.csv")).unwrap();
+    assert_eq!(csv(&a), csv(&b), "the package binds every instance to its own FMU");
+}
