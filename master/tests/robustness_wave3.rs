@@ -180,3 +180,15 @@ fn exported_resource_names_never_collide() {
     let csv = |d: &Path| std::fs::read(d.join("results.csv")).unwrap();
     assert_eq!(csv(&a), csv(&b), "the package binds every instance to its own FMU");
 }
+
+#[test]
+fn tune_refuses_a_sweep_too_large_before_it_starts() {
+    // Item 10: exit 101 "capacity overflow" (the message in fmu-warnings.log).
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("tune-huge");
+    let system = scenario("oscillator-tune.toml", &dir);
+    let o = cosim(&["tune", s(&system), "--h-inc", "1e-300", "--out", s(&dir.join("out"))]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("oscillator-tune.toml") && e.contains("H grid") && e.contains("h_inc = 1e-300"), "{e}");
+}
