@@ -80,3 +80,24 @@ def test_a_relative_worker_executable_is_refused(tmp_path, fmu_dir, monkeypatch)
     monkeypatch.setenv("COSIM_WORKER_EXE", "worker")
     with pytest.raises(cosim.CosimError, match="COSIM_WORKER_EXE.*not an absolute path"):
         cosim.simulate(oscillator_toml(tmp_path, fmu_dir), stop_time=0.1, isolate=True)
+
+
+def _rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_repeated_runs_do_not_grow_the_process(tmp_path, fmu_dir):
+    # Item 14: each run loads the FMUs again, and each load/unload leaked the FMU library's
+    # description table: a process grew by ≈ 65 MB per 1000 oscillator-fd runs (20 MB per 300).
+    # 120 runs of 10 ms each: before ≈ 8 MB, now ≈ 0.
+    system = oscillator_toml(tmp_path, fmu_dir)
+    for _ in range(10):
+        cosim.simulate(system, stop_time=0.01)
+    before = _rss()
+    for _ in range(120):
+        cosim.simulate(system, stop_time=0.01)
+    grown = _rss() - before
+    assert grown < 1.5e6, f"RSS grew by {grown / 1e6:.2f} MB over 120 runs"
