@@ -192,3 +192,77 @@ fn tune_refuses_a_sweep_too_large_before_it_starts() {
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("oscillator-tune.toml") && e.contains("H grid") && e.contains("h_inc = 1e-300"), "{e}");
 }
+
+#[test]
+fn non_finite_numbers_are_refused_before_any_file_is_written() {
+    // Item 11: non-finite gain/offset, LinearTransformation factors, .ssm factors and .ssv
+    // values started the run, replaced earlier results in --out, and the error blamed an FMU.
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("non-finite");
+    let toml = scenario("oscillator-fd.toml", &dir);
+    let out = dir.join("out");
+    let o = cosim(&["run", s(&toml), "--stop-time", "0.01", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let earlier = std::fs::read(out.join("results.csv")).unwrap();
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let cases = [
+        ("gain", text.replacen("to = \"m1.xi\"", "to = \"m1.xi\"\ngain = inf", 1), "connections[0].gain: gain = inf"),
+        ("offset", text.replacen("to = \"m1.xi\"", "to = \"m1.xi\"\noffset = nan", 1), "connections[0].offset"),
+        ("start", text.replacen("damping = \"case1\" }", "damping = \"case1\", x0 = -inf }", 1), "start.x0: -inf"),
+        (
+            "tolerance",
+            text.replacen("[simulation]", "[simulation]\niteration_tolerance = inf", 1),
+            "positive and finite",
+        ),
+    ];
+    for (name, system, needle) in cases {
+        let p = dir.join(format!("{name}.toml"));
+        std::fs::write(&p, system).unwrap();
+        let o = cosim(&["run", s(&p), "--stop-time", "0.01", "--out", s(&out)]);
+        let e = stderr(&o);
+        assert!(!o.status.success() && e.contains(&format!("{name}.toml")) && e.contains(needle), "{name}: {e}");
+        assert!(!e.contains("fmi2"), "{name}: the FMU is not blamed: {e}");
+    }
+    // SSP: a LinearTransformation factor, an .ssm factor, an .ssv value.
+    let (sdir, ssp) = oscillator_ssp("non-finite-ssp");
+    let d = unpack(&ssp, &sdir);
+    let ssd = d.join("SystemStructure.ssd");
+    let ssd_text = std::fs::read_to_string(&ssd).unwrap();
+    let ssv = d.join("resources/start-values.ssv");
+    let ssv_text = std::fs::read_to_string(&ssv).unwrap();
+    let conn = r#"endElement="m1" endConnector="xi"/>"#;
+    let mapped = r#"<ssd:ParameterBinding source="resources/start-values.ssv"><ssd:ParameterMapping source="resources/map.ssm"/></ssd:ParameterBinding>"#;
+    std::fs::write(
+        d.join("resources/map.ssm"),
+        r#"<ssm:ParameterMapping xmlns:ssm="http://ssp-standard.org/SSP1/SystemStructureParameterMapping" xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" version="1.0"><ssm:MappingEntry source="m2.x0" target="m2.x0"><ssc:LinearTransformation factor="INF"/></ssm:MappingEntry></ssm:ParameterMapping>"#,
+    )
+    .unwrap();
+    let x0 = ssv_text.replace(
+        "  </ssv:Parameters>",
+        "    <ssv:Parameter name=\"m2.x0\"><ssv:Real value=\"0.1\"/></ssv:Parameter>\n  </ssv:Parameters>",
+    );
+    let ssp_cases = [
+        (
+            ssd_text.replace(
+                conn,
+                r#"endElement="m1" endConnector="xi"><ssc:LinearTransformation factor="INF"/></ssd:Connection>"#,
+            ),
+            ssv_text.clone(),
+            "SystemStructure.ssd",
+        ),
+        (
+            ssd_text.replace(r#"<ssd:ParameterBinding source="resources/start-values.ssv"/>"#, mapped),
+            x0.clone(),
+            "map.ssm",
+        ),
+        (ssd_text.clone(), x0.replace("value=\"0.1\"", "value=\"NaN\""), "start-values.ssv"),
+    ];
+    for (ssd_new, ssv_new, file) in ssp_cases {
+        std::fs::write(&ssd, ssd_new).unwrap();
+        std::fs::write(&ssv, ssv_new).unwrap();
+        let o = cosim(&["run", s(&ssd), "--stop-time", "0.01", "--out", s(&out)]);
+        let e = stderr(&o);
+        assert!(!o.status.success() && e.contains(file) && e.contains("not a finite number"), "{file}: {e}");
+    }
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), earlier, "the earlier results are untouched");
+}

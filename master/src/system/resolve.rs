@@ -120,6 +120,11 @@ impl Resolver<'_> {
         let md = self.mds[var.instance];
         let bad = |want: &str| self.err(key, format!("{value} is not a valid {want} for {} ({})", var.name, var.ty));
         match (var.ty, value) {
+            // Refused here, not by the FMU after the output files were replaced (issue 30 item 11).
+            (BaseType::Real, Value::Real(x)) if !x.is_finite() => {
+                Err(self
+                    .err(key, format!("{x} is not a finite number: the start value of {} must be finite", var.name)))
+            }
             (BaseType::Real, Value::Real(x)) => Ok(StartValue::Real(*x)),
             (BaseType::Real, Value::Integer(x)) => Ok(StartValue::Real(*x as f64)),
             (BaseType::Integer, Value::Integer(x)) => {
@@ -222,7 +227,8 @@ impl Resolver<'_> {
         }
         let iteration_tolerance = sim.iteration_tolerance.unwrap_or(1e-9);
         if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
-            return Err(self.err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive")));
+            return Err(self
+                .err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive and finite")));
         }
         if iterations > 1 {
             if algorithm != AlgorithmKind::Jacobi {
@@ -384,6 +390,11 @@ impl Resolver<'_> {
             }
             let gain = rc.gain.unwrap_or(1.0);
             let offset = rc.offset.unwrap_or(0.0);
+            for (k, x) in [("gain", gain), ("offset", offset)] {
+                if !x.is_finite() {
+                    return Err(self.err(format!("{key}.{k}"), format!("{k} = {x}: must be a finite number")));
+                }
+            }
             if from.ty != BaseType::Real && (gain != 1.0 || offset != 0.0) {
                 return Err(self.err(&key, "gain and offset apply to Real connections only"));
             }

@@ -271,9 +271,10 @@ impl TuneSpec {
         if self.tests.is_empty() {
             return Err("tune: no test functions".into());
         }
-        if !(self.criterion.kappa > 1.0 && self.criterion.p_max > 0.0) {
+        let (kappa, p_max) = (self.criterion.kappa, self.criterion.p_max);
+        if !(kappa.is_finite() && kappa > 1.0 && p_max.is_finite() && p_max > 0.0) {
             return Err(format!(
-                "tune: kappa = {} must exceed 1 and p_max = {} be positive",
+                "tune: kappa = {} must exceed 1 and p_max = {} be positive (both finite)",
                 self.criterion.kappa, self.criterion.p_max
             ));
         }
