@@ -626,6 +626,15 @@ impl Execution {
                     energy_abs_uncorrected: s.e_abs_uncorrected,
                 })
                 .collect(),
+            iterations: (sys.iterations() > 1).then(|| {
+                let (passes, unconverged_steps) = self.algorithm.iteration_stats();
+                crate::observer::IterationSummary {
+                    limit: sys.iterations(),
+                    tolerance: sys.iteration_tolerance(),
+                    passes,
+                    unconverged_steps,
+                }
+            }),
         }
     }
 

@@ -509,6 +509,9 @@ fn run() -> Result<i32> {
             let summary =
                 master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
             use master::observer::Status;
+            if let Some(w) = summary.iteration_warning() {
+                eprintln!("warning: {}: {w}", system.display());
+            }
             if matches!(summary.status, Status::Ok | Status::Terminated) {
                 let ended = if summary.status == Status::Terminated {
                     format!(" ({})", summary.message)

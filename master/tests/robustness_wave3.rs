@@ -266,3 +266,45 @@ fn non_finite_numbers_are_refused_before_any_file_is_written() {
     }
     assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), earlier, "the earlier results are untouched");
 }
+
+#[test]
+fn unconverged_iterative_coupling_is_counted_and_warned_and_huge_pass_limits_are_refused() {
+    // Item 12: iterative coupling that never converged ended "ok" with nothing said;
+    // `iterations = 4e9` passed the guard.
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("iterations");
+    let text = std::fs::read_to_string(scenario("oscillator-fd.toml", &dir)).unwrap();
+    let strict = dir.join("strict.toml");
+    std::fs::write(
+        &strict,
+        text.replacen("[simulation]", "[simulation]\niterations = 2\niteration_tolerance = 1e-300", 1),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = cosim(&["run", s(&strict), "--stop-time", "0.05", "--out", s(&out)]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(
+        e.contains("warning:") && e.contains("50 of 50 communication steps did not converge within iterations = 2"),
+        "{e}"
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"unconverged_steps\": 50") && summary.contains("\"passes\": 100"), "{summary}");
+    // Converging runs say nothing.
+    let loose = dir.join("loose.toml");
+    std::fs::write(
+        &loose,
+        text.replacen("[simulation]", "[simulation]\niterations = 50\niteration_tolerance = 1e-6", 1),
+    )
+    .unwrap();
+    let o = cosim(&["run", s(&loose), "--stop-time", "0.05", "--out", s(&dir.join("out2"))]);
+    assert!(o.status.success() && !stderr(&o).contains("did not converge"), "{}", stderr(&o));
+    let huge = dir.join("huge.toml");
+    std::fs::write(&huge, text.replacen("[simulation]", "[simulation]\niterations = 4000000000", 1)).unwrap();
+    let o = cosim(&["run", s(&huge), "--out", s(&dir.join("out3"))]);
+    let e = stderr(&o);
+    assert!(
+        !o.status.success() && e.contains("simulation.iterations") && e.contains("× up to 4000000000 iterations"),
+        "{e}"
+    );
+}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -58,9 +59,23 @@ def _system_arg(system):
     return system
 
 
+def _warn_unconverged(summary):
+    """Iterative coupling that left steps unconverged says so (as ``cosim run`` does)."""
+    it = (summary or {}).get("iterations") or {}
+    if it.get("unconverged_steps", 0) > 0:
+        warnings.warn(
+            f"{it['unconverged_steps']} of {summary.get('steps')} communication steps did not converge within "
+            f"iterations = {it.get('limit')} (iteration_tolerance = {it.get('tolerance')}); their values are "
+            "those of the last pass",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def _result(names, data, summary_json) -> Result:
     r = _structured(names, data).view(Result)
     r.summary = json.loads(summary_json)
+    _warn_unconverged(r.summary)
     return r
 
 
@@ -132,6 +147,7 @@ class Execution(_cosim.Execution):
     def finish(self) -> dict:
         """Terminates the instances (idempotent) and returns the summary."""
         self._summary = json.loads(self._finish())
+        _warn_unconverged(self._summary)
         return self._summary
 
     def __enter__(self):

@@ -101,3 +101,11 @@ def test_repeated_runs_do_not_grow_the_process(tmp_path, fmu_dir):
         cosim.simulate(system, stop_time=0.01)
     grown = _rss() - before
     assert grown < 1.5e6, f"RSS grew by {grown / 1e6:.2f} MB over 120 runs"
+
+
+def test_unconverged_iterative_coupling_warns(tmp_path, fmu_dir):
+    # Item 12: nothing was said when the passes ran out.
+    system = oscillator_toml(tmp_path, fmu_dir, "iterations = 2\niteration_tolerance = 1e-300\n")
+    with pytest.warns(RuntimeWarning, match="50 of 50 communication steps did not converge"):
+        r = cosim.simulate(system, stop_time=0.05)
+    assert r.summary["iterations"]["unconverged_steps"] == 50

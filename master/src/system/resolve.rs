@@ -311,14 +311,25 @@ impl Resolver<'_> {
                     k as u64
                 }
             };
-            let fmu_steps = n * substeps as f64;
+            // Iterative coupling repeats every step up to `iterations` times (issue 30 item 12:
+            // `iterations = 4e9` passed this guard).
+            let fmu_steps = n * substeps as f64 * f64::from(iterations);
             if fmu_steps > LARGE_STEPS && !over.force {
-                let what = if substeps == 1 {
+                let mut what = if substeps == 1 {
                     format!("{n:e} communication steps")
                 } else {
                     format!("{n:e} communication steps of {substeps} sub-steps each")
                 };
-                let key = if substeps == 1 { span_key.to_owned() } else { format!("{key}.step") };
+                if iterations > 1 {
+                    what += &format!(" × up to {iterations} iterations");
+                }
+                let key = if iterations > 1 && n * (substeps as f64) <= LARGE_STEPS {
+                    "simulation.iterations".to_owned()
+                } else if substeps == 1 {
+                    span_key.to_owned()
+                } else {
+                    format!("{key}.step")
+                };
                 return Err(self.err(
                     key,
                     format!(
