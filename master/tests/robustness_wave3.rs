@@ -308,3 +308,41 @@ fn unconverged_iterative_coupling_is_counted_and_warned_and_huge_pass_limits_are
         "{e}"
     );
 }
+
+#[test]
+fn tune_stops_in_order_on_sigint_and_leaves_no_extractions() {
+    // Item 13: `cosim tune` had no run guard: SIGINT/SIGTERM ended it at once and the FMU
+    // extraction folders stayed in $TMPDIR.
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("tune-sigint");
+    let system = scenario("oscillator-tune.toml", &dir);
+    let private = dir.join("tmp");
+    std::fs::create_dir_all(&private).unwrap();
+    let out = dir.join("out");
+    // A long sweep: 50 000 H values per sequence.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cosim"))
+        .args(["tune", s(&system), "--h-ini", "1e-4", "--h-inc", "1e-6", "--h-max", "5e-2", "--out", s(&out)])
+        .env("TMPDIR", &private)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let csv = out.join("tune.csv");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(started.elapsed().as_secs() < 60, "no runs within 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(std::fs::read_dir(&private).unwrap().count() > 0, "the sweep extracted its FMUs into $TMPDIR");
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{e}");
+    assert!(e.contains("interrupted (SIGINT)") && e.contains("the same command resumes the sweep"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(&private).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "extraction folders left behind: {left:?}");
+    // Every row written is whole.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let width = text.lines().next().unwrap().split(',').count();
+    assert!(text.lines().all(|l| l.split(',').count() >= width), "{text}");
+}

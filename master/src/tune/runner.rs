@@ -228,11 +228,18 @@ impl Base {
         let id = self.counter.fetch_add(1, Ordering::Relaxed);
         let mut run = Execution::new_named(sys, &self.fmus, &format!("#{id}"))?;
         run.set_timing(false);
+        // `cosim tune` installs the run guard: SIGINT/SIGTERM stops this run at its next step
+        // and the sweep after it (the runs done stay in tune.csv; the same command resumes).
+        run.interrupt_on(&crate::guard::INTERRUPTED);
         let trace = SharedRecorder::default();
         if record.is_some() {
             run.observe(Box::new(trace.clone()));
         }
         let result = run.run();
+        if let Err(MasterError::Interrupted { time }) = result {
+            let _ = run.finish();
+            return Err(MasterError::Interrupted { time });
+        }
         let mut out = RunOutcome {
             steps: run.steps(),
             // Step control (ECCO) takes steps of its own size: the time reached.
