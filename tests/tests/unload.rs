@@ -7,7 +7,8 @@
 //! The heap in use (glibc `mallinfo2`) after the cycles must equal the heap before to within a
 //! few hundred bytes per cycle (the dynamic loader's own bookkeeping); `cargo xtask test` also runs
 //! this binary under valgrind (no definite or indirect leak). One test in its own binary, so no
-//! other test allocates meanwhile. `UNLOAD_CYCLES` sets the cycles per FMU (default 8).
+//! other test allocates meanwhile. `UNLOAD_CYCLES` sets the cycles per FMU (default 8),
+//! `UNLOAD_FMUS` (comma-separated file stems) the FMUs (default: every packaged one).
 
 use fmu_harness::{paths, Fmu};
 
@@ -63,7 +64,13 @@ fn our_fmus_leak_nothing_over_load_unload_cycles() {
     }
     let cycles: usize = std::env::var("UNLOAD_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(8);
     let mut report = Vec::new();
-    let fmus = paths::all_fmus();
+    let only: Option<Vec<String>> =
+        std::env::var("UNLOAD_FMUS").ok().map(|l| l.split(',').map(|s| format!("{}.fmu", s.trim())).collect());
+    let fmus: Vec<_> = paths::all_fmus()
+        .into_iter()
+        .filter(|p| only.as_ref().is_none_or(|o| o.iter().any(|n| p.file_name().is_some_and(|f| f == n.as_str()))))
+        .collect();
+    assert!(!fmus.is_empty(), "no FMU selected by UNLOAD_FMUS");
     for path in &fmus {
         cycle(path); // first use: the harness's and the loader's lazily built state
     }
