@@ -109,3 +109,39 @@ def test_unconverged_iterative_coupling_warns(tmp_path, fmu_dir):
     with pytest.warns(RuntimeWarning, match="50 of 50 communication steps did not converge"):
         r = cosim.simulate(system, stop_time=0.05)
     assert r.summary["iterations"]["unconverged_steps"] == 50
+
+
+def test_ctrl_c_stops_a_local_sweep_at_once(tmp_path, fmu_dir):
+    # Item 15: Ctrl-C during cosim.sweep on the local pool: the runs kept completing and
+    # KeyboardInterrupt came only after the whole sweep. Here 4 runs of 1e8 steps (minutes each)
+    # on 2 workers; SIGINT after the first seconds must end the sweep and its workers.
+    system = oscillator_toml(tmp_path, fmu_dir)
+    script = tmp_path / "sweep.py"
+    script.write_text(
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "import cosim\n"
+        "print(os.getpid(), flush=True)\n"
+        "try:\n"
+        f"    cosim.sweep({str(system)!r}, {{'m2.k2': [1000.0, 1100.0, 1200.0, 1300.0]}}, max_workers=2, stop_time=1e5)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt', flush=True)\n"
+        "    sys.exit(130)\n"
+    )
+    import signal
+    import sys
+    import time
+
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        p.stdout.readline()
+        time.sleep(3)
+        kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+        assert len(kids) >= 2, "the pool's workers run"
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130 and "KeyboardInterrupt" in out
+    for k in kids:
+        assert not pathlib.Path(f"/proc/{k}").exists() or "zombie" in pathlib.Path(f"/proc/{k}/status").read_text()
