@@ -238,6 +238,14 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
     let mut summary =
         String::from("\n## Summary\n\n| scenario | cosim µs/step (default settings) | FMPy | libcosim | ecos |\n|---|---|---|---|---|\n");
     let mut measured = Vec::new();
+    // Checked before anything runs: u64::MAX wrapped around in warm-up + steps (issue 30 item 17).
+    if let Some(n) = opts.steps.filter(|n| *n as f64 > master::system::LARGE_STEPS) {
+        anyhow::bail!(
+            "--steps {n}: more than {:e} communication steps per measurement (each scenario is run about \
+             ten times); give fewer",
+            master::system::LARGE_STEPS
+        );
+    }
     for path in scenarios {
         let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;

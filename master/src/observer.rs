@@ -484,7 +484,9 @@ impl ResultsCsv {
     pub fn create(path: &Path, labels: &[String], every: u64) -> Result<Self> {
         let file = create_replacing(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        writeln!(out, "time,{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
+        // No recorded variable: the header is `time` alone (was `time,`, an empty column name).
+        let sep = if labels.is_empty() { "" } else { "," };
+        writeln!(out, "time{sep}{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
         Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), steps: u64::MAX, last: f64::NAN })
     }
 

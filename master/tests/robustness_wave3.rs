@@ -346,3 +346,80 @@ fn tune_stops_in_order_on_sigint_and_leaves_no_extractions() {
     let width = text.lines().next().unwrap().split(',').count();
     assert!(text.lines().all(|l| l.split(',').count() >= width), "{text}");
 }
+
+#[test]
+fn misleading_messages_say_what_is_wrong() {
+    // Item 17, the rest of it (the guard's and iteration_tolerance's messages: items 4, 11).
+    paths::fmu("oscillator-fd-m1");
+    let dir = tmp("messages");
+    let toml = scenario("oscillator-fd.toml", &dir);
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let out = dir.join("out");
+    // A duplicate output name: refused before the run (was: after it), no file written.
+    let dup = dir.join("dup.toml");
+    std::fs::write(&dup, text.replace("variables = [\"m1.x\",", "variables = [\"m1.x\", \"m1.x\",")).unwrap();
+    let o = cosim(&["run", s(&dup), "--out", s(&out)]);
+    let e = stderr(&o);
+    assert!(!o.status.success() && e.contains("outputs.variables[1]: m1.x is listed twice"), "{e}");
+    assert!(!out.join("results.csv").exists());
+    // No recorded variable: the header is `time` (was `time,`).
+    let none = dir.join("none.toml");
+    std::fs::write(
+        &none,
+        text.replace("variables = [\"m1.x\", \"m1.v\", \"m2.x\", \"m2.v\", \"m1.F\"]", "variables = []"),
+    )
+    .unwrap();
+    let o = cosim(&["run", s(&none), "--stop-time", "0.002", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().collect::<Vec<_>>(), ["time", "0.0", "0.001", "0.002"]);
+    // export-ssp, tune and bench given an FMU or an SSP (was: "stream did not contain valid UTF-8").
+    let fmu = paths::fmu("oscillator-fd-m1");
+    let ssp = dir.join("x.ssp");
+    assert!(cosim(&["export-ssp", s(&toml), "--out", s(&ssp)]).status.success());
+    for (args, kind) in [
+        (vec!["export-ssp", s(&fmu), "--out", s(&dir.join("y.ssp"))], "an FMU"),
+        (vec!["tune", s(&ssp), "--out", s(&dir.join("t"))], "an SSP"),
+        (vec!["bench", s(&fmu), "--no-peers"], "an FMU"),
+    ] {
+        let o = cosim(&args);
+        let e = stderr(&o);
+        assert!(!o.status.success() && e.contains(&format!("this is {kind}")) && !e.contains("UTF-8"), "{args:?}: {e}");
+    }
+    // bench --steps u64::MAX (wrapped around).
+    let o = cosim(&["bench", s(&toml), "--no-peers", "--steps", "18446744073709551615"]);
+    let e = stderr(&o);
+    assert!(!o.status.success() && e.contains("--steps 18446744073709551615: more than 1e9"), "{e}");
+    // tune: misspelled names in range, extrapolate and compare (were accepted).
+    let tune = scenario("oscillator-tune.toml", &dir);
+    let tune_text = std::fs::read_to_string(&tune).unwrap();
+    let input = tune_text.lines().find(|l| l.starts_with("inputs")).unwrap().to_owned();
+    for (line, needle) in [
+        ("range = { \"m1.nope\" = [0.0, 1.0] }", "[tune].range: "),
+        ("extrapolate = [\"m1.xii\"]", "[tune].extrapolate: "),
+        ("compare = [\"m3.x\"]", "[tune].compare: "),
+    ] {
+        let p = dir.join("bad-tune.toml");
+        let base = tune_text.replace("compare = [\"m1.x\", \"m2.x\"]\n", "");
+        std::fs::write(&p, base.replace(&input, &format!("{input}\n{line}"))).unwrap();
+        let o = cosim(&["tune", s(&p), "--out", s(&dir.join("t2"))]);
+        let e = stderr(&o);
+        assert!(!o.status.success() && e.contains(needle) && e.contains("bad-tune.toml"), "{line}: {e}");
+    }
+}
+
+#[test]
+fn a_second_linear_transformation_is_refused() {
+    // Item 17: the second ssc:LinearTransformation of a connection silently replaced the first.
+    let (dir, ssp) = oscillator_ssp("two-lin");
+    let d = unpack(&ssp, &dir);
+    let ssd = d.join("SystemStructure.ssd");
+    let text = std::fs::read_to_string(&ssd).unwrap().replace(
+        r#"endElement="m1" endConnector="xi"/>"#,
+        r#"endElement="m1" endConnector="xi"><ssc:LinearTransformation factor="2"/><ssc:LinearTransformation offset="1"/></ssd:Connection>"#,
+    );
+    std::fs::write(&ssd, text).unwrap();
+    let o = cosim(&["run", s(&ssd), "--stop-time", "0.01", "--out", s(&dir.join("out"))]);
+    let e = stderr(&o);
+    assert!(!o.status.success() && e.contains("a second ssc:LinearTransformation"), "{e}");
+}

@@ -51,6 +51,16 @@ def _structured(names, data) -> np.ndarray:
     return flat.reshape(-1, len(names)).view(dtype).reshape(-1)
 
 
+def _names(output):
+    """``output`` as a list of names: one name given as a string is that name, not its
+    characters (issue 30: ``output="m1.x"`` was split into ``["m", "1", ".", "x"]``)."""
+    if output is None:
+        return None
+    if isinstance(output, (str, bytes, os.PathLike)):
+        return [os.fsdecode(output) if not isinstance(output, str) else output]
+    return list(output)
+
+
 def _system_arg(system):
     if isinstance(system, System):
         return system.spec()
@@ -110,7 +120,7 @@ def simulate(
         stop_time=stop_time,
         step=step,
         start_values=dict(start_values or {}),
-        output=list(output) if output is not None else None,
+        output=_names(output),
         fmus=dict(fmus) if fmus else None,
         algorithm=algorithm,
         extrapolation=extrapolation,
@@ -135,6 +145,11 @@ class Execution(_cosim.Execution):
     """
 
     def __new__(cls, system, *args, **kwargs):
+        args = list(args)
+        if len(args) >= 4:  # stop_time, step, start_values, output, …
+            args[3] = _names(args[3])
+        if "output" in kwargs:
+            kwargs["output"] = _names(kwargs["output"])
         return super().__new__(cls, _system_arg(system), *args, **kwargs)
 
     def result(self) -> Result:

@@ -145,3 +145,16 @@ def test_ctrl_c_stops_a_local_sweep_at_once(tmp_path, fmu_dir):
     assert p.returncode == 130 and "KeyboardInterrupt" in out
     for k in kids:
         assert not pathlib.Path(f"/proc/{k}").exists() or "zombie" in pathlib.Path(f"/proc/{k}/status").read_text()
+
+
+def test_one_output_name_given_as_a_string_is_one_column(tmp_path, fmu_dir):
+    # Item 17: output="m1.x" was split into the characters "m", "1", ".", "x".
+    system = oscillator_toml(tmp_path, fmu_dir)
+    r = cosim.simulate(system, stop_time=0.01, output="m1.x")
+    assert r.dtype.names == ("time", "m1.x")
+    with cosim.Execution(system, stop_time=0.01, output="m2.v") as e:
+        assert e.labels == ["m2.v"]
+    with cosim.Execution(system, 0.01, None, None, "m2.x") as e:
+        assert e.labels == ["m2.x"]
+    with pytest.raises(cosim.CosimError, match=r"m1.x is listed twice"):
+        cosim.simulate(system, stop_time=0.01, output=["m1.x", "m1.v", "m1.x"])

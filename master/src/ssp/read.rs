@@ -386,9 +386,14 @@ fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, 
     }
     let mut gain = None;
     let mut offset = None;
+    let mut linear = false;
     for child in &c.children {
         match (child.ns.as_str(), child.name.as_str()) {
+            (SSC, "LinearTransformation") if linear => {
+                return Err(err(shown, child, None, "a second ssc:LinearTransformation: a connection has at most one"))
+            }
             (SSC, "LinearTransformation") => {
+                linear = true;
                 gain = double(shown, child, "factor")?;
                 offset = double(shown, child, "offset")?;
             }
@@ -446,6 +451,14 @@ fn mapping(src: &Source, pm: &Node) -> Result<Mapping> {
                 let mut lin = None;
                 for t in &m.children {
                     match (t.ns.as_str(), t.name.as_str()) {
+                        (SSC, "LinearTransformation") if lin.is_some() => {
+                            return Err(err(
+                                &file,
+                                t,
+                                None,
+                                "a second ssc:LinearTransformation: a mapping entry has at most one",
+                            ))
+                        }
                         (SSC, "LinearTransformation") => {
                             lin = Some((
                                 double(&file, t, "factor")?.unwrap_or(1.0),

@@ -334,8 +334,8 @@ impl Resolver<'_> {
                     key,
                     format!(
                         "instance {name} would take {what} = {fmu_steps:e} fmi2DoStep calls (more than \
-                         {LARGE_STEPS:e}; at 1 µs each {}): check stop, step and the instance steps, or \
-                         run it anyway with `cosim run --force`",
+                         {LARGE_STEPS:e}; at 1 µs each {}): check stop, step and the instance steps \
+                         (`cosim run --force` runs it anyway; tune, bench and Python do not)",
                         duration_words(fmu_steps * 1e-6)
                     ),
                 ));
@@ -483,11 +483,19 @@ impl Resolver<'_> {
             None => self.all_outputs(),
             Some(names) => {
                 let mut v = Vec::new();
+                let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
                 for (k, name) in names.iter().enumerate() {
                     let key = format!("outputs.variables[{k}]");
                     let r = self.var(&key, name)?;
                     if r.ty == BaseType::String {
                         return Err(self.err(&key, format!("{name} is a String and cannot be recorded in CSV")));
+                    }
+                    // Two columns of one name: refused here, not after the run (issue 30 item 17).
+                    if let Some(first) = seen.insert(name.as_str(), k) {
+                        return Err(self.err(
+                            &key,
+                            format!("{name} is listed twice (also outputs.variables[{first}]): each output once"),
+                        ));
                     }
                     v.push(r);
                 }

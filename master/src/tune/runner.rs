@@ -42,8 +42,7 @@ pub struct Base {
 impl Base {
     /// Reads the system file and loads each FMU once.
     pub fn load(path: &Path) -> Result<Self> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
+        let text = crate::system::read_text(path)?;
         let draft = SystemBuilder::parse(path, &text)?;
         let doc: toml::Table = toml::from_str(&text).map_err(|e| MasterError::System {
             path: path.to_path_buf(),
