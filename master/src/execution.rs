@@ -299,6 +299,7 @@ impl Execution {
     /// Values of the recorded variables ([`System::outputs`], in order) at the current time.
     pub fn recorded(&mut self) -> Result<&[f64]> {
         if !self.values_fresh {
+            self.initialized("recorded values")?;
             self.coupling.recorded(&mut self.slaves, &mut self.values)?;
             self.values_fresh = true;
         }
@@ -325,6 +326,19 @@ impl Execution {
         self.coupling.step_stats()
     }
 
+    /// FMI 2.0 reads no value before initialization mode: a clear refusal instead of the FMU's
+    /// "illegal call sequence" (found by the Python argument fuzzer, issue 30).
+    fn initialized(&self, what: &str) -> Result<()> {
+        if self.phase != Phase::New {
+            return Ok(());
+        }
+        Err(MasterError::System {
+            path: self.system.path().to_path_buf(),
+            key: what.to_owned(),
+            message: "no values before the execution is initialized: call initialize() (or step) first".into(),
+        })
+    }
+
     fn var(&self, dotted: &str) -> Result<VarRef> {
         self.system.variable(dotted).cloned().ok_or_else(|| MasterError::System {
             path: self.system.path().to_path_buf(),
@@ -337,6 +351,7 @@ impl Execution {
     /// (read from the instance now).
     pub fn value(&mut self, dotted: &str) -> Result<f64> {
         let v = self.var(dotted)?;
+        self.initialized(dotted)?;
         let slave = &mut self.slaves[v.instance];
         match v.ty {
             BaseType::Real => {

@@ -158,3 +158,13 @@ def test_one_output_name_given_as_a_string_is_one_column(tmp_path, fmu_dir):
         assert e.labels == ["m2.x"]
     with pytest.raises(cosim.CosimError, match=r"m1.x is listed twice"):
         cosim.simulate(system, stop_time=0.01, output=["m1.x", "m1.v", "m1.x"])
+
+
+def test_values_before_initialization_are_refused_clearly(tmp_path, fmu_dir):
+    # Found by the argument fuzzer: value() before initialize() reached the FMU, which answered
+    # "fmi2GetReal: illegal call sequence".
+    with cosim.Execution(oscillator_toml(tmp_path, fmu_dir), stop_time=0.01) as e:
+        with pytest.raises(cosim.CosimError, match="before the execution is initialized"):
+            e.value("m1.x")
+        e.initialize()
+        assert e.value("m1.x") == 0.0

@@ -26,7 +26,7 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
 ];
 
 /// Python venv with [`PYTHON_PACKAGES`].
-fn venv() -> Result<PathBuf> {
+pub fn venv() -> Result<PathBuf> {
     let root = crate::root();
     let venv = root.join(".venv");
     let python = venv.join("bin/python");
@@ -150,6 +150,17 @@ fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<(
 /// The `cosim` Python package (python/): the wheel built by maturin (release), installed into
 /// the venv, and its pytest suite, which compares against the release `cosim` binary.
 fn python_package(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<()> {
+    install_wheel(cargo, root, python)?;
+    sh(Command::new(python)
+        .current_dir(root)
+        .args(["-m", "pytest", "-q", "python/tests"])
+        .env("COSIM_BIN", crate::target_dir().join("release/cosim"))
+        .env("COSIM_ROOT", root)
+        .env("FMU_DIR", fmu_dir))
+}
+
+/// The release `cosim` binary, and the wheel maturin builds, installed into the venv.
+pub fn install_wheel(cargo: &str, root: &Path, python: &Path) -> Result<()> {
     sh(Command::new(cargo).current_dir(root).args(["build", "--release", "-p", "master", "--bin", "cosim"]))?;
     let wheels = crate::target_dir().join("wheels");
     let _ = std::fs::remove_dir_all(&wheels);
@@ -166,13 +177,7 @@ fn python_package(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Re
         .context("maturin built no wheel")?;
     sh(Command::new(python)
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--force-reinstall", "--no-deps"])
-        .arg(&wheel))?;
-    sh(Command::new(python)
-        .current_dir(root)
-        .args(["-m", "pytest", "-q", "python/tests"])
-        .env("COSIM_BIN", crate::target_dir().join("release/cosim"))
-        .env("COSIM_ROOT", root)
-        .env("FMU_DIR", fmu_dir))
+        .arg(&wheel))
 }
 
 pub fn run(args: &[String]) -> Result<()> {
