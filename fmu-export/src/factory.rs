@@ -6,7 +6,7 @@ use crate::instance::{Instance, Table};
 use crate::logger::Logger;
 use crate::model::{CoSimModel, ModelInfo};
 use crate::variable::Variable;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// A model as the C layer and the packager see it, with its type erased.
 pub trait Fmu: Sync {
@@ -18,17 +18,48 @@ pub trait Fmu: Sync {
     fn instantiate(&'static self, resource_location: &str, log: Logger) -> Result<Box<dyn Component>, DescribeError>;
     /// `documentation/index.html`.
     fn documentation(&self) -> Result<String, DescribeError>;
+    /// Frees the description built by [`Fmu::description`] (run when the library is unloaded,
+    /// see [`crate::export_fmi2`]: a cdylib's statics are unmapped by `dlclose` without being
+    /// dropped, so every load/unload cycle used to leak the table, ≈ 12 KB).
+    ///
+    /// # Safety
+    /// No instance of this model and no reference from [`Fmu::description`] may be used after.
+    unsafe fn release(&self);
 }
 
 /// The [`Fmu`] of model `M`; `const`-constructible so it can live in a `static`.
 pub struct Factory<M> {
-    table: OnceLock<Result<Table<M>, DescribeError>>,
+    /// The table, built on first use (a leaked `Box`, null before; freed by [`Fmu::release`]).
+    table: AtomicPtr<Result<Table<M>, DescribeError>>,
+    /// Shared between threads as the table is (`Sync` only when the table is).
+    _table: std::marker::PhantomData<Result<Table<M>, DescribeError>>,
 }
 
 impl<M> Factory<M> {
     /// A factory; the table is built on first use.
     pub const fn new() -> Self {
-        Self { table: OnceLock::new() }
+        Self { table: AtomicPtr::new(std::ptr::null_mut()), _table: std::marker::PhantomData }
+    }
+}
+
+impl<M> Drop for Factory<M> {
+    fn drop(&mut self) {
+        // SAFETY: `&mut self`: no reference into the table is alive.
+        unsafe { self.free() }
+    }
+}
+
+impl<M> Factory<M> {
+    /// Drops the table, if built.
+    ///
+    /// # Safety
+    /// No reference into the table may be used after.
+    unsafe fn free(&self) {
+        let p = self.table.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !p.is_null() {
+            // SAFETY: `p` came from `Box::into_raw` in `table` and was swapped out exactly once.
+            drop(unsafe { Box::from_raw(p) });
+        }
     }
 }
 
@@ -41,13 +72,22 @@ impl<M> Default for Factory<M> {
 impl<M: CoSimModel> Factory<M> {
     /// The variable table and description.
     pub fn table(&self) -> Result<&Table<M>, DescribeError> {
-        self.table
-            .get_or_init(|| {
-                let vars: Vec<Variable<M>> = M::variables();
-                describe::<M>(&vars).map(|description| Table::new(vars, description))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+        let mut p = self.table.load(Ordering::Acquire);
+        if p.is_null() {
+            let vars: Vec<Variable<M>> = M::variables();
+            let built = Box::into_raw(Box::new(describe::<M>(&vars).map(|description| Table::new(vars, description))));
+            p = match self.table.compare_exchange(std::ptr::null_mut(), built, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => built,
+                Err(other) => {
+                    // Another thread built it first: keep theirs.
+                    // SAFETY: `built` came from `Box::into_raw` above and was not published.
+                    drop(unsafe { Box::from_raw(built) });
+                    other
+                }
+            };
+        }
+        // SAFETY: a published table lives until `release` (library unload) or drop.
+        unsafe { &*p }.as_ref().map_err(Clone::clone)
     }
 
     /// A typed instance, for in-process use (tests, monolithic solvers).
@@ -72,5 +112,10 @@ impl<M: CoSimModel> Fmu for Factory<M> {
     fn documentation(&self) -> Result<String, DescribeError> {
         let t = self.table()?;
         Ok(crate::documentation::html::<M>(&t.vars, &t.description))
+    }
+
+    unsafe fn release(&self) {
+        // SAFETY: the caller guarantees that nothing uses the table any more.
+        unsafe { self.free() }
     }
 }

@@ -39,6 +39,23 @@ fn live(f: impl FnOnce(&mut HashSet<usize>) -> bool) -> bool {
     }
 }
 
+/// What the library allocated for the whole process, freed when it is unloaded: every model's
+/// description table and the set of live components (see [`crate::export_fmi2`]'s unload hook).
+///
+/// # Safety
+/// Only at unload: no instance may be used after.
+pub unsafe fn release(fmus: &[&dyn Fmu]) {
+    for f in fmus {
+        // SAFETY: forwarded from the caller.
+        unsafe { f.release() };
+    }
+    let set = match LIVE.lock() {
+        Ok(mut g) => g.take(),
+        Err(poisoned) => poisoned.into_inner().take(),
+    };
+    drop(set);
+}
+
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -575,6 +592,23 @@ macro_rules! export_fmi2 {
         fn fmi2_exported_fmus() -> &'static [&'static dyn $crate::Fmu] {
             $fmus
         }
+
+        /// Run by the dynamic loader when the library is unloaded (`dlclose`, process exit):
+        /// frees what the library allocated for the process, which `dlclose` would otherwise
+        /// unmap with the statics and leak on every load/unload cycle.
+        #[used]
+        #[unsafe(link_section = ".fini_array")]
+        static FMI2_UNLOAD: extern "C" fn() = {
+            extern "C" fn fmi2_unload() {
+                // Never unwinds into the loader.
+                let _ = std::panic::catch_unwind(|| {
+                    // SAFETY: the library is being unloaded; an importer that unloads it has
+                    // freed its instances (FMI 2.0 §2.1.5: fmi2FreeInstance before unloading).
+                    unsafe { $crate::ffi::release(fmi2_exported_fmus()) }
+                });
+            }
+            fmi2_unload
+        };
 
         /// The exported `fmi2*` functions (FMI 2.0.4 §2.1, §4.2); see `fmu_export::ffi`.
         #[allow(non_snake_case, clippy::missing_safety_doc, missing_docs)]

@@ -59,7 +59,7 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Sl
     let mut v: Vec<Box<dyn Slave>> = Vec::new();
     for spec in l.sys.instances() {
         if isolate {
-            let exe = std::env::current_exe()?;
+            let exe = master::fmu::isolated::worker_exe()?;
             let (s, _) = master::fmu::IsolatedSlave::spawn(&exe, &spec.fmu, &spec.name)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
@@ -238,6 +238,14 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
     let mut summary =
         String::from("\n## Summary\n\n| scenario | cosim µs/step (default settings) | FMPy | libcosim | ecos |\n|---|---|---|---|---|\n");
     let mut measured = Vec::new();
+    // Checked before anything runs: u64::MAX wrapped around in warm-up + steps (issue 30 item 17).
+    if let Some(n) = opts.steps.filter(|n| *n as f64 > master::system::LARGE_STEPS) {
+        anyhow::bail!(
+            "--steps {n}: more than {:e} communication steps per measurement (each scenario is run about \
+             ten times); give fewer",
+            master::system::LARGE_STEPS
+        );
+    }
     for path in scenarios {
         let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;

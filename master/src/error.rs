@@ -112,6 +112,12 @@ pub enum MasterError {
         /// What is not supported.
         message: String,
     },
+    /// Isolated instances cannot be started (no worker executable known).
+    #[error("isolate: {message}")]
+    Isolation {
+        /// What is missing.
+        message: String,
+    },
     /// The run was stopped because it diverged.
     #[error("diverged at t = {time}: {message}")]
     Diverged {

@@ -81,6 +81,9 @@ struct Grid {
     until: u64,
     /// Time-table breakpoints (quanta after the start), ascending; steps end on them.
     breakpoints: Vec<u64>,
+    /// Quanta between output points (`record_every` > 1), 0 for none: steps end on them too,
+    /// without restarting the controller.
+    output: u64,
     /// Every step taken: (t_{n+1}, H_n, ε_n).
     history: Vec<(f64, f64, f64)>,
 }
@@ -99,7 +102,11 @@ impl Grid {
     /// `run_until`'s target.
     fn next_units(&self) -> u64 {
         let next_break = self.breakpoints.iter().copied().find(|b| *b > self.now).unwrap_or(u64::MAX);
-        let limit = next_break.min(self.span).min(self.until.max(self.now + 1));
+        let next_output = match self.output {
+            0 => u64::MAX,
+            k => (self.now / k).saturating_add(1).saturating_mul(k),
+        };
+        let limit = next_break.min(next_output).min(self.span).min(self.until.max(self.now + 1));
         self.controller.units().min(limit - self.now).max(1)
     }
 }
@@ -132,7 +139,11 @@ impl Execution {
     /// process (the master then loads no FMU binary itself).
     pub fn from_builder(b: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) -> Result<Self> {
         if b.isolated(over) {
-            let exe = crate::fmu::isolated::worker_exe()?;
+            let exe = crate::fmu::isolated::worker_command().map_err(|e| MasterError::System {
+                path: b.path().to_path_buf(),
+                key: "simulation.isolate".into(),
+                message: e.to_string(),
+            })?;
             let mut workers = Vec::new();
             let mut descriptions = Vec::new();
             // One extraction per FMU file, shared by the workers of its instances.
@@ -185,6 +196,7 @@ impl Execution {
         let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
         let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
         let algorithm = algorithm::for_system(&system, &coupling);
+        let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
         let grid = match system.step_control() {
             StepControl::Fixed => None,
             StepControl::Ecco { params, quantum, units, breakpoints } => {
@@ -197,6 +209,7 @@ impl Execution {
                     span,
                     until: span,
                     breakpoints: breakpoints.clone(),
+                    output,
                     history: Vec::new(),
                 })
             }
@@ -286,6 +299,7 @@ impl Execution {
     /// Values of the recorded variables ([`System::outputs`], in order) at the current time.
     pub fn recorded(&mut self) -> Result<&[f64]> {
         if !self.values_fresh {
+            self.initialized("recorded values")?;
             self.coupling.recorded(&mut self.slaves, &mut self.values)?;
             self.values_fresh = true;
         }
@@ -312,6 +326,19 @@ impl Execution {
         self.coupling.step_stats()
     }
 
+    /// FMI 2.0 reads no value before initialization mode: a clear refusal instead of the FMU's
+    /// "illegal call sequence" (found by the Python argument fuzzer, issue 30).
+    fn initialized(&self, what: &str) -> Result<()> {
+        if self.phase != Phase::New {
+            return Ok(());
+        }
+        Err(MasterError::System {
+            path: self.system.path().to_path_buf(),
+            key: what.to_owned(),
+            message: "no values before the execution is initialized: call initialize() (or step) first".into(),
+        })
+    }
+
     fn var(&self, dotted: &str) -> Result<VarRef> {
         self.system.variable(dotted).cloned().ok_or_else(|| MasterError::System {
             path: self.system.path().to_path_buf(),
@@ -324,6 +351,7 @@ impl Execution {
     /// (read from the instance now).
     pub fn value(&mut self, dotted: &str) -> Result<f64> {
         let v = self.var(dotted)?;
+        self.initialized(dotted)?;
         let slave = &mut self.slaves[v.instance];
         match v.ty {
             BaseType::Real => {
@@ -516,30 +544,45 @@ impl Execution {
     /// Steps until the communication point nearest to `t` (at most the stop time), or until an
     /// instance ends the simulation ([`Execution::is_terminated`]; `Ok` too).
     pub fn run_until(&mut self, t: f64) -> Result<()> {
+        self.run_until_while(t, |_| true).map(|_| ())
+    }
+
+    /// [`Execution::run_until`] that asks `go` before each step whether to go on (e.g. to give a
+    /// caller a chance to check for signals); `Ok(true)` when the point is reached or the run
+    /// ended, `Ok(false)` when `go` said stop. With ECCO the point is a time, not a step count:
+    /// every front end that steps in slices must use this (or [`Execution::reached`]).
+    pub fn run_until_while(&mut self, t: f64, mut go: impl FnMut(&Self) -> bool) -> Result<bool> {
         if self.is_terminated() {
-            return Ok(());
+            return Ok(true);
         }
         let sys = &self.system;
         if let Some(g) = &mut self.grid {
             g.until = ((t - sys.start()) / g.quantum).round().clamp(0.0, g.span as f64) as u64;
-            self.initialize()?;
-            while self.grid.as_ref().is_some_and(|g| g.now < g.until) {
-                match self.step() {
-                    Err(MasterError::Terminated { .. }) => return Ok(()),
-                    r => r?,
-                }
-            }
-            return Ok(());
         }
-        let target = ((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64;
         self.initialize()?;
-        while self.steps < target {
+        while !self.reached(t) {
+            if !go(self) {
+                return Ok(false);
+            }
             match self.step() {
-                Err(MasterError::Terminated { .. }) => return Ok(()),
+                Err(MasterError::Terminated { .. }) => return Ok(true),
                 r => r?,
             }
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// Whether the run is at (or past) the communication point nearest to `t` (at most the stop
+    /// time), or an instance ended it.
+    pub fn reached(&self, t: f64) -> bool {
+        if self.is_terminated() {
+            return true;
+        }
+        let sys = &self.system;
+        match &self.grid {
+            Some(g) => g.now >= ((t - sys.start()) / g.quantum).round().clamp(0.0, g.span as f64) as u64,
+            None => self.steps >= ((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64,
+        }
     }
 
     /// Steps to the stop time (or until an instance ends the simulation).
@@ -604,6 +647,15 @@ impl Execution {
                     energy_abs_uncorrected: s.e_abs_uncorrected,
                 })
                 .collect(),
+            iterations: (sys.iterations() > 1).then(|| {
+                let (passes, unconverged_steps) = self.algorithm.iteration_stats();
+                crate::observer::IterationSummary {
+                    limit: sys.iterations(),
+                    tolerance: sys.iteration_tolerance(),
+                    passes,
+                    unconverged_steps,
+                }
+            }),
         }
     }
 
@@ -646,12 +698,18 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
         StepControl::Fixed => sys.steps(),
         StepControl::Ecco { .. } => u64::MAX,
     };
+    // ECCO with an output interval: every step is handed on, the output grid picks the rows.
+    let span = (sys.start(), sys.stop());
+    let grid = sys.step_control().output_units(sys.record_every()).is_some();
+    let every = if grid { 1 } else { sys.record_every() };
+    let on_grid = |o: Box<dyn Observer>| {
+        crate::step_control::OutputGrid::wrap(o, sys.step_control(), span, sys.record_every()).unwrap_or_else(|o| o)
+    };
     let mut observers: Vec<Box<dyn Observer>> = vec![
-        Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, sys.record_every())?.ending_at(last)),
-        Box::new(
-            BondsCsv::with_corrections(&out_dir.join("bonds.csv"), &bond_names, &corrected, sys.record_every())?
-                .ending_at(last),
-        ),
+        on_grid(Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, every)?.ending_at(last))),
+        on_grid(Box::new(
+            BondsCsv::with_corrections(&out_dir.join("bonds.csv"), &bond_names, &corrected, every)?.ending_at(last),
+        )),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
     ];
     match sys.step_control() {

@@ -45,6 +45,37 @@ static SIGNALS: AtomicU64 = AtomicU64::new(0);
 /// Progress for the emergency summary: steps done, time reached (f64 bits).
 static STEPS: AtomicU64 = AtomicU64::new(0);
 static TIME: AtomicU64 = AtomicU64::new(0);
+/// What the process is doing ([`Doing`] as u8), for the watchdog's message.
+static DOING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// What a run is busy with when a signal's grace period ends: the watchdog's message says
+/// which (it used to blame "an FMU call" while cosim itself was still reading the input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Doing {
+    /// Reading and checking the input (system file, SSP, FMU descriptions): cosim's own work.
+    Reading = 0,
+    /// Loading FMUs and running: a call into an FMU may be what blocks.
+    Running = 1,
+    /// Master-side work between FMU calls that takes long (a large `cosim tune` sweep's setup).
+    Working = 2,
+}
+
+/// Says what the process does from now on (see [`Doing`]).
+pub fn doing(d: Doing) {
+    DOING.store(d as u8, Ordering::Relaxed);
+}
+
+/// Why the watchdog ends the process after the grace period.
+fn overdue(d: u8) -> String {
+    let g = GRACE.as_secs_f64();
+    match d {
+        0 => format!("cosim was still reading and checking the input after {g} s"),
+        2 => format!("cosim's own work did not reach a point where it can stop within {g} s"),
+        _ => format!("an FMU call did not return within {g} s"),
+    }
+}
+
 /// Set by [`install`], cleared by [`disarm`]: whether the `atexit` handler and the watchdog act.
 static ARMED: AtomicBool = AtomicBool::new(false);
 
@@ -194,7 +225,7 @@ fn watchdog() {
             let why = if SIGNALS.load(Ordering::Relaxed) >= 2 {
                 "a second signal arrived".to_owned()
             } else {
-                format!("an FMU call did not return within {} s", GRACE.as_secs_f64())
+                overdue(DOING.load(Ordering::Relaxed))
             };
             emergency_exit(
                 Status::Interrupted,
@@ -328,5 +359,19 @@ impl Observer for Beacon {
     fn end_early(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
         TIME.store(t.to_bits(), Ordering::Relaxed);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_blames_an_fmu_only_while_fmus_run() {
+        // Issue 30 items 4 and 17: "an FMU call did not return" while cosim parsed an SSD.
+        assert!(overdue(Doing::Reading as u8).contains("reading"));
+        assert!(!overdue(Doing::Reading as u8).contains("FMU"));
+        assert!(overdue(Doing::Running as u8).contains("an FMU call"));
+        assert!(!overdue(Doing::Working as u8).contains("FMU"));
     }
 }

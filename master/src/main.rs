@@ -293,6 +293,10 @@ enum Command {
 }
 
 fn main() {
+    // This binary serves `cosim worker` itself: isolated instances run in copies of it.
+    if let Ok(exe) = std::env::current_exe() {
+        master::fmu::isolated::set_worker_command(master::fmu::isolated::WorkerCommand::exe(&exe));
+    }
     let code = match run() {
         Ok(code) => code,
         Err(e) => {
@@ -395,6 +399,10 @@ fn run() -> Result<i32> {
                 sine_periods,
                 extrapolation,
             };
+            // SIGINT/SIGTERM stop the sweep at the next communication step of every run (the
+            // guard's watchdog ends an FMU call that does not return, removing the extractions).
+            master::guard::install();
+            master::guard::doing(master::guard::Doing::Running);
             // Bad test or extrapolation names are reported before anything runs.
             let mut defaults = master::tune::space::TuneSpec::from_table(None).map_err(anyhow::Error::msg)?;
             args.apply(&mut defaults).map_err(anyhow::Error::msg)?;
@@ -434,6 +442,15 @@ fn run() -> Result<i32> {
             )
             .with_context(|| format!("tuning {}", system.display()));
             restore_stderr(stderr);
+            if let (Err(_), Some(sig)) = (&tuned, master::guard::signal()) {
+                eprintln!(
+                    "error: tuning {}: interrupted ({}): the runs done are in {}; the same command resumes the sweep",
+                    system.display(),
+                    if sig == 2 { "SIGINT" } else { "SIGTERM" },
+                    out.join("tune.csv").display()
+                );
+                return Ok(master::guard::exit_code(sig));
+            }
             let tuned = tuned?;
             print!("{}", tuned.text);
             eprintln!(
@@ -525,6 +542,9 @@ fn run() -> Result<i32> {
             let summary =
                 master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
             use master::observer::Status;
+            if let Some(w) = summary.iteration_warning() {
+                eprintln!("warning: {}: {w}", system.display());
+            }
             if matches!(summary.status, Status::Ok | Status::Terminated) {
                 let ended = if summary.status == Status::Terminated {
                     format!(" ({})", summary.message)

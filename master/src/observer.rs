@@ -61,6 +61,34 @@ pub struct Summary {
     pub instances: Vec<InstanceSummary>,
     /// Per bond.
     pub bonds: Vec<BondSummary>,
+    /// Iterative coupling (`iterations > 1`): passes, and steps that ended unconverged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<IterationSummary>,
+}
+
+/// How iterative coupling went (`summary.json` `iterations`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct IterationSummary {
+    /// Passes allowed per step (`[simulation] iterations`).
+    pub limit: u32,
+    /// Convergence tolerance (`[simulation] iteration_tolerance`).
+    pub tolerance: f64,
+    /// Passes done in all.
+    pub passes: u64,
+    /// Steps that reached the pass limit without converging (their values are the last pass's).
+    pub unconverged_steps: u64,
+}
+
+impl Summary {
+    /// A warning when iterative coupling left steps unconverged (issue 30 item 12: said nothing).
+    pub fn iteration_warning(&self) -> Option<String> {
+        let it = self.iterations.as_ref().filter(|i| i.unconverged_steps > 0)?;
+        Some(format!(
+            "{} of {} communication steps did not converge within iterations = {} (iteration_tolerance = {:e}); \
+             their values are those of the last pass",
+            it.unconverged_steps, self.steps, it.limit, it.tolerance
+        ))
+    }
 }
 
 /// Per-instance statistics.
@@ -456,7 +484,9 @@ impl ResultsCsv {
     pub fn create(path: &Path, labels: &[String], every: u64) -> Result<Self> {
         let file = create_replacing(path).map_err(io(path))?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        writeln!(out, "time,{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
+        // No recorded variable: the header is `time` alone (was `time,`, an empty column name).
+        let sep = if labels.is_empty() { "" } else { "," };
+        writeln!(out, "time{sep}{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
         Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), steps: u64::MAX, last: f64::NAN })
     }
 

@@ -257,6 +257,7 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
 /// ([`run_into`]).
 pub fn run_builder(builder: &SystemBuilder, over: &Overrides, out_dir: &Path) -> Result<Summary> {
     let out = OutDir::lock(out_dir)?;
+    crate::guard::doing(crate::guard::Doing::Running);
     let mut fmus = FmuCache::default();
     let mut execution = Execution::from_builder(builder, over, &mut fmus)?;
     run_into(&mut execution, out.path())?;

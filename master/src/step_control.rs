@@ -153,10 +153,24 @@ impl StepControl {
             Self::Ecco { .. } => StepControlKind::Ecco,
         }
     }
+
+    /// ECCO with `record_every = k > 1`: the output interval k·H_0 in quanta (the steps end on
+    /// its multiples); `None` for fixed steps or `k` 1 (a row per step).
+    pub fn output_units(&self, record_every: u64) -> Option<u64> {
+        match self {
+            Self::Ecco { units: (_, _, h0), .. } if record_every > 1 => record_every.checked_mul(*h0),
+            _ => None,
+        }
+    }
 }
 
 /// ECCO's error measure of one step (see the module docs): the RMS over the bonds of
 /// |δE| / (atol + rtol·E_level), with the uncorrected δE. `None` without bonds.
+///
+/// A bond without residual (δE = 0) has error 0 whatever the tolerance; a residual against a
+/// tolerance that is 0 (`atol = 0` and a level of 0, or a product rtol·E that underflows) has
+/// error +∞, and [`Ecco::update`] shrinks the step for it (it used to grow it: ∞ was taken
+/// for "no residual").
 pub fn error_estimate(bonds: &[BondState], h: f64, p: &EccoParams) -> Option<f64> {
     if bonds.is_empty() {
         return None;
@@ -165,7 +179,9 @@ pub fn error_estimate(bonds: &[BondState], h: f64, p: &EccoParams) -> Option<f64
         .iter()
         .map(|b| {
             let level = b.level * h;
-            let e = b.de_uncorrected.abs() / (p.atol + p.rtol * level.abs());
+            let de = b.de_uncorrected.abs();
+            let tol = p.atol + p.rtol * level.abs();
+            let e = if de == 0.0 { 0.0 } else { de / tol };
             e * e
         })
         .sum();
@@ -243,6 +259,9 @@ impl Ecco {
             self.h_units = (base * gain).clamp(self.min_units as f64, self.max_units as f64);
         } else if error.is_nan() {
             self.h_units = self.min_units as f64;
+        } else if error == f64::INFINITY {
+            // A residual against a zero tolerance: as large an error as there is.
+            self.h_units = (base * p.min_rate).clamp(self.min_units as f64, self.max_units as f64);
         } else {
             // No residual at all: grow at the largest rate.
             self.h_units = (base * p.max_rate).clamp(self.min_units as f64, self.max_units as f64);
@@ -252,6 +271,61 @@ impl Ecco {
         }
         self.units = (self.h_units.floor() as u64).clamp(self.min_units, self.max_units);
         self.units
+    }
+}
+
+/// The recorded rows of an ECCO run with an output interval (`record_every = k > 1`,
+/// `--output-interval k·H_0`): `inner` sees only the steps that end on the output grid
+/// start + j·k·H_0 (the grid cuts the steps there, see [`StepControl::output_units`]) and the one
+/// that ends at the stop time, so the rows are at the requested times and the last one is kept.
+pub struct OutputGrid {
+    inner: Box<dyn Observer>,
+    start: f64,
+    /// Picoseconds per quantum (the grid's time is start + units·ps/10¹²).
+    ps: u64,
+    /// Quanta between rows, and from the start to the stop time.
+    every: u64,
+    span: u64,
+}
+
+impl OutputGrid {
+    /// `inner` (recording every step it is given) on the output grid of `control` (ECCO) for a
+    /// run from `start` to `stop` recording every `record_every`-th H_0; `None` when every step is
+    /// recorded (fixed steps, or `record_every` 1).
+    pub fn wrap(
+        inner: Box<dyn Observer>,
+        control: &StepControl,
+        (start, stop): (f64, f64),
+        record_every: u64,
+    ) -> std::result::Result<Box<dyn Observer>, Box<dyn Observer>> {
+        let (StepControl::Ecco { quantum, .. }, Some(every)) = (control, control.output_units(record_every)) else {
+            return Err(inner);
+        };
+        let span = ((stop - start) / quantum).round() as u64;
+        Ok(Box::new(Self { inner, start, ps: (quantum * 1e12).round() as u64, every, span }))
+    }
+
+    fn on_grid(&self, t: f64) -> bool {
+        let units = ((t - self.start) * 1e12 / self.ps as f64).round() as u64;
+        units.is_multiple_of(self.every) || units >= self.span
+    }
+}
+
+impl Observer for OutputGrid {
+    fn start(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        self.inner.start(t, values, bonds)
+    }
+    fn step(&mut self, n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        if self.on_grid(t) {
+            self.inner.step(n, t, values, bonds)?;
+        }
+        Ok(())
+    }
+    fn end_early(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
+        self.inner.end_early(t, values, bonds)
+    }
+    fn finish(&mut self, summary: &Summary) -> Result<()> {
+        self.inner.finish(summary)
     }
 }
 
@@ -321,6 +395,30 @@ mod tests {
             c.update(c.units(), 1e12);
         }
         assert_eq!(c.units(), 1);
+    }
+
+    #[test]
+    fn an_infinite_error_shrinks_the_step_and_a_zero_residual_is_no_error() {
+        // Issue 30 item 8: tolerance 1e-160 (rtol·E underflows) or atol = 0 with a zero level
+        // gave ε = ∞, which the controller took for "no residual" and grew H.
+        let bond = |de: f64, level: f64| {
+            let mut b = BondState::default();
+            (b.de_uncorrected, b.level) = (de, level);
+            b
+        };
+        let b = bond(1e-3, 0.0);
+        let p = EccoParams { atol: 0.0, ..EccoParams::default() };
+        assert_eq!(error_estimate(&[b], 1e-3, &p), Some(f64::INFINITY));
+        let tiny = EccoParams { rtol: 1e-160, atol: 0.0, ..EccoParams::default() };
+        let b2 = bond(1e-3, 1e-200);
+        assert_eq!(error_estimate(&[b2], 1e-3, &tiny), Some(f64::INFINITY));
+        let none = bond(0.0, 0.0);
+        assert_eq!(error_estimate(&[none], 1e-3, &p), Some(0.0), "0/0 is no error, not NaN");
+        let mut c = Ecco::new(EccoParams::default(), (1, 1000, 100));
+        c.update(100, f64::INFINITY);
+        assert_eq!(c.units(), 20, "shrinks at min_rate");
+        c.update(c.units(), 0.0);
+        assert_eq!(c.units(), 30, "grows at max_rate without residual");
     }
 
     #[test]

@@ -242,7 +242,9 @@ fn exercise(path: &Path, out: &Path) -> Result<bool, String> {
         Err(e) => {
             let msg = e.to_string();
             let name = path.file_name().unwrap().to_string_lossy();
-            if msg.trim().is_empty() || !(msg.contains(name.as_ref()) || msg.contains(".fmu")) {
+            // An SSP's error may be about its parameter set or mapping file instead.
+            let names_a_file = [".fmu", ".ssv", ".ssm"].iter().any(|ext| msg.contains(ext));
+            if msg.trim().is_empty() || !(msg.contains(name.as_ref()) || names_a_file) {
                 Err(format!("the error names neither {name} nor an FMU: {msg}"))
             } else {
                 Ok(false)
@@ -528,5 +530,114 @@ fn mutated_fmu_archives_give_results_or_errors_naming_the_file() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("archives: {ran} of {} ran, the others were refused", cases());
+    assert!(cases() < 20 || (ran * 10 > cases() && ran * 10 < 9 * cases()), "{ran} of {} ran", cases());
+}
+
+/// Attribute values an SSP reader must survive (xs:double spellings, units, XML specials).
+const XML_VALUES: &[&str] =
+    &["INF", "-INF", "NaN", "1e400", "-0", "mm", "m", "N", "&lt;", "&#x0;", "]]>", "&amp;&amp;", "resources/", ""];
+
+#[test]
+fn mutated_ssp_files_give_results_or_errors_naming_the_file() {
+    // Issue 30: the SSP reader (SSD, .ssv, .ssm; unpacked and as a package) under the same
+    // mutations, plus hostile attribute values.
+    let dir = scratch("ssp");
+    let fmus = fmu_dir();
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let Ok(text) = std::fs::read_to_string(scenarios.join("oscillator-fd.toml")) else { return };
+    if !fmus.join("oscillator-fd-m1.fmu").exists() {
+        eprintln!("no packaged oscillator FMUs (cargo xtask fmus): SSP property skipped");
+        return;
+    }
+    let toml = dir.join("osc.toml");
+    std::fs::write(&toml, text.replace("../target/fmu/", &format!("{}/", fmus.display()))).unwrap();
+    let package = dir.join("seed.ssp");
+    master::ssp::export(&toml, &package).unwrap();
+    let pkg = dir.join("pkg");
+    zip::ZipArchive::new(std::fs::File::open(&package).unwrap()).unwrap().extract(&pkg).unwrap();
+    let ssd = std::fs::read_to_string(pkg.join("SystemStructure.ssd")).unwrap();
+    let ssv = std::fs::read_to_string(pkg.join("resources/start-values.ssv")).unwrap();
+    // Seeds: as exported; with a mapping (.ssm with a linear transformation), a connection's
+    // linear transformation, a Real value with a unit and its definitions.
+    let ssm = r#"<?xml version="1.0" encoding="UTF-8"?>
+<ssm:ParameterMapping xmlns:ssm="http://ssp-standard.org/SSP1/SystemStructureParameterMapping" xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" version="1.0">
+  <ssm:MappingEntry source="m2.x0" target="m2.x0">
+    <ssc:LinearTransformation factor="2" offset="0.1"/>
+  </ssm:MappingEntry>
+</ssm:ParameterMapping>
+"#;
+    std::fs::write(pkg.join("resources/map.ssm"), ssm).unwrap();
+    let mapped = ssd
+        .replace(
+            r#"<ssd:ParameterBinding source="resources/start-values.ssv"/>"#,
+            "<ssd:ParameterBinding source=\"resources/start-values.ssv\">\n        <ssd:ParameterMapping source=\"resources/map.ssm\"/>\n      </ssd:ParameterBinding>",
+        )
+        .replace(
+            r#"endElement="m1" endConnector="xi"/>"#,
+            "endElement=\"m1\" endConnector=\"xi\">\n        <ssc:LinearTransformation factor=\"1\" offset=\"0\"/>\n      </ssd:Connection>",
+        )
+        .replace(
+            r#"<ssd:Connector name="x" kind="output"><ssc:Real unit="m"/></ssd:Connector>"#,
+            "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"m\"/></ssd:Connector>\n          <ssd:Connector name=\"x0\" kind=\"parameter\"><ssc:Real unit=\"m\"/></ssd:Connector>",
+        );
+    let with_unit = ssv.replace(
+        "  </ssv:Parameters>",
+        "    <ssv:Parameter name=\"m2.x0\"><ssv:Real value=\"100\" unit=\"mm\"/></ssv:Parameter>\n  </ssv:Parameters>\n  <ssv:Units>\n    <ssc:Unit xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" name=\"mm\"><ssc:BaseUnit m=\"1\" factor=\"0.001\"/></ssc:Unit>\n  </ssv:Units>",
+    );
+    let ssds = [ssd, mapped];
+    let ssvs = [ssv, with_unit];
+    let mut rng = Rng(seed() ^ 0x55_5350);
+    let mut ran = 0;
+    for case in 0..cases() {
+        let mut d = rng.pick(&ssds).clone();
+        let mut v = rng.pick(&ssvs).clone();
+        for _ in 0..1 + rng.below(3) {
+            let target = if rng.below(3) == 0 { &mut v } else { &mut d };
+            *target = if rng.below(3) == 0 {
+                // A quoted attribute value replaced by a hostile one.
+                let quotes: Vec<usize> = target.match_indices('"').map(|(i, _)| i).collect();
+                if quotes.len() >= 2 {
+                    let q = 2 * rng.below(quotes.len() / 2);
+                    format!("{}\"{}\"{}", &target[..quotes[q]], rng.pick(XML_VALUES), &target[quotes[q + 1] + 1..])
+                } else {
+                    target.clone()
+                }
+            } else {
+                mutate_text(&mut rng, target)
+            };
+        }
+        std::fs::write(pkg.join("resources/start-values.ssv"), &v).unwrap();
+        // Mostly unpacked (fast); every fourth case as a package.
+        let path = if case % 4 == 3 {
+            use std::io::Write;
+            let p = dir.join(format!("case{case}.ssp"));
+            let mut zip = zip::ZipWriter::new(std::fs::File::create(&p).unwrap());
+            let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+            zip.start_file("SystemStructure.ssd", stored).unwrap();
+            zip.write_all(d.as_bytes()).unwrap();
+            for f in [
+                "resources/start-values.ssv",
+                "resources/map.ssm",
+                "resources/oscillator-fd-m1.fmu",
+                "resources/oscillator-fd-m2.fmu",
+            ] {
+                zip.start_file(f, stored).unwrap();
+                zip.write_all(&std::fs::read(pkg.join(f)).unwrap()).unwrap();
+            }
+            zip.finish().unwrap();
+            p
+        } else {
+            let p = pkg.join(format!("case{case}.ssd"));
+            std::fs::write(&p, &d).unwrap();
+            p
+        };
+        let out = dir.join(format!("out{case}"));
+        let p = path.clone();
+        ran += usize::from(guarded("ssp", case, &path, move || exercise(&p, &out)));
+        let _ = std::fs::remove_dir_all(dir.join(format!("out{case}")));
+        let _ = std::fs::remove_file(&path);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("SSP files: {ran} of {} ran, the others were refused", cases());
     assert!(cases() < 20 || (ran * 10 > cases() && ran * 10 < 9 * cases()), "{ran} of {} ran", cases());
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -50,6 +51,16 @@ def _structured(names, data) -> np.ndarray:
     return flat.reshape(-1, len(names)).view(dtype).reshape(-1)
 
 
+def _names(output):
+    """``output`` as a list of names: one name given as a string is that name, not its
+    characters (issue 30: ``output="m1.x"`` was split into ``["m", "1", ".", "x"]``)."""
+    if output is None:
+        return None
+    if isinstance(output, (str, bytes, os.PathLike)):
+        return [os.fsdecode(output) if not isinstance(output, str) else output]
+    return list(output)
+
+
 def _system_arg(system):
     if isinstance(system, System):
         return system.spec()
@@ -58,9 +69,23 @@ def _system_arg(system):
     return system
 
 
+def _warn_unconverged(summary):
+    """Iterative coupling that left steps unconverged says so (as ``cosim run`` does)."""
+    it = (summary or {}).get("iterations") or {}
+    if it.get("unconverged_steps", 0) > 0:
+        warnings.warn(
+            f"{it['unconverged_steps']} of {summary.get('steps')} communication steps did not converge within "
+            f"iterations = {it.get('limit')} (iteration_tolerance = {it.get('tolerance')}); their values are "
+            "those of the last pass",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def _result(names, data, summary_json) -> Result:
     r = _structured(names, data).view(Result)
     r.summary = json.loads(summary_json)
+    _warn_unconverged(r.summary)
     return r
 
 
@@ -95,7 +120,7 @@ def simulate(
         stop_time=stop_time,
         step=step,
         start_values=dict(start_values or {}),
-        output=list(output) if output is not None else None,
+        output=_names(output),
         fmus=dict(fmus) if fmus else None,
         algorithm=algorithm,
         extrapolation=extrapolation,
@@ -120,6 +145,11 @@ class Execution(_cosim.Execution):
     """
 
     def __new__(cls, system, *args, **kwargs):
+        args = list(args)
+        if len(args) >= 4:  # stop_time, step, start_values, output, …
+            args[3] = _names(args[3])
+        if "output" in kwargs:
+            kwargs["output"] = _names(kwargs["output"])
         return super().__new__(cls, _system_arg(system), *args, **kwargs)
 
     def result(self) -> Result:
@@ -132,6 +162,7 @@ class Execution(_cosim.Execution):
     def finish(self) -> dict:
         """Terminates the instances (idempotent) and returns the summary."""
         self._summary = json.loads(self._finish())
+        _warn_unconverged(self._summary)
         return self._summary
 
     def __enter__(self):

@@ -63,6 +63,17 @@ def _run_one(index, system, values, options, reduce, blobs=None):
     return index, row, error
 
 
+def _stop(pool):
+    """Cancels the pool's pending runs and terminates its worker processes."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(5)
+
+
 def _portable(system):
     """The system as picklable data with absolute paths (workers may run elsewhere)."""
     from .system import System
@@ -113,7 +124,8 @@ def sweep(
     errors: list = [""] * len(sets)
     if client is None:
         workers = max_workers or os.cpu_count() or 1
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, max(len(sets), 1))) as pool:
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, max(len(sets), 1)))
+        try:
             futures = {pool.submit(_run_one, i, target, values, options, reduce): i for i, values in enumerate(sets)}
             for fut in concurrent.futures.as_completed(futures):
                 i = futures[fut]
@@ -121,6 +133,12 @@ def sweep(
                     _, rows[i], errors[i] = fut.result()
                 except Exception as e:  # noqa: BLE001 - e.g. a worker process killed by a crashing FMU
                     rows[i], errors[i] = {"status": "error"}, f"{type(e).__name__}: {e}"
+        except BaseException:
+            # Ctrl-C (KeyboardInterrupt) or another error: the runs not started are cancelled and
+            # the workers stopped now; the pool's context manager would wait for every run.
+            _stop(pool)
+            raise
+        pool.shutdown()
     else:
         from dask.distributed import as_completed
 

@@ -217,6 +217,39 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
     Ok(b)
 }
 
+/// Isolated instances (`isolate=True`, `isolate = true` in a system file or an SSP annotation)
+/// run in worker processes: this interpreter, isolated (`-I -S`: no working directory, no
+/// site-packages, no `PYTHON*` variables), loading this extension module by its path and
+/// serving the instance (`_worker`). Registered before every run; never the cwd's `worker`.
+const WORKER_CODE: &str = "import sys\n\
+from importlib.machinery import ExtensionFileLoader\n\
+from importlib.util import module_from_spec, spec_from_loader\n\
+loader = ExtensionFileLoader('cosim._cosim', sys.argv[1])\n\
+module = module_from_spec(spec_from_loader('cosim._cosim', loader))\n\
+loader.exec_module(module)\n\
+module._worker(sys.argv[2:])\n";
+
+fn register_worker(py: Python<'_>) -> PyResult<()> {
+    let python: Option<String> = py.import("sys")?.getattr("executable")?.extract().ok();
+    let module: String = py.import("cosim._cosim")?.getattr("__file__")?.extract()?;
+    let Some(python) = python.filter(|p| std::path::Path::new(p).is_absolute()) else {
+        // An embedded interpreter without sys.executable: worker_command() says what to set.
+        return Ok(());
+    };
+    master::fmu::isolated::set_worker_command(master::fmu::isolated::WorkerCommand {
+        program: PathBuf::from(python),
+        args: ["-I", "-S", "-c", WORKER_CODE, module.as_str()].map(Into::into).to_vec(),
+    });
+    Ok(())
+}
+
+/// The worker process of an isolated instance (see [`WORKER_CODE`]): `args` are
+/// `worker --extracted DIR --shm-fd N -- FMU NAME`; returns when the master closes the channel.
+#[pyfunction]
+fn _worker(args: Vec<String>) -> PyResult<()> {
+    master::fmu::isolated::serve_args(&args).map_err(|e| bad(e.to_string()))
+}
+
 /// What a run is made from: the builder and what must outlive the execution.
 struct Source {
     builder: SystemBuilder,
@@ -226,6 +259,7 @@ struct Source {
 }
 
 fn source(system: &Bound<'_, PyAny>) -> PyResult<Source> {
+    register_worker(system.py())?;
     let fmus = FmuCache::default();
     if let Ok(d) = system.downcast::<PyDict>() {
         return Ok(Source { builder: builder_from_spec(d)?, fmus, ssp: None });
@@ -325,13 +359,19 @@ impl Inner {
         let every = sys.record_every().max(1);
         // Room for every row up front (at most 128 MiB; beyond that the Vec grows).
         let values = ((sys.steps() / every) as usize + 2).saturating_mul(labels.len() + 1);
+        // With ECCO the step count is not known in advance: every step goes to the recorder,
+        // through the output grid when record_every > 1 (rows at the output times and the end).
+        let ecco = sys.step_control().kind() == master::system::StepControlKind::Ecco;
         let recorder = record.then(|| Flat {
             rows: Arc::new(Mutex::new(Vec::with_capacity(values.min(1 << 24)))),
-            every,
-            steps: sys.steps(),
+            every: if ecco { 1 } else { every },
+            steps: if ecco { u64::MAX } else { sys.steps() },
         });
         if let Some(r) = &recorder {
-            exec.observe(Box::new(r.clone()));
+            let span = (sys.start(), sys.stop());
+            let o = master::step_control::OutputGrid::wrap(Box::new(r.clone()), sys.step_control(), span, every)
+                .unwrap_or_else(|o| o);
+            exec.observe(o);
         }
         Ok(Self { exec: Some(exec), recorder, labels, summary: None, _fmus: fmus, _ssp: ssp })
     }
@@ -340,34 +380,29 @@ impl Inner {
         self.exec.as_mut().ok_or_else(|| bad("the execution is finished"))
     }
 
-    /// Steps to communication point `target` with the GIL released, checking for signals about
-    /// every 50 ms. On a signal (Ctrl-C) the error of the handler (KeyboardInterrupt) is
-    /// returned; the execution stays at the communication point reached.
-    fn advance(&mut self, py: Python<'_>, target: u64) -> PyResult<()> {
+    /// Steps to the communication point nearest to `t` (at most the stop time; with ECCO a time,
+    /// not a step count), at most to `max_steps` steps done, with the GIL released, checking for
+    /// signals about every 50 ms. On a signal (Ctrl-C) the error of the handler
+    /// (KeyboardInterrupt) is returned; the execution stays at the communication point reached.
+    fn advance(&mut self, py: Python<'_>, t: f64, max_steps: u64) -> PyResult<()> {
         let exec = self.exec()?;
         loop {
-            let done = py.allow_threads(|| -> master::Result<bool> {
-                exec.initialize()?;
+            let mut done = false;
+            let r = py.allow_threads(|| {
                 let deadline = Instant::now() + Duration::from_millis(50);
-                while exec.steps() < target {
-                    exec.step()?;
-                    if exec.steps() % 64 == 0 && Instant::now() >= deadline {
-                        return Ok(false);
-                    }
-                }
-                Ok(true)
+                exec.run_until_while(t, |e| {
+                    done = e.steps() >= max_steps;
+                    let slice_over = e.steps().is_multiple_of(64) && Instant::now() >= deadline;
+                    !done && !slice_over
+                })
             });
-            match done {
+            match r {
                 Ok(true) => return Ok(()),
+                Ok(false) if done => return Ok(()),
                 Ok(false) => py.check_signals()?,
                 Err(e) => return Err(err(e)),
             }
         }
-    }
-
-    fn target(&mut self, t: f64) -> PyResult<u64> {
-        let sys = self.exec()?.system();
-        Ok(((t - sys.start()) / sys.step()).round().clamp(0.0, sys.steps() as f64) as u64)
     }
 
     fn finish_now(&mut self, py: Python<'_>) -> PyResult<&Summary> {
@@ -467,23 +502,20 @@ impl Execution {
     #[pyo3(signature = (n=1))]
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
         let exec = self.i().exec()?;
-        let target = (exec.steps() + n).min(exec.system().steps());
-        if n == 1 && target > exec.steps() {
-            return py.allow_threads(|| exec.step()).map_err(err);
-        }
-        self.i().advance(py, target)
+        let stop = exec.system().stop();
+        let target = exec.steps().saturating_add(n);
+        self.i().advance(py, stop, target)
     }
 
     /// Steps to the communication point nearest to `t` (at most the stop time).
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
-        let target = self.i().target(t)?;
-        self.i().advance(py, target)
+        self.i().advance(py, t, u64::MAX)
     }
 
     /// Steps to the stop time.
     fn run(&mut self, py: Python<'_>) -> PyResult<()> {
-        let target = self.i().exec()?.system().steps();
-        self.i().advance(py, target)
+        let stop = self.i().exec()?.system().stop();
+        self.i().advance(py, stop, u64::MAX)
     }
 
     /// The current value of a Real, Integer, Enumeration or Boolean variable `instance.variable`.
@@ -547,8 +579,8 @@ fn _simulate<'py>(
 ) -> PyResult<(Vec<String>, Bound<'py, PyBytes>, String)> {
     let o = Options { stop_time, step, start_values, output, fmus, algorithm, extrapolation, parallel, isolate };
     let mut e = Inner::create(system, o, true)?;
-    let target = e.exec()?.system().steps();
-    let r = e.advance(py, target);
+    let stop = e.exec()?.system().stop();
+    let r = e.advance(py, stop, u64::MAX);
     if let Err(interrupt) = r.as_ref() {
         if !interrupt.is_instance_of::<CosimError>(py) {
             // KeyboardInterrupt (or another signal handler's error): end cleanly, then raise.
@@ -579,6 +611,7 @@ fn _tune(
     h_max: Option<f64>,
     verify: Option<String>,
 ) -> PyResult<String> {
+    register_worker(py)?;
     let opts = master::tune::TuneOptions {
         out_dir: out_dir.clone(),
         sweep: master::tune::SweepOptions { jobs, progress: None, dask: None },
@@ -614,6 +647,7 @@ fn _tune(
 /// `{"rows": [...], "limit": {...}}` as one line of JSON.
 #[pyfunction]
 fn _tune_sequence(py: Python<'_>, system: PathBuf, args: &str, test: usize, config: usize) -> PyResult<String> {
+    register_worker(py)?;
     let args: master::tune::TuneArgs = serde_json::from_str(args).map_err(|e| bad(format!("tune args: {e}")))?;
     let (rows, limit) = py.allow_threads(|| master::tune::run_sequence(&system, &args, test, config)).map_err(err)?;
     serde_json::to_string(&master::tune::dask::Finished { rows, limit }).map_err(|e| bad(e.to_string()))
@@ -634,5 +668,6 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_tune, m)?)?;
     m.add_function(wrap_pyfunction!(_fmu_paths, m)?)?;
     m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;
+    m.add_function(wrap_pyfunction!(_worker, m)?)?;
     Ok(())
 }

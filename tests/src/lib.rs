@@ -177,7 +177,7 @@ pub struct Fmu {
     pub md: ModelDescription,
     /// The API.
     pub api: Api,
-    /// Never unloaded (see [`Fmu::load`]).
+    /// Unloaded only by [`Fmu::unload`] (see [`Fmu::load`]).
     _lib: std::mem::ManuallyDrop<Library>,
     dir: PathBuf,
 }
@@ -253,10 +253,17 @@ impl Fmu {
             get_boolean_status: sym!("fmi2GetBooleanStatus"),
             get_string_status: sym!("fmi2GetStringStatus"),
         };
-        // The library stays loaded until the process ends: dlclose would unmap the FMU's
-        // once-per-process caches (its description tables), which a leak checker then reports as
-        // "definitely lost" although nothing leaks per instance.
+        // The library stays loaded until the process ends unless `unload` is called (most tests
+        // keep their instances' FMU for the whole test).
         Ok(Self { md, api, _lib: std::mem::ManuallyDrop::new(lib), dir })
+    }
+
+    /// Unloads the library (`dlclose`) and removes the extraction: our FMUs free what they
+    /// allocated for the process when unloaded (issue 30: ≈ 12–23 KB leaked per cycle before).
+    pub fn unload(mut self) {
+        // SAFETY: no instance borrows `self` any more (they borrow it), and the library is
+        // dropped once: `_lib` is not touched again (Drop only removes the folder).
+        unsafe { std::mem::ManuallyDrop::drop(&mut self._lib) };
     }
 
     /// Value reference of a variable by name.

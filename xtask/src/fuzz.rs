@@ -1,6 +1,7 @@
 //! `cargo xtask fuzz [CASES]`: the fuzz properties with many cases, in release builds — the
-//! inputs of `cosim run` (mutated system files and FMU archives, `master/tests/fuzz_inputs.rs`),
-//! the modelDescription reader and the FMU C API. CI runs the same properties briefly (their
+//! inputs of `cosim run` (mutated system files, FMU archives and SSPs,
+//! `master/tests/fuzz_inputs.rs`), the modelDescription reader, the FMU C API, and the Python
+//! package's argument parsing (`python/tests/test_fuzz_args.py`, against the wheel maturin builds). CI runs the same properties briefly (their
 //! default case counts) as part of `cargo test`. `FUZZ_SEED` picks another deterministic run of
 //! the input fuzzer.
 
@@ -32,6 +33,19 @@ pub fn run(args: &[String]) -> Result<()> {
         if !status.success() {
             bail!("fuzz: {package} --test {test} failed ({status}); failing inputs are in target/fuzz-failures/");
         }
+    }
+    // The Python arguments: the wheel built and installed into .venv as `cargo xtask test` does.
+    let python = crate::test::venv()?;
+    crate::test::install_wheel(&cargo, &crate::root(), &python)?;
+    eprintln!("fuzz: python/tests/test_fuzz_args.py, FUZZ_CASES={cases}");
+    let status = Command::new(&python)
+        .current_dir(crate::root())
+        .env("FUZZ_CASES", cases.to_string())
+        .env("FMU_DIR", crate::target_dir().join("fmu"))
+        .args(["-m", "pytest", "-q", "-s", "python/tests/test_fuzz_args.py"])
+        .status()?;
+    if !status.success() {
+        bail!("fuzz: python/tests/test_fuzz_args.py failed ({status})");
     }
     Ok(())
 }

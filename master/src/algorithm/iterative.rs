@@ -60,7 +60,9 @@ impl Algorithm for IterativeJacobi {
             if change <= self.tolerance {
                 return Ok(());
             }
-            if pass == self.iterations {
+            // The last pass, or SIGINT/SIGTERM: a long pass limit must not hold the run away
+            // from the communication point where it stops.
+            if pass == self.iterations || crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
                 self.unconverged += 1;
                 return Ok(());
             }

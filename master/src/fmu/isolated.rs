@@ -610,12 +610,79 @@ impl std::fmt::Debug for IsolatedSlave {
     }
 }
 
-/// The executable that serves `worker`: `$COSIM_WORKER_EXE`, else the running executable.
-pub fn worker_exe() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os(WORKER_EXE_ENV) {
-        return Ok(PathBuf::from(p));
+/// How to start a worker: `program ARGS… worker --extracted DIR --shm-fd N -- FMU NAME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCommand {
+    /// An absolute path (a worker is never looked up in `$PATH` or the working directory).
+    pub program: PathBuf,
+    /// Arguments before `worker` (e.g. an interpreter's `-c CODE`).
+    pub args: Vec<std::ffi::OsString>,
+}
+
+impl WorkerCommand {
+    /// An executable that serves `worker` itself (the `cosim` binary).
+    pub fn exe(program: &Path) -> Self {
+        Self { program: program.to_path_buf(), args: Vec::new() }
     }
-    std::env::current_exe().map_err(|source| MasterError::Io { path: PathBuf::from("/proc/self/exe"), source })
+}
+
+static WORKER: std::sync::Mutex<Option<WorkerCommand>> = std::sync::Mutex::new(None);
+
+/// Declares how this program starts workers: the `cosim` binary registers itself, the Python
+/// package its interpreter with the extension module. A program that registers nothing must
+/// set `$COSIM_WORKER_EXE` to run isolated instances (the running executable is not assumed
+/// to serve `worker`: an interpreter would run a script named `worker` from the working
+/// directory).
+pub fn set_worker_command(command: WorkerCommand) {
+    *WORKER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(command);
+}
+
+/// How workers are started: `$COSIM_WORKER_EXE` (an absolute path to a `cosim` binary), else
+/// what the program registered ([`set_worker_command`]), else an error saying so.
+pub fn worker_command() -> Result<WorkerCommand> {
+    let err = |message: String| MasterError::Isolation { message };
+    if let Some(p) = std::env::var_os(WORKER_EXE_ENV) {
+        let p = PathBuf::from(p);
+        if !p.is_absolute() {
+            return Err(err(format!(
+                "${WORKER_EXE_ENV} = {:?} is not an absolute path; name the cosim binary by its absolute path",
+                p.display().to_string()
+            )));
+        }
+        return Ok(WorkerCommand::exe(&p));
+    }
+    if let Some(c) = WORKER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone() {
+        return Ok(c);
+    }
+    let exe = std::env::current_exe().map_or_else(|_| "this program".to_owned(), |p| p.display().to_string());
+    Err(err(format!(
+        "isolated instances run in `cosim worker` processes, and {exe} does not serve them; \
+         set ${WORKER_EXE_ENV} to the absolute path of the cosim binary"
+    )))
+}
+
+/// The executable that serves `worker` ([`worker_command`]'s program; its arguments ignored).
+pub fn worker_exe() -> Result<PathBuf> {
+    worker_command().map(|c| c.program)
+}
+
+/// `worker --extracted DIR --shm-fd N -- FMU NAME` (what [`IsolatedSlave::spawn_shared`]
+/// passes) for a front end without `cosim`'s command line: parses and [`serve`]s.
+pub fn serve_args(args: &[String]) -> std::io::Result<()> {
+    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("worker arguments: {m}"));
+    let mut it = args.iter().map(String::as_str).skip_while(|a| *a != "worker").skip(1);
+    let (mut extracted, mut fd) = (None, None);
+    loop {
+        match it.next() {
+            Some("--extracted") => extracted = Some(PathBuf::from(it.next().ok_or_else(|| bad("no DIR"))?)),
+            Some("--shm-fd") => fd = Some(it.next().and_then(|n| n.parse().ok()).ok_or_else(|| bad("no FD"))?),
+            Some("--") => break,
+            other => return Err(bad(&format!("unexpected {other:?}"))),
+        }
+    }
+    let fmu = PathBuf::from(it.next().ok_or_else(|| bad("no FMU"))?);
+    let name = it.next().ok_or_else(|| bad("no instance name"))?;
+    serve(&fmu, extracted.as_deref(), name, fd.ok_or_else(|| bad("no --shm-fd"))?)
 }
 
 /// `worker process died (signal 6, SIGABRT)`, `… (exit code 3)`.
@@ -647,12 +714,16 @@ impl IsolatedSlave {
     /// instantiates it as `name`. Returns the slave and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
     pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
-        Self::spawn_shared(exe, &Arc::new(Archive::extract(fmu)?), name)
+        Self::spawn_shared(&WorkerCommand::exe(exe), &Arc::new(Archive::extract(fmu)?), name)
     }
 
     /// [`IsolatedSlave::spawn`] on an FMU the master extracted already: every instance of one
     /// FMU shares one extraction (`cosim worker --extracted DIR -- FMU NAME`).
-    pub fn spawn_shared(exe: &Path, archive: &Arc<Archive>, name: &str) -> Result<(Self, ModelDescription)> {
+    pub fn spawn_shared(
+        worker: &WorkerCommand,
+        archive: &Arc<Archive>,
+        name: &str,
+    ) -> Result<(Self, ModelDescription)> {
         use std::os::unix::process::CommandExt;
         let fmu = archive.source();
         let fmu_err = |message: String| MasterError::Fmu { path: fmu.to_path_buf(), message };
@@ -662,8 +733,10 @@ impl IsolatedSlave {
         let channel =
             shm::Channel::create().map_err(|e| fmu_err(format!("cannot create the worker's shared memory: {e}")))?;
         let fd = channel.fd();
+        let exe = &worker.program;
         let mut command = Command::new(exe);
         command
+            .args(&worker.args)
             .arg("worker")
             .arg("--extracted")
             .arg(archive.dir())

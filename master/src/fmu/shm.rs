@@ -210,12 +210,33 @@ impl Channel {
 
     /// Waits up to `slice` (after a short spin) for the response to request `seq`; `Ok(true)`
     /// with the response in `out`, `Ok(false)` if it is not there yet.
+    ///
+    /// The response must be the one to `seq`: the header's number equal to it (not past it) and
+    /// the number the worker wrote at the start of the response buffer too. The worker's FMU can
+    /// write the header (issue 30 item 16: a forged `response_seq` made the master take the
+    /// previous response as fresh, rows one step behind); then the buffer still holds the old
+    /// response with the old number, and this is a protocol error instead.
     pub fn wait_response(&self, seq: u32, slice: Duration, out: &mut Vec<u8>) -> io::Result<bool> {
         let h = self.header();
         if !wait_for(&h.response_seq, seq, &h.master_sleeping, slice) {
             return Ok(false);
         }
+        let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
+        let published = h.response_seq.load(Ordering::SeqCst);
+        if published != seq {
+            return Err(bad(format!(
+                "the worker published response number {published} while request {seq} was outstanding (its memory was overwritten)"
+            )));
+        }
         self.take(true, h.response_len.load(Ordering::Relaxed), out)?;
+        let echoed = out.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if echoed != Some(seq) {
+            return Err(bad(format!(
+                "the response to request {seq} carries number {} (a stale or forged response)",
+                echoed.map_or_else(|| "none".to_owned(), |n| n.to_string())
+            )));
+        }
+        out.drain(..4);
         Ok(true)
     }
 
@@ -259,9 +280,23 @@ impl Channel {
 
     /// Publishes `body` as the response to request `seq` and wakes the master if it sleeps.
     pub fn send_response(&self, seq: u32, body: &[u8]) -> io::Result<()> {
-        self.put(true, body)?;
+        // The request's number first, then the body: the master checks both (see wait_response).
+        if body.len() + 4 > CAPACITY {
+            return Err(io::Error::other(format!(
+                "a message of {} bytes, more than the isolated protocol's limit of {} MiB",
+                body.len(),
+                CAPACITY >> 20
+            )));
+        }
+        // SAFETY: 4 + body.len() bytes fit in the response buffer (checked above); the master
+        // does not read it until the sequence number is published below.
+        unsafe {
+            let at = self.buffer(true);
+            std::ptr::copy_nonoverlapping(seq.to_le_bytes().as_ptr(), at, 4);
+            std::ptr::copy_nonoverlapping(body.as_ptr(), at.add(4), body.len());
+        }
         let h = self.header();
-        h.response_len.store(body.len() as u32, Ordering::Relaxed);
+        h.response_len.store((body.len() + 4) as u32, Ordering::Relaxed);
         h.response_seq.store(seq, Ordering::SeqCst);
         if h.master_sleeping.load(Ordering::SeqCst) != 0 {
             futex_wake(&h.response_seq);
@@ -379,6 +414,30 @@ mod tests {
         assert!(master.send_request(&big).unwrap_err().to_string().contains("limit of 32 MiB"));
         master.close();
         assert_eq!(server.join().unwrap(), 1001);
+    }
+
+    #[test]
+    fn a_forged_response_number_is_a_protocol_error() {
+        // Issue 30 item 16: a worker (its FMU) that writes the response number itself made the
+        // master take the previous response as the answer to the new request.
+        let master = Channel::create().unwrap();
+        // SAFETY: a duplicate of the master's descriptor, owned by the second mapping.
+        let worker = Channel::open(unsafe { libc_dup(master.fd()) }).unwrap();
+        let mut out = Vec::new();
+        let seq = master.send_request(b"first").unwrap();
+        assert_eq!(worker.wait_request(0, &mut out, || true).unwrap(), Some(seq));
+        worker.send_response(seq, b"answer 1").unwrap();
+        assert!(master.wait_response(seq, Duration::from_millis(100), &mut out).unwrap());
+        assert_eq!(out, b"answer 1");
+        // The next request; the FMU bumps the number before any answer is written.
+        let seq2 = master.send_request(b"second").unwrap();
+        worker.header().response_seq.store(seq2, Ordering::SeqCst);
+        let e = master.wait_response(seq2, Duration::from_millis(100), &mut out).unwrap_err();
+        assert!(e.to_string().contains("carries number 1"), "{e}");
+        // A number past the outstanding request is refused too.
+        worker.header().response_seq.store(seq2 + 5, Ordering::SeqCst);
+        let e = master.wait_response(seq2, Duration::from_millis(100), &mut out).unwrap_err();
+        assert!(e.to_string().contains("published response number 7 while request 2"), "{e}");
     }
 
     unsafe fn libc_dup(fd: RawFd) -> RawFd {

@@ -17,6 +17,7 @@
 mod annotation;
 mod ident;
 mod read;
+mod units;
 mod write;
 mod xml;
 
@@ -130,7 +131,8 @@ pub fn read(path: &Path) -> Result<Ssp> {
         }
         Some(Kind::Description) => {
             let text = std::fs::read_to_string(path).map_err(io)?;
-            let parent = path.parent().unwrap_or(Path::new("."));
+            // A bare file name's parent is "", which has no absolute form: the working folder.
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let base = std::path::absolute(parent).map_err(io)?;
             let src = read::Source {
                 shown: path.to_path_buf(),

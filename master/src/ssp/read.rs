@@ -48,7 +48,12 @@ pub(super) fn parse_f64(s: &str) -> Option<f64> {
 
 fn double(shown: &Path, node: &Node, attr: &str) -> Result<Option<f64>> {
     node.attr(attr)
-        .map(|s| parse_f64(s).ok_or_else(|| err(shown, node, Some(attr), format!("\"{s}\" is not a number"))))
+        .map(|s| {
+            // Times, factors and offsets must be finite (issue 30 item 11: INF/NaN were taken).
+            parse_f64(s)
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| err(shown, node, Some(attr), format!("\"{s}\" is not a finite number")))
+        })
         .transpose()
 }
 
@@ -200,11 +205,11 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
     }
     // Parameter bindings: the system's first (names component.variable), then each component's.
     if let Some(pb) = bindings {
-        apply_bindings(src, pb, None, &components, &mut b)?;
+        apply_bindings(src, pb, None, (&components, root.first(SSD, "Units")), &mut b)?;
     }
     for e in system.all(SSD, "Elements").flat_map(|e| e.all(SSD, "Component")) {
         if let (Some(name), Some(pb)) = (e.attr("name"), e.first(SSD, "ParameterBindings")) {
-            apply_bindings(src, pb, Some(name), &components, &mut b)?;
+            apply_bindings(src, pb, Some(name), (&components, root.first(SSD, "Units")), &mut b)?;
         }
     }
     if let Some(cs) = connections {
@@ -429,9 +434,14 @@ fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, 
     }
     let mut gain = None;
     let mut offset = None;
+    let mut linear = false;
     for child in &c.children {
         match (child.ns.as_str(), child.name.as_str()) {
+            (SSC, "LinearTransformation") if linear => {
+                return Err(err(shown, child, None, "a second ssc:LinearTransformation: a connection has at most one"))
+            }
             (SSC, "LinearTransformation") => {
+                linear = true;
                 gain = double(shown, child, "factor")?;
                 offset = double(shown, child, "offset")?;
             }
@@ -489,6 +499,14 @@ fn mapping(src: &Source, pm: &Node) -> Result<Mapping> {
                 let mut lin = None;
                 for t in &m.children {
                     match (t.ns.as_str(), t.name.as_str()) {
+                        (SSC, "LinearTransformation") if lin.is_some() => {
+                            return Err(err(
+                                &file,
+                                t,
+                                None,
+                                "a second ssc:LinearTransformation: a mapping entry has at most one",
+                            ))
+                        }
                         (SSC, "LinearTransformation") => {
                             lin = Some((
                                 double(&file, t, "factor")?.unwrap_or(1.0),
@@ -522,9 +540,10 @@ fn apply_bindings(
     src: &Source,
     bindings: &Node,
     scope: Option<&str>,
-    components: &BTreeMap<String, Component>,
+    (components, ssd_units): (&BTreeMap<String, Component>, Option<&Node>),
     b: &mut SystemBuilder,
 ) -> Result<()> {
+    let ssd_units = super::units::defs(ssd_units);
     let shown = src.shown.as_path();
     for pb in &bindings.children {
         if !pb.is(SSD, "ParameterBinding") {
@@ -572,7 +591,7 @@ fn apply_bindings(
             let bad =
                 |what: &str| err(&file, v, Some("value"), format!("\"{raw}\" is not {what} (parameter \"{name}\")"));
             let mut value = match v.name.as_str() {
-                "Real" => Value::Real(parse_f64(raw).ok_or_else(|| bad("a number"))?),
+                "Real" => Value::Real(parse_f64(raw).filter(|x| x.is_finite()).ok_or_else(|| bad("a finite number"))?),
                 "Integer" => Value::Integer(raw.trim().parse().map_err(|_| bad("an integer"))?),
                 "Boolean" => Value::Boolean(match raw.trim() {
                     "true" | "1" => true,
@@ -622,6 +641,13 @@ fn apply_bindings(
                     Some("name"),
                     format!("\"{name}\": unknown component \"{comp}\" (components: {})", names.join(", ")),
                 ));
+            }
+            if let (Some(unit), Value::Real(x)) = (v.attr("unit"), &value) {
+                let to = components.get(&comp).and_then(|c| c.connectors.get(&var)).and_then(|c| c.unit.as_deref());
+                let set_units = super::units::defs(set.first(SSV, "Units"));
+                let x = super::units::convert(*x, unit, to, &[&set_units, &ssd_units])
+                    .map_err(|m| err(&file, v, Some("unit"), format!("parameter \"{name}\": {m}")))?;
+                value = Value::Real(x);
             }
             if let Some(inst) = b.instance_mut(&comp) {
                 inst.start(&var, value);

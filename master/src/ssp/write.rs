@@ -150,18 +150,8 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
         .collect::<Result<_>>()?;
 
     // One resource per distinct FMU file; names made unique when two files share one.
-    let mut resources: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for inst in sys.instances() {
-        if resources.contains_key(&inst.fmu) {
-            continue;
-        }
-        let file = inst.fmu.file_name().map_or_else(|| "model.fmu".to_owned(), |f| f.to_string_lossy().into_owned());
-        let mut res = format!("resources/{file}");
-        if resources.values().any(|r| *r == res) {
-            res = format!("resources/{}-{file}", inst.name);
-        }
-        resources.insert(inst.fmu.clone(), res);
-    }
+    let resources = resource_names(sys.instances().iter().map(|i| (i.name.as_str(), i.fmu.as_path())));
+    refuse_input_as_output(system, resources.keys(), out)?;
 
     // Connectors: both ends of every connection.
     let mut connectors: Vec<BTreeMap<String, (&str, String)>> = vec![BTreeMap::new(); mds.len()];
@@ -315,7 +305,14 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
     // The package.
     let io = |source| MasterError::Io { path: out.to_path_buf(), source };
     let zerr = |e: zip::result::ZipError| MasterError::Io { path: out.to_path_buf(), source: std::io::Error::other(e) };
-    let file = std::fs::File::create(out).map_err(io)?;
+    // Written to a temporary file beside `out` and renamed: a failed export leaves no package
+    // (and no half-written one in place of an earlier).
+    let tmp = Temp(out.with_file_name(format!(
+        ".{}.cosim-{}.tmp",
+        out.file_name().map_or_else(|| "ssp".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    )));
+    let file = std::fs::File::create(&tmp.0).map_err(io)?;
     let mut zip = zip::ZipWriter::new(file);
     let deflated = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
@@ -331,10 +328,85 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
         zip.write_all(&bytes).map_err(io)?;
     }
     zip.finish().map_err(zerr)?;
+    std::fs::rename(&tmp.0, out).map_err(io)?;
     Ok(Exported {
         components: sys.instances().len(),
         fmus: resources.len(),
         connections: sys.connections().len(),
         parameters,
     })
+}
+
+/// A temporary file removed on drop (after a successful rename there is nothing to remove).
+struct Temp(PathBuf);
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `resources/<file name>` per distinct FMU file (in instance order), never two alike and never
+/// the parameter set's name: a clash takes the instance name as a prefix, then a number.
+fn resource_names<'a>(instances: impl Iterator<Item = (&'a str, &'a Path)>) -> BTreeMap<PathBuf, String> {
+    let mut resources: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let mut used: std::collections::BTreeSet<String> = [SSV_PATH.to_owned()].into();
+    for (name, fmu) in instances {
+        if resources.contains_key(fmu) {
+            continue;
+        }
+        let file = fmu.file_name().map_or_else(|| "model.fmu".to_owned(), |f| f.to_string_lossy().into_owned());
+        let mut res = format!("resources/{file}");
+        let mut k = 1;
+        while used.contains(&res) {
+            res = if k == 1 { format!("resources/{name}-{file}") } else { format!("resources/{name}-{k}-{file}") };
+            k += 1;
+        }
+        used.insert(res.clone());
+        resources.insert(fmu.to_path_buf(), res);
+    }
+    resources
+}
+
+/// Refuses an output file that is the system file or one of its FMUs (the export would replace
+/// an input by the package): compared as files (device and inode), so another spelling of the
+/// path or a hard link is caught too.
+fn refuse_input_as_output<'a>(system: &'a Path, fmus: impl Iterator<Item = &'a PathBuf>, out: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(o) = std::fs::metadata(out) else { return Ok(()) };
+    for input in std::iter::once(system).chain(fmus.map(PathBuf::as_path)) {
+        if std::fs::metadata(input).is_ok_and(|m| (m.dev(), m.ino()) == (o.dev(), o.ino())) {
+            return Err(MasterError::Io {
+                path: out.to_path_buf(),
+                source: std::io::Error::other(format!(
+                    "--out names an input of the export ({}): choose another file for the package",
+                    input.display()
+                )),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_names_never_collide() {
+        // Issue 30 item 7: a/x.fmu, b/x.fmu (→ resources/m2-x.fmu) and a file named m2-x.fmu
+        // collided ("Duplicate filename").
+        let p = |s: &str| PathBuf::from(s);
+        let (a, b, c, d) = (p("a/x.fmu"), p("b/x.fmu"), p("c/m2-x.fmu"), p("d/start-values.ssv"));
+        let r = resource_names(
+            [("m1", a.as_path()), ("m2", b.as_path()), ("m3", c.as_path()), ("m4", d.as_path()), ("m5", a.as_path())]
+                .into_iter(),
+        );
+        let names: std::collections::BTreeSet<&String> = r.values().collect();
+        assert_eq!(names.len(), 4, "{r:?}");
+        assert!(!names.contains(&SSV_PATH.to_owned()), "{r:?}");
+        assert_eq!(r[&a], "resources/x.fmu");
+        assert_eq!(r[&b], "resources/m2-x.fmu");
+        assert_eq!(r[&c], "resources/m3-m2-x.fmu");
+    }
 }

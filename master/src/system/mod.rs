@@ -46,9 +46,11 @@ mod builder;
 mod resolve;
 pub(crate) mod toml;
 
+pub use self::toml::read_text;
 pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
 pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
 use model_description::{BaseType, Causality};
+pub use resolve::LARGE_STEPS;
 use std::path::{Path, PathBuf};
 
 /// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is

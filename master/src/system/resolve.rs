@@ -120,6 +120,11 @@ impl Resolver<'_> {
         let md = self.mds[var.instance];
         let bad = |want: &str| self.err(key, format!("{value} is not a valid {want} for {} ({})", var.name, var.ty));
         match (var.ty, value) {
+            // Refused here, not by the FMU after the output files were replaced (issue 30 item 11).
+            (BaseType::Real, Value::Real(x)) if !x.is_finite() => {
+                Err(self
+                    .err(key, format!("{x} is not a finite number: the start value of {} must be finite", var.name)))
+            }
             (BaseType::Real, Value::Real(x)) => Ok(StartValue::Real(*x)),
             (BaseType::Real, Value::Integer(x)) => Ok(StartValue::Real(*x as f64)),
             (BaseType::Integer, Value::Integer(x)) => {
@@ -222,7 +227,8 @@ impl Resolver<'_> {
         }
         let iteration_tolerance = sim.iteration_tolerance.unwrap_or(1e-9);
         if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
-            return Err(self.err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive")));
+            return Err(self
+                .err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive and finite")));
         }
         if iterations > 1 {
             if algorithm != AlgorithmKind::Jacobi {
@@ -305,20 +311,31 @@ impl Resolver<'_> {
                     k as u64
                 }
             };
-            let fmu_steps = n * substeps as f64;
+            // Iterative coupling repeats every step up to `iterations` times (issue 30 item 12:
+            // `iterations = 4e9` passed this guard).
+            let fmu_steps = n * substeps as f64 * f64::from(iterations);
             if fmu_steps > LARGE_STEPS && !over.force {
-                let what = if substeps == 1 {
+                let mut what = if substeps == 1 {
                     format!("{n:e} communication steps")
                 } else {
                     format!("{n:e} communication steps of {substeps} sub-steps each")
                 };
-                let key = if substeps == 1 { span_key.to_owned() } else { format!("{key}.step") };
+                if iterations > 1 {
+                    what += &format!(" × up to {iterations} iterations");
+                }
+                let key = if iterations > 1 && n * (substeps as f64) <= LARGE_STEPS {
+                    "simulation.iterations".to_owned()
+                } else if substeps == 1 {
+                    span_key.to_owned()
+                } else {
+                    format!("{key}.step")
+                };
                 return Err(self.err(
                     key,
                     format!(
                         "instance {name} would take {what} = {fmu_steps:e} fmi2DoStep calls (more than \
-                         {LARGE_STEPS:e}; at 1 µs each {}): check stop, step and the instance steps, or \
-                         run it anyway with `cosim run --force`",
+                         {LARGE_STEPS:e}; at 1 µs each {}): check stop, step and the instance steps \
+                         (`cosim run --force` runs it anyway; tune, bench and Python do not)",
                         duration_words(fmu_steps * 1e-6)
                     ),
                 ));
@@ -384,6 +401,11 @@ impl Resolver<'_> {
             }
             let gain = rc.gain.unwrap_or(1.0);
             let offset = rc.offset.unwrap_or(0.0);
+            for (k, x) in [("gain", gain), ("offset", offset)] {
+                if !x.is_finite() {
+                    return Err(self.err(format!("{key}.{k}"), format!("{k} = {x}: must be a finite number")));
+                }
+            }
             if from.ty != BaseType::Real && (gain != 1.0 || offset != 0.0) {
                 return Err(self.err(&key, "gain and offset apply to Real connections only"));
             }
@@ -461,11 +483,19 @@ impl Resolver<'_> {
             None => self.all_outputs(),
             Some(names) => {
                 let mut v = Vec::new();
+                let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
                 for (k, name) in names.iter().enumerate() {
                     let key = format!("outputs.variables[{k}]");
                     let r = self.var(&key, name)?;
                     if r.ty == BaseType::String {
                         return Err(self.err(&key, format!("{name} is a String and cannot be recorded in CSV")));
+                    }
+                    // Two columns of one name: refused here, not after the run (issue 30 item 17).
+                    if let Some(first) = seen.insert(name.as_str(), k) {
+                        return Err(self.err(
+                            &key,
+                            format!("{name} is listed twice (also outputs.variables[{first}]): each output once"),
+                        ));
                     }
                     v.push(r);
                 }

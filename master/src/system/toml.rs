@@ -228,11 +228,35 @@ pub(crate) fn add_inputs_and_bonds(
 impl SystemBuilder {
     /// Reads a system file.
     pub fn read(path: &Path) -> Result<Self> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
+        let text = read_text(path)?;
         Self::parse(path, &text)
     }
+}
 
+/// The text of a system file; an FMU or an SSP given instead is named as such.
+pub fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| {
+        // An FMU or an SSP where a system file is wanted (`export-ssp`, `tune`, `bench`): say
+        // so, instead of "stream did not contain valid UTF-8" (issue 30 item 17).
+        let kind = match crate::run::detect(path) {
+            Ok(crate::run::Input::Fmu) => Some("an FMU"),
+            Ok(crate::run::Input::Ssp) => Some("an SSP"),
+            _ => None,
+        };
+        match kind {
+            Some(kind) => MasterError::Unsupported {
+                path: path.to_path_buf(),
+                message: format!(
+                    "this is {kind}, and this command takes a system file (TOML); `cosim run` runs FMUs \
+                         and SSPs, and a system file names them in [instances]"
+                ),
+            },
+            None => MasterError::Io { path: path.to_path_buf(), source },
+        }
+    })
+}
+
+impl SystemBuilder {
     /// Parses system text (`path` names it in messages; FMU paths are relative to its folder).
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
         let raw: RawSystem = toml::from_str(text).map_err(|e| MasterError::System {

@@ -167,6 +167,29 @@ pub fn tune_spec(
     let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
     adjust(&mut spec).map_err(bad)?;
     spec.check().map_err(bad)?;
+    // Every variable the table names exists, checked before the sweep (issue 30 item 17: a
+    // misspelled name in `range`, `extrapolate` or `compare` was accepted).
+    let named = |what: &str, name: &str| {
+        base.var(name).map(|_| ()).map_err(|e| match e {
+            MasterError::System { message, .. } => bad(format!("[tune].{what}: {message}")),
+            other => other,
+        })
+    };
+    for name in spec.range.keys() {
+        named("range", name)?;
+        if !spec.inputs.contains(name) {
+            return Err(bad(format!(
+                "[tune].range: \"{name}\" is not a replaced input (inputs: {})",
+                spec.inputs.join(", ")
+            )));
+        }
+    }
+    for name in spec.extrapolate.iter().flatten() {
+        named("extrapolate", name)?;
+    }
+    for name in spec.compare.iter().flatten() {
+        named("compare", name)?;
+    }
     Ok(spec)
 }
 

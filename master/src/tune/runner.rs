@@ -42,8 +42,7 @@ pub struct Base {
 impl Base {
     /// Reads the system file and loads each FMU once.
     pub fn load(path: &Path) -> Result<Self> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| MasterError::Io { path: path.to_path_buf(), source })?;
+        let text = crate::system::read_text(path)?;
         let draft = SystemBuilder::parse(path, &text)?;
         let doc: toml::Table = toml::from_str(&text).map_err(|e| MasterError::System {
             path: path.to_path_buf(),
@@ -228,11 +227,18 @@ impl Base {
         let id = self.counter.fetch_add(1, Ordering::Relaxed);
         let mut run = Execution::new_named(sys, &self.fmus, &format!("#{id}"))?;
         run.set_timing(false);
+        // `cosim tune` installs the run guard: SIGINT/SIGTERM stops this run at its next step
+        // and the sweep after it (the runs done stay in tune.csv; the same command resumes).
+        run.interrupt_on(&crate::guard::INTERRUPTED);
         let trace = SharedRecorder::default();
         if record.is_some() {
             run.observe(Box::new(trace.clone()));
         }
         let result = run.run();
+        if let Err(MasterError::Interrupted { time }) = result {
+            let _ = run.finish();
+            return Err(MasterError::Interrupted { time });
+        }
         let mut out = RunOutcome {
             steps: run.steps(),
             // Step control (ECCO) takes steps of its own size: the time reached.

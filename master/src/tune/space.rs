@@ -106,6 +106,11 @@ pub fn value_text(v: &toml::Value) -> String {
     }
 }
 
+/// Most H values one sweep may try (h_ini … h_max in steps of h_inc).
+pub const MAX_GRID: usize = 1_000_000;
+/// Most configurations (extrapolation × `[tune.space]` axes) one sweep may have.
+pub const MAX_CONFIGS: usize = 100_000;
+
 /// Everything `cosim tune` needs besides the system itself. Defaults are Publication III's
 /// single-actuator settings (§3.4).
 #[derive(Debug, Clone)]
@@ -266,21 +271,47 @@ impl TuneSpec {
         if self.tests.is_empty() {
             return Err("tune: no test functions".into());
         }
-        if !(self.criterion.kappa > 1.0 && self.criterion.p_max > 0.0) {
+        let (kappa, p_max) = (self.criterion.kappa, self.criterion.p_max);
+        if !(kappa.is_finite() && kappa > 1.0 && p_max.is_finite() && p_max > 0.0) {
             return Err(format!(
-                "tune: kappa = {} must exceed 1 and p_max = {} be positive",
+                "tune: kappa = {} must exceed 1 and p_max = {} be positive (both finite)",
                 self.criterion.kappa, self.criterion.p_max
             ));
         }
         if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
             return Err(format!("tune tolerance = {}: must be positive", self.tolerance));
         }
+        // The sweep's size, before anything is allocated (a huge H grid made `steps()` panic
+        // with "capacity overflow", a 5×1000×1000 space allocated > 4 GB and aborted).
+        let grid = (self.h_max - self.h_ini) / self.h_inc + 1.0;
+        if grid.floor() > MAX_GRID as f64 {
+            return Err(format!(
+                "tune: the H grid h_ini = {:?} s … h_max = {:?} s in steps of h_inc = {:?} s has {grid:.3e} points, \
+                 more than cosim's limit of {MAX_GRID}: raise h_inc or lower h_max",
+                self.h_ini, self.h_max, self.h_inc
+            ));
+        }
+        let configs = self.params.iter().try_fold(self.extrapolations.len(), |n, (_, v)| n.checked_mul(v.len()));
+        match configs {
+            Some(n) if n <= MAX_CONFIGS => {}
+            _ => {
+                let axes: Vec<String> = std::iter::once(format!("{} extrapolations", self.extrapolations.len()))
+                    .chain(self.params.iter().map(|(k, v)| format!("{} values of {k}", v.len())))
+                    .collect();
+                return Err(format!(
+                    "tune: the space has {} configurations ({}), more than cosim's limit of {MAX_CONFIGS}: \
+                     sweep fewer values",
+                    configs.map_or_else(|| "too many to count".to_owned(), |n| n.to_string()),
+                    axes.join(" × ")
+                ));
+            }
+        }
         Ok(())
     }
 
     /// The H grid: h_ini + k h_inc up to h_max (rounded to 1 ns against drift).
     pub fn steps(&self) -> Vec<f64> {
-        let n = ((self.h_max - self.h_ini) / self.h_inc + 1e-9).floor().max(0.0) as usize;
+        let n = ((self.h_max - self.h_ini) / self.h_inc + 1e-9).floor().clamp(0.0, MAX_GRID as f64) as usize;
         (0..=n).map(|k| ((self.h_ini + k as f64 * self.h_inc) * 1e9).round() / 1e9).collect()
     }
 
@@ -343,6 +374,27 @@ mod tests {
         assert_eq!(c[11].extrapolation, Extrap::I2);
         assert_eq!(spec.steps().len(), 46);
         assert_eq!(spec.steps()[5], 2e-3);
+    }
+
+    #[test]
+    fn sweeps_too_large_to_hold_are_refused_before_they_start() {
+        // Issue 30 item 10: a huge H grid panicked ("capacity overflow"); a 5×1000×1000
+        // [tune.space] allocated > 4 GB and aborted.
+        let t: toml::Value = toml::from_str("inputs = [\"a.u\"]\nh_ini = 1e-3\nh_inc = 1e-300\n").unwrap();
+        let e = TuneSpec::from_table(Some(&t)).unwrap_err();
+        assert!(e.contains("H grid") && e.contains("h_inc = 1e-300") && e.contains("limit of 1000000"), "{e}");
+        let values: Vec<String> = (0..1000).map(|k| k.to_string()).collect();
+        let list = values.join(", ");
+        let t: toml::Value = toml::from_str(&format!(
+            "inputs = [\"a.u\"]\n[space]\nextrapolation = [0, 1, 2, 3, 4]\n\"a.p\" = [{list}]\n\"a.q\" = [{list}]\n"
+        ))
+        .unwrap();
+        let e = TuneSpec::from_table(Some(&t)).unwrap_err();
+        assert!(e.contains("5000000 configurations") && e.contains("1000 values of a.p"), "{e}");
+        // Overrides (command line, Python) are checked too.
+        let mut s = TuneSpec { inputs: vec!["a.u".into()], ..TuneSpec::default() };
+        s.h_max = 1e300;
+        assert!(s.check().unwrap_err().contains("H grid"));
     }
 
     #[test]

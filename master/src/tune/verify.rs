@@ -286,7 +286,8 @@ fn interpolate(trace: &[Vec<f64>], h: f64, t: f64) -> Vec<f64> {
 
 /// Writes `time,<vars>` for a trace.
 pub fn write_trace(path: &Path, names: &[String], h: f64, trace: &[Vec<f64>]) -> Result<()> {
-    let mut s = format!("time,{}\n", crate::observer::csv_header(names.iter().map(String::as_str)));
+    let sep = if names.is_empty() { "" } else { "," };
+    let mut s = format!("time{sep}{}\n", crate::observer::csv_header(names.iter().map(String::as_str)));
     for (n, row) in trace.iter().enumerate() {
         s += &format!("{:e}", n as f64 * h);
         for x in row {
