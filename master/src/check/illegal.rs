@@ -11,11 +11,13 @@ use crate::fmu::Slave;
 use model_description::{BaseType, Causality};
 
 /// The verdict of one illegal call from its status: refused (PASS) or accepted (WARN).
-fn refused(what: &str, status: i32, notes: &mut Vec<String>, accepted: &mut Vec<String>) {
+fn refused(p: &Probe, what: &str, status: i32, notes: &mut Vec<String>, accepted: &mut Vec<String>) {
     if status > ffi::WARNING {
         notes.push(format!("{what}: {}", ffi::status_name(status)));
+        p.found(format_args!("{what}: {}", ffi::status_name(status)));
     } else {
         accepted.push(format!("{what}: accepted ({})", ffi::status_name(status)));
+        p.found(format_args!("{what}: accepted ({})", ffi::status_name(status)));
     }
 }
 
@@ -31,7 +33,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         let mut s = p.instantiate("illegal1")?;
         p.note("fmi2DoStep before initialization");
         let st = s.raw().do_step(t0, h, true);
-        refused("fmi2DoStep before initialization", st, notes, accepted);
+        refused(p, "fmi2DoStep before initialization", st, notes, accepted);
         p.note("fmi2FreeInstance");
         drop(s);
 
@@ -39,7 +41,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         let mut s = p.instantiate("illegal2")?;
         p.note("fmi2ExitInitializationMode without fmi2EnterInitializationMode");
         let st = s.raw().exit_initialization_mode();
-        refused("fmi2ExitInitializationMode before fmi2EnterInitializationMode", st, notes, accepted);
+        refused(p, "fmi2ExitInitializationMode before fmi2EnterInitializationMode", st, notes, accepted);
         drop(s);
 
         // An unknown value reference, after initialization.
@@ -49,7 +51,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         p.note(format_args!("fmi2GetReal of the unknown value reference {unknown}"));
         let mut out = [0.0];
         let st = s.raw().get_real(&[unknown], &mut out);
-        refused(&format!("fmi2GetReal of unknown value reference {unknown}"), st, notes, accepted);
+        refused(p, &format!("fmi2GetReal of unknown value reference {unknown}"), st, notes, accepted);
         drop(s);
 
         // Setting an output.
@@ -58,7 +60,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             p.init(&mut s)?;
             p.note(format_args!("fmi2SetReal of the output {}", y.name));
             let st = s.raw().set_real(&[y.value_reference], &[1.0]);
-            refused(&format!("fmi2SetReal of the output {}", y.name), st, notes, accepted);
+            refused(p, &format!("fmi2SetReal of the output {}", y.name), st, notes, accepted);
             drop(s);
         }
 
@@ -69,10 +71,30 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         s.terminate().map_err(|e| e.to_string())?;
         p.note("fmi2DoStep after fmi2Terminate");
         let st = s.raw().do_step(t0, h, true);
-        refused("fmi2DoStep after fmi2Terminate", st, notes, accepted);
+        refused(p, "fmi2DoStep after fmi2Terminate", st, notes, accepted);
         drop(s);
 
-        // NULL where the standard says the call is ignored.
+        // A GUID that is not the description's.
+        p.note("fmi2Instantiate with a wrong GUID");
+        match Instance::new(p.fmu.binary(), "wrong-guid", "{not-the-guid-of-this-fmu}", p.fmu.resource_uri(), false, false) {
+            Ok(i) => {
+                accepted.push("fmi2Instantiate with a wrong GUID: accepted (an instance, not NULL)".into());
+                p.found("fmi2Instantiate with a wrong GUID: accepted");
+                p.note("fmi2FreeInstance of the wrong-GUID instance");
+                drop(i);
+            }
+            Err(_) => {
+                notes.push("fmi2Instantiate with a wrong GUID: NULL".into());
+                p.found("fmi2Instantiate with a wrong GUID: NULL");
+            }
+        }
+
+        // Still usable.
+        let n = p.plan.short_steps.min(5);
+        p.fresh_run("after", n)?;
+        notes.push(format!("a new instance then runs {n} steps"));
+        p.found(format_args!("a new instance then runs {n} steps"));
+        // NULL where the standard says the call is ignored (last: a crash here loses nothing else).
         p.note("fmi2FreeInstance(NULL)");
         p.fmu.binary().free_null_instance();
         notes.push("fmi2FreeInstance(NULL): ignored".into());
@@ -89,21 +111,6 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             drop(s);
         }
 
-        // A GUID that is not the description's.
-        p.note("fmi2Instantiate with a wrong GUID");
-        match Instance::new(p.fmu.binary(), "wrong-guid", "{not-the-guid-of-this-fmu}", p.fmu.resource_uri(), false, false) {
-            Ok(i) => {
-                accepted.push("fmi2Instantiate with a wrong GUID: accepted (an instance, not NULL)".into());
-                p.note("fmi2FreeInstance of the wrong-GUID instance");
-                drop(i);
-            }
-            Err(_) => notes.push("fmi2Instantiate with a wrong GUID: NULL".into()),
-        }
-
-        // Still usable.
-        let n = p.plan.short_steps.min(5);
-        p.fresh_run("after", n)?;
-        notes.push(format!("a new instance then runs {n} steps"));
         Ok(())
     };
     if let Err(e) = go(&mut notes, &mut accepted) {

@@ -288,6 +288,10 @@ pub struct Plan {
     pub starts: Vec<(u32, PlanValue)>,
     /// Instantiate/free cycles of the cost check.
     pub cycles: u64,
+    /// The FMU's fixed internal step (its Real parameter `h` in s, as `cosim run` reads it): the
+    /// variable-step check splits H into whole multiples of it.
+    #[serde(default)]
+    pub fixed_step: Option<f64>,
 }
 
 /// A start value of [`Plan::starts`].
@@ -502,7 +506,9 @@ fn plan(fmu: &Path, md: &model_description::ModelDescription, opts: &Options) ->
         steps = max;
         stop = start + max as f64 * step;
     }
-    let starts = system.instances().first().map(|i| i.starts.iter().map(|(v, s)| (v.vr, s.into())).collect());
+    let first = system.instances().first();
+    let starts = first.map(|i| i.starts.iter().map(|(v, s)| (v.vr, s.into())).collect());
+    let fixed_step = first.and_then(|i| i.fixed_step);
     Ok(Plan {
         start,
         stop,
@@ -511,5 +517,6 @@ fn plan(fmu: &Path, md: &model_description::ModelDescription, opts: &Options) ->
         short_steps: steps.min(20),
         starts: starts.unwrap_or_default(),
         cycles: opts.cycles,
+        fixed_step,
     })
 }

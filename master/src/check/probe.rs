@@ -87,6 +87,14 @@ impl Probe {
         }
     }
 
+    /// Writes `found TEXT`: a partial result the supervisor adds to the evidence should the worker
+    /// die or hang later in the check.
+    pub fn found(&self, what: impl std::fmt::Display) {
+        if let Some(mut out) = self.out.as_ref() {
+            let _ = out.write_all(format!("found {what}\n").as_bytes());
+        }
+    }
+
     /// Time of communication point `k`.
     pub fn time(&self, k: u64) -> f64 {
         self.plan.start + k as f64 * self.plan.step

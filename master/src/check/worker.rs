@@ -3,7 +3,8 @@
 //! and [`serve`] (the worker's side) loads the FMU and runs the check.
 //!
 //! The worker reports over its stdout pipe, one line each: `call WHAT` before every FMU call it
-//! makes (so that a crash or a hang names the call it happened in) and `result JSON` (an
+//! makes (so that a crash or a hang names the call it happened in), `found TEXT` for partial
+//! results (kept as evidence should it die later), and `result JSON` (an
 //! [`Outcome`]) at the end. Before loading the FMU it points descriptors 0 and 1 at /dev/null and
 //! stderr, so nothing the FMU prints can garble the report. The supervisor reads the lines with a
 //! deadline (the check's timeout): no result because the process died is a FAIL naming how it
@@ -86,7 +87,8 @@ impl Supervisor {
         crate::guard::track_group(child.id());
         let (lines, stdout_done) = spawn_reader(child.stdout.take(), usize::MAX);
         let (_, stderr_tail) = spawn_reader(child.stderr.take(), STDERR_TAIL);
-        let r = self.supervise(&mut child, &lines);
+        let mut found = Vec::new();
+        let r = self.supervise(&mut child, &lines, &mut found);
         // The whole group: the worker and anything the FMU forked.
         crate::guard::kill_group(child.id());
         let _ = child.kill();
@@ -109,6 +111,9 @@ impl Supervisor {
                 if let Some(call) = last_call {
                     what += &format!(" in {call}");
                 }
+                if !found.is_empty() {
+                    what += &format!("; before that: {}", found.join("; "));
+                }
                 if !tail.is_empty() {
                     what += &format!("; its last stderr lines: {}", tail.join(" | "));
                 }
@@ -119,7 +124,12 @@ impl Supervisor {
     }
 
     /// Reads the worker's lines until its result, its end or the timeout: (last call, result, hung).
-    fn supervise(&self, child: &mut Child, lines: &mpsc::Receiver<Vec<String>>) -> (Option<String>, Option<Outcome>, bool) {
+    fn supervise(
+        &self,
+        child: &mut Child,
+        lines: &mpsc::Receiver<Vec<String>>,
+        found: &mut Vec<String>,
+    ) -> (Option<String>, Option<Outcome>, bool) {
         let deadline = Instant::now() + self.timeout;
         let mut last_call = None;
         let mut result = None;
@@ -135,6 +145,8 @@ impl Supervisor {
                     for line in batch {
                         if let Some(c) = line.strip_prefix("call ") {
                             last_call = Some(c.to_owned());
+                        } else if let Some(f) = line.strip_prefix("found ") {
+                            found.push(f.to_owned());
                         } else if let Some(j) = line.strip_prefix("result ") {
                             result = Some(serde_json::from_str(j).unwrap_or_else(|e| {
                                 Outcome::fail(format!("the worker's result cannot be read ({e}): {j}"))
