@@ -54,12 +54,7 @@ fn check_in(dir: &Path, fmu: &Path, args: &[&str]) -> Checked {
         .unwrap();
     let seconds = t0.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        json.exists(),
-        "no JSON report for {}: {text}\n{}",
-        fmu.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(json.exists(), "no JSON report for {}: {text}\n{}", fmu.display(), String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let mut verdicts = BTreeMap::new();
     let mut evidence = BTreeMap::new();
@@ -161,7 +156,16 @@ fn each_fault_of_the_testing_fmu_is_reported_by_the_run_check() {
         let c = check_in(
             &dir,
             &fmu,
-            &["--start-value", &format!("fault={fault}"), "--start-value", "fault_time=0.002", "--steps", "5", "--only", "run"],
+            &[
+                "--start-value",
+                &format!("fault={fault}"),
+                "--start-value",
+                "fault_time=0.002",
+                "--steps",
+                "5",
+                "--only",
+                "run",
+            ],
         );
         assert_eq!(c.verdict("run"), verdict, "fault = {fault}:\n{}", c.text);
         assert!(c.evidence("run").contains(says), "fault = {fault}: {}", c.evidence("run"));
@@ -171,7 +175,8 @@ fn each_fault_of_the_testing_fmu_is_reported_by_the_run_check() {
     }
     // The whole check of an FMU that aborts in every step from t = 0.002: every check that steps
     // that far FAILs with SIGABRT, the others still run, and the report is complete.
-    let c = check_in(&dir, &fmu, &["--start-value", "fault=abort", "--start-value", "fault_time=0.002", "--steps", "5"]);
+    let c =
+        check_in(&dir, &fmu, &["--start-value", "fault=abort", "--start-value", "fault_time=0.002", "--steps", "5"]);
     assert_eq!(c.code, 1);
     for id in ["run", "reset", "instances", "threads", "state"] {
         assert_eq!(c.verdict(id), "FAIL", "{id}:\n{}", c.text);
@@ -336,7 +341,10 @@ fn c_fmus_that_lie_are_each_caught_by_the_check_of_their_lie() {
         }
         // Nothing else of the honest behaviour is blamed.
         for (id, v) in &c.verdicts {
-            if v == "FAIL" && !caught.contains(&id.as_str()) && !(define == "LIE_FEEDTHROUGH" && id == "initial-unknowns") {
+            if v == "FAIL"
+                && !caught.contains(&id.as_str())
+                && !(define == "LIE_FEEDTHROUGH" && id == "initial-unknowns")
+            {
                 panic!("{define}: unexpected FAIL of {id}: {}", c.evidence(id));
             }
         }

@@ -8,7 +8,12 @@ use crate::fmu::Slave;
 use model_description::{BaseType, Causality};
 
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.
-fn read_all(p: &Probe, s: &mut crate::Fmu2Slave, pick: impl Fn(Causality) -> bool, when: &str) -> Result<usize, String> {
+fn read_all(
+    p: &Probe,
+    s: &mut crate::Fmu2Slave,
+    pick: impl Fn(Causality) -> bool,
+    when: &str,
+) -> Result<usize, String> {
     let mut n = 0;
     for ty in [BaseType::Real, BaseType::Integer, BaseType::Enumeration, BaseType::Boolean, BaseType::String] {
         let vrs: Vec<u32> = p
@@ -93,7 +98,11 @@ pub fn inputs(p: &mut Probe) -> Outcome {
             }
             let row = p.read(&mut s)?;
             if let Some((j, y)) = row.iter().enumerate().find(|(_, y)| !y.is_finite()) {
-                return Err(format!("{} = {y} at t = {} with inputs changed between steps", p.outputs[j].name, p.time(k + 1)));
+                return Err(format!(
+                    "{} = {y} at t = {} with inputs changed between steps",
+                    p.outputs[j].name,
+                    p.time(k + 1)
+                ));
             }
         }
         notes.push(format!("{} inputs ramped by 10 % over {n} steps (set before each): outputs finite", vrs.len()));
@@ -125,7 +134,10 @@ pub fn inputs(p: &mut Probe) -> Outcome {
             }
             let row = p.read(&mut s)?;
             if let Some((j, y)) = row.iter().enumerate().find(|(_, y)| !y.is_finite()) {
-                return Err(format!("{} = {outside} (outside its range) accepted, then {} = {y}", v.name, p.outputs[j].name));
+                return Err(format!(
+                    "{} = {outside} (outside its range) accepted, then {} = {y}",
+                    v.name, p.outputs[j].name
+                ));
             }
             Ok(format!("{} = {outside} accepted, outputs finite", v.name))
         })();
@@ -169,7 +181,7 @@ pub fn variable_step(p: &mut Probe) -> Outcome {
         None => (2, Some(4)),
         Some(hi) => {
             let k = (h / hi).round().max(1.0) as u32;
-            let mut divisors = (2..=k.min(1000)).filter(|d| k % d == 0);
+            let mut divisors = (2..=k.min(1000)).filter(|d| k.is_multiple_of(*d));
             match (divisors.next(), divisors.next()) {
                 (None, _) => {
                     return Outcome::skip(format!(
@@ -230,7 +242,11 @@ pub fn variable_step(p: &mut Probe) -> Outcome {
             x.iter().zip(y).enumerate().fold((0.0, 0), |(m, at), (k, (x, y))| {
                 let r = (x - y).abs() / scale;
                 let r = if r.is_nan() { f64::INFINITY } else { r };
-                if r > m { (r, k) } else { (m, at) }
+                if r > m {
+                    (r, k)
+                } else {
+                    (m, at)
+                }
             })
         };
         let ((r1, k), (r2, _)) = (dev(&ya, &yb), dev(&yb, &yc));
@@ -284,10 +300,7 @@ pub fn zero_step(p: &mut Probe) -> Outcome {
         p.note(format_args!("fmi2DoStep(t = {t}, h = 0)"));
         let raw = s.raw().do_step(t, 0.0, true);
         if raw > crate::fmu::ffi::WARNING {
-            return Ok(Outcome::pass(format!(
-                "refused at t = {t} with {}",
-                crate::fmu::ffi::status_name(raw)
-            )));
+            return Ok(Outcome::pass(format!("refused at t = {t} with {}", crate::fmu::ffi::status_name(raw))));
         }
         let after = p.read(&mut s)?;
         if let Some(d) = p.diff(&vec![rows[rows.len() - 1].clone()], &vec![after], k0) {

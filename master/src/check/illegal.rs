@@ -55,7 +55,9 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         drop(s);
 
         // Setting an output.
-        if let Some(y) = p.fmu.variables().iter().find(|v| v.causality == Causality::Output && v.kind.base_type() == BaseType::Real) {
+        if let Some(y) =
+            p.fmu.variables().iter().find(|v| v.causality == Causality::Output && v.kind.base_type() == BaseType::Real)
+        {
             let mut s = p.instantiate("illegal4")?;
             p.init(&mut s)?;
             p.note(format_args!("fmi2SetReal of the output {}", y.name));
@@ -76,7 +78,14 @@ pub fn illegal(p: &mut Probe) -> Outcome {
 
         // A GUID that is not the description's.
         p.note("fmi2Instantiate with a wrong GUID");
-        match Instance::new(p.fmu.binary(), "wrong-guid", "{not-the-guid-of-this-fmu}", p.fmu.resource_uri(), false, false) {
+        match Instance::new(
+            p.fmu.binary(),
+            "wrong-guid",
+            "{not-the-guid-of-this-fmu}",
+            p.fmu.resource_uri(),
+            false,
+            false,
+        ) {
             Ok(i) => {
                 accepted.push("fmi2Instantiate with a wrong GUID: accepted (an instance, not NULL)".into());
                 p.found("fmi2Instantiate with a wrong GUID: accepted");
@@ -104,7 +113,8 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             p.note("fmi2FreeFMUstate of a NULL state");
             let st = s.raw().free_null_state();
             if st > ffi::WARNING {
-                accepted.push(format!("fmi2FreeFMUstate(NULL state): {} (FMI 2.0 §2.1.8: ignored)", ffi::status_name(st)));
+                accepted
+                    .push(format!("fmi2FreeFMUstate(NULL state): {} (FMI 2.0 §2.1.8: ignored)", ffi::status_name(st)));
             } else {
                 notes.push("fmi2FreeFMUstate(NULL state): ignored".into());
             }

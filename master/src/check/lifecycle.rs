@@ -30,12 +30,8 @@ pub fn load(p: &mut Probe) -> Outcome {
         if let Err(e) = p.init(&mut s) {
             return Outcome::fail(format!("initialization: {e}"));
         }
-        let reals: Vec<u32> = p
-            .outputs
-            .iter()
-            .filter(|v| v.ty == model_description::BaseType::Real)
-            .map(|v| v.vr)
-            .collect();
+        let reals: Vec<u32> =
+            p.outputs.iter().filter(|v| v.ty == model_description::BaseType::Real).map(|v| v.vr).collect();
         // FMI 2.0 §4.3.1: fmi2GetRealOutputDerivatives "is allowed for all orders k <=
         // maxOutputDerivativeOrder"; asked output by output, order by order.
         let mut refused = Vec::new();
@@ -60,7 +56,10 @@ pub fn load(p: &mut Probe) -> Outcome {
                 super::statics::some(&refused, 4)
             ));
         }
-        notes.push(format!("fmi2GetRealOutputDerivatives: {provided} output derivatives of {} Real outputs", reals.len()));
+        notes.push(format!(
+            "fmi2GetRealOutputDerivatives: {provided} output derivatives of {} Real outputs",
+            reals.len()
+        ));
         if !refused.is_empty() {
             partial = Some(format!(
                 "maxOutputDerivativeOrder = {order}, but fmi2GetRealOutputDerivatives refuses {} output derivatives: {}",
@@ -233,5 +232,7 @@ pub fn threads(p: &mut Probe) -> Outcome {
             }
         }
     }
-    Outcome::pass(format!("two instances stepped concurrently on two threads for {n} steps: both bit-identical to a run alone"))
+    Outcome::pass(format!(
+        "two instances stepped concurrently on two threads for {n} steps: both bit-identical to a run alone"
+    ))
 }

@@ -395,7 +395,8 @@ impl Report {
         }
         let width = CHECKS.iter().map(|c| c.id.len()).max().unwrap_or(10);
         for f in &self.findings {
-            let _ = writeln!(out, "{} {:<width$}  {} [{}; {:.2} s]", f.verdict, f.check, f.evidence, f.section, f.seconds);
+            let _ =
+                writeln!(out, "{} {:<width$}  {} [{}; {:.2} s]", f.verdict, f.check, f.evidence, f.section, f.seconds);
         }
         let count = |v: Verdict| self.findings.iter().filter(|f| f.verdict == v).count();
         let _ = writeln!(
@@ -465,7 +466,8 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
                     Some(s) => {
                         let r = s.run(c.id);
                         if r.hung {
-                            stop_reason = Some(format!("the FMU hung in check {} (killed after {:?})", c.id, opts.timeout));
+                            stop_reason =
+                                Some(format!("the FMU hung in check {} (killed after {:?})", c.id, opts.timeout));
                         } else if c.id == "load" && r.outcome.verdict == Verdict::Fail {
                             stop_reason = Some("the FMU cannot be loaded and instantiated (check load)".into());
                         }

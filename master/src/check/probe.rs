@@ -192,10 +192,7 @@ impl Probe {
             for (j, (x, y)) in ra.iter().zip(rb).enumerate() {
                 if x.to_bits() != y.to_bits() {
                     let name = self.outputs.get(j).map_or("?", |v| v.name.as_str());
-                    return Some(format!(
-                        "at t = {}: {name} = {x:e} vs {y:e}",
-                        self.time(k0 + k as u64)
-                    ));
+                    return Some(format!("at t = {}: {name} = {x:e} vs {y:e}", self.time(k0 + k as u64)));
                 }
             }
         }
@@ -239,7 +236,8 @@ impl Probe {
             model_description::SimpleTypeKind::Real(a) => Some(a),
             _ => None,
         });
-        let pick = |own: Option<f64>, f: fn(&model_description::RealAttributes) -> Option<f64>| own.or_else(|| ty.and_then(f));
+        let pick =
+            |own: Option<f64>, f: fn(&model_description::RealAttributes) -> Option<f64>| own.or_else(|| ty.and_then(f));
         (pick(attrs.min, |a| a.min), pick(attrs.max, |a| a.max), pick(attrs.nominal, |a| a.nominal))
     }
 }

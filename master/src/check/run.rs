@@ -72,7 +72,10 @@ pub fn run(p: &mut Probe) -> Outcome {
         p.outputs.len()
     );
     if first.warnings > 0 {
-        return Outcome::warn(format!("{text}; {} calls returned fmi2Warning, the last message: {}", first.warnings, first.last_log));
+        return Outcome::warn(format!(
+            "{text}; {} calls returned fmi2Warning, the last message: {}",
+            first.warnings, first.last_log
+        ));
     }
     Outcome::pass(text)
 }

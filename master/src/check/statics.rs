@@ -58,7 +58,8 @@ pub fn description(st: &Static<'_>) -> Outcome {
     };
     let errors: Vec<String> = problems.iter().filter(|p| p.severity == Severity::Error).map(line).collect();
     let warnings: Vec<String> = problems.iter().filter(|p| p.severity == Severity::Warning).map(line).collect();
-    let counts = format!("{} variables, {} errors, {} warnings", md.model_variables.len(), errors.len(), warnings.len());
+    let counts =
+        format!("{} variables, {} errors, {} warnings", md.model_variables.len(), errors.len(), warnings.len());
     if !errors.is_empty() {
         Outcome::fail(format!("{counts}: {}", some(&errors, 3)))
     } else if !warnings.is_empty() {
@@ -75,7 +76,9 @@ pub fn binary(st: &Static<'_>) -> Outcome {
     let Some(cs) = &md.co_simulation else { return Outcome::skip("no <CoSimulation> interface") };
     let so = format!("binaries/linux64/{}.so", cs.model_identifier);
     match Archive::check_runnable(st.fmu, &so) {
-        Ok(()) => Outcome::pass(format!("{so} exports the {} required functions", crate::fmu::ffi::REQUIRED_SYMBOLS.len())),
+        Ok(()) => {
+            Outcome::pass(format!("{so} exports the {} required functions", crate::fmu::ffi::REQUIRED_SYMBOLS.len()))
+        }
         Err(why) => Outcome::fail(why),
     }
 }

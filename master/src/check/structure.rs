@@ -10,9 +10,12 @@ use crate::fmu::Slave;
 use crate::Fmu2Slave;
 use model_description::Unknown;
 
-/// Which outputs change (bitwise) when each input is perturbed, without a step:
-/// (input, output index in [`Probe::outputs`], before, after) per response.
-fn responses(p: &Probe, s: &mut Fmu2Slave, when: &str) -> Result<Vec<(Var, usize, f64, f64, f64)>, String> {
+/// One measured response: (input, output index in [`Probe::outputs`], input change, output before,
+/// output after).
+type Response = (Var, usize, f64, f64, f64);
+
+/// Which outputs change (bitwise) when each input is perturbed, without a step.
+fn responses(p: &Probe, s: &mut Fmu2Slave, when: &str) -> Result<Vec<Response>, String> {
     let mut found = Vec::new();
     let y0 = p.read(s)?;
     for v in p.inputs.clone() {
@@ -34,7 +37,7 @@ fn responses(p: &Probe, s: &mut Fmu2Slave, when: &str) -> Result<Vec<(Var, usize
 }
 
 /// Compares measured responses with the declared dependencies of `unknowns`.
-fn compare(p: &Probe, unknowns: &[Unknown], found: &[(Var, usize, f64, f64, f64)], list: &str) -> Outcome {
+fn compare(p: &Probe, unknowns: &[Unknown], found: &[Response], list: &str) -> Outcome {
     let declared = |out: &Var, input: &Var| -> Option<bool> {
         let u = unknowns.iter().find(|u| u.index == out.index)?;
         Some(u.dependencies.as_ref().is_none_or(|d| d.contains(&input.index)))

@@ -101,10 +101,7 @@ impl Supervisor {
             Some(o) => o,
             None => {
                 let mut what = if hung {
-                    format!(
-                        "hung: no answer within {} s (worker killed)",
-                        fmt_secs(self.timeout.as_secs_f64())
-                    )
+                    format!("hung: no answer within {} s (worker killed)", fmt_secs(self.timeout.as_secs_f64()))
                 } else {
                     status.map_or_else(|| "worker process died".to_owned(), crate::fmu::isolated::describe_exit)
                 };
