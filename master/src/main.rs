@@ -510,7 +510,8 @@ fn run() -> Result<i32> {
             if let Some(path) = json {
                 std::fs::write(&path, report.json()).with_context(|| format!("writing {}", path.display()))?;
             }
-            Ok(i32::from(report.failed()))
+            // Interrupted: the report so far, and the conventional status of the signal.
+            Ok(master::guard::signal().map_or(i32::from(report.failed()), master::guard::exit_code))
         }
         Command::CheckWorker { fmu, extracted, check, plan } => {
             master::check::worker::serve(&fmu, &extracted, &check, &plan)

@@ -133,6 +133,9 @@ impl Supervisor {
         let mut exited_at: Option<Instant> = None;
         loop {
             let now = Instant::now();
+            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+                return (last_call, Some(Outcome::skip("interrupted (SIGINT/SIGTERM): the worker was killed")), false);
+            }
             if now >= deadline {
                 let hung = result.is_none();
                 return (last_call, result, hung);
