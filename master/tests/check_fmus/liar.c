@@ -6,7 +6,8 @@
  *   -DLIE_STATE        fmi2SetFMUstate returns fmi2OK but restores nothing
  *   -DLIE_FEEDTHROUGH  y = 2 x + u: direct feedthrough the description does not declare
  *   -DLIE_GLOBAL       every instance is the same global state
- *   -DLIE_STEP         every fmi2DoStep advances by the default step 0.1, whatever h it is given */
+ *   -DLIE_STEP         every fmi2DoStep advances by the default step 0.1, whatever h it is given
+ *   -DLIE_LEAK         every fmi2Instantiate leaks 64 KiB (written, so that it is resident) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,16 @@ EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *gui
     if (!s) return NULL;
 #endif
     s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED;
+#ifdef LIE_LEAK
+    /* Chained from a global, so that the compiler cannot drop the allocation. */
+    static void *leaks;
+    char *leak = malloc(65536);
+    if (leak) {
+        memset(leak, 1, 65536);
+        *(void **)leak = leaks;
+        leaks = leak;
+    }
+#endif
     return s;
 }
 EXPORT void fmi2FreeInstance(fmi2Component c) {
