@@ -424,3 +424,24 @@ fn gemseo_fmus_give_the_verdicts_of_the_committed_example() {
     assert_eq!(measured, documented, "the verdicts differ from docs/check-gemseo-example.md: regenerate and explain");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bad_options_are_refused_with_a_message_naming_them() {
+    let fmu = paths::fmu("testing-faulty");
+    let f = fmu.to_str().unwrap();
+    for (args, says) in [
+        (vec!["--start-value", "x0=abc"], "x0=abc"),
+        (vec!["--start-value", "nope=1"], "no variable \"nope\""),
+        (vec!["--only", "nonsense"], "no check \"nonsense\""),
+        (vec!["--timeout", "0"], "--timeout 0"),
+        (vec!["--step", "0.3"], "not a whole number of communication steps"),
+    ] {
+        let mut all = vec!["check", f];
+        all.extend(args.iter().copied());
+        let out = support::cosim(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: no report for options that cannot be used");
+    }
+}
