@@ -171,6 +171,8 @@ impl Default for Lumped3Fmu {
 }
 
 impl HasStepping for Lumped3Fmu {
+    const LAMBDA_INPUTS: &'static [(&'static str, model_description::DependencyKind)] =
+        &[("s", model_description::DependencyKind::Dependent), ("s_dot", model_description::DependencyKind::Dependent)];
     fn stepping(&self) -> &Stepping {
         &self.stepping
     }

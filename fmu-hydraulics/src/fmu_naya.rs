@@ -119,6 +119,11 @@ impl Default for NayaFmu {
 }
 
 impl HasStepping for NayaFmu {
+    const LAMBDA_INPUTS: &'static [(&'static str, model_description::DependencyKind)] = &[
+        ("s", model_description::DependencyKind::Dependent),
+        ("s_dot", model_description::DependencyKind::Dependent),
+        ("kappa", model_description::DependencyKind::Dependent),
+    ];
     fn stepping(&self) -> &Stepping {
         &self.stepping
     }

@@ -58,6 +58,8 @@ pub trait HasStepping: Clone + Default + Send + 'static {
     fn stepping_mut(&mut self) -> &mut Stepping;
     /// |λ|max of the circuit's Jacobian at the current state and inputs (1/s), computed on demand.
     fn lambda_max(&self) -> f64;
+    /// The inputs `lambda_max` depends on (the Jacobian's inputs).
+    const LAMBDA_INPUTS: &'static [(&'static str, model_description::DependencyKind)];
 }
 
 /// Parameters `integrator`, `h`, `newton_tol`, `newton_max_iter`, outputs `newton_iterations`
@@ -106,10 +108,12 @@ pub fn variables<M: HasStepping>() -> (Vec<Variable<M>>, Vec<Variable<M>>) {
         Variable::output(
             "lambda_max",
             "1/s",
-            "Magnitude of the stiffest eigenvalue of the pressure equations at the last communication point",
+            "Magnitude of the stiffest eigenvalue of the pressure equations at the last communication point, \
+             with the inputs s and s_dot as set now",
             |m: &M| m.lambda_max(),
         )
-        .depends_on(&[]),
+        // Evaluated with the inputs as set now: direct feedthrough (measured by `cosim check`).
+        .depends_on(M::LAMBDA_INPUTS),
     ];
     (params, outputs)
 }

@@ -11,7 +11,7 @@
 //! - [`execution`]: [`Execution`], the one run loop: system + instances + algorithm + observers;
 //! - [`observer`]: *what is recorded* (CSV, summary, progress, in-memory, callbacks);
 //! - front ends: [`run`] (`cosim run`: a system file, or one FMU via [`single`]), [`tune`]
-//!   (`cosim tune`), the `cosim bench` binary module.
+//!   (`cosim tune`), [`check`] (`cosim check`), the `cosim bench` binary module.
 //!
 //! ```no_run
 //! use master::{Execution, SystemBuilder};
@@ -31,6 +31,7 @@
 
 pub mod algorithm;
 pub mod bonds;
+pub mod check;
 pub mod coupling;
 pub mod error;
 pub mod execution;

@@ -7,6 +7,7 @@
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
+//! cosim check FMU [--start-value NAME=VALUE ...] [--stop-time T] [--step H] [--steps N] [--timeout S] [--json FILE]
 //! ```
 
 use anyhow::{bail, Context, Result};
@@ -285,6 +286,51 @@ enum Command {
         #[arg(long, value_enum, default_value = "name")]
         enumerations: EnumerationsArg,
     },
+    /// Behavioural FMI 2.0 compliance check of an FMU: every check in its own worker process,
+    /// one line per check (PASS/WARN/FAIL/SKIP, evidence, FMI 2.0 section); exit code 1 on FAIL.
+    Check {
+        /// The .fmu file.
+        fmu: PathBuf,
+        /// A start value, NAME=VALUE, as `cosim run --start-value`; repeatable.
+        #[arg(long = "start-value", value_name = "NAME=VALUE")]
+        start_values: Vec<String>,
+        /// Stop time (s; default: the DefaultExperiment's).
+        #[arg(long)]
+        stop_time: Option<f64>,
+        /// Communication step H (s; default: the DefaultExperiment's).
+        #[arg(long)]
+        step: Option<f64>,
+        /// At most this many communication steps (the stop time is cut).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Seconds one check may take before its worker is killed and the check FAILs as hung.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// Instantiate/free cycles of the cost check.
+        #[arg(long, default_value_t = 1000)]
+        cycles: u64,
+        /// Run only these checks (comma separated ids).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Also write the report as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Internal: run one check of `cosim check` on an extracted FMU.
+    #[command(hide = true)]
+    CheckWorker {
+        /// The FMU as extracted by the checker.
+        #[arg(long)]
+        extracted: PathBuf,
+        /// The check's id.
+        #[arg(long)]
+        check: String,
+        /// The plan (JSON).
+        #[arg(long)]
+        plan: String,
+        /// The .fmu file.
+        fmu: PathBuf,
+    },
     /// Show an FMU's metadata, capabilities and variables.
     Info {
         /// The .fmu file.
@@ -479,6 +525,34 @@ fn run() -> Result<i32> {
                 e.connections,
                 e.parameters
             );
+            Ok(0)
+        }
+        Command::Check { fmu, start_values, stop_time, step, steps, timeout, cycles, only, json } => {
+            if !(timeout.is_finite() && timeout > 0.0) {
+                bail!("--timeout {timeout}: must be a positive number of seconds");
+            }
+            master::guard::install();
+            let opts = master::check::Options {
+                start_values,
+                stop_time,
+                step,
+                max_steps: steps,
+                timeout: std::time::Duration::from_secs_f64(timeout),
+                cycles,
+                only,
+                worker_exe: None,
+            };
+            let report = master::check::check(&fmu, &opts)?;
+            print!("{}", report.text());
+            if let Some(path) = json {
+                std::fs::write(&path, report.json()).with_context(|| format!("writing {}", path.display()))?;
+            }
+            // Interrupted: the report so far, and the conventional status of the signal.
+            Ok(master::guard::signal().map_or(i32::from(report.failed()), master::guard::exit_code))
+        }
+        Command::CheckWorker { fmu, extracted, check, plan } => {
+            master::check::worker::serve(&fmu, &extracted, &check, &plan)
+                .with_context(|| format!("check worker {check} for {}", fmu.display()))?;
             Ok(0)
         }
         Command::Info { fmu } => {

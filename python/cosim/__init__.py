@@ -5,7 +5,8 @@
   numbers as ``cosim run``'s ``results.csv``;
 - :class:`Execution` steps a system from Python (set inputs, step, read any variable);
 - :func:`sweep` runs a parameter study on a local process pool or a Dask cluster;
-- :func:`tune` runs ``cosim tune`` and returns ``tune.json`` as a dict.
+- :func:`tune` runs ``cosim tune`` and returns ``tune.json`` as a dict;
+- :func:`check` runs ``cosim check`` (behavioural FMI 2.0 compliance) and returns the report.
 
 Errors of the master raise :class:`CosimError` with the Rust message (an FMU call error names
 the instance and the time). The GIL is released while stepping; Ctrl-C stops a run cleanly
@@ -26,7 +27,7 @@ from ._cosim import CosimError
 from .system import System
 from .sweep import sweep
 
-__all__ = ["CosimError", "Execution", "Result", "System", "simulate", "sweep", "to_pandas", "tune"]
+__all__ = ["CosimError", "Execution", "Result", "System", "check", "simulate", "sweep", "to_pandas", "tune"]
 
 
 class Result(np.ndarray):
@@ -199,3 +200,51 @@ def tune(
             return tune(system, d, jobs=jobs, h_ini=h_ini, h_inc=h_inc, h_max=h_max, verify=verify)
     text = _cosim._tune(os.fspath(system), os.fspath(out_dir), jobs, h_ini, h_inc, h_max, verify)
     return json.loads(text)
+
+
+def _start_value_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def check(
+    fmu,
+    stop_time: float | None = None,
+    step: float | None = None,
+    start_values: dict | None = None,
+    *,
+    steps: int | None = None,
+    timeout: float = 60.0,
+    cycles: int = 1000,
+    only: list[str] | None = None,
+    cosim=None,
+) -> dict:
+    """Checks the FMU ``fmu`` as ``cosim check`` does and returns the report as a dict:
+    ``fmu``, ``model_name``, ``plan`` (the experiment) and ``findings``, one dict per check with
+    ``check``, ``family``, ``title``, ``section`` (FMI 2.0), ``verdict`` (``"PASS"``, ``"WARN"``,
+    ``"FAIL"`` or ``"SKIP"``), ``evidence`` and ``seconds``; ``failed`` is True when a check failed.
+
+    ``start_values`` maps variable names to values (as ``--start-value``); ``steps`` limits the
+    number of communication steps; ``timeout`` (s) is per check; ``only`` lists check ids. Every
+    check runs in a worker process of the ``cosim`` executable: ``cosim`` (a path), else
+    ``$COSIM_WORKER_EXE``, else ``cosim`` on ``PATH``. A crash or hang of the FMU is a FAIL
+    finding, never an exception; options the FMU cannot take raise :class:`CosimError`.
+    """
+    import shutil
+
+    worker = cosim or os.environ.get("COSIM_WORKER_EXE") or shutil.which("cosim")
+    text = _cosim._check(
+        os.fspath(fmu),
+        [f"{k}={_start_value_text(v)}" for k, v in (start_values or {}).items()],
+        stop_time=stop_time,
+        step=step,
+        steps=steps,
+        timeout=float(timeout),
+        cycles=int(cycles),
+        only=list(only) if only else None,
+        worker=os.fspath(worker) if worker else None,
+    )
+    report = json.loads(text)
+    report["failed"] = any(f["verdict"] == "FAIL" for f in report["findings"])
+    return report

@@ -660,6 +660,51 @@ fn _fmu_paths(system: &Bound<'_, PyAny>) -> PyResult<Vec<(String, PathBuf)>> {
     Ok(s.builder.fmus())
 }
 
+/// `cosim check FMU`: every check of `master::check` (each in a `cosim check-worker` process of
+/// `worker`, default `master::fmu::isolated::worker_exe()`); returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (fmu, start_values, stop_time=None, step=None, steps=None, timeout=60.0, cycles=1000, only=None, worker=None))]
+#[allow(clippy::too_many_arguments)]
+fn _check(
+    py: Python<'_>,
+    fmu: PathBuf,
+    start_values: Vec<String>,
+    stop_time: Option<f64>,
+    step: Option<f64>,
+    steps: Option<u64>,
+    timeout: f64,
+    cycles: u64,
+    only: Option<Vec<String>>,
+    worker: Option<PathBuf>,
+) -> PyResult<String> {
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(bad(format!("timeout = {timeout}: must be a positive number of seconds")));
+    }
+    let worker = match worker {
+        Some(w) => w,
+        None => master::fmu::isolated::worker_exe().map_err(err)?,
+    };
+    if worker.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python")) {
+        return Err(bad(format!(
+            "cosim.check runs each check in a `cosim` worker process, and {} is not one: pass cosim=\"path/to/cosim\", \
+             put cosim on PATH or set COSIM_WORKER_EXE",
+            worker.display()
+        )));
+    }
+    let opts = master::check::Options {
+        start_values,
+        stop_time,
+        step,
+        max_steps: steps,
+        timeout: std::time::Duration::from_secs_f64(timeout),
+        cycles,
+        only: only.unwrap_or_default(),
+        worker_exe: Some(worker),
+    };
+    let report = py.allow_threads(|| master::check::check(&fmu, &opts)).map_err(err)?;
+    Ok(report.json())
+}
+
 #[pymodule]
 fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CosimError", m.py().get_type::<CosimError>())?;
@@ -669,5 +714,6 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_fmu_paths, m)?)?;
     m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(_check, m)?)?;
     Ok(())
 }

@@ -257,6 +257,24 @@ impl Binary {
         unsafe { text((self.api.get_types_platform)()) }
     }
 
+    /// `fmi2FreeInstance(NULL)`: FMI 2.0 §2.1.5 says the call is ignored (`cosim check`).
+    pub(crate) fn free_null_instance(&self) {
+        // SAFETY: a null component, which the standard allows.
+        unsafe { (self.api.free_instance)(std::ptr::null_mut()) }
+    }
+
+    /// The optional functions the binary does not export (`cosim check`).
+    pub(crate) fn missing_optional(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.api.get_real_status.is_none() {
+            missing.push("fmi2GetRealStatus");
+        }
+        if self.api.get_boolean_status.is_none() {
+            missing.push("fmi2GetBooleanStatus");
+        }
+        missing
+    }
+
     /// `fmi2GetVersion()` ("2.0").
     pub(crate) fn version(&self) -> String {
         // SAFETY: as in `types_platform`.
@@ -645,6 +663,58 @@ impl Instance {
         }
         // SAFETY: live component; `saved` is a state this component returned.
         unsafe { (self.binary.api.set_fmu_state)(self.c(), self.saved) }
+    }
+
+    /// `fmi2SerializedFMUstateSize` and `fmi2SerializeFMUstate` of the saved slot (`cosim check`);
+    /// NOT_CALLED when nothing was saved.
+    pub(crate) fn serialize_saved(&mut self) -> (c_int, Vec<u8>) {
+        if self.saved.is_null() {
+            return (NOT_CALLED, Vec::new());
+        }
+        let mut size = 0usize;
+        // SAFETY: live component; `saved` is a state this component returned; one size_t out.
+        let status = unsafe { (self.binary.api.serialized_fmu_state_size)(self.c(), self.saved, &mut size) };
+        if status > WARNING || size > (1 << 30) {
+            return (if status > WARNING { status } else { ERROR }, Vec::new());
+        }
+        let mut bytes = vec![0u8; size];
+        // SAFETY: as above; a buffer of `size` bytes.
+        let status = unsafe {
+            (self.binary.api.serialize_fmu_state)(self.c(), self.saved, bytes.as_mut_ptr().cast(), bytes.len())
+        };
+        (status, bytes)
+    }
+
+    /// `fmi2DeSerializeFMUstate` of `bytes` into the saved slot (the previous saved state is freed
+    /// first), for [`Instance::restore_state`] (`cosim check`).
+    pub(crate) fn deserialize_into_saved(&mut self, bytes: &[u8]) -> c_int {
+        let status = self.free_saved_state();
+        if status > WARNING {
+            return status;
+        }
+        // SAFETY: live component; a buffer of bytes.len() bytes; `saved` is null and receives
+        // the new state.
+        unsafe {
+            (self.binary.api.deserialize_fmu_state)(self.c(), bytes.as_ptr().cast(), bytes.len(), &mut self.saved)
+        }
+    }
+
+    /// `fmi2FreeFMUstate` of the saved slot (OK when nothing is saved); the slot is null after.
+    pub(crate) fn free_saved_state(&mut self) -> c_int {
+        if self.saved.is_null() {
+            return OK;
+        }
+        // SAFETY: live component; the state came from it and is freed once (the slot is nulled).
+        let status = unsafe { (self.binary.api.free_fmu_state)(self.c(), &mut self.saved) };
+        self.saved = std::ptr::null_mut();
+        status
+    }
+
+    /// `fmi2FreeFMUstate(c, &NULL)`: FMI 2.0 §2.1.8 says a null state is ignored (`cosim check`).
+    pub(crate) fn free_null_state(&mut self) -> c_int {
+        let mut null: *mut c_void = std::ptr::null_mut();
+        // SAFETY: live component; a pointer to a null FMUstate, which the standard allows.
+        unsafe { (self.binary.api.free_fmu_state)(self.c(), &mut null) }
     }
 
     /// `fmi2GetBooleanStatus(kind)`; NOT_CALLED when the FMU does not export it.

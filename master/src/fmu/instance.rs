@@ -218,6 +218,11 @@ impl Fmu2 {
         })
     }
 
+    /// The loaded binary (`cosim check` calls it directly).
+    pub(crate) fn binary(&self) -> &Arc<ffi::Binary> {
+        &self.binary
+    }
+
     /// The `.fmu` file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -344,6 +349,11 @@ impl Fmu2Slave {
     /// calls that returned fmi2Warning without logging anything.
     pub fn warnings(&self) -> u64 {
         self.warnings + self.instance.warning_count()
+    }
+
+    /// The raw instance, for calls the [`Slave`] API does not make (`cosim check`).
+    pub(crate) fn raw(&mut self) -> &mut ffi::Instance {
+        &mut self.instance
     }
 
     /// `fmi2Reset`: back to the state after instantiation.

@@ -686,7 +686,7 @@ pub fn serve_args(args: &[String]) -> std::io::Result<()> {
 }
 
 /// `worker process died (signal 6, SIGABRT)`, `… (exit code 3)`.
-fn describe_exit(status: ExitStatus) -> String {
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     if let Some(sig) = status.signal() {
         let name = match sig {
@@ -1182,7 +1182,7 @@ impl Slave for IsolatedSlave {
 /// blocked in an FMU call would otherwise outlive a master ended by SIGKILL. (Linux ties this to
 /// the master's thread that started the worker: a program that starts isolated instances on a
 /// thread that ends before the run does loses its workers with that thread.)
-fn die_with_the_master() {
+pub(crate) fn die_with_the_master() {
     unsafe extern "C" {
         fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
         fn getppid() -> i32;

@@ -160,7 +160,7 @@ pub mod archive;
 mod cache;
 pub mod call;
 mod elf;
-mod ffi;
+pub(crate) mod ffi;
 pub mod info;
 pub mod instance;
 pub mod isolated;

@@ -1,0 +1,84 @@
+//! Family 1, the static checks that read files only (nothing of the FMU runs here): the model
+//! description against the standard ([`model_description::validate`]) and the Linux binary
+//! (an x86-64 shared library exporting every FMI 2.0 Co-Simulation function,
+//! [`Archive::check_runnable`]). Loading the binary runs its initialisers, so that part (and the
+//! capability flags against what the functions do) is the worker check `load`.
+
+use super::Outcome;
+use crate::fmu::Archive;
+use model_description::{ModelDescription, Severity};
+use std::path::Path;
+
+/// What the static checks read: the description (or why it cannot be read).
+pub struct Static<'a> {
+    /// The FMU file.
+    pub fmu: &'a Path,
+    /// The parsed description, or the error text.
+    pub md: Result<ModelDescription, String>,
+}
+
+impl<'a> Static<'a> {
+    /// Reads `modelDescription.xml` of `fmu` without extracting the archive.
+    pub fn read(fmu: &'a Path) -> Self {
+        let md = Archive::read_model_description(fmu).map_err(|e| e.to_string()).and_then(|l| {
+            model_description::from_str(&l.model_description).map_err(|e| format!("modelDescription.xml: {e}"))
+        });
+        Self { fmu, md }
+    }
+}
+
+/// Lists at most `n` items, then "… and k more".
+pub(crate) fn some<T: std::fmt::Display>(items: &[T], n: usize) -> String {
+    let mut s: Vec<String> = items.iter().take(n).map(ToString::to_string).collect();
+    if items.len() > n {
+        s.push(format!("… and {} more", items.len() - n));
+    }
+    s.join("; ")
+}
+
+/// The description reads and passes the standard's rules: errors FAIL, warnings WARN.
+pub fn description(st: &Static<'_>) -> Outcome {
+    let md = match &st.md {
+        Ok(md) => md,
+        Err(e) => return Outcome::fail(e.clone()),
+    };
+    if md.fmi_version != "2.0" {
+        return Outcome::fail(format!("fmiVersion=\"{}\": not an FMI 2.0 FMU", md.fmi_version));
+    }
+    if md.co_simulation.is_none() {
+        return Outcome::fail("no <CoSimulation> element: not a Co-Simulation FMU");
+    }
+    let problems = model_description::validate(md);
+    let line = |p: &model_description::Problem| {
+        if p.line > 0 {
+            format!("line {}: {}", p.line, p.message)
+        } else {
+            p.message.clone()
+        }
+    };
+    let errors: Vec<String> = problems.iter().filter(|p| p.severity == Severity::Error).map(line).collect();
+    let warnings: Vec<String> = problems.iter().filter(|p| p.severity == Severity::Warning).map(line).collect();
+    let counts =
+        format!("{} variables, {} errors, {} warnings", md.model_variables.len(), errors.len(), warnings.len());
+    if !errors.is_empty() {
+        Outcome::fail(format!("{counts}: {}", some(&errors, 3)))
+    } else if !warnings.is_empty() {
+        Outcome::warn(format!("{counts}: {}", some(&warnings, 3)))
+    } else {
+        Outcome::pass(counts)
+    }
+}
+
+/// `binaries/linux64/<modelIdentifier>.so` is there, an x86-64 ELF shared library that exports
+/// every FMI 2.0 common and Co-Simulation function (read from its symbol table, not loaded).
+pub fn binary(st: &Static<'_>) -> Outcome {
+    let Ok(md) = &st.md else { return Outcome::skip("modelDescription.xml cannot be read") };
+    let Some(cs) = &md.co_simulation else { return Outcome::skip("no <CoSimulation> interface") };
+    let so = format!("binaries/linux64/{}.so", cs.model_identifier);
+    match Archive::check_runnable(st.fmu, &so) {
+        Ok(()) => {
+            Outcome::pass(format!("{so} exports the {} required functions", crate::fmu::ffi::REQUIRED_SYMBOLS.len()))
+        }
+        Err(why) => Outcome::fail(why),
+    }
+}

@@ -1,0 +1,258 @@
+//! One check in one worker process: [`Supervisor`] (the checker's side) starts
+//! `cosim check-worker --extracted DIR --check ID --plan JSON -- FMU` in its own process group,
+//! and [`serve`] (the worker's side) loads the FMU and runs the check.
+//!
+//! The worker reports over its stdout pipe, one line each: `call WHAT` before every FMU call it
+//! makes (so that a crash or a hang names the call it happened in), `found TEXT` for partial
+//! results (kept as evidence should it die later), and `result JSON` (an
+//! [`Outcome`]) at the end. Before loading the FMU it points descriptors 0 and 1 at /dev/null and
+//! stderr, so nothing the FMU prints can garble the report. The supervisor reads the lines with a
+//! deadline (the check's timeout): no result because the process died is a FAIL naming how it
+//! died and the last call; no result within the timeout is a FAIL "hung" (the worker is killed).
+//! Either way the worker's whole process group is killed afterwards (an FMU that forked leaves
+//! nothing behind) and the FMU's last stderr lines are part of the evidence.
+
+use super::probe::Probe;
+use super::{find, Outcome, Plan, Runner};
+use crate::error::{MasterError, Result};
+use crate::fmu::{Archive, Fmu2};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The FMU's stderr lines kept for the evidence of a crash.
+const STDERR_TAIL: usize = 3;
+
+/// What one worker run gave.
+pub struct WorkerResult {
+    /// The finding (a FAIL when the worker died or hung).
+    pub outcome: Outcome,
+    /// The worker did not answer within the timeout and was killed.
+    pub hung: bool,
+}
+
+/// Starts the workers of one FMU's checks: the archive is extracted once and shared.
+pub struct Supervisor {
+    fmu: PathBuf,
+    archive: Archive,
+    exe: PathBuf,
+    plan: String,
+    timeout: Duration,
+}
+
+impl Supervisor {
+    /// Extracts `fmu` and prepares workers running `plan`.
+    pub fn new(fmu: &Path, plan: &Plan, opts: &super::Options) -> Result<Self> {
+        let archive = Archive::extract(fmu)?;
+        let exe = match &opts.worker_exe {
+            Some(p) => p.clone(),
+            None => crate::fmu::isolated::worker_exe()?,
+        };
+        let plan = serde_json::to_string(plan).map_err(|e| MasterError::Fmu {
+            path: fmu.to_path_buf(),
+            message: format!("cannot encode the check plan: {e}"),
+        })?;
+        Ok(Self { fmu: fmu.to_path_buf(), archive, exe, plan, timeout: opts.timeout })
+    }
+
+    /// Runs check `id` in a new worker and waits for its result, at most the timeout.
+    pub fn run(&mut self, id: &str) -> WorkerResult {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(&self.exe);
+        command
+            .arg("check-worker")
+            .arg("--extracted")
+            .arg(self.archive.dir())
+            .arg("--check")
+            .arg(id)
+            .arg("--plan")
+            .arg(&self.plan)
+            .arg("--")
+            .arg(&self.fmu)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = match command.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                return WorkerResult {
+                    outcome: Outcome::fail(format!("cannot start the worker process {}: {e}", self.exe.display())),
+                    hung: false,
+                }
+            }
+        };
+        crate::guard::track_group(child.id());
+        let (lines, stdout_done) = spawn_reader(child.stdout.take(), usize::MAX);
+        let (_, stderr_tail) = spawn_reader(child.stderr.take(), STDERR_TAIL);
+        let mut found = Vec::new();
+        let r = self.supervise(&mut child, &lines, &mut found);
+        // The whole group: the worker and anything the FMU forked.
+        crate::guard::kill_group(child.id());
+        let _ = child.kill();
+        let status = child.wait().ok();
+        crate::guard::untrack_group(child.id());
+        let tail = stderr_tail.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
+        drop(stdout_done);
+        let (last_call, result, hung) = r;
+        let outcome = match result {
+            Some(o) => o,
+            None => {
+                let mut what = if hung {
+                    format!("hung: no answer within {} s (worker killed)", fmt_secs(self.timeout.as_secs_f64()))
+                } else {
+                    status.map_or_else(|| "worker process died".to_owned(), crate::fmu::isolated::describe_exit)
+                };
+                if let Some(call) = last_call {
+                    what += &format!(" in {call}");
+                }
+                if !found.is_empty() {
+                    what += &format!("; before that: {}", found.join("; "));
+                }
+                if !tail.is_empty() {
+                    what += &format!("; its last stderr lines: {}", tail.join(" | "));
+                }
+                Outcome::fail(what)
+            }
+        };
+        WorkerResult { outcome, hung: hung && !matches!(status, Some(s) if s.success()) }
+    }
+
+    /// Reads the worker's lines until its result, its end or the timeout: (last call, result, hung).
+    fn supervise(
+        &self,
+        child: &mut Child,
+        lines: &mpsc::Receiver<Vec<String>>,
+        found: &mut Vec<String>,
+    ) -> (Option<String>, Option<Outcome>, bool) {
+        let deadline = Instant::now() + self.timeout;
+        let mut last_call = None;
+        let mut result = None;
+        let mut exited_at: Option<Instant> = None;
+        loop {
+            let now = Instant::now();
+            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+                return (last_call, Some(Outcome::skip("interrupted (SIGINT/SIGTERM): the worker was killed")), false);
+            }
+            if now >= deadline {
+                let hung = result.is_none();
+                return (last_call, result, hung);
+            }
+            match lines.recv_timeout(Duration::from_millis(20).min(deadline - now)) {
+                Ok(batch) => {
+                    for line in batch {
+                        if let Some(c) = line.strip_prefix("call ") {
+                            last_call = Some(c.to_owned());
+                        } else if let Some(f) = line.strip_prefix("found ") {
+                            found.push(f.to_owned());
+                        } else if let Some(j) = line.strip_prefix("result ") {
+                            result = Some(serde_json::from_str(j).unwrap_or_else(|e| {
+                                Outcome::fail(format!("the worker's result cannot be read ({e}): {j}"))
+                            }));
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                // End of the pipe: the worker (and whatever it forked) is gone.
+                Err(mpsc::RecvTimeoutError::Disconnected) => return (last_call, result, false),
+            }
+            if result.is_some() {
+                // The worker exits right after its result.
+                if matches!(child.try_wait(), Ok(Some(_))) {
+                    return (last_call, result, false);
+                }
+                continue;
+            }
+            // The worker died but a process it forked holds the pipe: give the last lines a moment.
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                let at = *exited_at.get_or_insert(now);
+                if now.duration_since(at) > Duration::from_millis(200) {
+                    return (last_call, result, false);
+                }
+            }
+        }
+    }
+}
+
+/// `12`, `0.5`.
+fn fmt_secs(s: f64) -> String {
+    format!("{s}")
+}
+
+/// A thread reading lines from `r`: batches of lines on the first channel (when `keep` is
+/// `usize::MAX`), or the last `keep` lines on the second at the end.
+fn spawn_reader(
+    r: Option<impl Read + Send + 'static>,
+    keep: usize,
+) -> (mpsc::Receiver<Vec<String>>, mpsc::Receiver<Vec<String>>) {
+    let (tx, rx) = mpsc::channel();
+    let (tail_tx, tail_rx) = mpsc::channel();
+    if let Some(r) = r {
+        std::thread::spawn(move || {
+            let mut tail: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+            let mut reader = BufReader::new(r);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                // At most 64 KiB per line: a garbled stream cannot make the checker allocate much.
+                match reader.by_ref().take(1 << 16).read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
+                if keep == usize::MAX {
+                    if tx.send(vec![line]).is_err() {
+                        break;
+                    }
+                } else if !line.is_empty() {
+                    let mut line = line;
+                    if line.len() > 300 {
+                        let mut cut = 300;
+                        while !line.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        line.truncate(cut);
+                        line.push('…');
+                    }
+                    tail.push_back(line);
+                    if tail.len() > keep {
+                        tail.pop_front();
+                    }
+                }
+            }
+            let _ = tail_tx.send(tail.into_iter().collect());
+        });
+    }
+    (rx, tail_rx)
+}
+
+/// The worker: loads the FMU extracted at `extracted`, runs check `id` with `plan` (JSON) and
+/// writes its result; exits the process (no destructors of the FMU's library run after the result).
+pub fn serve(fmu: &Path, extracted: &Path, id: &str, plan: &str) -> std::io::Result<()> {
+    crate::fmu::isolated::die_with_the_master();
+    let (_requests, mut out) = crate::fmu::ffi::take_stdio_for_protocol()?;
+    let outcome = (|| {
+        let check = find(id).ok_or_else(|| format!("no check {id}"))?;
+        let Runner::Worker(f) = check.runner else { return Err(format!("check {id} does not run in a worker")) };
+        let plan: Plan = serde_json::from_str(plan).map_err(|e| format!("bad plan: {e}"))?;
+        let _ = writeln!(out, "call loading the binary (dlopen, fmi2GetTypesPlatform, fmi2GetVersion)");
+        let loaded = Fmu2::load_extracted(fmu, extracted).map_err(|e| e.to_string())?;
+        let mut probe = Probe::new(loaded, plan, out.try_clone().ok());
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut probe)));
+        r.map_err(|p| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            format!("the check panicked: {msg}")
+        })
+    })()
+    .unwrap_or_else(Outcome::fail);
+    let json = serde_json::to_string(&outcome).unwrap_or_else(|_| "{}".into());
+    writeln!(out, "result {json}")?;
+    out.flush()?;
+    std::process::exit(0)
+}
