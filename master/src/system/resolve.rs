@@ -454,7 +454,24 @@ impl Resolver<'_> {
                 .or_else(|| self.b.bond_corrections.get(bond_name).copied())
                 .or(sim.energy_correction)
                 .unwrap_or(false);
-            bonds.push(Bond { name: bond_name.clone(), ports: [a, b2], energy_correction });
+            let own = self.b.bond_laws.get(bond_name).copied().unwrap_or_default();
+            let correction = EnergyCorrection {
+                law: own.law.or(sim.energy_correction_law).unwrap_or_default(),
+                gain: own.gain.or(sim.energy_correction_gain).unwrap_or(1.0),
+                flow_floor: own.flow.or(sim.energy_correction_flow).unwrap_or(0.0),
+            };
+            let (gain_key, flow_key) = if own.gain.is_some() || own.flow.is_some() {
+                (format!("{key}.energy_correction_gain"), format!("{key}.energy_correction_flow"))
+            } else {
+                ("simulation.energy_correction_gain".into(), "simulation.energy_correction_flow".into())
+            };
+            if !(correction.gain.is_finite() && correction.gain >= 0.0) {
+                return Err(self.err(gain_key, format!("{} must be finite and non-negative", correction.gain)));
+            }
+            if !(correction.flow_floor.is_finite() && correction.flow_floor >= 0.0) {
+                return Err(self.err(flow_key, format!("{} must be finite and non-negative", correction.flow_floor)));
+            }
+            bonds.push(Bond { name: bond_name.clone(), ports: [a, b2], energy_correction, correction });
         }
 
         let outputs = match &self.b.outputs {
@@ -476,7 +493,11 @@ impl Resolver<'_> {
         if let Some(name) = self.b.bond_corrections.keys().find(|n| !bonds.iter().any(|b| &b.name == *n)) {
             return Err(self.err(format!("bonds.{name}.energy_correction"), format!("no bond named \"{name}\"")));
         }
+        if let Some(name) = self.b.bond_laws.keys().find(|n| !bonds.iter().any(|b| &b.name == *n)) {
+            return Err(self.err(format!("bonds.{name}.energy_correction_law"), format!("no bond named \"{name}\"")));
+        }
         let energy_correction = EnergyCorrection {
+            law: sim.energy_correction_law.unwrap_or_default(),
             gain: sim.energy_correction_gain.unwrap_or(1.0),
             flow_floor: sim.energy_correction_flow.unwrap_or(0.0),
         };
