@@ -2,30 +2,37 @@
 //! bond at both ends of every communication step, as the instances saw the values, its energy
 //! δE over the step, the totals Σ δE and Σ|δE|, and the divergence bound on Σ|δE|.
 //!
-//! **Energy correction** (`energy_correction = true`, per bond or for the system): the residual
-//! energy a bond leaves in step n is fed back into the effort the next step exchanges, so that
-//! it does not accumulate — the idea of NEPCE (nearly energy preserving coupling element;
-//! M. Benedikt, D. Watzenig, A. Hofer, "Modelling and analysis of the non-iterative coupling
-//! process for co-simulation", Math. Comput. Model. Dyn. Syst. 19(5), 2013) written for power
-//! bonds as in S. Sadjina, E. Pedersen, "Energy conservation and coupling error reduction in
-//! non-iterative co-simulations", Engineering with Computers 36, 2020, and, like the energy
-//! monitoring and correction of B. Rodríguez, F. González et al. (Multibody Syst. Dyn. 2022),
-//! from the exchanged variables only. The corrected port j is the one whose effort e_j is a
-//! connected input and whose flow f_j its own instance outputs (the force input of a mechanism
-//! in force coupling); with σ_j its sign, α the gain and f_ε a flow floor (default 0):
+//! **Energy correction** (`energy_correction = true`, per bond or for the system) returns the
+//! energy the coupling created in step n over step n+1, from the exchanged variables only (like
+//! the energy monitoring and correction of B. Rodríguez, F. González et al., Multibody Syst. Dyn.
+//! 55, 2022). Two laws (`energy_correction_law`, docs/system-description.md has the equations):
+//!
+//! - `input` (default; the input correction of NEPCE — M. Benedikt, D. Watzenig, A. Hofer,
+//!   "Modelling and analysis of the non-iterative coupling process for co-simulation", Math.
+//!   Comput. Model. Dyn. Syst. 19(5), 2013 — and T. Moshagen's energy balance corrections,
+//!   arXiv:1706.07273): every port variable u fed by a connection whose conjugate y its own
+//!   instance outputs gets back its own energy error ΔE_u = ∫(ũ − u)·y dt (trapezoid from
+//!   ũ − u = 0 at t_n) as Δu = α ΔE_u y / (H (y² + y_ε²)). The link computes it when the next
+//!   step's inputs are set (`coupling::InputCorrection`), when ũ(t_{n+1}) is the source's
+//!   output after its feedthrough refresh; [`Bonds::begin`] sums the bond's −σ ΔE_u for bonds.csv.
+//! - `bond` (issue 18's law, for comparison; power bonds as in S. Sadjina, E. Pedersen, "Energy
+//!   conservation and coupling error reduction in non-iterative co-simulations", Engineering with
+//!   Computers 36, 2020): the bond's whole residual into the port j whose effort e_j is a connected
+//!   input and whose flow f_j its own instance outputs,
 //!
 //! ```text
 //! Δe_{n+1} = −α · δE_n · σ_j f_j(t_{n+1}) / ( H_{n+1} · (f_j(t_{n+1})² + f_ε²) )
 //! ```
 //!
-//! held over step n+1 on top of the extrapolated effort e (and limited to |Δe| ≤ |e|, so that a
-//! flow near zero cannot make it explode), so the extra port power σ_j Δe f_j returns −α·δE_n
-//! over the step (exactly for constant flow). δE_n is the step's *uncorrected* residual, from
-//! the exchanged values without Δe: feeding back the net residual (correction included) makes
-//! the correction chase itself and diverged on the A.1 oscillator at order 0 (measured). Both are
-//! kept: bonds.csv's `dE`, `E`, `E_abs` include the correction (the energy error the coupled
-//! system actually sees); `dE_uncorrected`, `E_uncorrected`, `E_abs_uncorrected` do not, and
-//! are what ECCO's error uses.
+//! Both are held over step n+1 on top of the extrapolated value and limited to |Δu| ≤ |u| (a
+//! conjugate near zero cannot make them explode). Both use the *consistent* residual of the
+//! *uncorrected* values: the trapezoid from the zero residual at t_n, also at order 0, where
+//! Publication III's bookkeeping (`de`: δP(t_{n+1})·H) counts each step twice; feeding back the
+//! net residual (correction included) makes the correction chase itself (it diverged on the A.1
+//! oscillator at order 0). bonds.csv's `dE`, `E`, `E_abs` are Publication III's bookkeeping as the
+//! instances saw the values (correction included); `dE_uncorrected`, `E_uncorrected`,
+//! `E_abs_uncorrected` the same without it (what ECCO's error uses); `dE_correction`,
+//! `E_correction` the consistent residual the correction returns (× α) over the step.
 
 use crate::coupling::{Coupling, InputCorrection, Slot};
 use crate::error::{MasterError, Result};

@@ -227,9 +227,9 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
                 b.bond_energy_correction(&name, on);
             }
             let law = match get::<String>(d, "energy_correction_law")? {
-                Some(l) => {
-                    Some(CorrectionLaw::parse(&l).map_err(|m| bad(format!("bonds.{name}.energy_correction_law: {m}")))?)
-                }
+                Some(l) => Some(
+                    CorrectionLaw::parse(&l).map_err(|m| bad(format!("bonds.{name}.energy_correction_law: {m}")))?,
+                ),
                 None => None,
             };
             let (gain, flow) = (get(d, "energy_correction_gain")?, get(d, "energy_correction_flow")?);

@@ -64,7 +64,6 @@ fn last(csv: &Csv, col: &str) -> Result<f64> {
     Ok(csv.rows.last().map_or(f64::NAN, |r| r[c]))
 }
 
-
 /// One A.1 run: the error against e^{At}, the true energy from the states, the bookkeeping.
 struct OscillatorRun {
     /// max |x − x_exact| over both masses (m).
@@ -198,9 +197,13 @@ struct CraneReference {
 }
 
 fn crane_reference(r: &mut Runner, scenario: &str) -> Result<CraneReference> {
-    let run = r.run(scenario, |b| {
-        b.outputs(["unified.s", "unified.E_kin", "unified.E_pot"]);
-    }, &Overrides::default())?;
+    let run = r.run(
+        scenario,
+        |b| {
+            b.outputs(["unified.s", "unified.E_kin", "unified.E_pot"]);
+        },
+        &Overrides::default(),
+    )?;
     if !run.ok {
         bail!("{scenario}: {}", run.message);
     }
@@ -346,10 +349,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
         "A.1 order 0, H = 1 ms, uncorrected: Σ of the bond residual the correction uses (trapezoid from the zero \
          residual at t_n) vs the true E(T) − E(0) (Publication III's bookkeeping Σ δE)",
         "",
-        format!(
-            "{:.1} J vs {:.1} J ({:.1} J)",
-            probe_bond.consistent, probe_bond.true_change, probe_bond.book
-        ),
+        format!("{:.1} J vs {:.1} J ({:.1} J)", probe_bond.consistent, probe_bond.true_change, probe_bond.book),
         "within 2 %",
         Verdict::of(rel <= 0.02),
     ));
@@ -371,7 +371,8 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
     );
     if energy_plot.len() == 3 {
         let mut it = energy_plot.into_iter();
-        let (s0, s1, s2) = (it.next().unwrap_or_default(), it.next().unwrap_or_default(), it.next().unwrap_or_default());
+        let (s0, s1, s2) =
+            (it.next().unwrap_or_default(), it.next().unwrap_or_default(), it.next().unwrap_or_default());
         lines(
             &img_dir.join("energy-osc-residual.png"),
             "A.1 order 1, H = 1 ms: bookkeeping Σ|δE| without and with each law",
@@ -510,10 +511,9 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
         sweep_a4.iter().map(|h| h * 1e3).collect::<Vec<_>>(),
         sweep_pub3.iter().map(|h| h * 1e3).collect::<Vec<_>>()
     );
-    for (scenario, reference, sweep, h_acc) in [
-        ("crane-a4.toml", &reference_a4, &sweep_a4, 10e-3),
-        ("crane-pub3.toml", &reference_pub3, &sweep_pub3, 1e-3),
-    ] {
+    for (scenario, reference, sweep, h_acc) in
+        [("crane-a4.toml", &reference_a4, &sweep_a4, 10e-3), ("crane-pub3.toml", &reference_pub3, &sweep_pub3, 1e-3)]
+    {
         let id = scenario.trim_end_matches(".toml");
         let mut stable = Vec::new();
         let mut at_acc = Vec::new();
@@ -530,7 +530,10 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
                 })
                 .collect();
             let _ = writeln!(body, "| {id} | {} | {} ms | {} |", law_name(law), h_max * 1e3, log.join("; "));
-            let acc = runs.iter().find(|(h, _)| *h == h_acc).map_or((f64::INFINITY, f64::INFINITY), |(_, c)| (c.ds, c.de_mech));
+            let acc = runs
+                .iter()
+                .find(|(h, _)| *h == h_acc)
+                .map_or((f64::INFINITY, f64::INFINITY), |(_, c)| (c.ds, c.de_mech));
             stable.push(h_max);
             at_acc.push(acc);
         }

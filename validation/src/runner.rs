@@ -119,22 +119,18 @@ impl Runner {
             .filter(|k| *k > 0)
             .map(|k| {
                 std::iter::once(trace.times[k])
-                    .chain(
-                        trace.bonds[k]
-                            .iter()
-                            .flat_map(|b| {
-                                [
-                                    b.dp,
-                                    b.de,
-                                    b.e,
-                                    b.e_abs,
-                                    b.e_uncorrected,
-                                    b.e_abs_uncorrected,
-                                    b.de_correction,
-                                    b.e_correction,
-                                ]
-                            }),
-                    )
+                    .chain(trace.bonds[k].iter().flat_map(|b| {
+                        [
+                            b.dp,
+                            b.de,
+                            b.e,
+                            b.e_abs,
+                            b.e_uncorrected,
+                            b.e_abs_uncorrected,
+                            b.de_correction,
+                            b.e_correction,
+                        ]
+                    }))
                     .collect()
             })
             .collect();

@@ -4,7 +4,7 @@
 //! ```toml
 //! [simulation]        # step, algorithm, order, extrapolation, parallel, record_every, isolate,
 //! step = 1e-3         # worker_timeout, max_residual_energy, iterations, iteration_tolerance, step_control,
-//!                     # energy_correction(_gain, _flow), [simulation.ecco] (no start/stop:
+//!                     # energy_correction(_law, _gain, _flow), [simulation.ecco] (no start/stop:
 //!                     # those are in ssd:DefaultExperiment)
 //! [instances.hyd]
 //! step = 1e-4         # own step (multirate)

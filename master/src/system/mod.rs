@@ -490,4 +490,6 @@ pub struct Overrides {
     pub h_max: Option<f64>,
     /// Energy correction on every bond (`--energy-correction`); `None` keeps the file's.
     pub energy_correction: Option<bool>,
+    /// The correction law of every bond (`--energy-correction-law`); `None` keeps the file's.
+    pub energy_correction_law: Option<CorrectionLaw>,
 }

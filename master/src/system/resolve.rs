@@ -456,7 +456,7 @@ impl Resolver<'_> {
                 .unwrap_or(false);
             let own = self.b.bond_laws.get(bond_name).copied().unwrap_or_default();
             let correction = EnergyCorrection {
-                law: own.law.or(sim.energy_correction_law).unwrap_or_default(),
+                law: over.energy_correction_law.or(own.law).or(sim.energy_correction_law).unwrap_or_default(),
                 gain: own.gain.or(sim.energy_correction_gain).unwrap_or(1.0),
                 flow_floor: own.flow.or(sim.energy_correction_flow).unwrap_or(0.0),
             };
@@ -497,7 +497,7 @@ impl Resolver<'_> {
             return Err(self.err(format!("bonds.{name}.energy_correction_law"), format!("no bond named \"{name}\"")));
         }
         let energy_correction = EnergyCorrection {
-            law: sim.energy_correction_law.unwrap_or_default(),
+            law: over.energy_correction_law.or(sim.energy_correction_law).unwrap_or_default(),
             gain: sim.energy_correction_gain.unwrap_or(1.0),
             flow_floor: sim.energy_correction_flow.unwrap_or(0.0),
         };
