@@ -920,14 +920,29 @@ mod tests {
         let sys = resolve(text).unwrap();
         assert!(sys.bonds()[0].energy_correction);
         assert!(crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]).is_ok());
-        // Both efforts are outputs: nothing to correct.
+        let coupling_error =
+            |text: &str| match crate::coupling::Coupling::new(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
+                Ok(_) => panic!("expected an error"),
+                Err(e) => e.to_string(),
+            };
+        // Both efforts are outputs: the bond law has no effort to correct; the input law
+        // corrects the flow inputs (their conjugates are outputs).
         let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
-        let sys = resolve(&text).unwrap();
-        let e = match crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]) {
-            Ok(_) => panic!("expected an error"),
-            Err(e) => e.to_string(),
-        };
+        assert_eq!(resolve(&text).unwrap().bonds()[0].correction.law, CorrectionLaw::Input);
+        assert!(crate::coupling::Coupling::new(&resolve(&text).unwrap(), &[&m, &m], &[false, false]).is_ok());
+        let bond_law =
+            text.replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_law = \"bond\"\n");
+        let e = coupling_error(&bond_law);
         assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
+        // Only outputs at both ports: nothing for the input law either.
+        let e = coupling_error(&text.replace("flow = \"u\"", "flow = \"y\""));
+        assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
+        // A bond's own gain is checked under its own key.
+        let e = message(resolve(
+            &bond_law
+                .replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_gain = -1.0\n"),
+        ));
+        assert!(e.contains("bonds[0].energy_correction_gain") && e.contains("-1"), "{e}");
         // An override switches it off everywhere; an unknown bond name is refused.
         let over = Overrides { energy_correction: Some(false), ..Default::default() };
         let b = SystemBuilder::parse(
