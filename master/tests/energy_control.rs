@@ -8,7 +8,10 @@ use std::path::Path;
 mod support;
 use support::{cosim, tmp};
 
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+/// A CSV file: header and rows.
+type Table = (Vec<String>, Vec<Vec<f64>>);
+
+fn read_csv(path: &Path) -> Table {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     let header = lines.next().unwrap().split(',').map(str::to_owned).collect();
@@ -145,7 +148,7 @@ fn a1_exact(t: f64) -> [f64; 2] {
 
 /// A.1 (force-displacement, Jacobi, H = 1 ms, 10 s) at `order` with `[simulation]` lines added:
 /// the results' and bonds' columns.
-fn a1_run(order: usize, settings: &str) -> ((Vec<String>, Vec<Vec<f64>>), (Vec<String>, Vec<Vec<f64>>)) {
+fn a1_run(order: usize, settings: &str) -> (Table, Table) {
     paths::fmu("oscillator-fd-m1");
     let dir = tmp("a1");
     let path = support::scenario("oscillator-fd.toml", &dir);
@@ -167,7 +170,7 @@ fn col(h: &[String], name: &str) -> usize {
 }
 
 /// max |x − x_exact| over both masses.
-fn a1_error(results: &(Vec<String>, Vec<Vec<f64>>)) -> f64 {
+fn a1_error(results: &Table) -> f64 {
     let (h, rows) = results;
     let (x1, x2) = (col(h, "m1.x"), col(h, "m2.x"));
     rows.iter()
