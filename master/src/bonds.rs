@@ -2,34 +2,41 @@
 //! bond at both ends of every communication step, as the instances saw the values, its energy
 //! δE over the step, the totals Σ δE and Σ|δE|, and the divergence bound on Σ|δE|.
 //!
-//! **Energy correction** (`energy_correction = true`, per bond or for the system): the residual
-//! energy a bond leaves in step n is fed back into the effort the next step exchanges, so that
-//! it does not accumulate — the idea of NEPCE (nearly energy preserving coupling element;
-//! M. Benedikt, D. Watzenig, A. Hofer, "Modelling and analysis of the non-iterative coupling
-//! process for co-simulation", Math. Comput. Model. Dyn. Syst. 19(5), 2013) written for power
-//! bonds as in S. Sadjina, E. Pedersen, "Energy conservation and coupling error reduction in
-//! non-iterative co-simulations", Engineering with Computers 36, 2020, and, like the energy
-//! monitoring and correction of B. Rodríguez, F. González et al. (Multibody Syst. Dyn. 2022),
-//! from the exchanged variables only. The corrected port j is the one whose effort e_j is a
-//! connected input and whose flow f_j its own instance outputs (the force input of a mechanism
-//! in force coupling); with σ_j its sign, α the gain and f_ε a flow floor (default 0):
+//! **Energy correction** (`energy_correction = true`, per bond or for the system) returns the
+//! energy the coupling created in step n over step n+1, from the exchanged variables only (like
+//! the energy monitoring and correction of B. Rodríguez, F. González et al., Multibody Syst. Dyn.
+//! 55, 2022). Two laws (`energy_correction_law`, docs/system-description.md has the equations):
+//!
+//! - `input` (default; the input correction of NEPCE — M. Benedikt, D. Watzenig, A. Hofer,
+//!   "Modelling and analysis of the non-iterative coupling process for co-simulation", Math.
+//!   Comput. Model. Dyn. Syst. 19(5), 2013 — and T. Moshagen's energy balance corrections,
+//!   arXiv:1706.07273): every port variable u fed by a connection whose conjugate y its own
+//!   instance outputs gets back its own energy error ΔE_u = ∫(ũ − u)·y dt (trapezoid from
+//!   ũ − u = 0 at t_n) as Δu = α ΔE_u y / (H (y² + y_ε²)). The link computes it when the next
+//!   step's inputs are set (`coupling::InputCorrection`), when ũ(t_{n+1}) is the source's
+//!   output after its feedthrough refresh; [`Bonds::begin`] sums the bond's −σ ΔE_u for bonds.csv.
+//! - `bond` (issue 18's law, for comparison; power bonds as in S. Sadjina, E. Pedersen, "Energy
+//!   conservation and coupling error reduction in non-iterative co-simulations", Engineering with
+//!   Computers 36, 2020): the bond's whole residual into the port j whose effort e_j is a connected
+//!   input and whose flow f_j its own instance outputs,
 //!
 //! ```text
 //! Δe_{n+1} = −α · δE_n · σ_j f_j(t_{n+1}) / ( H_{n+1} · (f_j(t_{n+1})² + f_ε²) )
 //! ```
 //!
-//! held over step n+1 on top of the extrapolated effort e (and limited to |Δe| ≤ |e|, so that a
-//! flow near zero cannot make it explode), so the extra port power σ_j Δe f_j returns −α·δE_n
-//! over the step (exactly for constant flow). δE_n is the step's *uncorrected* residual, from
-//! the exchanged values without Δe: feeding back the net residual (correction included) makes
-//! the correction chase itself and diverged on the A.1 oscillator at order 0 (measured). Both are
-//! kept: bonds.csv's `dE`, `E`, `E_abs` include the correction (the energy error the coupled
-//! system actually sees); `dE_uncorrected`, `E_uncorrected`, `E_abs_uncorrected` do not, and
-//! are what ECCO's error uses.
+//! Both are held over step n+1 on top of the extrapolated value and limited to |Δu| ≤ |u| (a
+//! conjugate near zero cannot make them explode). Both use the *consistent* residual of the
+//! *uncorrected* values: the trapezoid from the zero residual at t_n, also at order 0, where
+//! Publication III's bookkeeping (`de`: δP(t_{n+1})·H) counts each step twice; feeding back the
+//! net residual (correction included) makes the correction chase itself (it diverged on the A.1
+//! oscillator at order 0). bonds.csv's `dE`, `E`, `E_abs` are Publication III's bookkeeping as the
+//! instances saw the values (correction included); `dE_uncorrected`, `E_uncorrected`,
+//! `E_abs_uncorrected` the same without it (what ECCO's error uses); `dE_correction`,
+//! `E_correction` the consistent residual the correction returns (× α) over the step.
 
-use crate::coupling::{Coupling, Slot};
+use crate::coupling::{Coupling, InputCorrection, Slot};
 use crate::error::{MasterError, Result};
-use crate::system::{System, VarRef};
+use crate::system::{CorrectionLaw, System, VarRef};
 use model_description::Causality;
 
 /// Residual power of one bond.
@@ -50,13 +57,22 @@ pub struct BondState {
     pub e_uncorrected: f64,
     /// Σ |δE| without the correction (J).
     pub e_abs_uncorrected: f64,
-    /// Effort correction Δe held over the last step (effort unit; 0 without correction).
+    /// Effort correction Δe held over the last step (effort unit; 0 without correction; law
+    /// `bond` only).
     pub correction: f64,
+    /// The consistent residual energy the correction returns (× α) over the last step: the
+    /// previous step's, by the trapezoid from the zero residual at its start (law `bond`: the
+    /// bond's δE; law `input`: Σ over the bond's corrected inputs of ΔE_u) (J).
+    pub de_correction: f64,
+    /// Σ `de_correction` (J).
+    pub e_correction: f64,
     /// Power level at the end of the last step: the larger |sign·e·f| of the two ports (W);
     /// ECCO's energy level is level·H.
     pub level: f64,
     dp_start: f64,
     dp_start_raw: f64,
+    /// Law `bond`: the consistent δE of the step just ended, returned over the next one.
+    pending: f64,
 }
 
 /// Where a port's value is: an output read after the step, or the value a connected input used.
@@ -69,8 +85,14 @@ enum PortValue {
 #[derive(Debug, Clone)]
 struct BondPlan {
     ports: [(PortValue, PortValue, f64); 2],
-    /// Energy correction: (the link feeding the corrected effort, that port's flow, its sign).
+    /// Energy correction, law `bond`: (the link feeding the corrected effort, that port's flow,
+    /// its sign).
     correct: Option<(usize, Slot, f64)>,
+    /// Energy correction, law `input`: the links of the corrected inputs and their ports' signs.
+    inputs: Vec<(usize, f64)>,
+    /// Gain α and floor of the correction.
+    gain: f64,
+    flow_floor: f64,
 }
 
 /// Every bond of a system and its state.
@@ -84,9 +106,6 @@ pub struct Bonds {
     labels: Vec<String>,
     /// Divergence bound on each bond's Σ|δE| (J).
     max_residual_energy: Option<f64>,
-    /// Energy correction gain α and flow floor f_ε.
-    gain: f64,
-    flow_floor: f64,
 }
 
 impl Bonds {
@@ -133,23 +152,48 @@ impl Bonds {
                 ports.push((e, f, p.sign));
             }
             let ports: [(PortValue, PortValue, f64); 2] = [ports[0], ports[1]];
-            let correct = if b.energy_correction {
+            let law = b.correction;
+            let missing = |message: &str| MasterError::System {
+                path: sys.path.clone(),
+                key: format!("bonds.{}.energy_correction", b.name),
+                message: message.into(),
+            };
+            let mut inputs = Vec::new();
+            if b.energy_correction && law.law == CorrectionLaw::Input {
+                // Every port variable fed by a connection whose conjugate its own instance
+                // outputs; the flow floor regularizes an effort input (whose conjugate is a flow).
+                for (e, f, sign) in &ports {
+                    for (u, y, floor) in [(e, f, law.flow_floor), (f, e, 0.0)] {
+                        if let (PortValue::Input(link), PortValue::Output(conjugate)) = (u, y) {
+                            c.links[*link].input_correction = Some(InputCorrection::new(*conjugate, law.gain, floor));
+                            inputs.push((*link, *sign));
+                        }
+                    }
+                }
+                if inputs.is_empty() {
+                    return Err(missing(
+                        "energy correction (law \"input\") changes the inputs of the ports: one port needs a \
+                         variable that is a connected input and a conjugate its instance outputs (e.g. the force \
+                         input and velocity output of a mechanism in force coupling)",
+                    ));
+                }
+            }
+            let correct = if b.energy_correction && law.law == CorrectionLaw::Bond {
                 let port = ports.iter().find_map(|p| match p {
                     (PortValue::Input(link), PortValue::Output(flow), sign) => Some((*link, *flow, *sign)),
                     _ => None,
                 });
-                Some(port.ok_or_else(|| MasterError::System {
-                    path: sys.path.clone(),
-                    key: format!("bonds.{}.energy_correction", b.name),
-                    message: "energy correction changes the effort a port receives: one port needs an effort that is a \
-                              connected input and a flow its instance outputs (e.g. the force input of the mechanism in \
-                              force coupling)"
-                        .into(),
+                Some(port.ok_or_else(|| {
+                    missing(
+                        "energy correction (law \"bond\") changes the effort a port receives: one port needs an effort \
+                         that is a connected input and a flow its instance outputs (e.g. the force input of the \
+                         mechanism in force coupling)",
+                    )
                 })?)
             } else {
                 None
             };
-            bonds.push(BondPlan { ports, correct });
+            bonds.push(BondPlan { ports, correct, inputs, gain: law.gain, flow_floor: law.flow_floor });
             bond_order0.push(order0);
         }
 
@@ -159,14 +203,12 @@ impl Bonds {
             order0: bond_order0,
             labels,
             max_residual_energy: sys.max_residual_energy,
-            gain: sys.energy_correction.gain,
-            flow_floor: sys.energy_correction.flow_floor,
         })
     }
 
     /// Whether bond b corrects its residual energy.
     pub fn corrects(&self, b: usize) -> bool {
-        self.plans.get(b).is_some_and(|p| p.correct.is_some())
+        self.plans.get(b).is_some_and(|p| p.correct.is_some() || !p.inputs.is_empty())
     }
 
     /// States after the last step.
@@ -174,12 +216,26 @@ impl Bonds {
         &self.state
     }
 
-    /// δP at the step's start, from the inputs just set (call after [`Coupling::begin_step`]).
+    /// δP at the step's start, from the inputs just set (call after [`Coupling::begin_step`]),
+    /// and the residual energy the correction returns over this step.
     pub fn begin(&mut self, c: &Coupling) {
         for b in 0..self.plans.len() {
             let (dp, raw) = self.bond_power(c, b, false);
-            self.state[b].dp_start = dp;
-            self.state[b].dp_start_raw = raw;
+            let plan = &self.plans[b];
+            let s = &mut self.state[b];
+            s.dp_start = dp;
+            s.dp_start_raw = raw;
+            if plan.correct.is_some() {
+                s.de_correction = std::mem::take(&mut s.pending);
+            } else if !plan.inputs.is_empty() {
+                // The residual an input leaves is σ(u − ũ)·y = −σ ΔE_u.
+                s.de_correction = plan
+                    .inputs
+                    .iter()
+                    .filter_map(|(l, sign)| c.links[*l].input_correction.map(|ic| -sign * ic.energy))
+                    .sum();
+            }
+            s.e_correction += s.de_correction;
         }
     }
 
@@ -200,12 +256,16 @@ impl Bonds {
             s.e_abs += s.de.abs();
             s.e_uncorrected += s.de_uncorrected;
             s.e_abs_uncorrected += s.de_uncorrected.abs();
-            if let Some((link, flow, sign)) = self.plans[b].correct {
+            let plan = &self.plans[b];
+            if let Some((link, flow, sign)) = plan.correct {
                 s.correction = c.links[link].correction;
+                // The consistent residual: the trapezoid from δP(t_n) also at order 0, where
+                // Pub III's bookkeeping (`de`) takes δP(t_{n+1})·H and counts it twice.
+                s.pending = 0.5 * h * (s.dp_start_raw + raw);
                 // Δe_{n+1}·H_{n+1} = −α δE_n σ f / (f² + f_ε²): the impulse, spread over the next step.
                 let f = c.value(flow);
-                let denom = f * f + self.flow_floor * self.flow_floor;
-                let impulse = if denom > 0.0 { -self.gain * s.de_uncorrected * sign * f / denom } else { 0.0 };
+                let denom = f * f + plan.flow_floor * plan.flow_floor;
+                let impulse = if denom > 0.0 { -plan.gain * s.pending * sign * f / denom } else { 0.0 };
                 c.links[link].correction_impulse = if impulse.is_finite() { impulse } else { 0.0 };
             }
         }
@@ -250,7 +310,7 @@ impl Bonds {
         let p = |raw| {
             Self::port_power_with(c, &plan.ports[0], end, raw) + Self::port_power_with(c, &plan.ports[1], end, raw)
         };
-        if plan.correct.is_some() {
+        if plan.correct.is_some() || !plan.inputs.is_empty() {
             (p(false), p(true))
         } else {
             let dp = p(false);

@@ -45,6 +45,31 @@ pub(crate) struct RealLink {
     /// and the effort correction Δe added to this step's polynomial.
     pub(crate) correction_impulse: f64,
     pub(crate) correction: f64,
+    /// Per-input energy correction of this input (law `input`), if a bond asks for it.
+    pub(crate) input_correction: Option<InputCorrection>,
+}
+
+/// The per-input energy correction of one link ([`crate::bonds`]): after each step the input's
+/// own energy error ΔE_u = ∫(ũ − u)·y dt (trapezoid from t_n, where ũ − u = 0), returned over
+/// the next step as Δu = α ΔE_u y / (H (y² + y_ε²)).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InputCorrection {
+    /// The conjugate variable y at the same port: an output of the input's own instance.
+    pub(crate) conjugate: Slot,
+    /// Gain α and floor y_ε.
+    pub(crate) gain: f64,
+    pub(crate) floor: f64,
+    /// (ũ − u)·y at the step's start (0 up to rounding) and the step's length (0 before the first).
+    start_power: f64,
+    h: f64,
+    /// ΔE_u of the last finished step (J), set when the next step's input is extrapolated.
+    pub(crate) energy: f64,
+}
+
+impl InputCorrection {
+    pub(crate) fn new(conjugate: Slot, gain: f64, floor: f64) -> Self {
+        Self { conjugate, gain, floor, start_power: 0.0, h: 0.0, energy: 0.0 }
+    }
 }
 
 /// A non-Real connection: copied at communication points.
@@ -183,6 +208,7 @@ impl Coupling {
                 interpolated: false,
                 correction_impulse: 0.0,
                 correction: 0.0,
+                input_correction: None,
             });
         }
 
@@ -367,6 +393,25 @@ impl Coupling {
         for (d, s) in derivs.iter_mut().zip(&self.links[c].i2) {
             *d = self.value(*s) * self.links[c].gain;
         }
+        // Per-input correction: this input's energy error over the step that just ended, with
+        // ũ(t_{n+1}) the source's output now (after its feedthrough refresh) and u the value the
+        // instance used (without the correction); the impulse Δu·H returns α·ΔE_u next step.
+        if let Some(ic) = self.links[c].input_correction {
+            let l = &self.links[c];
+            let y_end = self.value(ic.conjugate);
+            let energy = if ic.h > 0.0 {
+                0.5 * ic.h * (ic.start_power + (y - (l.used_end - l.correction)) * y_end)
+            } else {
+                0.0
+            };
+            let denom = y_end * y_end + ic.floor * ic.floor;
+            let impulse = if denom > 0.0 { ic.gain * energy * y_end / denom } else { 0.0 };
+            let l = &mut self.links[c];
+            l.correction_impulse = if impulse.is_finite() { impulse } else { 0.0 };
+            if let Some(ic) = &mut l.input_correction {
+                ic.energy = if energy.is_finite() { energy } else { 0.0 };
+            }
+        }
         let l = &mut self.links[c];
         l.history.push(t, y);
         l.interpolated = false;
@@ -390,8 +435,17 @@ impl Coupling {
         } else {
             0.0
         };
+        let raw_start = l.poly.c[0];
         if l.correction != 0.0 {
             l.poly.c[0] += l.correction;
+        }
+        let h = self.h;
+        if let Some(ic) = self.links[c].input_correction {
+            let start_power = (y - raw_start) * self.value(ic.conjugate);
+            if let Some(ic) = &mut self.links[c].input_correction {
+                ic.start_power = start_power;
+                ic.h = h;
+            }
         }
     }
 

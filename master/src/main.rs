@@ -165,6 +165,10 @@ enum Command {
         /// [[bonds]] energy_correction).
         #[arg(long)]
         energy_correction: Option<bool>,
+        /// Energy correction law of every bond: `input` (each input its own energy error) or
+        /// `bond` (overrides [simulation] and [[bonds]] energy_correction_law).
+        #[arg(long, value_parser = parse_law)]
+        energy_correction_law: Option<master::system::CorrectionLaw>,
     },
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
@@ -336,6 +340,11 @@ enum Command {
         /// The .fmu file.
         fmu: PathBuf,
     },
+}
+
+/// `--energy-correction-law input|bond`.
+fn parse_law(s: &str) -> std::result::Result<master::system::CorrectionLaw, String> {
+    master::system::CorrectionLaw::parse(s)
 }
 
 fn main() {
@@ -584,6 +593,7 @@ fn run() -> Result<i32> {
             h_min,
             h_max,
             energy_correction,
+            energy_correction_law,
         } => {
             master::guard::install();
             let isolate = isolate.then_some(true);
@@ -602,6 +612,7 @@ fn run() -> Result<i32> {
                 h_min,
                 h_max,
                 energy_correction,
+                energy_correction_law,
             };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))

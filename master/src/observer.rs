@@ -527,8 +527,11 @@ impl Observer for ResultsCsv {
     }
 }
 
-/// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond, and for a bond with energy
-/// correction also `bond.dE_uncorrected,bond.E_uncorrected,bond.E_abs_uncorrected`.
+/// `bonds.csv`: `time,bond.dP,bond.dE,bond.E,bond.E_abs` per bond (Publication III's
+/// bookkeeping, [`crate::bonds`]), and for a bond with energy correction also
+/// `bond.dE_uncorrected,bond.E_uncorrected,bond.E_abs_uncorrected` (the same without the
+/// correction) and `bond.dE_correction,bond.E_correction` (the consistent residual energy the
+/// correction returns over the step, and its sum).
 pub struct BondsCsv {
     rows: Rows,
     every: u64,
@@ -552,12 +555,15 @@ impl BondsCsv {
         for (n, c) in names.iter().zip(&corrected) {
             cols.extend(["dP", "dE", "E", "E_abs"].map(|q| format!("{n}.{q}")));
             if *c {
-                cols.extend(["dE_uncorrected", "E_uncorrected", "E_abs_uncorrected"].map(|q| format!("{n}.{q}")));
+                cols.extend(
+                    ["dE_uncorrected", "E_uncorrected", "E_abs_uncorrected", "dE_correction", "E_correction"]
+                        .map(|q| format!("{n}.{q}")),
+                );
             }
         }
         let sep = if cols.is_empty() { "" } else { "," };
         writeln!(out, "time{sep}{}", csv_header(cols.iter().map(String::as_str))).map_err(io(path))?;
-        let width = 4 * names.len() + 3 * corrected.iter().filter(|c| **c).count() + 1;
+        let width = 4 * names.len() + 5 * corrected.iter().filter(|c| **c).count() + 1;
         Ok(Self { rows: Rows::new(path, out, width)?, every: every.max(1), steps: u64::MAX, corrected })
     }
 
@@ -580,8 +586,9 @@ impl Observer for BondsCsv {
             bonds.iter().zip(corrected).flat_map(|(b, c)| {
                 let base = [b.dp, b.de, b.e, b.e_abs].into_iter();
                 // No allocation per step: the uncorrected columns only for corrected bonds.
-                let extra =
-                    [b.de_uncorrected, b.e_uncorrected, b.e_abs_uncorrected].into_iter().take(if *c { 3 } else { 0 });
+                let extra = [b.de_uncorrected, b.e_uncorrected, b.e_abs_uncorrected, b.de_correction, b.e_correction]
+                    .into_iter()
+                    .take(if *c { 5 } else { 0 });
                 base.chain(extra)
             }),
         )

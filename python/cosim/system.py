@@ -20,7 +20,9 @@ class System:
 
     Settings (keyword arguments or :meth:`settings`): start, stop, step, algorithm
     ("jacobi" | "gauss-seidel"), order, extrapolation, parallel ("auto" | "on" | "off"),
-    record_every, isolate, worker_timeout, max_residual_energy, iterations, iteration_tolerance.
+    record_every, isolate, worker_timeout, max_residual_energy, iterations, iteration_tolerance,
+    energy_correction, energy_correction_law ("input" | "bond"), energy_correction_gain,
+    energy_correction_flow.
     Relative FMU paths are taken relative to the current directory when run.
     """
 
@@ -38,6 +40,10 @@ class System:
         "max_residual_energy",
         "iterations",
         "iteration_tolerance",
+        "energy_correction",
+        "energy_correction_law",
+        "energy_correction_gain",
+        "energy_correction_flow",
     )
 
     def __init__(self, **settings):
@@ -90,8 +96,15 @@ class System:
         )
         return self
 
-    def bond(self, name: str, a, b) -> "System":
-        """A power bond; each port ``(instance, effort, flow[, sign])`` or a dict with those keys."""
+    BOND_SETTINGS = ("energy_correction", "energy_correction_law", "energy_correction_gain", "energy_correction_flow")
+
+    def bond(self, name: str, a, b, **correction) -> "System":
+        """A power bond; each port ``(instance, effort, flow[, sign])`` or a dict with those keys.
+        Keyword arguments: this bond's own energy_correction, energy_correction_law ("input" |
+        "bond"), energy_correction_gain, energy_correction_flow (over the system's settings)."""
+        for k in correction:
+            if k not in self.BOND_SETTINGS:
+                raise TypeError(f"unknown bond setting {k!r} (one of {', '.join(self.BOND_SETTINGS)})")
 
         def port(p):
             if isinstance(p, dict):
@@ -99,7 +112,7 @@ class System:
             keys = ("instance", "effort", "flow", "sign")
             return dict(zip(keys, p))
 
-        self._bonds.append({"name": name, "ports": [port(a), port(b)]})
+        self._bonds.append({"name": name, "ports": [port(a), port(b)], **correction})
         return self
 
     def outputs(self, names) -> "System":

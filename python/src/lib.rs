@@ -10,7 +10,9 @@
 use master::bonds::BondState;
 use master::fmu::FmuCache;
 use master::observer::{Observer, Status, Summary};
-use master::system::{AlgorithmKind, ExtrapolationSpec, Overrides, Parallel, PortDraft, SystemBuilder, Value};
+use master::system::{
+    AlgorithmKind, CorrectionLaw, ExtrapolationSpec, Overrides, Parallel, PortDraft, SystemBuilder, Value,
+};
 use master::MasterError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
@@ -143,6 +145,18 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
         if let Some(t) = get(s, "iteration_tolerance")? {
             b.iteration_tolerance(t);
         }
+        if let Some(on) = get(s, "energy_correction")? {
+            b.energy_correction(on);
+        }
+        if let Some(l) = get::<String>(s, "energy_correction_law")? {
+            b.energy_correction_kind(CorrectionLaw::parse(&l).map_err(|m| bad(format!("energy_correction_law: {m}")))?);
+        }
+        let gain: Option<f64> = get(s, "energy_correction_gain")?;
+        let flow: Option<f64> = get(s, "energy_correction_flow")?;
+        if gain.is_some() || flow.is_some() {
+            // The defaults α = 1, floor 0 for the one not given.
+            b.energy_correction_law(gain.unwrap_or(1.0), flow.unwrap_or(0.0));
+        }
     }
     if let Some(list) = spec.get_item("instances")? {
         for inst in list.downcast::<PyList>()?.iter() {
@@ -209,6 +223,19 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
             let [a, c]: [PortDraft; 2] =
                 ports.try_into().map_err(|_| bad(format!("bonds.{name}: a bond has exactly two ports")))?;
             b.bond(&name, a, c);
+            if let Some(on) = get(d, "energy_correction")? {
+                b.bond_energy_correction(&name, on);
+            }
+            let law = match get::<String>(d, "energy_correction_law")? {
+                Some(l) => Some(
+                    CorrectionLaw::parse(&l).map_err(|m| bad(format!("bonds.{name}.energy_correction_law: {m}")))?,
+                ),
+                None => None,
+            };
+            let (gain, flow) = (get(d, "energy_correction_gain")?, get(d, "energy_correction_flow")?);
+            if law.is_some() || gain.is_some() || flow.is_some() {
+                b.bond_correction_law(&name, law, gain, flow);
+            }
         }
     }
     if let Some(out) = spec.get_item("outputs")?.filter(|o| !o.is_none()) {

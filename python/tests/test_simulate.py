@@ -29,12 +29,12 @@ def test_oscillator_fd_equals_cosim_run_bit_for_bit(tmp_path):
     assert_bitwise_equal(result, header, rows)
 
 
-def oscillator_system(fmu_dir):
+def oscillator_system(fmu_dir, **bond):
     s = cosim.System(stop=10.0, step=1e-3, algorithm="jacobi", extrapolation=1)
     s.instance("m1", fmu_dir / "oscillator-fd-m1.fmu", start={"damping": "case1"})
     s.instance("m2", fmu_dir / "oscillator-fd-m2.fmu", start={"damping": "case1"})
     s.connect("m2.x", "m1.xi").connect("m2.v", "m1.xi_dot").connect("m1.F", "m2.F")
-    s.bond("coupling", ("m1", "F", "xi_dot", -1.0), ("m2", "F", "v", 1.0))
+    s.bond("coupling", ("m1", "F", "xi_dot", -1.0), ("m2", "F", "v", 1.0), **bond)
     s.outputs(["m1.x", "m1.v", "m2.x", "m2.v", "m1.F"])
     return s
 
@@ -44,6 +44,27 @@ def test_system_built_in_python_equals_the_toml_file(fmu_dir):
     b = cosim.simulate(SCENARIOS / "oscillator-fd.toml", stop_time=2.0)
     assert a.dtype == b.dtype
     assert a.tobytes() == b.tobytes()
+
+
+def test_energy_correction_settings_equal_the_toml_file(fmu_dir, tmp_path):
+    # The per-input law on the bond, with its own gain, from Python and from a system file.
+    own = dict(energy_correction=True, energy_correction_law="input", energy_correction_gain=0.8)
+    s = oscillator_system(fmu_dir, **own).settings(energy_correction_law="bond", energy_correction_flow=0.5)
+    text = (SCENARIOS / "oscillator-fd.toml").read_text().replace("../target/fmu", str(fmu_dir))
+    text = text.replace("[simulation]\n", "[simulation]\nenergy_correction_law = \"bond\"\nenergy_correction_flow = 0.5\n")
+    text = text.replace('name = "coupling"\n', 'name = "coupling"\nenergy_correction = true\n'
+                        'energy_correction_law = "input"\nenergy_correction_gain = 0.8\n')
+    (tmp_path / "sys.toml").write_text(text)
+    a = cosim.simulate(s, stop_time=2.0)
+    b = cosim.simulate(tmp_path / "sys.toml", stop_time=2.0)
+    plain = cosim.simulate(oscillator_system(fmu_dir), stop_time=2.0)
+    assert a.tobytes() == b.tobytes()
+    assert a.tobytes() != plain.tobytes()
+    with pytest.raises(TypeError):
+        oscillator_system(fmu_dir).bond("x", ("m1", "F", "xi_dot"), ("m2", "F", "v"), energy_correction_lw="input")
+    bad = oscillator_system(fmu_dir).settings(energy_correction=True, energy_correction_law="per-input")
+    with pytest.raises(cosim.CosimError, match="energy_correction_law"):
+        cosim.simulate(bad, stop_time=0.1)
 
 
 def test_system_gain_offset_and_time_table(fmu_dir):

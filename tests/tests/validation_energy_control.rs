@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-//! The validation report's "Energy-based coupling control" section (issue 18) in its quick form:
-//! energy correction on the A.1 oscillator (orders 0 and 1), ECCO on crane-pub3 J1, the
-//! largest stable H with and without correction, determinism. The full sweep is
+//! The validation report's "Energy-based coupling control" section (issues 18, 37) in its quick
+//! form: both energy correction laws on the A.1 oscillator (orders 0–2, H = 1 and 2 ms) with the
+//! true energy from the states, ECCO on crane-pub3 J1, the cranes' largest stable H and accuracy
+//! per law, determinism. The full sweep is
 //! `cargo xtask validate`.
 
 use fmu_harness::paths;
@@ -17,13 +18,16 @@ fn energy_based_coupling_control_rows() {
     let row = |id: &str| s.row(id).unwrap_or_else(|| panic!("no row {id}:\n{}", s.markdown()));
     let show = s.markdown();
     println!("{show}");
-    // Energy correction: less accumulated residual energy at orders 0 and 1, a smaller error at
-    // order 0 (order 1: DISPUTED with the numbers in the section).
-    for m in [0, 1] {
-        assert_eq!(row(&format!("energy.osc.m{m}.energy")).verdict, Verdict::Pass, "{show}");
+    // Energy correction, law `input`: a smaller error and a smaller true energy error (from the
+    // states) than without at orders 0–2, at every H of the sweep; the order-0 residual the
+    // correction uses matches the true energy change.
+    for m in [0, 1, 2] {
+        for q in ["error", "true_energy"] {
+            assert_eq!(row(&format!("energy.osc.m{m}.{q}")).verdict, Verdict::Pass, "m{m}.{q}\n{show}");
+        }
     }
-    assert_eq!(row("energy.osc.m0.error").verdict, Verdict::Pass, "{show}");
-    assert_ne!(row("energy.osc.m1.error").verdict, Verdict::Fail, "{show}");
+    assert_eq!(row("energy.osc.m1.sweep").verdict, Verdict::Pass, "{show}");
+    assert_eq!(row("energy.osc.m0.residual").verdict, Verdict::Pass, "{show}");
     // ECCO on J1: at most half the steps of H = 1 ms at equal or better accuracy; H shrinks at
     // the valve switches and grows in steady motion.
     for id in ["energy.ecco.steps", "energy.ecco.accuracy", "energy.ecco.shrinks", "energy.ecco.dampers"] {
@@ -32,6 +36,10 @@ fn energy_based_coupling_control_rows() {
     for id in ["energy.stable.crane-a4", "energy.stable.crane-pub3"] {
         assert_ne!(row(id).verdict, Verdict::Fail, "{id}\n{show}");
     }
+    for id in ["energy.accuracy.crane-a4", "energy.accuracy.crane-pub3"] {
+        assert_eq!(row(id).verdict, Verdict::Pass, "{id}\n{show}");
+    }
+    assert!(s.rows.iter().all(|r| r.verdict != Verdict::Fail), "{show}");
     for id in ["energy.determinism.twice", "energy.determinism.threads"] {
         assert_eq!(row(id).verdict, Verdict::Pass, "{id}\n{show}");
     }

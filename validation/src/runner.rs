@@ -98,6 +98,7 @@ impl Runner {
             let n = &bond.name;
             bond_header.extend([format!("{n}.dP"), format!("{n}.dE"), format!("{n}.E"), format!("{n}.E_abs")]);
             bond_header.extend([format!("{n}.E_uncorrected"), format!("{n}.E_abs_uncorrected")]);
+            bond_header.extend([format!("{n}.dE_correction"), format!("{n}.E_correction")]);
         }
         let trace = SharedRecorder::default();
         let mut run = Execution::new(sys, &self.fmus)?;
@@ -118,11 +119,18 @@ impl Runner {
             .filter(|k| *k > 0)
             .map(|k| {
                 std::iter::once(trace.times[k])
-                    .chain(
-                        trace.bonds[k]
-                            .iter()
-                            .flat_map(|b| [b.dp, b.de, b.e, b.e_abs, b.e_uncorrected, b.e_abs_uncorrected]),
-                    )
+                    .chain(trace.bonds[k].iter().flat_map(|b| {
+                        [
+                            b.dp,
+                            b.de,
+                            b.e,
+                            b.e_abs,
+                            b.e_uncorrected,
+                            b.e_abs_uncorrected,
+                            b.de_correction,
+                            b.e_correction,
+                        ]
+                    }))
                     .collect()
             })
             .collect();

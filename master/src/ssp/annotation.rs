@@ -4,7 +4,7 @@
 //! ```toml
 //! [simulation]        # step, algorithm, order, extrapolation, parallel, record_every, isolate,
 //! step = 1e-3         # worker_timeout, max_residual_energy, iterations, iteration_tolerance, step_control,
-//!                     # energy_correction(_gain, _flow), [simulation.ecco] (no start/stop:
+//!                     # energy_correction(_law, _gain, _flow), [simulation.ecco] (no start/stop:
 //!                     # those are in ssd:DefaultExperiment)
 //! [instances.hyd]
 //! step = 1e-4         # own step (multirate)
@@ -62,6 +62,7 @@ struct RawSimulation {
     step_control: Option<String>,
     ecco: Option<BTreeMap<String, f64>>,
     energy_correction: Option<bool>,
+    energy_correction_law: Option<String>,
     energy_correction_gain: Option<f64>,
     energy_correction_flow: Option<f64>,
 }
@@ -153,6 +154,9 @@ pub fn to_toml(b: &SystemBuilder) -> String {
     if let Some(on) = s.energy_correction {
         sim.insert("energy_correction".into(), Value::Boolean(on));
     }
+    if let Some(l) = s.energy_correction_law {
+        sim.insert("energy_correction_law".into(), Value::String(l.name().into()));
+    }
     if let Some(g) = s.energy_correction_gain {
         sim.insert("energy_correction_gain".into(), Value::Float(g));
     }
@@ -231,6 +235,17 @@ pub fn to_toml(b: &SystemBuilder) -> String {
             if let Some(on) = b.bond_corrections.get(name) {
                 t.insert("energy_correction".into(), Value::Boolean(*on));
             }
+            if let Some(own) = b.bond_laws.get(name) {
+                if let Some(l) = own.law {
+                    t.insert("energy_correction_law".into(), Value::String(l.name().into()));
+                }
+                if let Some(g) = own.gain {
+                    t.insert("energy_correction_gain".into(), Value::Float(g));
+                }
+                if let Some(f) = own.flow {
+                    t.insert("energy_correction_flow".into(), Value::Float(f));
+                }
+            }
             Value::Table(t)
         })
         .collect();
@@ -285,6 +300,11 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
         b.settings.ecco.set_fields(ecco).map_err(|key| (format!("simulation.ecco.{key}"), "unknown key".to_owned()))?;
     }
     b.settings.energy_correction = sim.energy_correction.or(b.settings.energy_correction);
+    if let Some(l) = &sim.energy_correction_law {
+        b.settings.energy_correction_law = Some(
+            crate::system::CorrectionLaw::parse(l).map_err(|m| ("simulation.energy_correction_law".to_owned(), m))?,
+        );
+    }
     b.settings.energy_correction_gain = sim.energy_correction_gain.or(b.settings.energy_correction_gain);
     b.settings.energy_correction_flow = sim.energy_correction_flow.or(b.settings.energy_correction_flow);
     for (name, ri) in &raw.instances {
@@ -316,15 +336,17 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::{EccoParams, PortDraft, StepControlKind};
+    use crate::system::{CorrectionLaw, EccoParams, PortDraft, StepControlKind};
 
     #[test]
     fn energy_based_coupling_control_survives_the_annotation() {
         let mut b = SystemBuilder::new();
         b.step(1e-3).step_control(StepControlKind::Ecco).energy_correction(true).energy_correction_law(0.5, 0.1);
+        b.energy_correction_kind(CorrectionLaw::Bond);
         b.ecco(EccoParams { rtol: 1e-4, h_min: 1e-4, h_max: 5e-3, ..EccoParams::default() });
         b.bond("cyl", PortDraft::new("a", "F", "v"), PortDraft::new("b", "F", "v"));
         b.bond_energy_correction("cyl", false);
+        b.bond_correction_law("cyl", Some(CorrectionLaw::Input), Some(0.8), None);
         let text = to_toml(&b);
         let mut c = SystemBuilder::new();
         apply(&mut c, &text).unwrap();
@@ -333,6 +355,8 @@ mod tests {
         assert_eq!(c.settings.energy_correction, Some(true));
         assert_eq!((c.settings.energy_correction_gain, c.settings.energy_correction_flow), (Some(0.5), Some(0.1)));
         assert_eq!(c.bond_corrections.get("cyl"), Some(&false), "{text}");
+        assert_eq!(c.settings.energy_correction_law, Some(CorrectionLaw::Bond), "{text}");
+        assert_eq!(c.bond_laws.get("cyl"), b.bond_laws.get("cyl"), "{text}");
         let e = apply(&mut c, "[simulation.ecco]\nrtl = 1.0\n").unwrap_err();
         assert_eq!(e.0, "simulation.ecco.rtl");
     }

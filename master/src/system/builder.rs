@@ -3,7 +3,7 @@
 //! ([`SystemBuilder::build`]), and every error names the key the TOML file would use
 //! (`connections[2].to`, `instances.m1.start.damping`, …).
 
-use super::{AlgorithmKind, EccoParams, Parallel, StepControlKind};
+use super::{AlgorithmKind, CorrectionLaw, EccoParams, Parallel, StepControlKind};
 use crate::error::MasterError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -219,8 +219,17 @@ pub(crate) struct Settings {
     pub step_control: Option<StepControlKind>,
     pub ecco: EccoDraft,
     pub energy_correction: Option<bool>,
+    pub energy_correction_law: Option<CorrectionLaw>,
     pub energy_correction_gain: Option<f64>,
     pub energy_correction_flow: Option<f64>,
+}
+
+/// A `[[bonds]]` table's own correction law, gain and floor (`None`: `[simulation]`'s).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct BondLawDraft {
+    pub law: Option<CorrectionLaw>,
+    pub gain: Option<f64>,
+    pub flow: Option<f64>,
 }
 
 /// `[simulation.ecco]` as given; `None` takes [`EccoParams::default`] (`h_min`: the grid
@@ -310,6 +319,8 @@ pub struct SystemBuilder {
     pub(crate) outputs: Option<Vec<String>>,
     /// Energy correction per bond name (`[[bonds]] energy_correction`), over the system's.
     pub(crate) bond_corrections: BTreeMap<String, bool>,
+    /// Correction law, gain and floor per bond name, over the system's.
+    pub(crate) bond_laws: BTreeMap<String, BondLawDraft>,
     /// `[tune]` of a system file, kept for `cosim tune`.
     pub(crate) tune: Option<toml::Value>,
 }
@@ -332,6 +343,7 @@ impl SystemBuilder {
             bonds: Vec::new(),
             outputs: None,
             bond_corrections: BTreeMap::new(),
+            bond_laws: BTreeMap::new(),
             tune: None,
         }
     }
@@ -449,6 +461,22 @@ impl SystemBuilder {
     pub fn energy_correction_law(&mut self, gain: f64, flow_floor: f64) -> &mut Self {
         self.settings.energy_correction_gain = Some(gain);
         self.settings.energy_correction_flow = Some(flow_floor);
+        self
+    }
+    /// Which energy correction law every bond uses (default [`CorrectionLaw::Input`]).
+    pub fn energy_correction_kind(&mut self, law: CorrectionLaw) -> &mut Self {
+        self.settings.energy_correction_law = Some(law);
+        self
+    }
+    /// One bond's own correction law, gain α and floor (`None`: the system's).
+    pub fn bond_correction_law(
+        &mut self,
+        bond: &str,
+        law: Option<CorrectionLaw>,
+        gain: Option<f64>,
+        flow_floor: Option<f64>,
+    ) -> &mut Self {
+        self.bond_laws.insert(bond.to_owned(), BondLawDraft { law, gain, flow: flow_floor });
         self
     }
 

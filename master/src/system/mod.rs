@@ -256,14 +256,49 @@ pub struct Bond {
     pub ports: [Port; 2],
     /// Energy correction of this bond ([`crate::bonds`]).
     pub energy_correction: bool,
+    /// Its law, gain and floor (`[[bonds]]` keys over `[simulation]`'s).
+    pub correction: EnergyCorrection,
 }
 
-/// Energy correction parameters (`[simulation] energy_correction_gain`, `energy_correction_flow`).
+/// Which energy correction law ([`crate::bonds`]): `energy_correction_law = "input" | "bond"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CorrectionLaw {
+    /// Each corrected input gets back its own energy error ΔE_u = ∫(ũ − u)·y dt (default).
+    #[default]
+    Input,
+    /// The bond's whole residual energy goes into one effort input (issue 18's law).
+    Bond,
+}
+
+impl CorrectionLaw {
+    /// The name in system files (`input`, `bond`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Input => "input",
+            Self::Bond => "bond",
+        }
+    }
+
+    /// From its name in a system file.
+    pub fn parse(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "input" => Ok(Self::Input),
+            "bond" => Ok(Self::Bond),
+            other => Err(format!("\"{other}\" is not \"input\" or \"bond\"")),
+        }
+    }
+}
+
+/// Energy correction parameters (`energy_correction_law`, `_gain`, `_flow` of `[simulation]`,
+/// or of a `[[bonds]]` table for that bond).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EnergyCorrection {
+    /// The law (default [`CorrectionLaw::Input`]).
+    pub law: CorrectionLaw,
     /// Gain α of the correction law (default 1).
     pub gain: f64,
-    /// Flow floor f_ε (flow unit, default 0) regularizing the division by the flow.
+    /// Floor y_ε (default 0) regularizing the division by the conjugate variable y: the flow
+    /// for an effort input (bond law: always), the effort for a flow input.
     pub flow_floor: f64,
 }
 
@@ -457,4 +492,6 @@ pub struct Overrides {
     pub h_max: Option<f64>,
     /// Energy correction on every bond (`--energy-correction`); `None` keeps the file's.
     pub energy_correction: Option<bool>,
+    /// The correction law of every bond (`--energy-correction-law`); `None` keeps the file's.
+    pub energy_correction_law: Option<CorrectionLaw>,
 }

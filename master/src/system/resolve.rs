@@ -476,7 +476,24 @@ impl Resolver<'_> {
                 .or_else(|| self.b.bond_corrections.get(bond_name).copied())
                 .or(sim.energy_correction)
                 .unwrap_or(false);
-            bonds.push(Bond { name: bond_name.clone(), ports: [a, b2], energy_correction });
+            let own = self.b.bond_laws.get(bond_name).copied().unwrap_or_default();
+            let correction = EnergyCorrection {
+                law: over.energy_correction_law.or(own.law).or(sim.energy_correction_law).unwrap_or_default(),
+                gain: own.gain.or(sim.energy_correction_gain).unwrap_or(1.0),
+                flow_floor: own.flow.or(sim.energy_correction_flow).unwrap_or(0.0),
+            };
+            let (gain_key, flow_key) = if own.gain.is_some() || own.flow.is_some() {
+                (format!("{key}.energy_correction_gain"), format!("{key}.energy_correction_flow"))
+            } else {
+                ("simulation.energy_correction_gain".into(), "simulation.energy_correction_flow".into())
+            };
+            if !(correction.gain.is_finite() && correction.gain >= 0.0) {
+                return Err(self.err(gain_key, format!("{} must be finite and non-negative", correction.gain)));
+            }
+            if !(correction.flow_floor.is_finite() && correction.flow_floor >= 0.0) {
+                return Err(self.err(flow_key, format!("{} must be finite and non-negative", correction.flow_floor)));
+            }
+            bonds.push(Bond { name: bond_name.clone(), ports: [a, b2], energy_correction, correction });
         }
 
         let outputs = match &self.b.outputs {
@@ -506,7 +523,11 @@ impl Resolver<'_> {
         if let Some(name) = self.b.bond_corrections.keys().find(|n| !bonds.iter().any(|b| &b.name == *n)) {
             return Err(self.err(format!("bonds.{name}.energy_correction"), format!("no bond named \"{name}\"")));
         }
+        if let Some(name) = self.b.bond_laws.keys().find(|n| !bonds.iter().any(|b| &b.name == *n)) {
+            return Err(self.err(format!("bonds.{name}.energy_correction_law"), format!("no bond named \"{name}\"")));
+        }
         let energy_correction = EnergyCorrection {
+            law: over.energy_correction_law.or(sim.energy_correction_law).unwrap_or_default(),
             gain: sim.energy_correction_gain.unwrap_or(1.0),
             flow_floor: sim.energy_correction_flow.unwrap_or(0.0),
         };
@@ -929,14 +950,29 @@ mod tests {
         let sys = resolve(text).unwrap();
         assert!(sys.bonds()[0].energy_correction);
         assert!(crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]).is_ok());
-        // Both efforts are outputs: nothing to correct.
+        let coupling_error =
+            |text: &str| match crate::coupling::Coupling::new(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
+                Ok(_) => panic!("expected an error"),
+                Err(e) => e.to_string(),
+            };
+        // Both efforts are outputs: the bond law has no effort to correct; the input law
+        // corrects the flow inputs (their conjugates are outputs).
         let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
-        let sys = resolve(&text).unwrap();
-        let e = match crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]) {
-            Ok(_) => panic!("expected an error"),
-            Err(e) => e.to_string(),
-        };
+        assert_eq!(resolve(&text).unwrap().bonds()[0].correction.law, CorrectionLaw::Input);
+        assert!(crate::coupling::Coupling::new(&resolve(&text).unwrap(), &[&m, &m], &[false, false]).is_ok());
+        let bond_law =
+            text.replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_law = \"bond\"\n");
+        let e = coupling_error(&bond_law);
         assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
+        // Only outputs at both ports: nothing for the input law either.
+        let e = coupling_error(&text.replace("flow = \"u\"", "flow = \"y\""));
+        assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
+        // A bond's own gain is checked under its own key.
+        let e = message(resolve(
+            &bond_law
+                .replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_gain = -1.0\n"),
+        ));
+        assert!(e.contains("bonds[0].energy_correction_gain") && e.contains("-1"), "{e}");
         // An override switches it off everywhere; an unknown bond name is refused.
         let over = Overrides { energy_correction: Some(false), ..Default::default() };
         let b = SystemBuilder::parse(

@@ -3,7 +3,7 @@
 //! checked by [`SystemBuilder::build`], the same checks as for a system built in code.
 
 use super::builder::{ExtrapolationSpec, PortDraft, SystemBuilder, Value};
-use super::{AlgorithmKind, Parallel};
+use super::{AlgorithmKind, CorrectionLaw, Parallel};
 use crate::error::{MasterError, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -60,6 +60,8 @@ struct RawSimulation {
     ecco: Option<RawEcco>,
     #[serde(default)]
     energy_correction: Option<bool>,
+    #[serde(default)]
+    energy_correction_law: Option<String>,
     #[serde(default)]
     energy_correction_gain: Option<f64>,
     #[serde(default)]
@@ -123,6 +125,12 @@ pub(crate) struct RawBond {
     pub(crate) ports: Vec<RawPort>,
     #[serde(default)]
     pub(crate) energy_correction: Option<bool>,
+    #[serde(default)]
+    pub(crate) energy_correction_law: Option<String>,
+    #[serde(default)]
+    pub(crate) energy_correction_gain: Option<f64>,
+    #[serde(default)]
+    pub(crate) energy_correction_flow: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -206,7 +214,7 @@ pub(crate) fn add_inputs_and_bonds(
         };
         b.input(&rs.to, rs.times.clone(), rs.values.clone()).linear = linear;
     }
-    for rb in bonds {
+    for (k, rb) in bonds.iter().enumerate() {
         let ports = rb
             .ports
             .iter()
@@ -220,6 +228,13 @@ pub(crate) fn add_inputs_and_bonds(
         b.bonds.push((rb.name.clone(), ports));
         if let Some(on) = rb.energy_correction {
             b.bond_energy_correction(&rb.name, on);
+        }
+        let law = match &rb.energy_correction_law {
+            Some(l) => Some(CorrectionLaw::parse(l).map_err(|m| (format!("bonds[{k}].energy_correction_law"), m))?),
+            None => None,
+        };
+        if law.is_some() || rb.energy_correction_gain.is_some() || rb.energy_correction_flow.is_some() {
+            b.bond_correction_law(&rb.name, law, rb.energy_correction_gain, rb.energy_correction_flow);
         }
     }
     Ok(())
@@ -308,6 +323,9 @@ impl SystemBuilder {
             };
         }
         b.settings.energy_correction = sim.energy_correction;
+        if let Some(l) = &sim.energy_correction_law {
+            b.energy_correction_kind(CorrectionLaw::parse(l).map_err(|m| err("simulation.energy_correction_law", m))?);
+        }
         b.settings.energy_correction_gain = sim.energy_correction_gain;
         b.settings.energy_correction_flow = sim.energy_correction_flow;
         for (name, ri) in &raw.instances {
