@@ -20,6 +20,7 @@ class System:
 
     Settings (keyword arguments or :meth:`settings`): start, stop, step, algorithm
     ("jacobi" | "gauss-seidel"), order, extrapolation, parallel ("auto" | "on" | "off"),
+    exchange ("ordered" | "explicit": the papers' explicit Jacobi, every output read once at t_n),
     record_every, isolate, worker_timeout, max_residual_energy, iterations, iteration_tolerance.
     Relative FMU paths are taken relative to the current directory when run.
     """
@@ -32,6 +33,7 @@ class System:
         "order",
         "extrapolation",
         "parallel",
+        "exchange",
         "record_every",
         "isolate",
         "worker_timeout",
