@@ -513,6 +513,28 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         gap(Setting::Papers),
         gap(Setting::Ours)
     );
+    // Where the papers' gap is stable but not accurate: the verdict there rests on the stability criterion.
+    let mut loose = Vec::new();
+    let mut least = f64::INFINITY;
+    for case in CASES {
+        let (p, f) =
+            (&table[&(case, Coupling::Pressure, Setting::Papers)], &table[&(case, Coupling::Force, Setting::Papers)]);
+        if p.stable > f.stable && p.accurate <= f.accurate && p.stable > 0 {
+            let o = sc.run(case, Coupling::Pressure, Setting::Papers, false, p.stable)?;
+            least = least.min(o.errors[0]);
+            loose.push(format!("{} (pressure at {} ms: {})", case.name(), p.stable, o.describe()));
+        }
+    }
+    if !loose.is_empty() {
+        let _ = writeln!(
+            body,
+            "\nOn {} pressure coupling's larger H is stable but not accurate: within 10 mm both couplings reach the same H, \
+             so the papers' finding holds there by the stability criterion only (a bound below {:.0} mm instead of 100 mm \
+             would call those runs unstable too).",
+            loose.join(", "),
+            least * 1e3
+        );
+    }
     // Without the cavitation law (the papers' circuits have none): H = 1 ms.
     body.push_str(
         "\n**Without the cavitation law** (`strict_pressure = true`: a negative pressure ends the run), papers' setting, \
