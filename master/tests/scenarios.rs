@@ -70,6 +70,19 @@ fn the_explicit_exchange_changes_only_runs_with_feedthrough_outputs() {
     // mechanism the F read at t_n (with the previous ṡ), the default the F re-read with ṡ(t_n).
     let ordered = results("crane-a4.toml", &[]);
     let explicit = results("crane-a4.toml", &["--exchange", "explicit"]);
+    let dir = tmp("summary");
+    let o = cosim(&[
+        "run",
+        localized("crane-a4.toml", &dir).to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+        "--stop-time",
+        "0.1",
+        "--exchange",
+        "explicit",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(summary(&dir.join("o"))["exchange"], "explicit");
     assert_ne!(ordered, explicit);
     assert_eq!(ordered.lines().count(), explicit.lines().count());
     let o =
