@@ -90,3 +90,36 @@ fn the_explicit_exchange_changes_only_runs_with_feedthrough_outputs() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("ordered"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn a_linear_valve_ramp_reaches_the_hydraulics_exactly_at_every_communication_point() {
+    // One real FMU that interpolates its inputs (hydraulics-naya), H = 17 ms across the 2 ms valve
+    // ramp of Publication IV's M1: the κ it applied at each communication point (its input after
+    // fmi2DoStep) is the table's value there, with no overshoot past the ramp's end.
+    let fmu = paths::fmu("hydraulics-naya");
+    let dir = tmp("ramp");
+    let (k0, k1) = (0.4443455895980512, 0.4743455895980512);
+    let system = dir.join("ramp.toml");
+    std::fs::write(
+        &system,
+        format!(
+            "[simulation]\nstart = 5.95\nstop = 6.052\nstep = 0.017\n\n[instances.hyd]\nfmu = \"{}\"\n\
+             start = {{ F_static = 8829.0, h = 1e-4 }}\n\n[[inputs]]\nto = \"hyd.kappa\"\ntimes = [0.0, 6.0, 6.002]\n\
+             values = [{k0}, {k0}, {k1}]\ninterpolation = \"linear\"\n\n[outputs]\nvariables = [\"hyd.kappa\"]\n",
+            fmu.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = cosim(&["run", system.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let table = |t: f64| k0 + (k1 - k0) * ((t - 6.0) / 0.002).clamp(0.0, 1.0);
+    let mut inside = false;
+    for line in text.lines().skip(1) {
+        let v: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        inside |= v[0] > 6.0 && v[0] < 6.002;
+        assert!((v[1] - table(v[0])).abs() <= 1e-12, "at t = {}: κ = {}, table {}", v[0], v[1], table(v[0]));
+    }
+    assert!(inside, "a communication point inside the ramp: {text}");
+}
