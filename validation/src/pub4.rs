@@ -15,10 +15,11 @@
 //! (α h² kept at 1e6), same valve signals, recorded every 1 ms.
 //!
 //! **Criteria.** A run at H *completes without instability* when it reaches the end of the
-//! manoeuvre without an FMU error (Newton failure, NaN, a piston beyond its stroke) and its
-//! actuator lengths stay within [`S_DIVERGED`] (100 mm, a third of the stroke) of the reference:
-//! an unstable coupling oscillates with growing amplitude until the mechanics' Newton iteration
-//! fails, or until the crane swings between its end dampers, 150–300 mm from the reference. It
+//! manoeuvre without an FMU error (Newton failure, NaN, a piston beyond the naya cylinder's
+//! stroke) and its actuator lengths stay within [`S_DIVERGED`] (100 mm, a third of the J1
+//! cylinder's stroke) of the reference: an unstable coupling oscillates with growing amplitude
+//! until the mechanics' Newton iteration fails, or swings the crane far off the reference
+//! (towards its end dampers) while the stable runs stay within a few mm. It
 //! is *accurate* when the lengths stay within [`S_BOUND`] (10 mm). The scan walks the 1 ms grid
 //! from 1 ms to [`H_MAX_MS`] and stops at the first unstable H; each limit is the largest H
 //! below which every grid point meets the criterion. (Stability is not monotone in H on
@@ -465,10 +466,10 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
          the master's default (`exchange = \"ordered\"`): F is read again after the hydraulics' inputs at t_n are set. Pressure \
          coupling and the IM have no direct feedthrough, so both settings give them identical runs. Reference: the unified FMU at \
          h = 0.05 ms; cavitation law on. **Criteria**: a run *completes without instability* when it reaches the end without an \
-         FMU error (Newton failure, NaN, piston beyond its stroke) and every actuator length stays within 100 mm (a third of the \
-         stroke) of the reference — an unstable coupling either grows an oscillation until the mechanics' Newton iteration fails, \
-         or swings the crane between its end dampers 150–300 mm from the reference; it is *accurate* when the lengths stay \
-         within 10 mm. H is scanned on a 1 ms grid from 1 ms up to 64 ms and the scan stops at the first H without stability \
+         FMU error (Newton failure, NaN, a piston beyond the naya cylinder's stroke) and every actuator length stays within \
+         100 mm (a third of the J1 cylinder's stroke) of the reference — an unstable coupling either grows an oscillation until \
+         the mechanics' Newton iteration fails, or swings the crane far off the reference, towards its end dampers; it is \
+         *accurate* when the lengths stay within 10 mm. H is scanned on a 1 ms grid from 1 ms up to 64 ms and the scan stops at the first H without stability \
          (stability need not be monotone in H: the sampling of the valve events changes with H); each limit is the largest H \
          below which every grid point meets its criterion. Cells: **stable** / accurate (what happens 1 ms above the stability \
          limit).\n\n\
