@@ -19,7 +19,7 @@
 //! stroke) and its actuator lengths stay within [`S_DIVERGED`] (100 mm, a third of the J1
 //! cylinder's stroke) of the reference: an unstable coupling oscillates with growing amplitude
 //! until the mechanics' Newton iteration fails, or swings the crane far off the reference
-//! (towards its end dampers) while the stable runs stay within a few mm. It
+//! (towards its end dampers). It
 //! is *accurate* when the lengths stay within [`S_BOUND`] (10 mm). The scan walks the 1 ms grid
 //! from 1 ms to [`H_MAX_MS`] and stops at the first unstable H; each limit is the largest H
 //! below which every grid point meets the criterion. (Stability is not monotone in H on
