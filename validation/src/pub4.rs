@@ -530,10 +530,10 @@ pub fn section(fmu_dir: &Path, img_dir: &Path) -> Result<Section> {
         let _ = writeln!(
             body,
             "\nOn {} pressure coupling's larger H is stable but not accurate: within 10 mm both couplings reach the same H, \
-             so the papers' finding holds there by the stability criterion only (a bound below {:.0} mm instead of 100 mm \
+             so the papers' finding holds there by the stability criterion only (a bound of {:.0} mm or less instead of 100 mm \
              would call those runs unstable too).",
             loose.join(", "),
-            least * 1e3
+            (least * 1e3).floor()
         );
     }
     // Without the cavitation law (the papers' circuits have none): H = 1 ms.
