@@ -97,6 +97,7 @@ fn description(feedthrough: bool, interpolates: bool) -> ModelDescription {
             model_identifier: "mock".into(),
             can_get_and_set_fmu_state: true,
             can_interpolate_inputs: interpolates,
+            can_handle_variable_communication_step_size: true,
             ..Default::default()
         }),
         model_variables: vec![var("y", 0, Causality::Output), var("u", 1, Causality::Input)],
@@ -327,4 +328,36 @@ fn a_cycle_of_feedthrough_outputs_is_a_loop_only_for_the_ordered_exchange() {
     let mut run = build(Some(Exchange::Explicit)).unwrap();
     run.run().unwrap();
     assert_eq!(run.steps(), 2);
+}
+
+#[test]
+fn ecco_steps_that_cross_a_breakpoint_off_the_grid_end_on_the_table() {
+    // ECCO ends its steps on table times rounded to its grid (here Δ = 1 ms): a ramp that ends at
+    // 6.0023 s, between grid points, is crossed by the step from 6.002 s. The chord over the step
+    // taken ends it on the table; the slope at 6.002 s would run 0.7 ms past the ramp's end.
+    use crate::step_control::StepControlKind;
+    use crate::system::{EccoParams, PortDraft};
+    let end = 6.0023;
+    let table = |t: f64| VALUES[1] + (VALUES[2] - VALUES[1]) * ((t - TIMES[1]) / (end - TIMES[1])).clamp(0.0, 1.0);
+    let mut b = SystemBuilder::new();
+    b.start(START).stop(START + 12.0 * H).step(H).step_control(StepControlKind::Ecco);
+    b.ecco(EccoParams { h_min: 1e-3, h_max: H, ..EccoParams::default() });
+    b.instance("a", "a.fmu");
+    b.input("a.u", vec![0.0, TIMES[1], end], VALUES.to_vec()).linear();
+    b.bond("b", PortDraft::new("a", "y", "y"), PortDraft::new("a", "y", "y").sign(-1.0));
+    b.outputs(["a.y"]);
+    let md = description(false, true);
+    let sys = b.build(&[&md]).unwrap();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut run = Execution::with_instances(sys, vec![mock("a", true, true, false, 0.0, &log)], &[&md]).unwrap();
+    run.initialize().unwrap();
+    let mut crossed = false;
+    while run.time() < START + 12.0 * H - 1e-9 {
+        let t0 = run.time();
+        run.step().unwrap();
+        let (t, y) = (run.time(), run.recorded().unwrap()[0]);
+        crossed |= t0 < end && t > end && t0 > TIMES[1];
+        assert!((y - table(t)).abs() <= 1e-12, "ECCO: at t = {t} the FMU's input is {y}, the table's {}", table(t));
+    }
+    assert!(crossed, "a step across the ramp's end: {:?}", run.step_history());
 }
