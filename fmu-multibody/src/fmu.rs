@@ -134,6 +134,8 @@ pub struct MbFmu<V: Variant<M>, const M: usize> {
     pub restarts: i32,
     /// The small-penalty warning was given in this run.
     pub warned: bool,
+    /// A piston beyond its stroke was reported in this run (pressure variants; once).
+    pub stroke_warned: bool,
     /// The outputs of the current state, evaluated once when the state changes (see [`Results`]);
     /// `None` until then, and after the state was replaced from outside (FMU state), when the
     /// getters evaluate them directly.
@@ -190,6 +192,7 @@ impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
             steps_total: 0,
             restarts: 0,
             warned: false,
+            stroke_warned: false,
             results: None,
             interface: std::cell::OnceCell::new(),
             mass_lu: Lu::new(mech.mass_matrix()),
@@ -387,8 +390,12 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
         }
     }
 
-    /// Physical range of the state after a step ending at `t`.
-    fn check_state(&self, t: f64) -> Result<(), ModelError> {
+    /// Physical range of the state after a step ending at `t`: an error for a cylinder of no
+    /// length; for a piston beyond its stroke (pressure variants) the message, which the step
+    /// reports as a warning — the hydraulics of force coupling go on there too, so pressure and
+    /// force coupling stop on the same events.
+    fn check_state(&self, t: f64) -> Result<Option<String>, ModelError> {
+        let mut beyond = None;
         let names = V::CYLINDERS;
         for (k, n) in names.iter().enumerate().take(Self::cylinder_count()) {
             let kin = self.kinematics(k);
@@ -400,15 +407,15 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
             }
             if V::PRESSURE {
                 let (l1, l2) = self.cylinders[k].chamber_lengths(kin.s, self.s0[k]);
-                if l1 <= 0.0 || l2 <= 0.0 {
-                    return Err(ModelError::new(format!(
+                if (l1 <= 0.0 || l2 <= 0.0) && beyond.is_none() {
+                    beyond = Some(format!(
                         "at t = {t} s: {} = {} m puts the piston beyond the end of its stroke (l1 = {l1:.4e} m, l2 = {l2:.4e} m)",
                         n.s[0], kin.s
-                    )));
+                    ));
                 }
             }
         }
-        Ok(())
+        Ok(beyond)
     }
 
     fn largest_mass(&self) -> f64 {
@@ -800,7 +807,12 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         self.steps_total = 0;
         self.restarts = 0;
         self.warned = false;
-        self.check_state(0.0)
+        self.stroke_warned = false;
+        match self.check_state(0.0)? {
+            // At the start it is the parameters (l10, l20 or the initial length) that are wrong.
+            Some(beyond) => Err(ModelError::new(beyond)),
+            None => Ok(()),
+        }
     }
 
     fn do_step(&mut self, t: f64, big_h: f64, ctx: &mut Context) -> Result<(), ModelError> {
@@ -854,7 +866,15 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         }
         self.state = st;
         self.set_results(Some(self.evaluate_results()));
-        self.check_state(t + big_h)?;
+        if let Some(beyond) = self.check_state(t + big_h)? {
+            if !self.stroke_warned {
+                self.stroke_warned = true;
+                ctx.warn(format!(
+                    "{beyond}: the chamber has no volume left, the end damper's force grows on (as the force-coupled \
+                     circuit goes on with its dead volume); reported once"
+                ));
+            }
+        }
         self.work = work;
         self.power_end = power_start;
         self.u_end = u_end;

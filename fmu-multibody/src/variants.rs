@@ -86,8 +86,9 @@ p2 = p2_0), so a default run rests; an input left at its declared start value fo
 E_kin = ½ q̇ᵀMq̇, E_pot = Σ m g y, W_act = ∫ Σ F ṡ dt by the trapezoidal rule over each internal step with the forces the solver used,
 E_balance = E_kin + E_pot − W_act − E(t0). Constraint violation norms phi = |Φ|, phi_dot = |Φ_q q̇|, phi_ddot = |Φ_q q̈ + Φ̇_q q̇|.
 newton_iterations (largest of the last communication step), newton_iterations_total and steps_total (for averages), restarts.</p>
-<p><b>Failures</b>: Newton divergence, a singular Newton matrix, NaN, a cylinder of zero length, or (pressure variants) a piston beyond its
-stroke end the step with fmi2Error naming the time and the quantity.</p>"#
+<p><b>Failures</b>: Newton divergence, a singular Newton matrix, NaN or a cylinder of zero length end the step with fmi2Error naming the
+time and the quantity. A piston beyond its stroke (pressure variants) is an error at initialization and a warning (once) during the
+run: the end damper's force grows on, as the hydraulics of force coupling go on with their dead volume.</p>"#
     };
 }
 

@@ -138,21 +138,28 @@ fn the_upper_end_damper_stops_the_piston_before_the_stroke_end() {
 }
 
 #[test]
-fn the_piston_beyond_its_stroke_is_an_error() {
+fn the_piston_beyond_its_stroke_is_reported_once_and_the_run_goes_on() {
+    // As the force-coupled circuit (lumped3 keeps its dead volume and warns), so that pressure and
+    // force coupling stop on the same events.
     let mut m: CranePFmu = init(|m: &mut CranePFmu| m.cylinders[0].k_d = 0.0);
     let (p1, p2) = (m.p1_static[0] + 2e6, 3.5e6);
-    let mut err = None;
+    let mut ctx = fmu_export::Context::default();
+    let mut beyond = 0;
     for k in 0..6000 {
+        if beyond > 50 {
+            break;
+        }
         let t = k as f64 * 1e-3;
         m.inputs[0].value = p1;
         m.inputs[1].value = p2;
-        if let Err(e) = fmu_export::CoSimModel::do_step(&mut m, t, 1e-3, &mut fmu_export::Context::default()) {
-            err = Some(e);
-            break;
-        }
+        fmu_export::CoSimModel::do_step(&mut m, t, 1e-3, &mut ctx).expect("a piston beyond its stroke is no error");
+        let (l1, l2) = m.cylinders[0].chamber_lengths(m.kinematics(0).s, m.s0[0]);
+        beyond += usize::from(l1 <= 0.0 || l2 <= 0.0);
     }
-    let e = err.expect("the piston must hit the stroke end");
-    assert!(e.0.contains("beyond the end of its stroke") && e.0.contains("at t = "), "{e}");
+    assert!(beyond > 0, "the piston must pass the stroke end");
+    let w: Vec<&String> = ctx.warnings().iter().filter(|w| w.contains("beyond the end of its stroke")).collect();
+    assert_eq!(w.len(), 1, "{:?}", ctx.warnings());
+    assert!(w[0].contains("at t = "), "{}", w[0]);
 }
 
 fn fmu(name: &str) -> &'static dyn Fmu {

@@ -9,7 +9,7 @@ use crate::bonds::Bonds;
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
 use crate::fmu::Slave;
-use crate::system::{Extrapolation, Parallel, System, VarRef};
+use crate::system::{Exchange, Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -100,7 +100,8 @@ pub(crate) struct Node {
     pub(crate) in_vals: Vec<f64>,
     pub(crate) in_links: Vec<usize>,
     pub(crate) in_signals: Vec<usize>,
-    /// Each time table's value and slope at the step's start.
+    /// Each time table's value at the start of the (sub-)step being set and its derivative
+    /// over it ([`Coupling::evaluate_signals`]).
     pub(crate) signal_vals: Vec<(f64, f64)>,
     /// Highest extrapolation order among the inputs.
     pub(crate) max_order: usize,
@@ -144,6 +145,11 @@ pub struct Coupling {
     h_step: f64,
     /// Time every one of the first steps even without `timing` (`parallel = "auto"` decides from them).
     sample_first_steps: bool,
+    /// t_n, the start of the current communication step (time tables are evaluated from it).
+    t_step: f64,
+    /// The papers' explicit Jacobi ([`Exchange::Explicit`]): outputs are never re-read after
+    /// inputs are set.
+    explicit: bool,
 }
 
 fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
@@ -239,6 +245,8 @@ impl Coupling {
             timing: true,
             h_step: sys.step,
             sample_first_steps: sys.parallel == Parallel::Auto,
+            t_step: sys.start,
+            explicit: sys.exchange == Exchange::Explicit,
         };
         let bonds = Bonds::new(sys, &mut coupling)?;
         for v in &sys.outputs {
@@ -295,12 +303,18 @@ impl Coupling {
                 ft_dep[l.src.instance][l.dst_instance] = true;
             }
         }
-        let input_order = topological(&ft_dep).map_err(|cycle| MasterError::System {
+        // The explicit exchange reads no output after inputs are set: any order will do, and a
+        // cycle of feedthrough outputs is no loop.
+        let explicit = coupling.explicit;
+        let input_order =
+            topological(&ft_dep).or_else(|cycle| if explicit { Ok((0..n).collect()) } else { Err(cycle) });
+        let input_order = input_order.map_err(|cycle| MasterError::System {
             path: sys.path.clone(),
             key: "connections".into(),
             message: format!(
                 "algebraic loop: outputs with direct feedthrough form a cycle through instances {}; \
-                 break it by connecting an output without feedthrough (e.g. pressure instead of force coupling)",
+                 break it by connecting an output without feedthrough (e.g. pressure instead of force coupling), \
+                 or read every output once per step with [simulation] exchange = \"explicit\"",
                 cycle.iter().map(|i| names[*i].as_str()).collect::<Vec<_>>().join(" -> ")
             ),
         })?;
@@ -471,18 +485,18 @@ impl Coupling {
         derivatives: bool,
         min_order: usize,
     ) -> Result<()> {
-        let node = &mut self.nodes[i];
-        if node.in_vrs.is_empty() {
+        if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
+        self.evaluate_signals(i, tau);
+        let node = &mut self.nodes[i];
         for (k, c) in node.in_links.iter().enumerate() {
             node.in_vals[k] = self.links[*c].poly.value(tau);
         }
-        // Time tables: the value at the step's start, continued along its slope to τ (the line
-        // an interpolating FMU follows from the derivative set at τ = 0).
+        // Time tables: their value at t_n + τ, read from the table (known, not extrapolated).
         let n_links = node.in_links.len();
-        for (v, (value, slope)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
-            *v = if tau == 0.0 { *value } else { value + slope * tau };
+        for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
+            *v = *value;
         }
         slaves[i].set_real(&node.in_vrs, &node.in_vals)?;
         let max_order = node.max_order.max(min_order);
@@ -494,7 +508,8 @@ impl Coupling {
                     node.in_vals[k] =
                         if tau == 0.0 { poly.derivative_at_0(order) } else { poly.shifted(tau).derivative_at_0(order) };
                 }
-                // Time tables: the slope (0 for steps) is the first derivative, the rest are 0.
+                // Time tables: the chord over the (sub-)step is the first derivative (0 for
+                // steps), the rest are 0: the FMU's input line ends on the table's value.
                 for (v, (_, slope)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
                     *v = if order == 1 { *slope } else { 0.0 };
                 }
@@ -502,6 +517,26 @@ impl Coupling {
             }
         }
         Ok(())
+    }
+
+    /// Instance i's time tables for the (sub-)step that starts at t_n + τ: each table's value
+    /// there and, for a linear table, the chord to its value at the end of that (sub-)step —
+    /// the derivative that makes an interpolating FMU's input line end exactly on the table
+    /// (a slope taken at t_n would run straight past a breakpoint inside the step). Step tables
+    /// get derivative 0: the value at the (sub-)step's start holds until the next one.
+    fn evaluate_signals(&mut self, i: usize, tau: f64) {
+        let node = &mut self.nodes[i];
+        if node.in_signals.is_empty() {
+            return;
+        }
+        let span = if node.substeps <= 1 { self.h_step } else { self.h / node.substeps as f64 };
+        let t0 = self.t_step + tau;
+        for (v, k) in node.signal_vals.iter_mut().zip(&node.in_signals) {
+            let sig = &self.signals[*k];
+            let value = sig.at(t0).0;
+            let chord = if sig.linear && span > 0.0 { (sig.at(t0 + span).0 - value) / span } else { 0.0 };
+            *v = (value, chord);
+        }
     }
 
     fn refresh_feedthrough(&mut self, i: usize, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
@@ -599,17 +634,18 @@ impl Coupling {
     }
 
     fn hold_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64) -> Result<()> {
-        let node = &mut self.nodes[i];
-        if node.in_vrs.is_empty() {
+        if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
+        self.evaluate_signals(i, tau);
+        let node = &mut self.nodes[i];
         let sub = self.h / node.substeps.max(1) as f64;
         for (k, c) in node.in_links.iter().enumerate() {
             let l = &self.links[*c];
             // Gauss-Seidel interpolation knows the right end of each sub-step.
             node.in_vals[k] = l.poly.value(if l.interpolated { tau + sub } else { tau });
         }
-        // Time tables stay at their value at the macro step's start.
+        // Time tables: the table's value at the sub-step's start t_n + τ.
         let n_links = node.in_links.len();
         for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
             *v = *value;
@@ -618,17 +654,15 @@ impl Coupling {
     }
 
     /// Sets every input at t_n = start + n·H: copies the discrete connections, evaluates the
-    /// time tables, extrapolates each link from its history and applies it (instances whose
-    /// outputs feed through first, re-reading those outputs after their inputs changed).
+    /// time tables, extrapolates each link from its history and applies it. By default
+    /// ([`Exchange::Ordered`]) instances whose outputs feed through go first and those outputs
+    /// are re-read after their inputs changed; with [`Exchange::Explicit`] (the papers' explicit
+    /// Jacobi) every link uses the outputs as read at t_n, before any input was set.
     pub fn begin_step(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
         self.copy_discrete(slaves)?;
-        for node in &mut self.nodes {
-            for (v, k) in node.signal_vals.iter_mut().zip(&node.in_signals) {
-                *v = self.signals[*k].at(t);
-            }
-        }
+        self.t_step = t;
         for idx in 0..self.input_order.len() {
             let i = self.input_order[idx];
             for k in 0..self.nodes[i].in_links.len() {
@@ -637,7 +671,9 @@ impl Coupling {
                 self.links[c].used_start = self.links[c].poly.value(0.0);
             }
             self.apply_inputs(i, slaves, 0.0, true)?;
-            self.refresh_feedthrough(i, slaves)?;
+            if !self.explicit {
+                self.refresh_feedthrough(i, slaves)?;
+            }
         }
         Ok(())
     }

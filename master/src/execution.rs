@@ -620,6 +620,7 @@ impl Execution {
             step_control: sys.step_control().kind().name().into(),
             step_size_range: step_range,
             parallel: self.algorithm.uses_threads(),
+            exchange: sys.exchange().name().into(),
             instances: sys
                 .instances()
                 .iter()

@@ -12,7 +12,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use master::system::{AlgorithmKind, Overrides, Parallel};
+use master::system::{AlgorithmKind, Exchange, Overrides, Parallel};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -137,6 +137,11 @@ enum Command {
         /// Jacobi worker threads, overrides [simulation].parallel.
         #[arg(long, value_enum)]
         parallel: Option<Parallel>,
+        /// How the inputs at t_n are taken from the outputs: `ordered` (default: feedthrough
+        /// outputs re-read after their instance's inputs are set) or `explicit` (the papers'
+        /// explicit Jacobi: every output read once at t_n); overrides [simulation].exchange.
+        #[arg(long, value_enum)]
+        exchange: Option<Exchange>,
         /// Run every instance in its own worker process: an FMU that crashes ends the run with a
         /// message instead of taking cosim down (overrides [simulation].isolate).
         #[arg(long)]
@@ -585,6 +590,7 @@ fn run() -> Result<i32> {
             algorithm,
             extrapolation,
             parallel,
+            exchange,
             isolate,
             force,
             step_control,
@@ -604,6 +610,7 @@ fn run() -> Result<i32> {
                 algorithm,
                 extrapolation,
                 parallel,
+                exchange,
                 isolate,
                 force,
                 step_control,

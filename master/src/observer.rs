@@ -57,6 +57,9 @@ pub struct Summary {
     pub step_size_range: Option<[f64; 2]>,
     /// Whether Jacobi used worker threads.
     pub parallel: bool,
+    /// `ordered` or `explicit` (`[simulation] exchange`).
+    #[serde(default)]
+    pub exchange: String,
     /// Per instance.
     pub instances: Vec<InstanceSummary>,
     /// Per bond.

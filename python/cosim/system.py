@@ -20,6 +20,7 @@ class System:
 
     Settings (keyword arguments or :meth:`settings`): start, stop, step, algorithm
     ("jacobi" | "gauss-seidel"), order, extrapolation, parallel ("auto" | "on" | "off"),
+    exchange ("ordered" | "explicit": the papers' explicit Jacobi, every output read once at t_n),
     record_every, isolate, worker_timeout, max_residual_energy, iterations, iteration_tolerance,
     energy_correction, energy_correction_law ("input" | "bond"), energy_correction_gain,
     energy_correction_flow.
@@ -34,6 +35,7 @@ class System:
         "order",
         "extrapolation",
         "parallel",
+        "exchange",
         "record_every",
         "isolate",
         "worker_timeout",

@@ -11,7 +11,7 @@ use master::bonds::BondState;
 use master::fmu::FmuCache;
 use master::observer::{Observer, Status, Summary};
 use master::system::{
-    AlgorithmKind, CorrectionLaw, ExtrapolationSpec, Overrides, Parallel, PortDraft, SystemBuilder, Value,
+    AlgorithmKind, CorrectionLaw, Exchange, ExtrapolationSpec, Overrides, Parallel, PortDraft, SystemBuilder, Value,
 };
 use master::MasterError;
 use pyo3::create_exception;
@@ -126,6 +126,9 @@ fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
         }
         if let Some(p) = get::<String>(s, "parallel")? {
             b.parallel(Parallel::parse(&p).ok_or_else(|| bad(format!("parallel {p:?}: auto, on or off")))?);
+        }
+        if let Some(x) = get::<String>(s, "exchange")? {
+            b.exchange(Exchange::parse(&x).ok_or_else(|| bad(format!("exchange {x:?}: ordered or explicit")))?);
         }
         if let Some(k) = get(s, "record_every")? {
             b.record_every(k);

@@ -196,10 +196,12 @@ fn publication4(r: &mut Runner, body: &mut String) -> Result<()> {
     body.push_str(
         "\nThe single-actuator crane-pub3 runs at H = 2 ms and diverges at 5 ms; the double-actuator crane is more than 10 mm off already at 2 ms \
          — the order of Publication III's Tables 4–5 (single 2.6–5.0 ms, double 1.6–2.0 ms). \
-         On this grid pressure coupling does not reach a larger H than force coupling (Publication IV found it does). With the \
+         On this grid (order-1 extrapolation, the master's default exchange, which re-reads the force after the hydraulics' \
+         inputs are set) pressure coupling does not reach a larger H than force coupling; the Publication IV section below \
+         compares them like with like, in the papers' explicit Jacobi (where pressure coupling does reach a larger H) and in \
+         ours, with held inputs and including the interface model. With the \
          hydraulics' cavitation law (the default) the circuits survive the suction and the mechanics' Newton iteration fails \
-         first; with `strict_pressure = true` cylinder 2's circuit cavitates within 1 s and ends the run. The Publication IV \
-         section below scans the largest stable H with held inputs, including the interface model. The hydraulics' internal step hardly changes s: the coupling error at H = 1 ms dominates.\n",
+         first; with `strict_pressure = true` cylinder 2's circuit cavitates within 1 s and ends the run. The hydraulics' internal step hardly changes s: the coupling error at H = 1 ms dominates.\n",
     );
     body.push_str(
         "\nFWE at 0.1 ms is outside its stability bound for the p3 mode (h|λ| ≈ 11, SPEC §3.6): the FMU warns, and the run ends in a \

@@ -277,7 +277,12 @@ fn cycle_scenario(scen: &Path, work: &Path, name: &str, config: &str) -> Result<
     );
     for part in config.split("; ").skip(1) {
         if let Some((k, v)) = part.split_once(" = ") {
-            let _ = writeln!(text, "\"{k}\" = [\"{v}\"]");
+            // The label writes values without quotes: booleans and numbers stay what they were.
+            if v == "true" || v == "false" || v.parse::<f64>().is_ok() {
+                let _ = writeln!(text, "\"{k}\" = [{v}]");
+            } else {
+                let _ = writeln!(text, "\"{k}\" = [\"{v}\"]");
+            }
         }
     }
     text += "\n";

@@ -17,6 +17,8 @@ mod gauss_seidel;
 mod iterative;
 mod jacobi;
 #[cfg(test)]
+mod known_inputs;
+#[cfg(test)]
 mod tests;
 
 pub use crate::bonds::BondState;

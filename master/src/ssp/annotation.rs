@@ -2,7 +2,7 @@
 //! carry, as TOML text in the system-file syntax (a subset of its tables):
 //!
 //! ```toml
-//! [simulation]        # step, algorithm, order, extrapolation, parallel, record_every, isolate,
+//! [simulation]        # step, algorithm, order, extrapolation, parallel, exchange, record_every, isolate,
 //! step = 1e-3         # worker_timeout, max_residual_energy, iterations, iteration_tolerance, step_control,
 //!                     # energy_correction(_law, _gain, _flow), [simulation.ecco] (no start/stop:
 //!                     # those are in ssd:DefaultExperiment)
@@ -53,6 +53,7 @@ struct RawSimulation {
     order: Option<Vec<String>>,
     extrapolation: Option<Value>,
     parallel: Option<String>,
+    exchange: Option<String>,
     record_every: Option<u64>,
     isolate: Option<bool>,
     worker_timeout: Option<f64>,
@@ -125,6 +126,9 @@ pub fn to_toml(b: &SystemBuilder) -> String {
     }
     if let Some(p) = s.parallel {
         sim.insert("parallel".into(), Value::String(p.name().into()));
+    }
+    if let Some(x) = s.exchange {
+        sim.insert("exchange".into(), Value::String(x.name().into()));
     }
     if let Some(k) = s.record_every {
         sim.insert("record_every".into(), Value::Integer(i64::try_from(k).unwrap_or(i64::MAX)));
@@ -286,6 +290,9 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     if let Some(p) = &sim.parallel {
         b.settings.parallel = Some(system_toml::parallel(p).map_err(|m| ("simulation.parallel".to_owned(), m))?);
     }
+    if let Some(x) = &sim.exchange {
+        b.settings.exchange = Some(system_toml::exchange(x).map_err(|m| ("simulation.exchange".to_owned(), m))?);
+    }
     b.settings.record_every = sim.record_every.or(b.settings.record_every);
     b.settings.isolate = sim.isolate.or(b.settings.isolate);
     b.settings.worker_timeout = sim.worker_timeout.or(b.settings.worker_timeout);
@@ -337,6 +344,19 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
 mod tests {
     use super::*;
     use crate::system::{CorrectionLaw, EccoParams, PortDraft, StepControlKind};
+
+    #[test]
+    fn the_explicit_exchange_survives_the_annotation() {
+        let mut b = SystemBuilder::new();
+        b.exchange(crate::system::Exchange::Explicit);
+        let text = to_toml(&b);
+        assert!(text.contains("exchange = \"explicit\""), "{text}");
+        let mut c = SystemBuilder::new();
+        apply(&mut c, &text).unwrap();
+        assert_eq!(c.settings.exchange, Some(crate::system::Exchange::Explicit), "{text}");
+        let e = apply(&mut c, "[simulation]\nexchange = \"implicit\"\n").unwrap_err();
+        assert_eq!(e.0, "simulation.exchange", "{e:?}");
+    }
 
     #[test]
     fn energy_based_coupling_control_survives_the_annotation() {

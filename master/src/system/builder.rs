@@ -3,7 +3,7 @@
 //! ([`SystemBuilder::build`]), and every error names the key the TOML file would use
 //! (`connections[2].to`, `instances.m1.start.damping`, …).
 
-use super::{AlgorithmKind, CorrectionLaw, EccoParams, Parallel, StepControlKind};
+use super::{AlgorithmKind, CorrectionLaw, EccoParams, Exchange, Parallel, StepControlKind};
 use crate::error::MasterError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -210,6 +210,7 @@ pub(crate) struct Settings {
     pub order: Option<Vec<String>>,
     pub extrapolation: Option<ExtrapolationSpec>,
     pub parallel: Option<Parallel>,
+    pub exchange: Option<Exchange>,
     pub record_every: Option<u64>,
     pub isolate: Option<bool>,
     pub worker_timeout: Option<f64>,
@@ -393,6 +394,12 @@ impl SystemBuilder {
     /// Jacobi worker threads (default auto).
     pub fn parallel(&mut self, p: Parallel) -> &mut Self {
         self.settings.parallel = Some(p);
+        self
+    }
+    /// How the inputs at t_n are taken from the outputs (default [`Exchange::Ordered`];
+    /// [`Exchange::Explicit`]: the papers' explicit Jacobi).
+    pub fn exchange(&mut self, e: Exchange) -> &mut Self {
+        self.settings.exchange = Some(e);
         self
     }
     /// Record every k-th communication point (default 1).

@@ -15,6 +15,7 @@
 //! order = ["m2", "m1"]   # Gauss-Seidel order (default: from the connection graph)
 //! extrapolation = 1      # default for connections: 0..4 or "I2"
 //! parallel = "auto"      # Jacobi worker threads: "auto" | "on" | "off"
+//! exchange = "ordered"   # or "explicit": the papers' explicit Jacobi (outputs read once at t_n)
 //! record_every = 1       # write results every k-th communication point
 //! isolate = false        # run each instance in its own worker process (as `cosim run --isolate`)
 //! worker_timeout = 60.0  # s: an isolated instance's call that takes longer ends the run (hung FMU)
@@ -77,6 +78,37 @@ impl AlgorithmKind {
         match self {
             Self::Jacobi => "jacobi",
             Self::GaussSeidel => "gauss-seidel",
+        }
+    }
+}
+
+/// How the inputs at t_n are taken from the outputs (`[simulation] exchange`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Exchange {
+    /// The default: inputs are set instance by instance, the sources of direct-feedthrough
+    /// outputs first, and such an output is read again after its own instance's inputs at t_n
+    /// are set (a force F(s, ṡ) handed on with the ṡ of t_n). A cycle of feedthrough outputs is
+    /// refused as an algebraic loop.
+    Ordered,
+    /// The papers' explicit Jacobi: every output is read once, at the end of the previous step
+    /// (t_n), before any input is set; no output is read again (a feedthrough output such as
+    /// F(s, ṡ) carries the inputs of the previous exchange). Cycles through feedthrough outputs
+    /// are allowed.
+    Explicit,
+}
+
+impl Exchange {
+    /// Parses `ordered` / `explicit`.
+    pub fn parse(s: &str) -> Option<Self> {
+        <Self as clap::ValueEnum>::from_str(s, false).ok()
+    }
+
+    /// The name in system files (`ordered`, `explicit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ordered => "ordered",
+            Self::Explicit => "explicit",
         }
     }
 }
@@ -320,6 +352,8 @@ pub struct System {
     pub(crate) order: Option<Vec<usize>>,
     /// Jacobi threads.
     pub(crate) parallel: Parallel,
+    /// How the inputs at t_n are taken from the outputs.
+    pub(crate) exchange: Exchange,
     /// Record every k-th communication point.
     pub(crate) record_every: u64,
     /// Run each instance in its own worker process ([`crate::fmu::isolated`]).
@@ -396,6 +430,10 @@ impl System {
     /// Jacobi worker threads.
     pub fn parallel(&self) -> Parallel {
         self.parallel
+    }
+    /// How the inputs at t_n are taken from the outputs.
+    pub fn exchange(&self) -> Exchange {
+        self.exchange
     }
     /// Record every k-th communication point.
     pub fn record_every(&self) -> u64 {
@@ -476,6 +514,8 @@ pub struct Overrides {
     pub extrapolation: Option<usize>,
     /// Worker threads.
     pub parallel: Option<Parallel>,
+    /// Output exchange (`--exchange`).
+    pub exchange: Option<Exchange>,
     /// Worker processes (`--isolate`); `None` keeps `[simulation].isolate`.
     pub isolate: Option<bool>,
     /// `--force`: run even more than `LARGE_STEPS` (1e9) fmi2DoStep calls per instance.

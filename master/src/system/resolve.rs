@@ -207,6 +207,7 @@ impl Resolver<'_> {
         }
         let algorithm = over.algorithm.or(sim.algorithm).unwrap_or(AlgorithmKind::Jacobi);
         let parallel = over.parallel.or(sim.parallel).unwrap_or(Parallel::Auto);
+        let exchange = over.exchange.or(sim.exchange).unwrap_or(super::Exchange::Ordered);
         let isolate = over.isolate.or(sim.isolate).unwrap_or(false);
         let worker_timeout = sim.worker_timeout.unwrap_or(crate::fmu::isolated::DEFAULT_WORKER_TIMEOUT.as_secs_f64());
         // Up to about 30 years: Duration::from_secs_f64 must not overflow.
@@ -553,6 +554,7 @@ impl Resolver<'_> {
             algorithm,
             order,
             parallel,
+            exchange,
             record_every,
             isolate,
             worker_timeout,

@@ -43,6 +43,8 @@ struct RawSimulation {
     #[serde(default)]
     parallel: Option<String>,
     #[serde(default)]
+    exchange: Option<String>,
+    #[serde(default)]
     record_every: Option<u64>,
     #[serde(default)]
     isolate: Option<bool>,
@@ -195,6 +197,11 @@ pub(crate) fn parallel(s: &str) -> Result<Parallel, String> {
     Parallel::parse(s).ok_or_else(|| format!("\"{s}\" is not \"auto\", \"on\" or \"off\""))
 }
 
+/// `exchange = "…"`; `Err`: the message.
+pub(crate) fn exchange(s: &str) -> Result<super::Exchange, String> {
+    super::Exchange::parse(s).ok_or_else(|| format!("\"{s}\" is not \"ordered\" or \"explicit\""))
+}
+
 /// `[[inputs]]` and `[[bonds]]` into the builder; `Err`: (key, message).
 pub(crate) fn add_inputs_and_bonds(
     b: &mut SystemBuilder,
@@ -299,6 +306,9 @@ impl SystemBuilder {
         }
         if let Some(p) = &sim.parallel {
             b.parallel(parallel(p).map_err(|m| err("simulation.parallel", m))?);
+        }
+        if let Some(x) = &sim.exchange {
+            b.exchange(exchange(x).map_err(|m| err("simulation.exchange", m))?);
         }
         b.settings.record_every = sim.record_every;
         b.settings.isolate = sim.isolate;
