@@ -869,7 +869,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         if let Some(beyond) = self.check_state(t + big_h)? {
             if !self.stroke_warned {
                 self.stroke_warned = true;
-                ctx.warn(format!(
+                ctx.report(format!(
                     "{beyond}: the chamber has no volume left, the end damper's force grows on (as the force-coupled \
                      circuit goes on with its dead volume); reported once"
                 ));

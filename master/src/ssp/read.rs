@@ -50,9 +50,12 @@ fn double(shown: &Path, node: &Node, attr: &str) -> Result<Option<f64>> {
     node.attr(attr)
         .map(|s| {
             // Times, factors and offsets must be finite (issue 30 item 11: INF/NaN were taken).
-            parse_f64(s)
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| err(shown, node, Some(attr), format!("\"{s}\" is not a finite number")))
+            let x = parse_f64(s).ok_or_else(|| err(shown, node, Some(attr), format!("\"{s}\" is not a number")))?;
+            if x.is_finite() {
+                Ok(x)
+            } else {
+                Err(err(shown, node, Some(attr), format!("\"{s}\" is not a finite number")))
+            }
         })
         .transpose()
 }
@@ -591,7 +594,11 @@ fn apply_bindings(
             let bad =
                 |what: &str| err(&file, v, Some("value"), format!("\"{raw}\" is not {what} (parameter \"{name}\")"));
             let mut value = match v.name.as_str() {
-                "Real" => Value::Real(parse_f64(raw).filter(|x| x.is_finite()).ok_or_else(|| bad("a finite number"))?),
+                "Real" => match parse_f64(raw) {
+                    Some(x) if x.is_finite() => Value::Real(x),
+                    Some(_) => return Err(bad("a finite number")),
+                    None => return Err(bad("a number")),
+                },
                 "Integer" => Value::Integer(raw.trim().parse().map_err(|_| bad("an integer"))?),
                 "Boolean" => Value::Boolean(match raw.trim() {
                     "true" | "1" => true,

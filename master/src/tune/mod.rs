@@ -177,12 +177,6 @@ pub fn tune_spec(
     };
     for name in spec.range.keys() {
         named("range", name)?;
-        if !spec.inputs.contains(name) {
-            return Err(bad(format!(
-                "[tune].range: \"{name}\" is not a replaced input (inputs: {})",
-                spec.inputs.join(", ")
-            )));
-        }
     }
     for name in spec.extrapolate.iter().flatten() {
         named("extrapolate", name)?;
