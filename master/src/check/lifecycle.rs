@@ -189,8 +189,9 @@ pub fn instances(p: &mut Probe) -> Outcome {
     }
 }
 
-/// Rounds of the `threads` check: a race shows only sometimes (OpenModelica FMUs crash in about
-/// one round of six), so the two threads start this many times.
+/// Rounds of the `threads` check: a race shows only sometimes (the OpenModelica FMUs of
+/// docs/check-gemseo-example.md crash in about one check of five), so the two threads start this
+/// many times.
 const THREAD_ROUNDS: u64 = 50;
 
 /// Two threads in lockstep: each waits at every phase until the other reached it (or ended).
