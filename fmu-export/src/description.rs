@@ -181,13 +181,19 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
                 .last()
                 .filter(|u| u.index == index)
                 .map_or_else(Vec::new, |u| u.dependencies.clone().unwrap_or_default());
+            // (An output computed from the inputs when Initialization Mode ends also lists
+            // every input: `Variable::initially_from_inputs`.)
             deps.extend(
                 vars.iter()
                     .enumerate()
-                    .filter(|(_, w)| w.causality == Causality::Parameter)
+                    .filter(|(_, w)| {
+                        w.causality == Causality::Parameter
+                            || (v.initially_from_inputs && w.causality == Causality::Input)
+                    })
                     .map(|(j, _)| u32::try_from(j + 1).unwrap_or(u32::MAX)),
             );
             deps.sort_unstable();
+            deps.dedup();
             initial_unknowns.push(Unknown { index, dependencies: Some(deps), dependencies_kind: None, line: 0 });
         }
         model_variables.push(sv);

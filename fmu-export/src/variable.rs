@@ -107,6 +107,11 @@ pub struct Variable<M> {
     /// A Real output that costs real work to evaluate and follows from outputs that are checked
     /// (see [`Variable::on_demand`]): fmi2DoStep does not evaluate it to check its value.
     pub on_demand: bool,
+    /// An output whose initial value the model computes from every input when it leaves
+    /// Initialization Mode (accelerations from the applied forces), though after a step it
+    /// has no direct feedthrough: `ModelStructure/InitialUnknowns` lists every input for it
+    /// (see [`Variable::initially_from_inputs`]).
+    pub initially_from_inputs: bool,
 }
 
 impl<M> Variable<M> {
@@ -136,6 +141,7 @@ impl<M> Variable<M> {
             },
             feedthrough: &[],
             on_demand: false,
+            initially_from_inputs: false,
         }
     }
 
@@ -201,6 +207,7 @@ impl<M> Variable<M> {
             access: Access::Enumeration { ty, get, set: Some(set) },
             feedthrough: &[],
             on_demand: false,
+            initially_from_inputs: false,
         }
     }
 
@@ -215,6 +222,7 @@ impl<M> Variable<M> {
             access: Access::Integer { min: None, max: None, get, set: Some(set) },
             feedthrough: &[],
             on_demand: false,
+            initially_from_inputs: false,
         }
     }
 
@@ -229,6 +237,7 @@ impl<M> Variable<M> {
             access: Access::Boolean { get, set: Some(set) },
             feedthrough: &[],
             on_demand: false,
+            initially_from_inputs: false,
         }
     }
 
@@ -243,6 +252,7 @@ impl<M> Variable<M> {
             access: Access::String { get, set: Some(set) },
             feedthrough: &[],
             on_demand: false,
+            initially_from_inputs: false,
         }
     }
 
@@ -297,6 +307,14 @@ impl<M> Variable<M> {
     /// Direct feedthrough from these inputs (outputs only).
     pub fn depends_on(mut self, inputs: &'static [(&'static str, DependencyKind)]) -> Self {
         self.feedthrough = inputs;
+        self
+    }
+
+    /// The initial value (Initialization Mode) depends on every input of the model, e.g. an
+    /// acceleration computed from the applied forces when Initialization Mode ends; after a
+    /// step the output is a result of the step (no direct feedthrough).
+    pub fn initially_from_inputs(mut self) -> Self {
+        self.initially_from_inputs = true;
         self
     }
 

@@ -747,6 +747,12 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         v.append(&mut inputs);
         v.append(&mut outputs);
         v.extend(crate::diagnostics::variables::<Self>());
+        // The accelerations leaving Initialization Mode are computed from the applied forces
+        // (inputs F or p1, p2); after a step they are the step's result (no feedthrough).
+        let accelerations: Vec<&str> = V::CYLINDERS.iter().map(|n| n.s[2]).chain(["phi_ddot"]).collect();
+        for x in v.iter_mut().filter(|x| accelerations.contains(&x.name)) {
+            x.initially_from_inputs = true;
+        }
         v
     }
 

@@ -706,6 +706,10 @@ impl<const W: u8> CoSimModel for MechanismFmu<W> {
             |m| &mut m.force,
         ));
         v.extend(common_outputs!(Self, names(W).n));
+        // F_s = F - F_mu leaving Initialization Mode follows the input F (after a step: the step's result).
+        for x in v.iter_mut().filter(|x| x.name == "F_s") {
+            x.initially_from_inputs = true;
+        }
         v
     }
 

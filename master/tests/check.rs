@@ -104,8 +104,14 @@ const EXPLAINED_WARNINGS: &[(&str, &str)] = &[
     ("oscillator-fd-m1", "feedthrough"),
     ("oscillator-triple-fd-m1", "feedthrough"),
     ("oscillator-triple-fd-m2", "feedthrough"),
-    // F declares s (end-stop cushions), lambda_max declares s_dot (below the cavitation pressure).
+    // The same declarations in Initialization Mode (InitialUnknowns list the feedthrough inputs).
+    ("oscillator-fd-m1", "initial-unknowns"),
+    ("oscillator-triple-fd-m1", "initial-unknowns"),
+    ("oscillator-triple-fd-m2", "initial-unknowns"),
+    // F declares s (end-stop cushions), lambda_max declares s_dot (below the cavitation pressure),
+    // after a step and in Initialization Mode.
     ("hydraulics-lumped3", "feedthrough"),
+    ("hydraulics-lumped3", "initial-unknowns"),
     // Input U_ref is used only with use_cycle = false (default true: the work cycle drives the valve).
     ("semirecursive-a", "interpolate"),
     ("semirecursive-d", "interpolate"),
