@@ -91,55 +91,13 @@ fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<(
     if Command::new("valgrind").arg("--version").output().is_err() {
         bail!("valgrind is not installed (apt-get install valgrind); .ci/run installs it");
     }
-    let out = Command::new(cargo)
-        .current_dir(root)
-        .args(["test", "--no-run", "-p", "integration-tests", "--test", "c_api"])
-        .output()
-        .context("building the c_api tests")?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let exe = text
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '(' || c == ')'))
-        .find(|w| w.contains("deps/c_api-"))
-        .context("no c_api test executable in cargo's output")?;
-    let mut cmd = Command::new("valgrind");
-    cmd.current_dir(root)
-        .args([
-            "--error-exitcode=99",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite",
-            "--show-leak-kinds=definite",
-            "-q",
-        ])
-        .arg(root.join(exe))
-        .arg("--test-threads=1")
-        .env("FMU_DIR", fmu_dir)
-        .env("FMI_PYTHON", python);
+    let mut cmd = memcheck(cargo, root, "c_api", "definite")?;
+    cmd.arg("--test-threads=1").env("FMU_DIR", fmu_dir).env("FMI_PYTHON", python);
     sh(&mut cmd).context("valgrind memcheck of the FMU call-sequence tests")?;
     // One FMU of every library loaded, instantiated, initialized, freed and unloaded twice: no
     // definite or indirect leak (issue 30 item 14; before, each unload leaked the description table).
-    let out = Command::new(cargo)
-        .current_dir(root)
-        .args(["test", "--no-run", "-p", "integration-tests", "--test", "unload"])
-        .output()
-        .context("building the unload test")?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let exe = text
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '(' || c == ')'))
-        .find(|w| w.contains("deps/unload-"))
-        .context("no unload test executable in cargo's output")?;
-    let mut cmd = Command::new("valgrind");
-    cmd.current_dir(root)
-        .args([
-            "--error-exitcode=99",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,indirect",
-            "--show-leak-kinds=definite,indirect",
-            "-q",
-        ])
-        .arg(root.join(exe))
-        .args(["--test-threads=1", "--nocapture"])
+    let mut cmd = memcheck(cargo, root, "unload", "definite,indirect")?;
+    cmd.args(["--test-threads=1", "--nocapture"])
         .env("FMU_DIR", fmu_dir)
         // One FMU of each library (the code is the library's; ≈ 8 min for all 33 FMUs).
         .env(
@@ -149,6 +107,30 @@ fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<(
         .env("UNLOAD_CYCLES", "1")
         .env("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0");
     sh(&mut cmd).context("valgrind memcheck of the FMU load/unload cycles")
+}
+
+/// `valgrind` memcheck of the integration test `test` (built here), failing on the leak `kinds`.
+fn memcheck(cargo: &str, root: &Path, test: &str, kinds: &str) -> Result<Command> {
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["test", "--no-run", "-p", "integration-tests", "--test", test])
+        .output()
+        .with_context(|| format!("building the {test} tests"))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let exe = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '(' || c == ')'))
+        .find(|w| w.contains(&format!("deps/{test}-")))
+        .with_context(|| format!("no {test} test executable in cargo's output"))?;
+    let mut cmd = Command::new("valgrind");
+    cmd.current_dir(root)
+        .arg("--error-exitcode=99")
+        .arg("--leak-check=full")
+        .arg(format!("--errors-for-leak-kinds={kinds}"))
+        .arg(format!("--show-leak-kinds={kinds}"))
+        .arg("-q")
+        .arg(root.join(exe));
+    Ok(cmd)
 }
 
 /// The `cosim` Python package (python/): the wheel built by maturin (release), installed into
