@@ -3,6 +3,7 @@
 use super::builder::{ExtrapolationSpec, SystemBuilder, Value};
 use super::*;
 use crate::error::{MasterError, Result};
+use crate::suggest::did_you_mean;
 use model_description::{ModelDescription, SimpleTypeKind, VariableKind};
 
 impl SystemBuilder {
@@ -54,10 +55,10 @@ impl Resolver<'_> {
     }
 
     fn instance(&self, key: &str, name: &str) -> Result<usize> {
-        self.names
-            .iter()
-            .position(|n| n == name)
-            .ok_or_else(|| self.err(key, format!("unknown instance \"{name}\" (instances: {})", self.names.join(", "))))
+        self.names.iter().position(|n| n == name).ok_or_else(|| {
+            let hint = did_you_mean(name, self.names.iter().map(String::as_str));
+            self.err(key, format!("unknown instance \"{name}\" (instances: {}){hint}", self.names.join(", ")))
+        })
     }
 
     fn variable_of(&self, key: &str, instance: usize, name: &str) -> Result<VarRef> {
@@ -65,7 +66,12 @@ impl Resolver<'_> {
         let v = md.variable(name).ok_or_else(|| {
             self.err(
                 key,
-                format!("instance \"{}\" ({}) has no variable \"{name}\"", self.names[instance], md.model_name),
+                format!(
+                    "instance \"{}\" ({}) has no variable \"{name}\"{}",
+                    self.names[instance],
+                    md.model_name,
+                    did_you_mean(name, md.model_variables.iter().map(|v| v.name.as_str()))
+                ),
             )
         })?;
         Ok(VarRef {
@@ -885,6 +891,11 @@ mod tests {
         assert!(e.contains("extrapolation = 7"), "{e}");
         let e = message(resolve("[outputs]\nvariables = [\"a.zz\"]\n"));
         assert!(e.contains("outputs.variables[0]") && e.contains("no variable \"zz\""), "{e}");
+        assert!(!e.contains("did you mean"), "zz is far from y, u, k: {e}");
+        let e = message(resolve("[outputs]\nvariables = [\"a.yy\"]\n"));
+        assert!(e.contains("no variable \"yy\"; did you mean \"y\"?"), "{e}");
+        let e = message(resolve("[[connections]]\nfrom = \"aa.y\"\nto = \"b.u\"\n"));
+        assert!(e.contains("unknown instance \"aa\" (instances: a, b); did you mean \"a\"?"), "{e}");
     }
 
     #[test]
