@@ -233,6 +233,15 @@ fn info_lists_capabilities_and_variables() {
     for needle in ["HydraulicsNaya", "canInterpolateInputs", "kappa0", "calculatedParameter", "Pa"] {
         assert!(text.contains(needle), "{needle} missing in:\n{text}");
     }
+    // Seed 004's b = -1.19e-18 1/Pa² as written in the paper, not as 0.000…0119.
+    assert!(text.contains(" -1.19e-18 ") && !text.contains("0.0000000"), "{text}");
+    // The enumeration items, not only the start value's.
+    let o = cosim(&["info", paths::fmu("oscillator-fd-m1").to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\nEnumerations:\n  DampingCase (damping)"), "{text}");
+    for item in ["1 case1", "2 case2", "custom"] {
+        assert!(text.contains(item), "{item} missing in:\n{text}");
+    }
 }
 
 #[test]
