@@ -127,8 +127,9 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
             "step".into(),
             format!(
                 "stop - start = {} s ({stop_from}; {start_from}) is not a whole number of communication steps \
-                 {step} s ({step_from}): give --step or --stop-time",
-                stop - start
+                 {step} s ({step_from}): {}",
+                stop - start,
+                crate::suggest::fitting_span(start, stop, step)
             ),
         ));
     }

@@ -160,7 +160,7 @@ fn system_file_errors_name_the_file_key_and_value() {
     );
     fails_with(
         &BASE.replace("fmu = \"FMUDIR/oscillator-fd-m2.fmu\"", "fmu = \"FMUDIR/oscillator-fd-m2.fmu\"\nstep = 3e-4"),
-        &["instances.m2.step", "does not divide"],
+        &["instances.m2.step", "does not divide", ": H = 0.0009 s or 0.0012 s (multiples of h = 0.0003 s) would fit"],
     );
     fails_with(&BASE.replace("stop = 0.1", "stop = -1.0"), &["simulation.stop", "after the start time"]);
     fails_with(

@@ -142,7 +142,7 @@ fn output_options_and_start_value_errors() {
         (&["--start-value", "x0"], &["expected name=value"]),
         (&["--output-interval", "0.0015"], &["--output-interval", "0.0015 s is not a whole multiple", "0.001 s"]),
         (&["--output-variables", "x,zz"], &["no variable \"zz\""]),
-        (&["--step", "0.003"], &["not a whole number of communication steps 0.003 s (--step)"]),
+        (&["--step", "0.003"], &["not a whole number of communication steps 0.003 s (--step): a step of", "would fit"]),
     ] {
         let r = run("bad", &fmu, args);
         let e = r.failed();

@@ -208,7 +208,10 @@ impl Resolver<'_> {
         if (n * step - span).abs() > 1e-9 * span.abs().max(step) {
             return Err(self.err(
                 span_key,
-                format!("stop - start = {span} s is not a whole number of communication steps H = {step} s"),
+                format!(
+                    "stop - start = {span} s is not a whole number of communication steps H = {step} s: {}",
+                    crate::suggest::fitting_span(start, stop, step)
+                ),
             ));
         }
         let algorithm = over.algorithm.or(sim.algorithm).unwrap_or(AlgorithmKind::Jacobi);
@@ -309,8 +312,9 @@ impl Resolver<'_> {
                         return Err(self.err(
                             format!("{key}.step"),
                             format!(
-                                "step {h} s does not divide the communication step H = {step} s (H/h = {})",
-                                step / h
+                                "step {h} s does not divide the communication step H = {step} s (H/h = {}): {}",
+                                step / h,
+                                crate::suggest::fitting_multiples(step, h)
                             ),
                         ));
                     }
