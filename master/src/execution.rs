@@ -343,7 +343,10 @@ impl Execution {
         self.system.variable(dotted).cloned().ok_or_else(|| MasterError::System {
             path: self.system.path().to_path_buf(),
             key: dotted.to_owned(),
-            message: format!("no variable \"{dotted}\" (instance.variable) in this system"),
+            message: format!(
+                "no variable \"{dotted}\" (instance.variable) in this system{}",
+                self.system.suggest_variable(dotted)
+            ),
         })
     }
 

@@ -254,7 +254,10 @@ fn configure(base: &SystemBuilder, settings: &[(String, Value)]) -> Result<(Syst
                 let draft = b.instance_mut(inst).ok_or_else(|| MasterError::System {
                     path: base.path().to_path_buf(),
                     key: dotted.to_owned(),
-                    message: format!("grid dimension {dotted}: no instance \"{inst}\" in this system"),
+                    message: format!(
+                        "grid dimension {dotted}: no instance \"{inst}\" in this system{}",
+                        crate::suggest::did_you_mean(inst, base.instances.keys().map(String::as_str))
+                    ),
                 })?;
                 draft.start(var, value.clone());
             }

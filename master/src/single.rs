@@ -14,6 +14,7 @@
 
 use crate::error::{MasterError, Result};
 use crate::fmu::Archive;
+use crate::suggest::did_you_mean;
 use crate::system::{SystemBuilder, Value};
 use model_description::{BaseType, Causality, ModelDescription, SimpleTypeKind, Variability};
 use std::path::Path;
@@ -126,8 +127,9 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
             "step".into(),
             format!(
                 "stop - start = {} s ({stop_from}; {start_from}) is not a whole number of communication steps \
-                 {step} s ({step_from}): give --step or --stop-time",
-                stop - start
+                 {step} s ({step_from}): {}",
+                stop - start,
+                crate::suggest::fitting_span(start, stop, step)
             ),
         ));
     }
@@ -165,7 +167,12 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
             let v = md.variable(name).ok_or_else(|| {
                 err(
                     format!("--output-variables {}", names.join(",")),
-                    format!("no variable \"{name}\" in {} ({})", md.model_name, fmu.display()),
+                    format!(
+                        "no variable \"{name}\" in {} ({}){}",
+                        md.model_name,
+                        fmu.display(),
+                        did_you_mean(name, md.model_variables.iter().map(|v| v.name.as_str()))
+                    ),
                 )
             })?;
             if v.kind.base_type() == BaseType::String {
@@ -184,7 +191,10 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
 /// `text` as a start value of the variable `name` of `md`, typed by its declaration; the error
 /// names the variable, its type and the value.
 fn typed_value(md: &ModelDescription, name: &str, text: &str) -> std::result::Result<Value, String> {
-    let v = md.variable(name).ok_or_else(|| format!("no variable \"{name}\" in {}", md.model_name))?;
+    let v = md.variable(name).ok_or_else(|| {
+        let hint = did_you_mean(name, md.model_variables.iter().map(|v| v.name.as_str()));
+        format!("no variable \"{name}\" in {}{hint}", md.model_name)
+    })?;
     if matches!(v.causality, Causality::Output | Causality::CalculatedParameter | Causality::Independent) {
         return Err(format!("{name} has causality {} and cannot be given a start value", v.causality));
     }
@@ -290,6 +300,7 @@ mod tests {
         assert_eq!(bad("e", "medium"), "\"medium\" is not an item of e (slow = 1, fast = 2)");
         assert_eq!(bad("e", "3"), "3 is not an item of e (slow = 1, fast = 2)");
         assert_eq!(bad("q", "1"), "no variable \"q\" in M");
+        assert_eq!(bad("rr", "1"), "no variable \"rr\" in M; did you mean \"r\"?");
         assert!(bad("y", "1").contains("causality output"));
     }
 

@@ -160,7 +160,7 @@ fn system_file_errors_name_the_file_key_and_value() {
     );
     fails_with(
         &BASE.replace("fmu = \"FMUDIR/oscillator-fd-m2.fmu\"", "fmu = \"FMUDIR/oscillator-fd-m2.fmu\"\nstep = 3e-4"),
-        &["instances.m2.step", "does not divide"],
+        &["instances.m2.step", "does not divide", ": H = 0.0009 s or 0.0012 s (multiples of h = 0.0003 s) would fit"],
     );
     fails_with(&BASE.replace("stop = 0.1", "stop = -1.0"), &["simulation.stop", "after the start time"]);
     fails_with(
@@ -232,6 +232,15 @@ fn info_lists_capabilities_and_variables() {
     let text = String::from_utf8_lossy(&o.stdout);
     for needle in ["HydraulicsNaya", "canInterpolateInputs", "kappa0", "calculatedParameter", "Pa"] {
         assert!(text.contains(needle), "{needle} missing in:\n{text}");
+    }
+    // Seed 004's b = -1.19e-18 1/Pa² as written in the paper, not as 0.000…0119.
+    assert!(text.contains(" -1.19e-18 ") && !text.contains("0.0000000"), "{text}");
+    // The enumeration items, not only the start value's.
+    let o = cosim(&["info", paths::fmu("oscillator-fd-m1").to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\nEnumerations:\n  DampingCase (damping)"), "{text}");
+    for item in ["1 case1", "2 case2", "custom"] {
+        assert!(text.contains(item), "{item} missing in:\n{text}");
     }
 }
 

@@ -112,6 +112,8 @@ fn bad_grids_and_comparisons_are_named() {
     assert!(e.contains("ctrl.gain") && e.contains("no instance \"ctrl\""), "{e}");
     let e = stderr(&[&base[..], &["--grid", "step=1e-3", "--compare", "mech.nope=unified.s"]].concat());
     assert!(e.contains("has no variable \"nope\""), "{e}");
+    let e = stderr(&[&base[..], &["--grid", "mecj.m=1", "--compare", "mech.s=unified.s"]].concat());
+    assert!(e.contains("no instance \"mecj\" in this system; did you mean \"mech\"?"), "{e}");
     let e = stderr(&["bench", "--precision", s]);
     assert!(e.contains("--reference"), "{e}");
     assert!(!Path::new(&dir.join("precision.csv")).exists());

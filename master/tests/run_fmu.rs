@@ -137,11 +137,12 @@ fn output_options_and_start_value_errors() {
         ),
         (&["--start-value", "damping=nosuch"], &["\"nosuch\" is not an item of damping (", "case1"]),
         (&["--start-value", "nosuch=1"], &["no variable \"nosuch\""]),
+        (&["--start-value", "x00=1"], &["no variable \"x00\" in", "; did you mean \"x0\"?"]),
         (&["--start-value", "x=1"], &["x has causality output and cannot be given a start value"]),
         (&["--start-value", "x0"], &["expected name=value"]),
         (&["--output-interval", "0.0015"], &["--output-interval", "0.0015 s is not a whole multiple", "0.001 s"]),
         (&["--output-variables", "x,zz"], &["no variable \"zz\""]),
-        (&["--step", "0.003"], &["not a whole number of communication steps 0.003 s (--step)"]),
+        (&["--step", "0.003"], &["not a whole number of communication steps 0.003 s (--step): a step of", "would fit"]),
     ] {
         let r = run("bad", &fmu, args);
         let e = r.failed();
@@ -253,6 +254,11 @@ fn a_terminating_instance_ends_a_system_run() {
     let trace = SharedRecorder::default();
     run.observe(Box::new(trace.clone()));
     run.run().unwrap();
+    let e = run.value("osc.xx").unwrap_err().to_string();
+    assert!(
+        e.contains("no variable \"osc.xx\" (instance.variable) in this system; did you mean \"osc.x0\" or \"osc.x\"?"),
+        "{e}"
+    );
     assert!(run.is_terminated());
     assert_eq!((run.steps(), run.time()), (6, 0.055));
     match run.step() {

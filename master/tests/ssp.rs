@@ -411,7 +411,7 @@ fn malformed_ssps_give_clear_errors() {
     refused(
         "unknown-variable",
         &good.replace(r#"<ssv:Parameter name="x0">"#, r#"<ssv:Parameter name="x00">"#),
-        &["instances.m1.start.x00", "no variable \"x00\""],
+        &["instances.m1.start.x00", "no variable \"x00\"; did you mean \"x0\"?"],
     );
     refused(
         "multiple-systems",

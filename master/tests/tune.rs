@@ -124,7 +124,7 @@ fn bad_tune_input_is_reported_with_the_name() {
     let dir = tmp("bad");
     let system = scenario("crane-pub3-tune.toml", &dir);
     let e = tune_file(&system, |s| s.inputs = vec!["hyd.U_reff".into()], &opts(&dir.join("out"))).unwrap_err();
-    assert!(e.to_string().contains("U_reff"), "{e}");
+    assert!(e.to_string().contains("has no variable \"U_reff\"; did you mean \"U_ref\"?"), "{e}");
     let e = tune_file(&system, |s| s.inputs = vec!["hyd.s".into()], &opts(&dir.join("out"))).unwrap_err();
     assert!(e.to_string().contains("fed by a connection"), "{e}");
 }

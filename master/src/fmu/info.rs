@@ -9,7 +9,7 @@ use std::path::Path;
 /// The report for `cosim info FMU`: model name, FMI version, GUID, generation tool, interfaces
 /// and binaries, Co-Simulation capability flags, default experiment, log categories, a table of
 /// the variables (name, value reference, type, causality, variability, initial, start, unit,
-/// description) and the problems `model_description::validate` finds (errors and warnings).
+/// description), the items of every enumeration type (value, name, description) and the problems `model_description::validate` finds (errors and warnings).
 ///
 /// Only `modelDescription.xml` is read (nothing is extracted or loaded), so FMUs without a
 /// Linux binary or with Model Exchange only can be inspected too. Archive problems and
@@ -93,7 +93,7 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
     out.push_str("\nDefault experiment: ");
     match &md.default_experiment {
         Some(d) => {
-            let f = |v: Option<f64>, unit: &str| v.map_or_else(|| "-".to_owned(), |v| format!("{v}{unit}"));
+            let f = |v: Option<f64>, unit: &str| v.map_or_else(|| "-".to_owned(), |v| format!("{}{unit}", number(v)));
             let _ = writeln!(
                 out,
                 "start {}, stop {}, step {}, tolerance {}",
@@ -152,6 +152,8 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
         line(&cells);
     }
 
+    enumerations(&mut out, md);
+
     let problems = model_description::validate(md);
     let errors = problems.iter().filter(|p| p.severity == Severity::Error).count();
     let warnings = problems.len() - errors;
@@ -178,7 +180,7 @@ fn row(md: &ModelDescription, v: &ScalarVariable) -> [String; 9] {
                 Some(SimpleTypeKind::Real(a)) => a.unit.clone(),
                 _ => None,
             });
-            ("Real".to_owned(), start.map(|s| s.to_string()), unit)
+            ("Real".to_owned(), start.map(number), unit)
         }
         VariableKind::Integer { start, .. } => ("Integer".to_owned(), start.map(|s| s.to_string()), None),
         VariableKind::Boolean { start, .. } => ("Boolean".to_owned(), start.map(|s| s.to_string()), None),
@@ -206,7 +208,111 @@ fn row(md: &ModelDescription, v: &ScalarVariable) -> [String; 9] {
     ]
 }
 
+/// The items of every enumeration type, with the variables declared of it:
+/// `  DampingCase (damping): 1 case1 - description`.
+fn enumerations(out: &mut String, md: &ModelDescription) {
+    let types: Vec<_> = md
+        .type_definitions
+        .iter()
+        .filter_map(|t| match &t.kind {
+            SimpleTypeKind::Enumeration { items, .. } => Some((t, items)),
+            _ => None,
+        })
+        .collect();
+    if types.is_empty() {
+        return;
+    }
+    out.push_str("\nEnumerations:\n");
+    for (t, items) in types {
+        let users: Vec<&str> = md
+            .model_variables
+            .iter()
+            .filter(|v| matches!(&v.kind, VariableKind::Enumeration { declared_type, .. } if *declared_type == t.name))
+            .map(|v| v.name.as_str())
+            .collect();
+        let used = if users.is_empty() { "no variable".to_owned() } else { users.join(", ") };
+        let _ = write!(out, "  {} ({})", clean(&t.name), clean(&used));
+        match t.description.as_deref().filter(|d| !d.is_empty()) {
+            Some(d) => {
+                let _ = writeln!(out, " - {}", clean(d));
+            }
+            None => out.push('\n'),
+        }
+        for i in items {
+            match i.description.as_deref().filter(|d| !d.is_empty()) {
+                Some(d) => {
+                    let _ = writeln!(out, "    {:>3} {} - {}", i.value, clean(&i.name), clean(d));
+                }
+                None => {
+                    let _ = writeln!(out, "    {:>3} {}", i.value, clean(&i.name));
+                }
+            }
+        }
+    }
+}
+
+/// A Real as a person reads it and as it parses back to the same value: the shortest
+/// round-trip digits, in exponent form below 1e-4 and from 1e16 on (as Python's `repr`),
+/// e.g. `-1.19e-18` rather than `-0.00000000000000000119`.
+pub fn number(x: f64) -> String {
+    let a = x.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e16).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// Text from the description on one line: control characters become spaces.
 fn clean(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_short_and_round_trip() {
+        for (x, text) in [
+            (-1.19e-18, "-1.19e-18"),
+            (6.53e-10, "6.53e-10"),
+            (1e-4, "0.0001"),
+            (9.9e-5, "9.9e-5"),
+            (0.0, "0"),
+            (100.0, "100"),
+            (1.5e16, "1.5e16"),
+            (123456789.0, "123456789"),
+        ] {
+            assert_eq!(number(x), text);
+            assert_eq!(number(x).parse::<f64>(), Ok(x), "{text} parses back");
+        }
+    }
+
+    #[test]
+    fn the_report_lists_enumeration_items_and_readable_numbers() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="M" guid="{g}">
+  <CoSimulation modelIdentifier="m"/>
+  <TypeDefinitions>
+    <SimpleType name="Mode" description="how it runs">
+      <Enumeration><Item name="slow" value="1" description="the slow one"/><Item name="fast" value="2"/></Enumeration>
+    </SimpleType>
+  </TypeDefinitions>
+  <ModelVariables>
+    <ScalarVariable name="mode" valueReference="0" causality="parameter" variability="fixed"><Enumeration declaredType="Mode" start="2"/></ScalarVariable>
+    <ScalarVariable name="b" valueReference="1" causality="parameter" variability="fixed"><Real start="-1.19e-18"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure/>
+</fmiModelDescription>"#;
+        let md = model_description::from_str(xml).unwrap();
+        let text = report(Path::new("m.fmu"), &md, &[]);
+        assert!(
+            text.contains("\nEnumerations:\n  Mode (mode) - how it runs\n      1 slow - the slow one\n      2 fast\n"),
+            "{text}"
+        );
+        assert!(text.contains(" -1.19e-18\n"), "{text}");
+        assert!(!text.contains("0.0000"), "{text}");
+        assert!(text.contains("2 (fast)"), "{text}");
+    }
 }

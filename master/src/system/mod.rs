@@ -497,6 +497,17 @@ impl System {
         let i = self.instance_index(inst)?;
         self.variables.get(i)?.iter().find(|v| v.name == var)
     }
+
+    /// `; did you mean "inst.var"?` for an unknown `dotted` name, or "" (see [`crate::suggest`]).
+    pub fn suggest_variable(&self, dotted: &str) -> String {
+        let names: Vec<String> = self
+            .instances
+            .iter()
+            .zip(&self.variables)
+            .flat_map(|(inst, vars)| vars.iter().map(move |v| format!("{}.{}", inst.name, v.name)))
+            .collect();
+        crate::suggest::did_you_mean(dotted, names.iter().map(String::as_str))
+    }
 }
 
 /// Command-line overrides of `[simulation]`.

@@ -3,6 +3,7 @@
 use super::builder::{ExtrapolationSpec, SystemBuilder, Value};
 use super::*;
 use crate::error::{MasterError, Result};
+use crate::suggest::did_you_mean;
 use model_description::{ModelDescription, SimpleTypeKind, VariableKind};
 
 impl SystemBuilder {
@@ -54,10 +55,10 @@ impl Resolver<'_> {
     }
 
     fn instance(&self, key: &str, name: &str) -> Result<usize> {
-        self.names
-            .iter()
-            .position(|n| n == name)
-            .ok_or_else(|| self.err(key, format!("unknown instance \"{name}\" (instances: {})", self.names.join(", "))))
+        self.names.iter().position(|n| n == name).ok_or_else(|| {
+            let hint = did_you_mean(name, self.names.iter().map(String::as_str));
+            self.err(key, format!("unknown instance \"{name}\" (instances: {}){hint}", self.names.join(", ")))
+        })
     }
 
     fn variable_of(&self, key: &str, instance: usize, name: &str) -> Result<VarRef> {
@@ -65,7 +66,12 @@ impl Resolver<'_> {
         let v = md.variable(name).ok_or_else(|| {
             self.err(
                 key,
-                format!("instance \"{}\" ({}) has no variable \"{name}\"", self.names[instance], md.model_name),
+                format!(
+                    "instance \"{}\" ({}) has no variable \"{name}\"{}",
+                    self.names[instance],
+                    md.model_name,
+                    did_you_mean(name, md.model_variables.iter().map(|v| v.name.as_str()))
+                ),
             )
         })?;
         Ok(VarRef {
@@ -202,7 +208,10 @@ impl Resolver<'_> {
         if (n * step - span).abs() > 1e-9 * span.abs().max(step) {
             return Err(self.err(
                 span_key,
-                format!("stop - start = {span} s is not a whole number of communication steps H = {step} s"),
+                format!(
+                    "stop - start = {span} s is not a whole number of communication steps H = {step} s: {}",
+                    crate::suggest::fitting_span(start, stop, step)
+                ),
             ));
         }
         let algorithm = over.algorithm.or(sim.algorithm).unwrap_or(AlgorithmKind::Jacobi);
@@ -303,8 +312,9 @@ impl Resolver<'_> {
                         return Err(self.err(
                             format!("{key}.step"),
                             format!(
-                                "step {h} s does not divide the communication step H = {step} s (H/h = {})",
-                                step / h
+                                "step {h} s does not divide the communication step H = {step} s (H/h = {}): {}",
+                                step / h,
+                                crate::suggest::fitting_multiples(step, h)
                             ),
                         ));
                     }
@@ -885,6 +895,11 @@ mod tests {
         assert!(e.contains("extrapolation = 7"), "{e}");
         let e = message(resolve("[outputs]\nvariables = [\"a.zz\"]\n"));
         assert!(e.contains("outputs.variables[0]") && e.contains("no variable \"zz\""), "{e}");
+        assert!(!e.contains("did you mean"), "zz is far from y, u, k: {e}");
+        let e = message(resolve("[outputs]\nvariables = [\"a.yy\"]\n"));
+        assert!(e.contains("no variable \"yy\"; did you mean \"y\"?"), "{e}");
+        let e = message(resolve("[[connections]]\nfrom = \"aa.y\"\nto = \"b.u\"\n"));
+        assert!(e.contains("unknown instance \"aa\" (instances: a, b); did you mean \"a\"?"), "{e}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::error::{MasterError, Result};
 use crate::execution::Execution;
 use crate::fmu::FmuCache;
 use crate::observer::SharedRecorder;
+use crate::suggest::did_you_mean;
 use crate::system::{Overrides, Parallel, Signal, SystemBuilder, VarRef};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
@@ -173,16 +174,16 @@ impl Base {
         let bad = |message: String| MasterError::System { path: self.path.clone(), key: "tune".into(), message };
         let (inst, var) =
             dotted.split_once('.').ok_or_else(|| bad(format!("\"{dotted}\" is not of the form instance.variable")))?;
-        let i = self
-            .names
-            .iter()
-            .position(|n| n == inst)
-            .ok_or_else(|| bad(format!("unknown instance \"{inst}\" in \"{dotted}\"")))?;
+        let i = self.names.iter().position(|n| n == inst).ok_or_else(|| {
+            let hint = did_you_mean(inst, self.names.iter().map(String::as_str));
+            bad(format!("unknown instance \"{inst}\" in \"{dotted}\"{hint}"))
+        })?;
         let mds = self.mds();
         let md = mds[i];
-        let v = md
-            .variable(var)
-            .ok_or_else(|| bad(format!("instance \"{inst}\" ({}) has no variable \"{var}\"", md.model_name)))?;
+        let v = md.variable(var).ok_or_else(|| {
+            let hint = did_you_mean(var, md.model_variables.iter().map(|v| v.name.as_str()));
+            bad(format!("instance \"{inst}\" ({}) has no variable \"{var}\"{hint}", md.model_name))
+        })?;
         Ok(VarRef {
             instance: i,
             name: var.to_owned(),
