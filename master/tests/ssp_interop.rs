@@ -9,8 +9,7 @@
 //! - FMPy's `simulate_ssp`, libcosim and ecos read every output once after the step and then set
 //!   every input (the papers' explicit Jacobi): a direct-feedthrough output (oscillator m1.F,
 //!   crane hyd.F) carries the inputs of the previous exchange. cosim's matching scheme is
-//!   `--exchange explicit`; in a build without it (before issue 29's exchange setting) the three
-//!   tools are compared with each other and the test says so.
+//!   `--exchange explicit`.
 //! - `fmpy-loop` (FMPy's SSP building blocks in `simulate_ssp`'s loop, see
 //!   `ssp_tools/run_ssp.py`) sets inputs connection by connection and re-reads a feedthrough
 //!   output after its instance's inputs are set: cosim's default (ordered) exchange.
@@ -128,28 +127,12 @@ fn cosim_run(ssp: &Path, out: &Path, outputs: &str, flags: &[&str]) -> PathBuf {
     out.join("results.csv")
 }
 
-/// Whether this build of cosim has the explicit exchange (issue 29).
-fn has_explicit_exchange() -> bool {
-    let help = cosim(&["run", "--help"]);
-    String::from_utf8_lossy(&help.stdout).contains("--exchange")
-}
-
-/// The explicit-Jacobi tools against `cosim --exchange explicit`, or against each other.
+/// The explicit-Jacobi tools against `cosim --exchange explicit`.
 fn explicit_tools(dir: &Path, ssp: &Path, runs: &[(&str, PathBuf)], rows: usize) {
-    if has_explicit_exchange() {
-        let outputs = read_csv(&runs[0].1).0[1..].join(",");
-        let reference = cosim_run(ssp, &dir.join("cosim-explicit"), &outputs, &["--exchange", "explicit"]);
-        for (name, csv) in runs {
-            assert_close(&format!("{name} vs cosim --exchange explicit"), csv, &reference, rows);
-        }
-    } else {
-        eprintln!(
-            "this cosim has no --exchange explicit (issue 29): {} compared with each other, not with cosim",
-            runs.iter().map(|r| r.0).collect::<Vec<_>>().join(", ")
-        );
-        for (name, csv) in &runs[1..] {
-            assert_close(&format!("{name} vs {}", runs[0].0), csv, &runs[0].1, rows);
-        }
+    let outputs = read_csv(&runs[0].1).0[1..].join(",");
+    let reference = cosim_run(ssp, &dir.join("cosim-explicit"), &outputs, &["--exchange", "explicit"]);
+    for (name, csv) in runs {
+        assert_close(&format!("{name} vs cosim --exchange explicit"), csv, &reference, rows);
     }
 }
 
@@ -222,10 +205,8 @@ fn a_non_default_enumeration_start_value_is_applied_where_the_tool_can() {
 
     let (fmpy, libcosim, ecos) = (dir.join("fmpy.csv"), dir.join("libcosim.csv"), dir.join("ecos.csv"));
     tool_ok("fmpy", &int_ssp, 10.0, "m2.x,m2.v", &fmpy, None);
-    if has_explicit_exchange() {
-        let damped = cosim_run(&int_ssp, &dir.join("cosim-x"), "m2.x,m2.v", &["--exchange", "explicit"]);
-        assert_close("fmpy simulate_ssp (ssv:Integer) vs cosim --exchange explicit", &fmpy, &damped, 10_000);
-    }
+    let damped = cosim_run(&int_ssp, &dir.join("cosim-x"), "m2.x,m2.v", &["--exchange", "explicit"]);
+    assert_close("fmpy simulate_ssp (ssv:Integer) vs cosim --exchange explicit", &fmpy, &damped, 10_000);
     for (name, csv) in [("libcosim", &libcosim), ("ecos", &ecos)] {
         for ssp in [&name_ssp, &int_ssp] {
             tool_ok(name, ssp, 10.0, "m2.x,m2.v", csv, None);
