@@ -542,16 +542,14 @@ fn run() -> Result<i32> {
             Ok(0)
         }
         Command::Check { fmu, start_values, stop_time, step, steps, timeout, cycles, only, json } => {
-            if !(timeout.is_finite() && timeout > 0.0) {
-                bail!("--timeout {timeout}: must be a positive number of seconds");
-            }
+            let timeout = master::check::timeout_from_seconds(timeout).map_err(|e| anyhow::anyhow!("--timeout {e}"))?;
             master::guard::install();
             let opts = master::check::Options {
                 start_values,
                 stop_time,
                 step,
                 max_steps: steps,
-                timeout: std::time::Duration::from_secs_f64(timeout),
+                timeout,
                 cycles,
                 only,
                 worker_exe: None,

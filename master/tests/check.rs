@@ -215,15 +215,7 @@ fn hostile(dir: &Path, name: &str, defines: &[&str]) -> PathBuf {
   <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>
 </fmiModelDescription>
 "#;
-    let fmu = dir.join(format!("{name}.fmu"));
-    let mut z = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
-    let o = zip::write::SimpleFileOptions::default();
-    z.start_file("modelDescription.xml", o).unwrap();
-    z.write_all(xml.as_bytes()).unwrap();
-    z.start_file("binaries/linux64/hostile.so", o).unwrap();
-    z.write_all(&std::fs::read(&so).unwrap()).unwrap();
-    z.finish().unwrap();
-    fmu
+    package(dir, name, xml, "hostile", &so)
 }
 
 #[test]
@@ -318,15 +310,7 @@ fn liar(dir: &Path, name: &str, define: Option<&str>) -> PathBuf {
   </ModelStructure>
 </fmiModelDescription>
 "#;
-    let fmu = dir.join(format!("{name}.fmu"));
-    let mut z = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
-    let o = zip::write::SimpleFileOptions::default();
-    z.start_file("modelDescription.xml", o).unwrap();
-    z.write_all(xml.as_bytes()).unwrap();
-    z.start_file("binaries/linux64/liar.so", o).unwrap();
-    z.write_all(&std::fs::read(&so).unwrap()).unwrap();
-    z.finish().unwrap();
-    fmu
+    package(dir, name, xml, "liar", &so)
 }
 
 #[test]
@@ -450,4 +434,17 @@ fn bad_options_are_refused_with_a_message_naming_them() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}: no report for options that cannot be used");
     }
+}
+
+/// An FMU `name.fmu` in `dir` of `xml` and the built library `so` (as `binaries/linux64/{identifier}.so`).
+fn package(dir: &Path, name: &str, xml: &str, identifier: &str, so: &Path) -> PathBuf {
+    let fmu = dir.join(format!("{name}.fmu"));
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
+    let o = zip::write::SimpleFileOptions::default();
+    z.start_file("modelDescription.xml", o).unwrap();
+    z.write_all(xml.as_bytes()).unwrap();
+    z.start_file(format!("binaries/linux64/{identifier}.so"), o).unwrap();
+    z.write_all(&std::fs::read(so).unwrap()).unwrap();
+    z.finish().unwrap();
+    fmu
 }

@@ -707,9 +707,7 @@ fn _check(
     only: Option<Vec<String>>,
     worker: Option<PathBuf>,
 ) -> PyResult<String> {
-    if !(timeout.is_finite() && timeout > 0.0) {
-        return Err(bad(format!("timeout = {timeout}: must be a positive number of seconds")));
-    }
+    let timeout = master::check::timeout_from_seconds(timeout).map_err(|e| bad(format!("timeout = {e}")))?;
     let worker = match worker {
         Some(w) => w,
         None => master::fmu::isolated::worker_exe().map_err(err)?,
@@ -726,7 +724,7 @@ fn _check(
         stop_time,
         step,
         max_steps: steps,
-        timeout: std::time::Duration::from_secs_f64(timeout),
+        timeout,
         cycles,
         only: only.unwrap_or_default(),
         worker_exe: Some(worker),

@@ -339,6 +339,15 @@ pub struct Options {
     pub worker_exe: Option<PathBuf>,
 }
 
+/// The per-check timeout from seconds, as both front ends take it: a positive, finite number.
+pub fn timeout_from_seconds(seconds: f64) -> Result<Duration, String> {
+    if seconds.is_finite() && seconds > 0.0 {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(format!("{seconds}: must be a positive number of seconds"))
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self {
