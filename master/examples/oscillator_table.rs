@@ -6,7 +6,7 @@
 //! cargo xtask fmus && cargo run --release -p master --example oscillator_table
 //! ```
 
-use master::system::{AlgorithmKind, Overrides, Parallel};
+use master::system::{AlgorithmKind, Overrides, Parallel, Settings};
 use std::path::{Path, PathBuf};
 
 fn analytic(t: f64) -> [f64; 2] {
@@ -17,13 +17,9 @@ fn analytic(t: f64) -> [f64; 2] {
 fn run(scenario: &str, h: f64, order: usize, alg: AlgorithmKind) -> anyhow::Result<(f64, f64, f64, f64)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = std::env::temp_dir().join(format!("oscillator-table-{}", std::process::id()));
-    let over = Overrides {
-        step: Some(h),
-        extrapolation: Some(order),
-        algorithm: Some(alg),
-        parallel: Some(Parallel::Off),
-        ..Default::default()
-    };
+    let settings =
+        Settings { step: Some(h), algorithm: Some(alg), parallel: Some(Parallel::Off), ..Default::default() };
+    let over = Overrides { settings, extrapolation: Some(order), ..Default::default() };
     let s = master::run::run_file(&root.join("scenarios").join(scenario), &over, &out)?;
     anyhow::ensure!(s.status == master::observer::Status::Ok, "{}", s.message);
     let text = std::fs::read_to_string(out.join("results.csv"))?;

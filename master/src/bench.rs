@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use master::fmu::FmuCache;
 use master::observer::{ResultsCsv, Status};
-use master::system::{Overrides, Parallel, System, SystemBuilder};
+use master::system::{Overrides, Parallel, Settings, System, SystemBuilder};
 use master::{Execution, Slave};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,11 @@ struct Loaded {
     fmus: FmuCache,
 }
 
+/// Overrides choosing the Jacobi threads.
+fn parallel(p: Parallel) -> Overrides {
+    Overrides::settings(Settings { parallel: Some(p), ..Settings::default() })
+}
+
 fn load(path: &Path, over: &Overrides) -> Result<Loaded> {
     let builder = SystemBuilder::read(path)?;
     let mut fmus = FmuCache::default();
@@ -45,7 +50,8 @@ fn load(path: &Path, over: &Overrides) -> Result<Loaded> {
 
 /// The system with its stop time at `steps` communication steps.
 fn shortened(l: &Loaded, steps: u64) -> Result<System> {
-    let over = Overrides { stop: Some(l.sys.time_at(steps)), ..l.over.clone() };
+    let mut over = l.over.clone();
+    over.settings.stop = Some(l.sys.time_at(steps));
     Ok(l.builder.build_with(&l.mds(), &over)?)
 }
 
@@ -247,7 +253,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         );
     }
     for path in scenarios {
-        let seq = Overrides { parallel: Some(Parallel::Off), ..Default::default() };
+        let seq = parallel(Parallel::Off);
         let l = load(path, &seq).with_context(|| format!("loading {}", path.display()))?;
         let steps = opts.steps.unwrap_or_else(|| l.sys.steps()).max(10);
         let n_inst = l.sys.instances().len() as f64;
@@ -263,16 +269,8 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let log = std::mem::take(&mut *log.lock().map_err(|_| anyhow::anyhow!("recording failed"))?);
         let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
         let two = l.sys.instances().len() >= 2;
-        let on = if two {
-            Some(load(path, &Overrides { parallel: Some(Parallel::On), ..Default::default() })?)
-        } else {
-            None
-        };
-        let au = if two {
-            Some(load(path, &Overrides { parallel: Some(Parallel::Auto), ..Default::default() })?)
-        } else {
-            None
-        };
+        let on = if two { Some(load(path, &parallel(Parallel::On))?) } else { None };
+        let au = if two { Some(load(path, &parallel(Parallel::Auto))?) } else { None };
         let (mut plain, mut with_csv, mut timed, mut replays, mut floors_r) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut on_runs, mut auto_runs) = (Vec::new(), Vec::new());

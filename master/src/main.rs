@@ -4,6 +4,7 @@
 //! cosim run SYSTEM.toml|MODEL.fmu [--out DIR] [--start-time T0] [--stop-time T] [--step H] [--start-value NAME=VALUE ...]
 //!           [--output-interval DT] [--output-variables A,B] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
 //!           [--step-control fixed|ecco] [--ecco-rtol R] [--ecco-atol A] [--h-min H] [--h-max H] [--energy-correction true|false]
+//!           [--set KEY=VALUE ...]   (any [simulation] setting, TOML value syntax, dotted keys: ecco.safety=0.8)
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
@@ -12,12 +13,13 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use master::system::{AlgorithmKind, Exchange, Overrides, Parallel};
+use master::system::Overrides;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod bench;
+mod cli;
 
 /// Counts heap allocations (one relaxed atomic add each), for `cosim bench`.
 struct CountingAllocator;
@@ -108,15 +110,9 @@ enum Command {
         /// Output directory (default: `out/<file stem>`).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Start time (s), overrides [simulation].start or the FMU's DefaultExperiment.
-        #[arg(long)]
-        start_time: Option<f64>,
-        /// Stop time (s), overrides [simulation].stop or the FMU's DefaultExperiment.
-        #[arg(long)]
-        stop_time: Option<f64>,
-        /// Communication step H (s), overrides [simulation].step or the FMU's DefaultExperiment.
-        #[arg(long)]
-        step: Option<f64>,
+        /// The settings (`--step`, `--algorithm`, … and `--set KEY=VALUE` for any of them).
+        #[command(flatten)]
+        settings: cli::settings_flags::SettingsFlags,
         /// A start value of the FMU, NAME=VALUE, typed by its model description (Real, Integer,
         /// Boolean true/false, String, Enumeration item name or number); repeatable.
         #[arg(long = "start-value", value_name = "NAME=VALUE")]
@@ -128,52 +124,17 @@ enum Command {
         /// default: every output).
         #[arg(long, value_delimiter = ',')]
         output_variables: Option<Vec<String>>,
-        /// Coupling scheme, overrides [simulation].algorithm.
-        #[arg(long, value_enum)]
-        algorithm: Option<AlgorithmKind>,
-        /// Extrapolation order 0-4 for every connection.
+        /// Extrapolation order 0-4 for every connection (over each connection's own).
         #[arg(long)]
         extrapolation: Option<usize>,
-        /// Jacobi worker threads, overrides [simulation].parallel.
-        #[arg(long, value_enum)]
-        parallel: Option<Parallel>,
-        /// How the inputs at t_n are taken from the outputs: `ordered` (default: feedthrough
-        /// outputs re-read after their instance's inputs are set) or `explicit` (the papers'
-        /// explicit Jacobi: every output read once at t_n); overrides [simulation].exchange.
-        #[arg(long, value_enum)]
-        exchange: Option<Exchange>,
-        /// Run every instance in its own worker process: an FMU that crashes ends the run with a
-        /// message instead of taking cosim down (overrides [simulation].isolate).
-        #[arg(long)]
-        isolate: bool,
         /// Run even when an instance would take more than 1e9 fmi2DoStep calls (refused
         /// otherwise as a likely typo in stop or step).
         #[arg(long)]
         force: bool,
-        /// How H is chosen: `fixed` or `ecco` (adaptive from the bonds' residual energy;
-        /// overrides [simulation].step_control).
-        #[arg(long, value_enum)]
-        step_control: Option<master::system::StepControlKind>,
-        /// ECCO: relative tolerance on a step's residual energy (overrides [simulation.ecco].rtol).
+        /// Print the settings the run would use (the file's with the command line's over them)
+        /// as a TOML `[simulation]` table, and exit without running.
         #[arg(long)]
-        ecco_rtol: Option<f64>,
-        /// ECCO: absolute tolerance on a step's residual energy, J ([simulation.ecco].atol).
-        #[arg(long)]
-        ecco_atol: Option<f64>,
-        /// ECCO: smallest communication step, s ([simulation.ecco].h_min).
-        #[arg(long)]
-        h_min: Option<f64>,
-        /// ECCO: largest communication step, s ([simulation.ecco].h_max).
-        #[arg(long)]
-        h_max: Option<f64>,
-        /// Energy correction on every bond: `true` or `false` (overrides [simulation] and
-        /// [[bonds]] energy_correction).
-        #[arg(long)]
-        energy_correction: Option<bool>,
-        /// Energy correction law of every bond: `input` (each input its own energy error) or
-        /// `bond` (overrides [simulation] and [[bonds]] energy_correction_law).
-        #[arg(long, value_parser = parse_law)]
-        energy_correction_law: Option<master::system::CorrectionLaw>,
+        print_settings: bool,
     },
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
@@ -345,11 +306,6 @@ enum Command {
         /// The .fmu file.
         fmu: PathBuf,
     },
-}
-
-/// `--energy-correction-law input|bond`.
-fn parse_law(s: &str) -> std::result::Result<master::system::CorrectionLaw, String> {
-    master::system::CorrectionLaw::parse(s)
 }
 
 fn main() {
@@ -579,46 +535,16 @@ fn run() -> Result<i32> {
         Command::Run {
             system,
             out,
-            start_time,
-            stop_time,
-            step,
+            settings,
             start_values,
             output_interval,
             output_variables,
-            algorithm,
             extrapolation,
-            parallel,
-            exchange,
-            isolate,
             force,
-            step_control,
-            ecco_rtol,
-            ecco_atol,
-            h_min,
-            h_max,
-            energy_correction,
-            energy_correction_law,
+            print_settings,
         } => {
             master::guard::install();
-            let isolate = isolate.then_some(true);
-            let over = Overrides {
-                start: start_time,
-                stop: stop_time,
-                step,
-                algorithm,
-                extrapolation,
-                parallel,
-                exchange,
-                isolate,
-                force,
-                step_control,
-                ecco_rtol,
-                ecco_atol,
-                h_min,
-                h_max,
-                energy_correction,
-                energy_correction_law,
-            };
+            let over = Overrides { settings: settings.settings()?, extrapolation, force };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
             });
@@ -628,6 +554,14 @@ fn run() -> Result<i32> {
             let prepared = master::run::prepare(&system, input, &opts)?;
             for note in &prepared.notes {
                 eprintln!("{}: {note}", system.display());
+            }
+            if print_settings {
+                let s =
+                    prepared.builder.settings().overridden_by(&prepared.over.settings).map_err(anyhow::Error::msg)?;
+                let mut doc = toml::Table::new();
+                doc.insert("simulation".into(), toml::Value::Table(s.to_table().map_err(anyhow::Error::msg)?));
+                print!("{}", toml::to_string(&doc)?);
+                return Ok(0);
             }
             let summary =
                 master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;

@@ -247,7 +247,7 @@ fn configure(base: &SystemBuilder, settings: &[(String, Value)]) -> Result<(Syst
     let mut over = Overrides::default();
     for (key, value) in settings {
         match key.as_str() {
-            "step" => over.step = as_f64(value),
+            "step" => over.settings.step = as_f64(value),
             "extrapolation" => over.extrapolation = as_f64(value).map(|m| m as usize),
             dotted => {
                 let (inst, var) = dotted.split_once('.').unwrap_or((dotted, ""));

@@ -188,7 +188,7 @@ fn system_options(
     }
     let mut notes = Vec::new();
     if let Some(interval) = opts.output_interval {
-        let step = over.step.or(b.settings.step).ok_or_else(|| {
+        let step = over.settings.step.or(b.settings.step).ok_or_else(|| {
             err("--output-interval", "the system gives no communication step ([simulation].step)".into())
         })?;
         let k = (interval / step).round();
@@ -215,16 +215,16 @@ pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared>
     let (builder, notes) = match input {
         Input::Fmu => {
             let fmu_opts = FmuOptions {
-                start: over.start,
-                stop: over.stop,
-                step: over.step,
+                start: over.settings.start,
+                stop: over.settings.stop,
+                step: over.settings.step,
                 start_values: opts.start_values.clone(),
                 output_interval: opts.output_interval,
                 output_variables: opts.output_variables.clone(),
             };
             let s = single::builder(path, &fmu_opts)?;
             // Start, stop and step are in the builder now (with the DefaultExperiment's).
-            (over.start, over.stop, over.step) = (None, None, None);
+            (over.settings.start, over.settings.stop, over.settings.step) = (None, None, None);
             (s.builder, s.notes)
         }
         Input::Ssp => {

@@ -5,7 +5,7 @@
 use master::fmu::FmuCache;
 use master::observer::SharedRecorder;
 use master::precision::{self, Dimension, Spec};
-use master::system::{Overrides, SystemBuilder};
+use master::system::{Overrides, Settings, SystemBuilder};
 use master::Execution;
 use std::path::Path;
 
@@ -47,7 +47,11 @@ fn errors_are_those_of_the_two_recorded_runs_and_shrink_with_h() {
     let (rt, rs) = recorded(&SystemBuilder::read(&reference).unwrap(), &Overrides::default(), "unified.s");
     let mut b = SystemBuilder::read(&sys).unwrap();
     b.instance_mut("hyd").unwrap().start("h", 5e-4);
-    let over = Overrides { step: Some(2e-3), extrapolation: Some(1), ..Default::default() };
+    let over = Overrides {
+        settings: Settings { step: Some(2e-3), ..Default::default() },
+        extrapolation: Some(1),
+        ..Default::default()
+    };
     let (t, s) = recorded(&b, &over, "mech.s");
     let mut max = 0.0_f64;
     let mut common = 0;

@@ -5,7 +5,7 @@
 use fmu_harness::paths;
 use master::fmu::FmuCache;
 use master::observer::{BondsCsv, ResultsCsv};
-use master::system::{AlgorithmKind, Overrides, Parallel, SystemBuilder};
+use master::system::{AlgorithmKind, Overrides, Parallel, Settings, SystemBuilder};
 use master::Execution;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,9 +46,12 @@ fn steady_state_steps_do_not_allocate() {
         (AlgorithmKind::Jacobi, 1, true),
     ] {
         let over = Overrides {
-            algorithm: Some(algorithm),
+            settings: Settings {
+                algorithm: Some(algorithm),
+                parallel: Some(if parallel { Parallel::On } else { Parallel::Off }),
+                ..Default::default()
+            },
             extrapolation: Some(order),
-            parallel: Some(if parallel { Parallel::On } else { Parallel::Off }),
             ..Default::default()
         };
         let sys = builder.load_with(&mut fmus, &over).unwrap();

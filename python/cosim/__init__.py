@@ -98,19 +98,20 @@ def simulate(
     output: list[str] | None = None,
     *,
     fmus: dict | None = None,
-    algorithm: str | None = None,
     extrapolation: int | None = None,
-    parallel: str | None = None,
-    isolate: bool | None = None,
     check: bool = True,
+    **settings,
 ) -> Result:
     """Runs ``system`` to its stop time and returns the recorded values.
 
     ``system``: a TOML system file, an SSP package/description, an ``.fmu`` (one instance named
     after its model identifier, start/stop/step from its DefaultExperiment, as ``cosim run X.fmu``;
     recognized by content, not by extension) or a :class:`System`.
-    ``stop_time``, ``step``, ``algorithm``, ``extrapolation``, ``parallel``, ``isolate``
-    override the system's settings like ``cosim run``'s options; ``start_values`` maps
+    ``stop_time``, ``step`` and every other keyword argument named like a ``[simulation]``
+    setting (``algorithm``, ``parallel``, ``isolate``, ``step_control``, ``ecco={...}``,
+    ``energy_correction``, …: :data:`System.SETTINGS`) override the system's settings like
+    ``cosim run``'s options (an unknown one raises ``TypeError``); ``extrapolation`` sets the
+    order of every connection; ``start_values`` maps
     ``"instance.variable"`` to a value (bool, int, float, or str for an enumeration item);
     ``output`` lists the recorded variables (default: the system's); ``fmus`` maps instance
     names to other FMU files. A failed run raises :class:`CosimError` unless ``check=False``
@@ -123,11 +124,9 @@ def simulate(
         start_values=dict(start_values or {}),
         output=_names(output),
         fmus=dict(fmus) if fmus else None,
-        algorithm=algorithm,
         extrapolation=extrapolation,
-        parallel=parallel,
-        isolate=isolate,
         check=check,
+        **settings,
     )
     return _result(names, data, summary)
 
@@ -136,8 +135,8 @@ class Execution(_cosim.Execution):
     """A system being stepped from Python (a controller, reinforcement learning, …).
 
     ``Execution(system, stop_time=None, step=None, start_values=None, output=None, record=True,
-    fmus=None, algorithm=None, extrapolation=None, parallel=None, isolate=None)`` with ``system``
-    as for :func:`simulate`. Methods: ``initialize()``, ``step(n=1)``, ``run_until(t)``,
+    fmus=None, extrapolation=None, **settings)`` with ``system`` and the settings as for
+    :func:`simulate`. Methods: ``initialize()``, ``step(n=1)``, ``run_until(t)``,
     ``run()``, ``value("inst.var")``, ``set("inst.var", x)`` (Real), ``recorded()`` (dict of the
     recorded variables now), :meth:`result` (everything recorded so far), :meth:`finish`
     (terminates the instances, returns the summary dict). Properties: ``time``, ``steps``,

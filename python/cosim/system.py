@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from . import _cosim
+
 
 class System:
     """A system built in code.
@@ -18,35 +20,18 @@ class System:
     >>> s.bond("coupling", ("m1", "F", "xi_dot", -1.0), ("m2", "F", "v", 1.0))
     >>> s.outputs(["m1.x", "m2.x"])
 
-    Settings (keyword arguments or :meth:`settings`): start, stop, step, algorithm
-    ("jacobi" | "gauss-seidel"), order, extrapolation, parallel ("auto" | "on" | "off"),
-    exchange ("ordered" | "explicit": the papers' explicit Jacobi, every output read once at t_n),
-    record_every, isolate, worker_timeout, max_residual_energy, iterations, iteration_tolerance,
-    energy_correction, energy_correction_law ("input" | "bond"), energy_correction_gain,
-    energy_correction_flow.
+    Settings (keyword arguments or :meth:`settings`): every key of a system file's ``[simulation]``
+    (the master's one settings type, ``master::system::Settings``; :data:`SETTINGS` lists them):
+    start, stop, step, algorithm ("jacobi" | "gauss-seidel"), order, extrapolation, parallel,
+    exchange, record_every, isolate, worker_timeout, max_residual_energy, iterations,
+    iteration_tolerance, step_control ("fixed" | "ecco"), ecco (a dict: rtol, atol, …),
+    energy_correction, energy_correction_law, energy_correction_gain, energy_correction_flow.
+    An unknown key raises ``TypeError``; a bad value ``CosimError`` naming the key when run.
     Relative FMU paths are taken relative to the current directory when run.
     """
 
-    SETTINGS = (
-        "start",
-        "stop",
-        "step",
-        "algorithm",
-        "order",
-        "extrapolation",
-        "parallel",
-        "exchange",
-        "record_every",
-        "isolate",
-        "worker_timeout",
-        "max_residual_energy",
-        "iterations",
-        "iteration_tolerance",
-        "energy_correction",
-        "energy_correction_law",
-        "energy_correction_gain",
-        "energy_correction_flow",
-    )
+    #: The setting keys, from the master's settings type.
+    SETTINGS = tuple(_cosim._setting_keys()[0])
 
     def __init__(self, **settings):
         self._settings: dict = {}

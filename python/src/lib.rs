@@ -10,9 +10,7 @@
 use master::bonds::BondState;
 use master::fmu::FmuCache;
 use master::observer::{Observer, Status, Summary};
-use master::system::{
-    AlgorithmKind, CorrectionLaw, Exchange, ExtrapolationSpec, Overrides, Parallel, PortDraft, SystemBuilder, Value,
-};
+use master::system::{CorrectionLaw, ExtrapolationSpec, Overrides, PortDraft, Settings, SystemBuilder, Value};
 use master::MasterError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
@@ -99,67 +97,80 @@ fn extrapolation(v: &Bound<'_, PyAny>) -> PyResult<ExtrapolationSpec> {
     Err(PyTypeError::new_err(format!("extrapolation {v}: an order 0-4 or {{\"i2\": [derivative outputs]}}")))
 }
 
+/// A Python value → TOML (`None`: not given).
+fn toml_value(v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
+    use toml::Value as T;
+    if v.is_none() {
+        return Ok(None);
+    }
+    if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
+        return Ok(Some(T::Boolean(b.is_true())));
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() {
+        return Ok(Some(T::Integer(v.extract()?)));
+    }
+    if let Ok(x) = v.extract::<f64>() {
+        return Ok(Some(T::Float(x)));
+    }
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(Some(T::String(s)));
+    }
+    if let Ok(d) = v.downcast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            if let Some(x) = toml_value(&x)? {
+                t.insert(k.extract()?, x);
+            }
+        }
+        return Ok(Some(T::Table(t)));
+    }
+    if let Ok(items) = v.try_iter() {
+        let items = items.map(|x| toml_value(&x?)).collect::<PyResult<Vec<_>>>()?;
+        return Ok(Some(T::Array(items.into_iter().flatten().collect())));
+    }
+    Err(PyTypeError::new_err(format!("{v}: not a bool, int, float, str, list or dict")))
+}
+
+/// Settings given as a dict (`cosim.System(**settings)`, `simulate(**settings)`): set key by key
+/// into the one settings type; an unknown key is a `TypeError` naming it, a bad value a
+/// `CosimError` naming the key.
+fn settings(d: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
+    let mut s = Settings::default();
+    for (k, v) in d.into_iter().flat_map(|d| d.iter()) {
+        let key: String = k.extract()?;
+        if !Settings::keys().contains(&key.as_str()) {
+            return Err(PyTypeError::new_err(format!(
+                "unknown setting {key:?} (one of {}){}",
+                Settings::keys().join(", "),
+                master::suggest::did_you_mean(&key, Settings::keys().iter().copied())
+            )));
+        }
+        if let Some(value) = toml_value(&v)? {
+            s.set(&key, value).map_err(bad)?;
+        }
+    }
+    Ok(s)
+}
+
+/// The settings a dict gives, as TOML text (checks a `cosim.System`'s settings).
+#[pyfunction]
+fn _settings(d: &Bound<'_, PyDict>) -> PyResult<String> {
+    let t = settings(Some(d))?.to_table().map_err(bad)?;
+    toml::to_string(&t).map_err(|e| bad(e.to_string()))
+}
+
+/// The names of the settings, and every setting given a value as TOML text (for tests).
+#[pyfunction]
+fn _setting_keys() -> (Vec<&'static str>, String) {
+    let every = Settings::every_field_set().and_then(|s| s.to_table()).unwrap_or_default();
+    (Settings::keys().to_vec(), toml::to_string(&every).unwrap_or_default())
+}
+
 /// A system built in Python (`cosim.System.spec()`, plain dicts and lists) → the builder.
 fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
     let mut b = SystemBuilder::new();
     if let Some(s) = spec.get_item("settings")? {
-        let s = s.downcast::<PyDict>()?;
-        if let Some(x) = get(s, "start")? {
-            b.start(x);
-        }
-        if let Some(x) = get(s, "stop")? {
-            b.stop(x);
-        }
-        if let Some(x) = get(s, "step")? {
-            b.step(x);
-        }
-        if let Some(a) = get::<String>(s, "algorithm")? {
-            b.algorithm(
-                AlgorithmKind::parse(&a).ok_or_else(|| bad(format!("algorithm {a:?}: jacobi or gauss-seidel")))?,
-            );
-        }
-        if let Some(o) = get::<Vec<String>>(s, "order")? {
-            b.order(o);
-        }
-        if let Some(m) = get(s, "extrapolation")? {
-            b.extrapolation(m);
-        }
-        if let Some(p) = get::<String>(s, "parallel")? {
-            b.parallel(Parallel::parse(&p).ok_or_else(|| bad(format!("parallel {p:?}: auto, on or off")))?);
-        }
-        if let Some(x) = get::<String>(s, "exchange")? {
-            b.exchange(Exchange::parse(&x).ok_or_else(|| bad(format!("exchange {x:?}: ordered or explicit")))?);
-        }
-        if let Some(k) = get(s, "record_every")? {
-            b.record_every(k);
-        }
-        if let Some(i) = get(s, "isolate")? {
-            b.isolate(i);
-        }
-        if let Some(t) = get(s, "worker_timeout")? {
-            b.worker_timeout(t);
-        }
-        if let Some(e) = get(s, "max_residual_energy")? {
-            b.max_residual_energy(Some(e));
-        }
-        if let Some(n) = get(s, "iterations")? {
-            b.iterations(n);
-        }
-        if let Some(t) = get(s, "iteration_tolerance")? {
-            b.iteration_tolerance(t);
-        }
-        if let Some(on) = get(s, "energy_correction")? {
-            b.energy_correction(on);
-        }
-        if let Some(l) = get::<String>(s, "energy_correction_law")? {
-            b.energy_correction_kind(CorrectionLaw::parse(&l).map_err(|m| bad(format!("energy_correction_law: {m}")))?);
-        }
-        let gain: Option<f64> = get(s, "energy_correction_gain")?;
-        let flow: Option<f64> = get(s, "energy_correction_flow")?;
-        if gain.is_some() || flow.is_some() {
-            // The defaults α = 1, floor 0 for the one not given.
-            b.energy_correction_law(gain.unwrap_or(1.0), flow.unwrap_or(0.0));
-        }
+        *b.settings_mut() = settings(Some(s.downcast::<PyDict>()?))?;
     }
     if let Some(list) = spec.get_item("instances")? {
         for inst in list.downcast::<PyList>()?.iter() {
@@ -319,10 +330,8 @@ struct Options<'a, 'py> {
     start_values: Option<&'a Bound<'py, PyDict>>,
     output: Option<Vec<String>>,
     fmus: Option<&'a Bound<'py, PyDict>>,
-    algorithm: Option<String>,
     extrapolation: Option<usize>,
-    parallel: Option<String>,
-    isolate: Option<bool>,
+    settings: Option<&'a Bound<'py, PyDict>>,
 }
 
 /// The native execution behind `cosim.Execution` and `cosim.simulate` (in a mutex: a Python
@@ -367,22 +376,10 @@ impl Inner {
         if let Some(out) = o.output {
             builder.outputs(out);
         }
-        let over = Overrides {
-            start: None,
-            stop: o.stop_time,
-            step: o.step,
-            algorithm: match o.algorithm.as_deref() {
-                None => None,
-                Some(a) => Some(AlgorithmKind::parse(a).ok_or_else(|| bad(format!("algorithm {a:?}")))?),
-            },
-            extrapolation: o.extrapolation,
-            parallel: match o.parallel.as_deref() {
-                None => None,
-                Some(p) => Some(Parallel::parse(p).ok_or_else(|| bad(format!("parallel {p:?}")))?),
-            },
-            isolate: o.isolate,
-            ..Default::default()
-        };
+        let mut given = settings(o.settings)?;
+        given.stop = o.stop_time.or(given.stop);
+        given.step = o.step.or(given.step);
+        let over = Overrides { settings: given, extrapolation: o.extrapolation, force: false };
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
         let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
@@ -471,7 +468,7 @@ impl Execution {
 impl Execution {
     #[new]
     #[pyo3(signature = (system, stop_time=None, step=None, start_values=None, output=None, record=true, fmus=None,
-                        algorithm=None, extrapolation=None, parallel=None, isolate=None))]
+                        extrapolation=None, **settings))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         system: &Bound<'_, PyAny>,
@@ -481,12 +478,10 @@ impl Execution {
         output: Option<Vec<String>>,
         record: bool,
         fmus: Option<&Bound<'_, PyDict>>,
-        algorithm: Option<String>,
         extrapolation: Option<usize>,
-        parallel: Option<String>,
-        isolate: Option<bool>,
+        settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let o = Options { stop_time, step, start_values, output, fmus, algorithm, extrapolation, parallel, isolate };
+        let o = Options { stop_time, step, start_values, output, fmus, extrapolation, settings };
         Ok(Self { inner: Mutex::new(Inner::create(system, o, record)?) })
     }
 
@@ -591,7 +586,7 @@ impl Execution {
 /// `failed` and why); Ctrl-C stops it, terminates the instances and raises `KeyboardInterrupt`.
 #[pyfunction]
 #[pyo3(signature = (system, stop_time=None, step=None, start_values=None, output=None, fmus=None,
-                    algorithm=None, extrapolation=None, parallel=None, isolate=None, check=true))]
+                    extrapolation=None, check=true, **settings))]
 #[allow(clippy::too_many_arguments)]
 fn _simulate<'py>(
     py: Python<'py>,
@@ -601,13 +596,11 @@ fn _simulate<'py>(
     start_values: Option<&Bound<'py, PyDict>>,
     output: Option<Vec<String>>,
     fmus: Option<&Bound<'py, PyDict>>,
-    algorithm: Option<String>,
     extrapolation: Option<usize>,
-    parallel: Option<String>,
-    isolate: Option<bool>,
     check: bool,
+    settings: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Vec<String>, Bound<'py, PyBytes>, String)> {
-    let o = Options { stop_time, step, start_values, output, fmus, algorithm, extrapolation, parallel, isolate };
+    let o = Options { stop_time, step, start_values, output, fmus, extrapolation, settings };
     let mut e = Inner::create(system, o, true)?;
     let stop = e.exec()?.system().stop();
     let r = e.advance(py, stop, u64::MAX);
@@ -743,5 +736,7 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(_worker, m)?)?;
     m.add_function(wrap_pyfunction!(_check, m)?)?;
+    m.add_function(wrap_pyfunction!(_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(_setting_keys, m)?)?;
     Ok(())
 }

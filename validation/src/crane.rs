@@ -8,7 +8,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{Csv, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Result};
-use master::system::{Overrides, SystemBuilder, Value};
+use master::system::{Overrides, Settings, SystemBuilder, Value};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -155,7 +155,11 @@ fn publication4(r: &mut Runner, body: &mut String) -> Result<()> {
                 }
             }
         };
-        let run = r.run(scenario, edit, &Overrides { step: Some(step), ..Overrides::default() })?;
+        let run = r.run(
+            scenario,
+            edit,
+            &Overrides { settings: Settings { step: Some(step), ..Default::default() }, ..Default::default() },
+        )?;
         Ok(if run.ok {
             let e = worst(&run.results, &unified, s_cols)?;
             let ep = worst(&run.results, &unified, p_cols)?;

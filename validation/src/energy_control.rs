@@ -20,7 +20,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{Csv, RunOutput, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Result};
-use master::system::{AlgorithmKind, CorrectionLaw, Overrides, Parallel, StepControlKind, SystemBuilder};
+use master::system::{AlgorithmKind, CorrectionLaw, Overrides, Parallel, Settings, StepControlKind, SystemBuilder};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -92,12 +92,15 @@ fn oscillator(
     exact: &[Vec<f64>],
 ) -> Result<OscillatorRun> {
     let over = Overrides {
-        stop: Some(T_OSC),
-        step: Some(h),
-        algorithm: Some(AlgorithmKind::Jacobi),
+        settings: Settings {
+            stop: Some(T_OSC),
+            step: Some(h),
+            algorithm: Some(AlgorithmKind::Jacobi),
+            parallel: Some(Parallel::Off),
+            energy_correction: Some(law.is_some()),
+            ..Default::default()
+        },
         extrapolation: Some(m),
-        parallel: Some(Parallel::Off),
-        energy_correction: Some(law.is_some()),
         ..Default::default()
     };
     let run = r.run(
@@ -166,10 +169,13 @@ fn crane_zoh(
     gain: f64,
 ) -> Result<CraneRun> {
     let over = Overrides {
-        step: Some(h),
+        settings: Settings {
+            step: Some(h),
+            parallel: Some(Parallel::Off),
+            energy_correction: Some(law.is_some()),
+            ..Default::default()
+        },
         extrapolation: Some(0),
-        parallel: Some(Parallel::Off),
-        energy_correction: Some(law.is_some()),
         ..Default::default()
     };
     let edit = |b: &mut SystemBuilder| {
@@ -393,7 +399,10 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
     let reference_pub3 = crane_reference(&mut r, "crane-pub3-unified.toml")?;
     let reference = reference_pub3.s.clone();
     let (fixed, s_fixed) = crane_run(&mut r, "crane-pub3.toml", &Overrides::default())?;
-    let ecco_over = Overrides { step_control: Some(StepControlKind::Ecco), ..Default::default() };
+    let ecco_over = Overrides {
+        settings: Settings { step_control: Some(StepControlKind::Ecco), ..Default::default() },
+        ..Default::default()
+    };
     let (ecco, s_ecco) = crane_run(&mut r, "crane-pub3.toml", &ecco_over)?;
     if !fixed.ok || !ecco.ok {
         bail!("crane-pub3: fixed {} / ECCO {}", fixed.message, ecco.message);
@@ -608,7 +617,11 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
     // 4. Determinism.
     let (again, s_again) = crane_run(&mut r, "crane-pub3.toml", &ecco_over)?;
     let same_twice = again.ok && s_again == s_ecco && again.bonds.rows == ecco.bonds.rows;
-    let par = |p| Overrides { parallel: Some(p), ..ecco_over.clone() };
+    let par = |p| {
+        let mut over = ecco_over.clone();
+        over.settings.parallel = Some(p);
+        over
+    };
     let (on, s_on) = crane_run(&mut r, "crane-pub3.toml", &par(Parallel::On))?;
     let (off, s_off) = crane_run(&mut r, "crane-pub3.toml", &par(Parallel::Off))?;
     let same_threads = on.ok && off.ok && s_on == s_off && on.results.rows == off.results.rows;

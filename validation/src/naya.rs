@@ -6,7 +6,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{Csv, RunOutput, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Result};
-use master::system::{AlgorithmKind, Overrides, SystemBuilder};
+use master::system::{AlgorithmKind, Overrides, Settings, SystemBuilder};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -60,7 +60,7 @@ fn unified_start(starts: &'static [(&'static str, f64)]) -> impl Fn(&mut SystemB
 }
 
 fn over(step: Option<f64>, algorithm: Option<AlgorithmKind>, extrapolation: Option<usize>) -> Overrides {
-    Overrides { step, algorithm, extrapolation, ..Overrides::default() }
+    Overrides { settings: Settings { step, algorithm, ..Default::default() }, extrapolation, ..Default::default() }
 }
 
 /// The seed 004 section.

@@ -13,7 +13,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{RunOutput, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{anyhow, bail, Context, Result};
-use master::system::{AlgorithmKind, Overrides, Parallel, SystemBuilder};
+use master::system::{AlgorithmKind, Overrides, Parallel, Settings, SystemBuilder};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -408,11 +408,14 @@ for orders 1 and 2.\n"
                     let mut errs = Vec::new();
                     for h in &hs {
                         let over = Overrides {
-                            stop: Some(stop),
-                            step: Some(*h),
-                            algorithm: Some(alg),
+                            settings: Settings {
+                                stop: Some(stop),
+                                step: Some(*h),
+                                algorithm: Some(alg),
+                                parallel: Some(Parallel::Off),
+                                ..Default::default()
+                            },
                             extrapolation: Some(order),
-                            parallel: Some(Parallel::Off),
                             ..Default::default()
                         };
                         let damping = |sb: &mut SystemBuilder| {

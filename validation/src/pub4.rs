@@ -31,7 +31,7 @@ use crate::plot::{lines, Series};
 use crate::runner::{Csv, Runner};
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Result};
-use master::system::{Exchange, Overrides, SystemBuilder, Value};
+use master::system::{Exchange, Overrides, Settings, SystemBuilder, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -370,11 +370,14 @@ impl Scanner {
         // The stop time rounded up to a whole number of steps (compared where the reference has points).
         let stop = (case.duration() / h).ceil() * h;
         let over = Overrides {
-            step: Some(h),
-            stop: Some(stop),
+            settings: Settings {
+                step: Some(h),
+                stop: Some(stop),
+                exchange: Some(setting.exchange()),
+                ..Default::default()
+            },
             extrapolation: Some(order),
-            exchange: Some(setting.exchange()),
-            ..Overrides::default()
+            ..Default::default()
         };
         let run = self.runner.run(case.scenario(coupling), edit, &over)?;
         let reference = &self.references[&case];

@@ -16,7 +16,7 @@ use crate::plot::{lines, Series};
 use crate::runner::Runner;
 use crate::{Row, Section, Verdict};
 use anyhow::{bail, Context, Result};
-use master::system::{AlgorithmKind, Overrides, Parallel};
+use master::system::{AlgorithmKind, Overrides, Parallel, Settings};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -42,11 +42,14 @@ struct Residual {
 
 fn residual(runner: &mut Runner, h: f64, m: usize) -> Result<Residual> {
     let over = Overrides {
-        stop: Some(T),
-        step: Some(h),
-        algorithm: Some(AlgorithmKind::Jacobi),
+        settings: Settings {
+            stop: Some(T),
+            step: Some(h),
+            algorithm: Some(AlgorithmKind::Jacobi),
+            parallel: Some(Parallel::Off),
+            ..Default::default()
+        },
         extrapolation: Some(m),
-        parallel: Some(Parallel::Off),
         ..Default::default()
     };
     let run = runner.run("oscillator-fd.toml", |_| {}, &over)?;

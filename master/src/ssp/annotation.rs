@@ -2,10 +2,8 @@
 //! carry, as TOML text in the system-file syntax (a subset of its tables):
 //!
 //! ```toml
-//! [simulation]        # step, algorithm, order, extrapolation, parallel, exchange, record_every, isolate,
-//! step = 1e-3         # worker_timeout, max_residual_energy, iterations, iteration_tolerance, step_control,
-//!                     # energy_correction(_law, _gain, _flow), [simulation.ecco] (no start/stop:
-//!                     # those are in ssd:DefaultExperiment)
+//! [simulation]        # every setting of crate::system::Settings, written from and read into that
+//! step = 1e-3         # one type (start/stop are written in ssd:DefaultExperiment instead)
 //! [instances.hyd]
 //! step = 1e-4         # own step (multirate)
 //! [[connections]]     # extrapolation per connection, found by from/to (gain/offset are in the
@@ -16,7 +14,7 @@
 //! ```
 
 use crate::system::toml::{self as system_toml, RawBond, RawSignal};
-use crate::system::{ExtrapolationSpec, SystemBuilder};
+use crate::system::{ExtrapolationSpec, Settings, SystemBuilder};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::{Table, Value};
@@ -30,7 +28,7 @@ pub const NS: &str = "https://example.invalid/hydraulic-cosim/ssp/settings/1.0";
 #[serde(deny_unknown_fields)]
 struct Raw {
     #[serde(default)]
-    simulation: RawSimulation,
+    simulation: Settings,
     #[serde(default)]
     instances: BTreeMap<String, RawInstance>,
     #[serde(default)]
@@ -43,29 +41,6 @@ struct Raw {
     outputs: Option<RawOutputs>,
     #[serde(default)]
     tune: Option<Value>,
-}
-
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawSimulation {
-    step: Option<f64>,
-    algorithm: Option<String>,
-    order: Option<Vec<String>>,
-    extrapolation: Option<Value>,
-    parallel: Option<String>,
-    exchange: Option<String>,
-    record_every: Option<u64>,
-    isolate: Option<bool>,
-    worker_timeout: Option<f64>,
-    max_residual_energy: Option<f64>,
-    iterations: Option<u32>,
-    iteration_tolerance: Option<f64>,
-    step_control: Option<String>,
-    ecco: Option<BTreeMap<String, f64>>,
-    energy_correction: Option<bool>,
-    energy_correction_law: Option<String>,
-    energy_correction_gain: Option<f64>,
-    energy_correction_flow: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,64 +84,10 @@ fn floats(v: &[f64]) -> Value {
 
 /// The settings of `b` that SSP cannot carry, as TOML text (empty tables left out).
 pub fn to_toml(b: &SystemBuilder) -> String {
-    let s = &b.settings;
     let mut root = Table::new();
-    let mut sim = Table::new();
-    if let Some(h) = s.step {
-        sim.insert("step".into(), Value::Float(h));
-    }
-    if let Some(a) = s.algorithm {
-        sim.insert("algorithm".into(), Value::String(a.name().into()));
-    }
-    if let Some(o) = &s.order {
-        sim.insert("order".into(), strings(o));
-    }
-    if let Some(e) = &s.extrapolation {
-        sim.insert("extrapolation".into(), extrapolation_value(e).0);
-    }
-    if let Some(p) = s.parallel {
-        sim.insert("parallel".into(), Value::String(p.name().into()));
-    }
-    if let Some(x) = s.exchange {
-        sim.insert("exchange".into(), Value::String(x.name().into()));
-    }
-    if let Some(k) = s.record_every {
-        sim.insert("record_every".into(), Value::Integer(i64::try_from(k).unwrap_or(i64::MAX)));
-    }
-    if let Some(i) = s.isolate {
-        sim.insert("isolate".into(), Value::Boolean(i));
-    }
-    if let Some(t) = s.worker_timeout {
-        sim.insert("worker_timeout".into(), Value::Float(t));
-    }
-    if let Some(e) = s.max_residual_energy {
-        sim.insert("max_residual_energy".into(), Value::Float(e));
-    }
-    if let Some(n) = s.iterations {
-        sim.insert("iterations".into(), Value::Integer(i64::from(n)));
-    }
-    if let Some(t) = s.iteration_tolerance {
-        sim.insert("iteration_tolerance".into(), Value::Float(t));
-    }
-    if let Some(k) = s.step_control {
-        sim.insert("step_control".into(), Value::String(k.name().into()));
-    }
-    let ecco: Table = s.ecco.fields().into_iter().filter_map(|(k, v)| Some((k.to_owned(), Value::Float(v?)))).collect();
-    if !ecco.is_empty() {
-        sim.insert("ecco".into(), Value::Table(ecco));
-    }
-    if let Some(on) = s.energy_correction {
-        sim.insert("energy_correction".into(), Value::Boolean(on));
-    }
-    if let Some(l) = s.energy_correction_law {
-        sim.insert("energy_correction_law".into(), Value::String(l.name().into()));
-    }
-    if let Some(g) = s.energy_correction_gain {
-        sim.insert("energy_correction_gain".into(), Value::Float(g));
-    }
-    if let Some(f) = s.energy_correction_flow {
-        sim.insert("energy_correction_flow".into(), Value::Float(f));
-    }
+    // start and stop are ssd:DefaultExperiment's.
+    let settings = Settings { start: None, stop: None, ..b.settings.clone() };
+    let sim = settings.to_table().unwrap_or_default();
     if !sim.is_empty() {
         root.insert("simulation".into(), Value::Table(sim));
     }
@@ -276,44 +197,7 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     let extrapolation = |key: &str, v: &Value, derivatives: Option<&Vec<String>>| {
         system_toml::extrapolation_spec(v, derivatives).map_err(|m| (key.to_owned(), m))
     };
-    let sim = &raw.simulation;
-    b.settings.step = sim.step.or(b.settings.step);
-    if let Some(a) = &sim.algorithm {
-        b.settings.algorithm = Some(system_toml::algorithm(a).map_err(|m| ("simulation.algorithm".to_owned(), m))?);
-    }
-    if let Some(o) = &sim.order {
-        b.settings.order = Some(o.clone());
-    }
-    if let Some(e) = &sim.extrapolation {
-        b.settings.extrapolation = Some(extrapolation("simulation.extrapolation", e, None)?);
-    }
-    if let Some(p) = &sim.parallel {
-        b.settings.parallel = Some(system_toml::parallel(p).map_err(|m| ("simulation.parallel".to_owned(), m))?);
-    }
-    if let Some(x) = &sim.exchange {
-        b.settings.exchange = Some(system_toml::exchange(x).map_err(|m| ("simulation.exchange".to_owned(), m))?);
-    }
-    b.settings.record_every = sim.record_every.or(b.settings.record_every);
-    b.settings.isolate = sim.isolate.or(b.settings.isolate);
-    b.settings.worker_timeout = sim.worker_timeout.or(b.settings.worker_timeout);
-    b.settings.max_residual_energy = sim.max_residual_energy.or(b.settings.max_residual_energy);
-    b.settings.iterations = sim.iterations.or(b.settings.iterations);
-    b.settings.iteration_tolerance = sim.iteration_tolerance.or(b.settings.iteration_tolerance);
-    if let Some(k) = &sim.step_control {
-        b.settings.step_control =
-            Some(system_toml::step_control(k).map_err(|m| ("simulation.step_control".to_owned(), m))?);
-    }
-    if let Some(ecco) = &sim.ecco {
-        b.settings.ecco.set_fields(ecco).map_err(|key| (format!("simulation.ecco.{key}"), "unknown key".to_owned()))?;
-    }
-    b.settings.energy_correction = sim.energy_correction.or(b.settings.energy_correction);
-    if let Some(l) = &sim.energy_correction_law {
-        b.settings.energy_correction_law = Some(
-            crate::system::CorrectionLaw::parse(l).map_err(|m| ("simulation.energy_correction_law".to_owned(), m))?,
-        );
-    }
-    b.settings.energy_correction_gain = sim.energy_correction_gain.or(b.settings.energy_correction_gain);
-    b.settings.energy_correction_flow = sim.energy_correction_flow.or(b.settings.energy_correction_flow);
+    b.settings = b.settings.overridden_by(&raw.simulation).map_err(|m| ("simulation".to_owned(), m))?;
     for (name, ri) in &raw.instances {
         let inst = b
             .instances
@@ -355,7 +239,7 @@ mod tests {
         apply(&mut c, &text).unwrap();
         assert_eq!(c.settings.exchange, Some(crate::system::Exchange::Explicit), "{text}");
         let e = apply(&mut c, "[simulation]\nexchange = \"implicit\"\n").unwrap_err();
-        assert_eq!(e.0, "simulation.exchange", "{e:?}");
+        assert!(e.0.contains("line 2") && e.1.contains("implicit"), "{e:?}");
     }
 
     #[test]
@@ -371,13 +255,13 @@ mod tests {
         let mut c = SystemBuilder::new();
         apply(&mut c, &text).unwrap();
         assert_eq!(c.settings.step_control, Some(StepControlKind::Ecco), "{text}");
-        assert_eq!(c.settings.ecco.fields(), b.settings.ecco.fields(), "{text}");
+        assert_eq!(c.settings.ecco, b.settings.ecco, "{text}");
         assert_eq!(c.settings.energy_correction, Some(true));
         assert_eq!((c.settings.energy_correction_gain, c.settings.energy_correction_flow), (Some(0.5), Some(0.1)));
         assert_eq!(c.bond_corrections.get("cyl"), Some(&false), "{text}");
         assert_eq!(c.settings.energy_correction_law, Some(CorrectionLaw::Bond), "{text}");
         assert_eq!(c.bond_laws.get("cyl"), b.bond_laws.get("cyl"), "{text}");
         let e = apply(&mut c, "[simulation.ecco]\nrtl = 1.0\n").unwrap_err();
-        assert_eq!(e.0, "simulation.ecco.rtl");
+        assert!(e.1.contains("unknown field `rtl`"), "{e:?}");
     }
 }

@@ -14,7 +14,7 @@
 //! own connectors, mapping transformations other than linear, Binary values, connected
 //! connectors with different units (unless `suppressUnitConversion="true"`).
 
-mod annotation;
+pub mod annotation;
 mod ident;
 mod read;
 mod units;
@@ -73,10 +73,10 @@ impl Ssp {
                 "no {what} (SSP 1.0 has none; our org.hydraulic-cosim.settings annotation is absent): pass {flag}"
             ),
         };
-        if over.step.is_none() && s.step.is_none() {
+        if over.settings.step.is_none() && s.step.is_none() {
             return Err(missing("communication step", "--step H"));
         }
-        if over.stop.is_none() && s.stop.is_none() {
+        if over.settings.stop.is_none() && s.stop.is_none() {
             return Err(missing("stopTime", "--stop-time T"));
         }
         Ok(())

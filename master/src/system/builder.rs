@@ -3,6 +3,7 @@
 //! ([`SystemBuilder::build`]), and every error names the key the TOML file would use
 //! (`connections[2].to`, `instances.m1.start.damping`, …).
 
+use super::settings::{EccoSettings, Settings};
 use super::{AlgorithmKind, CorrectionLaw, EccoParams, Exchange, Parallel, StepControlKind};
 use crate::error::MasterError;
 use std::collections::BTreeMap;
@@ -200,89 +201,12 @@ impl PortDraft {
     }
 }
 
-/// `[simulation]` as given; `None` takes the default.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Settings {
-    pub start: Option<f64>,
-    pub stop: Option<f64>,
-    pub step: Option<f64>,
-    pub algorithm: Option<AlgorithmKind>,
-    pub order: Option<Vec<String>>,
-    pub extrapolation: Option<ExtrapolationSpec>,
-    pub parallel: Option<Parallel>,
-    pub exchange: Option<Exchange>,
-    pub record_every: Option<u64>,
-    pub isolate: Option<bool>,
-    pub worker_timeout: Option<f64>,
-    pub max_residual_energy: Option<f64>,
-    pub iterations: Option<u32>,
-    pub iteration_tolerance: Option<f64>,
-    pub step_control: Option<StepControlKind>,
-    pub ecco: EccoDraft,
-    pub energy_correction: Option<bool>,
-    pub energy_correction_law: Option<CorrectionLaw>,
-    pub energy_correction_gain: Option<f64>,
-    pub energy_correction_flow: Option<f64>,
-}
-
 /// A `[[bonds]]` table's own correction law, gain and floor (`None`: `[simulation]`'s).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct BondLawDraft {
     pub law: Option<CorrectionLaw>,
     pub gain: Option<f64>,
     pub flow: Option<f64>,
-}
-
-/// `[simulation.ecco]` as given; `None` takes [`EccoParams::default`] (`h_min`: the grid
-/// quantum, `h_max`: 10 · `[simulation] step`).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct EccoDraft {
-    pub rtol: Option<f64>,
-    pub atol: Option<f64>,
-    pub safety: Option<f64>,
-    pub p_gain: Option<f64>,
-    pub i_gain: Option<f64>,
-    pub h_min: Option<f64>,
-    pub h_max: Option<f64>,
-    pub min_rate: Option<f64>,
-    pub max_rate: Option<f64>,
-}
-
-impl EccoDraft {
-    /// (key, value) of every parameter, in `[simulation.ecco]` spelling.
-    pub fn fields(&self) -> [(&'static str, Option<f64>); 9] {
-        [
-            ("rtol", self.rtol),
-            ("atol", self.atol),
-            ("safety", self.safety),
-            ("p_gain", self.p_gain),
-            ("i_gain", self.i_gain),
-            ("h_min", self.h_min),
-            ("h_max", self.h_max),
-            ("min_rate", self.min_rate),
-            ("max_rate", self.max_rate),
-        ]
-    }
-
-    /// Sets the parameters given by key; `Err`: an unknown key.
-    pub fn set_fields(&mut self, values: &BTreeMap<String, f64>) -> Result<(), String> {
-        for (k, v) in values {
-            let slot = match k.as_str() {
-                "rtol" => &mut self.rtol,
-                "atol" => &mut self.atol,
-                "safety" => &mut self.safety,
-                "p_gain" => &mut self.p_gain,
-                "i_gain" => &mut self.i_gain,
-                "h_min" => &mut self.h_min,
-                "h_max" => &mut self.h_max,
-                "min_rate" => &mut self.min_rate,
-                "max_rate" => &mut self.max_rate,
-                other => return Err(other.to_owned()),
-            };
-            *slot = Some(*v);
-        }
-        Ok(())
-    }
 }
 
 /// A co-simulation system put together in code (or read from TOML, see [`SystemBuilder::read`]).
@@ -441,7 +365,7 @@ impl SystemBuilder {
     }
     /// ECCO's parameters (all of them; `[simulation.ecco]` may give some).
     pub fn ecco(&mut self, p: EccoParams) -> &mut Self {
-        self.settings.ecco = EccoDraft {
+        self.settings.ecco = EccoSettings {
             rtol: Some(p.rtol),
             atol: Some(p.atol),
             safety: Some(p.safety),
@@ -574,10 +498,20 @@ impl SystemBuilder {
         self.instances.iter().map(|(n, i)| (n.clone(), i.fmu.clone())).collect()
     }
 
-    /// Whether the instances run in worker processes: `over.isolate`, else the setting (known
+    /// Whether the instances run in worker processes: `over`'s setting, else the system's (known
     /// before the FMUs are loaded, which depends on it).
     pub fn isolated(&self, over: &super::Overrides) -> bool {
-        over.isolate.or(self.settings.isolate).unwrap_or(false)
+        over.settings.isolate.or(self.settings.isolate).unwrap_or(false)
+    }
+
+    /// The settings as given (`[simulation]`).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The settings, to change any of them ([`Settings::set`] sets one by key).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
     }
 
     /// The `[tune]` table of a system file, if any (see [`crate::tune`]).

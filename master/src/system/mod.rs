@@ -45,6 +45,7 @@
 
 mod builder;
 mod resolve;
+mod settings;
 pub(crate) mod toml;
 
 pub use self::toml::read_text;
@@ -52,6 +53,7 @@ pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
 pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
 use model_description::{BaseType, Causality};
 pub use resolve::LARGE_STEPS;
+pub use settings::{EccoSettings, Settings};
 use std::path::{Path, PathBuf};
 
 /// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is
@@ -293,7 +295,8 @@ pub struct Bond {
 }
 
 /// Which energy correction law ([`crate::bonds`]): `energy_correction_law = "input" | "bond"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CorrectionLaw {
     /// Each corrected input gets back its own energy error ΔE_u = ∫(ũ − u)·y dt (default).
     #[default]
@@ -510,39 +513,22 @@ impl System {
     }
 }
 
-/// Command-line overrides of `[simulation]`.
+/// What a front end puts over a system's own settings (command-line flags and `--set`, Python
+/// keyword arguments).
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
-    /// Start time.
-    pub start: Option<f64>,
-    /// Stop time.
-    pub stop: Option<f64>,
-    /// Communication step.
-    pub step: Option<f64>,
-    /// Scheme.
-    pub algorithm: Option<AlgorithmKind>,
-    /// Extrapolation order for every connection.
+    /// Settings that win over the system's, key by key (`None`: the system's). Energy correction
+    /// and its law given here win over a `[[bonds]]` table's own too.
+    pub settings: Settings,
+    /// Extrapolation order of every connection, over each connection's own (`--extrapolation`).
     pub extrapolation: Option<usize>,
-    /// Worker threads.
-    pub parallel: Option<Parallel>,
-    /// Output exchange (`--exchange`).
-    pub exchange: Option<Exchange>,
-    /// Worker processes (`--isolate`); `None` keeps `[simulation].isolate`.
-    pub isolate: Option<bool>,
     /// `--force`: run even more than `LARGE_STEPS` (1e9) fmi2DoStep calls per instance.
     pub force: bool,
-    /// Step control (`--step-control`).
-    pub step_control: Option<StepControlKind>,
-    /// ECCO tolerances and bounds (`--ecco-rtol`, `--ecco-atol`, `--h-min`, `--h-max`).
-    pub ecco_rtol: Option<f64>,
-    /// Absolute tolerance (J).
-    pub ecco_atol: Option<f64>,
-    /// Smallest step (s).
-    pub h_min: Option<f64>,
-    /// Largest step (s).
-    pub h_max: Option<f64>,
-    /// Energy correction on every bond (`--energy-correction`); `None` keeps the file's.
-    pub energy_correction: Option<bool>,
-    /// The correction law of every bond (`--energy-correction-law`); `None` keeps the file's.
-    pub energy_correction_law: Option<CorrectionLaw>,
+}
+
+impl Overrides {
+    /// Overrides of these settings only.
+    pub fn settings(settings: Settings) -> Self {
+        Self { settings, ..Self::default() }
+    }
 }

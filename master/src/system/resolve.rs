@@ -174,14 +174,15 @@ impl Resolver<'_> {
     }
 
     fn resolve(&self, over: &Overrides) -> Result<System> {
-        let sim = &self.b.settings;
-        let start = over.start.or(sim.start).unwrap_or(0.0);
-        let stop = over.stop.or(sim.stop).ok_or_else(|| self.err("simulation.stop", "no stop time given"))?;
-        let step = over.step.or(sim.step).ok_or_else(|| self.err("simulation.step", "no communication step given"))?;
+        let sim = &self.b.settings.overridden_by(&over.settings).map_err(|m| self.err("simulation", m))?;
+        let start = sim.start.unwrap_or(0.0);
+        let stop = sim.stop.ok_or_else(|| self.err("simulation.stop", "no stop time given"))?;
+        let step = sim.step.ok_or_else(|| self.err("simulation.step", "no communication step given"))?;
         // Blame the command-line flag when it gave the value, else the file's key.
-        let start_key = if over.start.is_some() { "--start-time" } else { "simulation.start" };
-        let stop_key = if over.stop.is_some() { "--stop-time" } else { "simulation.stop" };
-        let step_key = if over.step.is_some() { "--step" } else { "simulation.step" };
+        let given = &over.settings;
+        let start_key = if given.start.is_some() { "--start-time" } else { "simulation.start" };
+        let stop_key = if given.stop.is_some() { "--stop-time" } else { "simulation.stop" };
+        let step_key = if given.step.is_some() { "--step" } else { "simulation.step" };
         if !start.is_finite() {
             return Err(self.err(start_key, format!("{start} is not finite")));
         }
@@ -204,7 +205,7 @@ impl Resolver<'_> {
         // At most 4.5e12 steps after that check: n and n·H are exact in a double.
         let n = (span / step).round();
         // A span that is not a whole number of steps: blame the flag that was given.
-        let span_key = if over.stop.is_some() && over.step.is_none() { stop_key } else { step_key };
+        let span_key = if given.stop.is_some() && given.step.is_none() { stop_key } else { step_key };
         if (n * step - span).abs() > 1e-9 * span.abs().max(step) {
             return Err(self.err(
                 span_key,
@@ -214,10 +215,10 @@ impl Resolver<'_> {
                 ),
             ));
         }
-        let algorithm = over.algorithm.or(sim.algorithm).unwrap_or(AlgorithmKind::Jacobi);
-        let parallel = over.parallel.or(sim.parallel).unwrap_or(Parallel::Auto);
-        let exchange = over.exchange.or(sim.exchange).unwrap_or(super::Exchange::Ordered);
-        let isolate = over.isolate.or(sim.isolate).unwrap_or(false);
+        let algorithm = sim.algorithm.unwrap_or(AlgorithmKind::Jacobi);
+        let parallel = sim.parallel.unwrap_or(Parallel::Auto);
+        let exchange = sim.exchange.unwrap_or(super::Exchange::Ordered);
+        let isolate = sim.isolate.unwrap_or(false);
         let worker_timeout = sim.worker_timeout.unwrap_or(crate::fmu::isolated::DEFAULT_WORKER_TIMEOUT.as_secs_f64());
         // Up to about 30 years: Duration::from_secs_f64 must not overflow.
         if !(worker_timeout > 0.0 && worker_timeout <= 1e9) {
@@ -482,14 +483,14 @@ impl Resolver<'_> {
                 ports.push(Port { effort, flow, sign });
             }
             let [a, b2]: [Port; 2] = ports.try_into().map_err(|_| self.err(&key, "a bond has 2 ports"))?;
-            let energy_correction = over
+            let energy_correction = given
                 .energy_correction
                 .or_else(|| self.b.bond_corrections.get(bond_name).copied())
                 .or(sim.energy_correction)
                 .unwrap_or(false);
             let own = self.b.bond_laws.get(bond_name).copied().unwrap_or_default();
             let correction = EnergyCorrection {
-                law: over.energy_correction_law.or(own.law).or(sim.energy_correction_law).unwrap_or_default(),
+                law: given.energy_correction_law.or(own.law).or(sim.energy_correction_law).unwrap_or_default(),
                 gain: own.gain.or(sim.energy_correction_gain).unwrap_or(1.0),
                 flow_floor: own.flow.or(sim.energy_correction_flow).unwrap_or(0.0),
             };
@@ -538,7 +539,7 @@ impl Resolver<'_> {
             return Err(self.err(format!("bonds.{name}.energy_correction_law"), format!("no bond named \"{name}\"")));
         }
         let energy_correction = EnergyCorrection {
-            law: over.energy_correction_law.or(sim.energy_correction_law).unwrap_or_default(),
+            law: sim.energy_correction_law.unwrap_or_default(),
             gain: sim.energy_correction_gain.unwrap_or(1.0),
             flow_floor: sim.energy_correction_flow.unwrap_or(0.0),
         };
@@ -554,7 +555,7 @@ impl Resolver<'_> {
                 format!("{} must be finite and non-negative", energy_correction.flow_floor),
             ));
         }
-        let step_control = self.step_control(over, (start, stop, step), &instances, &signals, bonds.len())?;
+        let step_control = self.step_control(sim, (start, stop, step), &instances, &signals, bonds.len())?;
 
         Ok(System {
             path: self.b.path.clone(),
@@ -608,14 +609,13 @@ impl Resolver<'_> {
     /// breakpoints, and every FMU able to take variable steps.
     fn step_control(
         &self,
-        over: &Overrides,
+        sim: &super::Settings,
         (start, stop, step): (f64, f64, f64),
         instances: &[InstanceSpec],
         signals: &[Signal],
         bonds: usize,
     ) -> Result<StepControl> {
-        let sim = &self.b.settings;
-        if over.step_control.or(sim.step_control).unwrap_or(StepControlKind::Fixed) == StepControlKind::Fixed {
+        if sim.step_control.unwrap_or(StepControlKind::Fixed) == StepControlKind::Fixed {
             return Ok(StepControl::Fixed);
         }
         for (i, inst) in instances.iter().enumerate() {
@@ -641,13 +641,13 @@ impl Resolver<'_> {
         }
         let d = &sim.ecco;
         let p = EccoParams {
-            rtol: over.ecco_rtol.or(d.rtol).unwrap_or(EccoParams::default().rtol),
-            atol: over.ecco_atol.or(d.atol).unwrap_or(EccoParams::default().atol),
+            rtol: d.rtol.unwrap_or(EccoParams::default().rtol),
+            atol: d.atol.unwrap_or(EccoParams::default().atol),
             safety: d.safety.unwrap_or(EccoParams::default().safety),
             p_gain: d.p_gain.unwrap_or(EccoParams::default().p_gain),
             i_gain: d.i_gain.unwrap_or(EccoParams::default().i_gain),
-            h_min: over.h_min.or(d.h_min).unwrap_or(0.0),
-            h_max: over.h_max.or(d.h_max).unwrap_or(10.0 * step),
+            h_min: d.h_min.unwrap_or(0.0),
+            h_max: d.h_max.unwrap_or(10.0 * step),
             min_rate: d.min_rate.unwrap_or(EccoParams::default().min_rate),
             max_rate: d.max_rate.unwrap_or(EccoParams::default().max_rate),
         };
@@ -908,7 +908,7 @@ mod tests {
         let text = "[simulation]\nstop = 1.05\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n";
         let e = message(SystemBuilder::parse(Path::new("sys.toml"), text).and_then(|d| d.build(&[&m])));
         assert!(e.contains("simulation.step") && e.contains("whole number"), "{e}");
-        let over = Overrides { stop: Some(2.0), step: Some(0.5), ..Default::default() };
+        let over = Overrides::settings(Settings { stop: Some(2.0), step: Some(0.5), ..Default::default() });
         let sys = SystemBuilder::parse(Path::new("sys.toml"), text).and_then(|d| d.build_with(&[&m], &over)).unwrap();
         assert_eq!((sys.stop, sys.step, sys.steps()), (2.0, 0.5, 4));
         // Default outputs: every output of every instance.
@@ -918,7 +918,7 @@ mod tests {
     #[test]
     fn ecco_refuses_fixed_step_fmus_and_puts_h_on_the_instances_grid() {
         let m = md();
-        let over = Overrides { step_control: Some(StepControlKind::Ecco), ..Default::default() };
+        let over = Overrides::settings(Settings { step_control: Some(StepControlKind::Ecco), ..Default::default() });
         let b = SystemBuilder::parse(
             Path::new("sys.toml"),
             "[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n",
@@ -991,7 +991,7 @@ mod tests {
         ));
         assert!(e.contains("bonds[0].energy_correction_gain") && e.contains("-1"), "{e}");
         // An override switches it off everywhere; an unknown bond name is refused.
-        let over = Overrides { energy_correction: Some(false), ..Default::default() };
+        let over = Overrides::settings(Settings { energy_correction: Some(false), ..Default::default() });
         let b = SystemBuilder::parse(
             Path::new("sys.toml"),
             &format!("[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n{text}"),

@@ -3,7 +3,7 @@
 //! checked by [`SystemBuilder::build`], the same checks as for a system built in code.
 
 use super::builder::{ExtrapolationSpec, PortDraft, SystemBuilder, Value};
-use super::{AlgorithmKind, CorrectionLaw, Parallel};
+use super::{CorrectionLaw, Settings};
 use crate::error::{MasterError, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSystem {
-    simulation: RawSimulation,
+    simulation: Settings,
     instances: BTreeMap<String, RawInstance>,
     #[serde(default)]
     connections: Vec<RawConnection>,
@@ -25,64 +25,6 @@ struct RawSystem {
     /// `[tune]`: read by `cosim tune` ([`crate::tune`]), ignored by `cosim run`.
     #[serde(default)]
     tune: Option<toml::Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSimulation {
-    #[serde(default)]
-    start: f64,
-    stop: f64,
-    step: f64,
-    #[serde(default)]
-    algorithm: Option<String>,
-    #[serde(default)]
-    order: Option<Vec<String>>,
-    #[serde(default)]
-    extrapolation: Option<toml::Value>,
-    #[serde(default)]
-    parallel: Option<String>,
-    #[serde(default)]
-    exchange: Option<String>,
-    #[serde(default)]
-    record_every: Option<u64>,
-    #[serde(default)]
-    isolate: Option<bool>,
-    #[serde(default)]
-    worker_timeout: Option<f64>,
-    #[serde(default)]
-    max_residual_energy: Option<f64>,
-    #[serde(default)]
-    iterations: Option<u32>,
-    #[serde(default)]
-    iteration_tolerance: Option<f64>,
-    #[serde(default)]
-    step_control: Option<String>,
-    #[serde(default)]
-    ecco: Option<RawEcco>,
-    #[serde(default)]
-    energy_correction: Option<bool>,
-    #[serde(default)]
-    energy_correction_law: Option<String>,
-    #[serde(default)]
-    energy_correction_gain: Option<f64>,
-    #[serde(default)]
-    energy_correction_flow: Option<f64>,
-}
-
-/// `[simulation.ecco]`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEcco {
-    rtol: Option<f64>,
-    atol: Option<f64>,
-    safety: Option<f64>,
-    p_gain: Option<f64>,
-    i_gain: Option<f64>,
-    h_min: Option<f64>,
-    h_max: Option<f64>,
-    min_rate: Option<f64>,
-    max_rate: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -182,26 +124,6 @@ pub(crate) fn extrapolation_spec(
     }
 }
 
-/// `algorithm = "…"`; `Err`: the message.
-pub(crate) fn algorithm(s: &str) -> Result<AlgorithmKind, String> {
-    AlgorithmKind::parse(s).ok_or_else(|| format!("\"{s}\" is not \"jacobi\" or \"gauss-seidel\""))
-}
-
-/// `step_control = "…"`; `Err`: the message.
-pub(crate) fn step_control(s: &str) -> Result<super::StepControlKind, String> {
-    super::StepControlKind::parse(s).ok_or_else(|| format!("\"{s}\" is not \"fixed\" or \"ecco\""))
-}
-
-/// `parallel = "…"`; `Err`: the message.
-pub(crate) fn parallel(s: &str) -> Result<Parallel, String> {
-    Parallel::parse(s).ok_or_else(|| format!("\"{s}\" is not \"auto\", \"on\" or \"off\""))
-}
-
-/// `exchange = "…"`; `Err`: the message.
-pub(crate) fn exchange(s: &str) -> Result<super::Exchange, String> {
-    super::Exchange::parse(s).ok_or_else(|| format!("\"{s}\" is not \"ordered\" or \"explicit\""))
-}
-
 /// `[[inputs]]` and `[[bonds]]` into the builder; `Err`: (key, message).
 pub(crate) fn add_inputs_and_bonds(
     b: &mut SystemBuilder,
@@ -293,51 +215,7 @@ impl SystemBuilder {
         };
         let mut b = SystemBuilder::new();
         b.source(path);
-        let sim = &raw.simulation;
-        b.start(sim.start).stop(sim.stop).step(sim.step);
-        if let Some(s) = &sim.algorithm {
-            b.algorithm(algorithm(s).map_err(|m| err("simulation.algorithm", m))?);
-        }
-        if let Some(o) = &sim.order {
-            b.order(o.iter().cloned());
-        }
-        if let Some(v) = &sim.extrapolation {
-            b.settings.extrapolation = Some(extrapolation("simulation.extrapolation", v, None)?);
-        }
-        if let Some(p) = &sim.parallel {
-            b.parallel(parallel(p).map_err(|m| err("simulation.parallel", m))?);
-        }
-        if let Some(x) = &sim.exchange {
-            b.exchange(exchange(x).map_err(|m| err("simulation.exchange", m))?);
-        }
-        b.settings.record_every = sim.record_every;
-        b.settings.isolate = sim.isolate;
-        b.settings.worker_timeout = sim.worker_timeout;
-        b.settings.max_residual_energy = sim.max_residual_energy;
-        b.settings.iterations = sim.iterations;
-        b.settings.iteration_tolerance = sim.iteration_tolerance;
-        if let Some(k) = &sim.step_control {
-            b.step_control(step_control(k).map_err(|m| err("simulation.step_control", m))?);
-        }
-        if let Some(e) = &sim.ecco {
-            b.settings.ecco = super::builder::EccoDraft {
-                rtol: e.rtol,
-                atol: e.atol,
-                safety: e.safety,
-                p_gain: e.p_gain,
-                i_gain: e.i_gain,
-                h_min: e.h_min,
-                h_max: e.h_max,
-                min_rate: e.min_rate,
-                max_rate: e.max_rate,
-            };
-        }
-        b.settings.energy_correction = sim.energy_correction;
-        if let Some(l) = &sim.energy_correction_law {
-            b.energy_correction_kind(CorrectionLaw::parse(l).map_err(|m| err("simulation.energy_correction_law", m))?);
-        }
-        b.settings.energy_correction_gain = sim.energy_correction_gain;
-        b.settings.energy_correction_flow = sim.energy_correction_flow;
+        b.settings = raw.simulation;
         for (name, ri) in &raw.instances {
             if ri.fmu.to_string_lossy().contains('\0') {
                 return Err(err(&format!("instances.{name}.fmu"), "the path contains a NUL character".into()));

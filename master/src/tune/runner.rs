@@ -9,7 +9,7 @@ use crate::execution::Execution;
 use crate::fmu::FmuCache;
 use crate::observer::SharedRecorder;
 use crate::suggest::did_you_mean;
-use crate::system::{Overrides, Parallel, Signal, SystemBuilder, VarRef};
+use crate::system::{Overrides, Parallel, Settings, Signal, SystemBuilder, VarRef};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -205,13 +205,13 @@ impl Base {
         max_e_abs: Option<f64>,
         record: Option<&[VarRef]>,
     ) -> Result<RunOutcome> {
-        let over = Overrides {
+        let over = Overrides::settings(Settings {
             step: Some(h),
             stop: Some(steps as f64 * h),
             parallel: Some(Parallel::Off),
             isolate: Some(false),
             ..Default::default()
-        };
+        });
         let mut b = draft.clone();
         let label = |v: &VarRef| format!("{}.{}", self.names[v.instance], v.name);
         for sig in signals {

@@ -1,0 +1,3 @@
+//! The `cosim` command line's own parts (the library, `master`, never uses them).
+
+pub mod settings_flags;

@@ -1,0 +1,88 @@
+//! `cosim run`'s flags for the settings ([`master::system::Settings`]). `--set KEY=VALUE` reaches
+//! every setting; the named flags are sugar for the common ones, serialized under the settings'
+//! own keys and set the same way ([`Settings::set`]): no list here to keep in step with the
+//! settings, and a new setting needs no flag.
+
+use anyhow::{anyhow, Result};
+use master::system::{AlgorithmKind, CorrectionLaw, Exchange, Parallel, Settings, StepControlKind};
+
+/// The settings given on the command line.
+#[derive(clap::Args, serde::Serialize, Debug, Default)]
+pub struct SettingsFlags {
+    /// Start time (s), overrides [simulation].start or the FMU's DefaultExperiment.
+    #[arg(long)]
+    #[serde(rename = "start")]
+    start_time: Option<f64>,
+    /// Stop time (s), overrides [simulation].stop or the FMU's DefaultExperiment.
+    #[arg(long)]
+    #[serde(rename = "stop")]
+    stop_time: Option<f64>,
+    /// Communication step H (s), overrides [simulation].step or the FMU's DefaultExperiment.
+    #[arg(long)]
+    step: Option<f64>,
+    /// Coupling scheme, overrides [simulation].algorithm.
+    #[arg(long, value_enum)]
+    algorithm: Option<AlgorithmKind>,
+    /// Jacobi worker threads, overrides [simulation].parallel.
+    #[arg(long, value_enum)]
+    parallel: Option<Parallel>,
+    /// How the inputs at t_n are taken from the outputs: `ordered` (default: feedthrough
+    /// outputs re-read after their instance's inputs are set) or `explicit` (the papers'
+    /// explicit Jacobi: every output read once at t_n); overrides [simulation].exchange.
+    #[arg(long, value_enum)]
+    exchange: Option<Exchange>,
+    /// Run every instance in its own worker process: an FMU that crashes ends the run with a
+    /// message instead of taking cosim down (overrides [simulation].isolate).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    isolate: bool,
+    /// How H is chosen: `fixed` or `ecco` (adaptive from the bonds' residual energy;
+    /// overrides [simulation].step_control).
+    #[arg(long, value_enum)]
+    step_control: Option<StepControlKind>,
+    /// ECCO: relative tolerance on a step's residual energy (overrides [simulation.ecco].rtol).
+    #[arg(long)]
+    #[serde(rename = "ecco.rtol")]
+    ecco_rtol: Option<f64>,
+    /// ECCO: absolute tolerance on a step's residual energy, J ([simulation.ecco].atol).
+    #[arg(long)]
+    #[serde(rename = "ecco.atol")]
+    ecco_atol: Option<f64>,
+    /// ECCO: smallest communication step, s ([simulation.ecco].h_min).
+    #[arg(long)]
+    #[serde(rename = "ecco.h_min")]
+    h_min: Option<f64>,
+    /// ECCO: largest communication step, s ([simulation.ecco].h_max).
+    #[arg(long)]
+    #[serde(rename = "ecco.h_max")]
+    h_max: Option<f64>,
+    /// Energy correction on every bond: `true` or `false` (overrides [simulation] and
+    /// [[bonds]] energy_correction).
+    #[arg(long)]
+    energy_correction: Option<bool>,
+    /// Energy correction law of every bond: `input` (each input its own energy error) or
+    /// `bond` (overrides [simulation] and [[bonds]] energy_correction_law).
+    #[arg(long, value_parser = CorrectionLaw::parse)]
+    energy_correction_law: Option<CorrectionLaw>,
+    /// Any setting of [simulation], KEY=VALUE with the value in TOML syntax (a bare word is a
+    /// string); dotted keys for [simulation.ecco]: `--set iterations=5 --set ecco.safety=0.8`.
+    /// Repeatable; applied after the flags above.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    #[serde(skip)]
+    set: Vec<String>,
+}
+
+impl SettingsFlags {
+    /// The settings these flags give (`None` where none was given).
+    pub fn settings(&self) -> Result<Settings> {
+        let mut s = Settings::default();
+        let flags = toml::Table::try_from(self)?;
+        for (key, value) in flags {
+            s.set(&key, value).map_err(|m| anyhow!("--{}: {m}", key.replace(['_', '.'], "-")))?;
+        }
+        for arg in &self.set {
+            s.set_arg(arg).map_err(|m| anyhow!("--set {m}"))?;
+        }
+        Ok(s)
+    }
+}
