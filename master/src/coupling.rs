@@ -150,6 +150,8 @@ pub struct Coupling {
     /// The papers' explicit Jacobi ([`Exchange::Explicit`]): outputs are never re-read after
     /// inputs are set.
     explicit: bool,
+    /// The stop request the execution was handed ([`crate::Execution::interrupt_on`]).
+    pub(crate) stop: Option<std::sync::Arc<dyn crate::stop::StopRequest>>,
 }
 
 fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
@@ -247,6 +249,7 @@ impl Coupling {
             sample_first_steps: sys.parallel == Parallel::Auto,
             t_step: sys.start,
             explicit: sys.exchange == Exchange::Explicit,
+            stop: None,
         };
         let bonds = Bonds::new(sys, &mut coupling)?;
         for v in &sys.outputs {
@@ -330,6 +333,12 @@ impl Coupling {
     /// Communication step H.
     pub fn h(&self) -> f64 {
         self.h
+    }
+
+    /// Whether a stop of the run was requested (SIGINT/SIGTERM in `cosim`): a scheme that
+    /// repeats work within a step (iterative coupling) checks it between passes.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.requested())
     }
 
     /// Sets the size of the coming communication step, t_{n+1} − t_n (H up to rounding).

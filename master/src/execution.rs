@@ -16,10 +16,11 @@ use crate::error::{MasterError, Result};
 use crate::fmu::{FmuCache, Slave};
 use crate::observer::{BondSummary, InstanceSummary, Observer, Status, Summary};
 use crate::step_control::{Ecco, StepControl};
+use crate::stop::StopRequest;
 use crate::system::{Overrides, System, SystemBuilder, VarRef};
 use model_description::{BaseType, ModelDescription};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Where the run is.
@@ -65,7 +66,7 @@ pub struct Execution {
     /// The time an instance ended the simulation at (its fmi2LastSuccessfulTime).
     end_time: Option<f64>,
     wall: Instant,
-    interrupt: Option<&'static AtomicBool>,
+    interrupt: Option<Arc<dyn StopRequest>>,
     /// Variable communication steps (ECCO), when the system asks for them.
     grid: Option<Grid>,
 }
@@ -243,9 +244,11 @@ impl Execution {
         self
     }
 
-    /// Stops the run at the next communication point when `flag` is set (a signal handler's).
-    pub fn interrupt_on(&mut self, flag: &'static AtomicBool) -> &mut Self {
-        self.interrupt = Some(flag);
+    /// Stops the run at the next communication point (and iterative coupling between passes)
+    /// when `stop` is requested (`cosim`: SIGINT/SIGTERM).
+    pub fn interrupt_on(&mut self, stop: Arc<dyn StopRequest>) -> &mut Self {
+        self.coupling.stop = Some(Arc::clone(&stop));
+        self.interrupt = Some(stop);
         self
     }
 
@@ -461,7 +464,7 @@ impl Execution {
             // Initializes a new execution; refuses a stopped one.
             self.initialize()?;
         }
-        if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+        if self.interrupt.as_ref().is_some_and(|s| s.requested()) {
             let e = MasterError::Interrupted { time: self.time() };
             return self.track(Err(e));
         }
@@ -602,7 +605,7 @@ impl Execution {
         };
         let message = match status {
             Status::Interrupted => {
-                let by = crate::guard::signal().map_or("SIGINT/SIGTERM", |s| if s == 2 { "SIGINT" } else { "SIGTERM" });
+                let by = self.interrupt.as_ref().map_or_else(|| "a stop request".into(), |s| s.by());
                 format!("interrupted ({by}) at t = {}", self.time())
             }
             _ => message,

@@ -343,7 +343,20 @@ pub fn finished() {
     state().summary = None;
 }
 
-/// Keeps the progress (steps, time) for an emergency summary: two atomic stores per step.
+/// SIGINT/SIGTERM as the library's stop request ([`crate::Execution::interrupt_on`]).
+pub struct Signals;
+
+impl crate::stop::StopRequest for Signals {
+    fn requested(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+    fn by(&self) -> String {
+        signal().map_or("SIGINT/SIGTERM", |s| if s == 2 { "SIGINT" } else { "SIGTERM" }).into()
+    }
+}
+
+/// Keeps the progress (steps, time) for an emergency summary: two atomic stores per step; once
+/// the observers before it (summary.json) finished, an abnormal end leaves the files as they are.
 pub struct Beacon;
 
 impl Observer for Beacon {
@@ -358,6 +371,10 @@ impl Observer for Beacon {
     }
     fn end_early(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
         TIME.store(t.to_bits(), Ordering::Relaxed);
+        Ok(())
+    }
+    fn finish(&mut self, _s: &Summary) -> crate::Result<()> {
+        finished();
         Ok(())
     }
 }

@@ -45,6 +45,7 @@ pub mod run;
 pub mod single;
 pub mod ssp;
 pub mod step_control;
+pub mod stop;
 pub mod suggest;
 pub mod system;
 pub mod tune;

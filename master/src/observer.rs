@@ -615,11 +615,9 @@ impl SummaryJson {
 
 impl Observer for SummaryJson {
     fn finish(&mut self, s: &Summary) -> Result<()> {
-        write_summary(&self.path, s)?;
-        // The run's outcome is on disk: an abnormal end of the process from now on (an FMU's
-        // fmi2FreeInstance that never returns) leaves it as it is.
-        crate::guard::finished();
-        Ok(())
+        // The run's outcome is on disk then: `cosim`'s guard (an observer after this one) leaves
+        // it as it is if the process ends abnormally from now on.
+        write_summary(&self.path, s)
     }
 }
 

@@ -328,7 +328,7 @@ impl OutDir {
 /// initialization mode, …) or the files cannot be created: then no file in `out_dir` was
 /// touched, the results of an earlier run stay as they were.
 pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
-    execution.interrupt_on(&INTERRUPTED);
+    execution.interrupt_on(std::sync::Arc::new(crate::guard::Signals));
     execution.initialize()?;
     let start = execution.system().start();
     let values = execution.recorded()?.to_vec();

@@ -57,7 +57,19 @@ pub fn distance(a: &str, b: &str) -> usize {
 /// (`3 × 0.1` is `0.3`, not `0.30000000000000004`).
 pub fn short(x: f64) -> String {
     let r: f64 = format!("{x:.11e}").parse().unwrap_or(x);
-    crate::fmu::info::number(r)
+    number(r)
+}
+
+/// A Real as a person reads it and as it parses back to the same value: the shortest
+/// round-trip digits, in exponent form below 1e-4 and from 1e16 on (as Python's `repr`),
+/// e.g. `-1.19e-18` rather than `-0.00000000000000000119`.
+pub fn number(x: f64) -> String {
+    let a = x.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e16).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 /// What would fit where `stop - start` is not a whole number of steps `step`:

@@ -42,6 +42,8 @@ variables = ["m1.x", "m2.x"]
     let out = dir.join("out");
     let summary = master::run::run_file(&path, &Overrides::default(), &out).unwrap();
     assert_eq!(summary.status, master::observer::Status::Ok, "{}", summary.message);
+    // The scheme names itself in summary.json.
+    assert_eq!(summary.algorithm, if iterations > 1 { "iterative-jacobi" } else { "jacobi" });
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut err: f64 = 0.0;
     for line in csv.lines().skip(1) {

@@ -31,7 +31,7 @@ impl IterativeJacobi {
 
 impl Algorithm for IterativeJacobi {
     fn name(&self) -> &'static str {
-        "jacobi"
+        "iterative-jacobi"
     }
 
     fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], _n: u64, t: f64) -> Result<()> {
@@ -62,7 +62,7 @@ impl Algorithm for IterativeJacobi {
             }
             // The last pass, or SIGINT/SIGTERM: a long pass limit must not hold the run away
             // from the communication point where it stops.
-            if pass == self.iterations || crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+            if pass == self.iterations || c.stop_requested() {
                 self.unconverged += 1;
                 return Ok(());
             }

@@ -2,6 +2,7 @@
 
 use super::archive::Archive;
 use crate::error::{MasterError, Result};
+pub use crate::suggest::number;
 use model_description::{ModelDescription, ScalarVariable, Severity, SimpleTypeKind, VariableKind};
 use std::fmt::Write;
 use std::path::Path;
@@ -248,18 +249,6 @@ fn enumerations(out: &mut String, md: &ModelDescription) {
                 }
             }
         }
-    }
-}
-
-/// A Real as a person reads it and as it parses back to the same value: the shortest
-/// round-trip digits, in exponent form below 1e-4 and from 1e16 on (as Python's `repr`),
-/// e.g. `-1.19e-18` rather than `-0.00000000000000000119`.
-pub fn number(x: f64) -> String {
-    let a = x.abs();
-    if a != 0.0 && a.is_finite() && !(1e-4..1e16).contains(&a) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
     }
 }
 

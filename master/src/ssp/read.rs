@@ -4,7 +4,7 @@
 //! and its line; everything else is checked by [`SystemBuilder::build`] as for a system file.
 
 use super::annotation;
-use super::xml::{self, Node, SSC, SSD, SSM, SSV};
+use super::xml::{self, parse_f64, Node, SSC, SSD, SSM, SSV};
 use crate::error::{MasterError, Result};
 use crate::system::{SystemBuilder, Value};
 use std::collections::BTreeMap;
@@ -34,16 +34,6 @@ fn err(shown: &Path, node: &Node, attr: Option<&str>, message: impl Into<String>
 
 fn required<'a>(shown: &Path, node: &'a Node, attr: &str) -> Result<&'a str> {
     node.attr(attr).ok_or_else(|| err(shown, node, Some(attr), "required attribute missing"))
-}
-
-/// An `xs:double`.
-pub(super) fn parse_f64(s: &str) -> Option<f64> {
-    match s.trim() {
-        "INF" => Some(f64::INFINITY),
-        "-INF" => Some(f64::NEG_INFINITY),
-        "NaN" => Some(f64::NAN),
-        t => t.parse().ok(),
-    }
 }
 
 fn double(shown: &Path, node: &Node, attr: &str) -> Result<Option<f64>> {

@@ -3,8 +3,7 @@
 //! (`ssc:BaseUnit`: SI exponents, factor, offset) of the parameter set (`ssv:Units`) and of the
 //! SSD (`ssd:Units`). A value whose unit cannot be converted is refused, never taken as is.
 
-use super::read::parse_f64;
-use super::xml::{Node, SSC};
+use super::xml::{parse_f64, Node, SSC};
 use std::collections::BTreeMap;
 
 /// A unit as SI base-unit exponents (kg, m, s, A, K, mol, cd, rad) and value_SI = factor·x + offset.

@@ -195,6 +195,16 @@ fn attach(stack: &mut [Node], root: &mut Option<Node>, node: Node) {
     }
 }
 
+/// An `xs:double`.
+pub(super) fn parse_f64(s: &str) -> Option<f64> {
+    match s.trim() {
+        "INF" => Some(f64::INFINITY),
+        "-INF" => Some(f64::NEG_INFINITY),
+        "NaN" => Some(f64::NAN),
+        t => t.parse().ok(),
+    }
+}
+
 /// Escapes text for an attribute value or element content.
 pub fn escape(s: &str) -> String {
     quick_xml::escape::escape(s).into_owned()

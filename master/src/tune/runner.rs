@@ -230,7 +230,7 @@ impl Base {
         run.set_timing(false);
         // `cosim tune` installs the run guard: SIGINT/SIGTERM stops this run at its next step
         // and the sweep after it (the runs done stay in tune.csv; the same command resumes).
-        run.interrupt_on(&crate::guard::INTERRUPTED);
+        run.interrupt_on(std::sync::Arc::new(crate::guard::Signals));
         let trace = SharedRecorder::default();
         if record.is_some() {
             run.observe(Box::new(trace.clone()));
