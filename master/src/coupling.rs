@@ -474,19 +474,13 @@ impl Coupling {
 
     /// Sets instance i's inputs from the links' polynomials at τ (held value) and, when the FMU
     /// interpolates, their derivatives at τ.
-    pub(crate) fn apply_inputs(
-        &mut self,
-        i: usize,
-        slaves: &mut [Box<dyn Slave>],
-        tau: f64,
-        derivatives: bool,
-    ) -> Result<()> {
+    pub fn apply_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64, derivatives: bool) -> Result<()> {
         self.apply_inputs_order(i, slaves, tau, derivatives, 0)
     }
 
     /// [`Self::apply_inputs`] with derivatives up to at least `min_order` (iterative coupling
     /// interpolates linearly even over order-0 links).
-    pub(crate) fn apply_inputs_order(
+    pub fn apply_inputs_order(
         &mut self,
         i: usize,
         slaves: &mut [Box<dyn Slave>],
@@ -587,7 +581,7 @@ impl Coupling {
     /// doSteps of its own h = H/k. Before each sub-step, an FMU that interpolates inputs gets the
     /// polynomials' values and derivatives at the sub-step's start; any other gets the inputs
     /// held at the polynomial's value there (the right end for Gauss-Seidel interpolation).
-    pub(crate) fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
         // `parallel = "auto"` decides from the first steps' times, with or without the summary's timing.

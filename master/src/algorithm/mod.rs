@@ -10,8 +10,10 @@
 //! - [`GaussSeidel`]: one after the other, later instances on interpolated t_{n+1} outputs;
 //! - [`IterativeJacobi`]: Jacobi repeated from the saved FMU states until the links converge.
 //!
-//! A new scheme is one new file implementing [`Algorithm`] on the [`Coupling`] methods, and one
-//! arm in [`for_system`].
+//! A new scheme is one new file implementing [`Algorithm`] on the public [`Coupling`] methods
+//! (`step_instance`, `read_outputs`, `apply_inputs`, the links' values), and one arm in
+//! [`for_system`]; a scheme outside the crate is handed to [`crate::Execution::set_algorithm`]
+//! (`master/examples/own_scheme.rs`, tested on crane-pub3 in `master/tests/own_scheme.rs`).
 
 mod gauss_seidel;
 mod iterative;
@@ -33,7 +35,7 @@ use crate::system::{AlgorithmKind, System};
 
 /// A co-simulation scheme.
 pub trait Algorithm: Send {
-    /// The name in `summary.json` (`jacobi`, `gauss-seidel`).
+    /// The name in `summary.json` (`jacobi`, `gauss-seidel`, `iterative-jacobi`).
     fn name(&self) -> &'static str;
 
     /// Steps every instance from t = t_n (step n) to t + H and reads every instance's outputs
