@@ -151,7 +151,7 @@ pub struct Coupling {
     /// inputs are set.
     explicit: bool,
     /// The stop request the execution was handed ([`crate::Execution::interrupt_on`]).
-    pub(crate) stop: Option<std::sync::Arc<dyn crate::stop::StopRequest>>,
+    pub(crate) stop: Option<std::sync::Arc<dyn crate::host::StopRequest>>,
 }
 
 fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {

@@ -14,9 +14,9 @@ use crate::bonds::{BondState, Bonds};
 use crate::coupling::Coupling;
 use crate::error::{MasterError, Result};
 use crate::fmu::{FmuCache, Slave};
+use crate::host::StopRequest;
 use crate::observer::{BondSummary, InstanceSummary, Observer, Status, Summary};
 use crate::step_control::{Ecco, StepControl};
-use crate::stop::StopRequest;
 use crate::system::{Overrides, System, SystemBuilder, VarRef};
 use model_description::{BaseType, ModelDescription};
 use std::path::Path;
@@ -130,9 +130,14 @@ impl Execution {
             })?;
             slaves.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
         }
+        let stop = fmus.host().stop.clone();
         let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
         let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
-        Self::with_instances(system, slaves, &mds)
+        let mut e = Self::with_instances(system, slaves, &mds)?;
+        if let Some(s) = stop {
+            e.interrupt_on(s);
+        }
+        Ok(e)
     }
 
     /// A system file (or a builder) with its FMUs: in process from `fmus` (loading each FMU once),
@@ -153,7 +158,8 @@ impl Execution {
                 let archive = match archives.iter().find(|a| a.source() == fmu_path) {
                     Some(a) => std::sync::Arc::clone(a),
                     None => {
-                        let a = crate::fmu::Archive::extract(&fmu_path).map_err(|e| b.fmu_error(&name, e))?;
+                        let a = crate::fmu::Archive::extract_in(&fmu_path, fmus.host())
+                            .map_err(|e| b.fmu_error(&name, e))?;
                         let a = std::sync::Arc::new(a);
                         archives.push(std::sync::Arc::clone(&a));
                         a
@@ -173,7 +179,11 @@ impl Execution {
                     Box::new(w) as Box<dyn Slave>
                 })
                 .collect();
-            return Self::with_instances(system, slaves, &mds);
+            let mut e = Self::with_instances(system, slaves, &mds)?;
+            if let Some(s) = fmus.host().stop.clone() {
+                e.interrupt_on(s);
+            }
+            return Ok(e);
         }
         let system = b.load_with(fmus, over)?;
         Self::new(system, fmus)

@@ -304,10 +304,32 @@ fn kill_groups(st: &mut State) {
 
 /// Kills the process group `pgid` (a worker and whatever it forked) with SIGKILL.
 pub fn kill_group(pgid: u32) {
-    if let Ok(pid) = i32::try_from(pgid) {
-        // SAFETY: kill(2) on a process group this process created.
-        unsafe { sys::kill(-pid, SIGKILL) };
+    crate::host::kill_group(pgid);
+}
+
+/// The guard's registry of folders and worker process groups, as the library's
+/// [`crate::host::Cleanup`].
+pub struct Registry;
+
+impl crate::host::Cleanup for Registry {
+    fn track_dir(&self, dir: &Path) {
+        track_dir(dir);
     }
+    fn untrack_dir(&self, dir: &Path) {
+        untrack_dir(dir);
+    }
+    fn track_group(&self, pgid: u32) {
+        track_group(pgid);
+    }
+    fn untrack_group(&self, pgid: u32) {
+        untrack_group(pgid);
+    }
+}
+
+/// What `cosim` hands the library: SIGINT/SIGTERM as the stop request ([`Signals`]) and this
+/// guard's cleanup registry ([`Registry`]).
+pub fn host() -> crate::host::Host {
+    crate::host::Host { stop: Some(std::sync::Arc::new(Signals)), cleanup: Some(std::sync::Arc::new(Registry)) }
 }
 
 /// A temporary folder to remove if the process ends abnormally.
@@ -346,7 +368,7 @@ pub fn finished() {
 /// SIGINT/SIGTERM as the library's stop request ([`crate::Execution::interrupt_on`]).
 pub struct Signals;
 
-impl crate::stop::StopRequest for Signals {
+impl crate::host::StopRequest for Signals {
     fn requested(&self) -> bool {
         INTERRUPTED.load(Ordering::Relaxed)
     }

@@ -1,12 +1,19 @@
-//! A request to stop a run, handed to the library by the program that embeds it: the library
-//! keeps no process globals of its own. `cosim` hands its SIGINT/SIGTERM flag
-//! (`guard::Signals`); a flag of your own (`Arc<AtomicBool>`) works the same; without one a run
-//! is never interrupted.
+//! What the program embedding the library hands it (the library keeps no process globals of its
+//! own): a [`Host`] with a stop request and a cleanup registry. `cosim` hands its signal guard's
+//! (`guard::host`: SIGINT/SIGTERM, and removal of extraction folders and worker processes if the
+//! process ends abnormally); `Host::default()` is never stopped and registers nothing (Python,
+//! tests, a program of your own; a flag of yours is an `Arc<AtomicBool>` stop request).
+//!
+//! Handed in through [`crate::fmu::FmuCache::with_host`] (extractions, and the workers of
+//! isolated instances, which take it from their FMU's [`crate::fmu::Archive`]), and
+//! [`crate::Execution::interrupt_on`] (taken from the cache by `Execution::from_builder`).
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Whether the user asked the run to stop, checked at every communication point (and between
-/// the passes of iterative coupling).
+/// the passes of iterative coupling, and while waiting for a worker process).
 pub trait StopRequest: Send + Sync {
     /// A stop was asked for.
     fn requested(&self) -> bool;
@@ -19,5 +26,76 @@ pub trait StopRequest: Send + Sync {
 impl StopRequest for AtomicBool {
     fn requested(&self) -> bool {
         self.load(Ordering::Relaxed)
+    }
+}
+
+/// What the library creates and removes itself (extraction folders, worker process groups),
+/// told to the embedding program so that an abnormal end of the process removes them too.
+pub trait Cleanup: Send + Sync {
+    /// A temporary folder now exists.
+    fn track_dir(&self, dir: &Path);
+    /// The folder was removed (or handed on).
+    fn untrack_dir(&self, dir: &Path);
+    /// A worker process group now runs.
+    fn track_group(&self, pgid: u32);
+    /// The worker is gone.
+    fn untrack_group(&self, pgid: u32);
+}
+
+/// The handle: a stop request and a cleanup registry, each optional; cheap to clone.
+#[derive(Clone, Default)]
+pub struct Host {
+    /// Asked at every communication point; `None`: never.
+    pub stop: Option<Arc<dyn StopRequest>>,
+    /// Told of every extraction folder and worker process; `None`: nobody.
+    pub cleanup: Option<Arc<dyn Cleanup>>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host").field("stop", &self.stop.is_some()).field("cleanup", &self.cleanup.is_some()).finish()
+    }
+}
+
+impl Host {
+    /// Whether a stop was requested.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.requested())
+    }
+    /// [`Cleanup::track_dir`].
+    pub fn track_dir(&self, dir: &Path) {
+        if let Some(c) = &self.cleanup {
+            c.track_dir(dir);
+        }
+    }
+    /// [`Cleanup::untrack_dir`].
+    pub fn untrack_dir(&self, dir: &Path) {
+        if let Some(c) = &self.cleanup {
+            c.untrack_dir(dir);
+        }
+    }
+    /// [`Cleanup::track_group`].
+    pub fn track_group(&self, pgid: u32) {
+        if let Some(c) = &self.cleanup {
+            c.track_group(pgid);
+        }
+    }
+    /// [`Cleanup::untrack_group`].
+    pub fn untrack_group(&self, pgid: u32) {
+        if let Some(c) = &self.cleanup {
+            c.untrack_group(pgid);
+        }
+    }
+}
+
+/// Kills the process group `pgid` (a worker and whatever it forked) with SIGKILL.
+pub fn kill_group(pgid: u32) {
+    unsafe extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    const SIGKILL: i32 = 9;
+    if let Ok(pid) = i32::try_from(pgid) {
+        // SAFETY: kill(2) on a process group this process created.
+        unsafe { kill(-pid, SIGKILL) };
     }
 }

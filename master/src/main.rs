@@ -509,6 +509,7 @@ fn run() -> Result<i32> {
                 cycles,
                 only,
                 worker_exe: None,
+                host: master::guard::host(),
             };
             let report = master::check::check(&fmu, &opts)?;
             print!("{}", report.text());

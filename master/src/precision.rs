@@ -315,7 +315,7 @@ pub fn measure(
     if spec.compare.is_empty() {
         return Err(fail(system, "compare", "nothing to compare (give --compare SYS=REF)".into()));
     }
-    let mut fmus = FmuCache::default();
+    let mut fmus = FmuCache::with_host(crate::guard::host());
     let reference = Arc::new(reference(reference_path, &spec.compare, &mut fmus)?);
     let mut base = SystemBuilder::read(system)?;
     base.outputs(spec.compare.iter().map(|(s, _)| s.clone()));

@@ -164,7 +164,7 @@ pub struct Prepared {
 /// The system of an SSP ([`crate::ssp::read`]); the package stays extracted while the returned
 /// [`crate::ssp::Ssp`] lives.
 pub fn ssp_builder(path: &Path, over: &Overrides) -> Result<crate::ssp::Ssp> {
-    let ssp = crate::ssp::read(path)?;
+    let ssp = crate::ssp::read_in(path, &crate::guard::host())?;
     ssp.check_overrides(over)?;
     Ok(ssp)
 }
@@ -258,7 +258,7 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
 pub fn run_builder(builder: &SystemBuilder, over: &Overrides, out_dir: &Path) -> Result<Summary> {
     let out = OutDir::lock(out_dir)?;
     crate::guard::doing(crate::guard::Doing::Running);
-    let mut fmus = FmuCache::default();
+    let mut fmus = FmuCache::with_host(crate::guard::host());
     let mut execution = Execution::from_builder(builder, over, &mut fmus)?;
     run_into(&mut execution, out.path())?;
     execution.finish()

@@ -721,6 +721,7 @@ fn _check(
         cycles,
         only: only.unwrap_or_default(),
         worker_exe: Some(worker),
+        host: master::host::Host::default(),
     };
     let report = py.allow_threads(|| master::check::check(&fmu, &opts)).map_err(err)?;
     Ok(report.json())

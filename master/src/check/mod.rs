@@ -337,6 +337,8 @@ pub struct Options {
     pub only: Vec<String>,
     /// The executable serving `check-worker` (default: [`crate::fmu::isolated::worker_exe`]).
     pub worker_exe: Option<PathBuf>,
+    /// Stop request and cleanup registry of the program (`cosim check`: its signal guard).
+    pub host: crate::host::Host,
 }
 
 /// The per-check timeout from seconds, as both front ends take it: a positive, finite number.
@@ -359,6 +361,7 @@ impl Default for Options {
             cycles: 1000,
             only: Vec::new(),
             worker_exe: None,
+            host: crate::host::Host::default(),
         }
     }
 }
@@ -457,7 +460,7 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let mut stop_reason: Option<String> = None;
     for c in CHECKS.iter().filter(|c| selected(c)) {
         let t0 = std::time::Instant::now();
-        if stop_reason.is_none() && crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        if stop_reason.is_none() && opts.host.stop_requested() {
             stop_reason = Some("interrupted".into());
         }
         let outcome = match (c.runner, &plan, &stop_reason) {

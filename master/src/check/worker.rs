@@ -45,7 +45,7 @@ pub struct Supervisor {
 impl Supervisor {
     /// Extracts `fmu` and prepares workers running `plan`.
     pub fn new(fmu: &Path, plan: &Plan, opts: &super::Options) -> Result<Self> {
-        let archive = Archive::extract(fmu)?;
+        let archive = Archive::extract_in(fmu, &opts.host)?;
         let exe = match &opts.worker_exe {
             Some(p) => p.clone(),
             None => crate::fmu::isolated::worker_exe()?,
@@ -84,16 +84,16 @@ impl Supervisor {
                 }
             }
         };
-        crate::guard::track_group(child.id());
+        self.archive.host().track_group(child.id());
         let (lines, stdout_done) = spawn_reader(child.stdout.take(), usize::MAX);
         let (_, stderr_tail) = spawn_reader(child.stderr.take(), STDERR_TAIL);
         let mut found = Vec::new();
         let r = self.supervise(&mut child, &lines, &mut found);
         // The whole group: the worker and anything the FMU forked.
-        crate::guard::kill_group(child.id());
+        crate::host::kill_group(child.id());
         let _ = child.kill();
         let status = child.wait().ok();
-        crate::guard::untrack_group(child.id());
+        self.archive.host().untrack_group(child.id());
         let tail = stderr_tail.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
         drop(stdout_done);
         let (last_call, result, hung) = r;
@@ -133,7 +133,7 @@ impl Supervisor {
         let mut exited_at: Option<Instant> = None;
         loop {
             let now = Instant::now();
-            if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+            if self.archive.host().stop_requested() {
                 return (last_call, Some(Outcome::skip("interrupted (SIGINT/SIGTERM): the worker was killed")), false);
             }
             if now >= deadline {

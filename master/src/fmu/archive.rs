@@ -7,6 +7,7 @@
 //! headers are not trusted).
 
 use crate::error::{MasterError, Result};
+use crate::host::Host;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -49,6 +50,8 @@ pub struct Archive {
     /// Whether the folder is this archive's to remove (not when it was extracted by another
     /// process: [`Archive::extracted_by_master`]).
     owned: bool,
+    /// Told of the folder while it exists.
+    host: Host,
 }
 
 impl Drop for Archive {
@@ -58,7 +61,7 @@ impl Drop for Archive {
         }
         // Nothing useful can be done if removal fails (e.g. someone else removed it).
         let _ = std::fs::remove_dir_all(&self.dir);
-        crate::guard::untrack_dir(&self.dir);
+        self.host.untrack_dir(&self.dir);
     }
 }
 
@@ -75,13 +78,22 @@ impl Archive {
     /// Extracts the `.fmu` at `path` with the default limits ([`MAX_UNCOMPRESSED_BYTES`],
     /// [`MAX_ENTRIES`]).
     pub fn extract(path: &Path) -> Result<Self> {
-        Self::extract_with_limits(path, MAX_UNCOMPRESSED_BYTES, MAX_ENTRIES)
+        Self::extract_in(path, &Host::default())
+    }
+
+    /// [`Archive::extract`], the folder registered with `host`'s cleanup while it exists.
+    pub fn extract_in(path: &Path, host: &Host) -> Result<Self> {
+        let (archive, names) = Self::unpack(path, MAX_UNCOMPRESSED_BYTES, MAX_ENTRIES, host)?;
+        if !archive.dir.join("modelDescription.xml").is_file() {
+            return Err(fmu_error(path, missing_description_message(names.iter().map(String::as_str))));
+        }
+        Ok(archive)
     }
 
     /// Extracts the `.fmu` at `path`, refusing archives with more than `max_entries` entries or
     /// more than `max_bytes` bytes once decompressed (the bytes actually written are counted).
     pub fn extract_with_limits(path: &Path, max_bytes: u64, max_entries: usize) -> Result<Self> {
-        let (archive, names) = Self::unpack(path, max_bytes, max_entries)?;
+        let (archive, names) = Self::unpack(path, max_bytes, max_entries, &Host::default())?;
         if !archive.dir.join("modelDescription.xml").is_file() {
             return Err(fmu_error(path, missing_description_message(names.iter().map(String::as_str))));
         }
@@ -90,8 +102,8 @@ impl Archive {
 
     /// Extracts another zip package (an SSP) with the default limits and the same refusals;
     /// `required` must be a file at its top level (e.g. `SystemStructure.ssd`).
-    pub fn extract_package(path: &Path, required: &str) -> Result<Self> {
-        let (archive, names) = Self::unpack(path, MAX_UNCOMPRESSED_BYTES, MAX_ENTRIES)?;
+    pub fn extract_package(path: &Path, required: &str, host: &Host) -> Result<Self> {
+        let (archive, names) = Self::unpack(path, MAX_UNCOMPRESSED_BYTES, MAX_ENTRIES, host)?;
         if !archive.dir.join(required).is_file() {
             return Err(fmu_error(
                 path,
@@ -102,7 +114,7 @@ impl Archive {
     }
 
     /// The extraction itself; returns the entry names too.
-    fn unpack(path: &Path, max_bytes: u64, max_entries: usize) -> Result<(Self, Vec<String>)> {
+    fn unpack(path: &Path, max_bytes: u64, max_entries: usize, host: &Host) -> Result<(Self, Vec<String>)> {
         let mut zip = open_zip(path)?;
         if zip.len() > max_entries {
             return Err(fmu_error(
@@ -113,7 +125,10 @@ impl Archive {
                 ),
             ));
         }
-        let archive = Self { source: path.to_path_buf(), dir: create_private_dir(path)?, owned: true };
+        let dir = create_private_dir(path)?;
+        // Removed by the host's cleanup too if the process ends abnormally (`cosim`: its guard).
+        host.track_dir(&dir);
+        let archive = Self { source: path.to_path_buf(), dir, owned: true, host: host.clone() };
         // From here on, returning an error drops `archive`, which removes the folder.
         let mut written: u64 = 0;
         let mut buf = vec![0u8; 64 * 1024];
@@ -218,7 +233,7 @@ impl Archive {
     /// The folder is the master's: it is not removed when this is dropped, so a worker that dies
     /// leaves nothing behind. `dir` must hold `modelDescription.xml`.
     pub fn extracted_by_master(path: &Path, dir: &Path) -> Result<Self> {
-        let archive = Self { source: path.to_path_buf(), dir: dir.to_path_buf(), owned: false };
+        let archive = Self { source: path.to_path_buf(), dir: dir.to_path_buf(), owned: false, host: Host::default() };
         if !dir.join("modelDescription.xml").is_file() {
             return Err(fmu_error(path, format!("{}: no extracted modelDescription.xml", dir.display())));
         }
@@ -255,6 +270,11 @@ impl Archive {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("{so} cannot be decompressed: {e}"))?;
         super::elf::check_fmi_library(&bytes).map_err(|why| format!("{so} {why}"))
+    }
+
+    /// The host told of the folder (the workers of isolated instances take it from here).
+    pub fn host(&self) -> &Host {
+        &self.host
     }
 
     /// The `.fmu` file this was extracted from.
@@ -505,11 +525,7 @@ fn create_private_dir(source: &Path) -> Result<PathBuf> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = base.join(format!("cosim-fmu-{}-{n}-{nanos:x}", std::process::id()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {
-                // Removed by the run guard too if the process ends abnormally (crate::guard).
-                crate::guard::track_dir(&dir);
-                return Ok(dir);
-            }
+            Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
             Err(e) => {
                 return Err(fmu_error(source, format!("cannot create a temporary folder in {}: {e}", base.display())))
@@ -591,13 +607,30 @@ mod tests {
             w.write_all(b"hello").unwrap();
             w.finish().unwrap();
         }
-        let a = Archive::extract(&zip_path).unwrap();
+        // The host handed in is told of the folder while it exists (the library keeps no list).
+        #[derive(Default)]
+        struct Seen(std::sync::Mutex<Vec<(bool, PathBuf)>>);
+        impl crate::host::Cleanup for Seen {
+            fn track_dir(&self, dir: &Path) {
+                self.0.lock().unwrap().push((true, dir.to_path_buf()));
+            }
+            fn untrack_dir(&self, dir: &Path) {
+                self.0.lock().unwrap().push((false, dir.to_path_buf()));
+            }
+            fn track_group(&self, _: u32) {}
+            fn untrack_group(&self, _: u32) {}
+        }
+        let seen = std::sync::Arc::new(Seen::default());
+        let host = Host { stop: None, cleanup: Some(seen.clone()) };
+        let a = Archive::extract_in(&zip_path, &host).unwrap();
         let dir = a.dir().to_path_buf();
+        assert_eq!(*seen.0.lock().unwrap(), [(true, dir.clone())]);
         assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
         assert_eq!(std::fs::read_to_string(a.resources_dir().join("data.txt")).unwrap(), "hello");
         assert_eq!(a.model_description().unwrap(), "<x/>");
         drop(a);
         assert!(!dir.exists());
+        assert_eq!(*seen.0.lock().unwrap(), [(true, dir.clone()), (false, dir.clone())]);
         let listing = Archive::read_model_description(&zip_path).unwrap();
         assert_eq!(listing.entries, ["modelDescription.xml", "resources/data.txt"]);
         std::fs::remove_file(&zip_path).unwrap();

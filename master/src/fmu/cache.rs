@@ -3,6 +3,7 @@
 
 use super::instance::Fmu2;
 use crate::error::Result;
+use crate::host::Host;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -10,15 +11,27 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct FmuCache {
     loaded: Vec<(PathBuf, Arc<Fmu2>)>,
+    host: Host,
 }
 
 impl FmuCache {
+    /// An empty cache whose extractions, worker processes and runs ([`crate::Execution::from_builder`])
+    /// are handed `host`.
+    pub fn with_host(host: Host) -> Self {
+        Self { loaded: Vec::new(), host }
+    }
+
+    /// The host handed in ([`Host::default`] unless [`FmuCache::with_host`]).
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
     /// The FMU at `path`, loaded now if it was not before.
     pub fn load(&mut self, path: &Path) -> Result<Arc<Fmu2>> {
         if let Some(f) = self.get(path) {
             return Ok(Arc::clone(f));
         }
-        let f = Fmu2::load(path)?;
+        let f = Fmu2::load_in(path, &self.host)?;
         self.loaded.push((path.to_path_buf(), Arc::clone(&f)));
         Ok(f)
     }

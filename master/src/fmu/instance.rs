@@ -64,7 +64,12 @@ impl Fmu2 {
     /// `binaries/` holds otherwise); every FMI 2.0 common and Co-Simulation function exported;
     /// `fmi2GetTypesPlatform() == "default"` and `fmi2GetVersion() == "2.0"`.
     pub fn load(path: &Path) -> Result<Arc<Self>> {
-        Self::from_archive(path, Archive::extract(path)?)
+        Self::load_in(path, &crate::host::Host::default())
+    }
+
+    /// [`Fmu2::load`], the extraction registered with `host`'s cleanup while it exists.
+    pub fn load_in(path: &Path, host: &crate::host::Host) -> Result<Arc<Self>> {
+        Self::from_archive(path, Archive::extract_in(path, host)?)
     }
 
     /// [`Fmu2::load`] of an FMU the master extracted into `dir` already (a worker process of

@@ -69,7 +69,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a worker's call may go on after SIGINT/SIGTERM before the master kills the worker
-/// (shorter than the run guard's [`crate::guard::GRACE`], so the run ends in order).
+/// (shorter than `cosim`'s signal guard's grace, so the run ends in order).
 pub const WORKER_GRACE: Duration = Duration::from_millis(500);
 
 /// How long a worker may take to answer one call before the master kills it as hung (default
@@ -535,7 +535,7 @@ pub struct IsolatedSlave {
     child: Child,
     /// The FMU as extracted by the master (removed after the last worker using it ended: this
     /// field drops after [`Drop::drop`] has reaped the worker).
-    _archive: Arc<Archive>,
+    archive: Arc<Archive>,
     /// The handshake's pipe (the worker's stdout); every call after it goes through `channel`.
     responses: BufReader<ChildStdout>,
     channel: shm::Channel,
@@ -754,17 +754,17 @@ impl IsolatedSlave {
         unsafe { command.pre_exec(move || shm::Channel::inherit_in_child(fd)) };
         let mut child =
             command.spawn().map_err(|e| fmu_err(format!("cannot start the worker process {}: {e}", exe.display())))?;
-        crate::guard::track_group(child.id());
+        archive.host().track_group(child.id());
         let Some(stdout) = child.stdout.take() else {
             let _ = child.kill();
             let _ = child.wait();
-            crate::guard::untrack_group(child.id());
+            archive.host().untrack_group(child.id());
             return Err(fmu_err("the worker process has no pipes".into()));
         };
         let mut slave = Self {
             name: name.to_owned(),
             child,
-            _archive: Arc::clone(archive),
+            archive: Arc::clone(archive),
             responses: BufReader::with_capacity(256, stdout),
             channel,
             out: Vec::with_capacity(256),
@@ -817,7 +817,7 @@ impl IsolatedSlave {
     }
 
     /// Waits until the worker's handshake can be read, watching the worker process and the
-    /// interrupt flag ([`crate::guard::INTERRUPTED`]) every 100 ms: a worker that ended while
+    /// stop request of the host ([`crate::host::Host`], from the FMU's archive) every 100 ms: a worker that ended while
     /// its pipe stays open (a process it forked holds it) is dead; after SIGINT/SIGTERM a call
     /// that does not return within [`WORKER_GRACE`] gets the worker killed. Either way its
     /// process group is killed.
@@ -857,13 +857,13 @@ impl IsolatedSlave {
     /// [`WORKER_GRACE`] gets the worker killed.
     fn watch(&mut self, interrupted: &mut Option<Instant>) -> Option<Wait> {
         if let Ok(Some(status)) = self.child.try_wait() {
-            crate::guard::kill_group(self.child.id());
+            crate::host::kill_group(self.child.id());
             return Some(Wait::Dead(describe_exit(status)));
         }
-        if crate::guard::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+        if self.archive.host().stop_requested()
             && interrupted.get_or_insert_with(Instant::now).elapsed() >= WORKER_GRACE
         {
-            crate::guard::kill_group(self.child.id());
+            crate::host::kill_group(self.child.id());
             let _ = self.child.wait();
             return Some(Wait::Interrupted);
         }
@@ -897,7 +897,7 @@ impl IsolatedSlave {
                 return end;
             }
             if start.elapsed() >= self.timeout {
-                crate::guard::kill_group(self.child.id());
+                crate::host::kill_group(self.child.id());
                 let _ = self.child.wait();
                 return Wait::Dead(format!(
                     "worker process did not answer within {} s (worker_timeout) and was killed",
@@ -915,7 +915,7 @@ impl IsolatedSlave {
             match self.child.try_wait() {
                 Ok(Some(status)) => {
                     // Whatever it forked goes with it.
-                    crate::guard::kill_group(self.child.id());
+                    crate::host::kill_group(self.child.id());
                     return describe_exit(status);
                 }
                 Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
@@ -1078,8 +1078,8 @@ impl Drop for IsolatedSlave {
             }
         }
         // Whatever the worker forked goes with it; then the shared extraction may be removed.
-        crate::guard::kill_group(self.child.id());
-        crate::guard::untrack_group(self.child.id());
+        crate::host::kill_group(self.child.id());
+        self.archive.host().untrack_group(self.child.id());
     }
 }
 

@@ -108,10 +108,15 @@ pub fn detect(path: &Path) -> Option<Kind> {
 
 /// Reads an `.ssp` package or an unpacked `.ssd` (see the module documentation).
 pub fn read(path: &Path) -> Result<Ssp> {
+    read_in(path, &crate::host::Host::default())
+}
+
+/// [`read`], a package's extraction registered with `host`'s cleanup while it exists.
+pub fn read_in(path: &Path, host: &crate::host::Host) -> Result<Ssp> {
     let io = |source| MasterError::Io { path: path.to_path_buf(), source };
     match detect(path) {
         Some(Kind::Package) => {
-            let package = Archive::extract_package(path, "SystemStructure.ssd")?;
+            let package = Archive::extract_package(path, "SystemStructure.ssd", host)?;
             let real = package.dir().join("SystemStructure.ssd");
             let shown = path.join("SystemStructure.ssd");
             let text = std::fs::read_to_string(&real).map_err(|e| MasterError::System {

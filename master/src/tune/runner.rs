@@ -50,7 +50,7 @@ impl Base {
             key: String::new(),
             message: e.message().to_owned(),
         })?;
-        let mut fmus = FmuCache::default();
+        let mut fmus = FmuCache::with_host(crate::guard::host());
         let (names, paths): (Vec<String>, Vec<PathBuf>) = draft.fmus().into_iter().unzip();
         for p in &paths {
             fmus.load(p)?;
@@ -228,9 +228,9 @@ impl Base {
         let id = self.counter.fetch_add(1, Ordering::Relaxed);
         let mut run = Execution::new_named(sys, &self.fmus, &format!("#{id}"))?;
         run.set_timing(false);
-        // `cosim tune` installs the run guard: SIGINT/SIGTERM stops this run at its next step
-        // and the sweep after it (the runs done stay in tune.csv; the same command resumes).
-        run.interrupt_on(std::sync::Arc::new(crate::guard::Signals));
+        // `cosim tune` installs the run guard, whose host the cache hands this run: SIGINT/SIGTERM
+        // stops it at its next step and the sweep after it (the runs done stay in tune.csv; the
+        // same command resumes).
         let trace = SharedRecorder::default();
         if record.is_some() {
             run.observe(Box::new(trace.clone()));
