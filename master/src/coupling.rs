@@ -617,12 +617,21 @@ impl Coupling {
                 slaves[i].do_step(t + s as f64 * h, h)?;
             }
         }
-        let node = &mut self.nodes[i];
-        if let Some(t0) = t0 {
-            node.step_seconds += t0.elapsed().as_secs_f64();
+        self.book_step(i, t0.map(|t0| t0.elapsed().as_secs_f64()));
+        Ok(())
+    }
+
+    /// Books a step of instance i over [t_n, t_n + H] done, here ([`Coupling::step_instance`]) or
+    /// on a worker thread (inputs set before, one `fmi2DoStep`): its time if measured, the call
+    /// count, and the input values it used at the end of the step.
+    pub fn book_step(&mut self, i: usize, seconds: Option<f64>) {
+        let Some(node) = self.nodes.get_mut(i) else { return };
+        if let Some(s) = seconds {
+            node.step_seconds += s;
             node.timed_calls += 1;
         }
         node.step_calls += 1;
+        let k = node.substeps.max(1);
         // Input values at the end of the step, as the instance used them.
         let (interp, h_last) = (node.interpolates, self.h - self.h / k as f64);
         for c in &node.in_links {
@@ -633,7 +642,6 @@ impl Coupling {
                 l.poly.value(if k == 1 { 0.0 } else { h_last })
             };
         }
-        Ok(())
     }
 
     fn hold_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64) -> Result<()> {
@@ -814,22 +822,6 @@ impl Coupling {
     /// sub-steps), so that a worker thread can step it with inputs set before.
     pub fn steps_in_one_call(&self, i: usize) -> bool {
         self.nodes[i].substeps <= 1
-    }
-
-    /// Books a step of instance i done elsewhere (a worker thread) in `seconds`: statistics and
-    /// the input values it used at the end of the step.
-    pub fn stepped_elsewhere(&mut self, i: usize, seconds: f64) {
-        let h = self.h;
-        if let Some(node) = self.nodes.get_mut(i) {
-            node.step_seconds += seconds;
-            node.timed_calls += 1;
-            node.step_calls += 1;
-            let interp = node.interpolates;
-            for c in &node.in_links {
-                let l = &mut self.links[*c];
-                l.used_end = l.poly.value(if interp { h } else { 0.0 });
-            }
-        }
     }
 
     /// Mean seconds per timed step of each instance so far.

@@ -256,7 +256,7 @@ impl Threads {
                 }
                 other => other,
             })?;
-            c.stepped_elsewhere(i, dt);
+            c.book_step(i, Some(dt));
         }
         self.results = results;
         for k in 0..self.sequential_jobs.len() {

@@ -2,89 +2,15 @@
 //! input values each instance sees.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::error::Result;
-use crate::fmu::{Call, Slave};
 use crate::system::{AlgorithmKind, SystemBuilder};
 use crate::Execution;
-use model_description::{Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown};
+use model_description::ModelDescription;
 use std::sync::{Arc, Mutex};
 
-/// A first-order system ẋ = u + 1 stepped by forward Euler, y = x (no feedthrough); every call
-/// goes to a log shared by all instances.
-struct Mock {
-    name: String,
-    x: f64,
-    u: f64,
-    saved: Option<(f64, f64)>,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Mock {
-    fn boxed(name: &str, x0: f64, log: &Arc<Mutex<Vec<String>>>) -> Box<dyn Slave> {
-        Box::new(Self { name: name.into(), x: x0, u: 0.0, saved: None, log: Arc::clone(log) })
-    }
-    fn note(&self, s: String) {
-        self.log.lock().unwrap().push(format!("{}.{s}", self.name));
-    }
-}
-
-impl Slave for Mock {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn execute(&mut self, call: Call<'_>) -> Result<()> {
-        match call {
-            Call::GetReal { vr, out } => {
-                for (o, v) in out.iter_mut().zip(vr) {
-                    *o = if *v == 0 { self.x } else { self.u };
-                }
-                self.note(format!("get {vr:?}"));
-            }
-            Call::SetReal { vr, values } => {
-                assert_eq!(vr, [1]);
-                self.u = values[0];
-                self.note(format!("u = {}", values[0]));
-            }
-            Call::DoStep { t, h } => {
-                self.x += h * (self.u + 1.0);
-                self.note(format!("step {t}"));
-            }
-            Call::SaveState => {
-                self.saved = Some((self.x, self.u));
-                self.note("save".into());
-            }
-            Call::RestoreState => {
-                (self.x, self.u) = self.saved.unwrap();
-                self.note("restore".into());
-            }
-            Call::SetInputDerivatives { .. } => panic!("the mock does not interpolate inputs"),
-            _ => {}
-        }
-        Ok(())
-    }
-    fn can_interpolate_inputs(&self) -> bool {
-        false
-    }
-}
+type Mock = crate::fmu::mock::MockInstance;
 
 fn description() -> ModelDescription {
-    let var = ScalarVariable::real;
-    ModelDescription {
-        fmi_version: "2.0".into(),
-        model_name: "mock".into(),
-        // The mock saves and restores its state (iterative Jacobi needs that).
-        co_simulation: Some(model_description::CoSimulation {
-            model_identifier: "mock".into(),
-            can_get_and_set_fmu_state: true,
-            ..Default::default()
-        }),
-        model_variables: vec![var("y", 0, Causality::Output), var("u", 1, Causality::Input)],
-        model_structure: ModelStructure {
-            outputs: vec![Unknown { index: 1, dependencies: Some(vec![]), dependencies_kind: None, line: 0 }],
-            ..Default::default()
-        },
-        ..Default::default()
-    }
+    Mock::description()
 }
 
 /// a.y → b.u and b.y → a.u at H = 0.5 s, order-0 extrapolation; a starts at x = 1, b at 10.

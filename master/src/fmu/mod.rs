@@ -164,6 +164,7 @@ pub(crate) mod ffi;
 pub mod info;
 pub mod instance;
 pub mod isolated;
+pub mod mock;
 mod shm;
 
 pub use archive::Archive;
