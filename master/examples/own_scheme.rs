@@ -11,14 +11,18 @@
 //! cargo xtask fmus && cargo run --release -p master --example own_scheme -- scenarios/crane-pub3.toml
 //! ```
 
-use master::algorithm::{Algorithm, Coupling};
+use master::algorithm::{Algorithm, AlgorithmStats, Coupling};
 use master::fmu::FmuCache;
-use master::observer::SharedRecorder;
+use master::observer::{SharedRecorder, Summary};
 use master::{Execution, Slave, SystemBuilder};
 use std::path::Path;
 
-/// Jacobi, every instance stepped in turn on the main thread.
-pub struct SequentialJacobi;
+/// Jacobi, every instance stepped in turn on the main thread; counts its passes for
+/// `summary.json` (`algorithm_stats`).
+#[derive(Default)]
+pub struct SequentialJacobi {
+    passes: u64,
+}
 
 impl Algorithm for SequentialJacobi {
     fn name(&self) -> &'static str {
@@ -33,13 +37,18 @@ impl Algorithm for SequentialJacobi {
         for i in 0..c.len() {
             c.read_outputs(i, slaves, t_end)?;
         }
+        self.passes += 1;
         Ok(())
+    }
+
+    fn stats(&self) -> AlgorithmStats {
+        AlgorithmStats { iterations: self.passes, ..AlgorithmStats::default() }
     }
 }
 
 /// Runs the system file at `path` (with `scheme`, else the scheme it asks for) and returns the
-/// recorded times and values, and the scheme's name as the summary gives it.
-pub fn run(path: &Path, scheme: Option<Box<dyn Algorithm>>) -> master::Result<(Vec<f64>, Vec<Vec<f64>>, String)> {
+/// recorded times and values, and the summary.
+pub fn run(path: &Path, scheme: Option<Box<dyn Algorithm>>) -> master::Result<(Vec<f64>, Vec<Vec<f64>>, Summary)> {
     let mut fmus = FmuCache::default();
     let system = SystemBuilder::read(path)?.load(&mut fmus)?;
     let mut execution = Execution::new(system, &fmus)?;
@@ -51,17 +60,19 @@ pub fn run(path: &Path, scheme: Option<Box<dyn Algorithm>>) -> master::Result<(V
     execution.run()?;
     let summary = execution.finish()?;
     let r = recorder.lock().map_err(|_| master::MasterError::Interrupted { time: summary.time })?;
-    Ok((r.times.clone(), r.values.clone(), summary.algorithm))
+    Ok((r.times.clone(), r.values.clone(), summary.clone()))
 }
 
 #[allow(dead_code)] // the test includes this file for its scheme
 fn main() -> anyhow::Result<()> {
     let path = std::env::args().nth(1).unwrap_or_else(|| "scenarios/crane-pub3.toml".into());
-    let (times, values, name) = run(Path::new(&path), Some(Box::new(SequentialJacobi)))?;
+    let (times, values, summary) = run(Path::new(&path), Some(Box::<SequentialJacobi>::default()))?;
     let (_, built_in, _) = run(Path::new(&path), None)?;
     println!(
-        "{path}: {} communication points with {name}; the same values as the built-in scheme: {}",
+        "{path}: {} communication points with {} ({} passes); the same values as the built-in scheme: {}",
         times.len(),
+        summary.algorithm,
+        summary.algorithm_stats.iterations,
         values == built_in
     );
     Ok(())

@@ -331,7 +331,8 @@ impl Execution {
 
     /// Iterative coupling: (passes done, steps that ended unconverged at the pass limit).
     pub fn iteration_stats(&self) -> (u64, u64) {
-        self.algorithm.iteration_stats()
+        let s = self.algorithm.stats();
+        (s.iterations, s.unconverged_steps)
     }
 
     /// Seconds inside doStep and macro-step doStep calls per instance.
@@ -632,6 +633,7 @@ impl Execution {
             time: self.time(),
             wall_time_s: self.wall.elapsed().as_secs_f64(),
             algorithm: self.algorithm.name().into(),
+            algorithm_stats: self.algorithm.stats(),
             step_size: sys.step(),
             step_control: sys.step_control().kind().name().into(),
             step_size_range: step_range,
@@ -665,7 +667,8 @@ impl Execution {
                 })
                 .collect(),
             iterations: (sys.iterations() > 1).then(|| {
-                let (passes, unconverged_steps) = self.algorithm.iteration_stats();
+                let s = self.algorithm.stats();
+                let (passes, unconverged_steps) = (s.iterations, s.unconverged_steps);
                 crate::observer::IterationSummary {
                     limit: sys.iterations(),
                     tolerance: sys.iteration_tolerance(),

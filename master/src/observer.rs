@@ -67,6 +67,22 @@ pub struct Summary {
     /// Iterative coupling (`iterations > 1`): passes, and steps that ended unconverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<IterationSummary>,
+    /// What the scheme reports of itself ([`crate::algorithm::Algorithm::stats`]; a scheme
+    /// from outside the crate too).
+    #[serde(default)]
+    pub algorithm_stats: AlgorithmStats,
+}
+
+/// A scheme's own counts (`summary.json` `algorithm_stats`): zero where the scheme has no such
+/// thing (Jacobi and Gauss-Seidel pass once and never reject a step).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AlgorithmStats {
+    /// Passes over the instances in all (iterative coupling: every repetition of a step).
+    pub iterations: u64,
+    /// Steps that ended without converging (their values are the last pass's).
+    pub unconverged_steps: u64,
+    /// Steps rejected and repeated with a smaller communication step.
+    pub rejected_steps: u64,
 }
 
 /// How iterative coupling went (`summary.json` `iterations`).

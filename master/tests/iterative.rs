@@ -44,6 +44,12 @@ variables = ["m1.x", "m2.x"]
     assert_eq!(summary.status, master::observer::Status::Ok, "{}", summary.message);
     // The scheme names itself in summary.json.
     assert_eq!(summary.algorithm, if iterations > 1 { "iterative-jacobi" } else { "jacobi" });
+    // Its counts: at least one pass per step, the same as the iterations table says.
+    if let Some(it) = &summary.iterations {
+        assert_eq!(summary.algorithm_stats.iterations, it.passes);
+        assert_eq!(summary.algorithm_stats.unconverged_steps, it.unconverged_steps);
+        assert!(it.passes >= summary.steps);
+    }
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut err: f64 = 0.0;
     for line in csv.lines().skip(1) {

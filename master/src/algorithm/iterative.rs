@@ -5,7 +5,7 @@
 //! Converged, every instance has seen the others' end-of-step values: the coupling error of
 //! the explicit schemes is gone (seed 001 §2: iterative co-simulation).
 
-use super::{Algorithm, Coupling};
+use super::{Algorithm, AlgorithmStats, Coupling};
 use crate::error::Result;
 use crate::fmu::Slave;
 
@@ -79,7 +79,7 @@ impl Algorithm for IterativeJacobi {
         Ok(())
     }
 
-    fn iteration_stats(&self) -> (u64, u64) {
-        (self.passes, self.unconverged)
+    fn stats(&self) -> AlgorithmStats {
+        AlgorithmStats { iterations: self.passes, unconverged_steps: self.unconverged, rejected_steps: 0 }
     }
 }

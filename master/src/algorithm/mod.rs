@@ -25,6 +25,7 @@ mod tests;
 
 pub use crate::bonds::BondState;
 pub use crate::coupling::Coupling;
+pub use crate::observer::AlgorithmStats;
 pub use gauss_seidel::GaussSeidel;
 pub use iterative::IterativeJacobi;
 pub use jacobi::Jacobi;
@@ -47,9 +48,10 @@ pub trait Algorithm: Send {
         false
     }
 
-    /// Iterative coupling: (passes done, steps that ended unconverged at the pass limit).
-    fn iteration_stats(&self) -> (u64, u64) {
-        (0, 0)
+    /// Its counts for `summary.json` (`algorithm_stats`): passes, unconverged and rejected
+    /// steps (default: none).
+    fn stats(&self) -> AlgorithmStats {
+        AlgorithmStats::default()
     }
 }
 
