@@ -4,6 +4,8 @@
 //!
 //! - [`SystemBuilder`] puts a system together in code; [`SystemBuilder::build`] validates it
 //!   into a [`System`] (`resolve`: the checks).
+//! - [`Settings`] (`settings.rs`): `[simulation]`, the one settings type every front end fills
+//!   (system file, SSP annotation, Python, `cosim run --set`); a new setting is a field there.
 //! - `toml`: the system file front end, reading into the same builder:
 //!
 //! ```toml
