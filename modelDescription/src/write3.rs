@@ -29,6 +29,24 @@ pub enum Type3 {
     String,
     /// `<Enumeration>` (its values go through `fmi3GetInt64`/`fmi3SetInt64`).
     Enumeration,
+    /// `<Float32>` (read from 3.0 descriptions only, as are the types below).
+    Float32,
+    /// `<Int8>`.
+    Int8,
+    /// `<UInt8>`.
+    UInt8,
+    /// `<Int16>`.
+    Int16,
+    /// `<UInt16>`.
+    UInt16,
+    /// `<UInt32>`.
+    UInt32,
+    /// `<UInt64>`.
+    UInt64,
+    /// `<Binary>`.
+    Binary,
+    /// `<Clock>`.
+    Clock,
 }
 
 impl Type3 {
@@ -41,7 +59,38 @@ impl Type3 {
             Self::Boolean => "Boolean",
             Self::String => "String",
             Self::Enumeration => "Enumeration",
+            Self::Float32 => "Float32",
+            Self::Int8 => "Int8",
+            Self::UInt8 => "UInt8",
+            Self::Int16 => "Int16",
+            Self::UInt16 => "UInt16",
+            Self::UInt32 => "UInt32",
+            Self::UInt64 => "UInt64",
+            Self::Binary => "Binary",
+            Self::Clock => "Clock",
         }
+    }
+
+    /// The type of a 3.0 variable element name (`Float64`, `Int8`, …).
+    pub fn from_element(name: &str) -> Option<Self> {
+        Some(match name {
+            "Float64" => Self::Float64,
+            "Float32" => Self::Float32,
+            "Int8" => Self::Int8,
+            "UInt8" => Self::UInt8,
+            "Int16" => Self::Int16,
+            "UInt16" => Self::UInt16,
+            "Int32" => Self::Int32,
+            "UInt32" => Self::UInt32,
+            "Int64" => Self::Int64,
+            "UInt64" => Self::UInt64,
+            "Boolean" => Self::Boolean,
+            "String" => Self::String,
+            "Binary" => Self::Binary,
+            "Enumeration" => Self::Enumeration,
+            "Clock" => Self::Clock,
+            _ => return None,
+        })
     }
 
     /// The FMI 3.0 type of `v` given which `Integer`s are `Int64`.
