@@ -69,6 +69,10 @@ fn i32_in_range(e: &Elem, key: &str) -> Result<Option<i32>, ReadError> {
     Ok(v.and_then(|v| i32::try_from(v).ok()))
 }
 
+/// A ModelStructure entry as read: list (0 Output, 1 derivative, 2 InitialUnknown), value
+/// reference, dependencies, their kinds, position.
+type Unknown3 = (u8, u32, Option<Vec<u32>>, Option<Vec<DependencyKind>>, Pos);
+
 const KIND3_LIST: &str =
     "a space-separated list of dependency kinds (independent, dependent, constant, fixed, tunable, discrete)";
 
@@ -101,7 +105,7 @@ impl Parser<'_> {
         };
         let mut x = Fmi3::default();
         // ModelStructure by value reference, resolved to indices once the variables are known.
-        let mut structure: Vec<(u8, u32, Option<Vec<u32>>, Option<Vec<DependencyKind>>, Pos)> = Vec::new();
+        let mut structure: Vec<Unknown3> = Vec::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
                 "ModelExchange" => {
