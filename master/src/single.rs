@@ -52,7 +52,7 @@ pub struct Single {
 /// and builds its system ([`from_description`]).
 pub fn builder(fmu: &Path, opts: &FmuOptions) -> Result<Single> {
     let listing = Archive::read_model_description(fmu)?;
-    let md = model_description::from_str(&listing.model_description)
+    let md = model_description::from_str_any(&listing.model_description)
         .map_err(|e| MasterError::Fmu { path: fmu.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
     from_description(fmu, &md, opts)
 }

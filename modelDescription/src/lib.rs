@@ -40,3 +40,14 @@ pub use read::{from_str, ReadError};
 pub use validate::{validate, Problem, Severity};
 pub use write::to_xml;
 pub use write3::{time_value_reference, to_xml3, Type3};
+
+/// Reads an FMI 2.0 or FMI 3.0 `modelDescription.xml` into the one data model (for 3.0 the
+/// [`Fmi3`] extras are dropped; use [`from_str3`] for them).
+pub fn from_str_any(xml: &str) -> Result<ModelDescription, ReadError> {
+    match from_str(xml) {
+        Err(ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+            from_str3(xml).map(|(md, _)| md)
+        }
+        r => r,
+    }
+}

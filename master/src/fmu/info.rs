@@ -16,7 +16,7 @@ use std::path::Path;
 /// unreadable descriptions (including FMI 1.0 / 3.0) are errors.
 pub fn info(path: &Path) -> Result<String> {
     let listing = Archive::read_model_description(path)?;
-    let md = model_description::from_str(&listing.model_description)
+    let md = model_description::from_str_any(&listing.model_description)
         .map_err(|e| MasterError::Fmu { path: path.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
     Ok(report(path, &md, &listing.entries))
 }

@@ -75,13 +75,32 @@ impl Fmu2 {
 
     fn from_archive(path: &Path, archive: Archive) -> Result<Arc<Self>> {
         let xml = archive.model_description()?;
-        let md =
-            model_description::from_str(&xml).map_err(|e| fmu_error(path, format!("modelDescription.xml: {e}")))?;
-        if md.fmi_version != "2.0" {
+        let (md, fmi3) = match model_description::from_str(&xml) {
+            Ok(md) => (md, None),
+            Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+                let (md, x) = model_description::from_str3(&xml)
+                    .map_err(|e| fmu_error(path, format!("modelDescription.xml (FMI 3.0): {e}")))?;
+                (md, Some(x))
+            }
+            Err(e) => return Err(fmu_error(path, format!("modelDescription.xml: {e}"))),
+        };
+        if let Some(x) = &fmi3 {
+            if !x.unsupported.is_empty() {
+                return Err(fmu_error(
+                    path,
+                    format!(
+                        "modelDescription.xml: this FMI 3.0 FMU uses what cosim does not support (it runs FMI 3.0 \
+                         Co-Simulation without event mode, clocks or scheduled execution):\n  {}",
+                        x.unsupported.join("\n  ")
+                    ),
+                ));
+            }
+        }
+        if md.fmi_version != "2.0" && fmi3.is_none() {
             return Err(fmu_error(
                 path,
                 format!(
-                    "modelDescription.xml: fmiVersion=\"{}\": this is not an FMI 2.0 FMU, only FMI 2.0 is supported",
+                    "modelDescription.xml: fmiVersion=\"{}\": this is not an FMI 2.0 or 3.0 FMU, only FMI 2.0 and 3.0 are supported",
                     md.fmi_version
                 ),
             ));
@@ -106,7 +125,8 @@ impl Fmu2 {
                 format!("modelDescription.xml: modelIdentifier \"{}\" is not a valid file name", id.escape_debug()),
             ));
         }
-        let so_rel = format!("binaries/linux64/{id}.so");
+        let platform_dir = if fmi3.is_some() { "x86_64-linux" } else { "linux64" };
+        let so_rel = format!("binaries/{platform_dir}/{id}.so");
         let so = archive.dir().join(&so_rel);
         if !so.is_file() {
             let present = archive.binaries();
@@ -122,7 +142,21 @@ impl Fmu2 {
                 ),
             ));
         }
-        let binary = ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+        let binary = match &fmi3 {
+            Some(x) => {
+                let types = md.model_variables.iter().zip(&x.types).map(|(v, t)| (v.value_reference, *t)).collect();
+                let binary = ffi::Binary::load3(&so, types).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+                let version = binary.version();
+                if !version.starts_with("3.") {
+                    return Err(fmu_error(
+                        path,
+                        format!("{so_rel}: fmi3GetVersion() returned \"{version}\", not \"3.0\": the binary is not an FMI 3.0 binary"),
+                    ));
+                }
+                return Ok(Self::assemble(path, archive, md, cs, binary));
+            }
+            None => ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?,
+        };
         let platform = binary.types_platform();
         if platform != "default" {
             return Err(fmu_error(
@@ -143,11 +177,15 @@ impl Fmu2 {
                 ),
             ));
         }
+        Ok(Self::assemble(path, archive, md, cs, binary))
+    }
+
+    fn assemble(path: &Path, archive: Archive, md: ModelDescription, cs: CoSimulation, binary: ffi::Binary) -> Arc<Self> {
         let mut by_name = HashMap::with_capacity(md.model_variables.len());
         for (i, v) in md.model_variables.iter().enumerate() {
             by_name.entry(v.name.clone()).or_insert(i);
         }
-        Ok(Arc::new(Self {
+        Arc::new(Self {
             binary: Arc::new(binary),
             by_name,
             path: path.to_path_buf(),
@@ -156,7 +194,7 @@ impl Fmu2 {
             md,
             cs,
             archive,
-        }))
+        })
     }
 
     /// Instantiates the FMU as a Co-Simulation slave named `name`, with the description's GUID.
