@@ -455,7 +455,14 @@ impl Instance {
             if let Some(v3) = &binary.v3 {
                 // SAFETY: as above; the V3 lives in the Arc'd Binary, which outlives the component.
                 return Self::finish(
-                    v3::instantiate(v3, e.c_name.as_ptr(), e.c_guid.as_ptr(), e.c_resources.as_ptr(), env_ptr.cast(), logging_on),
+                    v3::instantiate(
+                        v3,
+                        e.c_name.as_ptr(),
+                        e.c_guid.as_ptr(),
+                        e.c_resources.as_ptr(),
+                        env_ptr.cast(),
+                        logging_on,
+                    ),
                     env,
                     binary,
                 );

@@ -73,6 +73,50 @@ getset! {
     get_uint64 set_uint64: u64,
 }
 
+/// The functions [`load`] requires (`cosim info` checks a 3.0 binary's exports against it).
+pub(crate) const REQUIRED_SYMBOLS3: [&str; 40] = [
+    "fmi3GetVersion",
+    "fmi3SetDebugLogging",
+    "fmi3InstantiateCoSimulation",
+    "fmi3FreeInstance",
+    "fmi3EnterInitializationMode",
+    "fmi3ExitInitializationMode",
+    "fmi3Terminate",
+    "fmi3Reset",
+    "fmi3GetBoolean",
+    "fmi3SetBoolean",
+    "fmi3GetString",
+    "fmi3SetString",
+    "fmi3GetFMUState",
+    "fmi3SetFMUState",
+    "fmi3FreeFMUState",
+    "fmi3SerializedFMUStateSize",
+    "fmi3SerializeFMUState",
+    "fmi3DeserializeFMUState",
+    "fmi3GetOutputDerivatives",
+    "fmi3DoStep",
+    "fmi3GetFloat64",
+    "fmi3SetFloat64",
+    "fmi3GetFloat32",
+    "fmi3SetFloat32",
+    "fmi3GetInt8",
+    "fmi3SetInt8",
+    "fmi3GetUInt8",
+    "fmi3SetUInt8",
+    "fmi3GetInt16",
+    "fmi3SetInt16",
+    "fmi3GetUInt16",
+    "fmi3SetUInt16",
+    "fmi3GetInt32",
+    "fmi3SetInt32",
+    "fmi3GetUInt32",
+    "fmi3SetUInt32",
+    "fmi3GetInt64",
+    "fmi3SetInt64",
+    "fmi3GetUInt64",
+    "fmi3SetUInt64",
+];
+
 /// A loaded 3.0 binary: its functions and the 3.0 type of every value reference.
 pub(super) struct V3 {
     api: Api3,
@@ -87,7 +131,10 @@ pub(super) fn load(lib: &libloading::os::unix::Library, types: HashMap<u32, Type
             // fmi3FunctionTypes.h (fmi3Boolean = C bool; arrays of it as bytes). The pointer is
             // only used while `lib` is loaded (both live in the Binary).
             *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
-                format!("missing required symbol {}: the binary does not export the FMI 3.0 Co-Simulation API ({e})", $name)
+                format!(
+                    "missing required symbol {}: the binary does not export the FMI 3.0 Co-Simulation API ({e})",
+                    $name
+                )
             })?
         };
     }
@@ -347,7 +394,14 @@ unsafe extern "C" fn free_instance(c: Component) {
     unsafe { (a.api().free_instance)(a.inst) };
 }
 
-unsafe extern "C" fn setup_experiment(c: Component, tol_def: c_int, tol: f64, start: f64, stop_def: c_int, stop: f64) -> c_int {
+unsafe extern "C" fn setup_experiment(
+    c: Component,
+    tol_def: c_int,
+    tol: f64,
+    start: f64,
+    stop_def: c_int,
+    stop: f64,
+) -> c_int {
     // SAFETY: `c` per `adapter`.
     let Some(a) = (unsafe { adapter(c) }) else { return ERROR };
     a.tolerance = (tol_def != 0).then_some(tol);
@@ -493,7 +547,10 @@ unsafe extern "C" fn get_integer(c: Component, vr: *const Vr, n: usize, out: *mu
             Ok(v) => *o = v,
             Err(_) => {
                 let ty = a.ty(*r).map_or("?", Type3::as_str);
-                return a.say(ERROR, &format!("value reference {r} ({ty}) = {v} does not fit the master's 32-bit integers"));
+                return a.say(
+                    ERROR,
+                    &format!("value reference {r} ({ty}) = {v} does not fit the master's 32-bit integers"),
+                );
             }
         }
         status = status.max(s);
@@ -518,16 +575,36 @@ unsafe extern "C" fn set_integer(c: Component, vr: *const Vr, n: usize, values: 
     let mut status = OK;
     for (r, v) in vr.iter().zip(values) {
         let ty = a.ty(*r);
-        let out_of_range = || a.say(ERROR, &format!("value reference {r}: {v} is outside the range of {}", ty.map_or("?", Type3::as_str)));
+        let out_of_range = || {
+            a.say(ERROR, &format!("value reference {r}: {v} is outside the range of {}", ty.map_or("?", Type3::as_str)))
+        };
         let s = match ty {
-            Some(Type3::Int8) => match i8::try_from(*v) { Ok(x) => set_one!(a, *r, set_int8, x), Err(_) => return out_of_range() },
-            Some(Type3::UInt8) => match u8::try_from(*v) { Ok(x) => set_one!(a, *r, set_uint8, x), Err(_) => return out_of_range() },
-            Some(Type3::Int16) => match i16::try_from(*v) { Ok(x) => set_one!(a, *r, set_int16, x), Err(_) => return out_of_range() },
-            Some(Type3::UInt16) => match u16::try_from(*v) { Ok(x) => set_one!(a, *r, set_uint16, x), Err(_) => return out_of_range() },
+            Some(Type3::Int8) => match i8::try_from(*v) {
+                Ok(x) => set_one!(a, *r, set_int8, x),
+                Err(_) => return out_of_range(),
+            },
+            Some(Type3::UInt8) => match u8::try_from(*v) {
+                Ok(x) => set_one!(a, *r, set_uint8, x),
+                Err(_) => return out_of_range(),
+            },
+            Some(Type3::Int16) => match i16::try_from(*v) {
+                Ok(x) => set_one!(a, *r, set_int16, x),
+                Err(_) => return out_of_range(),
+            },
+            Some(Type3::UInt16) => match u16::try_from(*v) {
+                Ok(x) => set_one!(a, *r, set_uint16, x),
+                Err(_) => return out_of_range(),
+            },
             Some(Type3::Int32) => set_one!(a, *r, set_int32, *v),
-            Some(Type3::UInt32) => match u32::try_from(*v) { Ok(x) => set_one!(a, *r, set_uint32, x), Err(_) => return out_of_range() },
+            Some(Type3::UInt32) => match u32::try_from(*v) {
+                Ok(x) => set_one!(a, *r, set_uint32, x),
+                Err(_) => return out_of_range(),
+            },
             Some(Type3::Int64 | Type3::Enumeration) => set_one!(a, *r, set_int64, i64::from(*v)),
-            Some(Type3::UInt64) => match u64::try_from(*v) { Ok(x) => set_one!(a, *r, set_uint64, x), Err(_) => return out_of_range() },
+            Some(Type3::UInt64) => match u64::try_from(*v) {
+                Ok(x) => set_one!(a, *r, set_uint64, x),
+                Err(_) => return out_of_range(),
+            },
             _ => return a.wrong(*r, "an integer type or Enumeration"),
         };
         if s > WARNING {
@@ -598,7 +675,12 @@ unsafe extern "C" fn serialize_fmu_state(c: Component, s: *mut c_void, bytes: *m
     unsafe { adapter(c).map_or(ERROR, |a| (a.api().serialize_fmu_state)(a.inst, s, bytes, size)) }
 }
 
-unsafe extern "C" fn deserialize_fmu_state(c: Component, bytes: *const c_char, size: usize, s: *mut *mut c_void) -> c_int {
+unsafe extern "C" fn deserialize_fmu_state(
+    c: Component,
+    bytes: *const c_char,
+    size: usize,
+    s: *mut *mut c_void,
+) -> c_int {
     // SAFETY: as above.
     unsafe { adapter(c).map_or(ERROR, |a| (a.api().deserialize_fmu_state)(a.inst, bytes, size, s)) }
 }
@@ -616,12 +698,26 @@ unsafe extern "C" fn get_directional_derivative(
     unsafe { adapter(c).map_or(ERROR, |a| a.say(ERROR, "directional derivatives of FMI 3.0 FMUs are not used")) }
 }
 
-unsafe extern "C" fn set_real_input_derivatives(c: Component, _: *const Vr, _: usize, _: *const c_int, _: *const f64) -> c_int {
+unsafe extern "C" fn set_real_input_derivatives(
+    c: Component,
+    _: *const Vr,
+    _: usize,
+    _: *const c_int,
+    _: *const f64,
+) -> c_int {
     // SAFETY: `c` per `adapter`.
-    unsafe { adapter(c).map_or(ERROR, |a| a.say(ERROR, "FMI 3.0 has no input derivatives (no fmi3SetInputDerivatives)")) }
+    unsafe {
+        adapter(c).map_or(ERROR, |a| a.say(ERROR, "FMI 3.0 has no input derivatives (no fmi3SetInputDerivatives)"))
+    }
 }
 
-unsafe extern "C" fn get_real_output_derivatives(c: Component, vr: *const Vr, n: usize, order: *const c_int, out: *mut f64) -> c_int {
+unsafe extern "C" fn get_real_output_derivatives(
+    c: Component,
+    vr: *const Vr,
+    n: usize,
+    order: *const c_int,
+    out: *mut f64,
+) -> c_int {
     // SAFETY: `c` per `adapter`; the live instance; arrays of n elements.
     unsafe { adapter(c).map_or(ERROR, |a| (a.api().get_output_derivatives)(a.inst, vr, n, order, out, n)) }
 }
@@ -713,3 +809,17 @@ unsafe extern "C" fn get_boolean_status(c: Component, kind: c_int, out: *mut c_i
     }
 }
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn required_symbols_are_the_ones_load_resolves() {
+        let source = include_str!("ffi3.rs");
+        let resolved: Vec<&str> = source
+            .split("sym!(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
+            .filter(|name| name.starts_with("fmi3"))
+            .collect();
+        assert_eq!(resolved, super::REQUIRED_SYMBOLS3);
+    }
+}

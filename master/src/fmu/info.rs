@@ -62,7 +62,8 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
     field("Binaries", &if binaries.is_empty() { "none".to_owned() } else { binaries.join(", ") });
     match &md.co_simulation {
         Some(cs) => {
-            let so = format!("binaries/linux64/{}.so", cs.model_identifier);
+            let platform = if md.fmi_version.starts_with("3.") { "x86_64-linux" } else { "linux64" };
+            let so = format!("binaries/{platform}/{}.so", cs.model_identifier);
             let runnable = match Archive::check_runnable(path, &so) {
                 Ok(()) => format!("yes ({so})"),
                 Err(why) => format!("no: {why}"),

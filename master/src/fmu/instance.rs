@@ -50,6 +50,34 @@ impl std::fmt::Debug for Fmu2 {
     }
 }
 
+/// Reads an FMU's `modelDescription.xml`, FMI 2.0 or 3.0 (with the 3.0 extras); an FMI 3.0
+/// description that uses what cosim does not support (clocks, scheduled execution, structural
+/// parameters) is refused here, naming each feature and its line.
+pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
+    let (md, fmi3) = match model_description::from_str(xml) {
+        Ok(md) => (md, None),
+        Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+            let (md, x) = model_description::from_str3(xml)
+                .map_err(|e| fmu_error(path, format!("modelDescription.xml (FMI 3.0): {e}")))?;
+            (md, Some(x))
+        }
+        Err(e) => return Err(fmu_error(path, format!("modelDescription.xml: {e}"))),
+    };
+    if let Some(x) = &fmi3 {
+        if !x.unsupported.is_empty() {
+            return Err(fmu_error(
+                path,
+                format!(
+                    "modelDescription.xml: this FMI 3.0 FMU uses what cosim does not support (it runs FMI 3.0 \
+                     Co-Simulation without event mode, clocks or scheduled execution):\n  {}",
+                    x.unsupported.join("\n  ")
+                ),
+            ));
+        }
+    }
+    Ok((md, fmi3))
+}
+
 fn fmu_error(path: &Path, message: String) -> MasterError {
     MasterError::Fmu { path: path.to_path_buf(), message }
 }
@@ -75,27 +103,7 @@ impl Fmu2 {
 
     fn from_archive(path: &Path, archive: Archive) -> Result<Arc<Self>> {
         let xml = archive.model_description()?;
-        let (md, fmi3) = match model_description::from_str(&xml) {
-            Ok(md) => (md, None),
-            Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
-                let (md, x) = model_description::from_str3(&xml)
-                    .map_err(|e| fmu_error(path, format!("modelDescription.xml (FMI 3.0): {e}")))?;
-                (md, Some(x))
-            }
-            Err(e) => return Err(fmu_error(path, format!("modelDescription.xml: {e}"))),
-        };
-        if let Some(x) = &fmi3 {
-            if !x.unsupported.is_empty() {
-                return Err(fmu_error(
-                    path,
-                    format!(
-                        "modelDescription.xml: this FMI 3.0 FMU uses what cosim does not support (it runs FMI 3.0 \
-                         Co-Simulation without event mode, clocks or scheduled execution):\n  {}",
-                        x.unsupported.join("\n  ")
-                    ),
-                ));
-            }
-        }
+        let (md, fmi3) = read_description(path, &xml)?;
         if md.fmi_version != "2.0" && fmi3.is_none() {
             return Err(fmu_error(
                 path,
@@ -180,7 +188,13 @@ impl Fmu2 {
         Ok(Self::assemble(path, archive, md, cs, binary))
     }
 
-    fn assemble(path: &Path, archive: Archive, md: ModelDescription, cs: CoSimulation, binary: ffi::Binary) -> Arc<Self> {
+    fn assemble(
+        path: &Path,
+        archive: Archive,
+        md: ModelDescription,
+        cs: CoSimulation,
+        binary: ffi::Binary,
+    ) -> Arc<Self> {
         let mut by_name = HashMap::with_capacity(md.model_variables.len());
         for (i, v) in md.model_variables.iter().enumerate() {
             by_name.entry(v.name.clone()).or_insert(i);
