@@ -34,6 +34,8 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     <Float64 name="term_at" valueReference="10" causality="parameter" variability="fixed" start="-1"/>
     <Binary name="blob" valueReference="11" causality="parameter" variability="fixed"/>
     <Float64 name="arr" valueReference="12" causality="output"><Dimension start="3"/></Float64>
+    <Float64 name="ain" valueReference="13" causality="input" start="0.5 1.5"><Dimension start="2"/></Float64>
+    <Boolean name="flags" valueReference="14" causality="output" variability="discrete"><Dimension start="2"/></Boolean>
   </ModelVariables>
   <ModelStructure>
     <Output valueReference="2"/>
@@ -42,6 +44,7 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     <Output valueReference="8"/>
     <Output valueReference="9"/>
     <Output valueReference="12"/>
+    <Output valueReference="14"/>
   </ModelStructure>
 </fmiModelDescription>
 "#;
@@ -76,11 +79,33 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     let fmu = Fmu2::load(&build(&dir, "cfmu3", &[])).unwrap();
     let md = fmu.model_description();
     let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
-    // Binary and array variables are left out of the variables the master addresses.
+    // Binary variables are left out; array elements are scalars `name[i]`.
     assert_eq!(
         names,
-        ["time", "u", "x", "count", "big", "label", "small", "xf", "positive", "early_allowed", "term_at"]
+        [
+            "time",
+            "u",
+            "x",
+            "count",
+            "big",
+            "label",
+            "small",
+            "xf",
+            "positive",
+            "early_allowed",
+            "term_at",
+            "arr[1]",
+            "arr[2]",
+            "arr[3]",
+            "ain[1]",
+            "ain[2]",
+            "flags[1]",
+            "flags[2]"
+        ]
     );
+    let vr = |n: &str| md.variable(n).unwrap().value_reference;
+    let (arr, ain, flags) =
+        ([vr("arr[1]"), vr("arr[2]"), vr("arr[3]")], [vr("ain[1]"), vr("ain[2]")], [vr("flags[1]"), vr("flags[2]")]);
     let mut s = fmu.instantiate("c").unwrap();
     s.setup(0.0, Some(1.0)).unwrap();
     s.enter_initialization().unwrap();
@@ -127,6 +152,23 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     assert_eq!(again, after);
     s.get_integer(&[3], &mut i).unwrap();
     assert_eq!(i, [4]);
+
+    // Array elements: read from the whole array, an input element set within the whole array
+    // (the other element keeps its start value 1.5).
+    let mut a = [0.0; 3];
+    s.get_real(&arr, &mut a).unwrap();
+    assert_eq!(a, [again[1], 2.0 * again[1], 3.0 * again[1]]);
+    s.set_real(&[ain[0]], &[1.5]).unwrap();
+    let mut ains = [0.0; 2];
+    s.get_real(&ain, &mut ains).unwrap();
+    assert_eq!(ains, [1.5, 1.5]);
+    let x0 = again[1];
+    s.do_step(t + 0.1, 0.1).unwrap();
+    s.get_real(&[2], &mut r[..1]).unwrap();
+    assert_eq!(r[0], x0 + 0.1 * (2.0 + 1.5 - 0.5), "x' = u + ain[1] - 0.5");
+    let mut fl = [false; 2];
+    s.get_boolean(&flags, &mut fl).unwrap();
+    assert_eq!(fl, [true, r[0] > 1.0]);
     s.terminate().unwrap();
 }
 

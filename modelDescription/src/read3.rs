@@ -27,8 +27,29 @@ pub struct Fmi3 {
     /// Features an importer without event mode and clocks cannot run, one line each, naming the
     /// feature and where it is (`clocks: <Clock name="tick"> (line 12)`…).
     pub unsupported: Vec<String>,
-    /// Variables read but left out of `model_variables` (Binary, arrays), one line each.
+    /// Variables read but left out of `model_variables` (Binary; arrays of String or Binary or
+    /// sized by a structural parameter), one line each.
     pub skipped: Vec<String>,
+    /// The elements of fixed-size arrays, each a scalar `name[i]` (`name[i,j]`…, 1-based,
+    /// row-major) in `model_variables` with a value reference of its own (from
+    /// [`ARRAY_ELEMENT_VR_BASE`] on): which array and which element it is.
+    pub elements: Vec<ArrayElement>,
+}
+
+/// The value references given to array elements start here (FMUs use small references).
+pub const ARRAY_ELEMENT_VR_BASE: u32 = 0x8000_0000;
+
+/// One element of an array variable, addressed by the master as a scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayElement {
+    /// The element's own value reference (in `model_variables`).
+    pub vr: u32,
+    /// The array's value reference in the FMU.
+    pub array_vr: u32,
+    /// Position in the serialized (row-major) array.
+    pub index: usize,
+    /// Number of elements of the array.
+    pub len: usize,
 }
 
 /// Reads an FMI 3.0 `modelDescription.xml` (`fmiVersion` 3.x).
@@ -195,34 +216,42 @@ impl Parser<'_> {
             }
             Ok(())
         })?;
-        // Value references → 1-based indices (references of left-out variables are dropped).
-        let index: std::collections::HashMap<u32, u32> = md
-            .model_variables
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.value_reference, u32::try_from(i + 1).unwrap_or(u32::MAX)))
-            .collect();
+        // Value references → 1-based indices (an array's reference → its elements' indices;
+        // references of left-out variables are dropped).
+        let mut index: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+        for (i, v) in md.model_variables.iter().enumerate() {
+            let i = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let vr =
+                x.elements.iter().find(|el| el.vr == v.value_reference).map_or(v.value_reference, |el| el.array_vr);
+            index.entry(vr).or_default().push(i);
+        }
         for (which, vr, deps, kinds, pos) in structure {
-            let Some(&i) = index.get(&vr) else { continue };
+            let Some(unknowns) = index.get(&vr) else { continue };
             let (deps, kinds) = match (deps, kinds) {
                 (Some(d), Some(k)) if d.len() == k.len() => {
-                    let kept: Vec<(u32, DependencyKind)> =
-                        d.iter().zip(k).filter_map(|(v, k)| index.get(v).map(|i| (*i, k))).collect();
+                    let kept: Vec<(u32, DependencyKind)> = d
+                        .iter()
+                        .zip(k)
+                        .flat_map(|(v, k)| index.get(v).into_iter().flatten().map(move |i| (*i, k)))
+                        .collect();
                     (Some(kept.iter().map(|p| p.0).collect()), Some(kept.into_iter().map(|p| p.1).collect()))
                 }
-                (d, k) => (d.map(|d| d.iter().filter_map(|v| index.get(v).copied()).collect()), k),
+                (d, k) => (d.map(|d| d.iter().flat_map(|v| index.get(v).into_iter().flatten().copied()).collect()), k),
             };
-            let u = Unknown { index: i, dependencies: deps, dependencies_kind: kinds, line: pos.line };
-            match which {
-                0 => md.model_structure.outputs.push(u),
-                1 => md.model_structure.derivatives.push(u),
-                _ => md.model_structure.initial_unknowns.push(u),
+            for i in unknowns {
+                let u =
+                    Unknown { index: *i, dependencies: deps.clone(), dependencies_kind: kinds.clone(), line: pos.line };
+                match which {
+                    0 => md.model_structure.outputs.push(u),
+                    1 => md.model_structure.derivatives.push(u),
+                    _ => md.model_structure.initial_unknowns.push(u),
+                }
             }
         }
         // `derivative` of a Float variable is a value reference in 3.0, an index in 2.0.
         for v in &mut md.model_variables {
             if let VariableKind::Real { derivative: Some(d), .. } = &mut v.kind {
-                *d = index.get(d).copied().unwrap_or(0);
+                *d = index.get(d).and_then(|i| i.first()).copied().unwrap_or(0);
             }
         }
         Ok((md, x))
@@ -290,12 +319,12 @@ impl Parser<'_> {
         let causality = e.parse("causality", CAUSALITY_3, parse_causality3)?.unwrap_or(Some(Causality::Local));
         let variability = e.parse("variability", VARIABILITY, Variability::parse)?;
         let initial = e.parse("initial", INITIAL, Initial::parse)?;
-        let mut dims = 0usize;
+        let mut dims: Vec<Option<usize>> = Vec::new();
         let mut string_start: Option<String> = None;
         let mut annotations = Vec::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
-                "Dimension" => dims += 1,
+                "Dimension" => dims.push(c.opt("start").and_then(|v| v.trim().parse().ok())),
                 "Start" => string_start = c.opt("value"),
                 "Annotations" => {
                     annotations.extend(p.tools(c)?);
@@ -321,50 +350,60 @@ impl Parser<'_> {
             ));
             return Ok(());
         }
-        if dims > 0 {
-            x.skipped
-                .push(format!("array variable <{} name=\"{name}\"> (line {line}): arrays are not supported", e.name));
+        if !dims.is_empty() {
+            let sizes: Option<Vec<usize>> = dims.iter().copied().collect();
+            let len = sizes.as_ref().map(|d| d.iter().product::<usize>());
+            let why = match (&sizes, len) {
+                (None, _) => Some("its size is a structural parameter"),
+                (_, Some(n)) if n == 0 || n > 100_000 => Some("it has no or too many elements"),
+                _ if matches!(ty, T::String | T::Binary) => Some("String and Binary arrays are not supported"),
+                _ => None,
+            };
+            if let Some(why) = why {
+                x.skipped.push(format!("array variable <{} name=\"{name}\"> (line {line}): {why}", e.name));
+                return Ok(());
+            }
+            let (sizes, len) = (sizes.unwrap_or_default(), len.unwrap_or(0));
+            let starts: Vec<String> =
+                e.opt("start").map(|s| s.split_ascii_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+            for k in 0..len {
+                // Row-major, 1-based indices.
+                let mut rest = k;
+                let mut idx = vec![0usize; sizes.len()];
+                for (d, n) in sizes.iter().enumerate().rev() {
+                    idx[d] = rest % n + 1;
+                    rest /= n;
+                }
+                let idx: Vec<String> = idx.iter().map(ToString::to_string).collect();
+                let start = starts.get(k).or(if starts.len() == 1 { starts.first() } else { None }).cloned();
+                let vr = ARRAY_ELEMENT_VR_BASE.saturating_add(u32::try_from(x.elements.len()).unwrap_or(u32::MAX));
+                x.elements.push(ArrayElement { vr, array_vr: value_reference, index: k, len });
+                let kind = kind3(&e, ty, start.as_deref())?;
+                md.model_variables.push(ScalarVariable {
+                    name: format!("{name}[{}]", idx.join(",")),
+                    value_reference: vr,
+                    description: e.opt("description"),
+                    causality: causality.unwrap_or_default(),
+                    variability: variability.unwrap_or(default_variability(ty)),
+                    initial,
+                    can_handle_multiple_set_per_time_instant: None,
+                    kind,
+                    annotations: Vec::new(),
+                    line,
+                });
+                x.types.push(ty);
+            }
             return Ok(());
         }
         if ty == T::Binary {
             x.skipped.push(format!("Binary variable \"{name}\" (line {line})"));
             return Ok(());
         }
-        let declared_type = e.opt("declaredType");
-        let kind = match ty {
-            T::Float64 | T::Float32 => VariableKind::Real {
-                declared_type,
-                attrs: real_attributes(&e)?,
-                start: e.f64("start")?,
-                derivative: e.u32("derivative")?,
-                reinit: e.bool("reinit")?,
-            },
-            T::Boolean => VariableKind::Boolean { declared_type, start: e.bool("start")? },
-            T::String => VariableKind::String { declared_type, start: string_start.or_else(|| e.opt("start")) },
-            T::Enumeration => VariableKind::Enumeration {
-                declared_type: e.req("declaredType")?,
-                quantity: e.opt("quantity"),
-                min: i32_in_range(&e, "min")?,
-                max: i32_in_range(&e, "max")?,
-                start: i32_in_range(&e, "start")?,
-            },
-            _ => VariableKind::Integer {
-                declared_type,
-                attrs: IntegerAttributes {
-                    quantity: e.opt("quantity"),
-                    min: i32_in_range(&e, "min")?,
-                    max: i32_in_range(&e, "max")?,
-                },
-                start: i32_in_range(&e, "start")?,
-            },
-        };
+        let start = if ty == T::String { string_start.or_else(|| e.opt("start")) } else { e.opt("start") };
+        let kind = kind3(&e, ty, start.as_deref())?;
         let causality = causality.unwrap_or_default();
         // 3.0's default variability is continuous for Float variables, discrete for the others.
-        let variability = variability.unwrap_or(if matches!(ty, T::Float64 | T::Float32) {
-            Variability::Continuous
-        } else {
-            Variability::Discrete
-        });
+        let variability = variability.unwrap_or(default_variability(ty));
         md.model_variables.push(ScalarVariable {
             name,
             value_reference,
@@ -380,6 +419,69 @@ impl Parser<'_> {
         x.types.push(ty);
         Ok(())
     }
+}
+
+/// 3.0's default variability: continuous for Float variables, discrete for the others.
+fn default_variability(ty: crate::Type3) -> Variability {
+    if matches!(ty, crate::Type3::Float64 | crate::Type3::Float32) {
+        Variability::Continuous
+    } else {
+        Variability::Discrete
+    }
+}
+
+/// The type element of a scalar (or array element) of 3.0 type `ty` with start value `start`.
+fn kind3(e: &Elem, ty: crate::Type3, start: Option<&str>) -> Result<VariableKind, ReadError> {
+    use crate::Type3 as T;
+    let bad = |expected: &'static str| {
+        let (line, column) = e.get("start").map_or((e.pos.line, e.pos.column), |(_, _, p)| (p.line, p.column));
+        ReadError::InvalidAttribute {
+            line,
+            column,
+            element: e.name.clone(),
+            name: e.name_attr(),
+            attribute: "start".into(),
+            value: start.unwrap_or_default().to_owned(),
+            expected,
+        }
+    };
+    let int = |s: Option<&str>| -> Result<Option<i32>, ReadError> {
+        match s {
+            None => Ok(None),
+            Some(s) => s.trim().parse::<i128>().map(|v| i32::try_from(v).ok()).map_err(|_| bad(INT)),
+        }
+    };
+    let declared_type = e.opt("declaredType");
+    Ok(match ty {
+        T::Float64 | T::Float32 => VariableKind::Real {
+            declared_type,
+            attrs: real_attributes(e)?,
+            start: start.map(|s| parse_f64(s).ok_or_else(|| bad(DOUBLE))).transpose()?,
+            derivative: e.u32("derivative")?,
+            reinit: e.bool("reinit")?,
+        },
+        T::Boolean => VariableKind::Boolean {
+            declared_type,
+            start: start.map(|s| parse_bool(s).ok_or_else(|| bad(BOOL))).transpose()?,
+        },
+        T::String => VariableKind::String { declared_type, start: start.map(str::to_owned) },
+        T::Enumeration => VariableKind::Enumeration {
+            declared_type: e.req("declaredType")?,
+            quantity: e.opt("quantity"),
+            min: i32_in_range(e, "min")?,
+            max: i32_in_range(e, "max")?,
+            start: int(start)?,
+        },
+        _ => VariableKind::Integer {
+            declared_type,
+            attrs: IntegerAttributes {
+                quantity: e.opt("quantity"),
+                min: i32_in_range(e, "min")?,
+                max: i32_in_range(e, "max")?,
+            },
+            start: int(start)?,
+        },
+    })
 }
 
 const CAUSALITY_3: &str =
@@ -413,12 +515,13 @@ mod tests {
     <UInt64 name="big" valueReference="8" causality="parameter" variability="fixed" start="18446744073709551615"/>
     <String name="s" valueReference="9" causality="parameter" variability="fixed"><Start value="hi"/></String>
     <Enumeration name="mode" valueReference="10" causality="parameter" variability="fixed" declaredType="Mode" start="2"/>
-    <Float64 name="arr" valueReference="11" causality="output"><Dimension start="3"/></Float64>
+    <Float64 name="arr" valueReference="11" causality="output" start="1 2 3"><Dimension start="3"/></Float64>
     <Binary name="blob" valueReference="12" causality="output"/>
   </ModelVariables>
   <ModelStructure>
     <Output valueReference="5" dependencies="6" dependenciesKind="dependent"/>
     <Output valueReference="7"/>
+    <Output valueReference="11"/>
     <InitialUnknown valueReference="5" dependencies="6"/>
   </ModelStructure>
 </fmiModelDescription>"#;
@@ -429,9 +532,27 @@ mod tests {
         assert_eq!(md.fmi_version, "3.0");
         assert_eq!(md.guid, "{tok}");
         let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names, ["time", "p", "u", "n", "big", "s", "mode"]);
+        assert_eq!(names, ["time", "p", "u", "n", "big", "s", "mode", "arr[1]", "arr[2]", "arr[3]"]);
         use crate::Type3 as T;
-        assert_eq!(x.types, [T::Float64, T::Float64, T::Float32, T::Int64, T::UInt64, T::String, T::Enumeration]);
+        assert_eq!(
+            x.types,
+            [
+                T::Float64,
+                T::Float64,
+                T::Float32,
+                T::Int64,
+                T::UInt64,
+                T::String,
+                T::Enumeration,
+                T::Float64,
+                T::Float64,
+                T::Float64
+            ]
+        );
+        assert_eq!(x.elements[2], ArrayElement { vr: ARRAY_ELEMENT_VR_BASE + 2, array_vr: 11, index: 2, len: 3 });
+        assert_eq!(md.variable("arr[3]").unwrap().value_reference, ARRAY_ELEMENT_VR_BASE + 2);
+        // An output array lists each element in ModelStructure.
+        assert_eq!(md.model_structure.outputs.iter().map(|u| u.index).collect::<Vec<_>>(), [2, 4, 8, 9, 10]);
         assert!(x.might_return_early && !x.has_event_mode);
         assert!(md.co_simulation.as_ref().unwrap().can_get_and_set_fmu_state);
         assert_eq!(
@@ -444,8 +565,9 @@ mod tests {
         // ModelStructure by value reference → indices.
         let out = &md.model_structure.outputs[0];
         assert_eq!((out.index, out.dependencies.clone()), (2, Some(vec![3])));
-        assert_eq!(x.skipped.len(), 2, "{:?}", x.skipped);
-        assert!(x.skipped[0].contains("arr") && x.skipped[1].contains("blob"));
+        assert_eq!(x.skipped.len(), 1, "{:?}", x.skipped);
+        assert!(x.skipped[0].contains("blob"));
+        assert!(matches!(md.variable("arr[2]").unwrap().kind, VariableKind::Real { start: Some(2.0), .. }));
         assert!(x.unsupported.is_empty());
         assert_eq!(md.simple_type("Pressure").map(|t| t.name.as_str()), Some("Pressure"));
     }

@@ -257,10 +257,7 @@ impl Binary {
 
     /// As [`Binary::load`] for an FMI 3.0 binary: resolves every `fmi3*` function the master
     /// calls; `types` gives the 3.0 type of each value reference.
-    pub(crate) fn load3(
-        so: &Path,
-        types: std::collections::HashMap<u32, model_description::Type3>,
-    ) -> Result<Self, String> {
+    pub(crate) fn load3(so: &Path, types: v3::Types3) -> Result<Self, String> {
         use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
         // SAFETY: as in `load`.
         let lib =

@@ -18,7 +18,7 @@
 //! - input derivatives do not exist in FMI 3.0 (`canInterpolateInputs` is false).
 
 use super::{log_sink, text, Api, CallbackFunctions, Component, Vr, DISCARD, ERROR, OK, WARNING};
-use model_description::Type3;
+use model_description::{ArrayElement, Type3};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 
@@ -121,10 +121,25 @@ pub(crate) const REQUIRED_SYMBOLS3: [&str; 40] = [
 pub(super) struct V3 {
     api: Api3,
     types: HashMap<u32, Type3>,
+    /// Array elements by their own value reference, with the array's type.
+    elements: HashMap<u32, (ArrayElement, Type3)>,
+    /// Start values of the Float64 arrays (by the array's reference): an element is set by
+    /// setting the whole array, kept per instance from these.
+    starts: HashMap<u32, Vec<f64>>,
+}
+
+/// What [`load`] needs from the description.
+pub(crate) struct Types3 {
+    /// The 3.0 type of each scalar's value reference.
+    pub types: HashMap<u32, Type3>,
+    /// Array elements and their type.
+    pub elements: HashMap<u32, (ArrayElement, Type3)>,
+    /// Start values of Float64 arrays.
+    pub starts: HashMap<u32, Vec<f64>>,
 }
 
 /// Resolves the `fmi3*` functions of `lib` and returns the 2.0 [`Api`] of adapters with them.
-pub(super) fn load(lib: &libloading::os::unix::Library, types: HashMap<u32, Type3>) -> Result<(Api, V3), String> {
+pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Api, V3), String> {
     macro_rules! sym {
         ($name:literal) => {
             // SAFETY: the symbol is an FMI 3.0 function; the field's type is its signature from
@@ -216,7 +231,7 @@ pub(super) fn load(lib: &libloading::os::unix::Library, types: HashMap<u32, Type
         get_boolean_status: Some(get_boolean_status),
         get_string_status,
     };
-    Ok((adapters, V3 { api, types }))
+    Ok((adapters, V3 { api, types: t.types, elements: t.elements, starts: t.starts }))
 }
 
 /// `fmi3GetVersion()` of the loaded binary.
@@ -236,6 +251,8 @@ struct Adapter {
     stop: Option<f64>,
     terminated: bool,
     last_time: f64,
+    /// The values of the Float64 arrays whose elements the master sets.
+    shadow: HashMap<u32, Vec<f64>>,
 }
 
 /// `fmi3InstantiateCoSimulation(name, token, resources, visible = false, logging_on,
@@ -289,6 +306,7 @@ pub(super) unsafe fn instantiate(
         stop: None,
         terminated: false,
         last_time: f64::NAN,
+        shadow: v3.starts.clone(),
     });
     Box::into_raw(a).cast()
 }
@@ -317,6 +335,23 @@ impl Adapter {
     fn ty(&self, vr: u32) -> Option<Type3> {
         // SAFETY: as in `api`.
         unsafe { (*self.v3).types.get(&vr).copied() }
+    }
+
+    fn element(&self, vr: u32) -> Option<(ArrayElement, Type3)> {
+        // SAFETY: as in `api`.
+        unsafe { (*self.v3).elements.get(&vr).copied() }
+    }
+
+    /// Element `el` of the array, read whole with getter `get` of element type `T`.
+    fn get_element<T: Default + Copy>(
+        &self,
+        el: ArrayElement,
+        get: unsafe extern "C" fn(Inst, *const Vr, usize, *mut T, usize) -> c_int,
+    ) -> (c_int, T) {
+        let mut buf = vec![T::default(); el.len];
+        // SAFETY: the live instance; one array reference, its `len` values.
+        let s = unsafe { get(self.inst, &el.array_vr, 1, buf.as_mut_ptr(), buf.len()) };
+        (s, buf.get(el.index).copied().unwrap_or_default())
     }
 
     /// Logs `message` through the instance's sink with `status`; returns `status`.
@@ -485,7 +520,19 @@ unsafe extern "C" fn get_real(c: Component, vr: *const Vr, n: usize, out: *mut f
                 *o = f64::from(v);
                 s
             }
-            _ => return a.wrong(*r, "Float64 or Float32"),
+            _ => match a.element(*r) {
+                Some((el, Type3::Float64)) => {
+                    let (s, v) = a.get_element(el, a.api().get_float64);
+                    *o = v;
+                    s
+                }
+                Some((el, Type3::Float32)) => {
+                    let (s, v) = a.get_element(el, a.api().get_float32);
+                    *o = f64::from(v);
+                    s
+                }
+                _ => return a.wrong(*r, "Float64 or Float32"),
+            },
         };
         if s > WARNING {
             return s;
@@ -509,7 +556,28 @@ unsafe extern "C" fn set_real(c: Component, vr: *const Vr, n: usize, values: *co
             Some(Type3::Float64) => set_one!(a, *r, set_float64, *v),
             // Rounded to the nearest f32, as the FMU stores it.
             Some(Type3::Float32) => set_one!(a, *r, set_float32, *v as f32),
-            _ => return a.wrong(*r, "Float64 or Float32"),
+            _ => match a.element(*r) {
+                Some((el, Type3::Float64)) => {
+                    let api = a.api().set_float64;
+                    let inst = a.inst;
+                    let Some(values) = a.shadow.get_mut(&el.array_vr).filter(|s| s.len() == el.len) else {
+                        return a.say(
+                            ERROR,
+                            &format!("value reference {r}: the array has no start values to set an element of"),
+                        );
+                    };
+                    values[el.index] = *v;
+                    // SAFETY: the live instance; one array reference, its `len` values.
+                    unsafe { api(inst, &el.array_vr, 1, values.as_ptr(), values.len()) }
+                }
+                Some((_, ty)) => {
+                    return a.say(
+                        ERROR,
+                        &format!("value reference {r}: setting an element of a {} array is not supported", ty.as_str()),
+                    )
+                }
+                None => return a.wrong(*r, "Float64 or Float32"),
+            },
         };
         if s > WARNING {
             return s;
@@ -538,7 +606,17 @@ unsafe extern "C" fn get_integer(c: Component, vr: *const Vr, n: usize, out: *mu
             Some(Type3::UInt32) => get_one!(a, *r, get_uint32, u32).map1(),
             Some(Type3::Int64 | Type3::Enumeration) => get_one!(a, *r, get_int64, i64).map1(),
             Some(Type3::UInt64) => get_one!(a, *r, get_uint64, u64).map1(),
-            _ => return a.wrong(*r, "an integer type or Enumeration"),
+            _ => match a.element(*r) {
+                Some((el, Type3::Int8)) => a.get_element(el, a.api().get_int8).map1(),
+                Some((el, Type3::UInt8)) => a.get_element(el, a.api().get_uint8).map1(),
+                Some((el, Type3::Int16)) => a.get_element(el, a.api().get_int16).map1(),
+                Some((el, Type3::UInt16)) => a.get_element(el, a.api().get_uint16).map1(),
+                Some((el, Type3::Int32)) => a.get_element(el, a.api().get_int32).map1(),
+                Some((el, Type3::UInt32)) => a.get_element(el, a.api().get_uint32).map1(),
+                Some((el, Type3::Int64 | Type3::Enumeration)) => a.get_element(el, a.api().get_int64).map1(),
+                Some((el, Type3::UInt64)) => a.get_element(el, a.api().get_uint64).map1(),
+                _ => return a.wrong(*r, "an integer type or Enumeration"),
+            },
         };
         if s > WARNING {
             return s;
@@ -619,6 +697,26 @@ unsafe extern "C" fn get_boolean(c: Component, vr: *const Vr, n: usize, out: *mu
     // SAFETY: `c` per `adapter`; arrays of n elements.
     let Some(a) = (unsafe { adapter(c) }) else { return ERROR };
     let (vr, out) = unsafe { (arr(vr, n), arr_mut(out, n)) };
+    if vr.iter().any(|r| a.element(*r).is_some()) {
+        let mut status = OK;
+        for (r, o) in vr.iter().zip(out.iter_mut()) {
+            let (s, v) = match a.element(*r) {
+                Some((el, Type3::Boolean)) => a.get_element(el, a.api().get_boolean),
+                Some(_) => return a.wrong(*r, "Boolean"),
+                // SAFETY: the live instance; one reference, one byte.
+                None => {
+                    let mut b = 0u8;
+                    (unsafe { (a.api().get_boolean)(a.inst, r, 1, &mut b, 1) }, b)
+                }
+            };
+            if s > WARNING {
+                return s;
+            }
+            *o = c_int::from(v != 0);
+            status = status.max(s);
+        }
+        return status;
+    }
     let mut raw = vec![0u8; vr.len()];
     // SAFETY: the live instance; n references, n bytes (C bool).
     let s = unsafe { (a.api().get_boolean)(a.inst, vr.as_ptr(), vr.len(), raw.as_mut_ptr(), raw.len()) };

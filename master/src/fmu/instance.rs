@@ -78,6 +78,33 @@ pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescripti
     Ok((md, fmi3))
 }
 
+/// The 3.0 types of a description's scalars and array elements, and the start values of its
+/// Float64 arrays (for the adapters of `ffi3.rs`).
+fn types3(md: &ModelDescription, x: &model_description::Fmi3) -> ffi::v3::Types3 {
+    let mut t = ffi::v3::Types3 { types: HashMap::new(), elements: HashMap::new(), starts: HashMap::new() };
+    for (v, ty) in md.model_variables.iter().zip(&x.types) {
+        match x.elements.iter().find(|el| el.vr == v.value_reference) {
+            Some(el) => {
+                t.elements.insert(el.vr, (*el, *ty));
+                if *ty == model_description::Type3::Float64 {
+                    let start = match v.kind {
+                        model_description::VariableKind::Real { start, .. } => start.unwrap_or(0.0),
+                        _ => 0.0,
+                    };
+                    let values = t.starts.entry(el.array_vr).or_insert_with(|| vec![0.0; el.len]);
+                    if let Some(s) = values.get_mut(el.index) {
+                        *s = start;
+                    }
+                }
+            }
+            None => {
+                t.types.insert(v.value_reference, *ty);
+            }
+        }
+    }
+    t
+}
+
 fn fmu_error(path: &Path, message: String) -> MasterError {
     MasterError::Fmu { path: path.to_path_buf(), message }
 }
@@ -152,7 +179,7 @@ impl Fmu2 {
         }
         let binary = match &fmi3 {
             Some(x) => {
-                let types = md.model_variables.iter().zip(&x.types).map(|(v, t)| (v.value_reference, *t)).collect();
+                let types = types3(&md, x);
                 let binary = ffi::Binary::load3(&so, types).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
                 let version = binary.version();
                 if !version.starts_with("3.") {

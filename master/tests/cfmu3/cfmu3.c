@@ -6,7 +6,8 @@
  * (String parameter), 6 small (Int8 parameter), 7 xf (Float32 output = (float)x), 8 positive
  * (Boolean output: x > 0.5), 9 early_allowed (Boolean output: earlyReturnAllowed of the
  * instantiation), 10 term_at (Float64 parameter: terminateSimulation at this time, if >= 0),
- * 11 blob (Binary parameter), 12 arr (Float64[3] output).
+ * 11 blob (Binary parameter), 12 arr (Float64[3] output: (j + 1) x), 13 ain (Float64[2] input,
+ * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1).
  * -DALWAYS_EARLY: every step returns early at its midpoint, allowed or not.
  * -DEVENT_AT=k: step k sets eventHandlingNeeded. */
 #include <stdbool.h>
@@ -21,7 +22,7 @@ enum { OK, WARNING, DISCARD, ERROR, FATAL };
 typedef void (*Log)(void *env, S status, const char *category, const char *message);
 
 typedef struct {
-    double time, u, x, term_at;
+    double time, u, x, term_at, ain[2];
     int64_t count;
     uint64_t big;
     int8_t small;
@@ -47,6 +48,7 @@ EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, co
     c->env = env; c->log = log;
     c->s.big = 5000000000ULL; c->s.term_at = -1; c->s.small = 1;
     strcpy(c->s.label, "start");
+    c->s.ain[0] = 0.5; c->s.ain[1] = 1.5;
     c->s.early_allowed = early_return_allowed;
     return c;
 }
@@ -71,6 +73,7 @@ EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size
         case 2: v[k++] = c->s.x; break;
         case 10: v[k++] = c->s.term_at; break;
         case 12: for (int j = 0; j < 3; j++) v[k++] = (j + 1) * c->s.x; break;
+        case 13: v[k++] = c->s.ain[0]; v[k++] = c->s.ain[1]; break;
         default: CHECK(0);
         }
     }
@@ -79,10 +82,12 @@ EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size
 }
 EXPORT S fmi3SetFloat64(void *p, const unsigned vr[], size_t n, const double v[], size_t nv) {
     Inst *c = p;
-    CHECK(n == nv);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (vr[i] == 1) c->s.u = v[i]; else if (vr[i] == 10) c->s.term_at = v[i]; else CHECK(0);
+        if (vr[i] == 1) c->s.u = v[k++]; else if (vr[i] == 10) c->s.term_at = v[k++];
+        else if (vr[i] == 13) { c->s.ain[0] = v[k++]; c->s.ain[1] = v[k++]; } else CHECK(0);
     }
+    CHECK(k == nv);
     return OK;
 }
 EXPORT S fmi3GetFloat32(void *p, const unsigned vr[], size_t n, float v[], size_t nv) {
@@ -126,10 +131,12 @@ NONE(uint16_t, UInt16)
 NONE(int32_t, Int32)
 NONE(uint32_t, UInt32)
 EXPORT S fmi3GetBoolean(void *p, const unsigned vr[], size_t n, bool v[], size_t nv) {
-    Inst *c = p;
+    Inst *c = p; size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (vr[i] == 8) v[i] = c->s.x > 0.5; else if (vr[i] == 9) v[i] = c->s.early_allowed; else CHECK(0);
+        if (vr[i] == 8) v[k++] = c->s.x > 0.5; else if (vr[i] == 9) v[k++] = c->s.early_allowed;
+        else if (vr[i] == 14) { v[k++] = c->s.x > 0; v[k++] = c->s.x > 1; } else CHECK(0);
     }
+    CHECK(k == nv);
     return OK;
 }
 EXPORT S fmi3SetBoolean(void *p, const unsigned vr[], size_t n, const bool v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
@@ -177,7 +184,7 @@ EXPORT S fmi3DoStep(void *p, double t, double h, bool nsp, bool *event, bool *te
         say(c, OK, "terminating");
         return OK;
     }
-    c->s.x += h * c->s.u;
+    c->s.x += h * (c->s.u + c->s.ain[0] - 0.5);
     c->s.time = t + h;
     c->s.count++;
 #ifdef EVENT_AT
