@@ -120,6 +120,9 @@ pub(crate) const REQUIRED_SYMBOLS3: [&str; 40] = [
 /// A loaded 3.0 binary: its functions and the 3.0 type of every value reference.
 pub(super) struct V3 {
     api: Api3,
+    /// The type of each value reference below `dense.len()` (the common case: an indexed
+    /// lookup on every getter and setter instead of a hash).
+    dense: Vec<Option<Type3>>,
     types: HashMap<u32, Type3>,
     /// Array elements by their own value reference, with the array's type.
     elements: HashMap<u32, (ArrayElement, Type3)>,
@@ -231,7 +234,14 @@ pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Ap
         get_boolean_status: Some(get_boolean_status),
         get_string_status,
     };
-    Ok((adapters, V3 { api, types: t.types, elements: t.elements, starts: t.starts }))
+    let max = t.types.keys().copied().filter(|vr| *vr < 1 << 16).max().map_or(0, |m| m as usize + 1);
+    let mut dense = vec![None; max];
+    for (vr, ty) in &t.types {
+        if let Some(d) = dense.get_mut(*vr as usize) {
+            *d = Some(*ty);
+        }
+    }
+    Ok((adapters, V3 { api, dense, types: t.types, elements: t.elements, starts: t.starts }))
 }
 
 /// `fmi3GetVersion()` of the loaded binary.
@@ -332,9 +342,14 @@ impl Adapter {
         unsafe { &(*self.v3).api }
     }
 
+    #[inline]
     fn ty(&self, vr: u32) -> Option<Type3> {
         // SAFETY: as in `api`.
-        unsafe { (*self.v3).types.get(&vr).copied() }
+        let v3 = unsafe { &*self.v3 };
+        match v3.dense.get(vr as usize) {
+            Some(t) => *t,
+            None => v3.types.get(&vr).copied(),
+        }
     }
 
     fn element(&self, vr: u32) -> Option<(ArrayElement, Type3)> {
