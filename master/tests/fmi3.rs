@@ -304,3 +304,18 @@ fn cosim_info_reads_a_fmi3_fmu() {
     assert!(text.contains("FMI version:      3.0"), "{text}");
     assert!(text.contains("Runs with cosim:  yes (binaries/x86_64-linux/hydraulics_naya.so)"), "{text}");
 }
+
+/// `cosim export-ssp` embeds the 3.0 crane beside the 2.0 hydraulics; `cosim run x.ssp` gives the
+/// system file's results byte for byte.
+#[test]
+fn an_ssp_with_a_fmi3_component_runs_like_its_system_file() {
+    let dir = tmp("crane3-ssp");
+    let mixed = mixed_crane(&dir.join("v3"), &fmu3("multibody-crane"), "");
+    let ssp = dir.join("mixed.ssp");
+    let o = cosim(&["export-ssp", mixed.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let flags = ["--stop-time", "0.8", "--extrapolation", "0"];
+    let (from_ssp, _) = run("ssp3", &ssp, &flags);
+    let (from_toml, _) = run("toml3", &mixed, &flags);
+    assert_eq!(read(&from_ssp.join("results.csv")), read(&from_toml.join("results.csv")));
+}
