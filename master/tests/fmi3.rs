@@ -319,3 +319,44 @@ fn an_ssp_with_a_fmi3_component_runs_like_its_system_file() {
     let (from_toml, _) = run("toml3", &mixed, &flags);
     assert_eq!(read(&from_ssp.join("results.csv")), read(&from_toml.join("results.csv")));
 }
+
+fn description_in(fmu: &Path) -> String {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(fmu).unwrap()).unwrap();
+    let mut xml = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("modelDescription.xml").unwrap(), &mut xml).unwrap();
+    xml
+}
+
+/// Every 3.0 description we export reads back (`from_str3`) into the data model with no
+/// validation error and the 2.0 description's variables (plus `time`), types and structure.
+#[test]
+fn our_fmi3_descriptions_read_back_into_the_fmi2_data_model() {
+    use model_description::{from_str, from_str3, validate, Severity};
+    for fmu in paths::all_fmus() {
+        let name = fmu.file_stem().unwrap().to_str().unwrap();
+        let md2 = from_str(&description_in(&fmu)).unwrap();
+        let (md3, x) = from_str3(&description_in(&fmu3(name))).unwrap();
+        assert!(x.unsupported.is_empty() && x.skipped.is_empty(), "{name}: {x:?}");
+        let errors: Vec<String> =
+            validate(&md3).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        assert_eq!(md3.guid, md2.guid, "{name}: instantiationToken is the 2.0 GUID");
+        assert_eq!(md3.model_variables[0].name, "time");
+        assert_eq!(md3.model_variables.len(), md2.model_variables.len() + 1);
+        for (a, b) in md2.model_variables.iter().zip(&md3.model_variables[1..]) {
+            assert_eq!((&a.name, a.value_reference, a.causality), (&b.name, b.value_reference, b.causality), "{name}");
+            assert_eq!(a.kind, b.kind, "{name}: {}", a.name);
+        }
+        // ModelStructure: the same unknowns and dependencies (indices shift by one for `time`).
+        let shift = |u: &model_description::Unknown| {
+            (u.index - 1, u.dependencies.clone().map(|d| d.iter().map(|i| i - 1).collect::<Vec<_>>()))
+        };
+        let plain = |u: &model_description::Unknown| (u.index, u.dependencies.clone());
+        assert_eq!(
+            md3.model_structure.outputs.iter().map(shift).collect::<Vec<_>>(),
+            md2.model_structure.outputs.iter().map(plain).collect::<Vec<_>>(),
+            "{name}"
+        );
+        assert_eq!(md3.unit_definitions, md2.unit_definitions, "{name}");
+    }
+}
