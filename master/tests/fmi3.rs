@@ -139,12 +139,25 @@ fn crane_pub3_with_the_crane_as_fmi3_equals_the_all_fmi2_run_byte_for_byte() {
         ("", &["--stop-time", "1.5", "--extrapolation", "0"][..]),
         ("", &["--stop-time", "0.8", "--extrapolation", "0", "--algorithm", "gauss-seidel"][..]),
         ("", &["--stop-time", "0.6", "--extrapolation", "0", "--isolate"][..]),
+        // Multirate setting: the crane with its own step h = H/4 (`[instances.mech] step`).
+        ("", &["--stop-time", "0.6", "--extrapolation", "0", "--step", "4e-3"][..]),
     ]
     .into_iter()
     .enumerate()
     {
-        let all2 = mixed_crane(&dir.join(format!("v2-{k}")), &paths::fmu("multibody-crane"), settings);
-        let mixed = mixed_crane(&dir.join(format!("v3-{k}")), &fmu3("multibody-crane"), settings);
+        let multirate = flags.contains(&"4e-3");
+        let own_step = |p: PathBuf| {
+            if multirate {
+                let t = read(&p).replace("[instances.mech]\n", "[instances.mech]\nstep = 1e-3\n");
+                std::fs::write(&p, t).unwrap();
+            }
+            p
+        };
+        let all2 = own_step(mixed_crane(&dir.join(format!("v2-{k}")), &paths::fmu("multibody-crane"), settings));
+        let mixed = own_step(mixed_crane(&dir.join(format!("v3-{k}")), &fmu3("multibody-crane"), settings));
+        if multirate {
+            assert!(read(&mixed).contains("[instances.mech]\nstep = 1e-3"));
+        }
         assert!(read(&mixed).contains("fmu3/multibody-crane.fmu"));
         let (o2, _) = run("crane-v2", &all2, flags);
         let (o3, _) = run("crane-v3", &mixed, flags);
