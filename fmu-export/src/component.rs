@@ -44,6 +44,11 @@ pub trait Component: Send {
     fn fail(&mut self, function: &str, message: &str) -> Status;
     /// Notes that the model panicked inside `function`: the instance goes to the error state.
     fn poison(&mut self, function: &str, message: &str);
+    /// The instance's current time (start time before the first step, then the end of the last
+    /// successful step): FMI 3.0's independent variable `time`.
+    fn time(&self) -> f64 {
+        f64::NAN
+    }
     /// `fmi2GetDirectionalDerivative`: not provided by our models.
     fn directional_derivative(&mut self) -> Status {
         self.fail("fmi2GetDirectionalDerivative", "not provided (providesDirectionalDerivative=\"false\")")

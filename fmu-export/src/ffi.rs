@@ -16,10 +16,19 @@ use std::sync::Mutex;
 
 const SLOT_MAGIC: u64 = 0x4843_4f53_494d_3230; // "HCOSIM20"
 
-/// What an `fmi2Component` points to.
-struct Slot {
+/// What an `fmi2Component` (or `fmi3Instance`) points to.
+pub(crate) struct Slot {
     magic: u64,
-    inner: Box<dyn Component>,
+    pub(crate) inner: Box<dyn Component>,
+    /// What an FMI 3.0 instance needs beyond the 2.0 component (None for 2.0 instances).
+    pub(crate) v3: Option<crate::fmi3::Extra>,
+}
+
+/// Publishes a new instance: the pointer handed to the importer.
+pub(crate) fn register(inner: Box<dyn Component>, v3: Option<crate::fmi3::Extra>) -> *mut std::ffi::c_void {
+    let p = Box::into_raw(Box::new(Slot { magic: SLOT_MAGIC, inner, v3 }));
+    live(|s| s.insert(p as usize));
+    p.cast()
 }
 
 /// What an `fmi2FMUstate` points to.
@@ -64,7 +73,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A C string as `&str` (None for NULL or invalid UTF-8).
-unsafe fn text<'a>(p: *const c_char) -> Option<&'a str> {
+pub(crate) unsafe fn text<'a>(p: *const c_char) -> Option<&'a str> {
     if p.is_null() {
         return None;
     }
@@ -73,7 +82,7 @@ unsafe fn text<'a>(p: *const c_char) -> Option<&'a str> {
 }
 
 /// `n` elements at `p`; an empty slice for `n == 0` whatever `p` is; None for NULL with n > 0.
-unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
+pub(crate) unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
     if n == 0 {
         return Some(&[]);
     }
@@ -85,7 +94,7 @@ unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
 }
 
 /// As [`slice`], mutable.
-unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
+pub(crate) unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
     if n == 0 {
         return Some(&mut []);
     }
@@ -98,14 +107,20 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
 
 /// Runs `f` on the component behind `c`, catching panics. NULL or foreign pointers give
 /// fmi2Error (there is no logger to tell, as the instance is unknown).
-unsafe fn with(c: fmi2Component, function: &str, f: impl FnOnce(&mut dyn Component) -> Status) -> Status {
+pub(crate) unsafe fn with(c: fmi2Component, function: &str, f: impl FnOnce(&mut dyn Component) -> Status) -> Status {
+    // SAFETY: forwarded.
+    unsafe { with_slot(c, function, |slot| f(&mut *slot.inner)) }
+}
+
+/// As [`with`], with the whole slot (FMI 3.0 needs its extra data).
+pub(crate) unsafe fn with_slot(c: fmi2Component, function: &str, f: impl FnOnce(&mut Slot) -> Status) -> Status {
     // SAFETY: a non-null `c` was returned by our fmi2Instantiate and not yet freed (FMI 2.0
     // contract); the magic check rejects most other pointers handed in by mistake.
     let Some(slot) = (unsafe { (c as *mut Slot).as_mut() }) else { return Status::Error };
     if slot.magic != SLOT_MAGIC {
         return Status::Error;
     }
-    match catch_unwind(AssertUnwindSafe(|| f(&mut *slot.inner))) {
+    match catch_unwind(AssertUnwindSafe(|| f(&mut *slot))) {
         Ok(s) => s,
         Err(p) => {
             let msg = panic_text(&*p);
@@ -175,11 +190,7 @@ pub unsafe fn instantiate(
         // SAFETY: as above.
         let resources = unsafe { text(resource_location) }.unwrap_or("");
         match fmu.instantiate(resources, Logger::new(callbacks, name, logging_on != FMI2_FALSE)) {
-            Ok(inner) => {
-                let p = Box::into_raw(Box::new(Slot { magic: SLOT_MAGIC, inner }));
-                live(|s| s.insert(p as usize));
-                p.cast()
-            }
+            Ok(inner) => register(inner, None),
             Err(e) => fail(e.to_string()),
         }
     }));

@@ -1024,6 +1024,10 @@ impl<M: CoSimModel> Component for Instance<M> {
         self.error(function, message)
     }
 
+    fn time(&self) -> f64 {
+        self.time
+    }
+
     fn poison(&mut self, function: &str, message: &str) {
         self.state = State::Error;
         self.error(function, &format!("internal error (panic): {message}; the instance must be reset or freed"));

@@ -14,7 +14,9 @@
 //!   (`fmi2SetRealInputDerivatives`), output derivatives, FMU states and their serialization;
 //! - [`logger`]: the importer's logger with the categories of `fmi2SetDebugLogging`;
 //! - [`description`]: `modelDescription.xml` and the GUID, generated from the same table;
-//! - [`documentation`]: `documentation/index.html`, also from the table.
+//! - [`documentation`]: `documentation/index.html`, also from the table;
+//! - [`fmi3`] + [`export_fmi3!`]: the same models as FMI 3.0 Co-Simulation FMUs (the same
+//!   binary exports both APIs; `modelDescription.xml` 3.0 from the same description).
 //!
 //! ```
 //! use fmu_export::*;
@@ -67,6 +69,7 @@ pub mod description;
 pub mod documentation;
 pub mod factory;
 pub mod ffi;
+pub mod fmi3;
 pub mod grid;
 pub mod input;
 pub mod instance;

@@ -41,6 +41,9 @@ impl Category {
 /// Sends messages to the importer's logger callback.
 pub struct Logger {
     callbacks: Option<fmi2CallbackFunctions>,
+    /// The FMI 3.0 `fmi3LogMessageCallback` and its `instanceEnvironment`, for instances made
+    /// by `fmi3InstantiateCoSimulation` (then `callbacks` is None).
+    fmi3: Option<(crate::fmi3::LogMessageCallback, *mut std::ffi::c_void)>,
     instance_name: CString,
     enabled: u8,
     /// Messages sent, kept when no callback was given (tests read them).
@@ -59,11 +62,28 @@ impl Logger {
         let keep_history = callbacks.and_then(|c| c.logger).is_none();
         Self {
             callbacks,
+            fmi3: None,
             instance_name: CString::new(instance_name.replace('\0', " ")).unwrap_or_default(),
             enabled: if logging_on { 0b111 } else { 0 },
             history: Vec::new(),
             keep_history,
         }
+    }
+
+    /// A logger for an FMI 3.0 instance: messages go to `callback` (not a printf format, so
+    /// `%` is sent as is) with `environment`.
+    pub fn new_fmi3(
+        callback: Option<crate::fmi3::LogMessageCallback>,
+        environment: *mut std::ffi::c_void,
+        instance_name: &str,
+        logging_on: bool,
+    ) -> Self {
+        let mut log = Self::new(None, instance_name, logging_on);
+        if let Some(cb) = callback {
+            log.fmi3 = Some((cb, environment));
+            log.keep_history = false;
+        }
+        log
     }
 
     /// `fmi2SetDebugLogging`: with no categories, all of them follow `on`.
@@ -92,6 +112,15 @@ impl Logger {
             if self.history.len() > 1000 {
                 self.history.remove(0);
             }
+        }
+        if let Some((cb, env)) = self.fmi3 {
+            let (Ok(msg), Ok(cat)) = (CString::new(message.replace('\0', " ")), CString::new(category.name())) else {
+                return;
+            };
+            // SAFETY: `cb` is the importer's fmi3LogMessageCallback (non-variadic); the strings
+            // are valid NUL-terminated strings that outlive the call.
+            unsafe { cb(env, status, cat.as_ptr(), msg.as_ptr()) };
+            return;
         }
         let Some(cb) = self.callbacks else { return };
         let Some(logger) = cb.logger else { return };

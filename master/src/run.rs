@@ -29,7 +29,7 @@ impl Input {
     /// How it is read, for the line `cosim run` prints ("reading X as …").
     pub fn describe(self) -> &'static str {
         match self {
-            Self::Fmu => "an FMU (FMI 2.0 Co-Simulation)",
+            Self::Fmu => "an FMU (FMI 2.0 or 3.0 Co-Simulation)",
             Self::Ssp => "an SSP (System Structure and Parameterization)",
             Self::Toml => "a system file (TOML)",
         }
@@ -56,12 +56,12 @@ pub fn detect(path: &Path) -> Result<Input> {
         if names.contains(&"modelDescription.xml") {
             drop(names);
             // Named before "reading X as an FMU (FMI 2.0 Co-Simulation)" is announced.
-            if let Some(v) = fmi_version(&mut zip).filter(|v| v != "2.0") {
+            if let Some(v) = fmi_version(&mut zip).filter(|v| v != "2.0" && !v.starts_with("3.")) {
                 return Err(MasterError::Fmu {
                     path: path.to_path_buf(),
                     message: format!(
-                        "modelDescription.xml: fmiVersion=\"{v}\": an FMI {v} FMU, not FMI 2.0; only FMI 2.0 is supported \
-                         (cosim runs FMI 2.0 Co-Simulation FMUs)"
+                        "modelDescription.xml: fmiVersion=\"{v}\": an FMI {v} FMU; only FMI 2.0 and 3.0 are supported \
+                         (cosim runs FMI 2.0 and FMI 3.0 Co-Simulation FMUs)"
                     ),
                 });
             }

@@ -52,8 +52,7 @@ pub struct Single {
 /// and builds its system ([`from_description`]).
 pub fn builder(fmu: &Path, opts: &FmuOptions) -> Result<Single> {
     let listing = Archive::read_model_description(fmu)?;
-    let md = model_description::from_str(&listing.model_description)
-        .map_err(|e| MasterError::Fmu { path: fmu.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
+    let (md, _) = crate::fmu::instance::read_description(fmu, &listing.model_description)?;
     from_description(fmu, &md, opts)
 }
 
@@ -87,7 +86,7 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         let me = if md.model_exchange.is_some() { " (it is a Model Exchange FMU)" } else { "" };
         return Err(MasterError::Fmu {
             path: fmu.to_path_buf(),
-            message: format!("no <CoSimulation> interface{me}: cosim runs FMI 2.0 Co-Simulation FMUs"),
+            message: format!("no <CoSimulation> interface{me}: cosim runs FMI 2.0 and 3.0 Co-Simulation FMUs"),
         });
     };
     let id = cs.model_identifier.as_str();

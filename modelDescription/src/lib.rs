@@ -2,7 +2,8 @@
 //! our master.
 //!
 //! - [`model`]: the data model (every element of `fmi2ModelDescription.xsd` we use).
-//! - [`write`](mod@write): deterministic XML writer ([`to_xml`]).
+//! - [`write`](mod@write): deterministic XML writer ([`to_xml`]); [`write3`] writes the same
+//!   description as FMI 3.0 ([`to_xml3`]).
 //! - [`read`]: tolerant reader ([`from_str`]): unknown attributes and vendor extensions are
 //!   accepted, genuine errors carry line and column.
 //! - [`validate`](mod@validate): the semantic rules of the standard ([`validate()`]), as a list
@@ -31,8 +32,22 @@ pub mod model;
 pub mod read;
 pub mod validate;
 pub mod write;
+pub mod write3;
 
 pub use model::*;
+pub use read::read3::{from_str3, ArrayElement, Fmi3, ARRAY_ELEMENT_VR_BASE};
 pub use read::{from_str, ReadError};
 pub use validate::{validate, Problem, Severity};
 pub use write::to_xml;
+pub use write3::{time_value_reference, to_xml3, Type3};
+
+/// Reads an FMI 2.0 or FMI 3.0 `modelDescription.xml` into the one data model (for 3.0 the
+/// [`Fmi3`] extras are dropped; use [`from_str3`] for them).
+pub fn from_str_any(xml: &str) -> Result<ModelDescription, ReadError> {
+    match from_str(xml) {
+        Err(ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+            from_str3(xml).map(|(md, _)| md)
+        }
+        r => r,
+    }
+}

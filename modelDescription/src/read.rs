@@ -17,6 +17,9 @@ use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
+#[path = "read3.rs"]
+pub mod read3;
+
 /// Why a `modelDescription.xml` could not be read. Every variant carries the 1-based `line` and
 /// `column` (counted in characters) where the problem was found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

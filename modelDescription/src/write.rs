@@ -126,7 +126,7 @@ fn write_co_simulation(w: &mut Out, cs: &CoSimulation) {
     w.close("CoSimulation");
 }
 
-fn write_unit(w: &mut Out, unit: &Unit) {
+pub(crate) fn write_unit(w: &mut Out, unit: &Unit) {
     let attrs = Attrs::new().s("name", &unit.name);
     if unit.base_unit.is_none() && unit.display_units.is_empty() {
         w.empty("Unit", &attrs);
@@ -280,7 +280,7 @@ fn write_unknowns(w: &mut Out, element: &str, unknowns: &[Unknown]) {
     w.close(element);
 }
 
-fn join(items: impl Iterator<Item = String>) -> String {
+pub(crate) fn join(items: impl Iterator<Item = String>) -> String {
     items.collect::<Vec<_>>().join(" ")
 }
 
@@ -313,56 +313,56 @@ fn escape_attr(s: &str) -> String {
 
 /// An ordered attribute list; the builder methods skip absent values.
 #[derive(Default)]
-struct Attrs(Vec<(&'static str, String)>);
+pub(crate) struct Attrs(Vec<(&'static str, String)>);
 
 impl Attrs {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// A required string.
-    fn s(mut self, name: &'static str, value: &str) -> Self {
+    pub(crate) fn s(mut self, name: &'static str, value: &str) -> Self {
         self.0.push((name, value.to_owned()));
         self
     }
 
     /// An optional string.
-    fn o(self, name: &'static str, value: Option<&str>) -> Self {
+    pub(crate) fn o(self, name: &'static str, value: Option<&str>) -> Self {
         match value {
             Some(v) => self.s(name, v),
             None => self,
         }
     }
 
-    fn u(self, name: &'static str, value: Option<u32>) -> Self {
+    pub(crate) fn u(self, name: &'static str, value: Option<u32>) -> Self {
         let v = value.map(|v| v.to_string());
         self.o(name, v.as_deref())
     }
 
-    fn i(self, name: &'static str, value: Option<i32>) -> Self {
+    pub(crate) fn i(self, name: &'static str, value: Option<i32>) -> Self {
         let v = value.map(|v| v.to_string());
         self.o(name, v.as_deref())
     }
 
-    fn f(self, name: &'static str, value: Option<f64>) -> Self {
+    pub(crate) fn f(self, name: &'static str, value: Option<f64>) -> Self {
         let v = value.map(format_f64);
         self.o(name, v.as_deref())
     }
 
-    fn b(self, name: &'static str, value: Option<bool>) -> Self {
+    pub(crate) fn b(self, name: &'static str, value: Option<bool>) -> Self {
         self.o(name, value.map(|b| if b { "true" } else { "false" }))
     }
 
     /// A boolean flag written only when true (its schema default is false).
-    fn t(self, name: &'static str, value: bool) -> Self {
+    pub(crate) fn t(self, name: &'static str, value: bool) -> Self {
         self.o(name, value.then_some("true"))
     }
 }
 
 /// The output buffer with the current indentation depth.
 #[derive(Default)]
-struct Out {
-    buf: String,
+pub(crate) struct Out {
+    pub(crate) buf: String,
     depth: usize,
 }
 
@@ -386,18 +386,18 @@ impl Out {
         }
     }
 
-    fn open(&mut self, name: &str, attrs: &Attrs) {
+    pub(crate) fn open(&mut self, name: &str, attrs: &Attrs) {
         self.tag(name, attrs);
         self.buf.push_str(">\n");
         self.depth += 1;
     }
 
-    fn empty(&mut self, name: &str, attrs: &Attrs) {
+    pub(crate) fn empty(&mut self, name: &str, attrs: &Attrs) {
         self.tag(name, attrs);
         self.buf.push_str("/>\n");
     }
 
-    fn close(&mut self, name: &str) {
+    pub(crate) fn close(&mut self, name: &str) {
         self.depth = self.depth.saturating_sub(1);
         self.indent();
         self.buf.push_str("</");
@@ -415,7 +415,7 @@ impl Out {
         self.buf.push_str(">\n");
     }
 
-    fn comment(&mut self, text: &str) {
+    pub(crate) fn comment(&mut self, text: &str) {
         self.indent();
         self.buf.push_str("<!-- ");
         self.buf.push_str(text);

@@ -44,3 +44,9 @@ pub fn python() -> PathBuf {
     assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
     p
 }
+
+/// `target/fmu3` (or `$FMU3_DIR`), where `cargo xtask fmus` writes the FMI 3.0 FMUs (the same
+/// file names as in [`fmu_dir`]).
+pub fn fmu3_dir() -> PathBuf {
+    std::env::var_os("FMU3_DIR").map(PathBuf::from).unwrap_or_else(|| fmu_dir().with_file_name("fmu3"))
+}

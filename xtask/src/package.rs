@@ -1,4 +1,6 @@
-//! `cargo xtask fmus`: release cdylibs → `target/fmu/<name>.fmu`.
+//! `cargo xtask fmus`: release cdylibs → `target/fmu/<name>.fmu` (FMI 2.0) and
+//! `target/fmu3/<name>.fmu` (FMI 3.0: the same binary, which exports both APIs, under
+//! `binaries/x86_64-linux/`, and the 3.0 `modelDescription.xml` of the same variable table).
 
 use anyhow::{bail, Context, Result};
 use fmu_export::Fmu;
@@ -28,6 +30,8 @@ fn libraries() -> Vec<Library> {
 pub fn fmus() -> Result<Vec<PathBuf>> {
     let out_dir = crate::target_dir().join("fmu");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let out_dir3 = crate::target_dir().join("fmu3");
+    std::fs::create_dir_all(&out_dir3).with_context(|| format!("creating {}", out_dir3.display()))?;
     let libs = libraries();
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(crate::root()).args(["build", "--release", "--lib"]);
@@ -45,17 +49,21 @@ pub fn fmus() -> Result<Vec<PathBuf>> {
         let binary = std::fs::read(&so).with_context(|| format!("reading {}", so.display()))?;
         for fmu in l.fmus {
             let path = out_dir.join(format!("{}.fmu", fmu.info().fmu_name));
-            write_fmu(*fmu, &binary, &path)?;
+            let d = fmu.description().map_err(|e| anyhow::anyhow!("{e}"))?;
+            write_fmu(*fmu, &d.xml, "linux64", &binary, &path)?;
             eprintln!("wrote {}", path.display());
             written.push(path);
+            let path3 = out_dir3.join(format!("{}.fmu", fmu.info().fmu_name));
+            let xml3 = fmu_export::fmi3::description3(*fmu).map_err(|e| anyhow::anyhow!("{e}"))?;
+            write_fmu(*fmu, &xml3, "x86_64-linux", &binary, &path3)?;
+            eprintln!("wrote {}", path3.display());
         }
     }
     Ok(written)
 }
 
-fn write_fmu(fmu: &dyn Fmu, binary: &[u8], path: &Path) -> Result<()> {
+fn write_fmu(fmu: &dyn Fmu, xml: &str, platform: &str, binary: &[u8], path: &Path) -> Result<()> {
     let info = fmu.info();
-    let d = fmu.description().map_err(|e| anyhow::anyhow!("{e}"))?;
     let doc = fmu.documentation().map_err(|e| anyhow::anyhow!("{e}"))?;
     // Write to a temporary file and rename, so a failed build never leaves a broken FMU.
     let tmp = path.with_extension("fmu.partial");
@@ -66,8 +74,8 @@ fn write_fmu(fmu: &dyn Fmu, binary: &[u8], path: &Path) -> Result<()> {
         .last_modified_time(zip::DateTime::default())
         .unix_permissions(0o644);
     let entries: [(String, &[u8]); 3] = [
-        ("modelDescription.xml".into(), d.xml.as_bytes()),
-        (format!("binaries/linux64/{}.so", info.model_identifier), binary),
+        ("modelDescription.xml".into(), xml.as_bytes()),
+        (format!("binaries/{platform}/{}.so", info.model_identifier), binary),
         ("documentation/index.html".into(), doc.as_bytes()),
     ];
     for (name, bytes) in entries {

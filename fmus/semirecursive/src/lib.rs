@@ -3,3 +3,4 @@
 //! the GUID. `cargo xtask fmus` packages it as `binaries/linux64/<modelIdentifier>.so` of each FMU.
 
 fmu_export::export_fmi2!(semirecursive::FMUS);
+fmu_export::export_fmi3!(semirecursive::FMUS);

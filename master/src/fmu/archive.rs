@@ -269,7 +269,8 @@ impl Archive {
             .take(MAX_UNCOMPRESSED_BYTES)
             .read_to_end(&mut bytes)
             .map_err(|e| format!("{so} cannot be decompressed: {e}"))?;
-        super::elf::check_fmi_library(&bytes).map_err(|why| format!("{so} {why}"))
+        super::elf::check_fmi_library(&bytes, so.starts_with("binaries/x86_64-linux/"))
+            .map_err(|why| format!("{so} {why}"))
     }
 
     /// The host told of the folder (the workers of isolated instances take it from here).

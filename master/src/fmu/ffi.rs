@@ -17,6 +17,9 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+#[path = "ffi3.rs"]
+pub(crate) mod v3;
+
 /// `fmi2OK`.
 pub(crate) const OK: c_int = 0;
 /// `fmi2Warning`.
@@ -178,6 +181,8 @@ pub(crate) const REQUIRED_SYMBOLS: [&str; 32] = [
 /// [`Instance`] holds an `Arc` of it.
 pub(crate) struct Binary {
     api: Api,
+    /// An FMI 3.0 binary: its `fmi3*` functions, behind the adapters in `api` (see `ffi3.rs`).
+    v3: Option<v3::V3>,
     // Declared after `api`: the function pointers are never used after the library is closed.
     _lib: libloading::os::unix::Library,
 }
@@ -247,7 +252,18 @@ impl Binary {
             get_boolean_status: optional!("fmi2GetBooleanStatus"),
             get_string_status: sym!("fmi2GetStringStatus"),
         };
-        Ok(Self { api, _lib: lib })
+        Ok(Self { api, v3: None, _lib: lib })
+    }
+
+    /// As [`Binary::load`] for an FMI 3.0 binary: resolves every `fmi3*` function the master
+    /// calls; `types` gives the 3.0 type of each value reference.
+    pub(crate) fn load3(so: &Path, types: v3::Types3) -> Result<Self, String> {
+        use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+        // SAFETY: as in `load`.
+        let lib =
+            unsafe { Library::open(Some(so), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+        let (api, v3) = v3::load(&lib, types)?;
+        Ok(Self { api, v3: Some(v3), _lib: lib })
     }
 
     /// `fmi2GetTypesPlatform()` ("default" for every standard binary).
@@ -275,8 +291,11 @@ impl Binary {
         missing
     }
 
-    /// `fmi2GetVersion()` ("2.0").
+    /// `fmi2GetVersion()` ("2.0"), or `fmi3GetVersion()` of a 3.0 binary.
     pub(crate) fn version(&self) -> String {
+        if let Some(v3) = &self.v3 {
+            return v3::binary_version(v3);
+        }
         // SAFETY: as in `types_platform`.
         unsafe { text((self.api.get_version)()) }
     }
@@ -348,7 +367,7 @@ impl InstanceEnv {
 /// `env` is NULL or the `InstanceEnv` of a live instance; the strings are NULL or
 /// NUL-terminated (the C shim passes the FMU's `instanceName` and `category` and its own
 /// buffer).
-unsafe extern "C" fn log_sink(
+pub(crate) unsafe extern "C" fn log_sink(
     env: *mut c_void,
     _instance_name: *const c_char,
     status: c_int,
@@ -430,6 +449,21 @@ impl Instance {
         // fmi2FreeInstance in Drop). Only shared access to the allocation happens from now on.
         let component = unsafe {
             let e = &*env_ptr;
+            if let Some(v3) = &binary.v3 {
+                // SAFETY: as above; the V3 lives in the Arc'd Binary, which outlives the component.
+                return Self::finish(
+                    v3::instantiate(
+                        v3,
+                        e.c_name.as_ptr(),
+                        e.c_guid.as_ptr(),
+                        e.c_resources.as_ptr(),
+                        env_ptr.cast(),
+                        logging_on,
+                    ),
+                    env,
+                    binary,
+                );
+            }
             (binary.api.instantiate)(
                 e.c_name.as_ptr(),
                 FMI2_CO_SIMULATION,
@@ -440,6 +474,12 @@ impl Instance {
                 c_int::from(logging_on),
             )
         };
+        Self::finish(component, env, binary)
+    }
+
+    /// The instance of `component`, or the error of a NULL one (the environment is freed).
+    fn finish(component: Component, env: NonNull<InstanceEnv>, binary: &Arc<Binary>) -> Result<Self, InstantiateError> {
+        let env_ptr = env.as_ptr();
         match NonNull::new(component) {
             Some(component) => Ok(Self { component, env, binary: Arc::clone(binary), saved: std::ptr::null_mut() }),
             None => {

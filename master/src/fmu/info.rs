@@ -17,7 +17,7 @@ use std::path::Path;
 /// unreadable descriptions (including FMI 1.0 / 3.0) are errors.
 pub fn info(path: &Path) -> Result<String> {
     let listing = Archive::read_model_description(path)?;
-    let md = model_description::from_str(&listing.model_description)
+    let md = model_description::from_str_any(&listing.model_description)
         .map_err(|e| MasterError::Fmu { path: path.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
     Ok(report(path, &md, &listing.entries))
 }
@@ -63,7 +63,8 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
     field("Binaries", &if binaries.is_empty() { "none".to_owned() } else { binaries.join(", ") });
     match &md.co_simulation {
         Some(cs) => {
-            let so = format!("binaries/linux64/{}.so", cs.model_identifier);
+            let platform = if md.fmi_version.starts_with("3.") { "x86_64-linux" } else { "linux64" };
+            let so = format!("binaries/{platform}/{}.so", cs.model_identifier);
             let runnable = match Archive::check_runnable(path, &so) {
                 Ok(()) => format!("yes ({so})"),
                 Err(why) => format!("no: {why}"),

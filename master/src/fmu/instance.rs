@@ -50,6 +50,61 @@ impl std::fmt::Debug for Fmu2 {
     }
 }
 
+/// Reads an FMU's `modelDescription.xml`, FMI 2.0 or 3.0 (with the 3.0 extras); an FMI 3.0
+/// description that uses what cosim does not support (clocks, scheduled execution, structural
+/// parameters) is refused here, naming each feature and its line.
+pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
+    let (md, fmi3) = match model_description::from_str(xml) {
+        Ok(md) => (md, None),
+        Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+            let (md, x) = model_description::from_str3(xml)
+                .map_err(|e| fmu_error(path, format!("modelDescription.xml (FMI 3.0): {e}")))?;
+            (md, Some(x))
+        }
+        Err(e) => return Err(fmu_error(path, format!("modelDescription.xml: {e}"))),
+    };
+    if let Some(x) = &fmi3 {
+        if !x.unsupported.is_empty() {
+            return Err(fmu_error(
+                path,
+                format!(
+                    "modelDescription.xml: this FMI 3.0 FMU uses what cosim does not support (it runs FMI 3.0 \
+                     Co-Simulation without event mode, clocks or scheduled execution):\n  {}",
+                    x.unsupported.join("\n  ")
+                ),
+            ));
+        }
+    }
+    Ok((md, fmi3))
+}
+
+/// The 3.0 types of a description's scalars and array elements, and the start values of its
+/// Float64 arrays (for the adapters of `ffi3.rs`).
+fn types3(md: &ModelDescription, x: &model_description::Fmi3) -> ffi::v3::Types3 {
+    let mut t = ffi::v3::Types3 { types: HashMap::new(), elements: HashMap::new(), starts: HashMap::new() };
+    for (v, ty) in md.model_variables.iter().zip(&x.types) {
+        match x.elements.iter().find(|el| el.vr == v.value_reference) {
+            Some(el) => {
+                t.elements.insert(el.vr, (*el, *ty));
+                if *ty == model_description::Type3::Float64 {
+                    let start = match v.kind {
+                        model_description::VariableKind::Real { start, .. } => start.unwrap_or(0.0),
+                        _ => 0.0,
+                    };
+                    let values = t.starts.entry(el.array_vr).or_insert_with(|| vec![0.0; el.len]);
+                    if let Some(s) = values.get_mut(el.index) {
+                        *s = start;
+                    }
+                }
+            }
+            None => {
+                t.types.insert(v.value_reference, *ty);
+            }
+        }
+    }
+    t
+}
+
 fn fmu_error(path: &Path, message: String) -> MasterError {
     MasterError::Fmu { path: path.to_path_buf(), message }
 }
@@ -80,13 +135,12 @@ impl Fmu2 {
 
     fn from_archive(path: &Path, archive: Archive) -> Result<Arc<Self>> {
         let xml = archive.model_description()?;
-        let md =
-            model_description::from_str(&xml).map_err(|e| fmu_error(path, format!("modelDescription.xml: {e}")))?;
-        if md.fmi_version != "2.0" {
+        let (md, fmi3) = read_description(path, &xml)?;
+        if md.fmi_version != "2.0" && fmi3.is_none() {
             return Err(fmu_error(
                 path,
                 format!(
-                    "modelDescription.xml: fmiVersion=\"{}\": this is not an FMI 2.0 FMU, only FMI 2.0 is supported",
+                    "modelDescription.xml: fmiVersion=\"{}\": this is not an FMI 2.0 or 3.0 FMU, only FMI 2.0 and 3.0 are supported",
                     md.fmi_version
                 ),
             ));
@@ -111,7 +165,8 @@ impl Fmu2 {
                 format!("modelDescription.xml: modelIdentifier \"{}\" is not a valid file name", id.escape_debug()),
             ));
         }
-        let so_rel = format!("binaries/linux64/{id}.so");
+        let platform_dir = if fmi3.is_some() { "x86_64-linux" } else { "linux64" };
+        let so_rel = format!("binaries/{platform_dir}/{id}.so");
         let so = archive.dir().join(&so_rel);
         if !so.is_file() {
             let present = archive.binaries();
@@ -127,7 +182,21 @@ impl Fmu2 {
                 ),
             ));
         }
-        let binary = ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+        let binary = match &fmi3 {
+            Some(x) => {
+                let types = types3(&md, x);
+                let binary = ffi::Binary::load3(&so, types).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+                let version = binary.version();
+                if !version.starts_with("3.") {
+                    return Err(fmu_error(
+                        path,
+                        format!("{so_rel}: fmi3GetVersion() returned \"{version}\", not \"3.0\": the binary is not an FMI 3.0 binary"),
+                    ));
+                }
+                return Ok(Self::assemble(path, archive, md, cs, binary));
+            }
+            None => ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?,
+        };
         let platform = binary.types_platform();
         if platform != "default" {
             return Err(fmu_error(
@@ -148,11 +217,21 @@ impl Fmu2 {
                 ),
             ));
         }
+        Ok(Self::assemble(path, archive, md, cs, binary))
+    }
+
+    fn assemble(
+        path: &Path,
+        archive: Archive,
+        md: ModelDescription,
+        cs: CoSimulation,
+        binary: ffi::Binary,
+    ) -> Arc<Self> {
         let mut by_name = HashMap::with_capacity(md.model_variables.len());
         for (i, v) in md.model_variables.iter().enumerate() {
             by_name.entry(v.name.clone()).or_insert(i);
         }
-        Ok(Arc::new(Self {
+        Arc::new(Self {
             binary: Arc::new(binary),
             by_name,
             path: path.to_path_buf(),
@@ -161,7 +240,7 @@ impl Fmu2 {
             md,
             cs,
             archive,
-        }))
+        })
     }
 
     /// Instantiates the FMU as a Co-Simulation slave named `name`, with the description's GUID.

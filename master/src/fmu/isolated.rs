@@ -728,7 +728,7 @@ impl IsolatedSlave {
         let fmu = archive.source();
         let fmu_err = |message: String| MasterError::Fmu { path: fmu.to_path_buf(), message };
         let xml = archive.model_description()?;
-        let md = model_description::from_str(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
+        let md = model_description::from_str_any(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
         drop(xml);
         let channel =
             shm::Channel::create().map_err(|e| fmu_err(format!("cannot create the worker's shared memory: {e}")))?;

@@ -1,0 +1,195 @@
+/* A small FMI 3.0 Co-Simulation FMU for the master's tests (master/tests/fmi3_cfmu.rs), built
+ * at test time with the system's cc. Types and signatures as in fmi3FunctionTypes.h (FMI 3.0).
+ *
+ * Value references: 0 time, 1 u (Float64 input), 2 x (Float64 output, x' = u, explicit Euler),
+ * 3 count (Int64 output: completed doSteps), 4 big (UInt64 parameter, start 5e9), 5 label
+ * (String parameter), 6 small (Int8 parameter), 7 xf (Float32 output = (float)x), 8 positive
+ * (Boolean output: x > 0.5), 9 early_allowed (Boolean output: earlyReturnAllowed of the
+ * instantiation), 10 term_at (Float64 parameter: terminateSimulation at this time, if >= 0),
+ * 11 blob (Binary parameter), 12 arr (Float64[3] output: (j + 1) x), 13 ain (Float64[2] input,
+ * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1).
+ * -DALWAYS_EARLY: every step returns early at its midpoint, allowed or not.
+ * -DEVENT_AT=k: step k sets eventHandlingNeeded. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+typedef int S; /* fmi3Status */
+enum { OK, WARNING, DISCARD, ERROR, FATAL };
+typedef void (*Log)(void *env, S status, const char *category, const char *message);
+
+typedef struct {
+    double time, u, x, term_at, ain[2];
+    int64_t count;
+    uint64_t big;
+    int8_t small;
+    char label[64];
+    bool early_allowed, terminated;
+} State;
+
+typedef struct {
+    State s;
+    void *env;
+    Log log;
+} Inst;
+
+static void say(Inst *c, S st, const char *m) { if (c->log) c->log(c->env, st, "logStatusError", m); }
+
+EXPORT const char *fmi3GetVersion(void) { return "3.0"; }
+EXPORT S fmi3SetDebugLogging(void *c, bool on, size_t n, const char *const cats[]) { return OK; }
+EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, const char *res, bool visible,
+    bool logging, bool event_mode_used, bool early_return_allowed, const unsigned *req, size_t nreq, void *env,
+    Log log, void *update) {
+    if (strcmp(token, "{cfmu3}") != 0 || event_mode_used) return NULL;
+    Inst *c = calloc(1, sizeof(Inst));
+    c->env = env; c->log = log;
+    c->s.big = 5000000000ULL; c->s.term_at = -1; c->s.small = 1;
+    strcpy(c->s.label, "start");
+    c->s.ain[0] = 0.5; c->s.ain[1] = 1.5;
+    c->s.early_allowed = early_return_allowed;
+    return c;
+}
+EXPORT void *fmi3InstantiateModelExchange(void) { return NULL; }
+EXPORT void *fmi3InstantiateScheduledExecution(void) { return NULL; }
+EXPORT void fmi3FreeInstance(void *c) { free(c); }
+EXPORT S fmi3EnterInitializationMode(void *p, bool td, double tol, double start, bool sd, double stop) {
+    ((Inst *)p)->s.time = start; return OK;
+}
+EXPORT S fmi3ExitInitializationMode(void *c) { return OK; }
+EXPORT S fmi3Terminate(void *c) { return OK; }
+EXPORT S fmi3Reset(void *p) { Inst *c = p; bool e = c->s.early_allowed; memset(&c->s, 0, sizeof(State));
+    c->s.big = 5000000000ULL; c->s.term_at = -1; c->s.small = 1; strcpy(c->s.label, "start"); c->s.early_allowed = e; return OK; }
+
+#define CHECK(cond) if (!(cond)) { say(c, ERROR, "wrong value reference or type"); return ERROR; }
+EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size_t nv) {
+    Inst *c = p; size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (vr[i]) {
+        case 0: v[k++] = c->s.time; break;
+        case 1: v[k++] = c->s.u; break;
+        case 2: v[k++] = c->s.x; break;
+        case 10: v[k++] = c->s.term_at; break;
+        case 12: for (int j = 0; j < 3; j++) v[k++] = (j + 1) * c->s.x; break;
+        case 13: v[k++] = c->s.ain[0]; v[k++] = c->s.ain[1]; break;
+        default: CHECK(0);
+        }
+    }
+    CHECK(k == nv);
+    return OK;
+}
+EXPORT S fmi3SetFloat64(void *p, const unsigned vr[], size_t n, const double v[], size_t nv) {
+    Inst *c = p;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 1) c->s.u = v[k++]; else if (vr[i] == 10) c->s.term_at = v[k++];
+        else if (vr[i] == 13) { c->s.ain[0] = v[k++]; c->s.ain[1] = v[k++]; } else CHECK(0);
+    }
+    CHECK(k == nv);
+    return OK;
+}
+EXPORT S fmi3GetFloat32(void *p, const unsigned vr[], size_t n, float v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 7); v[i] = (float)c->s.x; }
+    return OK;
+}
+EXPORT S fmi3SetFloat32(void *p, const unsigned vr[], size_t n, const float v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+EXPORT S fmi3GetInt64(void *p, const unsigned vr[], size_t n, int64_t v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 3); v[i] = c->s.count; }
+    return OK;
+}
+EXPORT S fmi3SetInt64(void *p, const unsigned vr[], size_t n, const int64_t v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+EXPORT S fmi3GetUInt64(void *p, const unsigned vr[], size_t n, uint64_t v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 4); v[i] = c->s.big; }
+    return OK;
+}
+EXPORT S fmi3SetUInt64(void *p, const unsigned vr[], size_t n, const uint64_t v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 4); c->s.big = v[i]; }
+    return OK;
+}
+EXPORT S fmi3GetInt8(void *p, const unsigned vr[], size_t n, int8_t v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 6); v[i] = c->s.small; }
+    return OK;
+}
+EXPORT S fmi3SetInt8(void *p, const unsigned vr[], size_t n, const int8_t v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 6); c->s.small = v[i]; }
+    return OK;
+}
+#define NONE(T, name) \
+    EXPORT S fmi3Get##name(void *p, const unsigned vr[], size_t n, T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; } \
+    EXPORT S fmi3Set##name(void *p, const unsigned vr[], size_t n, const T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+NONE(uint8_t, UInt8)
+NONE(int16_t, Int16)
+NONE(uint16_t, UInt16)
+NONE(int32_t, Int32)
+NONE(uint32_t, UInt32)
+EXPORT S fmi3GetBoolean(void *p, const unsigned vr[], size_t n, bool v[], size_t nv) {
+    Inst *c = p; size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 8) v[k++] = c->s.x > 0.5; else if (vr[i] == 9) v[k++] = c->s.early_allowed;
+        else if (vr[i] == 14) { v[k++] = c->s.x > 0; v[k++] = c->s.x > 1; } else CHECK(0);
+    }
+    CHECK(k == nv);
+    return OK;
+}
+EXPORT S fmi3SetBoolean(void *p, const unsigned vr[], size_t n, const bool v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+EXPORT S fmi3GetString(void *p, const unsigned vr[], size_t n, const char *v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 5); v[i] = c->s.label; }
+    return OK;
+}
+EXPORT S fmi3SetString(void *p, const unsigned vr[], size_t n, const char *const v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 5 && strlen(v[i]) < 63); strcpy(c->s.label, v[i]); }
+    return OK;
+}
+EXPORT S fmi3GetBinary(void *p, const unsigned vr[], size_t n, size_t sz[], const uint8_t *v[], size_t nv) { return ERROR; }
+EXPORT S fmi3SetBinary(void *p, const unsigned vr[], size_t n, const size_t sz[], const uint8_t *const v[], size_t nv) { return ERROR; }
+
+EXPORT S fmi3GetFMUState(void *p, void **state) {
+    Inst *c = p;
+    if (!*state) *state = malloc(sizeof(State));
+    memcpy(*state, &c->s, sizeof(State));
+    return OK;
+}
+EXPORT S fmi3SetFMUState(void *p, void *state) { memcpy(&((Inst *)p)->s, state, sizeof(State)); return OK; }
+EXPORT S fmi3FreeFMUState(void *p, void **state) { free(*state); *state = NULL; return OK; }
+EXPORT S fmi3SerializedFMUStateSize(void *p, void *state, size_t *size) { *size = sizeof(State); return OK; }
+EXPORT S fmi3SerializeFMUState(void *p, void *state, uint8_t b[], size_t size) { memcpy(b, state, sizeof(State)); return OK; }
+EXPORT S fmi3DeserializeFMUState(void *p, const uint8_t b[], size_t size, void **state) {
+    if (size != sizeof(State)) return ERROR;
+    if (!*state) *state = malloc(sizeof(State));
+    memcpy(*state, b, size);
+    return OK;
+}
+EXPORT S fmi3GetOutputDerivatives(void *p, const unsigned vr[], size_t n, const int32_t o[], double v[], size_t nv) { return ERROR; }
+
+EXPORT S fmi3DoStep(void *p, double t, double h, bool nsp, bool *event, bool *terminate, bool *early, double *last) {
+    Inst *c = p;
+    *event = false; *terminate = false; *early = false;
+#ifdef ALWAYS_EARLY
+    c->s.x += 0.5 * h * c->s.u; c->s.time = t + 0.5 * h; *early = true; *last = c->s.time; return OK;
+#endif
+    if (c->s.term_at >= 0 && t + h >= c->s.term_at - 1e-12) {
+        double dt = c->s.term_at - t;
+        c->s.x += dt * c->s.u; c->s.time = c->s.term_at; c->s.count++;
+        *terminate = true; *last = c->s.term_at;
+        say(c, OK, "terminating");
+        return OK;
+    }
+    c->s.x += h * (c->s.u + c->s.ain[0] - 0.5);
+    c->s.time = t + h;
+    c->s.count++;
+#ifdef EVENT_AT
+    if (c->s.count == EVENT_AT) *event = true;
+#endif
+    *last = c->s.time;
+    return OK;
+}

@@ -1,0 +1,608 @@
+//! FMI 3.0 `modelDescription.xml` → the same [`ModelDescription`] data model, plus what 3.0
+//! adds ([`Fmi3`]): the 3.0 type of every variable and the features an importer must know of
+//! before it instantiates (clocks, event mode, scheduled execution, arrays).
+//!
+//! Mapping: `Float64`/`Float32` → `Real`; `Int8`…`UInt64` → `Integer` (values travel through
+//! the 3.0 function of the variable's type; bounds and start outside the 32-bit range are left
+//! out); `Boolean`, `String` (`<Start value>`), `Enumeration` as in 2.0; `<…Type>` type
+//! definitions likewise; `instantiationToken` → `guid`; `ModelStructure` value references →
+//! 1-based indices. `Binary` and `Clock` variables and array variables are not in
+//! `model_variables`: they are listed in [`Fmi3::unsupported`] (Clock) or
+//! [`Fmi3::skipped`] (Binary, arrays), each with its line. The same line-and-column errors as the
+//! 2.0 reader.
+
+use super::*;
+
+/// What a 3.0 description adds to the [`ModelDescription`] it is read into.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Fmi3 {
+    /// The 3.0 type of each variable of `model_variables`, in the same order.
+    pub types: Vec<crate::Type3>,
+    /// `<CoSimulation hasEventMode>`.
+    pub has_event_mode: bool,
+    /// `<CoSimulation mightReturnEarlyFromDoStep>`.
+    pub might_return_early: bool,
+    /// `<CoSimulation providesIntermediateUpdate>`.
+    pub provides_intermediate_update: bool,
+    /// Features an importer without event mode and clocks cannot run, one line each, naming the
+    /// feature and where it is (`clocks: <Clock name="tick"> (line 12)`…).
+    pub unsupported: Vec<String>,
+    /// Variables read but left out of `model_variables` (Binary; arrays of String or Binary or
+    /// sized by a structural parameter), one line each.
+    pub skipped: Vec<String>,
+    /// The elements of fixed-size arrays, each a scalar `name[i]` (`name[i,j]`…, 1-based,
+    /// row-major) in `model_variables` with a value reference of its own (from
+    /// [`ARRAY_ELEMENT_VR_BASE`] on): which array and which element it is.
+    pub elements: Vec<ArrayElement>,
+}
+
+/// The value references given to array elements start here (FMUs use small references).
+pub const ARRAY_ELEMENT_VR_BASE: u32 = 0x8000_0000;
+
+/// One element of an array variable, addressed by the master as a scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayElement {
+    /// The element's own value reference (in `model_variables`).
+    pub vr: u32,
+    /// The array's value reference in the FMU.
+    pub array_vr: u32,
+    /// Position in the serialized (row-major) array.
+    pub index: usize,
+    /// Number of elements of the array.
+    pub len: usize,
+}
+
+/// Reads an FMI 3.0 `modelDescription.xml` (`fmiVersion` 3.x).
+pub fn from_str3(xml: &str) -> Result<(ModelDescription, Fmi3), ReadError> {
+    let src = xml.strip_prefix('\u{feff}').unwrap_or(xml);
+    let mut p = Parser::new(src);
+    let root = match p.next()? {
+        Ev::Elem(e) => e,
+        Ev::End(at) => return Err(p.xml_error_at(at, "end tag without a start tag".into())),
+        Ev::Eof => return Err(p.xml_error_at(src.len(), "no root element".into())),
+    };
+    let out = p.model_description3(root)?;
+    match p.next()? {
+        Ev::Elem(e) => {
+            Err(p.xml_error_at_pos(e.pos, format!("element <{}> after the end of the root element", e.name)))
+        }
+        Ev::End(at) => Err(p.xml_error_at(at, "end tag without a start tag".into())),
+        Ev::Eof => Ok(out),
+    }
+}
+
+fn parse_kind3(s: &str) -> Option<DependencyKind> {
+    // 3.0 adds `independent` (the unknown does not depend on the known): taken as `dependent`,
+    // the conservative reading for loop detection.
+    if s == "independent" {
+        return Some(DependencyKind::Dependent);
+    }
+    parse_kind(s)
+}
+
+fn parse_kind3_list(s: &str) -> Option<Vec<DependencyKind>> {
+    s.split_ascii_whitespace().map(parse_kind3).collect()
+}
+
+/// An `i32` attribute of a 3.0 integer type, `None` when absent or outside the 32-bit range.
+fn i32_in_range(e: &Elem, key: &str) -> Result<Option<i32>, ReadError> {
+    let v = e.parse(key, INT, |s| s.trim().parse::<i128>().ok())?;
+    Ok(v.and_then(|v| i32::try_from(v).ok()))
+}
+
+/// A ModelStructure entry as read: list (0 Output, 1 derivative, 2 InitialUnknown), value
+/// reference, dependencies, their kinds, position.
+type Unknown3 = (u8, u32, Option<Vec<u32>>, Option<Vec<DependencyKind>>, Pos);
+
+const KIND3_LIST: &str =
+    "a space-separated list of dependency kinds (independent, dependent, constant, fixed, tunable, discrete)";
+
+impl Parser<'_> {
+    fn model_description3(&mut self, e: Elem) -> Result<(ModelDescription, Fmi3), ReadError> {
+        if e.name != "fmiModelDescription" {
+            return Err(ReadError::WrongRoot { line: e.pos.line, column: e.pos.column, found: e.name });
+        }
+        let version = e.req("fmiVersion")?;
+        let version = version.trim().to_owned();
+        if !version.starts_with("3.") {
+            let pos = e.get("fmiVersion").map_or(e.pos, |(_, _, p)| *p);
+            return Err(ReadError::UnsupportedVersion { line: pos.line, column: pos.column, version });
+        }
+        let mut md = ModelDescription {
+            fmi_version: version,
+            model_name: e.req("modelName")?,
+            guid: e.req("instantiationToken")?,
+            description: e.opt("description"),
+            author: e.opt("author"),
+            version: e.opt("version"),
+            copyright: e.opt("copyright"),
+            license: e.opt("license"),
+            generation_tool: e.opt("generationTool"),
+            generation_date_and_time: e.opt("generationDateAndTime"),
+            variable_naming_convention: e
+                .parse("variableNamingConvention", CONVENTION, NamingConvention::parse)?
+                .unwrap_or_default(),
+            ..ModelDescription::default()
+        };
+        let mut x = Fmi3::default();
+        // ModelStructure by value reference, resolved to indices once the variables are known.
+        let mut structure: Vec<Unknown3> = Vec::new();
+        self.children(&e, |p, c| {
+            match c.name.as_str() {
+                "ModelExchange" => {
+                    md.model_exchange = Some(ModelExchange { model_identifier: c.req("modelIdentifier")? });
+                    p.ignore(c)?;
+                }
+                "ScheduledExecution" => {
+                    x.unsupported.push(format!(
+                        "scheduled execution: <ScheduledExecution> (line {}) — cosim runs Co-Simulation",
+                        c.pos.line
+                    ));
+                    p.ignore(c)?;
+                }
+                "CoSimulation" => {
+                    md.co_simulation = Some(CoSimulation {
+                        model_identifier: c.req("modelIdentifier")?,
+                        needs_execution_tool: c.flag("needsExecutionTool")?,
+                        can_handle_variable_communication_step_size: c
+                            .flag("canHandleVariableCommunicationStepSize")?,
+                        // FMI 3.0 has no fmi3SetInputDerivatives.
+                        can_interpolate_inputs: false,
+                        max_output_derivative_order: c.u32("maxOutputDerivativeOrder")?.unwrap_or(0),
+                        can_run_asynchronuously: false,
+                        can_be_instantiated_only_once_per_process: c.flag("canBeInstantiatedOnlyOncePerProcess")?,
+                        can_not_use_memory_management_functions: true,
+                        can_get_and_set_fmu_state: c.flag("canGetAndSetFMUState")?,
+                        can_serialize_fmu_state: c.flag("canSerializeFMUState")?,
+                        provides_directional_derivative: c.flag("providesDirectionalDerivatives")?,
+                        source_files: Vec::new(),
+                    });
+                    x.has_event_mode = c.flag("hasEventMode")?;
+                    x.might_return_early = c.flag("mightReturnEarlyFromDoStep")?;
+                    x.provides_intermediate_update = c.flag("providesIntermediateUpdate")?;
+                    p.ignore(c)?;
+                }
+                "UnitDefinitions" => p.children(&c, |p, u| {
+                    if u.name == "Unit" {
+                        md.unit_definitions.push(p.unit(u)?);
+                        Ok(())
+                    } else {
+                        p.ignore(u)
+                    }
+                })?,
+                "TypeDefinitions" => p.children(&c, |p, t| {
+                    if let Some(ty) = p.type_definition3(t)? {
+                        md.type_definitions.push(ty);
+                    }
+                    Ok(())
+                })?,
+                "LogCategories" => p.children(&c, |p, cat| {
+                    if cat.name == "Category" {
+                        md.log_categories
+                            .push(LogCategory { name: cat.req("name")?, description: cat.opt("description") });
+                    }
+                    p.ignore(cat)
+                })?,
+                "DefaultExperiment" => {
+                    md.default_experiment = Some(DefaultExperiment {
+                        start_time: c.f64("startTime")?,
+                        stop_time: c.f64("stopTime")?,
+                        tolerance: c.f64("tolerance")?,
+                        step_size: c.f64("stepSize")?,
+                    });
+                    p.ignore(c)?;
+                }
+                "ModelVariables" => p.children(&c, |p, v| {
+                    let Some(ty) = crate::Type3::from_element(&v.name) else { return p.ignore(v) };
+                    p.variable3(v, ty, &mut md, &mut x)
+                })?,
+                "ModelStructure" => p.children(&c, |p, u| {
+                    let which = match u.name.as_str() {
+                        "Output" => 0,
+                        "ContinuousStateDerivative" => 1,
+                        "InitialUnknown" => 2,
+                        _ => return p.ignore(u),
+                    };
+                    structure.push((
+                        which,
+                        u.req_parse("valueReference", UINT, parse_u32)?,
+                        u.parse("dependencies", UINT_LIST, parse_u32_list)?,
+                        u.parse("dependenciesKind", KIND3_LIST, parse_kind3_list)?,
+                        u.pos,
+                    ));
+                    p.ignore(u)
+                })?,
+                _ => p.ignore(c)?,
+            }
+            Ok(())
+        })?;
+        // Value references → 1-based indices (an array's reference → its elements' indices;
+        // references of left-out variables are dropped).
+        let mut index: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+        for (i, v) in md.model_variables.iter().enumerate() {
+            let i = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let vr =
+                x.elements.iter().find(|el| el.vr == v.value_reference).map_or(v.value_reference, |el| el.array_vr);
+            index.entry(vr).or_default().push(i);
+        }
+        for (which, vr, deps, kinds, pos) in structure {
+            let Some(unknowns) = index.get(&vr) else { continue };
+            let (deps, kinds) = match (deps, kinds) {
+                (Some(d), Some(k)) if d.len() == k.len() => {
+                    let kept: Vec<(u32, DependencyKind)> = d
+                        .iter()
+                        .zip(k)
+                        .flat_map(|(v, k)| index.get(v).into_iter().flatten().map(move |i| (*i, k)))
+                        .collect();
+                    (Some(kept.iter().map(|p| p.0).collect()), Some(kept.into_iter().map(|p| p.1).collect()))
+                }
+                (d, k) => (d.map(|d| d.iter().flat_map(|v| index.get(v).into_iter().flatten().copied()).collect()), k),
+            };
+            for i in unknowns {
+                let u =
+                    Unknown { index: *i, dependencies: deps.clone(), dependencies_kind: kinds.clone(), line: pos.line };
+                match which {
+                    0 => md.model_structure.outputs.push(u),
+                    1 => md.model_structure.derivatives.push(u),
+                    _ => md.model_structure.initial_unknowns.push(u),
+                }
+            }
+        }
+        // `derivative` of a Float variable is a value reference in 3.0, an index in 2.0.
+        for v in &mut md.model_variables {
+            if let VariableKind::Real { derivative: Some(d), .. } = &mut v.kind {
+                *d = index.get(d).and_then(|i| i.first()).copied().unwrap_or(0);
+            }
+        }
+        Ok((md, x))
+    }
+
+    /// A `<Float64Type>`, `<Int32Type>`, `<EnumerationType>`… as a [`SimpleType`] (the element
+    /// is consumed).
+    fn type_definition3(&mut self, t: Elem) -> Result<Option<SimpleType>, ReadError> {
+        let ty = t.name.strip_suffix("Type").and_then(crate::Type3::from_element);
+        if ty != Some(crate::Type3::Enumeration) {
+            let simple = ty.map(|ty| simple_type3(&t, ty)).transpose()?.flatten();
+            self.ignore(t)?;
+            return Ok(simple);
+        }
+        let quantity = t.opt("quantity");
+        let mut items = Vec::new();
+        self.children(&t, |p, item| {
+            if item.name == "Item" {
+                items.push(EnumerationItem {
+                    name: item.req("name")?,
+                    value: item.req_parse("value", INT, parse_i32)?,
+                    description: item.opt("description"),
+                });
+            }
+            p.ignore(item)
+        })?;
+        Ok(Some(SimpleType {
+            name: t.req("name")?,
+            description: t.opt("description"),
+            kind: SimpleTypeKind::Enumeration { quantity, items },
+        }))
+    }
+}
+
+/// A non-enumeration type definition.
+fn simple_type3(t: &Elem, ty: crate::Type3) -> Result<Option<SimpleType>, ReadError> {
+    {
+        let kind = match ty {
+            crate::Type3::Float64 | crate::Type3::Float32 => SimpleTypeKind::Real(real_attributes(t)?),
+            crate::Type3::Boolean => SimpleTypeKind::Boolean,
+            crate::Type3::String => SimpleTypeKind::String,
+            crate::Type3::Binary | crate::Type3::Clock | crate::Type3::Enumeration => return Ok(None),
+            _ => SimpleTypeKind::Integer(IntegerAttributes {
+                quantity: t.opt("quantity"),
+                min: i32_in_range(t, "min")?,
+                max: i32_in_range(t, "max")?,
+            }),
+        };
+        Ok(Some(SimpleType { name: t.req("name")?, description: t.opt("description"), kind }))
+    }
+}
+
+impl Parser<'_> {
+    /// One `<Float64>`, `<Int8>`, … variable.
+    fn variable3(
+        &mut self,
+        e: Elem,
+        ty: crate::Type3,
+        md: &mut ModelDescription,
+        x: &mut Fmi3,
+    ) -> Result<(), ReadError> {
+        use crate::Type3 as T;
+        let name = e.req("name")?;
+        let value_reference = e.req_parse("valueReference", UINT, parse_u32)?;
+        let causality = e.parse("causality", CAUSALITY_3, parse_causality3)?.unwrap_or(Some(Causality::Local));
+        let variability = e.parse("variability", VARIABILITY, Variability::parse)?;
+        let initial = e.parse("initial", INITIAL, Initial::parse)?;
+        let mut dims: Vec<Option<usize>> = Vec::new();
+        let mut string_start: Option<String> = None;
+        let mut annotations = Vec::new();
+        self.children(&e, |p, c| {
+            match c.name.as_str() {
+                "Dimension" => dims.push(c.opt("start").and_then(|v| v.trim().parse().ok())),
+                "Start" => string_start = c.opt("value"),
+                "Annotations" => {
+                    annotations.extend(p.tools(c)?);
+                    return Ok(());
+                }
+                _ => {}
+            }
+            p.ignore(c)
+        })?;
+        let line = e.pos.line;
+        if ty == T::Clock {
+            x.unsupported.push(format!("clocks: <Clock name=\"{name}\"> (line {line})"));
+            return Ok(());
+        }
+        if e.get("clocks").is_some() {
+            x.unsupported.push(format!("clocked variables: <{} name=\"{name}\" clocks=…> (line {line})", e.name));
+            return Ok(());
+        }
+        if causality.is_none() {
+            x.unsupported.push(format!(
+                "structural parameters: <{} name=\"{name}\" causality=\"structuralParameter\"> (line {line})",
+                e.name
+            ));
+            return Ok(());
+        }
+        if !dims.is_empty() {
+            let sizes: Option<Vec<usize>> = dims.iter().copied().collect();
+            let len = sizes.as_ref().map(|d| d.iter().product::<usize>());
+            let why = match (&sizes, len) {
+                (None, _) => Some("its size is a structural parameter"),
+                (_, Some(n)) if n == 0 || n > 100_000 => Some("it has no or too many elements"),
+                _ if matches!(ty, T::String | T::Binary) => Some("String and Binary arrays are not supported"),
+                _ => None,
+            };
+            if let Some(why) = why {
+                x.skipped.push(format!("array variable <{} name=\"{name}\"> (line {line}): {why}", e.name));
+                return Ok(());
+            }
+            let (sizes, len) = (sizes.unwrap_or_default(), len.unwrap_or(0));
+            let starts: Vec<String> =
+                e.opt("start").map(|s| s.split_ascii_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+            for k in 0..len {
+                // Row-major, 1-based indices.
+                let mut rest = k;
+                let mut idx = vec![0usize; sizes.len()];
+                for (d, n) in sizes.iter().enumerate().rev() {
+                    idx[d] = rest % n + 1;
+                    rest /= n;
+                }
+                let idx: Vec<String> = idx.iter().map(ToString::to_string).collect();
+                let start = starts.get(k).or(if starts.len() == 1 { starts.first() } else { None }).cloned();
+                let vr = ARRAY_ELEMENT_VR_BASE.saturating_add(u32::try_from(x.elements.len()).unwrap_or(u32::MAX));
+                x.elements.push(ArrayElement { vr, array_vr: value_reference, index: k, len });
+                let kind = kind3(&e, ty, start.as_deref())?;
+                md.model_variables.push(ScalarVariable {
+                    name: format!("{name}[{}]", idx.join(",")),
+                    value_reference: vr,
+                    description: e.opt("description"),
+                    causality: causality.unwrap_or_default(),
+                    variability: variability.unwrap_or(default_variability(ty)),
+                    initial,
+                    can_handle_multiple_set_per_time_instant: None,
+                    kind,
+                    annotations: Vec::new(),
+                    line,
+                });
+                x.types.push(ty);
+            }
+            return Ok(());
+        }
+        if ty == T::Binary {
+            x.skipped.push(format!("Binary variable \"{name}\" (line {line})"));
+            return Ok(());
+        }
+        let start = if ty == T::String { string_start.or_else(|| e.opt("start")) } else { e.opt("start") };
+        let kind = kind3(&e, ty, start.as_deref())?;
+        let causality = causality.unwrap_or_default();
+        // 3.0's default variability is continuous for Float variables, discrete for the others.
+        let variability = variability.unwrap_or(default_variability(ty));
+        md.model_variables.push(ScalarVariable {
+            name,
+            value_reference,
+            description: e.opt("description"),
+            causality,
+            variability,
+            initial,
+            can_handle_multiple_set_per_time_instant: e.bool("canHandleMultipleSetPerTimeInstant")?,
+            kind,
+            annotations,
+            line,
+        });
+        x.types.push(ty);
+        Ok(())
+    }
+}
+
+/// 3.0's default variability: continuous for Float variables, discrete for the others.
+fn default_variability(ty: crate::Type3) -> Variability {
+    if matches!(ty, crate::Type3::Float64 | crate::Type3::Float32) {
+        Variability::Continuous
+    } else {
+        Variability::Discrete
+    }
+}
+
+/// The type element of a scalar (or array element) of 3.0 type `ty` with start value `start`.
+fn kind3(e: &Elem, ty: crate::Type3, start: Option<&str>) -> Result<VariableKind, ReadError> {
+    use crate::Type3 as T;
+    let bad = |expected: &'static str| {
+        let (line, column) = e.get("start").map_or((e.pos.line, e.pos.column), |(_, _, p)| (p.line, p.column));
+        ReadError::InvalidAttribute {
+            line,
+            column,
+            element: e.name.clone(),
+            name: e.name_attr(),
+            attribute: "start".into(),
+            value: start.unwrap_or_default().to_owned(),
+            expected,
+        }
+    };
+    let int = |s: Option<&str>| -> Result<Option<i32>, ReadError> {
+        match s {
+            None => Ok(None),
+            Some(s) => s.trim().parse::<i128>().map(|v| i32::try_from(v).ok()).map_err(|_| bad(INT)),
+        }
+    };
+    let declared_type = e.opt("declaredType");
+    Ok(match ty {
+        T::Float64 | T::Float32 => VariableKind::Real {
+            declared_type,
+            attrs: real_attributes(e)?,
+            start: start.map(|s| parse_f64(s).ok_or_else(|| bad(DOUBLE))).transpose()?,
+            derivative: e.u32("derivative")?,
+            reinit: e.bool("reinit")?,
+        },
+        T::Boolean => VariableKind::Boolean {
+            declared_type,
+            start: start.map(|s| parse_bool(s).ok_or_else(|| bad(BOOL))).transpose()?,
+        },
+        T::String => VariableKind::String { declared_type, start: start.map(str::to_owned) },
+        T::Enumeration => VariableKind::Enumeration {
+            declared_type: e.req("declaredType")?,
+            quantity: e.opt("quantity"),
+            min: i32_in_range(e, "min")?,
+            max: i32_in_range(e, "max")?,
+            start: int(start)?,
+        },
+        _ => VariableKind::Integer {
+            declared_type,
+            attrs: IntegerAttributes {
+                quantity: e.opt("quantity"),
+                min: i32_in_range(e, "min")?,
+                max: i32_in_range(e, "max")?,
+            },
+            start: int(start)?,
+        },
+    })
+}
+
+const CAUSALITY_3: &str =
+    "a causality (parameter, calculatedParameter, structuralParameter, input, output, local or independent)";
+
+/// 3.0 causalities: `Some(None)` for `structuralParameter` (refused by the importer).
+fn parse_causality3(s: &str) -> Option<Option<Causality>> {
+    if s.trim() == "structuralParameter" {
+        return Some(None);
+    }
+    Causality::parse(s).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="3.0" modelName="m" instantiationToken="{tok}">
+  <CoSimulation modelIdentifier="m" canGetAndSetFMUState="true" mightReturnEarlyFromDoStep="true"/>
+  <TypeDefinitions>
+    <Float64Type name="Pressure" unit="Pa"/>
+    <EnumerationType name="Mode"><Item name="a" value="1"/><Item name="b" value="2"/></EnumerationType>
+  </TypeDefinitions>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="p" valueReference="5" causality="output" declaredType="Pressure"/>
+    <Float32 name="u" valueReference="6" causality="input" start="1.5"/>
+    <Int64 name="n" valueReference="7" causality="output" variability="discrete"/>
+    <UInt64 name="big" valueReference="8" causality="parameter" variability="fixed" start="18446744073709551615"/>
+    <String name="s" valueReference="9" causality="parameter" variability="fixed"><Start value="hi"/></String>
+    <Enumeration name="mode" valueReference="10" causality="parameter" variability="fixed" declaredType="Mode" start="2"/>
+    <Float64 name="arr" valueReference="11" causality="output" start="1 2 3"><Dimension start="3"/></Float64>
+    <Binary name="blob" valueReference="12" causality="output"/>
+  </ModelVariables>
+  <ModelStructure>
+    <Output valueReference="5" dependencies="6" dependenciesKind="dependent"/>
+    <Output valueReference="7"/>
+    <Output valueReference="11"/>
+    <InitialUnknown valueReference="5" dependencies="6"/>
+  </ModelStructure>
+</fmiModelDescription>"#;
+
+    #[test]
+    fn a_3_0_description_reads_into_the_data_model_with_its_types() {
+        let (md, x) = from_str3(XML).unwrap();
+        assert_eq!(md.fmi_version, "3.0");
+        assert_eq!(md.guid, "{tok}");
+        let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["time", "p", "u", "n", "big", "s", "mode", "arr[1]", "arr[2]", "arr[3]"]);
+        use crate::Type3 as T;
+        assert_eq!(
+            x.types,
+            [
+                T::Float64,
+                T::Float64,
+                T::Float32,
+                T::Int64,
+                T::UInt64,
+                T::String,
+                T::Enumeration,
+                T::Float64,
+                T::Float64,
+                T::Float64
+            ]
+        );
+        assert_eq!(x.elements[2], ArrayElement { vr: ARRAY_ELEMENT_VR_BASE + 2, array_vr: 11, index: 2, len: 3 });
+        assert_eq!(md.variable("arr[3]").unwrap().value_reference, ARRAY_ELEMENT_VR_BASE + 2);
+        // An output array lists each element in ModelStructure.
+        assert_eq!(md.model_structure.outputs.iter().map(|u| u.index).collect::<Vec<_>>(), [2, 4, 8, 9, 10]);
+        assert!(x.might_return_early && !x.has_event_mode);
+        assert!(md.co_simulation.as_ref().unwrap().can_get_and_set_fmu_state);
+        assert_eq!(
+            md.variable("s").unwrap().kind,
+            VariableKind::String { declared_type: None, start: Some("hi".into()) }
+        );
+        // A start outside the 32-bit range is left out.
+        assert!(matches!(md.variable("big").unwrap().kind, VariableKind::Integer { start: None, .. }));
+        assert_eq!(md.variable("n").unwrap().variability, Variability::Discrete);
+        // ModelStructure by value reference → indices.
+        let out = &md.model_structure.outputs[0];
+        assert_eq!((out.index, out.dependencies.clone()), (2, Some(vec![3])));
+        assert_eq!(x.skipped.len(), 1, "{:?}", x.skipped);
+        assert!(x.skipped[0].contains("blob"));
+        assert!(matches!(md.variable("arr[2]").unwrap().kind, VariableKind::Real { start: Some(2.0), .. }));
+        assert!(x.unsupported.is_empty());
+        assert_eq!(md.simple_type("Pressure").map(|t| t.name.as_str()), Some("Pressure"));
+    }
+
+    #[test]
+    fn clocks_and_scheduled_execution_are_listed_as_unsupported() {
+        let xml = XML
+            .replace(
+                "<Binary name",
+                "<Clock name=\"tick\" valueReference=\"20\" causality=\"input\"/>\n    <Binary name",
+            )
+            .replace(
+                "<ModelVariables>",
+                "<ModelVariables>\n    <Float64 name=\"q\" valueReference=\"21\" clocks=\"20\"/>",
+            )
+            .replace("<TypeDefinitions>", "<ScheduledExecution modelIdentifier=\"m\"/>\n  <TypeDefinitions>");
+        let (_, x) = from_str3(&xml).unwrap();
+        let all = x.unsupported.join("\n");
+        assert!(all.contains("clocks: <Clock name=\"tick\">"), "{all}");
+        assert!(all.contains("clocked variables: <Float64 name=\"q\""), "{all}");
+        assert!(all.contains("scheduled execution"), "{all}");
+    }
+
+    #[test]
+    fn malformed_3_0_descriptions_give_line_and_column() {
+        let bad = XML.replace("valueReference=\"7\"", "valueReference=\"seven\"");
+        let e = from_str3(&bad).unwrap_err();
+        assert_eq!((e.line(), e.column()), (12, 21), "{e}");
+        assert!(e.to_string().contains("valueReference=\"seven\" is not an unsigned integer"), "{e}");
+        let unclosed = XML.replace("</ModelVariables>", "");
+        let e = from_str3(&unclosed).unwrap_err();
+        assert!(e.line() > 1 && e.to_string().contains("malformed XML"), "{e}");
+        let missing = XML.replace(" instantiationToken=\"{tok}\"", "");
+        let e = from_str3(&missing).unwrap_err();
+        assert_eq!((e.line(), e.column()), (2, 1), "{e}");
+        assert!(e.to_string().contains("missing required attribute instantiationToken"), "{e}");
+    }
+}
