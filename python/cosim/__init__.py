@@ -26,8 +26,21 @@ from . import _cosim
 from ._cosim import CosimError
 from .system import System
 from .sweep import sweep
+from .fmu import info, qualify, simulate_fmu
 
-__all__ = ["CosimError", "Execution", "Result", "System", "check", "simulate", "sweep", "to_pandas", "tune"]
+__all__ = [
+    "CosimError",
+    "Execution",
+    "Result",
+    "System",
+    "check",
+    "info",
+    "simulate",
+    "simulate_fmu",
+    "sweep",
+    "to_pandas",
+    "tune",
+]
 
 
 class Result(np.ndarray):
@@ -115,7 +128,10 @@ def simulate(
     ``output`` lists the recorded variables (default: the system's); ``fmus`` maps instance
     names to other FMU files. A failed run raises :class:`CosimError` unless ``check=False``
     (then the result holds the rows up to the failure and ``result.summary`` says why).
+    For one FMU, ``start_values`` and ``output`` may use its bare variable names (``"x0"``), as
+    ``cosim run X.fmu`` does; :func:`simulate_fmu` also names the columns that way.
     """
+    start_values, output = qualify(system, start_values, _names(output))
     names, data, summary = _cosim._simulate(
         _system_arg(system),
         stop_time=stop_time,

@@ -1,0 +1,83 @@
+"""One FMU as FMPy runs it (issue 36): bare names, start_time, output_interval, cosim.info.
+
+The reference is FMPy's own ``simulate_fmu`` on the same FMU (FMPy from PyPI, in .venv)."""
+
+import numpy as np
+import pytest
+
+import cosim
+
+fmpy = pytest.importorskip("fmpy")
+
+
+@pytest.mark.parametrize(
+    "name, start_values, output, kwargs",
+    [
+        ("oscillator-fd-m1", {"x0": 0.1, "damping": "case2"}, ["x", "v", "F"], {"stop_time": 2.0, "output_interval": 1e-3}),
+        ("hydraulics-naya", {"kappa": 0.47, "integrator": "RK4"}, ["p1", "p2", "F"], {"stop_time": 0.5, "output_interval": 1e-3}),
+        ("testing-faulty", {"x0": 2.5}, None, {"start_time": 1.0, "stop_time": 1.5, "output_interval": 1e-2}),
+    ],
+)
+def test_simulate_fmu_equals_fmpy_bit_for_bit(fmu_dir, name, start_values, output, kwargs):
+    fmu = str(fmu_dir / f"{name}.fmu")
+    ours = cosim.simulate_fmu(fmu, start_values=start_values, output=output, **kwargs)
+    # FMPy takes enumerations as their values.
+    items = {v["name"]: {i["name"]: i["value"] for i in v["items"]} for v in cosim.info(fmu)["variables"] if v["type"] == "Enumeration"}
+    theirs_start = {k: items[k][v] if k in items else v for k, v in start_values.items()}
+    theirs = fmpy.simulate_fmu(fmu, start_values=theirs_start, output=output, **kwargs)
+    # FMPy orders the columns as the model variables, cosim as asked
+    assert sorted(ours.dtype.names) == sorted(theirs.dtype.names)
+    assert len(ours) == len(theirs) > 10
+    for col in theirs.dtype.names:
+        assert np.array_equal(ours[col], theirs[col]), col
+
+
+def test_bare_names_in_simulate_equal_the_dotted_ones(fmu_dir):
+    fmu = fmu_dir / "oscillator-fd-m1.fmu"
+    bare = cosim.simulate(fmu, stop_time=1.0, start_values={"x0": 0.2}, output=["x"])
+    dotted = cosim.simulate(fmu, stop_time=1.0, start_values={"oscillator_fd_m1.x0": 0.2}, output=["oscillator_fd_m1.x"])
+    assert bare.dtype.names == ("time", "oscillator_fd_m1.x")
+    assert np.array_equal(bare["oscillator_fd_m1.x"], dotted["oscillator_fd_m1.x"])
+    assert bare["oscillator_fd_m1.x"][0] == 0.2
+
+
+def test_start_time_and_output_interval(fmu_dir):
+    fmu = fmu_dir / "oscillator-fd-m1.fmu"
+    r = cosim.simulate_fmu(fmu, start_time=2.0, stop_time=3.0, step_size=1e-3, output_interval=0.1, output=["x"])
+    assert r.dtype.names == ("time", "x")
+    assert r["time"][0] == 2.0 and len(r) == 11 and r["time"][-1] == pytest.approx(3.0)
+    # the rows are every 100th step of the run at 1 ms
+    every = cosim.simulate_fmu(fmu, start_time=2.0, stop_time=3.0, output_interval=1e-3, output=["x"])
+    assert np.array_equal(r["x"], every["x"][::100])
+
+
+def test_bad_names_and_options_say_what_would_work(fmu_dir):
+    fmu = fmu_dir / "oscillator-fd-m1.fmu"
+    with pytest.raises(cosim.CosimError, match=r'no variable "x00".*did you mean "x0"'):
+        cosim.simulate_fmu(fmu, start_values={"x00": 0.1})
+    with pytest.raises(cosim.CosimError, match=r"output-interval.*0.0015 s is not a whole multiple"):
+        cosim.simulate_fmu(fmu, step_size=1e-3, output_interval=1.5e-3)
+    with pytest.raises(ValueError, match="toleranceDefined"):
+        cosim.simulate_fmu(fmu, relative_tolerance=1e-6)
+
+
+def test_info_lists_variables_units_and_enumeration_items(fmu_dir):
+    d = cosim.info(fmu_dir / "testing-faulty.fmu")
+    assert d["instance"] == "testing_faulty"
+    fault = next(v for v in d["variables"] if v["name"] == "fault")
+    assert fault["type"] == "Enumeration" and fault["causality"] == "parameter"
+    names = [i["name"] for i in fault["items"]]
+    # every mode the testing FMU documents, each with its value
+    for item in ["none", "warning", "discard", "error", "nan", "panic", "abort"]:
+        assert item in names, names
+    assert fault["start_item"] == "none"
+    assert [e["name"] for e in d["enumerations"]] == [fault["declared_type"]]
+    osc = cosim.info(fmu_dir / "oscillator-fd-m1.fmu")
+    x0 = next(v for v in osc["variables"] if v["name"] == "x0")
+    assert (x0["type"], x0["unit"], x0["causality"]) == ("Real", "m", "parameter")
+    assert osc["default_experiment"]["stop_time"] > 0
+    # the same as FMPy's reading of the model description
+    md = fmpy.read_model_description(str(fmu_dir / "oscillator-fd-m1.fmu"))
+    assert [v.name for v in md.modelVariables] == [v["name"] for v in osc["variables"]]
+    assert [v.unit for v in md.modelVariables if v.type == "Real"] == [v["unit"] for v in osc["variables"] if v["type"] == "Real"]
+    assert [v.causality for v in md.modelVariables] == [v["causality"] for v in osc["variables"]]
