@@ -68,6 +68,8 @@ pub struct Execution {
     interrupt: Option<&'static AtomicBool>,
     /// Variable communication steps (ECCO), when the system asks for them.
     grid: Option<Grid>,
+    /// Unit of each recorded column (`summary.json` `units`).
+    units: std::collections::BTreeMap<String, String>,
 }
 
 /// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
@@ -195,6 +197,7 @@ impl Execution {
         }
         let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
         let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
+        let units = crate::units::output_units(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
         let grid = match system.step_control() {
@@ -229,6 +232,7 @@ impl Execution {
             wall: Instant::now(),
             interrupt: None,
             grid,
+            units,
         })
     }
 
@@ -651,6 +655,7 @@ impl Execution {
                     energy_abs_uncorrected: s.e_abs_uncorrected,
                 })
                 .collect(),
+            units: self.units.clone(),
             iterations: (sys.iterations() > 1).then(|| {
                 let (passes, unconverged_steps) = self.algorithm.iteration_stats();
                 crate::observer::IterationSummary {

@@ -48,6 +48,7 @@ pub mod step_control;
 pub mod suggest;
 pub mod system;
 pub mod tune;
+pub mod units;
 
 pub use error::{MasterError, Result};
 pub use execution::Execution;

@@ -67,6 +67,9 @@ pub struct Summary {
     /// Iterative coupling (`iterations > 1`): passes, and steps that ended unconverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<IterationSummary>,
+    /// Unit of each results.csv column that has one (`time`: s), from the model descriptions.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub units: std::collections::BTreeMap<String, String>,
 }
 
 /// How iterative coupling went (`summary.json` `iterations`).

@@ -45,12 +45,15 @@ __all__ = [
 
 class Result(np.ndarray):
     """A structured array (field ``time`` + one field per recorded variable) with the run's
-    ``summary`` (dict: status, message, steps, time, wall_time_s, …) and :meth:`to_pandas`."""
+    ``summary`` (dict: status, message, steps, time, wall_time_s, …), ``units`` (field → unit,
+    from the model descriptions; fields without a unit are absent) and :meth:`to_pandas`."""
 
     summary: dict | None = None
+    units: dict | None = None
 
     def __array_finalize__(self, obj):
         self.summary = getattr(obj, "summary", None)
+        self.units = getattr(obj, "units", None)
 
     def to_pandas(self):
         """A pandas DataFrame with one column per field (``time`` first)."""
@@ -99,6 +102,7 @@ def _warn_unconverged(summary):
 def _result(names, data, summary_json) -> Result:
     r = _structured(names, data).view(Result)
     r.summary = json.loads(summary_json)
+    r.units = dict(r.summary.get("units", {}))
     _warn_unconverged(r.summary)
     return r
 

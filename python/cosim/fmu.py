@@ -82,7 +82,7 @@ def simulate_fmu(
 ):
     """Simulates one Co-Simulation FMU as ``fmpy.simulate_fmu`` does and returns a structured
     array with ``time`` and one field per recorded variable, named as in the FMU (``x``, not
-    ``instance.x``), with ``.summary`` like :func:`cosim.simulate`.
+    ``instance.x``), with ``.summary`` and ``.units`` (keyed the same way) like :func:`cosim.simulate`.
 
     The experiment is ``cosim run X.fmu``'s: the FMU's DefaultExperiment unless given, else
     start 0, stop start + 1 s and FMPy's automatic step. ``output_interval`` alone is the
@@ -117,5 +117,9 @@ def simulate_fmu(
         check=check,
     )
     prefix = inst + "."
-    bare = [n[len(prefix):] if n.startswith(prefix) else n for n in names]
-    return _result(bare, data, summary)
+    def strip(n):
+        return n[len(prefix):] if n.startswith(prefix) else n
+
+    r = _result([strip(n) for n in names], data, summary)
+    r.units = {strip(k): u for k, u in r.units.items()}
+    return r

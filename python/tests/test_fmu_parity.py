@@ -81,3 +81,27 @@ def test_info_lists_variables_units_and_enumeration_items(fmu_dir):
     assert [v.name for v in md.modelVariables] == [v["name"] for v in osc["variables"]]
     assert [v.unit for v in md.modelVariables if v.type == "Real"] == [v["unit"] for v in osc["variables"] if v["type"] == "Real"]
     assert [v.causality for v in md.modelVariables] == [v["causality"] for v in osc["variables"]]
+
+
+def test_units_on_the_result_and_in_summary_json(fmu_dir, tmp_path):
+    from conftest import COSIM, SCENARIOS
+    import json
+    import subprocess
+
+    r = cosim.simulate(SCENARIOS / "crane-pub3.toml", stop_time=0.1)
+    assert r.units == {"time": "s", "mech.s": "m", "mech.s_dot": "m/s", "hyd.p1": "Pa", "hyd.p2": "Pa",
+                       "hyd.p3": "Pa", "hyd.U": "V", "hyd.F": "N"}
+    # the same as each variable's unit in its FMU's model description
+    for col, unit in r.units.items():
+        if col != "time":
+            inst, var = col.split(".")
+            fmu = {"mech": "multibody-crane", "hyd": "hydraulics-lumped3"}[inst]
+            md = fmpy.read_model_description(str(fmu_dir / f"{fmu}.fmu"))
+            v = next(v for v in md.modelVariables if v.name == var)
+            assert (v.unit or (v.declaredType.unit if v.declaredType else None)) == unit, col
+    subprocess.run([str(COSIM), "run", str(SCENARIOS / "crane-pub3.toml"), "--stop-time", "0.1", "--out", str(tmp_path)],
+                   check=True, capture_output=True)
+    assert json.loads((tmp_path / "summary.json").read_text())["units"] == r.units
+    single = cosim.simulate_fmu(fmu_dir / "oscillator-fd-m1.fmu", stop_time=0.1, output=["x", "v", "F"])
+    assert single.units == {"time": "s", "x": "m", "v": "m/s", "F": "N"}
+    assert single[["x", "v"]].units == single.units  # kept through views
