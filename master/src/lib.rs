@@ -38,6 +38,7 @@ pub mod execution;
 pub mod extrapolation;
 pub mod fmu;
 pub mod guard;
+pub mod matfile;
 pub mod observer;
 pub mod pool;
 pub mod precision;

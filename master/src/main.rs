@@ -108,6 +108,13 @@ enum Command {
         /// Output directory (default: `out/<file stem>`).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Also write results.mat (MATLAB v4, the Dymola/OpenModelica result layout, units in
+        /// the descriptions) next to results.csv.
+        #[arg(long)]
+        mat: bool,
+        /// Not an option of cosim (FMPy's and libcosim's): refused with a pointer to --out DIR.
+        #[arg(long, hide = true, value_name = "FILE")]
+        output_file: Option<PathBuf>,
         /// Start time (s), overrides [simulation].start or the FMU's DefaultExperiment.
         #[arg(long)]
         start_time: Option<f64>,
@@ -579,6 +586,8 @@ fn run() -> Result<i32> {
         Command::Run {
             system,
             out,
+            mat,
+            output_file,
             start_time,
             stop_time,
             step,
@@ -599,6 +608,13 @@ fn run() -> Result<i32> {
             energy_correction,
             energy_correction_law,
         } => {
+            if let Some(f) = output_file {
+                anyhow::bail!(
+                    "--output-file {}: cosim writes a directory, not one file: use --out DIR (results.csv, \
+                     summary.json, bonds.csv inside; --mat adds results.mat)",
+                    f.display()
+                );
+            }
             master::guard::install();
             let isolate = isolate.then_some(true);
             let over = Overrides {
@@ -632,6 +648,9 @@ fn run() -> Result<i32> {
             let summary =
                 master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
             use master::observer::Status;
+            if mat {
+                master::matfile::write_from_csv(&out).with_context(|| format!("writing {}", out.display()))?;
+            }
             if let Some(w) = summary.iteration_warning() {
                 eprintln!("warning: {}: {w}", system.display());
             }

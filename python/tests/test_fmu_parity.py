@@ -105,3 +105,27 @@ def test_units_on_the_result_and_in_summary_json(fmu_dir, tmp_path):
     single = cosim.simulate_fmu(fmu_dir / "oscillator-fd-m1.fmu", stop_time=0.1, output=["x", "v", "F"])
     assert single.units == {"time": "s", "x": "m", "v": "m/s", "F": "N"}
     assert single[["x", "v"]].units == single.units  # kept through views
+
+
+def test_cosim_run_mat_is_read_by_scipy_with_the_csv_numbers(tmp_path):
+    """results.mat (`cosim run --mat`, the Dymola/OpenModelica dsres layout) read by scipy's
+    independent MATLAB v4 reader: names, units and every number equal results.csv."""
+    from conftest import COSIM, SCENARIOS, read_csv
+    import subprocess
+
+    scipy_io = pytest.importorskip("scipy.io")
+    subprocess.run([str(COSIM), "run", str(SCENARIOS / "crane-pub3.toml"), "--stop-time", "1", "--out", str(tmp_path), "--mat"],
+                   check=True, capture_output=True)
+    header, rows = read_csv(tmp_path / "results.csv")
+    m = scipy_io.loadmat(str(tmp_path / "results.mat"), chars_as_strings=False)
+    assert ["".join(r).strip() for r in m["Aclass"]] == ["Atrajectory", "1.1", "", "binTrans"]
+    assert ["".join(c).strip() for c in m["name"].T] == header
+    units = ["".join(c).strip() for c in m["description"].T]
+    assert units[:4] == ["[s]", "[m]", "[m/s]", "[Pa]"]
+    assert m["dataInfo"][:, 0].tolist() == [0, 1, 0, -1] and m["dataInfo"][:, 3].tolist() == [2, 4, 0, -1]
+    assert m["data_1"].tolist() == [[0.0, 1.0]]
+    assert np.array_equal(m["data_2"].T, rows)
+    # FMPy's and libcosim's --output-file gets a pointer to --out
+    bad = subprocess.run([str(COSIM), "run", str(SCENARIOS / "crane-pub3.toml"), "--output-file", "r.csv"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "use --out DIR" in bad.stderr

@@ -17,7 +17,8 @@ fn sh(cmd: &mut Command) -> Result<()> {
 /// names); libcosimpy and ecospy, which run our SSP exports (master/tests/ssp_interop.rs; the
 /// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
 /// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
-/// for the plots of docs/python.md, which the doc-runner runs.
+/// for the plots of docs/python.md, which the doc-runner runs; scipy, whose MATLAB reader checks
+/// `cosim run --mat`.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -29,6 +30,7 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("dask.distributed", "dask[distributed]"),
     ("pytest", "pytest"),
     ("matplotlib", "matplotlib"),
+    ("scipy", "scipy"),
 ];
 
 /// Python venv with [`PYTHON_PACKAGES`].
