@@ -40,6 +40,7 @@ pub mod fmu;
 pub mod guard;
 pub mod matfile;
 pub mod observer;
+pub mod plot;
 pub mod pool;
 pub mod precision;
 pub mod run;

@@ -352,6 +352,17 @@ enum Command {
         /// The .fmu file.
         fmu: PathBuf,
     },
+    /// Plot a run's results.csv as a PNG: titled, one panel per unit (from summary.json), time
+    /// on x, the legend beside the data.
+    Plot {
+        /// The output directory of `cosim run` (results.csv, summary.json).
+        dir: PathBuf,
+        /// The columns to plot (default: every one).
+        vars: Vec<String>,
+        /// The PNG to write (default: DIR/results.png).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
 }
 
 /// `--energy-correction-law input|bond`.
@@ -576,6 +587,13 @@ fn run() -> Result<i32> {
         }
         Command::Info { fmu } => {
             print!("{}", master::fmu::info::info(&fmu)?);
+            Ok(0)
+        }
+        Command::Plot { dir, vars, output } => {
+            let fig = master::plot::results_figure(&dir, &vars)?;
+            let png = output.unwrap_or_else(|| dir.join("results.png"));
+            master::plot::png(&png, &fig)?;
+            eprintln!("{}: {} ({} panels)", png.display(), fig.title, fig.panels.len());
             Ok(0)
         }
         Command::Worker { fmu, extracted, shm_fd, instance } => {
