@@ -639,6 +639,7 @@ impl Execution {
                         fmu: spec.fmu.display().to_string(),
                         do_step_calls: calls,
                         do_step_seconds: secs,
+                        fmu_warnings: self.slaves.get(i).map_or(0, |s| s.fmu_warnings()),
                     }
                 })
                 .collect(),

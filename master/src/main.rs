@@ -112,6 +112,10 @@ enum Command {
         /// the descriptions) next to results.csv.
         #[arg(long)]
         mat: bool,
+        /// Which FMU messages are printed on stderr: all, warning (default), error, none
+        /// (sets COSIM_LOG); summary.json counts the warnings (instances[].fmu_warnings) anyway.
+        #[arg(long, value_name = "LEVEL", value_parser = ["all", "warning", "error", "none"])]
+        fmu_log: Option<String>,
         /// Not an option of cosim (FMPy's and libcosim's): refused with a pointer to --out DIR.
         #[arg(long, hide = true, value_name = "FILE")]
         output_file: Option<PathBuf>,
@@ -605,6 +609,7 @@ fn run() -> Result<i32> {
             system,
             out,
             mat,
+            fmu_log,
             output_file,
             start_time,
             stop_time,
@@ -632,6 +637,10 @@ fn run() -> Result<i32> {
                      summary.json, bonds.csv inside; --mat adds results.mat)",
                     f.display()
                 );
+            }
+            if let Some(level) = fmu_log {
+                // Read when each instance is created (and inherited by isolated workers).
+                std::env::set_var(master::fmu::instance::LOG_ENV, level);
             }
             master::guard::install();
             let isolate = isolate.then_some(true);

@@ -108,6 +108,10 @@ pub struct InstanceSummary {
     pub do_step_calls: u64,
     /// Seconds inside doStep (timed on the first 64 steps and every 16th after, scaled to all).
     pub do_step_seconds: f64,
+    /// Warnings the FMU gave (fmi2Warning messages and calls), printed or not (`COSIM_LOG`,
+    /// `--fmu-log`); not counted for isolated instances.
+    #[serde(default)]
+    pub fmu_warnings: u64,
 }
 
 /// Per-bond totals.

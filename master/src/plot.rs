@@ -1,7 +1,8 @@
 //! Plots people can read (issue 36 item 4), for `cosim plot DIR [VARS…]`, the validation and tune
 //! reports: a title, one panel per unit with the unit on its y axis, time (s) on x, the legend in
 //! its own column right of the data (never over it), and later curves drawn thinner on top of
-//! earlier ones, so that two curves that coincide both stay visible.
+//! earlier ones, so that two curves that coincide both stay visible; curves of few points (a
+//! sweep over H) get a marker at each point, so a single point shows too.
 //!
 //! A [`Figure`] is plain data; [`draw`] renders it on any plotters backend (PNG in [`png`]; the
 //! tests render it on a backend that records the text drawn and check titles, axes and legends).
@@ -139,7 +140,13 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> 
             mesh.draw().map_err(|x| e(&x))?;
             for (i, s) in panel.series.iter().enumerate() {
                 let style = Palette99::pick(i).to_rgba().stroke_width(width(i, n_series));
-                let pts = s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite() && y > 0.0);
+                let pts: Vec<(f64, f64)> =
+                    s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite() && y > 0.0).collect();
+                if pts.len() <= MARKED {
+                    chart
+                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3 + width(i, n_series) / 2, style.filled())))
+                        .map_err(|x| e(&x))?;
+                }
                 chart.draw_series(LineSeries::new(pts, style)).map_err(|x| e(&x))?;
             }
             let r = chart.plotting_area().get_pixel_range();
@@ -154,7 +161,13 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> 
             mesh.draw().map_err(|x| e(&x))?;
             for (i, s) in panel.series.iter().enumerate() {
                 let style = Palette99::pick(i).to_rgba().stroke_width(width(i, n_series));
-                let pts = s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite());
+                let pts: Vec<(f64, f64)> =
+                    s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite()).collect();
+                if pts.len() <= MARKED {
+                    chart
+                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3 + width(i, n_series) / 2, style.filled())))
+                        .map_err(|x| e(&x))?;
+                }
                 chart.draw_series(LineSeries::new(pts, style)).map_err(|x| e(&x))?;
             }
             let r = chart.plotting_area().get_pixel_range();
@@ -190,13 +203,16 @@ fn tick(v: f64) -> String {
     }
 }
 
+/// Curves with at most this many points get a marker at each (a single point draws no line).
+const MARKED: usize = 60;
+
 /// Stroke width of curve `i` of `n`: the first the widest, so later ones drawn over it leave it
 /// visible where they coincide.
 fn width(i: usize, n: usize) -> u32 {
     if n <= 1 {
         2
     } else {
-        (2 + 2 * (n - 1 - i) as u32).min(8)
+        (2 + 2 * (n - 1 - i) as u32).min(14)
     }
 }
 

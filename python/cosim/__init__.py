@@ -26,7 +26,7 @@ from . import _cosim
 from ._cosim import CosimError
 from .system import System
 from .sweep import sweep
-from .fmu import info, qualify, simulate_fmu
+from .fmu import fmu_log, info, qualify, simulate_fmu
 
 __all__ = [
     "CosimError",
@@ -34,6 +34,7 @@ __all__ = [
     "Result",
     "System",
     "check",
+    "fmu_log",
     "info",
     "simulate",
     "simulate_fmu",
@@ -58,6 +59,13 @@ class Result(np.ndarray):
     def to_pandas(self):
         """A pandas DataFrame with one column per field (``time`` first)."""
         return to_pandas(self)
+
+    def plot(self, names=None, path=None, title=None):
+        """A matplotlib figure of the fields ``names`` against time: titled, one panel per unit,
+        the legend beside the data (:func:`cosim.plot.plot_result`); saved to ``path`` if given."""
+        from .plot import plot_result
+
+        return plot_result(self, names, path, title)
 
 
 def _structured(names, data) -> np.ndarray:

@@ -123,3 +123,19 @@ def simulate_fmu(
     r = _result([strip(n) for n in names], data, summary)
     r.units = {strip(k): u for k, u in r.units.items()}
     return r
+
+
+LOG_LEVELS = ("all", "warning", "error", "none")
+
+
+def fmu_log(level: str) -> str | None:
+    """Which FMU messages are printed on stderr from now on (in this process and the workers it
+    starts, sweeps included): ``"all"``, ``"warning"`` (the default), ``"error"`` or ``"none"``,
+    as ``cosim run --fmu-log``. Warnings are counted whatever the level:
+    ``result.summary["instances"][i]["fmu_warnings"]``. Returns the previous level (``None``:
+    the default). Sets ``$COSIM_LOG``, which the master reads when it creates an instance."""
+    if level not in LOG_LEVELS:
+        raise ValueError(f"fmu_log: {level!r} is not one of {', '.join(LOG_LEVELS)}")
+    previous = os.environ.get("COSIM_LOG")
+    os.environ["COSIM_LOG"] = level
+    return previous

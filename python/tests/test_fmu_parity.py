@@ -129,3 +129,64 @@ def test_cosim_run_mat_is_read_by_scipy_with_the_csv_numbers(tmp_path):
     bad = subprocess.run([str(COSIM), "run", str(SCENARIOS / "crane-pub3.toml"), "--output-file", "r.csv"],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "use --out DIR" in bad.stderr
+
+
+def test_result_plot_has_title_units_and_a_legend_beside_the_data(fmu_dir, tmp_path):
+    from conftest import SCENARIOS
+
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = cosim.simulate(SCENARIOS / "crane-pub3.toml", stop_time=2.0)
+    fig = r.plot(["mech.s", "hyd.p1", "hyd.p3"], path=tmp_path / "crane.png")
+    assert (tmp_path / "crane.png").read_bytes()[1:4] == b"PNG"
+    assert fig._suptitle.get_text() == "result, H = 0.001 s, ok"
+    axes = fig.get_axes()
+    assert [a.get_ylabel() for a in axes] == ["mech.s (m)", "value (Pa)"]
+    assert axes[-1].get_xlabel() == "time (s)"
+    fig.canvas.draw()
+    for ax in axes:
+        legend = ax.get_legend()
+        assert legend is not None
+        # the legend lies right of the data, not over it
+        assert legend.get_window_extent().x0 >= ax.get_window_extent().x1
+    assert [t.get_text() for t in axes[1].get_legend().get_texts()] == ["hyd.p1", "hyd.p3"]
+    # p3 drawn over p1, thinner: both visible where they coincide
+    lw = [line.get_linewidth() for line in axes[1].get_lines()]
+    assert lw[0] > lw[1]
+    with pytest.raises(KeyError, match="no field 'hyd.p4'"):
+        r.plot(["hyd.p4"])
+
+
+def test_fmu_warnings_can_be_muted_and_are_counted(fmu_dir, tmp_path):
+    """The testing FMU warns in every step from fault_time on (fault = warning): printed by
+    default, not with fmu_log("none") / --fmu-log none, counted in the summary either way."""
+    import subprocess
+    import sys
+    from conftest import COSIM
+
+    fmu = fmu_dir / "testing-faulty.fmu"
+    script = (
+        "import cosim, sys\n"
+        "if sys.argv[1] != 'default': cosim.fmu_log(sys.argv[1])\n"
+        f"r = cosim.simulate_fmu({str(fmu)!r}, stop_time=1.0, output_interval=0.01, "
+        "start_values={'fault': 'warning', 'fault_time': 0.5})\n"
+        "print(r.summary['instances'][0]['fmu_warnings'])\n"
+    )
+    runs = {level: subprocess.run([sys.executable, "-c", script, level], capture_output=True, text=True)
+            for level in ["default", "none", "error", "all"]}
+    counts = {level: int(r.stdout.strip()) for level, r in runs.items()}
+    assert counts["default"] >= 50 and len(set(counts.values())) == 1, counts
+    assert runs["default"].stderr.count("[testing_faulty]") >= counts["default"], runs["default"].stderr[-500:]
+    assert "[testing_faulty]" not in runs["none"].stderr and "[testing_faulty]" not in runs["error"].stderr
+    with pytest.raises(ValueError, match="not one of"):
+        cosim.fmu_log("quiet")
+    # the command line: --fmu-log none, the same count in summary.json
+    import json
+    cli = subprocess.run([str(COSIM), "run", str(fmu), "--stop-time", "1", "--step", "0.01", "--start-value", "fault=warning",
+                          "--start-value", "fault_time=0.5", "--fmu-log", "none", "--out", str(tmp_path)],
+                         capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    assert "[testing_faulty]" not in cli.stderr
+    assert json.loads((tmp_path / "summary.json").read_text())["instances"][0]["fmu_warnings"] == counts["default"]
