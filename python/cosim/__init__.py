@@ -179,6 +179,15 @@ class Execution(_cosim.Execution):
             args[3] = _names(args[3])
         if "output" in kwargs:
             kwargs["output"] = _names(kwargs["output"])
+        # One FMU: bare variable names, as in simulate (start_values and output: 3rd and 4th).
+        for i, key in ((2, "start_values"), (3, "output")):
+            given = args[i] if len(args) > i else kwargs.get(key)
+            if given is not None:
+                sv, out = qualify(system, given if i == 2 else None, given if i == 3 else None)
+                if len(args) > i:
+                    args[i] = sv if i == 2 else out
+                else:
+                    kwargs[key] = sv if i == 2 else out
         return super().__new__(cls, _system_arg(system), *args, **kwargs)
 
     def result(self) -> Result:

@@ -190,3 +190,13 @@ def test_fmu_warnings_can_be_muted_and_are_counted(fmu_dir, tmp_path):
     assert cli.returncode == 0, cli.stderr
     assert "[testing_faulty]" not in cli.stderr
     assert json.loads((tmp_path / "summary.json").read_text())["instances"][0]["fmu_warnings"] == counts["default"]
+
+
+def test_execution_takes_bare_names_for_one_fmu(fmu_dir):
+    fmu = fmu_dir / "oscillator-fd-m1.fmu"
+    with cosim.Execution(fmu, 1.0, None, {"x0": 0.3}, ["x"]) as ex:
+        ex.initialize()
+        assert ex.value("oscillator_fd_m1.x") == 0.3
+    with cosim.Execution(fmu, stop_time=1.0, start_values={"x0": 0.4}, output=["x"]) as ex:
+        ex.initialize()
+        assert ex.labels == ["oscillator_fd_m1.x"] and ex.value("oscillator_fd_m1.x") == 0.4
