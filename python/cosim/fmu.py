@@ -52,9 +52,11 @@ def qualify(system, start_values, output):
     def q(name):
         return f"{inst}.{name}" if name in names else name
 
-    start_values = {q(k): v for k, v in (start_values or {}).items()} if start_values else start_values
-    if output is not None:
-        output = [q(n) for n in output]
+    # Anything else than a dict of names / a list of names is left for simulate's own errors.
+    if isinstance(start_values, dict):
+        start_values = {q(k) if isinstance(k, str) else k: v for k, v in start_values.items()}
+    if isinstance(output, (list, tuple)):
+        output = [q(n) if isinstance(n, str) else n for n in output]
     return start_values, output
 
 
