@@ -271,12 +271,20 @@ impl Bonds {
         }
         if let Some(max) = self.max_residual_energy {
             if let Some(b) = self.state.iter().position(|s| s.e_abs.is_nan() || s.e_abs > max) {
-                return Err(MasterError::Diverged {
-                    time: t_end,
-                    message: format!(
-                        "{}: residual energy Σ|δE| = {:.6e} J exceeds max_residual_energy = {max} J",
-                        self.labels[b], self.state[b].e_abs
-                    ),
+                let message = format!(
+                    "{}: residual energy Σ|δE| = {:.6e} J exceeds max_residual_energy = {max} J",
+                    self.labels[b], self.state[b].e_abs
+                );
+                return Err(if self.state[b].e_abs.is_nan() {
+                    MasterError::Diverged { time: t_end, message }
+                } else {
+                    MasterError::ResidualEnergyBound {
+                        time: t_end,
+                        message: format!(
+                            "{message} (the cumulative residual energy the coupling has created; \
+                             raise the bound or reduce the step if the run is healthy)"
+                        ),
+                    }
                 });
             }
         }

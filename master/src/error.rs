@@ -118,6 +118,15 @@ pub enum MasterError {
         /// What is missing.
         message: String,
     },
+    /// A bond's cumulative residual energy Σ|δE| passed `max_residual_energy`: a bound on how
+    /// much energy the coupling has created so far, not by itself a sign of divergence.
+    #[error("residual energy bound exceeded at t = {time}: {message}")]
+    ResidualEnergyBound {
+        /// Simulation time.
+        time: f64,
+        /// The bond, its Σ|δE| and the bound.
+        message: String,
+    },
     /// The run was stopped because it diverged.
     #[error("diverged at t = {time}: {message}")]
     Diverged {

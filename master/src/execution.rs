@@ -69,6 +69,8 @@ pub struct Execution {
     interrupt: Option<Arc<dyn StopRequest>>,
     /// Variable communication steps (ECCO), when the system asks for them.
     grid: Option<Grid>,
+    /// Unit of each recorded column (`summary.json` `units`).
+    units: std::collections::BTreeMap<String, String>,
 }
 
 /// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
@@ -206,6 +208,7 @@ impl Execution {
         }
         let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
         let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
+        let units = crate::units::output_units(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
         let grid = match system.step_control() {
@@ -240,6 +243,7 @@ impl Execution {
             wall: Instant::now(),
             interrupt: None,
             grid,
+            units,
         })
     }
 
@@ -650,6 +654,7 @@ impl Execution {
                         fmu: spec.fmu.display().to_string(),
                         do_step_calls: calls,
                         do_step_seconds: secs,
+                        fmu_warnings: self.slaves.get(i).map_or(0, |s| s.fmu_warnings()),
                     }
                 })
                 .collect(),
@@ -666,6 +671,7 @@ impl Execution {
                     energy_abs_uncorrected: s.e_abs_uncorrected,
                 })
                 .collect(),
+            units: self.units.clone(),
             iterations: (sys.iterations() > 1).then(|| {
                 let s = self.algorithm.stats();
                 let (passes, unconverged_steps) = (s.iterations, s.unconverged_steps);

@@ -39,7 +39,9 @@ pub mod extrapolation;
 pub mod fmu;
 pub mod guard;
 pub mod host;
+pub mod matfile;
 pub mod observer;
+pub mod plot;
 pub mod pool;
 pub mod precision;
 pub mod run;
@@ -49,6 +51,7 @@ pub mod step_control;
 pub mod suggest;
 pub mod system;
 pub mod tune;
+pub mod units;
 
 pub use error::{MasterError, Result};
 pub use execution::Execution;

@@ -113,6 +113,17 @@ enum Command {
         /// The settings (`--step`, `--algorithm`, … and `--set KEY=VALUE` for any of them).
         #[command(flatten)]
         settings: cli::settings_flags::SettingsFlags,
+        /// Also write results.mat (MATLAB v4, the Dymola/OpenModelica result layout, units in
+        /// the descriptions) next to results.csv.
+        #[arg(long)]
+        mat: bool,
+        /// Which FMU messages are printed on stderr: all, warning (default), error, none
+        /// (sets COSIM_LOG); summary.json counts the warnings (instances[].fmu_warnings) anyway.
+        #[arg(long, value_name = "LEVEL", value_parser = ["all", "warning", "error", "none"])]
+        fmu_log: Option<String>,
+        /// Not an option of cosim (FMPy's and libcosim's): refused with a pointer to --out DIR.
+        #[arg(long, hide = true, value_name = "FILE")]
+        output_file: Option<PathBuf>,
         /// A start value of the FMU, NAME=VALUE, typed by its model description (Real, Integer,
         /// Boolean true/false, String, Enumeration item name or number); repeatable.
         #[arg(long = "start-value", value_name = "NAME=VALUE")]
@@ -305,6 +316,17 @@ enum Command {
     Info {
         /// The .fmu file.
         fmu: PathBuf,
+    },
+    /// Plot a run's results.csv as a PNG: titled, one panel per unit (from summary.json), time
+    /// on x, the legend beside the data.
+    Plot {
+        /// The output directory of `cosim run` (results.csv, summary.json).
+        dir: PathBuf,
+        /// The columns to plot (default: every one).
+        vars: Vec<String>,
+        /// The PNG to write (default: DIR/results.png).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
 }
 
@@ -528,6 +550,13 @@ fn run() -> Result<i32> {
             print!("{}", master::fmu::info::info(&fmu)?);
             Ok(0)
         }
+        Command::Plot { dir, vars, output } => {
+            let fig = master::plot::results_figure(&dir, &vars)?;
+            let png = output.unwrap_or_else(|| dir.join("results.png"));
+            master::plot::png(&png, &fig)?;
+            eprintln!("{}: {} ({} panels)", png.display(), fig.title, fig.panels.len());
+            Ok(0)
+        }
         Command::Worker { fmu, extracted, shm_fd, instance } => {
             master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance, shm_fd)
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
@@ -537,6 +566,9 @@ fn run() -> Result<i32> {
             system,
             out,
             settings,
+            mat,
+            fmu_log,
+            output_file,
             start_values,
             output_interval,
             output_variables,
@@ -544,6 +576,17 @@ fn run() -> Result<i32> {
             force,
             print_settings,
         } => {
+            if let Some(f) = output_file {
+                anyhow::bail!(
+                    "--output-file {}: cosim writes a directory, not one file: use --out DIR (results.csv, \
+                     summary.json, bonds.csv inside; --mat adds results.mat)",
+                    f.display()
+                );
+            }
+            if let Some(level) = fmu_log {
+                // Read when each instance is created (and inherited by isolated workers).
+                std::env::set_var(master::fmu::instance::LOG_ENV, level);
+            }
             master::guard::install();
             let over = Overrides { settings: settings.settings()?, extrapolation, force };
             let out = out.unwrap_or_else(|| {
@@ -567,6 +610,9 @@ fn run() -> Result<i32> {
             let summary =
                 master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
             use master::observer::Status;
+            if mat {
+                master::matfile::write_from_csv(&out).with_context(|| format!("writing {}", out.display()))?;
+            }
             if let Some(w) = summary.iteration_warning() {
                 eprintln!("warning: {}: {w}", system.display());
             }

@@ -67,6 +67,9 @@ pub struct Summary {
     /// Iterative coupling (`iterations > 1`): passes, and steps that ended unconverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<IterationSummary>,
+    /// Unit of each results.csv column that has one (`time`: s), from the model descriptions.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub units: std::collections::BTreeMap<String, String>,
     /// What the scheme reports of itself ([`crate::algorithm::Algorithm::stats`]; a scheme
     /// from outside the crate too).
     #[serde(default)]
@@ -121,6 +124,10 @@ pub struct InstanceSummary {
     pub do_step_calls: u64,
     /// Seconds inside doStep (timed on the first 64 steps and every 16th after, scaled to all).
     pub do_step_seconds: f64,
+    /// Warnings the FMU gave (fmi2Warning messages and calls), printed or not (`COSIM_LOG`,
+    /// `--fmu-log`); not counted for isolated instances.
+    #[serde(default)]
+    pub fmu_warnings: u64,
 }
 
 /// Per-bond totals.

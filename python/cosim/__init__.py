@@ -26,22 +26,46 @@ from . import _cosim
 from ._cosim import CosimError
 from .system import System
 from .sweep import sweep
+from .fmu import fmu_log, info, qualify, simulate_fmu
 
-__all__ = ["CosimError", "Execution", "Result", "System", "check", "simulate", "sweep", "to_pandas", "tune"]
+__all__ = [
+    "CosimError",
+    "Execution",
+    "Result",
+    "System",
+    "check",
+    "fmu_log",
+    "info",
+    "simulate",
+    "simulate_fmu",
+    "sweep",
+    "to_pandas",
+    "tune",
+]
 
 
 class Result(np.ndarray):
     """A structured array (field ``time`` + one field per recorded variable) with the run's
-    ``summary`` (dict: status, message, steps, time, wall_time_s, …) and :meth:`to_pandas`."""
+    ``summary`` (dict: status, message, steps, time, wall_time_s, …), ``units`` (field → unit,
+    from the model descriptions; fields without a unit are absent) and :meth:`to_pandas`."""
 
     summary: dict | None = None
+    units: dict | None = None
 
     def __array_finalize__(self, obj):
         self.summary = getattr(obj, "summary", None)
+        self.units = getattr(obj, "units", None)
 
     def to_pandas(self):
         """A pandas DataFrame with one column per field (``time`` first)."""
         return to_pandas(self)
+
+    def plot(self, names=None, path=None, title=None):
+        """A matplotlib figure of the fields ``names`` against time: titled, one panel per unit,
+        the legend beside the data (:func:`cosim.plot.plot_result`); saved to ``path`` if given."""
+        from .plot import plot_result
+
+        return plot_result(self, names, path, title)
 
 
 def _structured(names, data) -> np.ndarray:
@@ -86,6 +110,7 @@ def _warn_unconverged(summary):
 def _result(names, data, summary_json) -> Result:
     r = _structured(names, data).view(Result)
     r.summary = json.loads(summary_json)
+    r.units = dict(r.summary.get("units", {}))
     _warn_unconverged(r.summary)
     return r
 
@@ -116,7 +141,10 @@ def simulate(
     ``output`` lists the recorded variables (default: the system's); ``fmus`` maps instance
     names to other FMU files. A failed run raises :class:`CosimError` unless ``check=False``
     (then the result holds the rows up to the failure and ``result.summary`` says why).
+    For one FMU, ``start_values`` and ``output`` may use its bare variable names (``"x0"``), as
+    ``cosim run X.fmu`` does; :func:`simulate_fmu` also names the columns that way.
     """
+    start_values, output = qualify(system, start_values, _names(output))
     names, data, summary = _cosim._simulate(
         _system_arg(system),
         stop_time=stop_time,
@@ -150,6 +178,15 @@ class Execution(_cosim.Execution):
             args[3] = _names(args[3])
         if "output" in kwargs:
             kwargs["output"] = _names(kwargs["output"])
+        # One FMU: bare variable names, as in simulate (start_values and output: 3rd and 4th).
+        for i, key in ((2, "start_values"), (3, "output")):
+            given = args[i] if len(args) > i else kwargs.get(key)
+            if given is not None:
+                sv, out = qualify(system, given if i == 2 else None, given if i == 3 else None)
+                if len(args) > i:
+                    args[i] = sv if i == 2 else out
+                else:
+                    kwargs[key] = sv if i == 2 else out
         return super().__new__(cls, _system_arg(system), *args, **kwargs)
 
     def result(self) -> Result:

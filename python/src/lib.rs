@@ -20,6 +20,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+mod single_fmu;
+
 create_exception!(_cosim, CosimError, PyException, "An error of the co-simulation master (the Rust message).");
 
 fn err(e: MasterError) -> PyErr {
@@ -353,7 +355,11 @@ struct Inner {
 
 impl Inner {
     fn create(system: &Bound<'_, PyAny>, o: Options<'_, '_>, record: bool) -> PyResult<Self> {
-        let Source { mut builder, mut fmus, ssp } = source(system)?;
+        Self::from_source(source(system)?, o, record)
+    }
+
+    fn from_source(src: Source, o: Options<'_, '_>, record: bool) -> PyResult<Self> {
+        let Source { mut builder, mut fmus, ssp } = src;
         if let Some(map) = o.fmus {
             for (k, v) in map.iter() {
                 let name: String = k.extract()?;
@@ -601,7 +607,11 @@ fn _simulate<'py>(
     settings: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Vec<String>, Bound<'py, PyBytes>, String)> {
     let o = Options { stop_time, step, start_values, output, fmus, extrapolation, settings };
-    let mut e = Inner::create(system, o, true)?;
+    run_to_end(py, Inner::create(system, o, true)?, check)
+}
+
+/// Runs `e` to its stop time: (column names, rows as float64 bytes, summary JSON); see `_simulate`.
+fn run_to_end(py: Python<'_>, mut e: Inner, check: bool) -> PyResult<(Vec<String>, Bound<'_, PyBytes>, String)> {
     let stop = e.exec()?.system().stop();
     let r = e.advance(py, stop, u64::MAX);
     if let Err(interrupt) = r.as_ref() {
@@ -739,5 +749,6 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_check, m)?)?;
     m.add_function(wrap_pyfunction!(_settings, m)?)?;
     m.add_function(wrap_pyfunction!(_setting_keys, m)?)?;
+    single_fmu::register(m)?;
     Ok(())
 }

@@ -16,7 +16,9 @@ fn sh(cmd: &mut Command) -> Result<()> {
 /// Python packages the tests need: FMPy (and lark, which `fmpy validate` needs for structured
 /// names); libcosimpy and ecospy, which run our SSP exports (master/tests/ssp_interop.rs; the
 /// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
-/// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package.
+/// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
+/// for the plots of docs/python.md, which the doc-runner runs; scipy, whose MATLAB reader checks
+/// `cosim run --mat`.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -27,6 +29,8 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("pandas", "pandas"),
     ("dask.distributed", "dask[distributed]"),
     ("pytest", "pytest"),
+    ("matplotlib", "matplotlib"),
+    ("scipy", "scipy"),
 ];
 
 /// Python venv with [`PYTHON_PACKAGES`].
@@ -183,6 +187,8 @@ pub fn run(args: &[String]) -> Result<()> {
         .env("FMU_DIR", &fmu_dir);
     sh(&mut test)?;
     python_package(&cargo, &root, &fmu_dir, &python)?;
+    let long = args.iter().any(|a| a == "--long-docs");
+    crate::docs::run_blocks(&python, long, false, &[])?;
     if !quick {
         valgrind(&cargo, &root, &fmu_dir, &python)?;
         sh(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))?;

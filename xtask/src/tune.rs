@@ -182,7 +182,8 @@ pub fn run() -> Result<()> {
         let verified = paper_json.verified.as_ref().context("no verification in tune.json")?;
         for (i, var) in verified.compare.iter().take(2).enumerate() {
             let png = format!("tune-{}-verify-{}.png", case.name, i + 1);
-            plot_verification(&img.join(&png), case.name, &paper_out, var)?;
+            let unit = unit_of(&root.join("scenarios").join(case.scenario), var);
+            plot_verification(&img.join(&png), case.name, &paper_out, var, unit.as_deref())?;
             let _ = writeln!(doc, "![verification on the work cycle](img/{png})\n");
         }
         let _ = writeln!(
@@ -381,7 +382,16 @@ fn read_trace(path: &Path, var: &str) -> Result<Vec<(f64, f64)>> {
     Ok(pts)
 }
 
-fn plot_verification(path: &Path, name: &str, out: &Path, var: &str) -> Result<()> {
+/// The unit of `inst.var` of `system` from its FMU's model description.
+fn unit_of(system: &Path, var: &str) -> Option<String> {
+    let (inst, name) = var.split_once('.')?;
+    let b = master::system::SystemBuilder::read(system).ok()?;
+    let (_, fmu) = b.fmus().into_iter().find(|(n, _)| n == inst)?;
+    let xml = master::fmu::Archive::read_model_description(&fmu).ok()?.model_description;
+    master::units::unit_of(&model_description::from_str(&xml).ok()?, name)
+}
+
+fn plot_verification(path: &Path, name: &str, out: &Path, var: &str, unit: Option<&str>) -> Result<()> {
     let reference = read_trace(&out.join("verify-reference.csv"), var)?;
     let mut series = vec![Series { label: "reference", points: reference }];
     let first = out.join("verify-paper.csv");
@@ -392,5 +402,6 @@ fn plot_verification(path: &Path, name: &str, out: &Path, var: &str) -> Result<(
     if verified.exists() {
         series.push(Series { label: "verified H", points: read_trace(&verified, var)? });
     }
-    lines(path, &format!("{name}: verification on the work cycle, {var}"), "t (s)", var, &series)
+    let y = format!("{var} ({})", unit.unwrap_or("no unit"));
+    lines(path, &format!("{name}: verification on the work cycle, {var}"), "t (s)", &y, &series)
 }

@@ -84,7 +84,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             "{not-the-guid-of-this-fmu}",
             p.fmu.resource_uri(),
             false,
-            false,
+            ffi::WARNING,
         ) {
             Ok(i) => {
                 accepted.push("fmi2Instantiate with a wrong GUID: accepted (an instance, not NULL)".into());

@@ -324,8 +324,9 @@ struct InstanceEnv {
     callbacks: CallbackFunctions,
     /// Our name of the instance, for the log lines.
     name: String,
-    /// Print every message, not only those of status fmi2Warning or worse (`COSIM_LOG=all`).
-    echo_all: bool,
+    /// Print the messages of this status or worse (`COSIM_LOG`: all → fmi2OK, default
+    /// fmi2Warning, `error` → fmi2Error, `none` → nothing); every message is counted either way.
+    echo_from: c_int,
     /// The last message the FMU logged.
     last: Mutex<String>,
     /// Number of messages logged so far.
@@ -354,7 +355,7 @@ impl InstanceEnv {
         if status == WARNING {
             self.warned.fetch_add(1, Ordering::Relaxed);
         }
-        if status >= WARNING || self.echo_all {
+        if status >= self.echo_from {
             // Ignore a failing stderr: logging must never unwind into the FMU.
             let _ = writeln!(std::io::stderr().lock(), "[{}] {category}: {message}", self.name);
         }
@@ -415,7 +416,7 @@ impl Instance {
         guid: &str,
         resource_uri: &str,
         logging_on: bool,
-        echo_all: bool,
+        echo_from: c_int,
     ) -> Result<Self, InstantiateError> {
         let c_name = CString::new(name).map_err(|_| InstantiateError::Nul("instance name"))?;
         let c_guid = CString::new(guid).map_err(|_| InstantiateError::Nul("GUID"))?;
@@ -430,7 +431,7 @@ impl Instance {
                 component_environment: std::ptr::null_mut(),
             },
             name: name.to_owned(),
-            echo_all,
+            echo_from,
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
             warned: AtomicU64::new(0),
@@ -845,7 +846,7 @@ mod tests {
                 component_environment: std::ptr::null_mut(),
             },
             name: name.into(),
-            echo_all: false,
+            echo_from: WARNING,
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
             warned: AtomicU64::new(0),

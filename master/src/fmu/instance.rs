@@ -14,10 +14,25 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The environment variable that makes every FMU message visible: `COSIM_LOG=all` prints all
-/// messages (and instantiates with `loggingOn = true`); otherwise only messages of status
-/// fmi2Warning or worse are printed.
+/// The environment variable that sets which FMU messages are printed on stderr: `COSIM_LOG=all`
+/// prints all messages (and instantiates with `loggingOn = true`); `warning` (the default) those
+/// of status fmi2Warning or worse, `error` fmi2Error or worse, `none` nothing (`cosim run
+/// --fmu-log LEVEL`, Python `cosim.fmu_log(LEVEL)`). Messages are counted whatever the level
+/// (`summary.json` `instances[].fmu_warnings`).
 pub const LOG_ENV: &str = "COSIM_LOG";
+
+/// The levels of [`LOG_ENV`], most verbose first.
+pub const LOG_LEVELS: [&str; 4] = ["all", "warning", "error", "none"];
+
+/// The lowest FMI status printed at the level of [`LOG_ENV`] (an unknown value: the default).
+fn echo_from() -> std::os::raw::c_int {
+    match std::env::var(LOG_ENV).unwrap_or_default().to_ascii_lowercase().as_str() {
+        "all" => ffi::OK,
+        "error" => ffi::ERROR,
+        "none" => std::os::raw::c_int::MAX,
+        _ => ffi::WARNING,
+    }
+}
 
 /// The standard log categories (FMI 2.0 §2.2.4) enabled after instantiation when the FMU
 /// declares them, so that it explains warnings and errors even with `loggingOn = false`.
@@ -258,8 +273,9 @@ impl Fmu2 {
                 ),
             ));
         }
-        let echo_all = std::env::var(LOG_ENV).is_ok_and(|v| v.eq_ignore_ascii_case("all"));
-        let created = ffi::Instance::new(&self.binary, name, &self.md.guid, &self.resource_uri, echo_all, echo_all);
+        let echo = echo_from();
+        let echo_all = echo == ffi::OK;
+        let created = ffi::Instance::new(&self.binary, name, &self.md.guid, &self.resource_uri, echo_all, echo);
         let mut instance = match created {
             Ok(instance) => instance,
             Err(ffi::InstantiateError::Nul(what)) => {
@@ -623,6 +639,10 @@ impl Slave for Fmu2Slave {
     /// call, and the number of `fmi2DoStep` calls.
     fn call_stats(&self) -> (f64, u64) {
         (self.busy.as_secs_f64(), self.steps)
+    }
+
+    fn fmu_warnings(&self) -> u64 {
+        self.warnings()
     }
 
     fn set_timing(&mut self, on: bool) {

@@ -36,6 +36,11 @@ pub trait Slave: Send {
     fn call_stats(&self) -> (f64, u64) {
         (0.0, 0)
     }
+    /// Warnings the FMU gave so far (messages of status fmi2Warning, calls that returned it),
+    /// printed or not (`COSIM_LOG`); 0 where they are not counted (worker processes).
+    fn fmu_warnings(&self) -> u64 {
+        0
+    }
     /// Switches the measurement of time inside FMU calls on or off (default off: two clock reads
     /// per call cost more than a small FMU's setter; `cosim bench` switches it on for its timed run).
     fn set_timing(&mut self, _on: bool) {}

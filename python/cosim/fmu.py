@@ -1,0 +1,143 @@
+"""One FMU the way FMPy runs it: :func:`info` (``fmpy.read_model_description`` / ``fmpy info``)
+and :func:`simulate_fmu` (``fmpy.simulate_fmu``): bare variable names, ``start_time``,
+``output_interval``; the experiment and every check are those of ``cosim run X.fmu``."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+
+from . import _cosim
+
+
+def info(fmu) -> dict:
+    """The model description of ``fmu`` as a dict.
+
+    Keys: ``model_name``, ``fmi_version``, ``guid``, ``description``, ``generation_tool``,
+    ``model_identifier``, ``instance`` (the instance name ``cosim run X.fmu`` and
+    :func:`cosim.simulate` give it), ``default_experiment`` (``start_time``, ``stop_time``,
+    ``step_size``, ``tolerance``; ``None`` without one), ``variables`` and ``enumerations``.
+    Each variable is a dict: ``name``, ``value_reference``, ``type`` (Real, Integer, Boolean,
+    String, Enumeration), ``causality``, ``variability``, ``initial``, ``declared_type``,
+    ``description``, ``unit`` (Real: its own or its declared type's), ``start``, ``min``,
+    ``max``, ``nominal``; an Enumeration also ``items`` (``name``, ``value``, ``description``)
+    and ``start_item`` (the item name of its start). ``enumerations``: each enumeration type
+    with its ``items``.
+    """
+    return json.loads(_cosim._info(os.fspath(fmu)))
+
+
+def _is_fmu(system) -> bool:
+    if not isinstance(system, (str, os.PathLike)):
+        return False
+    path = os.fspath(system)
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "modelDescription.xml" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def qualify(system, start_values, output):
+    """For a single FMU, bare variable names (``"x0"``, as ``cosim run X.fmu --start-value x0=…``)
+    in ``start_values`` and ``output`` become ``instance.variable``; names already written that
+    way, and every other kind of system, are left as they are."""
+    if not _is_fmu(system) or not (start_values or output):
+        return start_values, output
+    desc = info(system)
+    names = {v["name"] for v in desc["variables"]}
+    inst = desc["instance"]
+
+    def q(name):
+        return f"{inst}.{name}" if name in names else name
+
+    # Anything else than a dict of names / a list of names is left for simulate's own errors.
+    if isinstance(start_values, dict):
+        start_values = {q(k) if isinstance(k, str) else k: v for k, v in start_values.items()}
+    if isinstance(output, (list, tuple)):
+        output = [q(n) if isinstance(n, str) else n for n in output]
+    return start_values, output
+
+
+def _text(value) -> str:
+    """A start value as ``cosim run``'s ``--start-value NAME=VALUE`` text (typed by the model
+    description there)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def simulate_fmu(
+    filename,
+    start_time: float | None = None,
+    stop_time: float | None = None,
+    step_size: float | None = None,
+    output_interval: float | None = None,
+    relative_tolerance: float | None = None,
+    start_values: dict | None = None,
+    output=None,
+    *,
+    check: bool = True,
+):
+    """Simulates one Co-Simulation FMU as ``fmpy.simulate_fmu`` does and returns a structured
+    array with ``time`` and one field per recorded variable, named as in the FMU (``x``, not
+    ``instance.x``), with ``.summary`` and ``.units`` (keyed the same way) like :func:`cosim.simulate`.
+
+    The experiment is ``cosim run X.fmu``'s: the FMU's DefaultExperiment unless given, else
+    start 0, stop start + 1 s and FMPy's automatic step. ``output_interval`` alone is the
+    communication step, as in FMPy (which ignores ``step_size`` for Co-Simulation FMUs): the same
+    ``output_interval`` gives FMPy's numbers bit for bit. With ``step_size`` too, the FMU is
+    stepped at ``step_size`` and a row is kept every ``output_interval`` (a whole multiple).
+    Without either, the DefaultExperiment's stepSize is the step and every step a row (FMPy
+    doubles it until at most 1000 steps remain). ``start_values`` maps variable names to
+    values (bool, int, float, or str for an enumeration item); ``output`` lists the recorded
+    variables (default: every output). ``relative_tolerance`` is refused when given: cosim calls
+    ``fmi2SetupExperiment`` without a tolerance (``toleranceDefined = false``).
+    """
+    from . import _names, _result
+
+    if relative_tolerance is not None:
+        raise ValueError(
+            f"relative_tolerance = {relative_tolerance!r}: cosim calls fmi2SetupExperiment with "
+            "toleranceDefined = false, so a tolerance would not reach the FMU; leave it None"
+        )
+    if step_size is None and output_interval is not None:
+        # FMPy steps a Co-Simulation FMU at its output interval (it ignores step_size there).
+        step_size, output_interval = output_interval, None
+    texts = [f"{k}={_text(v)}" for k, v in (start_values or {}).items()]
+    inst, names, data, summary = _cosim._simulate_fmu(
+        os.fspath(filename),
+        start_time=start_time,
+        stop_time=stop_time,
+        step_size=step_size,
+        output_interval=output_interval,
+        start_values=texts,
+        output=_names(output),
+        check=check,
+    )
+    prefix = inst + "."
+    def strip(n):
+        return n[len(prefix):] if n.startswith(prefix) else n
+
+    r = _result([strip(n) for n in names], data, summary)
+    r.units = {strip(k): u for k, u in r.units.items()}
+    return r
+
+
+LOG_LEVELS = ("all", "warning", "error", "none")
+
+
+def fmu_log(level: str) -> str | None:
+    """Which FMU messages are printed on stderr from now on (in this process and the workers it
+    starts, sweeps included): ``"all"``, ``"warning"`` (the default), ``"error"`` or ``"none"``,
+    as ``cosim run --fmu-log``. Warnings are counted whatever the level:
+    ``result.summary["instances"][i]["fmu_warnings"]``. Returns the previous level (``None``:
+    the default). Sets ``$COSIM_LOG``, which the master reads when it creates an instance."""
+    if level not in LOG_LEVELS:
+        raise ValueError(f"fmu_log: {level!r} is not one of {', '.join(LOG_LEVELS)}")
+    previous = os.environ.get("COSIM_LOG")
+    os.environ["COSIM_LOG"] = level
+    return previous
