@@ -68,6 +68,10 @@ pub struct Execution {
     interrupt: Option<&'static AtomicBool>,
     /// Variable communication steps (ECCO), when the system asks for them.
     grid: Option<Grid>,
+    /// Paces the steps to the wall clock (real-time runs).
+    pacer: Option<crate::realtime::Pacer>,
+    /// Values set from outside while the run goes (`[live]` inputs).
+    live: Option<crate::live::LiveInputs>,
 }
 
 /// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
@@ -172,10 +176,39 @@ impl Execution {
                     Box::new(w) as Box<dyn Slave>
                 })
                 .collect();
-            return Self::with_instances(system, slaves, &mds);
+            let mut e = Self::with_instances(system, slaves, &mds)?;
+            e.pace_from(b, over)?;
+            return Ok(e);
         }
         let system = b.load_with(fmus, over)?;
-        Self::new(system, fmus)
+        let mut e = Self::new(system, fmus)?;
+        e.pace_from(b, over)?;
+        Ok(e)
+    }
+
+    /// Paces the run when the builder or the overrides ask for real time.
+    fn pace_from(&mut self, b: &SystemBuilder, over: &Overrides) -> Result<()> {
+        if let Some(rt) = b.real_time(over)? {
+            self.pace(crate::realtime::Pacer::new(rt, self.system.start(), self.system.steps()));
+        }
+        Ok(())
+    }
+
+    /// Paces every following step to the wall clock ([`crate::realtime`]).
+    pub fn pace(&mut self, pacer: crate::realtime::Pacer) -> &mut Self {
+        self.pacer = Some(pacer);
+        self
+    }
+
+    /// The pacer of a real-time run.
+    pub fn pacer_mut(&mut self) -> Option<&mut crate::realtime::Pacer> {
+        self.pacer.as_mut()
+    }
+
+    /// Takes live input values at every communication point ([`crate::live`]).
+    pub fn live_inputs(&mut self, live: crate::live::LiveInputs) -> &mut Self {
+        self.live = Some(live);
+        self
     }
 
     /// With instances made elsewhere (one per system instance, in order; e.g. mocks, or
@@ -229,6 +262,8 @@ impl Execution {
             wall: Instant::now(),
             interrupt: None,
             grid,
+            pacer: None,
+            live: None,
         })
     }
 
@@ -504,6 +539,12 @@ impl Execution {
     fn step_now(&mut self) -> Result<()> {
         let n = self.steps;
         let t = self.grid_time();
+        if let Some(p) = &mut self.pacer {
+            p.before_step(self.interrupt);
+        }
+        if let Some(live) = &mut self.live {
+            live.apply(&mut self.coupling, &mut self.slaves)?;
+        }
         let units = match &self.grid {
             None => {
                 self.coupling.set_step_size(self.system.time_at(n + 1) - t);
@@ -533,13 +574,15 @@ impl Execution {
         }
         let t = self.grid_time();
         self.values_fresh = false;
-        if self.observers.is_empty() {
-            return Ok(());
+        if !self.observers.is_empty() {
+            self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+            self.values_fresh = true;
+            for o in self.observers.iter_mut() {
+                o.step(n, t, &self.values, self.bonds.states())?;
+            }
         }
-        self.coupling.recorded(&mut self.slaves, &mut self.values)?;
-        self.values_fresh = true;
-        for o in self.observers.iter_mut() {
-            o.step(n, t, &self.values, self.bonds.states())?;
+        if let Some(p) = &mut self.pacer {
+            p.after_step(t)?;
         }
         Ok(())
     }
@@ -660,6 +703,7 @@ impl Execution {
                     unconverged_steps,
                 }
             }),
+            real_time: self.pacer.as_ref().map(|p| p.summary()),
         }
     }
 
@@ -680,6 +724,9 @@ impl Execution {
         if summary.status == Status::Running {
             // Finished before the stop time (run_until): what was asked for is done.
             summary.status = Status::Ok;
+        }
+        if let Some(p) = &self.pacer {
+            p.write_csv()?;
         }
         for o in self.observers.iter_mut() {
             o.finish(&summary)?;

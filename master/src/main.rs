@@ -174,6 +174,29 @@ enum Command {
         /// `bond` (overrides [simulation] and [[bonds]] energy_correction_law).
         #[arg(long, value_parser = parse_law)]
         energy_correction_law: Option<master::system::CorrectionLaw>,
+        /// Pace the run to the wall clock: FACTOR simulated seconds per second (default 1 = real
+        /// time; overrides [simulation].real_time). summary.json then reports step times,
+        /// overruns and lateness.
+        #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "1")]
+        real_time: Option<f64>,
+        /// End a paced run when a communication point is reached more than this many seconds
+        /// after its deadline (overrides [simulation].max_lateness).
+        #[arg(long, value_name = "SECONDS")]
+        max_lateness: Option<f64>,
+        /// Lock memory (mlockall) and run the stepping thread under SCHED_FIFO where the OS
+        /// permits; a note in summary.json otherwise ([simulation].real_time_priority).
+        #[arg(long)]
+        rt_priority: bool,
+        /// Write timing.csv: every step's wall time and lateness (paced runs).
+        #[arg(long)]
+        timing: bool,
+        /// Serve the run live on ADDR (default [live].addr or 127.0.0.1:8033): the dashboard at
+        /// http://ADDR/, WebSocket at /ws, JSON lines on the same port (docs/live.md).
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+        serve: Option<String>,
+        /// Start a served run paused, until a client starts it (the page's Start button).
+        #[arg(long)]
+        paused: bool,
     },
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
@@ -598,6 +621,12 @@ fn run() -> Result<i32> {
             h_max,
             energy_correction,
             energy_correction_law,
+            real_time,
+            max_lateness,
+            rt_priority,
+            timing,
+            serve,
+            paused,
         } => {
             master::guard::install();
             let isolate = isolate.then_some(true);
@@ -618,13 +647,25 @@ fn run() -> Result<i32> {
                 h_max,
                 energy_correction,
                 energy_correction_law,
+                real_time,
+                max_lateness,
+                real_time_priority: rt_priority.then_some(true),
             };
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
             });
             let input = master::run::detect(&system)?;
             eprintln!("reading {} as {}", system.display(), input.describe());
-            let opts = master::run::RunOptions { over, start_values, output_interval, output_variables };
+            let serve =
+                master::live::ServeOptions { serve: serve.is_some(), addr: serve.filter(|a| !a.is_empty()), paused };
+            let opts = master::run::RunOptions {
+                over,
+                start_values,
+                output_interval,
+                output_variables,
+                timing_csv: timing,
+                serve,
+            };
             let prepared = master::run::prepare(&system, input, &opts)?;
             for note in &prepared.notes {
                 eprintln!("{}: {note}", system.display());

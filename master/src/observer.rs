@@ -67,6 +67,9 @@ pub struct Summary {
     /// Iterative coupling (`iterations > 1`): passes, and steps that ended unconverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<IterationSummary>,
+    /// Paced runs (`--real-time`): overruns, lateness and step wall times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_time: Option<crate::realtime::RealTimeSummary>,
 }
 
 /// How iterative coupling went (`summary.json` `iterations`).

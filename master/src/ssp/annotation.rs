@@ -66,6 +66,9 @@ struct RawSimulation {
     energy_correction_law: Option<String>,
     energy_correction_gain: Option<f64>,
     energy_correction_flow: Option<f64>,
+    real_time: Option<f64>,
+    max_lateness: Option<f64>,
+    real_time_priority: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,6 +169,15 @@ pub fn to_toml(b: &SystemBuilder) -> String {
     }
     if let Some(f) = s.energy_correction_flow {
         sim.insert("energy_correction_flow".into(), Value::Float(f));
+    }
+    if let Some(f) = s.real_time {
+        sim.insert("real_time".into(), Value::Float(f));
+    }
+    if let Some(l) = s.max_lateness {
+        sim.insert("max_lateness".into(), Value::Float(l));
+    }
+    if let Some(p) = s.real_time_priority {
+        sim.insert("real_time_priority".into(), Value::Boolean(p));
     }
     if !sim.is_empty() {
         root.insert("simulation".into(), Value::Table(sim));
@@ -314,6 +326,9 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     }
     b.settings.energy_correction_gain = sim.energy_correction_gain.or(b.settings.energy_correction_gain);
     b.settings.energy_correction_flow = sim.energy_correction_flow.or(b.settings.energy_correction_flow);
+    b.settings.real_time = sim.real_time.or(b.settings.real_time);
+    b.settings.max_lateness = sim.max_lateness.or(b.settings.max_lateness);
+    b.settings.real_time_priority = sim.real_time_priority.or(b.settings.real_time_priority);
     for (name, ri) in &raw.instances {
         let inst = b
             .instances

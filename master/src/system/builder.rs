@@ -223,6 +223,13 @@ pub(crate) struct Settings {
     pub energy_correction_law: Option<CorrectionLaw>,
     pub energy_correction_gain: Option<f64>,
     pub energy_correction_flow: Option<f64>,
+    /// Real-time pacing: simulated seconds per wall-clock second (`[simulation] real_time`;
+    /// `None`: as fast as possible). See [`crate::realtime`].
+    pub real_time: Option<f64>,
+    /// End a paced run that falls further behind its deadlines than this (s; `max_lateness`).
+    pub max_lateness: Option<f64>,
+    /// Lock memory and raise the scheduling priority of a paced run (`real_time_priority`).
+    pub real_time_priority: Option<bool>,
 }
 
 /// A `[[bonds]]` table's own correction law, gain and floor (`None`: `[simulation]`'s).
@@ -324,6 +331,8 @@ pub struct SystemBuilder {
     pub(crate) bond_laws: BTreeMap<String, BondLawDraft>,
     /// `[tune]` of a system file, kept for `cosim tune`.
     pub(crate) tune: Option<toml::Value>,
+    /// `[live]` of a system file: inputs and outputs served while the run goes.
+    pub live: Option<crate::live::LiveSpec>,
 }
 
 impl Default for SystemBuilder {
@@ -346,6 +355,7 @@ impl SystemBuilder {
             bond_corrections: BTreeMap::new(),
             bond_laws: BTreeMap::new(),
             tune: None,
+            live: None,
         }
     }
 
@@ -578,6 +588,25 @@ impl SystemBuilder {
     /// before the FMUs are loaded, which depends on it).
     pub fn isolated(&self, over: &super::Overrides) -> bool {
         over.isolate.or(self.settings.isolate).unwrap_or(false)
+    }
+
+    /// How the run is paced ([`crate::realtime`]): `None` as fast as possible. A lateness limit
+    /// or priority without a factor means real time (factor 1).
+    pub fn real_time(&self, over: &super::Overrides) -> crate::Result<Option<crate::realtime::RealTime>> {
+        let s = &self.settings;
+        let factor = over.real_time.or(s.real_time);
+        let max_lateness = over.max_lateness.or(s.max_lateness);
+        let priority = over.real_time_priority.or(s.real_time_priority).unwrap_or(false);
+        if factor.is_none() && max_lateness.is_none() && !priority {
+            return Ok(None);
+        }
+        let rt = crate::realtime::RealTime { factor: factor.unwrap_or(1.0), max_lateness, priority, timing_csv: None };
+        rt.check().map_err(|(key, message)| crate::MasterError::System {
+            path: self.path().to_path_buf(),
+            key: format!("simulation.{key}"),
+            message,
+        })?;
+        Ok(Some(rt))
     }
 
     /// The `[tune]` table of a system file, if any (see [`crate::tune`]).

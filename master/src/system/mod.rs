@@ -545,4 +545,10 @@ pub struct Overrides {
     pub energy_correction: Option<bool>,
     /// The correction law of every bond (`--energy-correction-law`); `None` keeps the file's.
     pub energy_correction_law: Option<CorrectionLaw>,
+    /// Real-time factor (`--real-time`); `None` keeps `[simulation] real_time`.
+    pub real_time: Option<f64>,
+    /// Lateness limit of a paced run (s, `--max-lateness`).
+    pub max_lateness: Option<f64>,
+    /// Memory lock and SCHED_FIFO for a paced run (`--rt-priority`).
+    pub real_time_priority: Option<bool>,
 }

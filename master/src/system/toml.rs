@@ -25,6 +25,9 @@ struct RawSystem {
     /// `[tune]`: read by `cosim tune` ([`crate::tune`]), ignored by `cosim run`.
     #[serde(default)]
     tune: Option<toml::Value>,
+    /// `[live]`: inputs and outputs served while the run goes ([`crate::live`]).
+    #[serde(default)]
+    live: Option<crate::live::LiveSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -68,6 +71,12 @@ struct RawSimulation {
     energy_correction_gain: Option<f64>,
     #[serde(default)]
     energy_correction_flow: Option<f64>,
+    #[serde(default)]
+    real_time: Option<f64>,
+    #[serde(default)]
+    max_lateness: Option<f64>,
+    #[serde(default)]
+    real_time_priority: Option<bool>,
 }
 
 /// `[simulation.ecco]`.
@@ -338,6 +347,9 @@ impl SystemBuilder {
         }
         b.settings.energy_correction_gain = sim.energy_correction_gain;
         b.settings.energy_correction_flow = sim.energy_correction_flow;
+        b.settings.real_time = sim.real_time;
+        b.settings.max_lateness = sim.max_lateness;
+        b.settings.real_time_priority = sim.real_time_priority;
         for (name, ri) in &raw.instances {
             if ri.fmu.to_string_lossy().contains('\0') {
                 return Err(err(&format!("instances.{name}.fmu"), "the path contains a NUL character".into()));
@@ -374,6 +386,7 @@ impl SystemBuilder {
             Some(other) => return Err(err("outputs.variables", format!("{other} must be \"all\" or a list"))),
         };
         b.tune = raw.tune;
+        b.live = raw.live;
         Ok(b)
     }
 }
