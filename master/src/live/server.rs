@@ -148,6 +148,11 @@ fn serve_client(mut stream: TcpStream, hub: &Hub, stop: &AtomicBool) -> std::io:
     let mut session = Session { cursor: 0, every: 1, subscribed: false, last_sent: Instant::now() };
     loop {
         if stop.load(Ordering::Relaxed) {
+            // The last rows and the final status, then goodbye.
+            if session.subscribed {
+                let msg = stream_message(hub, &mut session);
+                let _ = send(&mut stream, proto, &msg);
+            }
             if proto == Proto::WebSocket {
                 let _ = ws::write_close(&mut stream, 1001, "server stopping");
             }
@@ -171,6 +176,18 @@ fn serve_client(mut stream: TcpStream, hub: &Hub, stop: &AtomicBool) -> std::io:
                     send(&mut stream, proto, &json!({ "error": message }).to_string())?;
                     if proto == Proto::WebSocket {
                         let _ = ws::write_close(&mut stream, code, &message);
+                    }
+                    // Read what the client still sends for a moment, so that closing does not
+                    // reset the connection before it has read the reply.
+                    let _ = stream.shutdown(std::net::Shutdown::Write);
+                    let until = Instant::now() + Duration::from_millis(200);
+                    while Instant::now() < until {
+                        match stream.read(&mut chunk) {
+                            Ok(0) => break,
+                            Ok(_) => {}
+                            Err(e) if timed_out(&e) => {}
+                            Err(_) => break,
+                        }
                     }
                     return Ok(());
                 }
@@ -318,10 +335,9 @@ fn next_message(proto: Proto, buf: &mut Vec<u8>) -> std::result::Result<Option<I
 
 fn send(stream: &mut TcpStream, proto: Proto, text: &str) -> std::io::Result<()> {
     match proto {
-        Proto::Lines => {
-            stream.write_all(text.as_bytes())?;
-            stream.write_all(b"\n")
-        }
+        // One write per message: with two, a client with Nagle's algorithm on waits for a
+        // delayed ACK between them.
+        Proto::Lines => stream.write_all(format!("{text}\n").as_bytes()),
         Proto::WebSocket => ws::write_frame(stream, 1, text.as_bytes()),
     }
 }
@@ -422,7 +438,7 @@ fn handle_value(hub: &Hub, session: &mut Session, text: &str) -> std::result::Re
             values.insert(name.clone(), json!(x));
         }
         reply.insert("t".into(), json!(row.first()));
-        reply.insert("rows".into(), json!(head));
+        reply.insert("published".into(), json!(head));
         reply.insert("values".into(), Value::Object(values));
     }
     Ok(reply)

@@ -166,8 +166,8 @@ pub fn write_frame(w: &mut impl Write, opcode: u8, payload: &[u8]) -> std::io::R
             head.extend_from_slice(&(n as u64).to_be_bytes());
         }
     }
-    w.write_all(&head)?;
-    w.write_all(payload)
+    head.extend_from_slice(payload);
+    w.write_all(&head)
 }
 
 /// A close frame with a status code (RFC 6455 §7.4) and reason.
