@@ -478,3 +478,47 @@ fn live_table_errors_name_the_key_and_value() {
         }
     }
 }
+
+#[test]
+fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_results_respond() {
+    // Debian's chromium + chromium-driver (.ci/run installs them) and selenium (cargo xtask test
+    // installs it into .venv).
+    let python = paths::python();
+    let selenium = Command::new(&python).args(["-c", "import selenium"]).output().is_ok_and(|o| o.status.success());
+    assert!(
+        selenium && Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists(),
+        "the browser test needs `apt-get install chromium chromium-driver` and selenium in {} \
+         (cargo xtask test installs it)",
+        python.display()
+    );
+    let dir = tmp("live-browser");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    // Paused until the page's Start button; 8 s of real time.
+    let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "8", "--paused", "--out", out.to_str().unwrap()]);
+    let script = paths::root().join("master/tests/browser/dashboard.py");
+    let o = Command::new(&python).arg(&script).arg(format!("http://{}/", run.addr)).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}\n{}", String::from_utf8_lossy(&o.stdout));
+    let page: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    run.wait();
+    let slider = page["slider"].as_f64().unwrap();
+    assert!(slider > 5.0 && slider <= 10.0, "the drag moved the slider to {slider} V");
+    assert!(page["plot_pixels"].as_u64().unwrap() > 100, "the plot of mech.s is drawn: {page}");
+    // results.csv: 0 V (neutral) until the operator's value, which holds to the end.
+    let (h, rows) = results(&out);
+    let (is, ir) = (col(&h, "mech.s"), col(&h, "hyd.U_ref"));
+    let first = rows.iter().position(|r| r[ir] == slider).expect("the slider's value is in results.csv");
+    assert!(first > 1 && rows[..first].iter().all(|r| r[ir] == 0.0));
+    assert!(rows[first..].iter().all(|r| r[ir] == slider));
+    let s_first = rows[first][is];
+    let s_end = rows.last().unwrap()[is];
+    assert!(s_end > s_first + 0.02, "the piston moved out: s from {s_first} to {s_end} m");
+    // The page plotted exactly what the run recorded.
+    for (t, s) in [("t0", "s0"), ("t1", "s1")] {
+        let t = page[t].as_f64().unwrap();
+        let row = rows.iter().find(|r| (r[0] - t).abs() < 1e-9).unwrap();
+        assert_eq!(row[is], page[s].as_f64().unwrap(), "mech.s at t = {t}: page vs results.csv");
+    }
+    assert!(page["s1"].as_f64().unwrap() > page["s0"].as_f64().unwrap() + 0.005, "{page}");
+}

@@ -16,7 +16,9 @@ fn sh(cmd: &mut Command) -> Result<()> {
 /// Python packages the tests need: FMPy (and lark, which `fmpy validate` needs for structured
 /// names); libcosimpy and ecospy, which run our SSP exports (master/tests/ssp_interop.rs; the
 /// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
-/// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package.
+/// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package;
+/// selenium drives the dashboard in headless Chromium (master/tests/live.rs; .ci/run installs
+/// Debian's chromium and chromium-driver).
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -27,6 +29,7 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("pandas", "pandas"),
     ("dask.distributed", "dask[distributed]"),
     ("pytest", "pytest"),
+    ("selenium", "selenium"),
 ];
 
 /// Python venv with [`PYTHON_PACKAGES`].
