@@ -168,10 +168,11 @@ impl Histogram {
     }
 }
 
-/// Run control shared with a live server: pause and resume. Lock-free.
+/// Run control shared with a live server: pause, resume, reset. Lock-free.
 #[derive(Debug, Default)]
 pub struct Control {
     paused: AtomicBool,
+    reset: AtomicBool,
 }
 
 impl Control {
@@ -183,6 +184,21 @@ impl Control {
     /// Whether the run is (to be) paused.
     pub fn paused(&self) -> bool {
         self.paused.load(Ordering::Relaxed)
+    }
+
+    /// Asks the run to stop at the next communication point and start again from the start.
+    pub fn request_reset(&self) {
+        self.reset.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a reset was asked for.
+    pub fn reset_requested(&self) -> bool {
+        self.reset.load(Ordering::Relaxed)
+    }
+
+    /// Takes a reset request (true once per request).
+    pub fn take_reset(&self) -> bool {
+        self.reset.swap(false, Ordering::Relaxed)
     }
 }
 
@@ -311,7 +327,10 @@ impl Pacer {
         }
         if self.control.paused() {
             let from = Instant::now();
-            while self.control.paused() && !interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            while self.control.paused()
+                && !self.control.reset_requested()
+                && !interrupt.is_some_and(|f| f.load(Ordering::Relaxed))
+            {
                 std::thread::sleep(Duration::from_millis(5));
             }
             let d = from.elapsed();
@@ -355,10 +374,13 @@ impl Pacer {
         s.max_lateness_ns.store(self.max_late_ns, Ordering::Relaxed);
         s.last_step_ns.store(step_ns, Ordering::Relaxed);
         s.max_step_ns.store(self.hist.max(), Ordering::Relaxed);
+        if self.control.reset_requested() {
+            return Err(MasterError::RealTime { message: format!("reset by a live client at t = {t} s") });
+        }
         if let Some(limit) = self.cfg.max_lateness {
             let late = late_ns as f64 * 1e-9;
             if late > limit {
-                return Err(MasterError::Stopped {
+                return Err(MasterError::RealTime {
                     message: format!(
                         "real time: t = {t} s was reached {:.3} ms after its deadline, more than max_lateness = {} ms \
                          ({} overruns in {} steps; the slowest step took {:.3} ms for H/factor = {:.3} ms)",

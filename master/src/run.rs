@@ -262,23 +262,28 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
     crate::guard::doing(crate::guard::Doing::Running);
     let mut fmus = FmuCache::default();
     let mut execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
-    let server = crate::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
-    if p.timing_csv {
-        match execution.pacer_mut() {
-            Some(pacer) => pacer.set_timing_csv(out.path().join("timing.csv")),
-            None => {
-                return Err(MasterError::System {
-                    path: p.builder.path().to_path_buf(),
-                    key: "--timing".into(),
-                    message: "step timing is recorded in paced runs: add --real-time [FACTOR]".into(),
-                })
+    let served = crate::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
+    loop {
+        if p.timing_csv {
+            match execution.pacer_mut() {
+                Some(pacer) => pacer.set_timing_csv(out.path().join("timing.csv")),
+                None => {
+                    return Err(MasterError::System {
+                        path: p.builder.path().to_path_buf(),
+                        key: "--timing".into(),
+                        message: "step timing is recorded in paced runs: add --real-time [FACTOR]".into(),
+                    })
+                }
             }
         }
+        run_into(&mut execution, out.path())?;
+        let summary = execution.finish()?;
+        // A live client's reset: the same system again from its start, into the same files.
+        let Some(s) = served.as_ref().filter(|s| s.hub.control.take_reset()) else { return Ok(summary) };
+        eprintln!("live: reset at t = {}: the run starts again", summary.time);
+        execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
+        s.reattach(&mut execution, p.builder.live.as_ref())?;
     }
-    run_into(&mut execution, out.path())?;
-    let summary = execution.finish();
-    drop(server);
-    summary
 }
 
 /// Loads the system's FMUs (each FMU file once, or one worker process per instance with

@@ -522,3 +522,36 @@ fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_
     }
     assert!(page["s1"].as_f64().unwrap() > page["s0"].as_f64().unwrap() + 0.005, "{page}");
 }
+
+#[test]
+fn a_reset_runs_the_system_again_from_its_start_into_the_same_files() {
+    let dir = tmp("live-reset");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "1",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut c = Lines::connect(&run.addr);
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": 5.0}, "pause": false}"#)["ok"], true);
+    std::thread::sleep(Duration::from_millis(200));
+    // Mid-run: released and started again; the second run never sees the 5 V.
+    assert_eq!(c.ask(r#"{"release": "hyd.U_ref", "reset": true}"#)["ok"], true);
+    assert!(c.ask(r#"{"reset": 1}"#)["error"].as_str().unwrap().contains("reset"));
+    drop(c);
+    let err = run.wait();
+    assert!(err.contains("live: reset at t = "), "{err}");
+    let rows = spool(&out);
+    assert_eq!(rows.len(), 1001, "one complete run in results.csv");
+    assert!(rows.iter().all(|r| r.1 == 0.0 && r.2 == 0.0), "the run after the reset has the spool in neutral");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!((s["status"].as_str(), s["steps"].as_u64()), (Some("ok"), Some(1000)), "{s}");
+}

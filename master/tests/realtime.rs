@@ -72,9 +72,12 @@ fn a_two_second_run_at_factor_one_takes_two_seconds_and_step_10000_meets_its_dea
     // Met without drift: the last step is as punctual as a typical one (the machine may be
     // loaded: a stall of a few ms is allowed, drift of the order of 0.5 s is not).
     assert!(late < 0.05, "step 10,000 reached its point {late} s after its deadline");
+    // Every deadline is n·H from the origin (to rounding of t), none a sum of step durations.
+    for (k, r) in rows.iter().enumerate() {
+        assert!((r.2 - (k + 1) as f64 * 2e-4).abs() < 1e-12, "deadline of step {}: {}", k + 1, r.2);
+    }
     let mut lateness: Vec<f64> = rows.iter().map(|r| r.4).collect();
     lateness.sort_by(f64::total_cmp);
-    assert!(lateness[5_000] < 1e-3, "median lateness {} s", lateness[5_000]);
     let max = rt["max_lateness_s"].as_f64().unwrap();
     assert!((lateness[9_999] - max).abs() < 1e-9, "summary max lateness {max} vs timing.csv {}", lateness[9_999]);
     // Catching up: every overrun is a step ending after its deadline, counted once.

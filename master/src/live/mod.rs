@@ -182,7 +182,7 @@ impl Hub {
         self.status.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    fn set_status(&self, status: &str, message: &str) {
+    pub(crate) fn set_status(&self, status: &str, message: &str) {
         if let Ok(mut s) = self.status.lock() {
             *s = (status.to_owned(), message.to_owned());
         }
@@ -354,6 +354,64 @@ pub fn connect(sys: &System, spec: &LiveSpec) -> Result<(Arc<Hub>, LiveInputs, L
     Ok((hub, live_in, live_out))
 }
 
+impl LiveInputs {
+    /// The same inputs feeding `hub` (a run started again after a reset).
+    fn rebind(self, hub: &Arc<Hub>) -> Self {
+        Self { hub: Arc::clone(hub), targets: self.targets }
+    }
+}
+
+impl LiveOutputs {
+    /// The same columns published to `hub`.
+    fn rebind(self, hub: &Arc<Hub>) -> Self {
+        Self { hub: Arc::clone(hub), ..self }
+    }
+}
+
+/// A served run: the hub its clients share and the server (stops when dropped).
+#[derive(Debug)]
+pub struct Served {
+    /// What the run and the clients share.
+    pub hub: Arc<Hub>,
+    /// The server.
+    pub server: server::Server,
+}
+
+impl Served {
+    /// Attaches a new execution of the same system to this server (after a reset): its
+    /// mailbox, its publishing observer and the pacer sharing pause and statistics.
+    pub fn reattach(&self, execution: &mut crate::Execution, spec: Option<&LiveSpec>) -> Result<()> {
+        let sys = execution.system();
+        let spec = spec.cloned().unwrap_or_else(|| LiveSpec {
+            outputs: sys.outputs().iter().map(|v| sys.label(v)).collect(),
+            ..LiveSpec::default()
+        });
+        let (_, live_in, live_out) = connect(sys, &spec)?;
+        share(execution, &self.hub);
+        // The inputs as set now apply from the new run's first step.
+        for s in &self.hub.slots {
+            s.dirty.store(true, Ordering::Release);
+        }
+        execution.live_inputs(live_in.rebind(&self.hub));
+        execution.observe(Box::new(live_out.rebind(&self.hub)));
+        self.hub.set_status("running", "");
+        Ok(())
+    }
+}
+
+/// The pacer of `execution` (made, in real time, if there is none) shares the hub's control
+/// and statistics.
+fn share(execution: &mut crate::Execution, hub: &Arc<Hub>) {
+    let (t0, steps) = (execution.system().start(), execution.system().steps());
+    if execution.pacer_mut().is_none() {
+        eprintln!("live: a served run goes in real time (factor 1; --real-time FACTOR to change)");
+        execution.pace(crate::realtime::Pacer::new(crate::realtime::RealTime::new(1.0), t0, steps));
+    }
+    if let Some(p) = execution.pacer_mut() {
+        p.share(Arc::clone(&hub.control), Arc::clone(&hub.stats));
+    }
+}
+
 /// How `cosim run` serves a run (`--serve`, `--paused`, `[live]`).
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
@@ -373,7 +431,7 @@ pub fn attach(
     execution: &mut crate::Execution,
     spec: Option<&LiveSpec>,
     opts: &ServeOptions,
-) -> Result<Option<server::Server>> {
+) -> Result<Option<Served>> {
     if spec.is_none() && !opts.serve && opts.addr.is_none() {
         return Ok(None);
     }
@@ -390,14 +448,7 @@ pub fn attach(
     };
     let addr = opts.addr.clone().or_else(|| spec.addr.clone()).unwrap_or_else(|| DEFAULT_ADDR.to_owned());
     let (hub, live_in, live_out) = connect(sys, spec)?;
-    let (t0, steps) = (sys.start(), sys.steps());
-    if execution.pacer_mut().is_none() {
-        eprintln!("live: a served run goes in real time (factor 1; --real-time FACTOR to change)");
-        execution.pace(crate::realtime::Pacer::new(crate::realtime::RealTime::new(1.0), t0, steps));
-    }
-    if let Some(p) = execution.pacer_mut() {
-        p.share(Arc::clone(&hub.control), Arc::clone(&hub.stats));
-    }
+    share(execution, &hub);
     hub.control.set_paused(opts.paused);
     execution.live_inputs(live_in);
     execution.observe(Box::new(live_out));
@@ -406,5 +457,5 @@ pub fn attach(
     if opts.paused {
         eprintln!("live: paused until a client starts the run (the page's Start, or {{\"pause\": false}})");
     }
-    Ok(Some(server))
+    Ok(Some(Served { hub, server }))
 }

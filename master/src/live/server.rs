@@ -358,7 +358,7 @@ fn handle_value(hub: &Hub, session: &mut Session, text: &str) -> std::result::Re
     let Value::Object(msg) = v else {
         return Err("a message is a JSON object, e.g. {\"set\": {\"hyd.U_ref\": 2.5}}".into());
     };
-    const KEYS: [&str; 6] = ["set", "release", "pause", "subscribe", "get", "info"];
+    const KEYS: [&str; 7] = ["set", "release", "pause", "reset", "subscribe", "get", "info"];
     if let Some(k) = msg.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("unknown key \"{k}\" (known: {})", KEYS.join(", ")));
     }
@@ -394,6 +394,11 @@ fn handle_value(hub: &Hub, session: &mut Session, text: &str) -> std::result::Re
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => return Err(format!("pause: {other} is not true or false")),
     };
+    let reset = match msg.get("reset") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("reset: {other} is not true or false")),
+    };
     let subscribe = match msg.get("subscribe") {
         None => None,
         Some(Value::Bool(false)) => Some(0),
@@ -411,6 +416,9 @@ fn handle_value(hub: &Hub, session: &mut Session, text: &str) -> std::result::Re
     }
     if let Some(p) = pause {
         hub.control.set_paused(p);
+    }
+    if reset {
+        hub.control.request_reset();
     }
     let mut reply = Map::new();
     reply.insert("ok".into(), Value::Bool(true));
