@@ -398,17 +398,23 @@ impl Pacer {
     }
 
     /// Sleeps until `margin` before `deadline`, then spins to it; the margin grows when the OS
-    /// wakes us late (never sleeping past a deadline) and shrinks slowly otherwise.
+    /// wakes us late (never sleeping past a deadline) and shrinks slowly otherwise. It is at
+    /// most a quarter of the step's period H/factor: a thread that spins most of the time is
+    /// stopped by the kernel's real-time throttling under SCHED_FIFO (by default for 50 ms in
+    /// every second) and takes a core from everything else.
     fn wait_until(&mut self, deadline: Instant) {
+        let cap = Duration::from_secs_f64((self.step_hint / 4.0).clamp(50e-6, 2e-3));
+        let floor = Duration::from_micros(50).min(cap);
+        self.margin = self.margin.min(cap);
         let now = Instant::now();
         if deadline > now + self.margin {
             let target = deadline - self.margin;
             std::thread::sleep(target - now);
             let woke = Instant::now();
             let over = woke.saturating_duration_since(target);
-            let wanted = (over + Duration::from_micros(50)).min(Duration::from_millis(2));
-            self.margin = if wanted > self.margin { wanted } else { (self.margin * 63 + wanted) / 64 }
-                .max(Duration::from_micros(50));
+            let wanted = over + Duration::from_micros(50);
+            self.margin =
+                if wanted > self.margin { wanted } else { (self.margin * 63 + wanted) / 64 }.clamp(floor, cap);
         }
         while Instant::now() < deadline {
             std::hint::spin_loop();
