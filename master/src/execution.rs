@@ -541,6 +541,10 @@ impl Execution {
         let t = self.grid_time();
         if let Some(p) = &mut self.pacer {
             p.before_step(self.interrupt);
+            // A signal while paused: stop here, without the step.
+            if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                return Err(MasterError::Interrupted { time: t });
+            }
         }
         if let Some(live) = &mut self.live {
             live.apply(&mut self.coupling, &mut self.slaves)?;
