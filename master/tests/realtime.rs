@@ -162,3 +162,19 @@ fn priority_is_raised_or_a_note_says_why_not() {
     }
     assert_eq!(rt["factor"], 1.0);
 }
+
+#[test]
+fn the_real_time_settings_travel_in_the_ssp_annotation() {
+    let dir = tmp("rt-ssp");
+    let sys = trivial(&dir, 0.5, 1e-3, "real_time = 2.0\nmax_lateness = 0.25");
+    let ssp = dir.join("trivial.ssp");
+    let o = cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.join("out");
+    let o = cosim(&["run", ssp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    assert_eq!(s["real_time"]["factor"], 2.0, "{s}");
+    let wall = s["wall_time_s"].as_f64().unwrap();
+    assert!((wall - 0.25).abs() <= 0.0125 + 0.01, "0.5 s at factor 2 took {wall} s");
+}
