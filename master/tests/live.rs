@@ -323,11 +323,11 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
     let text = std::fs::read_to_string(&sys).unwrap();
     std::fs::write(&plain, text[..text.find("[live]").unwrap()].replace("real_time = 1.0", "")).unwrap();
     let reference = dir.join("reference");
-    let o = support::cosim(&["run", plain.to_str().unwrap(), "--stop-time", "5", "--out", reference.to_str().unwrap()]);
+    let o = support::cosim(&["run", plain.to_str().unwrap(), "--stop-time", "8", "--out", reference.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     let out = dir.join("out");
-    let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "5", "--out", out.to_str().unwrap()]);
+    let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "8", "--out", out.to_str().unwrap()]);
     let addr = run.addr.clone();
     let mut attackers = Vec::new();
     // Garbage of every kind, each answered with an error.
@@ -352,7 +352,7 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
         assert!(c.reply()["error"].as_str().unwrap().contains("UTF-8"));
     }));
     // 1,000 messages/s for a second: refused sets and reads (none changes the run; the run
-    // lasts 5 s so that the flood ends before it even on a loaded machine).
+    // lasts 8 s so that the flood ends before it even on a loaded machine).
     let a = addr.clone();
     attackers.push(spawn("flood", move || {
         let mut c = Lines::connect(&a);
@@ -435,7 +435,7 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["status"], "ok");
-    assert_eq!(s["steps"], 5000);
+    assert_eq!(s["steps"], 8000);
     // The results are those of the run without any client, bit for bit.
     assert_eq!(
         std::fs::read_to_string(out.join("results.csv")).unwrap(),
