@@ -136,6 +136,8 @@ pub struct Coupling {
     recorded_discrete: Vec<(usize, VarRef)>,
     /// Inputs driven by time tables.
     signals: Vec<crate::system::Signal>,
+    /// A live value replacing each time table while set (NaN: the table's; [`crate::live`]).
+    signal_override: Vec<f64>,
     pub(crate) names: Vec<String>,
     /// Measure the time of each instance's steps (two clock reads per instance and step).
     timing: bool,
@@ -243,6 +245,7 @@ impl Coupling {
             recorded: Vec::new(),
             recorded_discrete: Vec::new(),
             signals: sys.signals.clone(),
+            signal_override: vec![f64::NAN; sys.signals.len()],
             names,
             timing: true,
             h_step: sys.step,
@@ -535,6 +538,11 @@ impl Coupling {
         let span = if node.substeps <= 1 { self.h_step } else { self.h / node.substeps as f64 };
         let t0 = self.t_step + tau;
         for (v, k) in node.signal_vals.iter_mut().zip(&node.in_signals) {
+            let live = self.signal_override[*k];
+            if !live.is_nan() {
+                *v = (live, 0.0);
+                continue;
+            }
             let sig = &self.signals[*k];
             let value = sig.at(t0).0;
             let chord = if sig.linear && span > 0.0 { (sig.at(t0 + span).0 - value) / span } else { 0.0 };
@@ -687,6 +695,14 @@ impl Coupling {
             }
         }
         Ok(())
+    }
+
+    /// Replaces time table `k` by `value` (held) from the next (sub-)step on, or gives it back
+    /// (`None`): a live input ([`crate::live`]).
+    pub(crate) fn override_signal(&mut self, k: usize, value: Option<f64>) {
+        if let Some(v) = self.signal_override.get_mut(k) {
+            *v = value.unwrap_or(f64::NAN);
+        }
     }
 
     /// Switches the per-instance step timing of the summary on or off (default on).

@@ -127,6 +127,13 @@ pub enum MasterError {
         /// The bond, its Σ|δE| and the bound.
         message: String,
     },
+    /// A paced run fell further behind than its lateness limit, or a live client reset it
+    /// ([`crate::realtime`]).
+    #[error("{message}")]
+    RealTime {
+        /// What happened (lateness, limit, overruns; or the reset).
+        message: String,
+    },
     /// The run was stopped because it diverged.
     #[error("diverged at t = {time}: {message}")]
     Diverged {

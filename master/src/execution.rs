@@ -71,6 +71,10 @@ pub struct Execution {
     grid: Option<Grid>,
     /// Unit of each recorded column (`summary.json` `units`).
     units: std::collections::BTreeMap<String, String>,
+    /// Paces the steps to the wall clock (real-time runs).
+    pacer: Option<crate::realtime::Pacer>,
+    /// Values set from outside while the run goes (`[live]` inputs).
+    live: Option<crate::live::LiveInputs>,
 }
 
 /// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
@@ -185,10 +189,38 @@ impl Execution {
             if let Some(s) = fmus.host().stop.clone() {
                 e.interrupt_on(s);
             }
+            e.pace_from(b, over)?;
             return Ok(e);
         }
         let system = b.load_with(fmus, over)?;
-        Self::new(system, fmus)
+        let mut e = Self::new(system, fmus)?;
+        e.pace_from(b, over)?;
+        Ok(e)
+    }
+
+    /// Paces the run when the builder or the overrides ask for real time.
+    fn pace_from(&mut self, b: &SystemBuilder, over: &Overrides) -> Result<()> {
+        if let Some(rt) = b.real_time(over)? {
+            self.pace(crate::realtime::Pacer::new(rt, self.system.start(), self.system.steps()));
+        }
+        Ok(())
+    }
+
+    /// Paces every following step to the wall clock ([`crate::realtime`]).
+    pub fn pace(&mut self, pacer: crate::realtime::Pacer) -> &mut Self {
+        self.pacer = Some(pacer);
+        self
+    }
+
+    /// The pacer of a real-time run.
+    pub fn pacer_mut(&mut self) -> Option<&mut crate::realtime::Pacer> {
+        self.pacer.as_mut()
+    }
+
+    /// Takes live input values at every communication point ([`crate::live`]).
+    pub fn live_inputs(&mut self, live: crate::live::LiveInputs) -> &mut Self {
+        self.live = Some(live);
+        self
     }
 
     /// With instances made elsewhere (one per system instance, in order; e.g. mocks, or
@@ -244,6 +276,8 @@ impl Execution {
             interrupt: None,
             grid,
             units,
+            pacer: None,
+            live: None,
         })
     }
 
@@ -522,6 +556,16 @@ impl Execution {
     fn step_now(&mut self) -> Result<()> {
         let n = self.steps;
         let t = self.grid_time();
+        if let Some(p) = &mut self.pacer {
+            p.before_step(self.interrupt.as_deref());
+            // A signal while paused: stop here, without the step.
+            if self.interrupt.as_ref().is_some_and(|f| f.requested()) {
+                return Err(MasterError::Interrupted { time: t });
+            }
+        }
+        if let Some(live) = &mut self.live {
+            live.apply(&mut self.coupling, &mut self.slaves)?;
+        }
         let units = match &self.grid {
             None => {
                 self.coupling.set_step_size(self.system.time_at(n + 1) - t);
@@ -551,13 +595,15 @@ impl Execution {
         }
         let t = self.grid_time();
         self.values_fresh = false;
-        if self.observers.is_empty() {
-            return Ok(());
+        if !self.observers.is_empty() {
+            self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+            self.values_fresh = true;
+            for o in self.observers.iter_mut() {
+                o.step(n, t, &self.values, self.bonds.states())?;
+            }
         }
-        self.coupling.recorded(&mut self.slaves, &mut self.values)?;
-        self.values_fresh = true;
-        for o in self.observers.iter_mut() {
-            o.step(n, t, &self.values, self.bonds.states())?;
+        if let Some(p) = &mut self.pacer {
+            p.after_step(t)?;
         }
         Ok(())
     }
@@ -682,6 +728,7 @@ impl Execution {
                     unconverged_steps,
                 }
             }),
+            real_time: self.pacer.as_ref().map(|p| p.summary()),
         }
     }
 
@@ -702,6 +749,9 @@ impl Execution {
         if summary.status == Status::Running {
             // Finished before the stop time (run_until): what was asked for is done.
             summary.status = Status::Ok;
+        }
+        if let Some(p) = &self.pacer {
+            p.write_csv()?;
         }
         for o in self.observers.iter_mut() {
             o.finish(&summary)?;

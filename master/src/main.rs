@@ -5,6 +5,7 @@
 //!           [--output-interval DT] [--output-variables A,B] [--algorithm jacobi|gauss-seidel] [--extrapolation N] [--isolate]
 //!           [--step-control fixed|ecco] [--ecco-rtol R] [--ecco-atol A] [--h-min H] [--h-max H] [--energy-correction true|false]
 //!           [--set KEY=VALUE ...]   (any [simulation] setting, TOML value syntax, dotted keys: ecco.safety=0.8)
+//!           [--real-time [FACTOR]] [--max-lateness S] [--rt-priority] [--timing] [--serve [ADDR]] [--paused]
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
@@ -146,6 +147,16 @@ enum Command {
         /// as a TOML `[simulation]` table, and exit without running.
         #[arg(long)]
         print_settings: bool,
+        /// Write timing.csv: every step's wall time and lateness (paced runs).
+        #[arg(long)]
+        timing: bool,
+        /// Serve the run live on ADDR (default [live].addr or 127.0.0.1:8033): the dashboard at
+        /// http://ADDR/, WebSocket at /ws, JSON lines on the same port (docs/live.md).
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+        serve: Option<String>,
+        /// Start a served run paused, until a client starts it (the page's Start button).
+        #[arg(long)]
+        paused: bool,
     },
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
@@ -575,6 +586,9 @@ fn run() -> Result<i32> {
             extrapolation,
             force,
             print_settings,
+            timing,
+            serve,
+            paused,
         } => {
             if let Some(f) = output_file {
                 anyhow::bail!(
@@ -594,7 +608,16 @@ fn run() -> Result<i32> {
             });
             let input = master::run::detect(&system)?;
             eprintln!("reading {} as {}", system.display(), input.describe());
-            let opts = master::run::RunOptions { over, start_values, output_interval, output_variables };
+            let serve =
+                master::live::ServeOptions { serve: serve.is_some(), addr: serve.filter(|a| !a.is_empty()), paused };
+            let opts = master::run::RunOptions {
+                over,
+                start_values,
+                output_interval,
+                output_variables,
+                timing_csv: timing,
+                serve,
+            };
             let prepared = master::run::prepare(&system, input, &opts)?;
             for note in &prepared.notes {
                 eprintln!("{}: {note}", system.display());

@@ -74,6 +74,9 @@ pub struct Summary {
     /// from outside the crate too).
     #[serde(default)]
     pub algorithm_stats: AlgorithmStats,
+    /// Paced runs (`--real-time`): overruns, lateness and step wall times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_time: Option<crate::realtime::RealTimeSummary>,
 }
 
 /// A scheme's own counts (`summary.json` `algorithm_stats`): zero where the scheme has no such

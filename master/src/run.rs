@@ -144,6 +144,10 @@ pub struct RunOptions {
     pub output_interval: Option<f64>,
     /// Recorded variables: an FMU's variable names, or a system's `instance.variable`.
     pub output_variables: Option<Vec<String>>,
+    /// Write `timing.csv` (every step's wall time and lateness) of a paced run.
+    pub timing_csv: bool,
+    /// Serve the run live (`--serve`, `--paused`; a `[live]` table serves it too).
+    pub serve: crate::live::ServeOptions,
 }
 
 /// An input ready to run: its kind, the system and what was chosen for it.
@@ -159,6 +163,10 @@ pub struct Prepared {
     pub notes: Vec<String>,
     /// An SSP package's extracted files (its FMUs), kept while the input is.
     pub package: Option<std::sync::Arc<crate::ssp::Ssp>>,
+    /// `timing.csv` and live serving ([`RunOptions`]).
+    pub timing_csv: bool,
+    /// Live serving.
+    pub serve: crate::live::ServeOptions,
 }
 
 /// The system of an SSP ([`crate::ssp::read`]); the package stays extracted while the returned
@@ -204,6 +212,14 @@ fn system_options(
     if let Some(names) = &opts.output_variables {
         b.outputs(names.iter().cloned());
     }
+    // Live inputs and outputs are recorded (results.csv shows what the operator did).
+    if let Some(spec) = b.live.clone() {
+        for name in crate::live::recorded_names(&spec) {
+            if b.outputs.as_ref().is_some_and(|list| !list.contains(name)) {
+                b.record(name);
+            }
+        }
+    }
     Ok((b, notes))
 }
 
@@ -237,12 +253,37 @@ pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared>
         }
         Input::Toml => system_options(path, SystemBuilder::read(path)?, &over, opts)?,
     };
-    Ok(Prepared { input, builder, over, notes, package })
+    Ok(Prepared { input, builder, over, notes, package, timing_csv: opts.timing_csv, serve: opts.serve.clone() })
 }
 
-/// Runs a prepared input into `out_dir` ([`run_builder`]).
+/// Runs a prepared input into `out_dir` ([`run_builder`]; paced, timed and served as asked).
 pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
-    run_builder(&p.builder, &p.over, out_dir)
+    let out = OutDir::lock(out_dir)?;
+    crate::guard::doing(crate::guard::Doing::Running);
+    let mut fmus = FmuCache::default();
+    let mut execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
+    let served = crate::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
+    loop {
+        if p.timing_csv {
+            match execution.pacer_mut() {
+                Some(pacer) => pacer.set_timing_csv(out.path().join("timing.csv")),
+                None => {
+                    return Err(MasterError::System {
+                        path: p.builder.path().to_path_buf(),
+                        key: "--timing".into(),
+                        message: "step timing is recorded in paced runs: add --real-time [FACTOR]".into(),
+                    })
+                }
+            }
+        }
+        run_into(&mut execution, out.path())?;
+        let summary = execution.finish()?;
+        // A live client's reset: the same system again from its start, into the same files.
+        let Some(s) = served.as_ref().filter(|s| s.hub.control.take_reset()) else { return Ok(summary) };
+        eprintln!("live: reset at t = {}: the run starts again", summary.time);
+        execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
+        s.reattach(&mut execution, p.builder.live.as_ref())?;
+    }
 }
 
 /// Loads the system's FMUs (each FMU file once, or one worker process per instance with

@@ -34,8 +34,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
+/// One test at a time: the count is global to the process.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn steady_state_steps_do_not_allocate() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = paths::root().join("scenarios/oscillator-fd.toml");
     let builder = SystemBuilder::read(&path).unwrap();
     let mut fmus = FmuCache::default();
@@ -78,4 +82,44 @@ fn steady_state_steps_do_not_allocate() {
         assert_eq!(rows, 5002, "header, start and 5000 rows, complete after the writer closed");
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+#[test]
+fn paced_steps_with_live_inputs_and_outputs_do_not_allocate() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // The operator scenario (crane-pub3, [live]) paced at 10× real time with timing.csv, its
+    // live input set and released between steps and its rows published to the live ring.
+    let path = paths::root().join("scenarios/crane-pub3-operator.toml");
+    let builder = SystemBuilder::read(&path).unwrap();
+    let mut fmus = FmuCache::default();
+    let over = Overrides::settings(Settings { real_time: Some(10.0), ..Default::default() });
+    let mut run = Execution::from_builder(&builder, &over, &mut fmus).unwrap();
+    let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    run.pacer_mut().expect("real_time paces the run").set_timing_csv(dir.join("timing.csv"));
+    let (hub, live_in, live_out) = master::live::connect(run.system(), builder.live.as_ref().unwrap()).unwrap();
+    run.live_inputs(live_in);
+    run.observe(Box::new(live_out));
+    let drive = |k: u32| match k % 300 {
+        0 => hub.release("hyd.U_ref").unwrap(),
+        k if k % 100 == 0 => hub.set("hyd.U_ref", f64::from(k) / 50.0).unwrap(),
+        _ => {}
+    };
+    for k in 0..2000 {
+        drive(k);
+        run.step().unwrap();
+    }
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for k in 2000..5000 {
+        drive(k);
+        run.step().unwrap();
+    }
+    let during = ALLOCS.load(Ordering::Relaxed) - before;
+    assert_eq!(during, 0, "{during} allocations in 3000 paced steps");
+    assert_eq!(hub.latest().0, 5001, "every row published");
+    let s = run.finish().unwrap();
+    assert_eq!(s.real_time.unwrap().steps, 5000);
+    let rows = std::fs::read_to_string(dir.join("timing.csv")).unwrap().lines().count();
+    assert_eq!(rows, 5001, "header and every step");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,7 +18,8 @@ fn sh(cmd: &mut Command) -> Result<()> {
 /// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
 /// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
 /// for the plots of docs/python.md, which the doc-runner runs; scipy, whose MATLAB reader checks
-/// `cosim run --mat`.
+/// `cosim run --mat`; selenium drives the dashboard in headless Chromium
+/// (master/tests/live.rs; .ci/run installs Debian's chromium and chromium-driver).
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -31,6 +32,7 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("pytest", "pytest"),
     ("matplotlib", "matplotlib"),
     ("scipy", "scipy"),
+    ("selenium", "selenium"),
 ];
 
 /// Python venv with [`PYTHON_PACKAGES`].

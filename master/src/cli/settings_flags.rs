@@ -64,6 +64,20 @@ pub struct SettingsFlags {
     /// `bond` (overrides [simulation] and [[bonds]] energy_correction_law).
     #[arg(long, value_parser = CorrectionLaw::parse)]
     energy_correction_law: Option<CorrectionLaw>,
+    /// Pace the run to the wall clock: FACTOR simulated seconds per second (default 1 = real
+    /// time; overrides [simulation].real_time). summary.json then reports step times,
+    /// overruns and lateness.
+    #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "1")]
+    real_time: Option<f64>,
+    /// End a paced run when a communication point is reached more than this many seconds
+    /// after its deadline (overrides [simulation].max_lateness).
+    #[arg(long, value_name = "SECONDS")]
+    max_lateness: Option<f64>,
+    /// Lock memory (mlockall) and run the stepping thread under SCHED_FIFO where the OS
+    /// permits; a note in summary.json otherwise ([simulation].real_time_priority).
+    #[arg(long)]
+    #[serde(rename = "real_time_priority", skip_serializing_if = "std::ops::Not::not")]
+    rt_priority: bool,
     /// Any setting of [simulation], KEY=VALUE with the value in TOML syntax (a bare word is a
     /// string); dotted keys for [simulation.ecco]: `--set iterations=5 --set ecco.safety=0.8`.
     /// Repeatable; applied after the flags above.

@@ -248,6 +248,8 @@ pub struct SystemBuilder {
     pub(crate) bond_laws: BTreeMap<String, BondLawDraft>,
     /// `[tune]` of a system file, kept for `cosim tune`.
     pub(crate) tune: Option<toml::Value>,
+    /// `[live]` of a system file: inputs and outputs served while the run goes.
+    pub live: Option<crate::live::LiveSpec>,
 }
 
 impl Default for SystemBuilder {
@@ -270,6 +272,7 @@ impl SystemBuilder {
             bond_corrections: BTreeMap::new(),
             bond_laws: BTreeMap::new(),
             tune: None,
+            live: None,
         }
     }
 
@@ -512,6 +515,25 @@ impl SystemBuilder {
     /// The settings, to change any of them ([`Settings::set`] sets one by key).
     pub fn settings_mut(&mut self) -> &mut Settings {
         &mut self.settings
+    }
+
+    /// How the run is paced ([`crate::realtime`]): `None` as fast as possible. A lateness limit
+    /// or priority without a factor means real time (factor 1).
+    pub fn real_time(&self, over: &super::Overrides) -> crate::Result<Option<crate::realtime::RealTime>> {
+        let (s, o) = (&self.settings, &over.settings);
+        let factor = o.real_time.or(s.real_time);
+        let max_lateness = o.max_lateness.or(s.max_lateness);
+        let priority = o.real_time_priority.or(s.real_time_priority).unwrap_or(false);
+        if factor.is_none() && max_lateness.is_none() && !priority {
+            return Ok(None);
+        }
+        let rt = crate::realtime::RealTime { factor: factor.unwrap_or(1.0), max_lateness, priority, timing_csv: None };
+        rt.check().map_err(|(key, message)| crate::MasterError::System {
+            path: self.path().to_path_buf(),
+            key: format!("simulation.{key}"),
+            message,
+        })?;
+        Ok(Some(rt))
     }
 
     /// The `[tune]` table of a system file, if any (see [`crate::tune`]).

@@ -68,6 +68,15 @@ pub struct Settings {
     pub energy_correction_gain: Option<f64>,
     /// Floor of the conjugate variable in the correction law (default 0).
     pub energy_correction_flow: Option<f64>,
+    /// Real-time pacing: simulated seconds per wall-clock second (default: as fast as possible;
+    /// see [`crate::realtime`]).
+    pub real_time: Option<f64>,
+    /// End a paced run that reaches a communication point more than this late (s; default: no
+    /// limit). Given without `real_time`: real time (factor 1).
+    pub max_lateness: Option<f64>,
+    /// Lock memory and run the stepping thread under SCHED_FIFO where the OS permits (default
+    /// false; a note in summary.json when refused).
+    pub real_time_priority: Option<bool>,
 }
 
 /// `[simulation.ecco]`; `None` takes [`super::EccoParams::default`] (`h_min`: the grid quantum,

@@ -25,6 +25,9 @@ struct RawSystem {
     /// `[tune]`: read by `cosim tune` ([`crate::tune`]), ignored by `cosim run`.
     #[serde(default)]
     tune: Option<toml::Value>,
+    /// `[live]`: inputs and outputs served while the run goes ([`crate::live`]).
+    #[serde(default)]
+    live: Option<crate::live::LiveSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -252,6 +255,7 @@ impl SystemBuilder {
             Some(other) => return Err(err("outputs.variables", format!("{other} must be \"all\" or a list"))),
         };
         b.tune = raw.tune;
+        b.live = raw.live;
         Ok(b)
     }
 }

@@ -1,0 +1,557 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! Live inputs and outputs (`[live]`, `cosim run --serve`): a value set over JSON lines or a
+//! WebSocket reaches the FMU at the next communication point and appears in results.csv;
+//! hostile clients (garbage, oversized lines and frames, 1,000 messages/s, abrupt
+//! disconnects, more clients than served) leave the run and its results intact.
+
+use fmu_harness::paths;
+use master::live::ws;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod support;
+use support::tmp;
+
+/// The operator scenario in `dir` with the FMUs under test, served on a free port.
+fn operator(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(paths::root().join("scenarios/crane-pub3-operator.toml")).unwrap();
+    let text = text
+        .replace("../target/fmu", &paths::fmu_dir().display().to_string())
+        .replace("addr = \"127.0.0.1:8033\"", "addr = \"127.0.0.1:0\"");
+    let p = dir.join("operator.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A running `cosim run` with its live address; stderr collected.
+struct Run {
+    child: Child,
+    addr: String,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+fn start(args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cosim"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = String::new();
+    let addr = loop {
+        let line = lines.next().unwrap_or_else(|| panic!("no live address in: {seen}")).unwrap();
+        seen += &line;
+        seen += "\n";
+        if let Some(rest) = line.strip_prefix("live: dashboard on http://") {
+            break rest.split('/').next().unwrap().to_owned();
+        }
+    };
+    let stderr = std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            seen += &l;
+            seen += "\n";
+        }
+        seen
+    });
+    Run { child, addr, stderr }
+}
+
+impl Run {
+    fn wait(mut self) -> String {
+        let status = self.child.wait().unwrap();
+        let err = self.stderr.join().unwrap();
+        assert!(status.success(), "{err}");
+        err
+    }
+}
+
+/// A JSON-lines client.
+struct Lines {
+    r: BufReader<TcpStream>,
+    w: TcpStream,
+}
+
+impl Lines {
+    fn connect(addr: &str) -> Self {
+        let w = TcpStream::connect(addr).unwrap();
+        w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        w.set_nodelay(true).unwrap();
+        Self { r: BufReader::new(w.try_clone().unwrap()), w }
+    }
+    fn ask(&mut self, msg: &str) -> serde_json::Value {
+        // One write per line (with Nagle, a second small write would wait for a delayed ACK).
+        self.w.write_all(format!("{msg}\n").as_bytes()).unwrap();
+        self.reply()
+    }
+    /// The next reply that is not a row stream message.
+    fn reply(&mut self) -> serde_json::Value {
+        loop {
+            let mut line = String::new();
+            self.r.read_line(&mut line).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+            if v.get("rows").is_none() {
+                return v;
+            }
+        }
+    }
+}
+
+fn results(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(str::to_owned).collect();
+    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
+}
+
+fn col(h: &[String], name: &str) -> usize {
+    h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name} in {h:?}"))
+}
+
+/// What the operator's values did in results.csv: the rows (t, U_ref, U) after the start.
+fn spool(out: &Path) -> Vec<(f64, f64, f64)> {
+    let (h, rows) = results(out);
+    let (ir, iu) = (col(&h, "hyd.U_ref"), col(&h, "hyd.U"));
+    rows.iter().map(|r| (r[0], r[ir], r[iu])).collect()
+}
+
+#[test]
+fn a_value_set_over_json_lines_reaches_the_fmu_at_the_next_communication_point() {
+    let dir = tmp("live-lines");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    // Paused until the client starts it: the value set before the start acts from step 1.
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "1.5",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut c = Lines::connect(&run.addr);
+    let info = c.ask(r#"{"info": true}"#);
+    assert_eq!(info["info"]["inputs"][0]["name"], "hyd.U_ref");
+    assert_eq!(info["info"]["inputs"][0]["max"], 10.0);
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": 7.5}}"#)["ok"], true);
+    assert_eq!(c.ask(r#"{"pause": false}"#)["ok"], true);
+    std::thread::sleep(Duration::from_millis(250));
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": -4.0}}"#)["ok"], true);
+    std::thread::sleep(Duration::from_millis(150));
+    assert_eq!(c.ask(r#"{"release": "hyd.U_ref"}"#)["ok"], true);
+    let got = c.ask(r#"{"get": true}"#);
+    assert!(got["values"]["mech.s"].as_f64().unwrap() > 0.0, "{got}");
+    drop(c);
+    run.wait();
+    let rows = spool(&out);
+    assert_eq!(rows.len(), 1501);
+    // t = 0: the start value; every row from the first step until the second value: 7.5 (the
+    // table says 0 there: the live value overrides it).
+    assert_eq!(rows[0].1, 0.0);
+    assert_eq!(rows[1].1, 7.5, "the value set before the start acts in the first step");
+    let second = rows.iter().position(|r| r.1 == -4.0).expect("the second value is recorded");
+    assert!(rows[1..second].iter().all(|r| r.1 == 7.5));
+    let released = rows.iter().skip(second).position(|r| r.1 != -4.0).expect("released") + second;
+    // Released: the table (0 V) again, to the end.
+    assert!(rows[released..].iter().all(|r| r.1 == 0.0));
+    // The FMU saw it: its spool U follows U_ref (a first-order valve), towards 7.5 then -4.
+    assert!(rows[second - 1].2 > 5.0, "U before the second value: {}", rows[second - 1].2);
+    assert!(rows[released - 1].2 < -1.0, "U before the release: {}", rows[released - 1].2);
+}
+
+/// A WebSocket client: handshake, masked frames out, unmasked frames in.
+struct Ws {
+    s: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Ws {
+    fn connect(addr: &str) -> Self {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let key = "dGhlIHNhbXBsZSBub25jZQ==";
+        write!(
+            s,
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        .unwrap();
+        let mut buf = Vec::new();
+        let mut b = [0u8; 1024];
+        let end = loop {
+            let n = s.read(&mut b).unwrap();
+            assert!(n > 0, "closed during the handshake");
+            buf.extend_from_slice(&b[..n]);
+            if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break p + 4;
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..end]).to_string();
+        assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+        // RFC 6455's own example key and answer.
+        assert!(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "{head}");
+        buf.drain(..end);
+        Self { s, buf }
+    }
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.s.write_all(bytes).unwrap();
+    }
+    fn send(&mut self, text: &str) {
+        self.send_raw(&ws::client_frame(1, text.as_bytes(), [0x12, 0x34, 0x56, 0x78]));
+    }
+    /// The next server frame: (opcode, payload).
+    fn frame(&mut self) -> (u8, Vec<u8>) {
+        loop {
+            if self.buf.len() >= 2 {
+                let len0 = (self.buf[1] & 0x7f) as usize;
+                let (hl, len) = match len0 {
+                    126 if self.buf.len() >= 4 => (4, u16::from_be_bytes([self.buf[2], self.buf[3]]) as usize),
+                    127 if self.buf.len() >= 10 => {
+                        (10, u64::from_be_bytes(self.buf[2..10].try_into().unwrap()) as usize)
+                    }
+                    126 | 127 => (usize::MAX, 0),
+                    n => (2, n),
+                };
+                if hl != usize::MAX && self.buf.len() >= hl + len {
+                    let op = self.buf[0] & 0x0f;
+                    let payload = self.buf[hl..hl + len].to_vec();
+                    self.buf.drain(..hl + len);
+                    return (op, payload);
+                }
+            }
+            let mut b = [0u8; 65536];
+            let n = self.s.read(&mut b).unwrap();
+            assert!(n > 0, "closed");
+            self.buf.extend_from_slice(&b[..n]);
+        }
+    }
+    /// The next text reply that is not a row stream message.
+    fn reply(&mut self) -> serde_json::Value {
+        loop {
+            let (op, p) = self.frame();
+            assert_eq!(op, 1, "{}", String::from_utf8_lossy(&p));
+            let v: serde_json::Value = serde_json::from_slice(&p).unwrap();
+            if v.get("rows").is_none() {
+                return v;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_value_set_over_a_websocket_reaches_the_fmu_and_rows_stream_back() {
+    let dir = tmp("live-ws");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "1",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The page itself.
+    let mut page = TcpStream::connect(&run.addr).unwrap();
+    write!(page, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut html = String::new();
+    page.read_to_string(&mut html).unwrap();
+    assert!(html.starts_with("HTTP/1.1 200") && html.contains("<canvas") && html.contains("/ws"), "{html:.300}");
+    let mut c = Ws::connect(&run.addr);
+    c.send(r#"{"info": true, "subscribe": 1}"#);
+    let info = c.reply();
+    assert_eq!(info["every"], 1, "{info}");
+    let columns: Vec<String> = serde_json::from_value(info["info"]["columns"].clone()).unwrap();
+    assert_eq!(columns, ["mech.s", "hyd.p1", "hyd.p2", "hyd.p3", "hyd.U_ref", "cylinder.energy"]);
+    c.send(r#"{"set": {"hyd.U_ref": -6.25}, "pause": false}"#);
+    assert_eq!(c.reply()["ok"], true);
+    // A ping is answered with its payload.
+    c.send_raw(&ws::client_frame(9, b"hello", [1, 2, 3, 4]));
+    // Rows arrive with the live value in them until the run ends.
+    let k = 1 + columns.iter().position(|c| c == "hyd.U_ref").unwrap();
+    let (mut rows, mut pong, mut last_t) = (0, false, 0.0);
+    let mut status = String::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline && (status.is_empty() || status == "running") {
+        let (op, p) = c.frame();
+        if op == 10 {
+            pong = p == b"hello";
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_slice(&p).unwrap();
+        if let Some(rs) = v["rows"].as_array() {
+            for r in rs {
+                let t = r[0].as_f64().unwrap();
+                assert!(t >= last_t, "rows in order");
+                last_t = t;
+                if t > 0.0 {
+                    assert_eq!(r[k].as_f64(), Some(-6.25), "{r}");
+                }
+                rows += 1;
+            }
+            status = v["status"].as_str().unwrap().to_owned();
+        }
+    }
+    assert!(pong, "no pong");
+    assert_eq!(status, "ok");
+    assert!(rows >= 1000 && last_t == 1.0, "{rows} rows to t = {last_t}");
+    drop(c);
+    run.wait();
+    let spool = spool(&out);
+    assert!(spool[1..].iter().all(|r| r.1 == -6.25));
+    assert!(spool.last().unwrap().2 < -3.0, "the valve followed: U = {}", spool.last().unwrap().2);
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new().name(name.into()).spawn(f).unwrap()
+}
+
+#[test]
+fn hostile_clients_leave_the_run_and_its_results_intact() {
+    let dir = tmp("live-hostile");
+    let sys = operator(&dir);
+    // The reference: the same system without a server, as fast as possible.
+    let plain = dir.join("plain.toml");
+    let text = std::fs::read_to_string(&sys).unwrap();
+    std::fs::write(&plain, text[..text.find("[live]").unwrap()].replace("real_time = 1.0", "")).unwrap();
+    let reference = dir.join("reference");
+    let o = support::cosim(&["run", plain.to_str().unwrap(), "--stop-time", "8", "--out", reference.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let out = dir.join("out");
+    let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "8", "--out", out.to_str().unwrap()]);
+    let addr = run.addr.clone();
+    let mut attackers = Vec::new();
+    // Garbage of every kind, each answered with an error.
+    let a = addr.clone();
+    attackers.push(spawn("garbage", move || {
+        let mut c = Lines::connect(&a);
+        for bad in [
+            "garbage",
+            "[1, 2]",
+            r#"{"set": {"hyd.U_ref": "ten"}}"#,
+            r#"{"set": {"hyd.U_ref": 1e400}}"#,
+            r#"{"set": {"mech.s": 1.0}}"#,
+            r#"{"set": {"hyd.U_ref": 1.0}, "bogus": 1}"#,
+            r#"{"release": 3}"#,
+            r#"{"pause": "yes"}"#,
+            r#"{"subscribe": -1}"#,
+        ] {
+            let r = c.ask(bad);
+            assert!(r["error"].is_string(), "{bad} → {r}");
+        }
+        c.w.write_all(&[0xff, 0xfe, 0x00, b'\n']).unwrap();
+        assert!(c.reply()["error"].as_str().unwrap().contains("UTF-8"));
+    }));
+    // 1,000 messages/s for a second: refused sets and reads (none changes the run; the run
+    // lasts 8 s so that the flood ends before it even on a loaded machine).
+    let a = addr.clone();
+    attackers.push(spawn("flood", move || {
+        let mut c = Lines::connect(&a);
+        let t0 = Instant::now();
+        for k in 0..1000u32 {
+            let msg = if k % 2 == 0 { r#"{"set": {"hyd.U_ref": null}}"# } else { r#"{"get": true}"# };
+            c.w.write_all(format!("{msg}\n").as_bytes()).unwrap();
+            let mut line = String::new();
+            c.r.read_line(&mut line).unwrap();
+            assert!(!line.is_empty(), "closed after {k} messages, {:?}", t0.elapsed());
+            let r: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert!(r.get("error").is_some() == (k % 2 == 0), "{r}");
+            let due = Duration::from_millis(u64::from(k));
+            if let Some(wait) = due.checked_sub(t0.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+    }));
+    // An oversized line: an error, then the connection is closed.
+    let a = addr.clone();
+    attackers.push(spawn("oversized-line", move || {
+        let mut c = Lines::connect(&a);
+        let _ = c.w.write_all(&vec![b'x'; 200_000]);
+        let r = c.reply();
+        assert!(r["error"].as_str().unwrap().contains("longer than"), "{r}");
+        let mut rest = String::new();
+        assert_eq!(c.r.read_line(&mut rest).unwrap_or(0), 0, "closed after the error");
+    }));
+    // An oversized WebSocket frame (a 1 GB length): closed with 1009.
+    let a = addr.clone();
+    attackers.push(spawn("websocket", move || {
+        let mut c = Ws::connect(&a);
+        let mut c2 = Ws::connect(&a);
+        let mut f = vec![0x81, 0x80 | 127];
+        f.extend_from_slice(&(1u64 << 30).to_be_bytes());
+        f.extend_from_slice(&[1, 2, 3, 4]);
+        c.send_raw(&f);
+        let (op, p) = c.frame();
+        assert_eq!(op, 1, "an error reply first");
+        assert!(String::from_utf8_lossy(&p).contains("error"));
+        let (op, p) = c.frame();
+        assert_eq!((op, &p[..2]), (8, &1009u16.to_be_bytes()[..]));
+        // An unmasked frame on another connection: closed with 1002.
+        let mut unmasked = Vec::new();
+        ws::write_frame(&mut unmasked, 1, b"{}").unwrap();
+        c2.send_raw(&unmasked);
+        let _ = c2.frame();
+        let (op, p) = c2.frame();
+        assert_eq!((op, &p[..2]), (8, &1002u16.to_be_bytes()[..]));
+    }));
+    // Abrupt disconnects, half-sent requests, and more clients at once than are served.
+    let a = addr.clone();
+    attackers.push(spawn("disconnects", move || {
+        // After the others have connected (beyond 32 clients new ones are closed at once).
+        std::thread::sleep(Duration::from_millis(300));
+        for round in 0..5 {
+            let mut held = Vec::new();
+            for k in 0..40 {
+                let Ok(mut s) = TcpStream::connect(&a) else { continue };
+                let _ = match k % 4 {
+                    0 => s.write_all(b"GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n"),
+                    1 => s.write_all(b"{\"set\": {\"hyd.U_r"),
+                    2 => s.write_all(b"{\"subscribe\": 1}\n"),
+                    _ => Ok(()),
+                };
+                held.push(s);
+            }
+            std::thread::sleep(Duration::from_millis(50 + 20 * round));
+            drop(held);
+        }
+    }));
+    for a in attackers {
+        a.join().unwrap();
+    }
+    // Still served after all that.
+    let mut c = Lines::connect(&addr);
+    assert_eq!(c.ask(r#"{"get": true}"#)["ok"], true);
+    drop(c);
+    run.wait();
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["status"], "ok");
+    assert_eq!(s["steps"], 8000);
+    // The results are those of the run without any client, bit for bit.
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.csv")).unwrap(),
+        std::fs::read_to_string(reference.join("results.csv")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("bonds.csv")).unwrap(),
+        std::fs::read_to_string(reference.join("bonds.csv")).unwrap()
+    );
+}
+
+#[test]
+fn live_table_errors_name_the_key_and_value() {
+    let dir = tmp("live-bad");
+    let sys = operator(&dir);
+    let text = std::fs::read_to_string(&sys).unwrap();
+    for (from, to, needles) in [
+        ("inputs = [\"hyd.U_ref\"]", "inputs = [\"hyd.s\"]", &["live.inputs[0]", "hyd.s", "connection"][..]),
+        ("inputs = [\"hyd.U_ref\"]", "inputs = [\"hyd.p1\"]", &["live.inputs[0]", "not a Real input"][..]),
+        ("outputs = [\"mech.s\",", "outputs = [\"mech.zz\",", &["outputs.variables", "no variable \"zz\""][..]),
+        ("[-10.0, 10.0]", "[10.0, -10.0]", &["live.range", "not a range"][..]),
+        ("addr = \"127.0.0.1:0\"", "addr = \"no-such-host-x:1\"", &["live server address", "no-such-host-x"][..]),
+        ("keys = {", "colour = 1\nkeys = {", &["colour"][..]),
+    ] {
+        let p = dir.join("bad.toml");
+        std::fs::write(&p, text.replace(from, to)).unwrap();
+        let o = support::cosim(&[
+            "run",
+            p.to_str().unwrap(),
+            "--stop-time",
+            "0.01",
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{to}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        for n in needles {
+            assert!(err.contains(n), "{to}: expected {n:?} in {err}");
+        }
+    }
+}
+
+#[test]
+fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_results_respond() {
+    // Debian's chromium + chromium-driver (.ci/run installs them) and selenium (cargo xtask test
+    // installs it into .venv).
+    let python = paths::python();
+    let selenium = Command::new(&python).args(["-c", "import selenium"]).output().is_ok_and(|o| o.status.success());
+    assert!(
+        selenium && Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists(),
+        "the browser test needs `apt-get install chromium chromium-driver` and selenium in {} \
+         (cargo xtask test installs it)",
+        python.display()
+    );
+    let dir = tmp("live-browser");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    // Paused until the page's Start button; 12 s of real time.
+    let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "12", "--paused", "--out", out.to_str().unwrap()]);
+    let script = paths::root().join("master/tests/browser/dashboard.py");
+    let o = Command::new(&python).arg(&script).arg(format!("http://{}/", run.addr)).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}\n{}", String::from_utf8_lossy(&o.stdout));
+    let page: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    run.wait();
+    let slider = page["slider"].as_f64().unwrap();
+    assert!(slider > 5.0 && slider <= 10.0, "the drag moved the slider to {slider} V");
+    assert!(page["plot_pixels"].as_u64().unwrap() > 100, "the plot of mech.s is drawn: {page}");
+    // results.csv: 0 V (neutral) until the operator's value, which holds to the end.
+    let (h, rows) = results(&out);
+    let (is, ir) = (col(&h, "mech.s"), col(&h, "hyd.U_ref"));
+    let first = rows.iter().position(|r| r[ir] == slider).expect("the slider's value is in results.csv");
+    assert!(first > 1 && rows[..first].iter().all(|r| r[ir] == 0.0));
+    assert!(rows[first..].iter().all(|r| r[ir] == slider));
+    let s_first = rows[first][is];
+    let s_end = rows.last().unwrap()[is];
+    assert!(s_end > s_first + 0.02, "the piston moved out: s from {s_first} to {s_end} m");
+    // The page plotted exactly what the run recorded.
+    for (t, s) in [("t0", "s0"), ("t1", "s1")] {
+        let t = page[t].as_f64().unwrap();
+        let row = rows.iter().find(|r| (r[0] - t).abs() < 1e-9).unwrap();
+        assert_eq!(row[is], page[s].as_f64().unwrap(), "mech.s at t = {t}: page vs results.csv");
+    }
+    assert!(page["s1"].as_f64().unwrap() > page["s0"].as_f64().unwrap() + 0.005, "{page}");
+}
+
+#[test]
+fn a_reset_runs_the_system_again_from_its_start_into_the_same_files() {
+    let dir = tmp("live-reset");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "1",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut c = Lines::connect(&run.addr);
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": 5.0}, "pause": false}"#)["ok"], true);
+    std::thread::sleep(Duration::from_millis(200));
+    // Mid-run: released and started again; the second run never sees the 5 V.
+    assert_eq!(c.ask(r#"{"release": "hyd.U_ref", "reset": true}"#)["ok"], true);
+    assert!(c.ask(r#"{"reset": 1}"#)["error"].as_str().unwrap().contains("reset"));
+    drop(c);
+    let err = run.wait();
+    assert!(err.contains("live: reset at t = "), "{err}");
+    let rows = spool(&out);
+    assert_eq!(rows.len(), 1001, "one complete run in results.csv");
+    assert!(rows.iter().all(|r| r.1 == 0.0 && r.2 == 0.0), "the run after the reset has the spool in neutral");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!((s["status"].as_str(), s["steps"].as_u64()), (Some("ok"), Some(1000)), "{s}");
+}

@@ -1,0 +1,180 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! Paced runs (`cosim run --real-time`): absolute deadlines (no drift), overruns and the
+//! lateness limit, the statistics of summary.json and timing.csv. The assertions are on what
+//! the pacer recorded (lateness, deadlines) and on the run's wall time against the simulated
+//! time, not on how fast any code is.
+
+use fmu_harness::paths;
+use std::path::{Path, PathBuf};
+
+mod support;
+use support::{cosim, tmp};
+
+/// One trivial FMU, `stop` s at step `step`.
+fn trivial(dir: &Path, stop: f64, step: f64, extra: &str) -> PathBuf {
+    let p = dir.join("trivial.toml");
+    let text = format!(
+        "[simulation]\nstop = {stop}\nstep = {step}\n{extra}\n[instances.a]\nfmu = \"{}\"\n[outputs]\nvariables = [\"a.y\"]\n",
+        paths::fmu("testing-faulty").display()
+    );
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// timing.csv rows: (step, time, deadline, step time, lateness).
+fn timing(out: &Path) -> Vec<(u64, f64, f64, f64, f64)> {
+    let text = std::fs::read_to_string(out.join("timing.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("step,time,deadline_s,step_time_s,lateness_s"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_two_second_run_at_factor_one_takes_two_seconds_and_step_10000_meets_its_deadline() {
+    let dir = tmp("rt-2s");
+    // H = 0.2 ms: 10,000 steps in 2 s. A pacer that slept H after each step (relative
+    // deadlines) would drift by the oversleep of every one of them (≥ 50 µs × 10,000 = 0.5 s).
+    let sys = trivial(&dir, 2.0, 2e-4, "");
+    let out = dir.join("out");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--real-time", "--timing", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    let wall = s["wall_time_s"].as_f64().unwrap();
+    assert!((wall - 2.0).abs() <= 0.1, "2 s at factor 1 took {wall} s (±5 % allowed)");
+    let rt = &s["real_time"];
+    assert_eq!(rt["factor"], 1.0);
+    assert_eq!(rt["steps"], 10_000);
+    let q: Vec<f64> = ["step_time_median_s", "step_time_p99_s", "step_time_p999_s", "step_time_max_s"]
+        .iter()
+        .map(|k| rt[k].as_f64().unwrap())
+        .collect();
+    assert!(q.windows(2).all(|w| w[0] <= w[1]) && q[0] > 0.0, "quantiles {q:?}");
+    let rows = timing(&out);
+    assert_eq!(rows.len(), 10_000);
+    // The deadline of step n is n·H/factor from the origin, exactly (not a running sum).
+    let (n, t, deadline, _, late) = rows[9_999];
+    assert_eq!((n, t, deadline), (10_000, 2.0, 2.0));
+    // Met without drift: the last step is as punctual as a typical one (the machine may be
+    // loaded: a stall of a few ms is allowed, drift of the order of 0.5 s is not).
+    assert!(late < 0.05, "step 10,000 reached its point {late} s after its deadline");
+    // Every deadline is n·H from the origin (to rounding of t), none a sum of step durations.
+    for (k, r) in rows.iter().enumerate() {
+        assert!((r.2 - (k + 1) as f64 * 2e-4).abs() < 1e-12, "deadline of step {}: {}", k + 1, r.2);
+    }
+    let mut lateness: Vec<f64> = rows.iter().map(|r| r.4).collect();
+    lateness.sort_by(f64::total_cmp);
+    let max = rt["max_lateness_s"].as_f64().unwrap();
+    assert!((lateness[9_999] - max).abs() < 1e-9, "summary max lateness {max} vs timing.csv {}", lateness[9_999]);
+    // Catching up: every overrun is a step ending after its deadline, counted once.
+    let overruns = rt["overruns"].as_u64().unwrap();
+    assert!(overruns <= 10_000);
+}
+
+#[test]
+fn a_factor_of_four_runs_four_times_faster_than_real_time() {
+    let dir = tmp("rt-4x");
+    let sys = trivial(&dir, 2.0, 1e-3, "real_time = 4.0");
+    let out = dir.join("out");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    let wall = s["wall_time_s"].as_f64().unwrap();
+    assert!((wall - 0.5).abs() <= 0.025, "2 s at factor 4 took {wall} s");
+    assert_eq!(s["real_time"]["factor"], 4.0);
+}
+
+#[test]
+fn a_run_that_falls_too_far_behind_ends_with_a_message() {
+    let dir = tmp("rt-late");
+    // Factor 1e6 at H = 1 ms: a deadline every nanosecond, which no step meets; the limit
+    // of 1 ms is passed after some thousand steps (each some µs late more).
+    let sys = trivial(&dir, 100.0, 1e-3, "");
+    let out = dir.join("out");
+    let o = cosim(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--real-time",
+        "1e6",
+        "--max-lateness",
+        "1e-3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("max_lateness = 1 ms") && err.contains("after its deadline"), "{err}");
+    let s = summary(&out);
+    assert_eq!(s["status"], "failed");
+    assert!(s["message"].as_str().unwrap().contains("real time"), "{s}");
+    let rt = &s["real_time"];
+    let steps = rt["steps"].as_u64().unwrap();
+    assert!(steps < 100_000 && steps == rt["overruns"].as_u64().unwrap(), "{rt}");
+    assert!(rt["max_lateness_s"].as_f64().unwrap() > 1e-3);
+    // Everything up to the end is on disk.
+    let rows = std::fs::read_to_string(out.join("results.csv")).unwrap().lines().count();
+    assert!(rows as u64 >= steps, "{rows} rows for {steps} steps");
+}
+
+#[test]
+fn bad_real_time_settings_name_the_key_and_value() {
+    let dir = tmp("rt-bad");
+    let sys = trivial(&dir, 1.0, 1e-3, "real_time = -2.0");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("trivial.toml") && err.contains("simulation.real_time") && err.contains("-2"), "{err}");
+    let sys = trivial(&dir, 1.0, 1e-3, "max_lateness = 0.0");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("simulation.max_lateness") && !err.contains("panicked"), "{err}");
+    let sys = trivial(&dir, 1.0, 1e-3, "");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--timing", "--out", dir.join("o").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--timing") && err.contains("--real-time"), "{err}");
+}
+
+#[test]
+fn priority_is_raised_or_a_note_says_why_not() {
+    let dir = tmp("rt-prio");
+    let sys = trivial(&dir, 0.2, 1e-3, "real_time_priority = true");
+    let out = dir.join("out");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rt = &summary(&out)["real_time"];
+    // Either permitted (no note) or each refusal named; never a failure.
+    if let Some(notes) = rt["notes"].as_array() {
+        assert!(notes.iter().all(|n| n.as_str().unwrap().contains("not")), "{notes:?}");
+    }
+    assert_eq!(rt["factor"], 1.0);
+}
+
+#[test]
+fn the_real_time_settings_travel_in_the_ssp_annotation() {
+    let dir = tmp("rt-ssp");
+    let sys = trivial(&dir, 0.5, 1e-3, "real_time = 2.0\nmax_lateness = 0.25");
+    let ssp = dir.join("trivial.ssp");
+    let o = cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.join("out");
+    let o = cosim(&["run", ssp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    assert_eq!(s["real_time"]["factor"], 2.0, "{s}");
+    let wall = s["wall_time_s"].as_f64().unwrap();
+    assert!((wall - 0.25).abs() <= 0.0125 + 0.01, "0.5 s at factor 2 took {wall} s");
+}
