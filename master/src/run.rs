@@ -260,7 +260,7 @@ pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared>
 pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
     let out = OutDir::lock(out_dir)?;
     crate::guard::doing(crate::guard::Doing::Running);
-    let mut fmus = FmuCache::default();
+    let mut fmus = FmuCache::with_host(crate::guard::host());
     let mut execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
     let served = crate::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
     loop {
