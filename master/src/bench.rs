@@ -573,8 +573,10 @@ fn peer_row(p: &serde_json::Value, run: &str, ours: f64) -> String {
 
 /// Options of `cosim bench --precision`.
 pub struct PrecisionArgs {
-    /// `KEY=V1,V2,…` dimensions.
+    /// `KEY=V1,V2,…` dimensions (one product).
     pub grid: Vec<String>,
+    /// A grid file: `[[grid]]` tables, each a product, their union (after `grid`'s product).
+    pub grid_file: Option<PathBuf>,
     /// `SYS=REF` compared variables.
     pub compare: Vec<String>,
     /// Report the fastest configuration within this error of the first compared variable.
@@ -600,7 +602,12 @@ pub fn precision(system: &Path, reference: &Path, args: &PrecisionArgs) -> Resul
         .map(|g| Dimension::parse(g))
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
-    if grid.is_empty() {
+    let mut grids = Vec::new();
+    if let Some(f) = &args.grid_file {
+        let text = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+        grids = precision::grids_from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+    }
+    if grid.is_empty() && grids.is_empty() {
         let h = load(system, &Overrides::default())?.sys.step();
         grid.push(
             Dimension::parse(&format!("step={},{},{},{}", h / 2.0, h, 2.0 * h, 5.0 * h)).map_err(anyhow::Error::msg)?,
@@ -633,8 +640,11 @@ pub fn precision(system: &Path, reference: &Path, args: &PrecisionArgs) -> Resul
             reference.display()
         );
     }
-    let spec = Spec { grid, compare, repeat: args.repeat };
-    let n = precision::configurations(&spec.grid).len();
+    if !grid.is_empty() {
+        grids.insert(0, grid);
+    }
+    let spec = Spec { grids, compare, repeat: args.repeat };
+    let n = precision::all_configurations(&spec.grids).len();
     let mut done = 0;
     let points = precision::measure(system, reference, &spec, |p| {
         done += 1;

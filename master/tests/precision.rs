@@ -28,7 +28,7 @@ fn recorded(b: &SystemBuilder, over: &Overrides, var: &str) -> (Vec<f64>, Vec<f6
 
 fn spec(grid: &[&str]) -> Spec {
     Spec {
-        grid: grid.iter().map(|g| Dimension::parse(g).unwrap()).collect(),
+        grids: vec![grid.iter().map(|g| Dimension::parse(g).unwrap()).collect()],
         compare: vec![("mech.s".into(), "unified.s".into())],
         repeat: 1,
     }
