@@ -12,6 +12,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+mod one_by_one;
 mod replay;
 
 /// Heap allocations so far (counted by the binary's global allocator).
@@ -126,12 +127,17 @@ struct RunKind<'a> {
     csv: Option<&'a Path>,
     timing: bool,
     isolate: bool,
+    /// Isolated instances step one after the other (no overlap): the baseline.
+    one_by_one: bool,
     /// Record every FMU call (for the replay floor).
     record: Option<&'a Arc<Mutex<replay::Log>>>,
 }
 
 fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Result<MasterRun> {
     let mut slaves = instantiate(l, kind.timing, kind.isolate)?;
+    if kind.one_by_one {
+        slaves = slaves.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn Slave>).collect();
+    }
     if let Some(log) = kind.record {
         slaves = slaves
             .into_iter()
@@ -321,14 +327,18 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             auto = Some((ratio(&auto_runs), chose));
             auto_time = Some(t);
         }
-        // Worker processes: the median of three runs (a tenth of the steps each).
-        let isolated_runs: Result<Vec<f64>> = (0..3)
+        // Worker processes: the median of three runs (a tenth of the steps each), each beside a
+        // run whose instances step one after the other (the Jacobi steps not overlapped).
+        let isolated_runs: Result<Vec<(f64, f64)>> = (0..3)
             .map(|_| {
-                master_run(&l, (steps / 10).max(10), RunKind { isolate: true, ..Default::default() }, allocs)
-                    .map(|m| m.per_step)
+                let kind = RunKind { isolate: true, ..Default::default() };
+                let overlapped = master_run(&l, (steps / 10).max(10), kind, allocs)?.per_step;
+                let one_by_one = RunKind { one_by_one: true, ..kind };
+                Ok((overlapped, master_run(&l, (steps / 10).max(10), one_by_one, allocs)?.per_step))
             })
             .collect();
-        let isolated = isolated_runs.map(median);
+        let isolated =
+            isolated_runs.as_ref().map(|r| median(r.iter().map(|p| p.0).collect())).map_err(|e| e.to_string());
         extra.push_str(&match &isolated {
             Ok(t) => format!(
                 "| instances in worker processes (`--isolate`) | {} µs/step ({:.1}× in process; {} µs per instance more) |\n",
@@ -338,6 +348,14 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             ),
             Err(e) => format!("| instances in worker processes (`--isolate`) | failed: {e} |\n"),
         });
+        if let (Ok(runs), true) = (&isolated_runs, two) {
+            let seq = median(runs.iter().map(|p| p.1).collect());
+            extra.push_str(&format!(
+                "| worker processes stepped one after the other (no overlap) | {} µs/step (overlapped: {:.2}× faster) |\n",
+                us(seq),
+                median(runs.iter().map(|p| p.1 / p.0).collect())
+            ));
+        }
         let isolate_overhead = isolated.ok().map(|t| (t - per_step) / n_inst);
         r.push_str(&format!(
             "\n## {}\n\n{} instances, H = {} s, {} steps ({} s simulated), {} repetitions\n\n| quantity | value |\n|---|---|\n\

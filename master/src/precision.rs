@@ -475,7 +475,24 @@ pub fn measure(
         let mut times = Vec::new();
         let mut first = None;
         for _ in 0..spec.repeat.max(1) {
-            let (s, simulated, e, steps, failure) = run_once(&b, &over, &mut fmus, &reference, spec.compare.len())?;
+            let (s, simulated, e, steps, failure) = match run_once(&b, &over, &mut fmus, &reference, spec.compare.len())
+            {
+                Ok(r) => r,
+                // This configuration cannot be built (e.g. H does not divide the run): a row,
+                // unless the system itself cannot (a compared variable it does not have).
+                Err(e) if Execution::from_builder(base, &Overrides::default(), &mut fmus).is_ok() => {
+                    let errors = Errors {
+                        reference: Arc::clone(&reference),
+                        cursor: 0,
+                        tol: 0.0,
+                        max: vec![f64::NAN; spec.compare.len()],
+                        compared: 0,
+                        residual_energy: f64::NAN,
+                    };
+                    (f64::NAN, f64::NAN, errors, 0, Some(e.to_string()))
+                }
+                Err(e) => return Err(e),
+            };
             times.push(s);
             if first.is_none() {
                 first = Some((simulated, e, steps, failure.clone()));

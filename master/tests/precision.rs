@@ -87,11 +87,15 @@ fn a_failing_configuration_is_a_row_not_an_error() {
     let sys = scenario("crane-pub3.toml", &dir);
     let reference = scenario("crane-pub3-unified.toml", &dir);
     // Held inputs at H = 5 ms: the hydraulics stop with a negative pressure (docs/validation.md).
-    let points = precision::measure(&sys, &reference, &spec(&["step=5e-3", "extrapolation=0,1"]), |_| {}).unwrap();
-    assert_eq!(points.len(), 2);
-    let failed: Vec<_> = points.iter().filter(|p| !p.ok()).collect();
+    // H = 3 ms does not divide the 20 s run: that configuration cannot be built, a row too.
+    let points = precision::measure(&sys, &reference, &spec(&["step=5e-3,3e-3", "extrapolation=0,1"]), |_| {}).unwrap();
+    assert_eq!(points.len(), 4);
+    let failed: Vec<_> = points[..2].iter().filter(|p| !p.ok()).collect();
     for p in &failed {
         assert!(p.failure.as_deref().unwrap_or("").contains("hyd"), "{:?}", p.failure);
+    }
+    for p in &points[2..] {
+        assert!(!p.ok() && p.failure.as_deref().unwrap_or("").contains("whole number"), "{:?}", p.failure);
     }
     assert!(precision::front(&points, 0).iter().all(|&i| points[i].ok()));
 }
