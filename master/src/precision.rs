@@ -23,7 +23,8 @@ use std::time::Instant;
 ///
 /// - `extrapolation`: the Lagrange order 0..4 of every connection (over each connection's own);
 /// - `system`: alternative system files (e.g. force coupling, pressure coupling and the interface
-///   model of one machine), each compared against the same reference;
+///   model of one machine; paths relative to the working directory), each compared against the
+///   same reference;
 /// - `instances.NAME.step`: instance NAME's own step h = H/k (multirate);
 /// - any key of the run's settings ([`Settings`], `[simulation]` of a system file), dotted for a
 ///   nested table: `step`, `step_control`, `ecco.rtol`, `energy_correction`, `iterations`, …
