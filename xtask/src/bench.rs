@@ -206,7 +206,13 @@ fn precision(cosim: &std::path::Path) -> Result<String> {
             &format!(
                 "max |Δ {}| ({})",
                 f.compare[0].split('=').next().unwrap_or(""),
-                if f.compare[0].contains(".s=") { "m" } else { "unit" }
+                // A stroke (`mech.s`, `mech.s1`) is in metres.
+                if f.compare[0].split('=').next().and_then(|v| v.split('.').nth(1)).is_some_and(|v| v.starts_with('s'))
+                {
+                    "m"
+                } else {
+                    "unit"
+                }
             ),
             &all,
             &front,
