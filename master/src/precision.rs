@@ -326,7 +326,8 @@ impl Errors {
             }
             self.compared += 1;
         }
-        self.residual_energy = bonds.iter().map(|b| b.e_abs).sum();
+        // (An empty sum of f64 is -0.0: a system without bonds shows 0.)
+        self.residual_energy = bonds.iter().map(|b| b.e_abs).sum::<f64>() + 0.0;
     }
 }
 
