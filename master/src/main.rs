@@ -197,11 +197,17 @@ enum Command {
         /// The reference system file of --precision (e.g. a monolithic FMU at a small step).
         #[arg(long, value_name = "REF")]
         reference: Option<PathBuf>,
-        /// A grid dimension of --precision, KEY=V1,V2,… with KEY `step`, `extrapolation` or a
-        /// start value `instance.variable` (repeatable; default: step = H/2, H, 2H, 5H and
+        /// A grid dimension of --precision, KEY=V1,V2,… with KEY a setting of [simulation]
+        /// (`step`, `step_control`, `ecco.rtol`, `energy_correction`, …), `extrapolation` (every
+        /// connection), `system` (alternative system files), `instances.NAME.step` (multirate) or
+        /// a start value `instance.variable` (repeatable; default: step = H/2, H, 2H, 5H and
         /// extrapolation = 0, 1, 2).
         #[arg(long = "grid", value_name = "KEY=V1,V2")]
         grid: Vec<String>,
+        /// --precision: a TOML file of `[[grid]]` tables (KEY = [values]), each a product of its
+        /// dimensions; the configurations are the union of all (and of --grid's product).
+        #[arg(long, value_name = "FILE")]
+        grid_file: Option<PathBuf>,
         /// Compared variable of --precision, SYS=REF (`instance.variable` of the system and of the
         /// reference; repeatable; the first is the front's accuracy measure; default: each
         /// recorded variable of the system with a recorded variable of the same name in the
@@ -384,9 +390,11 @@ fn error_chain(e: &anyhow::Error) -> String {
 
 fn run() -> Result<i32> {
     match Cli::parse().command {
-        Command::Bench { precision: Some(system), reference, grid, compare, tolerance, out, repeat, .. } => {
+        Command::Bench {
+            precision: Some(system), reference, grid, grid_file, compare, tolerance, out, repeat, ..
+        } => {
             let reference = reference.context("--precision needs --reference")?;
-            let args = bench::PrecisionArgs { grid, compare, tolerance, out, repeat: repeat.max(1) };
+            let args = bench::PrecisionArgs { grid, grid_file, compare, tolerance, out, repeat: repeat.max(1) };
             print!("{}", bench::precision(&system, &reference, &args)?);
             Ok(0)
         }

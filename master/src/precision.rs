@@ -14,19 +14,38 @@ use crate::error::{MasterError, Result};
 use crate::execution::Execution;
 use crate::fmu::FmuCache;
 use crate::observer::{Observer, SharedRecorder, Status};
-use crate::system::{Overrides, SystemBuilder, Value};
+use crate::system::{Overrides, Settings, SystemBuilder, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// One dimension of the grid: `step`, `extrapolation` or a start value `instance.variable`,
-/// with the values it takes.
+/// One dimension of the grid with the values it takes. Its key is one of:
+///
+/// - `extrapolation`: the Lagrange order 0..4 of every connection (over each connection's own);
+/// - `system`: alternative system files (e.g. force coupling, pressure coupling and the interface
+///   model of one machine; paths relative to the working directory), each compared against the
+///   same reference;
+/// - `instances.NAME.step`: instance NAME's own step h = H/k (multirate);
+/// - any key of the run's settings ([`Settings`], `[simulation]` of a system file), dotted for a
+///   nested table: `step`, `step_control`, `ecco.rtol`, `energy_correction`, `iterations`, …
+///   (a settings key wins over an instance of the same name);
+/// - otherwise a start value `instance.variable` (e.g. `hyd.integrator`, `hyd.h`, `mech.solver`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dimension {
-    /// `step`, `extrapolation` or `instance.variable`.
+    /// The key (see above).
     pub key: String,
     /// Values, in order.
     pub values: Vec<Value>,
+}
+
+/// What a dimension's key sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Extrapolation,
+    System,
+    InstanceStep,
+    Setting,
+    Start,
 }
 
 impl Dimension {
@@ -43,30 +62,136 @@ impl Dimension {
         if values.iter().any(|v| matches!(v, Value::String(s) if s.is_empty())) {
             return Err(format!("grid dimension \"{text}\": empty value"));
         }
-        let dim = Self { key: key.to_owned(), values };
-        match key {
-            "step" => {
-                for v in &dim.values {
-                    if !as_f64(v).is_some_and(|h| h > 0.0 && h.is_finite()) {
-                        return Err(format!("grid dimension step: {v} is not a positive number of seconds"));
-                    }
-                }
-            }
-            "extrapolation" => {
+        Self::new(key, values)
+    }
+
+    /// A dimension with its values checked against what its key sets. `KEY1+KEY2` sets both keys
+    /// to each value (e.g. `hyd1.integrator+hyd2.integrator`).
+    pub fn new(key: &str, values: Vec<Value>) -> std::result::Result<Self, String> {
+        if values.is_empty() {
+            return Err(format!("grid dimension {key}: no values"));
+        }
+        for part in key.split('+') {
+            Self { key: part.trim().to_owned(), values: values.clone() }.check()?;
+        }
+        Ok(Self { key: key.to_owned(), values })
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        let (dim, key) = (self, self.key.as_str());
+        match dim.kind() {
+            Kind::Extrapolation => {
                 for v in &dim.values {
                     if !matches!(v, Value::Integer(0..=4)) {
                         return Err(format!("grid dimension extrapolation: {v} is not an order 0-4"));
                     }
                 }
             }
-            k if !k.contains('.') => {
+            Kind::System => {
+                for v in &dim.values {
+                    if !matches!(v, Value::String(_)) {
+                        return Err(format!("grid dimension system: {v} is not a system file"));
+                    }
+                }
+            }
+            Kind::InstanceStep => {
+                for v in &dim.values {
+                    if !as_f64(v).is_some_and(|h| h > 0.0 && h.is_finite()) {
+                        return Err(format!("grid dimension {key}: {v} is not a positive number of seconds"));
+                    }
+                }
+            }
+            Kind::Setting => {
+                for v in &dim.values {
+                    if key == "step" && !as_f64(v).is_some_and(|h| h > 0.0 && h.is_finite()) {
+                        return Err(format!("grid dimension step: {v} is not a positive number of seconds"));
+                    }
+                    Settings::default().set(key, to_toml(v)).map_err(|e| format!("grid dimension {e}"))?;
+                }
+            }
+            Kind::Start if !key.contains('.') => {
                 return Err(format!(
-                    "grid dimension \"{k}\": expected step, extrapolation or a start value instance.variable"
+                    "grid dimension \"{key}\": expected a setting ({}), extrapolation, system, \
+                     instances.NAME.step or a start value instance.variable",
+                    Settings::keys().join(", ")
                 ))
             }
-            _ => {}
+            Kind::Start => {}
         }
-        Ok(dim)
+        Ok(())
+    }
+
+    fn kind(&self) -> Kind {
+        let first = self.key.split('.').next().unwrap_or_default();
+        let parts: Vec<&str> = self.key.split('.').collect();
+        match self.key.as_str() {
+            "extrapolation" => Kind::Extrapolation,
+            "system" => Kind::System,
+            _ if parts.len() == 3 && parts[0] == "instances" && parts[2] == "step" => Kind::InstanceStep,
+            _ if Settings::keys().contains(&first) => Kind::Setting,
+            _ => Kind::Start,
+        }
+    }
+}
+
+/// The grids of a grid file: each `[[grid]]` table is one product (key = array of values, or one
+/// value), the configurations are their union:
+///
+/// ```toml
+/// [[grid]]
+/// step = [1e-3, 2e-3]
+/// "hyd.integrator" = ["TR", "FWE"]
+///
+/// [[grid]]
+/// step_control = "ecco"
+/// "ecco.rtol" = [1e-3, 1e-4]
+/// ```
+pub fn grids_from_toml(text: &str) -> std::result::Result<Vec<Vec<Dimension>>, String> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| e.message().trim().to_owned())?;
+    for k in table.keys() {
+        if k != "grid" {
+            return Err(format!("unknown key \"{k}\" (expected [[grid]] tables)"));
+        }
+    }
+    let grids = match table.get("grid") {
+        Some(toml::Value::Array(a)) => a,
+        _ => return Err("expected [[grid]] tables".into()),
+    };
+    grids
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let g = g.as_table().ok_or_else(|| format!("grid {}: not a table", i + 1))?;
+            g.iter()
+                .map(|(k, v)| {
+                    let values = match v {
+                        toml::Value::Array(a) => a.iter().map(from_toml).collect::<std::result::Result<Vec<_>, _>>(),
+                        one => from_toml(one).map(|v| vec![v]),
+                    }
+                    .map_err(|e| format!("grid {}, {k}: {e}", i + 1))?;
+                    Dimension::new(k, values).map_err(|e| format!("grid {}: {e}", i + 1))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn from_toml(v: &toml::Value) -> std::result::Result<Value, String> {
+    Ok(match v {
+        toml::Value::Float(x) => Value::Real(*x),
+        toml::Value::Integer(i) => Value::Integer(*i),
+        toml::Value::Boolean(b) => Value::Boolean(*b),
+        toml::Value::String(s) => Value::String(s.clone()),
+        other => return Err(format!("{other} is not a number, boolean or string")),
+    })
+}
+
+fn to_toml(v: &Value) -> toml::Value {
+    match v {
+        Value::Real(x) => toml::Value::Float(*x),
+        Value::Integer(i) => toml::Value::Integer(*i),
+        Value::Boolean(b) => toml::Value::Boolean(*b),
+        Value::String(s) | Value::Other(s) => toml::Value::String(s.clone()),
     }
 }
 
@@ -93,8 +218,9 @@ fn as_f64(v: &Value) -> Option<f64> {
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct Spec {
-    /// The grid: every combination of the dimensions' values is one configuration.
-    pub grid: Vec<Dimension>,
+    /// The grids: every combination of one grid's dimensions' values is one configuration; the
+    /// configurations of all grids, one after the other.
+    pub grids: Vec<Vec<Dimension>>,
     /// Compared variables: (system's `instance.variable`, reference's `instance.variable`). The
     /// first is the accuracy measure of the front.
     pub compare: Vec<(String, String)>,
@@ -200,7 +326,8 @@ impl Errors {
             }
             self.compared += 1;
         }
-        self.residual_energy = bonds.iter().map(|b| b.e_abs).sum();
+        // (An empty sum of f64 is -0.0: a system without bonds shows 0.)
+        self.residual_energy = bonds.iter().map(|b| b.e_abs).sum::<f64>() + 0.0;
     }
 }
 
@@ -241,25 +368,36 @@ pub fn configurations(grid: &[Dimension]) -> Vec<Vec<(String, Value)>> {
     all
 }
 
-/// Applies one configuration to a copy of the system.
+/// Applies one configuration to a copy of the system (`system` dimensions already chose it).
 fn configure(base: &SystemBuilder, settings: &[(String, Value)]) -> Result<(SystemBuilder, Overrides)> {
     let mut b = base.clone();
     let mut over = Overrides::default();
-    for (key, value) in settings {
-        match key.as_str() {
-            "step" => over.settings.step = as_f64(value),
-            "extrapolation" => over.extrapolation = as_f64(value).map(|m| m as usize),
-            dotted => {
-                let (inst, var) = dotted.split_once('.').unwrap_or((dotted, ""));
-                let draft = b.instance_mut(inst).ok_or_else(|| MasterError::System {
-                    path: base.path().to_path_buf(),
-                    key: dotted.to_owned(),
-                    message: format!(
-                        "grid dimension {dotted}: no instance \"{inst}\" in this system{}",
-                        crate::suggest::did_you_mean(inst, base.instances.keys().map(String::as_str))
-                    ),
-                })?;
-                draft.start(var, value.clone());
+    let no_instance = |key: &str, inst: &str| MasterError::System {
+        path: base.path().to_path_buf(),
+        key: key.to_owned(),
+        message: format!(
+            "grid dimension {key}: no instance \"{inst}\" in this system{}",
+            crate::suggest::did_you_mean(inst, base.instances.keys().map(String::as_str))
+        ),
+    };
+    for (key, value) in settings.iter().flat_map(|(k, v)| k.split('+').map(move |k| (k.trim().to_owned(), v))) {
+        let key = &key;
+        let dim = Dimension { key: key.clone(), values: Vec::new() };
+        match dim.kind() {
+            Kind::System => {}
+            Kind::Extrapolation => over.extrapolation = as_f64(value).map(|m| m as usize),
+            Kind::Setting => over
+                .settings
+                .set(key, to_toml(value))
+                .map_err(|m| fail(base.path(), key, format!("grid dimension {m}")))?,
+            Kind::InstanceStep => {
+                let inst = key.split('.').nth(1).unwrap_or_default();
+                let h = as_f64(value).unwrap_or(f64::NAN);
+                b.instance_mut(inst).ok_or_else(|| no_instance(key, inst))?.step(h);
+            }
+            Kind::Start => {
+                let (inst, var) = key.split_once('.').unwrap_or((key, ""));
+                b.instance_mut(inst).ok_or_else(|| no_instance(key, inst))?.start(var, value.clone());
             }
         }
     }
@@ -317,15 +455,46 @@ pub fn measure(
     }
     let mut fmus = FmuCache::with_host(crate::guard::host());
     let reference = Arc::new(reference(reference_path, &spec.compare, &mut fmus)?);
-    let mut base = SystemBuilder::read(system)?;
-    base.outputs(spec.compare.iter().map(|(s, _)| s.clone()));
+    let mut bases: Vec<(String, SystemBuilder)> = Vec::new();
     let mut points = Vec::new();
-    for settings in configurations(&spec.grid) {
-        let (b, over) = configure(&base, &settings)?;
+    for settings in all_configurations(&spec.grids) {
+        let path = settings
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "system")
+            .map_or_else(|| system.display().to_string(), |(_, v)| plain(v));
+        if !bases.iter().any(|(p, _)| *p == path) {
+            let mut base = SystemBuilder::read(Path::new(&path))?;
+            base.outputs(spec.compare.iter().map(|(s, _)| s.clone()));
+            bases.push((path.clone(), base));
+        }
+        let base = bases
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, b)| b)
+            .ok_or_else(|| fail(system, "system", path.clone()))?;
+        let (b, over) = configure(base, &settings)?;
         let mut times = Vec::new();
         let mut first = None;
         for _ in 0..spec.repeat.max(1) {
-            let (s, simulated, e, steps, failure) = run_once(&b, &over, &mut fmus, &reference, spec.compare.len())?;
+            let (s, simulated, e, steps, failure) = match run_once(&b, &over, &mut fmus, &reference, spec.compare.len())
+            {
+                Ok(r) => r,
+                // This configuration cannot be built (e.g. H does not divide the run): a row,
+                // unless the system itself cannot (a compared variable it does not have).
+                Err(e) if Execution::from_builder(base, &Overrides::default(), &mut fmus).is_ok() => {
+                    let errors = Errors {
+                        reference: Arc::clone(&reference),
+                        cursor: 0,
+                        tol: 0.0,
+                        max: vec![f64::NAN; spec.compare.len()],
+                        compared: 0,
+                        residual_energy: f64::NAN,
+                    };
+                    (f64::NAN, f64::NAN, errors, 0, Some(e.to_string()))
+                }
+                Err(e) => return Err(e),
+            };
             times.push(s);
             if first.is_none() {
                 first = Some((simulated, e, steps, failure.clone()));
@@ -351,6 +520,11 @@ pub fn measure(
         points.push(p);
     }
     Ok(points)
+}
+
+/// The configurations of every grid, one grid after the other.
+pub fn all_configurations(grids: &[Vec<Dimension>]) -> Vec<Vec<(String, Value)>> {
+    grids.iter().flat_map(|g| configurations(g)).collect()
 }
 
 /// Indices of the Pareto front in (wall time, error of compared variable `metric`): sorted by
@@ -488,6 +662,57 @@ mod tests {
         assert!(Dimension::parse("step=0").unwrap_err().contains("step"));
         assert!(Dimension::parse("extrapolation=5").unwrap_err().contains("order 0-4"));
         assert!(Dimension::parse("solver=TR").unwrap_err().contains("instance.variable"));
+        let e = Dimension::parse("ecco.rtl=1e-3").unwrap_err();
+        assert!(e.contains("ecco.rtl") && e.contains("rtl"), "{e}");
+        let e = Dimension::parse("step_control=sometimes").unwrap_err();
+        assert!(e.contains("step_control") && e.contains("sometimes"), "{e}");
+        assert!(Dimension::parse("instances.hyd.step=0").unwrap_err().contains("positive"));
+        assert!(Dimension::parse("system=1").unwrap_err().contains("system file"));
+    }
+
+    #[test]
+    fn settings_keys_multirate_steps_and_start_values_set_what_they_name() {
+        let mut base = SystemBuilder::new();
+        base.instance("hyd", "x.fmu");
+        base.instance("mech", "y.fmu");
+        let config: Vec<(String, Value)> = [
+            "step_control=ecco",
+            "ecco.rtol=1e-4",
+            "energy_correction=true",
+            "step=2e-3",
+            "extrapolation=2",
+            "instances.hyd.step=5e-4",
+            "hyd.p3_model+mech.solver=SP",
+        ]
+        .iter()
+        .map(|d| {
+            let d = Dimension::parse(d).unwrap();
+            (d.key, d.values[0].clone())
+        })
+        .collect();
+        let (b, over) = configure(&base, &config).unwrap();
+        let s = &over.settings;
+        assert_eq!(s.step_control, Some(crate::system::StepControlKind::Ecco));
+        assert_eq!((s.ecco.rtol, s.energy_correction, s.step), (Some(1e-4), Some(true), Some(2e-3)));
+        assert_eq!(over.extrapolation, Some(2));
+        let mut expected = SystemBuilder::new();
+        expected.instance("hyd", "x.fmu").step(5e-4).start("p3_model", "SP");
+        expected.instance("mech", "y.fmu").start("solver", "SP");
+        assert_eq!(format!("{:?}", b.instances), format!("{:?}", expected.instances));
+        let e = configure(&base, &[("instances.mecj.step".into(), Value::Real(1e-3))]).unwrap_err().to_string();
+        assert!(e.contains("no instance \"mecj\"") && e.contains("did you mean \"mech\""), "{e}");
+    }
+
+    #[test]
+    fn a_grid_file_is_a_union_of_products() {
+        let g = grids_from_toml(
+            "[[grid]]\nstep = [1e-3, 2e-3]\n\"hyd.integrator\" = [\"TR\", \"FWE\"]\n\n[[grid]]\nstep_control = \"ecco\"\n\"ecco.rtol\" = [1e-3, 1e-4, 1e-5]\n",
+        )
+        .unwrap();
+        assert_eq!(all_configurations(&g).len(), 4 + 3);
+        assert!(grids_from_toml("[[grid]]\nstep = [0.0]\n").unwrap_err().contains("grid 1"));
+        assert!(grids_from_toml("[[grids]]\nstep = [1.0]\n").unwrap_err().contains("grids"));
+        assert!(grids_from_toml("[[grid]]\n\"ecco.x\" = [1.0]\n").unwrap_err().contains("ecco.x"));
         assert!(Dimension::parse("nothing").unwrap_err().contains("KEY=V1"));
     }
 }

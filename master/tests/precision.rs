@@ -28,7 +28,7 @@ fn recorded(b: &SystemBuilder, over: &Overrides, var: &str) -> (Vec<f64>, Vec<f6
 
 fn spec(grid: &[&str]) -> Spec {
     Spec {
-        grid: grid.iter().map(|g| Dimension::parse(g).unwrap()).collect(),
+        grids: vec![grid.iter().map(|g| Dimension::parse(g).unwrap()).collect()],
         compare: vec![("mech.s".into(), "unified.s".into())],
         repeat: 1,
     }
@@ -87,11 +87,15 @@ fn a_failing_configuration_is_a_row_not_an_error() {
     let sys = scenario("crane-pub3.toml", &dir);
     let reference = scenario("crane-pub3-unified.toml", &dir);
     // Held inputs at H = 5 ms: the hydraulics stop with a negative pressure (docs/validation.md).
-    let points = precision::measure(&sys, &reference, &spec(&["step=5e-3", "extrapolation=0,1"]), |_| {}).unwrap();
-    assert_eq!(points.len(), 2);
-    let failed: Vec<_> = points.iter().filter(|p| !p.ok()).collect();
+    // H = 3 ms does not divide the 20 s run: that configuration cannot be built, a row too.
+    let points = precision::measure(&sys, &reference, &spec(&["step=5e-3,3e-3", "extrapolation=0,1"]), |_| {}).unwrap();
+    assert_eq!(points.len(), 4);
+    let failed: Vec<_> = points[..2].iter().filter(|p| !p.ok()).collect();
     for p in &failed {
         assert!(p.failure.as_deref().unwrap_or("").contains("hyd"), "{:?}", p.failure);
+    }
+    for p in &points[2..] {
+        assert!(!p.ok() && p.failure.as_deref().unwrap_or("").contains("whole number"), "{:?}", p.failure);
     }
     assert!(precision::front(&points, 0).iter().all(|&i| points[i].ok()));
 }
@@ -121,4 +125,41 @@ fn bad_grids_and_comparisons_are_named() {
     let e = stderr(&["bench", "--precision", s]);
     assert!(e.contains("--reference"), "{e}");
     assert!(!Path::new(&dir.join("precision.csv")).exists());
+}
+
+#[test]
+fn settings_other_systems_and_multirate_are_grid_dimensions() {
+    let dir = tmp("precision-kinds");
+    let sys = scenario("crane-pub3.toml", &dir);
+    let pressure = scenario("crane-pub3-pressure.toml", &dir);
+    let reference = scenario("crane-pub3-unified.toml", &dir);
+    let file = dir.join("grid.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[grid]]\nstep = 2e-3\n\n[[grid]]\nstep = 2e-3\nstep_control = \"ecco\"\n\"ecco.rtol\" = [1e-3]\n\n\
+             [[grid]]\nstep = 4e-3\n\"instances.mech.step\" = 2e-3\n\n[[grid]]\nstep = 2e-3\nsystem = [{:?}]\n",
+            pressure.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let grids = precision::grids_from_toml(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let spec = Spec { grids, compare: vec![("mech.s".into(), "unified.s".into())], repeat: 1 };
+    let points = precision::measure(&sys, &reference, &spec, |_| {}).unwrap();
+    assert_eq!(points.len(), 4);
+    for p in &points {
+        assert!(p.ok(), "{}: {:?}", p.label(), p.failure);
+        assert!(p.errors[0] < 1e-2, "{}: {}", p.label(), p.errors[0]);
+    }
+    // Fixed H = 2 ms: 10 000 steps; ECCO chooses its own steps; the other system is another run.
+    assert_eq!(points[0].steps, 10_000);
+    assert_ne!(points[1].steps, 10_000, "ECCO varies H");
+    assert_ne!(points[1].errors[0], points[0].errors[0]);
+    assert_eq!(points[2].steps, 5_000);
+    assert_ne!(points[3].errors[0], points[0].errors[0], "pressure coupling is another co-simulation");
+    // A bad key in a grid file is named with the file.
+    std::fs::write(&file, "[[grid]]\n\"ecco.rtl\" = [1e-3]\n").unwrap();
+    let (s, r) = (sys.to_str().unwrap(), reference.to_str().unwrap());
+    let e = stderr(&["bench", "--precision", s, "--reference", r, "--grid-file", file.to_str().unwrap()]);
+    assert!(e.contains("grid.toml") && e.contains("ecco.rtl"), "{e}");
 }

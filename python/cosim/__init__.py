@@ -44,6 +44,33 @@ __all__ = [
 ]
 
 
+def _unload_fmus():
+    """Unloads the FMUs kept loaded between runs (their extraction folders removed)."""
+    _cosim._fmu_cache_clear()
+
+
+# The FMUs of simulate/Execution/sweep runs stay loaded for the next run of the same FMU (keyed by
+# content; COSIM_FMU_CACHE=0 turns this off). Unloaded at interpreter exit, and at the exit of a
+# multiprocessing worker (sweep's process pool), which skips atexit.
+import atexit  # noqa: E402
+import multiprocessing.util  # noqa: E402
+
+
+
+class _Unloader:
+    """Registers the unloading at the exit of this process and of every process forked from it
+    (a forked multiprocessing worker starts with no finalizers)."""
+
+    def register(self):
+        multiprocessing.util.Finalize(None, _unload_fmus, exitpriority=10)
+
+
+_unloader = _Unloader()
+atexit.register(_unload_fmus)
+_unloader.register()
+multiprocessing.util.register_after_fork(_unloader, _Unloader.register)
+
+
 class Result(np.ndarray):
     """A structured array (field ``time`` + one field per recorded variable) with the run's
     ``summary`` (dict: status, message, steps, time, wall_time_s, …), ``units`` (field → unit,

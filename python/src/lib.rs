@@ -17,6 +17,8 @@ use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
+
+mod fmu_cache;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -286,6 +288,18 @@ fn register_worker(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
+/// Unloads the FMUs this process keeps loaded between runs (see `fmu_cache`).
+#[pyfunction]
+fn _fmu_cache_clear() {
+    fmu_cache::clear();
+}
+
+/// The number of FMUs this process keeps loaded between runs.
+#[pyfunction]
+fn _fmu_cache_len() -> usize {
+    fmu_cache::len()
+}
+
 /// The worker process of an isolated instance (see [`WORKER_CODE`]): `args` are
 /// `worker --extracted DIR --shm-fd N -- FMU NAME`; returns when the master closes the channel.
 #[pyfunction]
@@ -386,6 +400,7 @@ impl Inner {
         given.stop = o.stop_time.or(given.stop);
         given.step = o.step.or(given.step);
         let over = Overrides { settings: given, extrapolation: o.extrapolation, force: false };
+        fmu_cache::prepare(&builder, &over, &mut fmus);
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
         let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
@@ -742,6 +757,8 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CosimError", m.py().get_type::<CosimError>())?;
     m.add_class::<Execution>()?;
     m.add_function(wrap_pyfunction!(_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(_fmu_cache_clear, m)?)?;
+    m.add_function(wrap_pyfunction!(_fmu_cache_len, m)?)?;
     m.add_function(wrap_pyfunction!(_tune, m)?)?;
     m.add_function(wrap_pyfunction!(_fmu_paths, m)?)?;
     m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;

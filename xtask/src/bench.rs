@@ -101,6 +101,8 @@ struct Front {
     system: &'static str,
     reference: &'static str,
     grid: &'static [&'static str],
+    /// A `[[grid]]` file (a union of products) besides `grid`.
+    grid_file: Option<&'static str>,
     compare: &'static [&'static str],
     /// The accuracy asked of the first compared variable (its unit), with what it means.
     tolerance: (f64, &'static str),
@@ -112,16 +114,20 @@ const FRONTS: &[Front] = &[
         title: "crane-pub3 J1 against unified-crane (h = 0.1 ms)",
         system: "scenarios/crane-pub3.toml",
         reference: "scenarios/crane-pub3-unified.toml",
-        grid: &[
-            "step=1e-3,2e-3,2.5e-3,4e-3,5e-3",
-            "extrapolation=0,1,2,3",
-            "hyd.p3_model=LF,SP",
-            "hyd.integrator=FWE,TR,RK4",
-            "hyd.h=1e-4,5e-4,1e-3",
-            "mech.solver=I3AL-P,I1AL",
-        ],
+        grid: &[],
+        grid_file: Some("scenarios/precision/crane-pub3.toml"),
         compare: &["mech.s=unified.s", "hyd.p1=unified.p1"],
         tolerance: (1e-5, "0.01 mm, the target of the performance issue"),
+    },
+    Front {
+        stem: "crane2-pub3",
+        title: "crane2-pub3 J1 against unified-crane2 (h = 0.1 ms)",
+        system: "scenarios/crane2-pub3.toml",
+        reference: "scenarios/crane2-pub3-unified.toml",
+        grid: &[],
+        grid_file: Some("scenarios/precision/crane2-pub3.toml"),
+        compare: &["mech.s1=unified.s1", "mech.s2=unified.s2", "hyd1.p1=unified.p1_1"],
+        tolerance: (1e-5, "0.01 mm"),
     },
     Front {
         stem: "naya",
@@ -135,6 +141,7 @@ const FRONTS: &[Front] = &[
             "hyd.h=5e-5,2e-4,1e-3",
             "mech.solver=I3AL-P,I1AL",
         ],
+        grid_file: None,
         compare: &["mech.s=unified.s", "hyd.p1=unified.p1"],
         tolerance: (1e-4, "0.1 mm"),
     },
@@ -146,8 +153,10 @@ fn precision(cosim: &std::path::Path) -> Result<String> {
     let root = crate::root();
     let mut doc = String::from(
         "## Work–precision (`cosim bench --precision`)\n\nThe wall time of a whole run against its error, over a grid of \
-         configurations (communication step H, extrapolation order, hydraulics integrator and internal step h_h, mechanism \
-         solver), each against the monolithic reference; the Pareto front is the cheapest route to each accuracy. \
+         configurations (communication step H, extrapolation order, hydraulics p3 model, integrator and internal step h_h, \
+         mechanism solver; for the cranes also ECCO, energy correction, pressure coupling and the interface model, \
+         multirate and iterative coupling: the grid files scenarios/precision/*.toml), each against the monolithic \
+         reference; the Pareto front is the cheapest route to each accuracy. \
          Failed runs (an FMU error, divergence) are listed with their message. Times are medians of 3 runs on a \
          shared 2-vCPU VM (its speed varies up to 2× between runs): compare rows within one study.\n",
     );
@@ -157,6 +166,9 @@ fn precision(cosim: &std::path::Path) -> Result<String> {
         cmd.current_dir(&root).args(["bench", "--precision", f.system, "--reference", f.reference, "--repeat", "3"]);
         for g in f.grid {
             cmd.args(["--grid", g]);
+        }
+        if let Some(file) = f.grid_file {
+            cmd.args(["--grid-file", file]);
         }
         for c in f.compare {
             cmd.args(["--compare", c]);
@@ -194,7 +206,13 @@ fn precision(cosim: &std::path::Path) -> Result<String> {
             &format!(
                 "max |Δ {}| ({})",
                 f.compare[0].split('=').next().unwrap_or(""),
-                if f.compare[0].contains(".s=") { "m" } else { "unit" }
+                // A stroke (`mech.s`, `mech.s1`) is in metres.
+                if f.compare[0].split('=').next().and_then(|v| v.split('.').nth(1)).is_some_and(|v| v.starts_with('s'))
+                {
+                    "m"
+                } else {
+                    "unit"
+                }
             ),
             &all,
             &front,

@@ -10,12 +10,14 @@ use crate::system::Parallel;
 /// The Jacobi scheme.
 pub struct Jacobi {
     threads: Threads,
+    /// Whether the instances were asked to overlap their steps ([`Slave::overlap_steps`]).
+    overlapping: bool,
 }
 
 impl Jacobi {
     /// Threads as `parallel` says (`auto`: decided from the first steps' cost).
     pub fn new(parallel: Parallel, c: &Coupling) -> Self {
-        Self { threads: Threads::new(parallel, c) }
+        Self { threads: Threads::new(parallel, c), overlapping: false }
     }
 }
 
@@ -25,12 +27,21 @@ impl Algorithm for Jacobi {
     }
 
     fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], n: u64, t: f64) -> Result<()> {
+        if !self.overlapping {
+            // Instances in worker processes step concurrently: every step is sent first, then
+            // waited for (an in-process instance ignores this).
+            slaves.iter_mut().for_each(|s| s.overlap_steps(true));
+            self.overlapping = true;
+        }
         if self.threads.active() {
             self.threads.step(c, slaves, t)?;
         } else {
             for i in 0..c.len() {
                 c.step_instance(i, slaves, t)?;
             }
+        }
+        for s in slaves.iter_mut() {
+            s.finish_step()?;
         }
         for i in 0..c.len() {
             c.read_outputs(i, slaves, t + c.h())?;

@@ -137,6 +137,12 @@ impl Slave for Recorder {
     fn can_interpolate_inputs(&self) -> bool {
         self.inner.can_interpolate_inputs()
     }
+    fn overlap_steps(&mut self, on: bool) {
+        self.inner.overlap_steps(on);
+    }
+    fn finish_step(&mut self) -> Result<()> {
+        self.inner.finish_step()
+    }
 }
 
 /// Replays `log` on fresh `slaves` (same instances, same order); returns the seconds from the

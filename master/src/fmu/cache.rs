@@ -36,6 +36,12 @@ impl FmuCache {
         Ok(f)
     }
 
+    /// Uses `fmu` (loaded elsewhere, e.g. by a front end's cache across runs) for `path`.
+    pub fn insert(&mut self, path: &Path, fmu: Arc<Fmu2>) {
+        self.loaded.retain(|(p, _)| p != path);
+        self.loaded.push((path.to_path_buf(), fmu));
+    }
+
     /// The FMU at `path` if loaded.
     pub fn get(&self, path: &Path) -> Option<&Arc<Fmu2>> {
         self.loaded.iter().find(|(p, _)| p == path).map(|(_, f)| f)

@@ -565,7 +565,15 @@ pub struct IsolatedSlave {
     /// The number of requests of the batch in flight before the speculative getters.
     sent_main: usize,
     request: Vec<u8>,
+    /// [`Slave::overlap_steps`]: `fmi2DoStep` returns once sent.
+    overlap: bool,
+    /// A step sent and not waited for yet: (the send's outcome, when it was sent, t, h).
+    in_flight: Option<InFlight>,
 }
+
+/// A step sent by [`IsolatedSlave`] with overlap on: (sequence number or why sending failed,
+/// when it was sent, t, h).
+type InFlight = (std::result::Result<u32, String>, Instant, f64, f64);
 
 /// The next `[u32 length][bytes]` entry of `buf` at `*at`: its bytes' range; advances `*at`.
 fn next_entry(buf: &[u8], at: &mut usize) -> Option<std::ops::Range<usize>> {
@@ -784,6 +792,8 @@ impl IsolatedSlave {
             prefetched_at: 0,
             sent_main: 0,
             request: Vec::with_capacity(64),
+            overlap: false,
+            in_flight: None,
         };
         match slave.wait_readable() {
             Wait::Ready => {}
@@ -950,10 +960,16 @@ impl IsolatedSlave {
             return Err(e);
         }
         let t0 = Instant::now();
-        let sent = self.channel.send_request(&self.out);
+        let sent = self.channel.send_request(&self.out).map_err(|e| e.to_string());
+        self.receive(sent, t0)
+    }
+
+    /// The second half of [`Self::round_trip`]: waits for the answer to the batch sent at `t0`.
+    fn receive(&mut self, sent: std::result::Result<u32, String>, t0: Instant) -> Result<Dec<'_>> {
+        let last = self.pending.last().map_or("fmi2DoStep", |op| op.function());
         let waited = match sent {
             Ok(seq) => self.wait_response(seq),
-            Err(e) => Wait::Garbled(e.to_string()),
+            Err(e) => Wait::Garbled(e),
         };
         self.busy += t0.elapsed();
         // The call a dying worker was in (it records each before starting it).
@@ -1020,6 +1036,23 @@ impl IsolatedSlave {
             (function, Reply::Other(m)) => Err(self.worker_error(function, m)),
             (function, Reply::Garbled(e)) => Err(self.garbled(function, e)),
         }
+    }
+
+    /// Waits for the step in flight, if any (overlap on); `Err` is its error.
+    fn complete_step(&mut self) -> Result<()> {
+        let Some((sent, t0, t, h)) = self.in_flight.take() else { return Ok(()) };
+        self.receive(sent, t0)?;
+        self.stepped(t, h);
+        Ok(())
+    }
+
+    /// After a successful step: the time, and the speculative getters' responses that follow
+    /// the (result-less) step's response.
+    fn stepped(&mut self, t: f64, h: f64) {
+        self.time = t + h;
+        self.prefetched.clear();
+        self.prefetched.extend_from_slice(self.inb.get(5..).unwrap_or_default());
+        self.learning = true;
     }
 
     fn clear_batch(&mut self) {
@@ -1103,6 +1136,7 @@ impl Slave for IsolatedSlave {
 
     fn execute(&mut self, mut call: Call<'_>) -> Result<()> {
         let function = call.op().function();
+        self.complete_step()?;
         match call {
             Call::Setup { start, .. } => self.time = start,
             Call::DoStep { t, .. } => {
@@ -1153,16 +1187,27 @@ impl Slave for IsolatedSlave {
         if deferred && self.out.len() < BATCH_FLUSH {
             return Ok(());
         }
+        if let (Call::DoStep { t, h }, true, None) = (&call, self.overlap, &self.dead) {
+            // Sent; waited for by `finish_step` or the next call.
+            let t0 = Instant::now();
+            let sent = self.channel.send_request(&self.out).map_err(|e| e.to_string());
+            self.in_flight = Some((sent, t0, *t, *h));
+            return Ok(());
+        }
         let r = decode_results(&mut call, &mut self.round_trip()?);
         r.map_err(|e| self.garbled(function, e))?;
         if let Call::DoStep { t, h } = call {
-            self.time = t + h;
-            // What follows the (result-less) step's response: the speculative getters' responses.
-            self.prefetched.clear();
-            self.prefetched.extend_from_slice(self.inb.get(5..).unwrap_or_default());
-            self.learning = true;
+            self.stepped(t, h);
         }
         Ok(())
+    }
+
+    fn overlap_steps(&mut self, on: bool) {
+        self.overlap = on;
+    }
+
+    fn finish_step(&mut self) -> Result<()> {
+        self.complete_step()
     }
 
     fn can_interpolate_inputs(&self) -> bool {

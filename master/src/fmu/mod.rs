@@ -44,6 +44,17 @@ pub trait Slave: Send {
     /// Switches the measurement of time inside FMU calls on or off (default off: two clock reads
     /// per call cost more than a small FMU's setter; `cosim bench` switches it on for its timed run).
     fn set_timing(&mut self, _on: bool) {}
+    /// Lets `fmi2DoStep` return once the step is sent, before it is done, so that the caller can
+    /// start the other instances' steps meanwhile (an instance in a worker process: the Jacobi
+    /// scheme sends every isolated instance's step, then waits for all with
+    /// [`Slave::finish_step`]). Any later call waits for the step first; its error is reported
+    /// by [`Slave::finish_step`] or by that call. Default: no effect (a step is done when
+    /// `do_step` returns).
+    fn overlap_steps(&mut self, _on: bool) {}
+    /// Waits for a step started with [`Slave::overlap_steps`] on; `Err` is that step's error.
+    fn finish_step(&mut self) -> Result<()> {
+        Ok(())
+    }
 
     /// `fmi2SetupExperiment` (no tolerance, start, optional stop).
     #[inline]
