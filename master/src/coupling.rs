@@ -742,6 +742,15 @@ impl Coupling {
         }
     }
 
+    /// Takes back the count of instance `i`'s last doStep: a step that returned before it was
+    /// done ([`Slave::overlap_steps`]) and then ended the simulation is counted by
+    /// [`Self::count_terminating_call`] like one that returned the termination itself.
+    pub fn uncount_step_call(&mut self, i: usize) {
+        if let Some(node) = self.nodes.get_mut(i) {
+            node.step_calls = node.step_calls.saturating_sub(1);
+        }
+    }
+
     /// Seconds inside doStep and doStep calls (macro-step level) per instance. The seconds are
     /// measured on every step of the first 64 and every 16th after, scaled to all steps.
     pub fn step_stats(&self) -> Vec<(f64, u64)> {

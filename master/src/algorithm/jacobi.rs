@@ -2,7 +2,7 @@
 //! the others — sequentially, or on worker threads ([`crate::pool::Threads`]).
 
 use super::{Algorithm, Coupling};
-use crate::error::Result;
+use crate::error::{MasterError, Result};
 use crate::fmu::Slave;
 use crate::pool::Threads;
 use crate::system::Parallel;
@@ -40,8 +40,14 @@ impl Algorithm for Jacobi {
                 c.step_instance(i, slaves, t)?;
             }
         }
-        for s in slaves.iter_mut() {
-            s.finish_step()?;
+        for (i, s) in slaves.iter_mut().enumerate() {
+            if let Err(e) = s.finish_step() {
+                if matches!(e, MasterError::Terminated { .. }) {
+                    // Booked when it was sent; the execution counts the call that ended the run.
+                    c.uncount_step_call(i);
+                }
+                return Err(e);
+            }
         }
         for i in 0..c.len() {
             c.read_outputs(i, slaves, t + c.h())?;

@@ -1041,7 +1041,12 @@ impl IsolatedSlave {
     /// Waits for the step in flight, if any (overlap on); `Err` is its error.
     fn complete_step(&mut self) -> Result<()> {
         let Some((sent, t0, t, h)) = self.in_flight.take() else { return Ok(()) };
-        self.receive(sent, t0)?;
+        match self.receive(sent, t0) {
+            Ok(_) => {}
+            // The termination protocol of `Slave::do_step`, for a step that returned early.
+            Err(e) if e.is_discard() => return Err(self.discarded(e, t, h)),
+            Err(e) => return Err(e),
+        }
         self.stepped(t, h);
         Ok(())
     }
