@@ -277,7 +277,7 @@ fn a_value_set_over_a_websocket_reaches_the_fmu_and_rows_stream_back() {
     c.send_raw(&ws::client_frame(9, b"hello", [1, 2, 3, 4]));
     // Rows arrive with the live value in them until the run ends.
     let k = 1 + columns.iter().position(|c| c == "hyd.U_ref").unwrap();
-    let (mut rows, mut pong, mut last_t) = (0, false, 0.0);
+    let (mut rows, mut pong, mut last_t, mut skipped) = (0, false, 0.0, 0);
     let mut status = String::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline && (status.is_empty() || status == "running") {
@@ -298,11 +298,14 @@ fn a_value_set_over_a_websocket_reaches_the_fmu_and_rows_stream_back() {
                 rows += 1;
             }
             status = v["status"].as_str().unwrap().to_owned();
+            skipped = v["stats"]["skipped_rows"].as_u64().unwrap();
         }
     }
     assert!(pong, "no pong");
     assert_eq!(status, "ok");
-    assert!(rows >= 1000 && last_t == 1.0, "{rows} rows to t = {last_t}");
+    // Every row is streamed, except those the stepping thread did not wait for while a client
+    // read the ring (counted in skipped_rows; a loaded machine skips a few).
+    assert!(rows + skipped >= 1000 && last_t == 1.0, "{rows} rows (+ {skipped} skipped) to t = {last_t}");
     drop(c);
     run.wait();
     let spool = spool(&out);
