@@ -4,27 +4,10 @@
 use anyhow::{anyhow, Context, Result};
 use plotters::prelude::*;
 use std::path::Path;
-use std::sync::OnceLock;
 
-const FONT_PATHS: [&str; 2] =
-    ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/dejavu/DejaVuSans.ttf"];
-
+/// DejaVu Sans as plotters' `sans-serif`, as `cosim plot` registers it.
 fn register_font() -> Result<()> {
-    static OK: OnceLock<bool> = OnceLock::new();
-    let ok = *OK.get_or_init(|| {
-        FONT_PATHS.iter().any(|p| match std::fs::read(p) {
-            Ok(bytes) => {
-                let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                plotters::style::register_font("sans-serif", FontStyle::Normal, leaked).is_ok()
-            }
-            Err(_) => false,
-        })
-    });
-    if ok {
-        Ok(())
-    } else {
-        Err(anyhow!("no DejaVuSans.ttf in {FONT_PATHS:?}: install fonts-dejavu-core"))
-    }
+    master::plot::register_font().map_err(|m| anyhow!(m))
 }
 
 /// One curve: legend label, points (x, y).
