@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-//! docs/glossary.md (issue 36 item 6): every seed, Publication and SPEC section the README and
-//! docs/*.md cite has an entry; every configuration key it names exists in the code; the README
-//! says how to put `cosim` on the PATH and links the glossary.
+//! docs/glossary.md (issue 36 item 6): every seed, Publication and SPEC section the README,
+//! docs/*.md and the Rust sources cite has an entry; every configuration key it names exists in
+//! the code; the README says how to put `cosim` on the PATH and links the glossary.
 
 use std::path::{Path, PathBuf};
 
@@ -13,13 +13,34 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// README.md and docs/*.md except the glossary, as (name, text).
+/// README.md, docs/*.md except the glossary, and the Rust sources of every crate (their doc
+/// comments cite the papers and SPEC sections too), as (name, text).
 fn docs() -> Vec<(String, String)> {
     let mut out = vec![("README.md".to_owned(), read(&root().join("README.md")))];
     for e in std::fs::read_dir(root().join("docs")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "md") && !p.ends_with("glossary.md") {
             out.push((p.file_name().unwrap().to_string_lossy().into_owned(), read(&p)));
+        }
+    }
+    let mut dirs: Vec<PathBuf> = ["master", "validation", "xtask", "python", "tests", "modelDescription"]
+        .iter()
+        .map(|c| root().join(c))
+        .collect();
+    for e in std::fs::read_dir(root()).unwrap().chain(std::fs::read_dir(root().join("fmus")).unwrap()) {
+        let p = e.unwrap().path();
+        if p.join("Cargo.toml").exists() && !dirs.contains(&p) && p != root() {
+            dirs.push(p);
+        }
+    }
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() && !p.ends_with("target") && !p.ends_with(".venv") {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push((p.strip_prefix(root()).unwrap().display().to_string(), read(&p)));
+            }
         }
     }
     out
