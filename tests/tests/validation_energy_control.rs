@@ -39,6 +39,12 @@ fn energy_based_coupling_control_rows() {
     for id in ["energy.accuracy.crane-a4", "energy.accuracy.crane-pub3"] {
         assert_eq!(row(id).verdict, Verdict::Pass, "{id}\n{show}");
     }
+    // The cranes' true energy against the unified reference (mechanical + the fluid's stored
+    // energy) is measured for every law: finite numbers, no run failed at the accuracy H.
+    for id in ["energy.true.crane-a4", "energy.true.crane-pub3"] {
+        let ours = &row(id).ours;
+        assert!(ours.matches(" J").count() == 3 && !ours.contains("inf") && !ours.contains("NaN"), "{id}: {ours}");
+    }
     assert!(s.rows.iter().all(|r| r.verdict != Verdict::Fail), "{show}");
     for id in ["energy.determinism.twice", "energy.determinism.threads"] {
         assert_eq!(row(id).verdict, Verdict::Pass, "{id}\n{show}");

@@ -11,9 +11,11 @@
 //! - crane-pub3 on J1 with ECCO (default tolerances) against fixed H = 1 ms, both against the
 //!   unified reference: steps, max |Δs|, where H shrinks;
 //! - the largest stable H of crane-a4 and crane-pub3 in force coupling with zero-order hold,
-//!   the accuracy and the mechanical energy against the unified reference, each law with and without;
+//!   the accuracy and the true energy (mechanical, and the fluid's stored in the circuit,
+//!   [`crate::fluid_energy`]) against the unified reference, each law with and without;
 //! - determinism: the same ECCO run twice, and with Jacobi worker threads on and off.
 
+use crate::fluid_energy::Circuit;
 use crate::naya::series;
 use crate::oscillators::Oscillator;
 use crate::plot::{lines, Series};
@@ -152,11 +154,14 @@ fn crane_run(r: &mut Runner, scenario: &str, over: &Overrides) -> Result<(RunOut
     Ok((run, s))
 }
 
-/// One crane run at H with zero-order hold: max |Δs| and max |ΔE_mech| against the unified
-/// reference, or why it failed.
+/// One crane run at H with zero-order hold: max |Δs|, max |ΔE_mech| (E_kin + E_pot), max |ΔE_hyd|
+/// (the fluid's stored energy) and max |ΔE| of their sum against the unified reference, or why it
+/// failed.
 struct CraneRun {
     ds: f64,
     de_mech: f64,
+    de_hyd: f64,
+    de: f64,
     outcome: String,
 }
 
@@ -180,7 +185,7 @@ fn crane_zoh(
     };
     let edit = |b: &mut SystemBuilder| {
         b.energy_correction_law(gain, CRANE_FLOW_FLOOR).energy_correction_kind(law.unwrap_or_default());
-        b.outputs(["mech.s", "mech.E_kin", "mech.E_pot"]);
+        b.outputs(energy_outputs("mech", "hyd", reference.circuit));
     };
     let run = r.run(scenario, edit, &over)?;
     if !run.ok {
@@ -189,32 +194,73 @@ fn crane_zoh(
         return Ok(CraneRun {
             ds: f64::INFINITY,
             de_mech: f64::INFINITY,
+            de_hyd: f64::INFINITY,
+            de: f64::INFINITY,
             outcome: format!("failed (…{})", m.replace('|', "/")),
         });
     }
     let ds = max_ds(&series(&run.results, "mech.s")?, &reference.s);
-    let de_mech = max_ds(&mechanical_energy(&run.results, "mech")?, &reference.e_mech);
-    Ok(CraneRun { ds, de_mech, outcome: format!("{ds:.2e} m") })
+    let e_mech = mechanical_energy(&run.results, "mech")?;
+    let e_hyd = fluid_energy(&run.results, "hyd", "mech.s", reference.circuit)?;
+    let de_mech = max_ds(&e_mech, &reference.e_mech);
+    let de_hyd = max_ds(&e_hyd, &reference.e_hyd);
+    let de = max_ds(&sum(&e_mech, &e_hyd), &sum(&reference.e_mech, &reference.e_hyd));
+    Ok(CraneRun { ds, de_mech, de_hyd, de, outcome: format!("{ds:.2e} m") })
 }
 
-/// The unified reference of a crane: s and the mechanical energy E_kin + E_pot over time.
+/// The unified reference of a crane: s, the mechanical energy E_kin + E_pot and the fluid's
+/// stored energy over time, and the circuit the energy is computed for.
 struct CraneReference {
     s: Vec<(f64, f64)>,
     e_mech: Vec<(f64, f64)>,
+    e_hyd: Vec<(f64, f64)>,
+    circuit: fn(f64) -> Circuit,
 }
 
-fn crane_reference(r: &mut Runner, scenario: &str) -> Result<CraneReference> {
+fn crane_reference(r: &mut Runner, scenario: &str, circuit: fn(f64) -> Circuit) -> Result<CraneReference> {
     let run = r.run(
         scenario,
         |b| {
-            b.outputs(["unified.s", "unified.E_kin", "unified.E_pot"]);
+            b.outputs(energy_outputs("unified", "unified", circuit));
         },
         &Overrides::default(),
     )?;
     if !run.ok {
         bail!("{scenario}: {}", run.message);
     }
-    Ok(CraneReference { s: series(&run.results, "unified.s")?, e_mech: mechanical_energy(&run.results, "unified")? })
+    Ok(CraneReference {
+        s: series(&run.results, "unified.s")?,
+        e_mech: mechanical_energy(&run.results, "unified")?,
+        e_hyd: fluid_energy(&run.results, "unified", "unified.s", circuit)?,
+        circuit,
+    })
+}
+
+/// The outputs the energies need: `mech`'s s, E_kin, E_pot; `hyd`'s s0 and pressures (one instance
+/// for the unified FMU).
+fn energy_outputs(mech: &str, hyd: &str, circuit: fn(f64) -> Circuit) -> Vec<String> {
+    let mut v: Vec<String> = ["s", "E_kin", "E_pot"].iter().map(|n| format!("{mech}.{n}")).collect();
+    v.push(format!("{hyd}.s0"));
+    v.extend(circuit(0.0).pressures().iter().map(|p| format!("{hyd}.{p}")));
+    v
+}
+
+/// The fluid energy stored in `hyd`'s circuit over time (J): its pressures and s0 (the actuator
+/// length its chambers are laid out from) as recorded, the length s from the column `s`.
+fn fluid_energy(csv: &Csv, hyd: &str, s: &str, circuit: fn(f64) -> Circuit) -> Result<Vec<(f64, f64)>> {
+    let Some(&(_, s0)) = series(csv, &format!("{hyd}.s0"))?.first() else { bail!("no rows") };
+    let circuit = circuit(s0);
+    let s = series(csv, s)?;
+    let p = circuit.pressures().iter().map(|p| series(csv, &format!("{hyd}.{p}"))).collect::<Result<Vec<_>>>()?;
+    Ok(s.iter()
+        .enumerate()
+        .map(|(k, (t, s))| (*t, circuit.stored(*s, &p.iter().map(|p| p[k].1).collect::<Vec<_>>())))
+        .collect())
+}
+
+/// a + b at each time (the same communication points).
+fn sum(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    a.iter().zip(b).map(|(a, b)| (a.0, a.1 + b.1)).collect()
 }
 
 /// E_kin + E_pot of `instance` over time (J).
@@ -396,7 +442,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
     }
 
     // 2. crane-pub3 J1 with ECCO vs fixed H = 1 ms, both vs the unified reference.
-    let reference_pub3 = crane_reference(&mut r, "crane-pub3-unified.toml")?;
+    let reference_pub3 = crane_reference(&mut r, "crane-pub3-unified.toml", Circuit::lumped3)?;
     let reference = reference_pub3.s.clone();
     let (fixed, s_fixed) = crane_run(&mut r, "crane-pub3.toml", &Overrides::default())?;
     let ecco_over = Overrides {
@@ -509,15 +555,17 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
         if quick { vec![10e-3, 20e-3, 25e-3] } else { vec![5e-3, 10e-3, 20e-3, 25e-3, 40e-3, 50e-3] };
     let sweep_pub3: Vec<f64> =
         if quick { vec![1e-3, 2e-3, 2.5e-3] } else { vec![0.2e-3, 0.5e-3, 1e-3, 2e-3, 2.5e-3, 3.2e-3, 4e-3] };
-    let reference_a4 = crane_reference(&mut r, "crane-a4-unified.toml")?;
+    let reference_a4 = crane_reference(&mut r, "crane-a4-unified.toml", Circuit::naya)?;
     let _ = writeln!(
         body,
         "\n### Cranes, force coupling with zero-order hold (extrapolation 0), α = 1 unless given, f_ε = {CRANE_FLOW_FLOOR} m/s\n\n\
          Stable: the run reaches the stop time within {} mm of the unified s; H swept over {:?} ms (crane-a4) and \
          {:?} ms (crane-pub3), each up to the first unstable H. Each run: max |Δs| and, as the true energy beside the \
-         bookkeeping, max |ΔE_mech| of the mechanism's E_kin + E_pot against the unified reference (the circuits' \
-         fluid energy is not an output of the hydraulics FMUs).\n\n\
-         | system | law | largest stable H | runs: H: max \\|Δs\\|, max \\|ΔE_mech\\| |\n|---|---|---|---|",
+         bookkeeping, against the unified reference over time: max |ΔE_mech| of the mechanism's E_kin + E_pot, max \
+         |ΔE_hyd| of the energy stored in the circuit's fluid (Σ ∫₀^p_i V_i/β_i p dp from the FMUs' pressures, the \
+         cylinder length and the hydraulics crate's volumes and bulk moduli: `validation/src/fluid_energy.rs`) and \
+         max |ΔE| of their sum.\n\n\
+         | system | law | largest stable H | runs: H: max \\|Δs\\|, max \\|ΔE_mech\\|, max \\|ΔE_hyd\\|, max \\|ΔE\\| |\n|---|---|---|---|",
         STABLE_DS * 1e3,
         sweep_a4.iter().map(|h| h * 1e3).collect::<Vec<_>>(),
         sweep_pub3.iter().map(|h| h * 1e3).collect::<Vec<_>>()
@@ -540,7 +588,14 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
                 .iter()
                 .map(|(h, c)| {
                     if c.ds.is_finite() {
-                        format!("{} ms: {:.2e} m, {:.2e} J", h * 1e3, c.ds, c.de_mech)
+                        format!(
+                            "{} ms: {:.2e} m, {:.2e} J, {:.2e} J, {:.2e} J",
+                            h * 1e3,
+                            c.ds,
+                            c.de_mech,
+                            c.de_hyd,
+                            c.de
+                        )
                     } else {
                         format!("{} ms: {}", h * 1e3, c.outcome)
                     }
@@ -551,7 +606,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
             let acc = runs
                 .iter()
                 .find(|(h, _)| *h == h_acc)
-                .map_or((f64::INFINITY, f64::INFINITY), |(_, c)| (c.ds, c.de_mech));
+                .map_or((f64::INFINITY, [f64::INFINITY; 3]), |(_, c)| (c.ds, [c.de_mech, c.de_hyd, c.de]));
             stable.push(h_max);
             at_acc.push(acc);
         }
@@ -594,14 +649,19 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
             "input smaller than without",
             Verdict::of(at_acc[2].0 < at_acc[0].0),
         ));
+        let energies = |k: usize| {
+            let [m, h, e] = at_acc[k].1;
+            format!("{m:.3e} + {h:.3e} → {e:.3e} J")
+        };
         rows.push(Row::new(
             &format!("energy.true.{id}"),
             &format!(
-                "{id}, ZOH, H = {} ms: max |ΔE_mech| (E_kin + E_pot vs unified), law `input` vs without (law `bond`)",
+                "{id}, ZOH, H = {} ms: true energy vs unified, max |ΔE_mech| (E_kin + E_pot) + max |ΔE_hyd| (fluid) → \
+                 max |ΔE| (their sum), law `input` vs without (law `bond`)",
                 h_acc * 1e3
             ),
             "",
-            format!("{:.3e} J vs {:.3e} J ({:.3e} J)", at_acc[2].1, at_acc[0].1, at_acc[1].1),
+            format!("{} vs {} ({})", energies(2), energies(0), energies(1)),
             "reported",
             Verdict::Info,
         ));

@@ -9,6 +9,7 @@ pub use report::{Row, Section, Verdict};
 
 pub mod crane;
 pub mod energy_control;
+pub mod fluid_energy;
 pub mod multirate;
 pub mod naya;
 pub mod oscillators;
