@@ -1,5 +1,5 @@
 //! Lumped-fluid hydraulic circuits, usable from Rust (e.g. by a monolithic solver), and the list
-//! of the FMI 2.0 Co-Simulation FMUs they make (`FMUS`; the binary is the cdylib `fmus/hydraulics/`):
+//! of the FMI 2.0 Co-Simulation FMUs they make (`FMUS`; the binary is the cdylib `fmus/hydraulics-fmus/`):
 //!
 //! - [`naya`]: the two-chamber cylinder of seed 004 (physics), [`fmu_naya`]: `hydraulics-naya.fmu`.
 //! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:

@@ -6,8 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use fmu_export::{CoSimModel, Context, InputSignal};
-use multibody::fmu::{MbFmu, Variant};
-use multibody::variants::{Crane2F, CraneF, RodF};
+use fmu_multibody::fmu::{MbFmu, Variant};
+use fmu_multibody::variants::{Crane2F, CraneF, RodF};
 use std::f64::consts::PI;
 use std::hint::black_box;
 

@@ -7,7 +7,7 @@ mod common;
 
 use common::{init, run_held, step};
 use fmu_export::{CoSimModel, Context, InputSignal};
-use multibody::{CraneFmu, RodFmu};
+use fmu_multibody::{CraneFmu, RodFmu};
 use std::f64::consts::PI;
 
 const I3AL_P: i32 = 1;

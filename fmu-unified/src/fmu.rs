@@ -6,9 +6,9 @@
 use crate::circuit::Circuit;
 use crate::solver::{self, consistent_rates, Settings, UState};
 use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
-use multibody::diagnostics::Counter;
-use multibody::mechanism::{applied_forces, static_forces, Mechanism, MAX_ACTUATORS};
-use multibody::solver::{violation, State, Violation};
+use fmu_multibody::diagnostics::Counter;
+use fmu_multibody::mechanism::{applied_forces, static_forces, Mechanism, MAX_ACTUATORS};
+use fmu_multibody::solver::{violation, State, Violation};
 use nalgebra::SVector;
 use std::marker::PhantomData;
 
@@ -157,7 +157,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
     }
 
     /// s, ṡ, s̈ of cylinder k.
-    pub fn kinematics(&self, k: usize) -> multibody::mechanism::Kinematics {
+    pub fn kinematics(&self, k: usize) -> fmu_multibody::mechanism::Kinematics {
         let st = &self.state.mech;
         self.mech.actuator(k).kinematics(&st.q, &st.qd, &st.qdd)
     }
@@ -225,7 +225,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
     }
 }
 
-impl<V: Variant<M, P>, const M: usize, const P: usize> multibody::diagnostics::Diagnostics for UnifiedFmu<V, M, P> {
+impl<V: Variant<M, P>, const M: usize, const P: usize> fmu_multibody::diagnostics::Diagnostics for UnifiedFmu<V, M, P> {
     fn kinetic_energy(&self) -> f64 {
         UnifiedFmu::kinetic_energy(self)
     }
@@ -404,7 +404,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         v.append(&mut calculated);
         v.append(&mut inputs);
         v.append(&mut outputs);
-        v.extend(multibody::diagnostics::variables::<Self>());
+        v.extend(fmu_multibody::diagnostics::variables::<Self>());
         v
     }
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{init, kappa_law, run};
-use unified::UnifiedNayaFmu;
+use fmu_unified::UnifiedNayaFmu;
 
 #[test]
 fn rests_at_the_eq_32_equilibrium_with_one_iteration() {

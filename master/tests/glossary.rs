@@ -23,7 +23,7 @@ fn docs() -> Vec<(String, String)> {
             out.push((p.file_name().unwrap().to_string_lossy().into_owned(), read(&p)));
         }
     }
-    let mut dirs: Vec<PathBuf> = ["master", "validation", "xtask", "python", "tests", "modelDescription"]
+    let mut dirs: Vec<PathBuf> = ["master", "validation", "xtask", "python", "fmu-harness", "model-description"]
         .iter()
         .map(|c| root().join(c))
         .collect();

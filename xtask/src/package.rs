@@ -17,12 +17,12 @@ struct Library {
 
 fn libraries() -> Vec<Library> {
     vec![
-        Library { package: "oscillator-fmus", lib_name: "oscillator_fmus", fmus: oscillator::FMUS },
-        Library { package: "hydraulics-fmus", lib_name: "hydraulics_fmus", fmus: hydraulics::FMUS },
-        Library { package: "testing-fmus", lib_name: "testing_fmus", fmus: testing::FMUS },
-        Library { package: "multibody-fmus", lib_name: "multibody_fmus", fmus: multibody::FMUS },
-        Library { package: "unified-fmus", lib_name: "unified_fmus", fmus: unified::FMUS },
-        Library { package: "semirecursive-fmus", lib_name: "semirecursive_fmus", fmus: semirecursive::FMUS },
+        Library { package: "oscillator-fmus", lib_name: "oscillator_fmus", fmus: fmu_oscillator::FMUS },
+        Library { package: "hydraulics-fmus", lib_name: "hydraulics_fmus", fmus: fmu_hydraulics::FMUS },
+        Library { package: "testing-fmus", lib_name: "testing_fmus", fmus: fmu_testing::FMUS },
+        Library { package: "multibody-fmus", lib_name: "multibody_fmus", fmus: fmu_multibody::FMUS },
+        Library { package: "unified-fmus", lib_name: "unified_fmus", fmus: fmu_unified::FMUS },
+        Library { package: "semirecursive-fmus", lib_name: "semirecursive_fmus", fmus: fmu_semirecursive::FMUS },
     ]
 }
 

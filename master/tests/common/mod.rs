@@ -104,10 +104,10 @@ impl<M: CoSimModel> Slave for InProcess<M> {
     }
 }
 
-pub static FD1: Factory<oscillator::ForceDisplacementM1> = Factory::new();
-pub static FD2: Factory<oscillator::ForceDisplacementM2> = Factory::new();
-pub static DD1: Factory<oscillator::DisplacementDisplacementM1> = Factory::new();
-pub static DD2: Factory<oscillator::DisplacementDisplacementM2> = Factory::new();
+pub static FD1: Factory<fmu_oscillator::ForceDisplacementM1> = Factory::new();
+pub static FD2: Factory<fmu_oscillator::ForceDisplacementM2> = Factory::new();
+pub static DD1: Factory<fmu_oscillator::DisplacementDisplacementM1> = Factory::new();
+pub static DD2: Factory<fmu_oscillator::DisplacementDisplacementM2> = Factory::new();
 
 pub fn md<M: CoSimModel>(f: &'static Factory<M>) -> &'static ModelDescription {
     &f.table().unwrap().description.model

@@ -173,15 +173,15 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
         "semirecursive-a" | "semirecursive-d" | "semirecursive-e" => {
             // The built-in work cycle: the same trajectory as the library's monolithic penalty run.
             let m = match name {
-                "semirecursive-a" => semirecursive::models::model_a(),
-                "semirecursive-d" => semirecursive::models::model_d(),
-                _ => semirecursive::models::model_e(),
+                "semirecursive-a" => fmu_semirecursive::models::model_a(),
+                "semirecursive-d" => fmu_semirecursive::models::model_d(),
+                _ => fmu_semirecursive::models::model_e(),
             }
             .unwrap();
-            let f = semirecursive::run::Formulation::Penalty(semirecursive::penalty::Tangent::Analytic);
+            let f = fmu_semirecursive::run::Formulation::Penalty(fmu_semirecursive::penalty::Tangent::Analytic);
             // FMPy's communication step (its output interval) is the internal step (h = 0).
             let dt = rows[1][0] - rows[0][0];
-            let run = semirecursive::run::Run::simulate(&m, f, dt, 2.0).unwrap();
+            let run = fmu_semirecursive::run::Run::simulate(&m, f, dt, 2.0).unwrap();
             let (is, ip) = (column(header, "s"), column(header, "p1"));
             for r in rows {
                 let k = (r[0] / dt).round() as usize;
@@ -205,7 +205,7 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
                 assert_eq!(r[iy], 1.0, "{name}: y = {} at t = {}", r[iy], r[0]);
             }
         }
-        other => panic!("{other}: no expectation for its default run in tests/tests/fmpy.rs: add one"),
+        other => panic!("{other}: no expectation for its default run in fmu-harness/tests/fmpy.rs: add one"),
     }
 }
 
@@ -289,7 +289,7 @@ with open(sys.argv[3], 'w') as f:
         .collect();
     assert_eq!(fmpy_rows.len(), n + 1);
 
-    let mut m = hydraulics::NayaFmu::default();
+    let mut m = fmu_hydraulics::NayaFmu::default();
     m.initialize(0.0, &mut Context::default()).unwrap();
     let mut ours = vec![[0.0, m.p[0], m.p[1]]];
     for k in 0..n {

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-//! Random legal and illegal fmi2 call sequences on the two hydraulic circuit FMUs (`hydraulics::FMUS`); the harness and
+//! Random legal and illegal fmi2 call sequences on the two hydraulic circuit FMUs (`fmu_hydraulics::FMUS`); the harness and
 //! its properties are in `fuzz_c_api/mod.rs`. `FUZZ_CASES=N` sets the number of sequences.
 
 mod fuzz_c_api;
@@ -12,20 +12,20 @@ proptest! {
 
     #[test]
     fn random_call_sequences(which in 0..8usize, calls in prop::collection::vec(call(), 1..60)) {
-        fuzz_sequence(hydraulics::FMUS, which, &calls);
+        fuzz_sequence(fmu_hydraulics::FMUS, which, &calls);
     }
 
     #[test]
     fn random_calls_during_a_run(which in 0..8usize, calls in prop::collection::vec(call(), 1..40)) {
         let mut all = running();
         all.extend(calls);
-        fuzz_sequence(hydraulics::FMUS, which, &all);
+        fuzz_sequence(fmu_hydraulics::FMUS, which, &all);
     }
 }
 
 #[test]
 fn a_reset_instance_runs_as_a_new_one() {
-    standard_runs_repeat(hydraulics::FMUS);
+    standard_runs_repeat(fmu_hydraulics::FMUS);
 }
 
 /// Regression (found by this fuzzer): lumped3 with A_t = 2 m², p_P = 1e300 Pa, B_h = 1e-3 Pa hung
@@ -38,7 +38,7 @@ fn regression_huge_parameters_do_not_hang_the_stiffness_estimate() {
     use fmu_export::{Logger, Status};
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let fmu = hydraulics::FMUS.iter().find(|f| f.info().fmu_name == "hydraulics-lumped3").unwrap();
+        let fmu = fmu_hydraulics::FMUS.iter().find(|f| f.info().fmu_name == "hydraulics-lumped3").unwrap();
         let md = &fmu.description().unwrap().model;
         let vr = |n: &str| md.variable(n).unwrap().value_reference;
         let mut i = fmu.instantiate("", Logger::new(None, "regression", false)).unwrap();

@@ -50,7 +50,7 @@ fn fmpy_and_the_rust_library_give_identical_crane_motions() {
         let fmpy_rows = fmpy_run(solver, &dir, &input);
         assert_eq!(fmpy_rows.len(), n + 1);
 
-        let mut m = multibody::CraneFmu::default();
+        let mut m = fmu_multibody::CraneFmu::default();
         m.solver = solver;
         // FMPy applies the first input row in initialization mode, before fmi2ExitInitializationMode.
         m.inputs[0].value = f[0];
