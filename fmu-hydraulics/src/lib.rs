@@ -5,7 +5,8 @@
 //! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:
 //!   `hydraulics-lumped3.fmu`.
 //! - [`cavitation`]: the low-pressure (gas-release) law both circuits use below p_cav.
-//! - [`interface`]: the interface-model (IM) mode, the circuit integrating the reduced mechanics.
+//! - [`interface`]: the interface-model (IM) mode, the circuit integrating the reduced mechanics;
+//!   [`interface_fmu`]: its state and variables, shared by the FMUs.
 //! - [`integrator`]: FWE, trapezoidal rule (Newton, analytic Jacobian), RK4;
 //!   [`stepping`]: the fixed internal step shared by the FMUs.
 #![warn(missing_docs)]
@@ -15,6 +16,7 @@ pub mod fmu_lumped3;
 pub mod fmu_naya;
 pub mod integrator;
 pub mod interface;
+pub mod interface_fmu;
 pub mod lumped3;
 pub mod naya;
 pub mod sp;

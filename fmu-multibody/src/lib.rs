@@ -14,9 +14,11 @@
 
 pub mod crane;
 pub mod cylinder;
+pub mod cylinder_outputs;
 pub mod diagnostics;
 pub mod fmu;
 pub mod fourbar;
+pub mod internal_step;
 pub mod lu;
 pub mod mechanism;
 pub mod rod;

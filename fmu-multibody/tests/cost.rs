@@ -14,9 +14,9 @@ fn measure<V: Variant<M>, const M: usize>(label: &str, solver: i32, big_h: f64, 
     let n = (10.0 / big_h).round() as usize;
     let mut max_it = 0;
     let start = Instant::now();
-    run_held(&mut m, big_h, n, u, |_, m| max_it = max_it.max(m.iterations));
+    run_held(&mut m, big_h, n, u, |_, m| max_it = max_it.max(m.counters.iterations));
     let us = start.elapsed().as_secs_f64() * 1e6 / n as f64;
-    let avg = f64::from(m.iterations_total) / f64::from(m.steps_total);
+    let avg = f64::from(m.counters.iterations_total) / f64::from(m.counters.steps_total);
     println!(
         "| {label} | {} | {} | {us:.2} | {avg:.2} | {max_it} | {:.1e} |",
         if solver == 1 { "I3AL-P" } else { "I1AL" },
