@@ -4,8 +4,11 @@
 //!
 //! The production importer is the `master` crate; this one stays deliberately thin so that
 //! tests see the raw `fmi2Status` of every call.
+//!
+//! [`in_process`]: our models as instances of that master, without packaging (no `dlopen`).
 #![warn(missing_docs)]
 
+pub mod in_process;
 pub mod oscillator;
 pub mod paths;
 
