@@ -6,7 +6,7 @@
 //! both declared in ModelStructure); pressure coupling connects `p1`, `p2` (no feedthrough) and
 //! the mechanics computes p1 A1 − p2 A2 − c ṡ (+ dampers) itself.
 
-use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor, StepWatch};
 use crate::integrator::Ode;
 use crate::interface::{ImCircuit, ImOde};
 use crate::interface_fmu::{self, HasImMode, ImMode};
@@ -330,20 +330,14 @@ impl Lumped3Fmu {
         let x = self.x;
         let mut y = SVector::<f64, 6>::new(x[0], x[1], x[2], x[3], self.s.value, self.s_dot.value);
         let circuit = &self.circuit;
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
             let x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
             Self::check(circuit, y[4], &x)?;
-            let pressures = [("p1", y[0]), ("p2", y[1]), ("p3", y[2])];
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", y[0]), ("p2", y[1]), ("p3", y[2])]);
             Ok(())
         })?;
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         self.x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
         self.im.motion = [y[4], y[5]];
         Ok(())
@@ -655,7 +649,7 @@ impl CoSimModel for Lumped3Fmu {
         let circuit = &self.circuit;
         // The range check uses s at the end of each internal step.
         self.results = None;
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         let allow = self.allow_negative_pressure;
         let mut lowest = f64::INFINITY;
         let mut check = |tau: f64, x: &SVector<f64, 4>| {
@@ -664,11 +658,7 @@ impl CoSimModel for Lumped3Fmu {
             } else {
                 Self::check(circuit, ode.s_at(tau), x)?;
             }
-            let pressures = [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])];
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])]);
             Ok(())
         };
         if self.p3_model == P3_SP {
@@ -681,9 +671,7 @@ impl CoSimModel for Lumped3Fmu {
         } else {
             self.stepping.advance(&ode, &mut x, t, h, ctx, check)?;
         }
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         if lowest < 0.0 && !self.negative_warned {
             ctx.report(format!(
                 "in the step from t = {t} s a pressure fell to {lowest:.6e} Pa: integrated through (allow_negative_pressure with strict_pressure: no cavitation law; warned once)"

@@ -5,7 +5,7 @@
 //! and pressure coupling (connect outputs `p1`, `p2`, which have no direct feedthrough; the
 //! mechanics side then computes (p2 − p1) A − c ṡ itself, with its own friction parameter).
 
-use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor, StepWatch};
 use crate::integrator::Ode;
 use crate::interface::{ImCircuit, ImOde};
 use crate::interface_fmu::{self, HasImMode, ImMode};
@@ -216,19 +216,14 @@ impl NayaFmu {
         let ode = ImOde { circuit: &im, m_eff, f_eff };
         let mut y = SVector::<f64, 4>::new(self.p[0], self.p[1], self.s.value, self.s_dot.value);
         let circuit = &self.circuit;
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
             let p = SVector::<f64, 2>::new(y[0], y[1]);
             Self::check(circuit, y[2], &p)?;
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", y[0]), ("p2", y[1])]) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", y[0]), ("p2", y[1])]);
             Ok(())
         })?;
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         self.p = SVector::<f64, 2>::new(y[0], y[1]);
         self.im.motion = [y[2], y[3]];
         Ok(())
@@ -425,18 +420,13 @@ impl CoSimModel for NayaFmu {
         let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
         let (circuit, s) = (&self.circuit, &self.s);
         // The range check uses s at the end of each internal step.
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| {
             Self::check(circuit, s.at(tau), x)?;
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", x[0]), ("p2", x[1])]) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", x[0]), ("p2", x[1])]);
             Ok(())
         })?;
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         self.p = x;
         Ok(())
     }
