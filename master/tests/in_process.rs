@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! In-process instances (`fmu_harness::in_process`) against the packaged FMUs: the same system
-//! file run by `cosim run` (dlopen of target/fmu/*.fmu) and with the models called in process
-//! gives the same results.csv and bonds.csv byte for byte; a system whose FMU no model list
+//! file (the oscillator of seed 001 §A.1, the Publication III crane) run by `cosim run` (dlopen
+//! of target/fmu/*.fmu) and with the models called in process gives the same results.csv and
+//! bonds.csv byte for byte; a system whose FMU no model list
 //! serves is refused, naming the instance and the file.
 
 use fmu_harness::in_process;
@@ -19,17 +20,20 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// scenarios/oscillator-fd.toml (the double oscillator of seed 001 §A.1, force-displacement
-/// coupled, with its power bond) on the packaged FMUs, with `extra` appended to `[simulation]`.
-fn oscillator_fd(dir: &Path, extra: &str) -> PathBuf {
-    let text = std::fs::read_to_string(paths::root().join("scenarios/oscillator-fd.toml")).unwrap();
+/// scenarios/NAME.toml on the packaged FMUs (target/fmu or $FMU_DIR), with `extra` appended to
+/// `[simulation]`.
+fn scenario(dir: &Path, name: &str, extra: &str) -> PathBuf {
+    let text = std::fs::read_to_string(paths::root().join(format!("scenarios/{name}.toml"))).unwrap();
     let mut text = text.replace("[simulation]\n", &format!("[simulation]\n{extra}"));
-    for m in ["oscillator-fd-m1", "oscillator-fd-m2"] {
-        let rel = format!("\"../target/fmu/{m}.fmu\"");
-        assert!(text.contains(&rel), "scenarios/oscillator-fd.toml no longer names {rel}");
-        text = text.replace(&rel, &format!("{:?}", paths::fmu(m)));
+    let mut fmus = 0;
+    while let Some(i) = text.find("\"../target/fmu/") {
+        let len = text[i..].find(".fmu\"").expect("an FMU path ends in .fmu") + 5;
+        let stem = text[i + 15..i + len - 5].to_owned();
+        text.replace_range(i..i + len, &format!("{:?}", paths::fmu(&stem)));
+        fmus += 1;
     }
-    let p = dir.join("oscillator-fd.toml");
+    assert!(fmus >= 2, "scenarios/{name}.toml names {fmus} FMUs under ../target/fmu");
+    let p = dir.join(format!("{name}.toml"));
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -37,7 +41,8 @@ fn oscillator_fd(dir: &Path, extra: &str) -> PathBuf {
 /// Runs `system` in process into `out` as `cosim run` records it.
 fn run_in_process(system: &Path, out: &Path) {
     let b = SystemBuilder::read(system).unwrap();
-    let (slaves, mds) = in_process::instances(&b, &[fmu_oscillator::FMUS]).unwrap();
+    let (slaves, mds) =
+        in_process::instances(&b, &[fmu_oscillator::FMUS, fmu_multibody::FMUS, fmu_hydraulics::FMUS]).unwrap();
     let sys = b.build(&mds).unwrap();
     let mut e = Execution::with_instances(sys, slaves, &mds).unwrap();
     e.initialize().unwrap();
@@ -82,7 +87,21 @@ fn the_oscillator_in_process_gives_the_packaged_fmus_results_bit_for_bit() {
     // which saves and restores both instances' FMU states at every step.
     for (case, extra) in [("jacobi", ""), ("iterative", "iterations = 3\n")] {
         let dir = scratch(case);
-        let system = oscillator_fd(&dir, extra);
+        let system = scenario(&dir, "oscillator-fd", extra);
+        run_packaged(&system, &dir.join("packaged"));
+        run_in_process(&system, &dir.join("in-process"));
+        same_files(&dir.join("packaged"), &dir.join("in-process"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn the_crane_in_process_gives_the_packaged_fmus_results_bit_for_bit() {
+    // The Publication III crane and its lumped-fluid circuit, force coupled, and with the
+    // circuit integrating the cylinder motion itself (interface model, pressure coupling).
+    for name in ["crane-pub3", "crane-pub3-im"] {
+        let dir = scratch(name);
+        let system = scenario(&dir, name, "");
         run_packaged(&system, &dir.join("packaged"));
         run_in_process(&system, &dir.join("in-process"));
         same_files(&dir.join("packaged"), &dir.join("in-process"));
