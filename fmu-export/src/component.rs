@@ -49,6 +49,11 @@ pub trait Component: Send {
     fn time(&self) -> f64 {
         f64::NAN
     }
+    /// The last message the instance logged, when it keeps them (an instance made without
+    /// logger callbacks, in process): what an importer in the same process names in its errors.
+    fn last_message(&self) -> Option<&str> {
+        None
+    }
     /// `fmi2GetDirectionalDerivative`: not provided by our models.
     fn directional_derivative(&mut self) -> Status {
         self.fail("fmi2GetDirectionalDerivative", "not provided (providesDirectionalDerivative=\"false\")")

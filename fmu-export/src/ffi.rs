@@ -593,7 +593,7 @@ macro_rules! define_fmus {
 /// once, in the crate root of a cdylib that does nothing else (the FMU binaries under `fmus/`).
 ///
 /// ```ignore
-/// fmu_export::export_fmi2!(oscillator::FMUS);
+/// fmu_export::export_fmi2!(fmu_oscillator::FMUS);
 /// ```
 #[macro_export]
 #[rustfmt::skip] // one line per C function, as the FMI headers list them

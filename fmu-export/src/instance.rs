@@ -1024,6 +1024,10 @@ impl<M: CoSimModel> Component for Instance<M> {
         self.error(function, message)
     }
 
+    fn last_message(&self) -> Option<&str> {
+        self.log.history.last().map(String::as_str)
+    }
+
     fn time(&self) -> f64 {
         self.time
     }

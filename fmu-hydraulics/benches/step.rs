@@ -2,16 +2,16 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use fmu_export::InputSignal;
-use hydraulics::integrator::{step, Method, Newton};
-use hydraulics::lumped3::{Lumped3, Lumped3Ode};
-use hydraulics::naya::{Naya, NayaOde};
+use fmu_hydraulics::integrator::{step, Method, Newton};
+use fmu_hydraulics::lumped3::{Lumped3, Lumped3Ode};
+use fmu_hydraulics::naya::{Naya, NayaOde};
 use nalgebra::SVector;
 
 const METHODS: [Method; 3] = [Method::ForwardEuler, Method::Trapezoidal, Method::Rk4];
 
 fn naya(c: &mut Criterion) {
     let circuit = Naya::default();
-    let eq = circuit.equilibrium(6867.0).unwrap_or(hydraulics::naya::Equilibrium { p1: 3e6, p2: 4e6, kappa: 0.5 });
+    let eq = circuit.equilibrium(6867.0).unwrap_or(fmu_hydraulics::naya::Equilibrium { p1: 3e6, p2: 4e6, kappa: 0.5 });
     let s = InputSignal { value: circuit.s0, derivatives: [0.01, 0.0, 0.0, 0.0] };
     let s_dot = InputSignal::new(0.01);
     let kappa = InputSignal::new(eq.kappa + 0.01);

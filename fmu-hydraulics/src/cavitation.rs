@@ -93,6 +93,39 @@ impl Cavitation {
     }
 }
 
+/// The cavitation bookkeeping of one communication step from `t`: [`Monitor::observe`] after
+/// every internal step, the onsets kept and reported once the step is done.
+pub struct StepWatch<'a> {
+    monitor: &'a mut Monitor,
+    law: &'a Cavitation,
+    t: f64,
+    /// τ of the last observation (s into the step).
+    last: f64,
+    onsets: Vec<String>,
+}
+
+impl<'a> StepWatch<'a> {
+    /// Watches the step from `t` with the law `law`.
+    pub fn new(monitor: &'a mut Monitor, law: &'a Cavitation, t: f64) -> Self {
+        Self { monitor, law, t, last: 0.0, onsets: Vec::new() }
+    }
+
+    /// The pressures at τ into the step (the end of an internal step).
+    pub fn observe(&mut self, tau: f64, pressures: &[(&str, f64)]) {
+        if let Some(w) = self.monitor.observe(self.law, self.t + tau, tau - self.last, pressures) {
+            self.onsets.push(w);
+        }
+        self.last = tau;
+    }
+
+    /// Reports the onsets seen (one warning per episode).
+    pub fn report(self, ctx: &mut fmu_export::Context) {
+        for w in self.onsets {
+            ctx.report(w);
+        }
+    }
+}
+
 /// Cavitation bookkeeping of an FMU: time spent with a pressure below p_c and the episodes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Monitor {

@@ -6,9 +6,10 @@
 //! both declared in ModelStructure); pressure coupling connects `p1`, `p2` (no feedthrough) and
 //! the mechanics computes p1 A1 − p2 A2 − c ṡ (+ dampers) itself.
 
-use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor, StepWatch};
 use crate::integrator::Ode;
 use crate::interface::{ImCircuit, ImOde};
+use crate::interface_fmu::{self, HasImMode, ImMode};
 use crate::lumped3::{idx, Flows, Lumped3, Lumped3Ode};
 use crate::sp::{self, Gamma, Lumped3SpOde};
 use crate::stepping::{self, HasStepping, Stepping};
@@ -83,13 +84,7 @@ pub struct Lumped3Fmu {
     /// Cavitation bookkeeping (time below p_cav, episodes).
     pub monitor: Monitor,
     /// Interface-model mode ([`crate::interface`]): integrate s, ṡ with m_eff s̈ = F + f_eff.
-    pub im: bool,
-    /// Input m_eff (kg).
-    pub m_eff: InputSignal,
-    /// Input f_eff (N).
-    pub f_eff: InputSignal,
-    /// s, ṡ of the interface model at the end of the last step (m, m/s).
-    pub im_motion: [f64; 2],
+    pub im: ImMode,
     /// With `strict_pressure` (no cavitation law): integrate through negative pressures with one
     /// warning instead of failing, as a model without a cavitation law does (the semi-recursive
     /// seed-002 four-bar, whose rod side dips to about −0.23 MPa for ~20 ms, SPEC §3.7). Default
@@ -160,10 +155,7 @@ impl Default for Lumped3Fmu {
             results: None,
             stroke_warned: false,
             monitor: Monitor::default(),
-            im: false,
-            m_eff: InputSignal::new(1.0),
-            f_eff: InputSignal::new(0.0),
-            im_motion: [Lumped3::default().s0, 0.0],
+            im: ImMode::new(Lumped3::default().s0),
             allow_negative_pressure: false,
             negative_warned: false,
         }
@@ -186,6 +178,18 @@ impl HasStepping for Lumped3Fmu {
             _ if self.sp() => crate::integrator::stiffest_eigenvalue(&self.sp_ode(), 0.0, &sp::reduced_state(&self.x)),
             _ => self.circuit.stiffest_eigenvalue(&self.x, &self.ode().inputs(0.0)),
         }
+    }
+}
+
+impl HasImMode for Lumped3Fmu {
+    fn im(&self) -> &ImMode {
+        &self.im
+    }
+    fn im_mut(&mut self) -> &mut ImMode {
+        &mut self.im
+    }
+    fn actuator(&self) -> (f64, f64) {
+        (self.s.value, self.s_dot.value)
     }
 }
 
@@ -319,34 +323,23 @@ impl Lumped3Fmu {
     /// A step in interface-model mode: [p1, p2, p3, U, s, ṡ] from the inputs s, ṡ at t, m_eff
     /// and f_eff held.
     fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        let (m_eff, f_eff) = (self.m_eff.value, self.f_eff.value);
-        if !(m_eff > 0.0 && m_eff.is_finite() && f_eff.is_finite()) {
-            return Err(ModelError::new(format!(
-                "interface model: input m_eff = {m_eff} kg must be positive and f_eff = {f_eff} N finite (connect the mechanism's m_eff, f_eff)"
-            )));
-        }
+        let (m_eff, f_eff) = self.im.held()?;
         self.results = None;
         let im = Lumped3Im { circuit: &self.circuit, u_ref: &self.u_ref };
         let ode = ImOde { circuit: &im, m_eff, f_eff };
         let x = self.x;
         let mut y = SVector::<f64, 6>::new(x[0], x[1], x[2], x[3], self.s.value, self.s_dot.value);
         let circuit = &self.circuit;
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
             let x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
             Self::check(circuit, y[4], &x)?;
-            let pressures = [("p1", y[0]), ("p2", y[1]), ("p3", y[2])];
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", y[0]), ("p2", y[1]), ("p3", y[2])]);
             Ok(())
         })?;
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         self.x = SVector::<f64, 4>::new(y[0], y[1], y[2], y[3]);
-        self.im_motion = [y[4], y[5]];
+        self.im.motion = [y[4], y[5]];
         Ok(())
     }
 }
@@ -415,6 +408,7 @@ impl CoSimModel for Lumped3Fmu {
     fn variables() -> Vec<Variable<Self>> {
         let (step_params, step_outputs) = stepping::variables::<Self>();
         let (cav_params, cav_outputs) = cavitation::variables::<Self>();
+        let (im_switch, im_io) = interface_fmu::variables::<Self>();
         let mut v = vec![
             param!("d_1", "m", "Piston diameter (Table 2)", circuit.d1).min(1e-9),
             param!("d_2", "m", "Piston-rod diameter (Table 2)", circuit.d2).min(0.0),
@@ -476,12 +470,7 @@ impl CoSimModel for Lumped3Fmu {
             )
             .min(1e-9),
         );
-        v.push(Variable::boolean(
-            "im_mode",
-            "Interface-model mode: integrate s, s_dot with m_eff s_ddot = F + f_eff over each step (inputs m_eff, f_eff from the mechanism)",
-            |m: &Self| m.im,
-            |m, x| m.im = x,
-        ));
+        v.push(im_switch);
         v.push(Variable::calculated_parameter("A_1", "m2", "Piston-side area pi d_1^2/4", |m: &Self| m.circuit.a1()));
         v.push(Variable::calculated_parameter("A_2", "m2", "Rod-side area pi (d_1^2 - d_2^2)/4", |m: &Self| {
             m.circuit.a2()
@@ -526,38 +515,7 @@ impl CoSimModel for Lumped3Fmu {
             .min(-10.0)
             .max(10.0),
         );
-        v.push(Variable::input(
-            "m_eff",
-            "kg",
-            "Interface model: effective mass of the mechanism at the cylinder (used with im_mode)",
-            |m: &Self| m.m_eff.value,
-            |m| &mut m.m_eff,
-        ));
-        v.push(Variable::input(
-            "f_eff",
-            "N",
-            "Interface model: effective force of the mechanism at the cylinder, m_eff s_ddot = F + f_eff (used with im_mode)",
-            |m: &Self| m.f_eff.value,
-            |m| &mut m.f_eff,
-        ));
-        v.push(
-            Variable::output(
-                "s_im",
-                "m",
-                "Interface model: cylinder length predicted at the end of the last step (im_mode; else s)",
-                |m: &Self| if m.im { m.im_motion[0] } else { m.s.value },
-            )
-            .depends_on(&[("s", Dep::Dependent)]),
-        );
-        v.push(
-            Variable::output(
-                "s_dot_im",
-                "m/s",
-                "Interface model: cylinder velocity predicted at the end of the last step (im_mode; else s_dot)",
-                |m: &Self| if m.im { m.im_motion[1] } else { m.s_dot.value },
-            )
-            .depends_on(&[("s_dot", Dep::Dependent)]),
-        );
+        v.extend(im_io);
         v.push(
             Variable::output(
                 "F",
@@ -655,7 +613,7 @@ impl CoSimModel for Lumped3Fmu {
                 return Err(ModelError::new(format!("parameter {name} = {g} must be positive")));
             }
         }
-        if self.sp() && self.im {
+        if self.sp() && self.im.on {
             return Err(ModelError::new(
                 "p3_model = SP with im_mode = true is not supported: the interface model integrates the lumped-fluid circuit (use p3_model = LF)",
             ));
@@ -683,7 +641,7 @@ impl CoSimModel for Lumped3Fmu {
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        if self.im {
+        if self.im.on {
             return self.do_step_im(t, h, ctx);
         }
         let mut x = self.x;
@@ -691,7 +649,7 @@ impl CoSimModel for Lumped3Fmu {
         let circuit = &self.circuit;
         // The range check uses s at the end of each internal step.
         self.results = None;
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         let allow = self.allow_negative_pressure;
         let mut lowest = f64::INFINITY;
         let mut check = |tau: f64, x: &SVector<f64, 4>| {
@@ -700,11 +658,7 @@ impl CoSimModel for Lumped3Fmu {
             } else {
                 Self::check(circuit, ode.s_at(tau), x)?;
             }
-            let pressures = [("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])];
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &pressures) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", x[idx::P1]), ("p2", x[idx::P2]), ("p3", x[idx::P3])]);
             Ok(())
         };
         if self.p3_model == P3_SP {
@@ -717,9 +671,7 @@ impl CoSimModel for Lumped3Fmu {
         } else {
             self.stepping.advance(&ode, &mut x, t, h, ctx, check)?;
         }
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         if lowest < 0.0 && !self.negative_warned {
             ctx.report(format!(
                 "in the step from t = {t} s a pressure fell to {lowest:.6e} Pa: integrated through (allow_negative_pressure with strict_pressure: no cavitation law; warned once)"
@@ -807,10 +759,7 @@ impl CoSimModel for Lumped3Fmu {
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.u_ref);
-        v.boolean(&mut self.im);
-        v.input(&mut self.m_eff);
-        v.input(&mut self.f_eff);
-        v.reals(&mut self.im_motion);
+        self.im.visit(v);
         v.boolean(&mut self.allow_negative_pressure);
         v.boolean(&mut self.negative_warned);
         // The state may have been replaced.

@@ -5,9 +5,10 @@
 //! and pressure coupling (connect outputs `p1`, `p2`, which have no direct feedthrough; the
 //! mechanics side then computes (p2 − p1) A − c ṡ itself, with its own friction parameter).
 
-use crate::cavitation::{self, Cavitation, HasCavitation, Monitor};
+use crate::cavitation::{self, Cavitation, HasCavitation, Monitor, StepWatch};
 use crate::integrator::Ode;
 use crate::interface::{ImCircuit, ImOde};
+use crate::interface_fmu::{self, HasImMode, ImMode};
 use crate::naya::{Naya, NayaOde};
 use crate::stepping::{self, HasStepping, Stepping};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
@@ -50,13 +51,7 @@ pub struct NayaFmu {
     /// Cavitation bookkeeping (time below p_cav, episodes).
     pub monitor: Monitor,
     /// Interface-model mode ([`crate::interface`]): integrate s, ṡ with m_eff s̈ = F + f_eff.
-    pub im: bool,
-    /// Input m_eff (kg).
-    pub m_eff: InputSignal,
-    /// Input f_eff (N).
-    pub f_eff: InputSignal,
-    /// s, ṡ of the interface model at the end of the last step (m, m/s).
-    pub im_motion: [f64; 2],
+    pub im: ImMode,
 }
 
 /// The circuit as the interface model sees it: rates and force at a given s, ṡ.
@@ -110,10 +105,7 @@ impl Default for NayaFmu {
             s_dot: InputSignal::new(0.0),
             kappa: InputSignal::new(eq.kappa),
             monitor: Monitor::default(),
-            im: false,
-            m_eff: InputSignal::new(1.0),
-            f_eff: InputSignal::new(0.0),
-            im_motion: [circuit_s0(), 0.0],
+            im: ImMode::new(circuit_s0()),
         }
     }
 }
@@ -132,6 +124,18 @@ impl HasStepping for NayaFmu {
     }
     fn lambda_max(&self) -> f64 {
         crate::integrator::stiffest_eigenvalue(&self.ode(), 0.0, &self.p)
+    }
+}
+
+impl HasImMode for NayaFmu {
+    fn im(&self) -> &ImMode {
+        &self.im
+    }
+    fn im_mut(&mut self) -> &mut ImMode {
+        &mut self.im
+    }
+    fn actuator(&self) -> (f64, f64) {
+        (self.s.value, self.s_dot.value)
     }
 }
 
@@ -207,31 +211,21 @@ impl NayaFmu {
     /// A step in interface-model mode: [p1, p2, s, ṡ] from the inputs s, ṡ at t, m_eff and f_eff
     /// held.
     fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        let (m_eff, f_eff) = (self.m_eff.value, self.f_eff.value);
-        if !(m_eff > 0.0 && m_eff.is_finite() && f_eff.is_finite()) {
-            return Err(ModelError::new(format!(
-                "interface model: input m_eff = {m_eff} kg must be positive and f_eff = {f_eff} N finite (connect the mechanism's m_eff, f_eff)"
-            )));
-        }
+        let (m_eff, f_eff) = self.im.held()?;
         let im = NayaIm { circuit: &self.circuit, kappa: &self.kappa };
         let ode = ImOde { circuit: &im, m_eff, f_eff };
         let mut y = SVector::<f64, 4>::new(self.p[0], self.p[1], self.s.value, self.s_dot.value);
         let circuit = &self.circuit;
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         self.stepping.advance(&ode, &mut y, t, h, ctx, |tau, y| {
             let p = SVector::<f64, 2>::new(y[0], y[1]);
             Self::check(circuit, y[2], &p)?;
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", y[0]), ("p2", y[1])]) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", y[0]), ("p2", y[1])]);
             Ok(())
         })?;
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         self.p = SVector::<f64, 2>::new(y[0], y[1]);
-        self.im_motion = [y[2], y[3]];
+        self.im.motion = [y[2], y[3]];
         Ok(())
     }
 }
@@ -288,6 +282,7 @@ impl CoSimModel for NayaFmu {
     fn variables() -> Vec<Variable<Self>> {
         let (step_params, step_outputs) = stepping::variables::<Self>();
         let (cav_params, cav_outputs) = cavitation::variables::<Self>();
+        let (im_switch, im_io) = interface_fmu::variables::<Self>();
         let mut v = vec![
             param!("A", "m2", "Piston area (seed 001 Table 2)", circuit.a_p).min(1e-12),
             param!("l", "m", "Cylinder length", circuit.l).min(1e-9),
@@ -328,12 +323,7 @@ impl CoSimModel for NayaFmu {
         ];
         v.extend(step_params);
         v.extend(cav_params);
-        v.push(Variable::boolean(
-            "im_mode",
-            "Interface-model mode: integrate s, s_dot with m_eff s_ddot = F + f_eff over each step (inputs m_eff, f_eff from the mechanism)",
-            |m: &Self| m.im,
-            |m, x| m.im = x,
-        ));
+        v.push(im_switch);
         v.push(Variable::calculated_parameter(
             "kappa0",
             "1",
@@ -353,50 +343,7 @@ impl CoSimModel for NayaFmu {
             .min(0.0)
             .max(1.0),
         );
-        v.push(Variable::input(
-            "m_eff",
-            "kg",
-            "Interface model: effective mass of the mechanism at the cylinder (used with im_mode)",
-            |m: &Self| m.m_eff.value,
-            |m| &mut m.m_eff,
-        ));
-        v.push(Variable::input(
-            "f_eff",
-            "N",
-            "Interface model: effective force of the mechanism at the cylinder, m_eff s_ddot = F + f_eff (used with im_mode)",
-            |m: &Self| m.f_eff.value,
-            |m| &mut m.f_eff,
-        ));
-        v.push(
-            Variable::output(
-                "s_im",
-                "m",
-                "Interface model: cylinder length predicted at the end of the last step (im_mode; else s)",
-                |m: &Self| {
-                    if m.im {
-                        m.im_motion[0]
-                    } else {
-                        m.s.value
-                    }
-                },
-            )
-            .depends_on(&[("s", Dep::Dependent)]),
-        );
-        v.push(
-            Variable::output(
-                "s_dot_im",
-                "m/s",
-                "Interface model: cylinder velocity predicted at the end of the last step (im_mode; else s_dot)",
-                |m: &Self| {
-                    if m.im {
-                        m.im_motion[1]
-                    } else {
-                        m.s_dot.value
-                    }
-                },
-            )
-            .depends_on(&[("s_dot", Dep::Dependent)]),
-        );
+        v.extend(im_io);
         v.push(
             Variable::output("F", "N", "Actuator force F = (p2 - p1) A - c s_dot (eq. 28), along s", |m: &Self| {
                 m.force()
@@ -466,25 +413,20 @@ impl CoSimModel for NayaFmu {
     }
 
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        if self.im {
+        if self.im.on {
             return self.do_step_im(t, h, ctx);
         }
         let mut x = self.p;
         let ode = NayaOde { circuit: &self.circuit, s: &self.s, s_dot: &self.s_dot, kappa: &self.kappa };
         let (circuit, s) = (&self.circuit, &self.s);
         // The range check uses s at the end of each internal step.
-        let (monitor, mut onsets, mut last) = (&mut self.monitor, Vec::new(), 0.0);
+        let mut watch = StepWatch::new(&mut self.monitor, &circuit.cavitation, t);
         self.stepping.advance(&ode, &mut x, t, h, ctx, |tau, x| {
             Self::check(circuit, s.at(tau), x)?;
-            if let Some(w) = monitor.observe(&circuit.cavitation, t + tau, tau - last, &[("p1", x[0]), ("p2", x[1])]) {
-                onsets.push(w);
-            }
-            last = tau;
+            watch.observe(tau, &[("p1", x[0]), ("p2", x[1])]);
             Ok(())
         })?;
-        for w in onsets {
-            ctx.report(w);
-        }
+        watch.report(ctx);
         self.p = x;
         Ok(())
     }
@@ -520,9 +462,6 @@ impl CoSimModel for NayaFmu {
         v.input(&mut self.s);
         v.input(&mut self.s_dot);
         v.input(&mut self.kappa);
-        v.boolean(&mut self.im);
-        v.input(&mut self.m_eff);
-        v.input(&mut self.f_eff);
-        v.reals(&mut self.im_motion);
+        self.im.visit(v);
     }
 }

@@ -460,7 +460,7 @@ pub fn solve<const N: usize>(mut m: SMatrix<f64, N, N>, mut r: SVector<f64, N>) 
 
 /// Iteration cap of the Schur decomposition. It converges in a few dozen iterations; without a
 /// cap (`DMatrix::complex_eigenvalues` has none) a matrix whose iteration overflows to NaN,
-/// e.g. from finite but huge parameters, loops forever (found by `tests/tests/fuzz_c_api_hydraulics.rs`).
+/// e.g. from finite but huge parameters, loops forever (found by `fmu-harness/tests/fuzz_c_api_hydraulics.rs`).
 const SCHUR_MAX_ITERATIONS: usize = 10_000;
 
 /// Largest |λ| of the Jacobian at (τ, x): the stiffest mode (complex eigenvalues by nalgebra's

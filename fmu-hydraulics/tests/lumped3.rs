@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use fmu_export::{Access, CoSimModel, Component, Context, Factory, Logger, Status};
-use hydraulics::lumped3::{idx, Lumped3};
-use hydraulics::Lumped3Fmu;
+use fmu_hydraulics::lumped3::{idx, Lumped3};
+use fmu_hydraulics::Lumped3Fmu;
 
 static FMU: Factory<Lumped3Fmu> = Factory::new();
 
@@ -292,7 +292,7 @@ fn outputs_kept_from_the_step_equal_their_definitions() {
     }
     assert!(m.results.is_some());
     let direct = |m: &Lumped3Fmu| {
-        let u = hydraulics::lumped3::Inputs { s: m.s.value, s_dot: m.s_dot.value, u_ref: m.u_ref.value };
+        let u = fmu_hydraulics::lumped3::Inputs { s: m.s.value, s_dot: m.s_dot.value, u_ref: m.u_ref.value };
         [
             m.circuit.stiffest_eigenvalue(&m.x, &u),
             m.circuit.throttle_flow(&m.x),
@@ -386,7 +386,7 @@ fn sp_with_gamma_one_tracks_lf_and_the_papers_gammas_bias_it() {
     let sp1 = trace(&|m| m.p3_model = 2);
     let sp_paper = trace(&|m| {
         m.p3_model = 2;
-        m.gamma = hydraulics::sp::Gamma::PUBLICATION_II;
+        m.gamma = fmu_hydraulics::sp::Gamma::PUBLICATION_II;
     });
     let range = lf.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - lf.iter().cloned().fold(f64::INFINITY, f64::min);
     let err = |a: &[f64]| a.iter().zip(&lf).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);

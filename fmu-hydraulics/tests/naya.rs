@@ -3,7 +3,7 @@
 //! orders of the three integrators, mass conservation, step-size and stiffness diagnostics.
 
 use fmu_export::{CoSimModel, Context, InputSignal};
-use hydraulics::NayaFmu;
+use fmu_hydraulics::NayaFmu;
 use std::f64::consts::PI;
 
 fn model(method: i32, h: f64) -> NayaFmu {

@@ -6,8 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use fmu_export::{CoSimModel, Context, InputSignal};
-use multibody::fmu::{MbFmu, Variant};
-use multibody::variants::{Crane2F, CraneF, RodF};
+use fmu_multibody::fmu::{MbFmu, Variant};
+use fmu_multibody::variants::{Crane2F, CraneF, RodF};
 use std::f64::consts::PI;
 use std::hint::black_box;
 
@@ -45,8 +45,8 @@ fn bench<V: Variant<M>, const M: usize>(c: &mut Criterion, label: &str, u: impl 
         let done = run(m0.clone(), &u);
         println!(
             "{label}/{name}: {:.2} Newton iterations per step over {} steps",
-            f64::from(done.iterations_total) / f64::from(done.steps_total.max(1)),
-            done.steps_total
+            f64::from(done.counters.iterations_total) / f64::from(done.counters.steps_total.max(1)),
+            done.counters.steps_total
         );
         group.bench_function(name, |b| b.iter_batched(|| m0.clone(), |m| black_box(run(m, &u)), BatchSize::SmallInput));
     }

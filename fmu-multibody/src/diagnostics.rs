@@ -4,7 +4,7 @@
 //! alike.
 
 use crate::solver::Violation;
-use fmu_export::Variable;
+use fmu_export::{StateVisitor, Variable};
 
 /// A solver counter exposed as a discrete output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +17,67 @@ pub enum Counter {
     StepsTotal,
     /// Communication points where an input jumped and the step was restarted.
     Restarts,
+}
+
+/// The solver counters, one field per [`Counter`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Largest Newton iteration count of the internal steps of the last communication step.
+    pub iterations: i32,
+    /// Newton iterations since initialization.
+    pub iterations_total: i32,
+    /// Internal steps since initialization.
+    pub steps_total: i32,
+    /// Restarts (input jumps handled) since initialization.
+    pub restarts: i32,
+}
+
+impl Counters {
+    /// A counter's value.
+    pub fn get(&self, c: Counter) -> i32 {
+        match c {
+            Counter::Iterations => self.iterations,
+            Counter::IterationsTotal => self.iterations_total,
+            Counter::StepsTotal => self.steps_total,
+            Counter::Restarts => self.restarts,
+        }
+    }
+
+    /// A counter, mutable.
+    pub fn get_mut(&mut self, c: Counter) -> &mut i32 {
+        match c {
+            Counter::Iterations => &mut self.iterations,
+            Counter::IterationsTotal => &mut self.iterations_total,
+            Counter::StepsTotal => &mut self.steps_total,
+            Counter::Restarts => &mut self.restarts,
+        }
+    }
+
+    /// Books a communication step of `steps` internal steps: `max_iterations` the largest Newton
+    /// count among them, `iterations_total` the Newton iterations since initialization, `restarted`
+    /// whether it began with a restart. Saturates at `i32::MAX`.
+    pub fn book_step(&mut self, max_iterations: u32, iterations_total: i64, steps: u64, restarted: bool) {
+        self.iterations = i32::try_from(max_iterations).unwrap_or(i32::MAX);
+        self.iterations_total = i32::try_from(iterations_total).unwrap_or(i32::MAX);
+        self.steps_total = self.steps_total.saturating_add(i32::try_from(steps).unwrap_or(i32::MAX));
+        if restarted {
+            self.restarts = self.restarts.saturating_add(1);
+        }
+    }
+
+    /// The counters' part of the FMU state.
+    pub fn visit(&mut self, v: &mut dyn StateVisitor) {
+        for x in [&mut self.iterations, &mut self.iterations_total, &mut self.steps_total, &mut self.restarts] {
+            visit_integer(x, v);
+        }
+    }
+}
+
+/// An `i32` as an integer of the FMU state (a value that does not fit reads back as 0).
+pub fn visit_integer(x: &mut i32, v: &mut dyn StateVisitor) {
+    let mut k = i64::from(*x);
+    v.integer(&mut k);
+    *x = i32::try_from(k).unwrap_or(0);
 }
 
 /// What the diagnostic outputs read.
@@ -44,10 +105,10 @@ pub trait Diagnostics: 'static {
     fn violation_acceleration(&self) -> f64 {
         self.violation().acceleration
     }
-    /// A counter's value.
-    fn counter(&self, c: Counter) -> i32;
-    /// Sets a counter (FMU state restore through the variable table).
-    fn set_counter(&mut self, c: Counter, value: i32);
+    /// The solver counters.
+    fn counters(&self) -> &Counters;
+    /// The solver counters, mutable (FMU state restore through the variable table).
+    fn counters_mut(&mut self) -> &mut Counters;
 }
 
 /// The outputs E_kin, E_pot, W_act, E_balance, phi, phi_dot, phi_ddot and the counters
@@ -87,29 +148,29 @@ pub fn variables<M: Diagnostics>() -> Vec<Variable<M>> {
         Variable::integer(
             "newton_iterations",
             "Largest Newton iteration count of the internal steps of the last communication step",
-            |m: &M| m.counter(Counter::Iterations),
-            |m, x| m.set_counter(Counter::Iterations, x),
+            |m: &M| m.counters().get(Counter::Iterations),
+            |m, x| *m.counters_mut().get_mut(Counter::Iterations) = x,
         )
         .discrete_output(),
         Variable::integer(
             "newton_iterations_total",
             "Newton iterations since initialization (average = newton_iterations_total / steps_total)",
-            |m: &M| m.counter(Counter::IterationsTotal),
-            |m, x| m.set_counter(Counter::IterationsTotal, x),
+            |m: &M| m.counters().get(Counter::IterationsTotal),
+            |m, x| *m.counters_mut().get_mut(Counter::IterationsTotal) = x,
         )
         .discrete_output(),
         Variable::integer(
             "steps_total",
             "Internal steps since initialization",
-            |m: &M| m.counter(Counter::StepsTotal),
-            |m, x| m.set_counter(Counter::StepsTotal, x),
+            |m: &M| m.counters().get(Counter::StepsTotal),
+            |m, x| *m.counters_mut().get_mut(Counter::StepsTotal) = x,
         )
         .discrete_output(),
         Variable::integer(
             "restarts",
             "Communication points where an input jumped and the step was restarted",
-            |m: &M| m.counter(Counter::Restarts),
-            |m, x| m.set_counter(Counter::Restarts, x),
+            |m: &M| m.counters().get(Counter::Restarts),
+            |m, x| *m.counters_mut().get_mut(Counter::Restarts) = x,
         )
         .discrete_output(),
     ]

@@ -10,7 +10,9 @@
 //! and depends on them directly.
 
 use crate::cylinder::Cylinder;
-use crate::diagnostics::Counter;
+use crate::cylinder_outputs::{self, CylinderMotion};
+use crate::diagnostics::{visit_integer, Counters};
+use crate::internal_step::{self, HasInternalStep, InternalStep};
 use crate::lu::Lu;
 use crate::mechanism::{
     actuator_power, interface_model, static_forces, CylinderForce, ForceLaw, InterfaceModel, Kinematics, Mechanism,
@@ -98,12 +100,10 @@ pub struct MbFmu<V: Variant<M>, const M: usize> {
     pub cylinders: [Cylinder; MAX_ACTUATORS],
     /// Item of [`SOLVER`].
     pub solver: i32,
-    /// Newton iteration cap (parameter).
-    pub max_iter: i32,
     /// Solver settings (the method and the cap are copied in at initialization).
     pub settings: Settings,
-    /// Internal step (s); 0: the communication step.
-    pub h: f64,
+    /// Internal step and Newton iteration cap (the cap is copied into `settings` at initialization).
+    pub step: InternalStep,
     /// Restart the trapezoidal step where an input jumps (diagnostic switch; default true).
     pub restart: bool,
     /// Inputs: F per cylinder, or p1, p2 per cylinder.
@@ -124,14 +124,8 @@ pub struct MbFmu<V: Variant<M>, const M: usize> {
     pub power_end: f64,
     /// Input values at the end of the last step (jump detection).
     pub u_end: [f64; MAX_INPUTS],
-    /// Largest Newton iteration count of the internal steps of the last communication step.
-    pub iterations: i32,
-    /// Newton iterations since initialization.
-    pub iterations_total: i32,
-    /// Internal steps since initialization.
-    pub steps_total: i32,
-    /// Restarts (input jumps handled) since initialization.
-    pub restarts: i32,
+    /// Newton iterations, internal steps and restarts.
+    pub counters: Counters,
     /// The small-penalty warning was given in this run.
     pub warned: bool,
     /// A piston beyond its stroke was reported in this run (pressure variants; once).
@@ -174,9 +168,8 @@ impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
         let mut m = Self {
             cylinders,
             solver: 1,
-            max_iter: 20,
             settings: Settings::default(),
-            h: 0.0,
+            step: InternalStep::default(),
             restart: true,
             inputs: [InputSignal::new(0.0); MAX_INPUTS],
             f_static,
@@ -187,10 +180,7 @@ impl<V: Variant<M>, const M: usize> Default for MbFmu<V, M> {
             e0: 0.0,
             power_end: 0.0,
             u_end: [0.0; MAX_INPUTS],
-            iterations: 0,
-            iterations_total: 0,
-            steps_total: 0,
-            restarts: 0,
+            counters: Counters::default(),
             warned: false,
             stroke_warned: false,
             results: None,
@@ -363,23 +353,18 @@ impl<V: Variant<M>, const M: usize> MbFmu<V, M> {
                 return Err(ModelError::new(format!("parameter {name} = {v} must be positive")));
             }
         }
-        for (name, v) in [("h", self.h), ("xi", s.xi), ("omega", s.omega)] {
+        self.step.check()?;
+        for (name, v) in [("xi", s.xi), ("omega", s.omega)] {
             if !(v >= 0.0 && v.is_finite()) {
                 return Err(ModelError::new(format!("parameter {name} = {v} must be non-negative")));
             }
-        }
-        if self.max_iter < 1 {
-            return Err(ModelError::new(format!("parameter newton_max_iter = {} must be at least 1", self.max_iter)));
         }
         Ok(())
     }
 
     /// Number of internal steps in a communication step `big_h`.
     pub fn substeps(&self, t: f64, big_h: f64) -> Result<u64, ModelError> {
-        if self.h == 0.0 {
-            return Ok(1);
-        }
-        fmu_export::grid::internal_steps(t, big_h, self.h)
+        self.step.substeps(t, big_h)
     }
 
     /// Baumgarte coefficients of the restart: the I1AL acceleration constraint, or exact Φ̈ = 0.
@@ -462,28 +447,27 @@ impl<V: Variant<M>, const M: usize> crate::diagnostics::Diagnostics for MbFmu<V,
             }
         }
     }
-    fn counter(&self, c: Counter) -> i32 {
-        match c {
-            Counter::Iterations => self.iterations,
-            Counter::IterationsTotal => self.iterations_total,
-            Counter::StepsTotal => self.steps_total,
-            Counter::Restarts => self.restarts,
-        }
+    fn counters(&self) -> &Counters {
+        &self.counters
     }
-    fn set_counter(&mut self, c: Counter, value: i32) {
-        *match c {
-            Counter::Iterations => &mut self.iterations,
-            Counter::IterationsTotal => &mut self.iterations_total,
-            Counter::StepsTotal => &mut self.steps_total,
-            Counter::Restarts => &mut self.restarts,
-        } = value;
+    fn counters_mut(&mut self) -> &mut Counters {
+        &mut self.counters
     }
 }
 
-fn count(x: &mut i32, v: &mut dyn StateVisitor) {
-    let mut k = i64::from(*x);
-    v.integer(&mut k);
-    *x = i32::try_from(k).unwrap_or(0);
+impl<V: Variant<M>, const M: usize> HasInternalStep for MbFmu<V, M> {
+    fn internal_step(&self) -> &InternalStep {
+        &self.step
+    }
+    fn internal_step_mut(&mut self) -> &mut InternalStep {
+        &mut self.step
+    }
+}
+
+impl<V: Variant<M>, const M: usize> CylinderMotion for MbFmu<V, M> {
+    fn kinematics(&self, k: usize) -> Kinematics {
+        MbFmu::kinematics(self, k)
+    }
 }
 
 /// Field `i` of a cylinder, in the order of [`CYLINDER_PARAMETERS`].
@@ -595,18 +579,7 @@ fn cylinder_variables<V: Variant<M>, const M: usize, const K: usize>(
         "Initial cylinder length",
         |m: &MbFmu<V, M>| m.s0[K],
     ));
-    outputs.push(
-        Variable::output(n.s[0], "m", "Cylinder length s at the end of the last step", |m: &MbFmu<V, M>| {
-            m.kinematics(K).s
-        })
-        .depends_on(&[])
-        .output_derivatives(2, |m, order| if order == 1 { m.kinematics(K).s_dot } else { m.kinematics(K).s_ddot }),
-    );
-    outputs.push(
-        Variable::output(n.s[1], "m/s", "Cylinder velocity ds/dt", |m: &MbFmu<V, M>| m.kinematics(K).s_dot)
-            .depends_on(&[])
-            .output_derivatives(1, |m, _| m.kinematics(K).s_ddot),
-    );
+    outputs.extend(cylinder_outputs::length_and_velocity::<MbFmu<V, M>, K>(&n.s));
     outputs.push(
         Variable::output(
             n.im.1,
@@ -639,15 +612,10 @@ fn cylinder_variables<V: Variant<M>, const M: usize, const K: usize>(
             .on_demand(),
         );
     }
-    outputs.push(
-        Variable::output(
-            n.s[2],
-            "m/s2",
-            "Cylinder acceleration d2s/dt2 (from the projected accelerations at the end of the step)",
-            |m: &MbFmu<V, M>| m.kinematics(K).s_ddot,
-        )
-        .depends_on(&[]),
-    );
+    outputs.push(cylinder_outputs::acceleration::<MbFmu<V, M>, K>(
+        &n.s,
+        "Cylinder acceleration d2s/dt2 (from the projected accelerations at the end of the step)",
+    ));
 }
 
 impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
@@ -698,25 +666,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             )
             .min(0.0),
         );
-        v.push(
-            Variable::integer(
-                "newton_max_iter",
-                "Newton iteration cap per internal step",
-                |m: &Self| m.max_iter,
-                |m, x| m.max_iter = x,
-            )
-            .min(1.0),
-        );
-        v.push(
-            Variable::parameter(
-                "h",
-                "s",
-                "Internal step; 0 = the communication step; otherwise it must divide the communication step",
-                |m: &Self| m.h,
-                |m, x| m.h = x,
-            )
-            .min(0.0),
-        );
+        v.extend(internal_step::variables::<Self>());
         v.push(
             Variable::parameter(
                 "xi",
@@ -768,7 +718,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         }
         self.settings.method = self.method()?;
         self.check_settings()?;
-        self.settings.max_iter = u32::try_from(self.max_iter).unwrap_or(1);
+        self.settings.max_iter = self.step.cap();
         let defaults = Self::default();
         let q0 = self.mech.initial_positions();
         self.f_static = static_forces(&self.mech, &q0).map_err(ModelError::new)?;
@@ -808,10 +758,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         for i in 0..MAX_INPUTS {
             self.u_end[i] = self.inputs[i].value;
         }
-        self.iterations = 0;
-        self.iterations_total = 0;
-        self.steps_total = 0;
-        self.restarts = 0;
+        self.counters = Counters::default();
         self.warned = false;
         self.stroke_warned = false;
         match self.check_state(0.0)? {
@@ -853,7 +800,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
             restarted = true;
         }
         let mut max_it = 0;
-        let mut total = i64::from(self.iterations_total);
+        let mut total = i64::from(self.counters.iterations_total);
         let mut work = self.work;
         for i in 0..n {
             let tau1 = (i + 1) as f64 * dt;
@@ -884,12 +831,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         self.work = work;
         self.power_end = power_start;
         self.u_end = u_end;
-        self.iterations = i32::try_from(max_it).unwrap_or(i32::MAX);
-        self.iterations_total = i32::try_from(total).unwrap_or(i32::MAX);
-        self.steps_total = self.steps_total.saturating_add(i32::try_from(n).unwrap_or(i32::MAX));
-        if restarted {
-            self.restarts = self.restarts.saturating_add(1);
-        }
+        self.counters.book_step(max_it, total, n, restarted);
         Ok(())
     }
 
@@ -910,12 +852,12 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
                 v.real(x);
             }
         }
-        count(&mut self.solver, v);
-        count(&mut self.max_iter, v);
+        visit_integer(&mut self.solver, v);
+        visit_integer(&mut self.step.max_iter, v);
         self.settings.method = Method::from_i32(self.solver).unwrap_or(Method::I3alP);
-        self.settings.max_iter = u32::try_from(self.max_iter).unwrap_or(1);
+        self.settings.max_iter = self.step.cap();
         let s = &mut self.settings;
-        for x in [&mut s.alpha_i3al, &mut s.alpha_i1al, &mut s.tol, &mut s.xi, &mut s.omega, &mut self.h] {
+        for x in [&mut s.alpha_i3al, &mut s.alpha_i1al, &mut s.tol, &mut s.xi, &mut s.omega, &mut self.step.h] {
             v.real(x);
         }
         v.boolean(&mut self.restart);
@@ -930,10 +872,7 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         v.real(&mut self.e0);
         v.real(&mut self.power_end);
         v.reals(&mut self.u_end);
-        count(&mut self.iterations, v);
-        count(&mut self.iterations_total, v);
-        count(&mut self.steps_total, v);
-        count(&mut self.restarts, v);
+        self.counters.visit(v);
         v.boolean(&mut self.warned);
         for u in &mut self.inputs {
             v.input(u);

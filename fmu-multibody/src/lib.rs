@@ -1,6 +1,6 @@
 //! Planar multibody mechanisms in natural coordinates, usable from Rust (e.g. by a monolithic
 //! solver), and the list of the FMI 2.0 Co-Simulation FMUs they make (`FMUS`; the binary is the
-//! cdylib `fmus/multibody/`).
+//! cdylib `fmus/multibody-fmus/`).
 //!
 //! - [`mechanism`]: the engine (mass matrix, generalized forces, constraints, Jacobian,
 //!   convective term, cylinder kinematics and forces, static cylinder forces);
@@ -14,9 +14,11 @@
 
 pub mod crane;
 pub mod cylinder;
+pub mod cylinder_outputs;
 pub mod diagnostics;
 pub mod fmu;
 pub mod fourbar;
+pub mod internal_step;
 pub mod lu;
 pub mod mechanism;
 pub mod rod;

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{init, run_held};
-use multibody::fmu::{MbFmu, Variant};
+use fmu_multibody::fmu::{MbFmu, Variant};
 use std::f64::consts::PI;
 use std::time::Instant;
 
@@ -14,9 +14,9 @@ fn measure<V: Variant<M>, const M: usize>(label: &str, solver: i32, big_h: f64, 
     let n = (10.0 / big_h).round() as usize;
     let mut max_it = 0;
     let start = Instant::now();
-    run_held(&mut m, big_h, n, u, |_, m| max_it = max_it.max(m.iterations));
+    run_held(&mut m, big_h, n, u, |_, m| max_it = max_it.max(m.counters.iterations));
     let us = start.elapsed().as_secs_f64() * 1e6 / n as f64;
-    let avg = f64::from(m.iterations_total) / f64::from(m.steps_total);
+    let avg = f64::from(m.counters.iterations_total) / f64::from(m.counters.steps_total);
     println!(
         "| {label} | {} | {} | {us:.2} | {avg:.2} | {max_it} | {:.1e} |",
         if solver == 1 { "I3AL-P" } else { "I1AL" },
@@ -32,13 +32,13 @@ fn cost_per_step() {
     println!("|---|---|---|---|---|---|---|");
     for big_h in [1e-3, 1e-2] {
         for solver in [1, 2] {
-            measure::<multibody::variants::RodF, 4>("rod", solver, big_h, |t| {
+            measure::<fmu_multibody::variants::RodF, 4>("rod", solver, big_h, |t| {
                 vec![6867.0 * (1.0 + 0.05 * (PI * t).sin())]
             });
-            measure::<multibody::variants::CraneF, 3>("crane", solver, big_h, |t| {
+            measure::<fmu_multibody::variants::CraneF, 3>("crane", solver, big_h, |t| {
                 vec![8829.0 + 1500.0 * (PI * t).sin()]
             });
-            measure::<multibody::variants::Crane2F, 3>("crane2", solver, big_h, |t| {
+            measure::<fmu_multibody::variants::Crane2F, 3>("crane2", solver, big_h, |t| {
                 vec![8829.0 + 1500.0 * (PI * t).sin(), 100.0 * (PI * t).sin()]
             });
         }
@@ -51,7 +51,7 @@ fn cost_per_step() {
 #[test]
 #[ignore]
 fn equilibrium_drift_per_step_size() {
-    use multibody::variants::{Crane2F, CraneF, RodF};
+    use fmu_multibody::variants::{Crane2F, CraneF, RodF};
     fn drift<V: Variant<M>, const M: usize>(solver: i32, big_h: f64) -> f64 {
         let mut m: MbFmu<V, M> = init(|m: &mut MbFmu<V, M>| m.solver = solver);
         let u: Vec<f64> = m.inputs.iter().map(|x| x.value).collect();

@@ -7,7 +7,7 @@ mod common;
 
 use common::{init, run_held, step};
 use fmu_export::{CoSimModel, Context, InputSignal};
-use multibody::{CraneFmu, RodFmu};
+use fmu_multibody::{CraneFmu, RodFmu};
 use std::f64::consts::PI;
 
 const I3AL_P: i32 = 1;
@@ -41,7 +41,7 @@ fn static_equilibrium_holds_for_10_s_with_both_solvers() {
             run_held(&mut m, big_h, n, |_| vec![f], |_, m| drift = drift.max((m.kinematics(0).s - 0.5).abs()));
             assert!(drift <= 1e-6, "solver {solver}, H = {big_h}: s drifts by {drift:e} m");
             assert!(drift <= 1e-10, "solver {solver}, H = {big_h}: s drifts by {drift:e} m");
-            assert_eq!(m.iterations, 1, "at rest one Newton iteration suffices");
+            assert_eq!(m.counters.iterations, 1, "at rest one Newton iteration suffices");
         }
     }
 }
@@ -154,9 +154,9 @@ fn both_solvers_converge_with_order_2() {
         let big_h = 0.02;
         let mut m = init(|m: &mut CraneFmu| {
             m.solver = solver;
-            m.h = big_h / k as f64;
+            m.step.h = big_h / k as f64;
             m.settings.tol = 1e-13;
-            m.settings.alpha_i3al = 1e11 * (1e-3 / m.h).powi(2);
+            m.settings.alpha_i3al = 1e11 * (1e-3 / m.step.h).powi(2);
         });
         for i in 0..50 {
             let t = i as f64 * big_h;
@@ -199,7 +199,7 @@ fn restart_at_an_input_jump_is_second_order_and_without_it_the_solution_lags_by_
         let n = (0.4 / big_h).round() as usize;
         run_held(&mut m, big_h, n, |t| vec![force(t)], |t, m| out.push((t, m.kinematics(0).s)));
         if restart {
-            assert_eq!(m.restarts, 1);
+            assert_eq!(m.counters.restarts, 1);
         }
         out
     };
@@ -234,8 +234,8 @@ fn newton_needs_at_most_3_iterations_on_average_at_1_ms() {
     for solver in [I3AL_P, I1AL] {
         let mut m = crane(solver);
         let mut max = 0;
-        run_held(&mut m, 1e-3, 10_000, |t| vec![varying_force(t)], |_, m| max = max.max(m.iterations));
-        let avg = f64::from(m.iterations_total) / f64::from(m.steps_total);
+        run_held(&mut m, 1e-3, 10_000, |t| vec![varying_force(t)], |_, m| max = max.max(m.counters.iterations));
+        let avg = f64::from(m.counters.iterations_total) / f64::from(m.counters.steps_total);
         assert!(avg <= 3.0 && max <= 4, "crane, solver {solver}: average {avg}, max {max}");
         let mut r: RodFmu = init(|m: &mut RodFmu| m.solver = solver);
         let mut max = 0;
@@ -244,28 +244,28 @@ fn newton_needs_at_most_3_iterations_on_average_at_1_ms() {
             1e-3,
             10_000,
             |t| vec![6867.0 * (1.0 + 0.05 * (PI * t).sin())],
-            |_, m| max = max.max(m.iterations),
+            |_, m| max = max.max(m.counters.iterations),
         );
-        let avg = f64::from(r.iterations_total) / f64::from(r.steps_total);
+        let avg = f64::from(r.counters.iterations_total) / f64::from(r.counters.steps_total);
         assert!(avg <= 3.0 && max <= 5, "rod, solver {solver}: average {avg}, max {max}");
     }
 }
 
 #[test]
 fn internal_step_must_divide_the_communication_step() {
-    let mut m = init(|m: &mut CraneFmu| m.h = 3e-4);
+    let mut m = init(|m: &mut CraneFmu| m.step.h = 3e-4);
     let e = m.do_step(0.0, 1e-3, &mut Context::default()).unwrap_err();
     assert!(e.0.contains("is not a multiple of the internal step h = 0.0003 s") && e.0.contains("H/h = 3.33"), "{e}");
     // h = H/4 is fine and gives 4 internal steps.
-    let mut m = init(|m: &mut CraneFmu| m.h = 2.5e-4);
+    let mut m = init(|m: &mut CraneFmu| m.step.h = 2.5e-4);
     m.do_step(0.0, 1e-3, &mut Context::default()).unwrap();
-    assert_eq!(m.steps_total, 4);
+    assert_eq!(m.counters.steps_total, 4);
 }
 
 #[test]
 fn newton_failure_is_an_error_naming_time_and_residual() {
     let mut m = init(|m: &mut CraneFmu| {
-        m.max_iter = 1;
+        m.step.max_iter = 1;
         m.settings.tol = 1e-15;
     });
     let mut ctx = Context::default();

@@ -10,10 +10,10 @@ mod common;
 
 use common::{init, run_held};
 use fmu_export::{CoSimModel, Context, InputSignal};
-use multibody::fmu::{MbFmu, Variant};
-use multibody::mechanism::{GivenForces, Mechanism};
-use multibody::solver::consistent_accelerations;
-use multibody::{Crane2Fmu, CraneFmu};
+use fmu_multibody::fmu::{MbFmu, Variant};
+use fmu_multibody::mechanism::{GivenForces, Mechanism};
+use fmu_multibody::solver::consistent_accelerations;
+use fmu_multibody::{Crane2Fmu, CraneFmu};
 
 /// s̈ of every cylinder under cylinder forces `f` at the FMU's state.
 fn s_ddot<V: Variant<M>, const M: usize>(m: &MbFmu<V, M>, f: [f64; 2]) -> [f64; 2] {

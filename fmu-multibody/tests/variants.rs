@@ -6,8 +6,8 @@ mod common;
 
 use common::{init, run_held};
 use fmu_export::{Fmu, Logger, Status};
+use fmu_multibody::{Crane2Fmu, Crane2PFmu, CraneFmu, CranePFmu, RodFmu, RodPFmu};
 use model_description::{Causality, VariableKind};
-use multibody::{Crane2Fmu, Crane2PFmu, CraneFmu, CranePFmu, RodFmu, RodPFmu};
 
 #[test]
 fn rod_rests_at_the_seed_004_static_force_6867_n() {
@@ -165,12 +165,12 @@ fn the_piston_beyond_its_stroke_is_reported_once_and_the_run_goes_on() {
 }
 
 fn fmu(name: &str) -> &'static dyn Fmu {
-    *multibody::FMUS.iter().find(|f| f.info().fmu_name == name).unwrap()
+    *fmu_multibody::FMUS.iter().find(|f| f.info().fmu_name == name).unwrap()
 }
 
 #[test]
 fn six_fmus_with_their_coupling_variables() {
-    let names: Vec<&str> = multibody::FMUS.iter().map(|f| f.info().fmu_name).collect();
+    let names: Vec<&str> = fmu_multibody::FMUS.iter().map(|f| f.info().fmu_name).collect();
     assert_eq!(
         names,
         [
@@ -280,13 +280,13 @@ fn serialized_fmu_state_continues_bit_identically() {
 /// and a state replaced from outside (FMU state restore) drops them.
 #[test]
 fn outputs_kept_from_the_step_equal_their_definitions() {
-    use multibody::mechanism::Mechanism;
+    use fmu_multibody::mechanism::Mechanism;
     let mut m: Crane2PFmu = init(|_| {});
     let (p1, p2) = (m.inputs[0].value, m.inputs[1].value);
     run_held(&mut m, 1e-3, 50, |t| vec![p1 * (1.0 + 0.2 * t), p2, p1, p2 * (1.0 - 0.3 * t)], |_, _| {});
     let direct = |m: &Crane2PFmu| {
         let (q, qd, qdd) = (&m.state.q, &m.state.qd, &m.state.qdd);
-        let v = multibody::solver::violation(&m.mech, &m.state);
+        let v = fmu_multibody::solver::violation(&m.mech, &m.state);
         let mut x = vec![m.mech.kinetic_energy(qd), m.mech.potential_energy(q), v.position, v.velocity, v.acceleration];
         for k in 0..2 {
             let kin = m.mech.actuator(k).kinematics(q, qd, qdd);

@@ -8,7 +8,7 @@
 //!
 //! The physics is in [`subsystem`] (A.1) and [`coupled`] (A.2, A.3); [`models`], [`triple`] and
 //! [`nonlinear`] declare each FMU's variables. `FMUS` lists all FMUs; the cdylib
-//! `fmus/oscillator/` serves them (dispatch on the GUID given to `fmi2Instantiate`).
+//! `fmus/oscillator-fmus/` serves them (dispatch on the GUID given to `fmi2Instantiate`).
 #![warn(missing_docs)]
 
 pub mod coupled;

@@ -4,9 +4,9 @@
 //! last column (paper 0.18); SP/LF at the same Δt its second-to-last (0.83, 0.71, 0.66).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use semirecursive::circuit::P3Model;
-use semirecursive::penalty::Tangent;
-use semirecursive::pub2::{model_a_prime, Trace, GAMMA};
+use fmu_semirecursive::circuit::P3Model;
+use fmu_semirecursive::penalty::Tangent;
+use fmu_semirecursive::pub2::{model_a_prime, Trace, GAMMA};
 use std::time::Duration;
 
 fn pub2(c: &mut Criterion) {

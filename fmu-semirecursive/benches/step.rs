@@ -5,11 +5,11 @@
 //! Pub I Table 3's comparison).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use semirecursive::gl::Gl;
-use semirecursive::models::model_a;
-use semirecursive::penalty::{Penalty, Settings, Tangent};
-use semirecursive::run::{Formulation, Integrator};
-use semirecursive::state::State;
+use fmu_semirecursive::gl::Gl;
+use fmu_semirecursive::models::model_a;
+use fmu_semirecursive::penalty::{Penalty, Settings, Tangent};
+use fmu_semirecursive::run::{Formulation, Integrator};
+use fmu_semirecursive::state::State;
 use std::hint::black_box;
 
 const DT: f64 = 1e-3;

@@ -1,16 +1,16 @@
 //! The lumped-fluid circuit of the semi-recursive models (DIGEST §1.1, §4.5; SPEC §3.7): the
-//! three-volume circuit of `hydraulics::lumped3` (the same pressure build-up, bulk moduli, valve
+//! three-volume circuit of `fmu_hydraulics::lumped3` (the same pressure build-up, bulk moduli, valve
 //! and throttle laws, spool law), configured without end dampers and viscous friction, plus the
 //! cylinder friction of SPEC §3.7, F_μ = (1 − η)|p1A1 − p2A2| tanh(ṡ/v_ε), and the spool voltage
 //! integrated by the trapezoidal rule.
 //!
 //! p3 is either a state of the Newton system (lumped fluid, [`P3Model::Lf`]) or algebraic by
-//! singular perturbation ([`P3Model::Sp`], Publication II eqs. 33–35 through `hydraulics::sp`):
+//! singular perturbation ([`P3Model::Sp`], Publication II eqs. 33–35 through `fmu_hydraulics::sp`):
 //! then the pressure unknowns are [p1, p2] ([`Circuit::np`]) and p3 follows from (p1, U).
 
 use crate::scalar::Scalar;
-use hydraulics::lumped3::{Constants, Inputs, Lumped3};
-use hydraulics::sp::{self, Gamma};
+use fmu_hydraulics::lumped3::{Constants, Inputs, Lumped3};
+use fmu_hydraulics::sp::{self, Gamma};
 use nalgebra::{Matrix3, SVector, Vector3};
 use std::f64::consts::PI;
 
@@ -34,7 +34,7 @@ pub enum P3Model {
     /// Lumped fluid: p3 a state, Pub I eq. 52 (third row).
     #[default]
     Lf,
-    /// Singular perturbation: p3 the quasi-steady state of `hydraulics::sp` (eqs. 33–34, the
+    /// Singular perturbation: p3 the quasi-steady state of `fmu_hydraulics::sp` (eqs. 33–34, the
     /// exact root in the laminar band), the throttle flow γ± Q̄31 (eq. 35).
     Sp(Gamma),
 }
@@ -73,7 +73,7 @@ impl Circuit {
             // No cavitation law (Pub I, 002): Model D's rod side dips to about −0.23 MPa for ~20 ms
             // and is integrated through (SPEC §3.7); the monolithic Newton iteration is not
             // made for the law's steep collapse near zero.
-            cavitation: hydraulics::cavitation::Cavitation { strict: true, ..Default::default() },
+            cavitation: fmu_hydraulics::cavitation::Cavitation { strict: true, ..Default::default() },
         };
         Self::new(lumped, 0.88, 1e-3)
     }
@@ -133,7 +133,7 @@ impl Circuit {
         }
     }
 
-    /// SP rates [ṗ1, ṗ2] and ∂/∂[p1, p2] (Pub II eqs. 33–35 via `hydraulics::sp`).
+    /// SP rates [ṗ1, ṗ2] and ∂/∂[p1, p2] (Pub II eqs. 33–35 via `fmu_hydraulics::sp`).
     fn sp_rates(&self, gamma: &Gamma, p: &Pressures, u: f64, s: f64, s_dot: f64) -> (Vector3<f64>, Matrix3<f64>) {
         let k = self.lumped.gains_with(&self.constants, s);
         let y = SVector::<f64, 3>::new(p[0], p[1], u);

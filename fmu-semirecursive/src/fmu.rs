@@ -1,4 +1,4 @@
-//! The FMUs of this crate (FMI 2.0 Co-Simulation, built by `fmus/semirecursive/`):
+//! The FMUs of this crate (FMI 2.0 Co-Simulation, built by `fmus/semirecursive-fmus/`):
 //!
 //! - `semirecursive-{a,d,e}`: monolithic, the mechanism and the lumped-fluid circuit in one Newton
 //!   system (Pub I eq. 39 / 002 eq. 35), formulation (penalty / double-step) and tangent
@@ -17,8 +17,8 @@ use crate::penalty::{Settings, Tangent};
 use crate::run::{Formulation, Integrator};
 use crate::state::{State, StepStats};
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
-use hydraulics::fmu_lumped3::{P3_LF, P3_MODEL, P3_SP};
-use hydraulics::sp::Gamma;
+use fmu_hydraulics::fmu_lumped3::{P3_LF, P3_MODEL, P3_SP};
+use fmu_hydraulics::sp::Gamma;
 
 /// `Formulation` enumeration.
 pub static FORMULATION: EnumType = EnumType {

@@ -1,17 +1,17 @@
-//! The "Gl" comparison of Pub I Table 3: Model A in natural coordinates (`multibody::fourbar`)
+//! The "Gl" comparison of Pub I Table 3: Model A in natural coordinates (`fmu_multibody::fourbar`)
 //! with the same circuit, integrated by the existing global solver — index-3 augmented
 //! Lagrangian with projections, trapezoidal rule, mechanism and circuit in one Newton system
-//! (`unified::solver`, seed 004 §3). Only the adapter of this crate's circuit (its friction law of
+//! (`fmu_unified::solver`, seed 004 §3). Only the adapter of this crate's circuit (its friction law of
 //! SPEC §3.7) to the unified solver's `Circuit` is new.
 
 use crate::circuit::Circuit as SrCircuit;
 use crate::models::Model;
-use multibody::fourbar::{joint_angles, FourBar, M, N};
-use multibody::mechanism::{CylinderForce, Mechanism};
-use multibody::solver::State;
+use fmu_multibody::fourbar::{joint_angles, FourBar, M, N};
+use fmu_multibody::mechanism::{CylinderForce, Mechanism};
+use fmu_multibody::solver::State;
+use fmu_unified::circuit::{Circuit, RateJacobians};
+use fmu_unified::solver::{self, Settings, UState};
 use nalgebra::SVector;
-use unified::circuit::{Circuit, RateJacobians};
-use unified::solver::{self, Settings, UState};
 
 /// This crate's circuit as a circuit of the unified solver: x = [p1, p2, p3, U], u = U_ref.
 #[derive(Debug, Clone, PartialEq)]

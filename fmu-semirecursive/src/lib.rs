@@ -3,7 +3,7 @@
 //!
 //! - [`mechanism`]: the planar engine (table of bodies and joints; recursive kinematics,
 //!   M(z) = R_dᵀTᵀM̄TR_d, Q, Φ(z), Φ_z);
-//! - [`circuit`]: the three-volume circuit (reusing `hydraulics::lumped3`) and the friction law;
+//! - [`circuit`]: the three-volume circuit (reusing `fmu_hydraulics::lumped3`) and the friction law;
 //! - [`models`]: Models A (Pub I), D and E (002);
 //! - [`penalty`]: augmented-Lagrangian penalty trapezoidal integrator (Pub I eqs. 15, 37–45);
 //! - [`double_step`]: coordinate-partitioning trapezoidal integrator (002 eqs. 13–17, 30–38);

@@ -11,7 +11,7 @@ use crate::circuit::{Circuit, P3Model};
 use crate::models::{model_a, Model};
 use crate::penalty::{Penalty, Settings, Tangent};
 use crate::state::State;
-use hydraulics::sp::Gamma;
+use fmu_hydraulics::sp::Gamma;
 
 /// Pub II Table 1: V_h3 = 7.85e-7 m³ (Pub I: 4.71e-5 m³).
 pub const V_H3: f64 = 7.85e-7;

@@ -3,8 +3,8 @@
 //! Σ m J_gᵀJ_g + J J_θᵀJ_θ with the CoM and angle Jacobians taken by central differences of the
 //! positions; the velocity terms of Q match the Lagrange form d/dt(M ż) − ½ ∂(żᵀMż)/∂z.
 
-use semirecursive::mechanism::Point;
-use semirecursive::models::{model_a, model_d, model_e};
+use fmu_semirecursive::mechanism::Point;
+use fmu_semirecursive::models::{model_a, model_d, model_e};
 
 #[test]
 fn mass_matrix_and_velocity_terms_match_finite_differences() {

@@ -3,10 +3,10 @@
 //! natural coordinates with the same circuit, integrated by the existing I3AL-P monolithic
 //! solver, gives the same joint angles and pressures at Δt = 1 ms.
 
-use semirecursive::gl::Gl;
-use semirecursive::models::model_a;
-use semirecursive::penalty::Tangent;
-use semirecursive::run::{Formulation, Run};
+use fmu_semirecursive::gl::Gl;
+use fmu_semirecursive::models::model_a;
+use fmu_semirecursive::penalty::Tangent;
+use fmu_semirecursive::run::{Formulation, Run};
 
 #[test]
 fn semi_recursive_and_global_formulations_agree_at_1ms() {

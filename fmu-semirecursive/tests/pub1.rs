@@ -2,9 +2,9 @@
 //! Publication I checks on Model A (DIGEST §2.1): convergence over Δt, iterations beside Table 3,
 //! energy balance, analytic vs numerical tangent, static equilibrium of eqs. 53–54.
 
-use semirecursive::models::model_a;
-use semirecursive::penalty::Tangent;
-use semirecursive::run::{Formulation, Run};
+use fmu_semirecursive::models::model_a;
+use fmu_semirecursive::penalty::Tangent;
+use fmu_semirecursive::run::{Formulation, Run};
 
 /// Pub I Table 3, SR (sym.) average and maximum iterations per Δt (ms).
 const TABLE3: [(f64, f64, usize); 6] =

@@ -2,10 +2,10 @@
 //! Publication II checks on Model A′ (DIGEST §1.3, §2.2, §4.6; SPEC §3.7): the singular-
 //! perturbation p3 in the monolithic penalty formulation against the lumped-fluid one.
 
-use hydraulics::sp::{self, Gamma};
-use semirecursive::circuit::P3Model;
-use semirecursive::penalty::Tangent;
-use semirecursive::pub2::{compare, model_a_prime, switch_times, Trace, GAMMA, V_H3};
+use fmu_hydraulics::sp::{self, Gamma};
+use fmu_semirecursive::circuit::P3Model;
+use fmu_semirecursive::penalty::Tangent;
+use fmu_semirecursive::pub2::{compare, model_a_prime, switch_times, Trace, GAMMA, V_H3};
 
 /// Pub II Table 3: Δt (ms), SP average and maximum iterations.
 const TABLE3_SP: [(f64, f64, usize); 6] =
@@ -13,7 +13,7 @@ const TABLE3_SP: [(f64, f64, usize); 6] =
 
 #[test]
 fn model_a_prime_is_model_a_with_pub2_table1_changes() {
-    let a = semirecursive::models::model_a().unwrap();
+    let a = fmu_semirecursive::models::model_a().unwrap();
     let ap = model_a_prime(P3Model::Sp(GAMMA)).unwrap();
     assert_eq!(ap.circuit.lumped.v_h3, 7.85e-7);
     assert_eq!(V_H3, 7.85e-7);
@@ -27,7 +27,7 @@ fn model_a_prime_is_model_a_with_pub2_table1_changes() {
     assert_eq!(model_a_prime(P3Model::Lf).unwrap().circuit.np(), 3);
 }
 
-/// SP's p3 after every step is the quasi-steady state of `hydraulics::sp` at (p1, U), the
+/// SP's p3 after every step is the quasi-steady state of `fmu_hydraulics::sp` at (p1, U), the
 /// analytic and numerical tangents give the same trajectory and iteration counts.
 #[test]
 fn sp_p3_is_algebraic_and_the_tangents_agree() {
@@ -82,7 +82,7 @@ fn sp_converges_at_every_pub2_step_with_table3_iterations() {
 /// (the FMU's safeguard) LF converges at every step and stays within 0.4 mm of LF at 0.5 ms.
 #[test]
 fn lf_plain_newton_fails_at_8ms_only() {
-    use semirecursive::penalty::{Penalty, Settings};
+    use fmu_semirecursive::penalty::{Penalty, Settings};
     let m = model_a_prime(P3Model::Lf).unwrap();
     for dt_ms in [2.0, 3.0, 5.0, 8.0] {
         let set = Settings::paper(&m, dt_ms * 1e-3, Tangent::Numerical);
@@ -148,8 +148,8 @@ fn sp_at_8ms_tracks_lf_at_2ms_with_gamma_one_not_with_pub2_gammas() {
 #[test]
 fn fmu_parameters_select_model_a_prime_with_sp() {
     use fmu_export::{CoSimModel, Context};
-    use hydraulics::fmu_lumped3::P3_SP;
-    let mut fmu = semirecursive::ModelAFmu { p3_model: P3_SP, gamma: GAMMA, v_h3: V_H3, ..Default::default() };
+    use fmu_hydraulics::fmu_lumped3::P3_SP;
+    let mut fmu = fmu_semirecursive::ModelAFmu { p3_model: P3_SP, gamma: GAMMA, v_h3: V_H3, ..Default::default() };
     fmu.initialize(0.0, &mut Context::default()).unwrap();
     assert_eq!(fmu.core.model.circuit.np(), 2);
     let m = model_a_prime(P3Model::Sp(GAMMA)).unwrap();
@@ -165,7 +165,7 @@ fn fmu_parameters_select_model_a_prime_with_sp() {
             p.s
         );
     }
-    let mut bad = semirecursive::ModelAFmu { p3_model: 3, ..Default::default() };
+    let mut bad = fmu_semirecursive::ModelAFmu { p3_model: 3, ..Default::default() };
     let e = bad.initialize(0.0, &mut Context::default()).unwrap_err();
     assert!(format!("{e}").contains("p3_model = 3"), "{e}");
 }
@@ -173,7 +173,7 @@ fn fmu_parameters_select_model_a_prime_with_sp() {
 /// The double-step formulation with SP (Newton on [z_i; p1; p2]) agrees with the penalty one.
 #[test]
 fn double_step_with_sp_agrees_with_penalty() {
-    use semirecursive::run::{Formulation, Run};
+    use fmu_semirecursive::run::{Formulation, Run};
     let m = model_a_prime(P3Model::Sp(Gamma::default())).unwrap();
     let pen = Run::simulate(&m, Formulation::Penalty(Tangent::Analytic), 2e-3, m.duration).unwrap();
     let ds = Run::simulate(&m, Formulation::DoubleStep, 2e-3, m.duration).unwrap();

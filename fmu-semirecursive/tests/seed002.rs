@@ -2,9 +2,9 @@
 //! Seed 002 checks on Models D and E (DIGEST §2.5): double-step vs penalty, constraint norms,
 //! energy drift, iterations beside the paper, the independent coordinate chosen by full pivoting.
 
-use semirecursive::models::{model_d, model_e, Model};
-use semirecursive::penalty::Tangent;
-use semirecursive::run::{Formulation, Run};
+use fmu_semirecursive::models::{model_d, model_e, Model};
+use fmu_semirecursive::penalty::Tangent;
+use fmu_semirecursive::run::{Formulation, Run};
 
 /// (model, independent coordinate index, paper avg/max double-step, paper avg/max penalty).
 fn check(m: &Model, independent: usize, paper_ds: (f64, usize), paper_pen: (f64, usize)) {

@@ -3,9 +3,9 @@
 //! tangent of seed 004 eq. 26. The physics is the hydraulics crate's ([`Naya`], [`Lumped3`]):
 //! these adapters only arrange it.
 
-use hydraulics::lumped3::{self, idx, Lumped3};
-use hydraulics::naya::{self, Naya};
-use multibody::mechanism::CylinderForce;
+use fmu_hydraulics::lumped3::{self, idx, Lumped3};
+use fmu_hydraulics::naya::{self, Naya};
+use fmu_multibody::mechanism::CylinderForce;
 use nalgebra::{SMatrix, SVector};
 
 /// Partial derivatives of the rates h(x, s, ṡ, u).
@@ -157,7 +157,7 @@ impl Circuit<4> for Lumped3Circuit {
         for i in 0..3 {
             ds[i] = dk[i] / k[i] * h[i];
         }
-        // Below p_cav the gains carry the cavitation factor (hydraulics::cavitation); its
+        // Below p_cav the gains carry the cavitation factor (fmu_hydraulics::cavitation); its
         // dependence on s through B_ei is left out of ∂h/∂s (it only shapes the tangent).
         let kc = c.cavitating_gains(&c.gains_with(&c.constants(), s), x).0;
         let mut dsd = SVector::<f64, 4>::zeros();

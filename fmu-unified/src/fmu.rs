@@ -6,9 +6,11 @@
 use crate::circuit::Circuit;
 use crate::solver::{self, consistent_rates, Settings, UState};
 use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};
-use multibody::diagnostics::Counter;
-use multibody::mechanism::{applied_forces, static_forces, Mechanism, MAX_ACTUATORS};
-use multibody::solver::{violation, State, Violation};
+use fmu_multibody::cylinder_outputs::{self, CylinderMotion};
+use fmu_multibody::diagnostics::{visit_integer, Counters};
+use fmu_multibody::internal_step::{self, HasInternalStep, InternalStep};
+use fmu_multibody::mechanism::{applied_forces, static_forces, Kinematics, Mechanism, MAX_ACTUATORS};
+use fmu_multibody::solver::{violation, State, Violation};
 use nalgebra::SVector;
 use std::marker::PhantomData;
 
@@ -55,10 +57,8 @@ pub struct UnifiedFmu<V: Variant<M, P>, const M: usize, const P: usize> {
     pub circuits: [V::Circuit; MAX_ACTUATORS],
     /// Solver settings.
     pub settings: Settings,
-    /// Newton iteration cap (parameter).
-    pub max_iter: i32,
-    /// Internal step (s); 0: the communication step.
-    pub h: f64,
+    /// Internal step and Newton iteration cap (the cap is copied into `settings` at initialization).
+    pub step: InternalStep,
     /// Restart the step where an input jumps.
     pub restart: bool,
     /// Control inputs per cylinder.
@@ -79,14 +79,8 @@ pub struct UnifiedFmu<V: Variant<M, P>, const M: usize, const P: usize> {
     pub power_end: f64,
     /// Input values at the end of the last step (jump detection).
     pub u_end: [f64; MAX_ACTUATORS],
-    /// Largest Newton iteration count of the internal steps of the last communication step.
-    pub iterations: i32,
-    /// Newton iterations since initialization.
-    pub iterations_total: i32,
-    /// Internal steps since initialization.
-    pub steps_total: i32,
-    /// Restarts since initialization.
-    pub restarts: i32,
+    /// Newton iterations, internal steps and restarts.
+    pub counters: Counters,
     _variant: PhantomData<V>,
 }
 
@@ -97,8 +91,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> Default for UnifiedFmu<V,
         let mut m = Self {
             circuits: [V::Circuit::default(), V::Circuit::default()],
             settings: Settings::default(),
-            max_iter: 20,
-            h: 0.0,
+            step: InternalStep::default(),
             restart: true,
             inputs: [InputSignal::new(0.0); MAX_ACTUATORS],
             f_static: [0.0; MAX_ACTUATORS],
@@ -113,10 +106,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> Default for UnifiedFmu<V,
             e0: 0.0,
             power_end: 0.0,
             u_end: [0.0; MAX_ACTUATORS],
-            iterations: 0,
-            iterations_total: 0,
-            steps_total: 0,
-            restarts: 0,
+            counters: Counters::default(),
             mech,
             _variant: PhantomData,
         };
@@ -157,7 +147,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
     }
 
     /// s, ṡ, s̈ of cylinder k.
-    pub fn kinematics(&self, k: usize) -> multibody::mechanism::Kinematics {
+    pub fn kinematics(&self, k: usize) -> Kinematics {
         let st = &self.state.mech;
         self.mech.actuator(k).kinematics(&st.q, &st.qd, &st.qdd)
     }
@@ -194,10 +184,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
     }
 
     fn substeps(&self, t: f64, big_h: f64) -> Result<u64, ModelError> {
-        if self.h == 0.0 {
-            return Ok(1);
-        }
-        fmu_export::grid::internal_steps(t, big_h, self.h)
+        self.step.substeps(t, big_h)
     }
 
     fn check_state(&self, t: f64, st: &UState<N, M, P>) -> Result<(), ModelError> {
@@ -225,7 +212,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> UnifiedFmu<V, M, P> {
     }
 }
 
-impl<V: Variant<M, P>, const M: usize, const P: usize> multibody::diagnostics::Diagnostics for UnifiedFmu<V, M, P> {
+impl<V: Variant<M, P>, const M: usize, const P: usize> fmu_multibody::diagnostics::Diagnostics for UnifiedFmu<V, M, P> {
     fn kinetic_energy(&self) -> f64 {
         UnifiedFmu::kinetic_energy(self)
     }
@@ -241,28 +228,27 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> multibody::diagnostics::D
     fn violation(&self) -> Violation {
         UnifiedFmu::violation(self)
     }
-    fn counter(&self, c: Counter) -> i32 {
-        match c {
-            Counter::Iterations => self.iterations,
-            Counter::IterationsTotal => self.iterations_total,
-            Counter::StepsTotal => self.steps_total,
-            Counter::Restarts => self.restarts,
-        }
+    fn counters(&self) -> &Counters {
+        &self.counters
     }
-    fn set_counter(&mut self, c: Counter, value: i32) {
-        *match c {
-            Counter::Iterations => &mut self.iterations,
-            Counter::IterationsTotal => &mut self.iterations_total,
-            Counter::StepsTotal => &mut self.steps_total,
-            Counter::Restarts => &mut self.restarts,
-        } = value;
+    fn counters_mut(&mut self) -> &mut Counters {
+        &mut self.counters
     }
 }
 
-fn count(x: &mut i32, v: &mut dyn StateVisitor) {
-    let mut k = i64::from(*x);
-    v.integer(&mut k);
-    *x = i32::try_from(k).unwrap_or(0);
+impl<V: Variant<M, P>, const M: usize, const P: usize> HasInternalStep for UnifiedFmu<V, M, P> {
+    fn internal_step(&self) -> &InternalStep {
+        &self.step
+    }
+    fn internal_step_mut(&mut self) -> &mut InternalStep {
+        &mut self.step
+    }
+}
+
+impl<V: Variant<M, P>, const M: usize, const P: usize> CylinderMotion for UnifiedFmu<V, M, P> {
+    fn kinematics(&self, k: usize) -> Kinematics {
+        UnifiedFmu::kinematics(self, k)
+    }
 }
 
 fn cylinder_variables<V: Variant<M, P>, const M: usize, const P: usize, const K: usize>(
@@ -295,27 +281,11 @@ fn cylinder_variables<V: Variant<M, P>, const M: usize, const P: usize, const K:
         "Control input that holds the state at rest (start of the input)",
         |m: &UnifiedFmu<V, M, P>| m.u_rest[K],
     ));
-    outputs.push(
-        Variable::output(n.s[0], "m", "Cylinder length s at the end of the last step", |m: &UnifiedFmu<V, M, P>| {
-            m.kinematics(K).s
-        })
-        .depends_on(&[])
-        .output_derivatives(2, |m, order| if order == 1 { m.kinematics(K).s_dot } else { m.kinematics(K).s_ddot }),
-    );
-    outputs.push(
-        Variable::output(n.s[1], "m/s", "Cylinder velocity ds/dt", |m: &UnifiedFmu<V, M, P>| m.kinematics(K).s_dot)
-            .depends_on(&[])
-            .output_derivatives(1, |m, _| m.kinematics(K).s_ddot),
-    );
-    outputs.push(
-        Variable::output(
-            n.s[2],
-            "m/s2",
-            "Cylinder acceleration d2s/dt2 (projected accelerations)",
-            |m: &UnifiedFmu<V, M, P>| m.kinematics(K).s_ddot,
-        )
-        .depends_on(&[]),
-    );
+    outputs.extend(cylinder_outputs::length_and_velocity::<UnifiedFmu<V, M, P>, K>(&n.s));
+    outputs.push(cylinder_outputs::acceleration::<UnifiedFmu<V, M, P>, K>(
+        &n.s,
+        "Cylinder acceleration d2s/dt2 (projected accelerations)",
+    ));
     outputs.push(
         Variable::output(
             n.force,
@@ -376,35 +346,21 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
                 |m, x| m.settings.tol_x = x,
             )
             .min(0.0),
-            Variable::integer(
-                "newton_max_iter",
-                "Newton iteration cap per internal step",
-                |m: &Self| m.max_iter,
-                |m, x| m.max_iter = x,
-            )
-            .min(1.0),
-            Variable::parameter(
-                "h",
-                "s",
-                "Internal step; 0 = the communication step; otherwise it must divide the communication step",
-                |m: &Self| m.h,
-                |m, x| m.h = x,
-            )
-            .min(0.0),
-            Variable::boolean(
+        ];
+        v.extend(internal_step::variables::<Self>());
+        v.push(Variable::boolean(
                 "restart",
                 "Restart the step where an input jumps at a communication point (recompute accelerations and circuit rates with the new input). false: the previous input leaks into the step (an O(h) timing error)",
                 |m: &Self| m.restart,
-                |m, x| m.restart = x,
-            ),
-        ];
+            |m, x| m.restart = x,
+        ));
         let (mut calculated, mut inputs, mut outputs) = (Vec::new(), Vec::new(), Vec::new());
         cylinder_variables::<V, M, P, 0>(&mut calculated, &mut inputs, &mut outputs);
         cylinder_variables::<V, M, P, 1>(&mut calculated, &mut inputs, &mut outputs);
         v.append(&mut calculated);
         v.append(&mut inputs);
         v.append(&mut outputs);
-        v.extend(multibody::diagnostics::variables::<Self>());
+        v.extend(fmu_multibody::diagnostics::variables::<Self>());
         v
     }
 
@@ -419,13 +375,8 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
                 return Err(ModelError::new(format!("parameter {name} = {x} must be positive")));
             }
         }
-        if !(self.h >= 0.0 && self.h.is_finite()) {
-            return Err(ModelError::new(format!("parameter h = {} must be non-negative", self.h)));
-        }
-        if self.max_iter < 1 {
-            return Err(ModelError::new(format!("parameter newton_max_iter = {} must be at least 1", self.max_iter)));
-        }
-        self.settings.max_iter = u32::try_from(self.max_iter).unwrap_or(1);
+        self.step.check()?;
+        self.settings.max_iter = self.step.cap();
         let defaults = Self::default();
         self.rest().map_err(|e| ModelError::new(format!("initial state: {e}")))?;
         // Inputs left at their declared start values follow the state at rest.
@@ -443,10 +394,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         self.work = 0.0;
         self.e0 = self.kinetic_energy() + self.potential_energy();
         self.u_end = u;
-        self.iterations = 0;
-        self.iterations_total = 0;
-        self.steps_total = 0;
-        self.restarts = 0;
+        self.counters = Counters::default();
         self.check_state(0.0, &self.state)
     }
 
@@ -462,7 +410,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
                 .map_err(|e| ModelError::new(format!("restart at t = {t} s: {e}")))?;
             power_start = self.power(&st);
         }
-        let (mut max_it, mut total, mut work) = (0, i64::from(self.iterations_total), self.work);
+        let (mut max_it, mut total, mut work) = (0, i64::from(self.counters.iterations_total), self.work);
         for i in 0..n {
             let tau1 = (i + 1) as f64 * dt;
             let u1 = self.inputs_at(tau1);
@@ -480,22 +428,17 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         self.work = work;
         self.power_end = power_start;
         self.u_end = self.inputs_at(big_h);
-        self.iterations = i32::try_from(max_it).unwrap_or(i32::MAX);
-        self.iterations_total = i32::try_from(total).unwrap_or(i32::MAX);
-        self.steps_total = self.steps_total.saturating_add(i32::try_from(n).unwrap_or(i32::MAX));
-        if jumped && self.restart {
-            self.restarts = self.restarts.saturating_add(1);
-        }
+        self.counters.book_step(max_it, total, n, jumped && self.restart);
         Ok(())
     }
 
     fn visit_state(&mut self, v: &mut dyn StateVisitor) {
         let s = &mut self.settings;
-        for x in [&mut s.alpha, &mut s.tol_q, &mut s.tol_x, &mut self.h] {
+        for x in [&mut s.alpha, &mut s.tol_q, &mut s.tol_x, &mut self.step.h] {
             v.real(x);
         }
-        count(&mut self.max_iter, v);
-        self.settings.max_iter = u32::try_from(self.max_iter).unwrap_or(1);
+        visit_integer(&mut self.step.max_iter, v);
+        self.settings.max_iter = self.step.cap();
         v.boolean(&mut self.restart);
         v.reals(&mut self.f_static);
         v.reals(&mut self.s0);
@@ -512,10 +455,7 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         v.real(&mut self.e0);
         v.real(&mut self.power_end);
         v.reals(&mut self.u_end);
-        count(&mut self.iterations, v);
-        count(&mut self.iterations_total, v);
-        count(&mut self.steps_total, v);
-        count(&mut self.restarts, v);
+        self.counters.visit(v);
         for u in &mut self.inputs {
             v.input(u);
         }

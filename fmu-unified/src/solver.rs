@@ -20,8 +20,8 @@
 //! average the old and the new input over the first step, an O(Δt) timing error (SPEC §5.2).
 
 use crate::circuit::Circuit;
-use multibody::mechanism::{applied_forces, CylinderForce, ForceLaw, Mechanism, MAX_ACTUATORS};
-use multibody::solver::{self, SolverError, State};
+use fmu_multibody::mechanism::{applied_forces, CylinderForce, ForceLaw, Mechanism, MAX_ACTUATORS};
+use fmu_multibody::solver::{self, SolverError, State};
 use nalgebra::{DMatrix, DVector, SVector};
 
 /// Solver settings.

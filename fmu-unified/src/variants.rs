@@ -4,8 +4,8 @@
 use crate::circuit::{Lumped3Circuit, NayaCircuit};
 use crate::fmu::{CylinderNames, UnifiedFmu, Variant};
 use fmu_export::ModelInfo;
-use multibody::crane::{self, Crane};
-use multibody::rod::{self, Rod};
+use fmu_multibody::crane::{self, Crane};
+use fmu_multibody::rod::{self, Rod};
 
 /// `unified-naya.fmu`: rod + naya circuit.
 pub type UnifiedNayaFmu = UnifiedFmu<NayaRod, { rod::M }, 2>;

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{init, kappa_law, run};
-use unified::UnifiedNayaFmu;
+use fmu_unified::UnifiedNayaFmu;
 
 #[test]
 fn rests_at_the_eq_32_equilibrium_with_one_iteration() {
@@ -21,7 +21,7 @@ fn rests_at_the_eq_32_equilibrium_with_one_iteration() {
         |_| vec![k0],
         |_, m| {
             drift = drift.max((m.kinematics(0).s - 0.5).abs());
-            assert_eq!(m.iterations, 1);
+            assert_eq!(m.counters.iterations, 1);
         },
     );
     assert!(drift < 1e-12, "{drift}");
@@ -55,7 +55,7 @@ fn eq_38_manoeuvre_conserves_energy_and_constraints() {
     assert!(phi <= 1e-7, "|Phi| = {phi}");
     assert!(sd_min >= -0.01 && sd_max <= 0.03, "s_dot in [{sd_min}, {sd_max}]");
     assert!(s6 > 0.55 && m.kinematics(0).s < s6, "extends until 6 s ({s6}), then retracts to {}", m.kinematics(0).s);
-    assert_eq!(m.restarts, 2);
+    assert_eq!(m.counters.restarts, 2);
 }
 
 /// Without the restart the 10 ms solution lags the 1 ms one by a timing error at each jump;

@@ -43,14 +43,14 @@ fn system(coupling: &str, h: f64, algorithm: AlgorithmKind, m: usize, stop: f64)
 /// In-process instances of the oscillator's two subsystems.
 fn instances(coupling: &str, interpolate: bool) -> (Vec<Box<dyn Slave>>, Vec<&'static ModelDescription>) {
     if coupling == "fd" {
-        let mut a = InProcess::new(&FD1, "m1");
-        let mut b = InProcess::new(&FD2, "m2");
+        let mut a = InProcess::new(&FD1, "m1").unwrap();
+        let mut b = InProcess::new(&FD2, "m2").unwrap();
         a.interpolates = interpolate;
         b.interpolates = interpolate;
         (vec![Box::new(a), Box::new(b)], vec![md(&FD1), md(&FD2)])
     } else {
-        let mut a = InProcess::new(&DD1, "m1");
-        let mut b = InProcess::new(&DD2, "m2");
+        let mut a = InProcess::new(&DD1, "m1").unwrap();
+        let mut b = InProcess::new(&DD2, "m2").unwrap();
         a.interpolates = interpolate;
         b.interpolates = interpolate;
         (vec![Box::new(a), Box::new(b)], vec![md(&DD1), md(&DD2)])

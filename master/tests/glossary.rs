@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-//! docs/glossary.md (issue 36 item 6): every seed, Publication and SPEC section the README,
-//! docs/*.md and the Rust sources cite has an entry; every configuration key it names exists in
+//! docs/glossary.md (issue 36 item 6, issue 28 item 4): every seed, Publication (also "Pub III"),
+//! SPEC section (also "SPEC 3.6") and author the README, docs/*.md and the Rust sources cite has
+//! an entry; every configuration key it names exists in
 //! the code; the README says how to put `cosim` on the PATH and links the glossary.
 
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ fn docs() -> Vec<(String, String)> {
             out.push((p.file_name().unwrap().to_string_lossy().into_owned(), read(&p)));
         }
     }
-    let mut dirs: Vec<PathBuf> = ["master", "validation", "xtask", "python", "tests", "modelDescription"]
+    let mut dirs: Vec<PathBuf> = ["master", "validation", "xtask", "python", "fmu-harness", "model-description"]
         .iter()
         .map(|c| root().join(c))
         .collect();
@@ -63,23 +64,127 @@ fn cited(text: &str, prefix: &str, allowed: impl Fn(char) -> bool) -> Vec<String
     out
 }
 
+/// "Publication N" written short: "Pub N", "Pub. N".
+fn cited_publications(text: &str) -> Vec<String> {
+    let roman = |c: char| matches!(c, 'I' | 'V');
+    let mut out = cited(text, "Publication ", roman);
+    for prefix in ["Pub ", "Pub. "] {
+        // Whole words only ("Pub I" and not "Pub Intro"): the numeral ends the word.
+        for (i, _) in text.match_indices(prefix) {
+            let tail: String = text[i + prefix.len()..].chars().take_while(|&c| roman(c)).collect();
+            let next = text[i + prefix.len() + tail.len()..].chars().next();
+            if !tail.is_empty() && !next.is_some_and(char::is_alphanumeric) {
+                out.push(tail);
+            }
+        }
+    }
+    out
+}
+
+/// "SPEC §3.6" and "SPEC 3.6" (FMU variable descriptions, which stay as they are, write it
+/// without §): the section numbers.
+fn cited_spec_sections(text: &str) -> Vec<String> {
+    let number = |c: char| c.is_ascii_digit() || c == '.';
+    let mut out = cited(text, "SPEC §", number);
+    out.extend(cited(text, "SPEC ", number));
+    out
+}
+
+/// "seed 004", "seed-004", "seed004" (identifiers such as `seed004_section`), "seeds 001 …":
+/// the three-digit numbers.
+fn cited_seeds(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for prefix in ["seed ", "seed-", "seed", "seeds "] {
+        out.extend(cited(text, prefix, |c| c.is_ascii_digit()).into_iter().filter(|n| n.len() == 3));
+    }
+    out
+}
+
+/// The authors a text cites: the surname before "et al.", and the names of a list that ends in a
+/// year ("Naya, Cuadrado, Dopico, Lugrís 2011", "Merritt 1967", "Benedikt, Watzenig, Hofer,
+/// *Title*, … 2013" gives only the names just before the year).
+fn cited_authors(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let name = |w: &str| {
+        let w = w.trim_start_matches(['(', '[', '*']).trim_end_matches([',', '*']);
+        let mut cs = w.chars();
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+        (cs.next().is_some_and(char::is_uppercase)
+            && w.chars().count() > 2
+            && cs.all(|c| c.is_alphabetic() && c.is_lowercase())
+            && !months.contains(&w))
+        .then(|| w.to_owned())
+    };
+    let year = |w: &str| {
+        let y = w.trim_end_matches([')', ',', ';', '.', ':', ']']);
+        y.len() == 4 && y.parse::<u32>().is_ok_and(|y| (1950..2030).contains(&y))
+    };
+    let mut out = Vec::new();
+    for i in 1..words.len() {
+        if words[i] == "et" && words.get(i + 1).is_some_and(|w| w.starts_with("al")) {
+            out.extend(name(words[i - 1]));
+        }
+        if year(words[i]) {
+            // Back from the year over the names: "A, B and C 2011".
+            let mut j = i;
+            while let Some(n) = name(words[j - 1]) {
+                out.push(n);
+                j -= 1;
+                match j.checked_sub(1).map(|k| words[k]) {
+                    Some("and" | "&") if j > 1 => j -= 1,
+                    Some(prev) if prev.ends_with(',') => {}
+                    _ => break,
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_cited_author_is_in_the_glossary() {
+    let glossary = read(&root().join("docs/glossary.md"));
+    let (mut checked, mut missing) = (0, std::collections::BTreeSet::new());
+    for (name, text) in docs() {
+        for a in cited_authors(&text) {
+            if !glossary.contains(&a) {
+                missing.insert(format!("{name} cites {a}"));
+            }
+            checked += 1;
+        }
+    }
+    assert!(missing.is_empty(), "no reference of docs/glossary.md names them:\n{}", Vec::from_iter(missing).join("\n"));
+    assert!(checked > 30, "only {checked} author citations found: the scan is broken");
+}
+
+#[test]
+fn the_citation_scans_find_every_form() {
+    let text = "Pub III eq. 30, Pub. II, (Pub I), Pub IV. Publication III; Pub Intro; SPEC 3.6, SPEC §3.7. \
+                seed-002 four-bar, seed004(), seeds 001 and 004; (Naya, Cuadrado, Dopico, Lugrís 2011), Merritt 1967, \
+                Sadjina et al. 2017, 26 Nov 2026";
+    assert_eq!(cited_publications(text), ["III", "III", "I", "IV", "II"]);
+    assert_eq!(cited_spec_sections(text), ["3.7", "3.6"]);
+    assert_eq!(cited_seeds(text), ["002", "004", "001"]);
+    assert_eq!(cited_authors(text), ["Lugrís", "Dopico", "Cuadrado", "Naya", "Merritt", "Sadjina"]);
+}
+
 #[test]
 fn every_cited_seed_publication_and_spec_section_is_in_the_glossary() {
     let glossary = read(&root().join("docs/glossary.md"));
     let mut checked = 0;
     for (name, text) in docs() {
-        for n in cited(&text, "seed ", |c| c.is_ascii_digit()).into_iter().filter(|n| n.len() == 3) {
+        for n in cited_seeds(&text) {
             assert!(glossary.contains(&format!("**seed {n}**")), "{name} cites seed {n}: not in docs/glossary.md");
             checked += 1;
         }
-        for n in cited(&text, "Publication ", |c| matches!(c, 'I' | 'V')) {
+        for n in cited_publications(&text) {
             assert!(
                 glossary.contains(&format!("**Publication {n}**")),
                 "{name} cites Publication {n}: not in docs/glossary.md"
             );
             checked += 1;
         }
-        for n in cited(&text, "SPEC §", |c| c.is_ascii_digit() || c == '.') {
+        for n in cited_spec_sections(&text) {
             assert!(glossary.contains(&format!("| SPEC §{n} |")), "{name} cites SPEC §{n}: not in docs/glossary.md");
             checked += 1;
         }

@@ -26,9 +26,9 @@
 
 use anyhow::{anyhow, bail, Result};
 use fmu_export::{CoSimModel, Context, InputSignal};
-use hydraulics::naya::Inputs;
-use hydraulics::NayaFmu;
-use multibody::RodPFmu;
+use fmu_hydraulics::naya::Inputs;
+use fmu_hydraulics::NayaFmu;
+use fmu_multibody::RodPFmu;
 use nalgebra::SVector;
 
 /// Communication (multibody) step Δt of the paper (s).

@@ -15,12 +15,12 @@ use crate::plot::{lines, Series};
 use crate::runner::Runner;
 use crate::{Row, Section, Verdict};
 use anyhow::Result;
-use hydraulics::sp::Gamma;
+use fmu_hydraulics::sp::Gamma;
+use fmu_semirecursive::circuit::P3Model;
+use fmu_semirecursive::models::Model;
+use fmu_semirecursive::penalty::{Penalty, Settings, Tangent, DAMP_AFTER};
+use fmu_semirecursive::pub2::{compare, model_a_prime, switch_times, Comparison, Trace, GAMMA};
 use master::system::Overrides;
-use semirecursive::circuit::P3Model;
-use semirecursive::models::Model;
-use semirecursive::penalty::{Penalty, Settings, Tangent, DAMP_AFTER};
-use semirecursive::pub2::{compare, model_a_prime, switch_times, Comparison, Trace, GAMMA};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -103,7 +103,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, _quick: bool) -> Result<Section> 
          penalty formulation (trapezoidal rule, plain Newton with the forward-difference tangent of eq. 45, α = 1e11, \
          tolerances 1e-7 rad and 1e2 Pa, cap 100 iterations), 7 s of the eq. 40 work cycle from static equilibrium. LF: Newton on \
          [z; p1; p2; p3]; SP: on [z; p1; p2], p3 the quasi-steady state of eqs. 33–34 (in the 2 bar laminar band the exact \
-         root of Q_V3 = Q31, `hydraulics::sp`), Q31 = γ± Q̄31 (eq. 35). SP is run with the paper's γ± and with γ = 1 \
+         root of Q_V3 = Q31, `fmu_hydraulics::sp`), Q31 = γ± Q̄31 (eq. 35). SP is run with the paper's γ± and with γ = 1 \
          (SPEC §3.7: the quasi-steady state is then exact). Beside the paper's plain Newton, LF with our safeguard (the \
          update halved after 25 iterations, as the FMU runs it). Iterations per step, average / maximum:\n\n\
          | Δt (ms) | LF paper | LF ours | LF ours, halved after 25 | SP paper | SP ours, Pub II γ± | SP ours, γ = 1 | energy peak LF (halved) / SP γ± / SP γ=1 (J) |\n\
@@ -339,10 +339,10 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, _quick: bool) -> Result<Section> 
     // Plots.
     std::fs::create_dir_all(img_dir)?;
     let mut plots = Vec::new();
-    let ser = |t: &Trace, f: &dyn Fn(&semirecursive::pub2::Point) -> f64| -> Vec<(f64, f64)> {
+    let ser = |t: &Trace, f: &dyn Fn(&fmu_semirecursive::pub2::Point) -> f64| -> Vec<(f64, f64)> {
         t.points.iter().map(|p| (p.t, f(p))).collect()
     };
-    let three = |f: &dyn Fn(&semirecursive::pub2::Point) -> f64| {
+    let three = |f: &dyn Fn(&fmu_semirecursive::pub2::Point) -> f64| {
         [
             Series { label: "LF, Δt = 2 ms", points: ser(lf2, f) },
             Series { label: "SP γ = 1, Δt = 8 ms", points: ser(sp8_one, f) },

@@ -38,7 +38,7 @@ use std::path::Path;
 
 /// Spool position of the naya circuit holding the crane at rest (F_static = 8829 N, seed 004 eq. 32).
 pub fn kappa0() -> f64 {
-    hydraulics::naya::Naya::default().equilibrium(8829.0).map(|e| e.kappa).unwrap_or(f64::NAN)
+    fmu_hydraulics::naya::Naya::default().equilibrium(8829.0).map(|e| e.kappa).unwrap_or(f64::NAN)
 }
 
 /// A valve manoeuvre of crane-a4 (issue 17).

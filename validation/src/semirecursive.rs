@@ -8,11 +8,11 @@ use crate::plot::{lines, Series};
 use crate::report::{Row, Section, Verdict};
 use crate::runner::Runner;
 use anyhow::{anyhow, bail, Result};
+use fmu_semirecursive::gl::Gl;
+use fmu_semirecursive::models::{model_a, model_d, model_e, Model};
+use fmu_semirecursive::penalty::Tangent;
+use fmu_semirecursive::run::{Formulation, Run};
 use master::system::Overrides;
-use semirecursive::gl::Gl;
-use semirecursive::models::{model_a, model_d, model_e, Model};
-use semirecursive::penalty::Tangent;
-use semirecursive::run::{Formulation, Run};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,7 @@ fn simulate(m: &Model, f: Formulation, dt: f64) -> Result<Run> {
 }
 
 /// Every k-th sample of a run as plot points.
-fn pts(run: &Run, every: usize, f: impl Fn(&semirecursive::run::Sample) -> f64) -> Vec<(f64, f64)> {
+fn pts(run: &Run, every: usize, f: impl Fn(&fmu_semirecursive::run::Sample) -> f64) -> Vec<(f64, f64)> {
     run.samples.iter().step_by(every).map(|s| (s.t, f(s))).collect()
 }
 

@@ -21,8 +21,8 @@ pub fn run(args: &[String]) -> Result<()> {
     for (package, test) in [
         ("master", "fuzz_inputs"),
         ("model-description", "fuzz"),
-        ("integration-tests", "fuzz_c_api_oscillator"),
-        ("integration-tests", "fuzz_c_api_hydraulics"),
+        ("fmu-harness", "fuzz_c_api_oscillator"),
+        ("fmu-harness", "fuzz_c_api_hydraulics"),
     ] {
         eprintln!("fuzz: {package} --test {test}, FUZZ_CASES={cases}");
         let status = Command::new(&cargo)

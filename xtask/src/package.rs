@@ -8,21 +8,21 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// An FMU cdylib package (under `fmus/`) and the FMUs it serves (its physics crate's list).
+/// An FMU cdylib package (`fmus/<package>/`; its lib, and so `lib<package with _>.so`, is named after
+/// it) and the FMUs it serves (its physics crate's list).
 struct Library {
     package: &'static str,
-    lib_name: &'static str,
     fmus: &'static [&'static dyn Fmu],
 }
 
 fn libraries() -> Vec<Library> {
     vec![
-        Library { package: "oscillator-fmus", lib_name: "oscillator_fmus", fmus: oscillator::FMUS },
-        Library { package: "hydraulics-fmus", lib_name: "hydraulics_fmus", fmus: hydraulics::FMUS },
-        Library { package: "testing-fmus", lib_name: "testing_fmus", fmus: testing::FMUS },
-        Library { package: "multibody-fmus", lib_name: "multibody_fmus", fmus: multibody::FMUS },
-        Library { package: "unified-fmus", lib_name: "unified_fmus", fmus: unified::FMUS },
-        Library { package: "semirecursive-fmus", lib_name: "semirecursive_fmus", fmus: semirecursive::FMUS },
+        Library { package: "oscillator-fmus", fmus: fmu_oscillator::FMUS },
+        Library { package: "hydraulics-fmus", fmus: fmu_hydraulics::FMUS },
+        Library { package: "testing-fmus", fmus: fmu_testing::FMUS },
+        Library { package: "multibody-fmus", fmus: fmu_multibody::FMUS },
+        Library { package: "unified-fmus", fmus: fmu_unified::FMUS },
+        Library { package: "semirecursive-fmus", fmus: fmu_semirecursive::FMUS },
     ]
 }
 
@@ -45,7 +45,7 @@ pub fn fmus() -> Result<Vec<PathBuf>> {
     }
     let mut written = Vec::new();
     for l in &libs {
-        let so = crate::target_dir().join("release").join(format!("lib{}.so", l.lib_name));
+        let so = crate::target_dir().join("release").join(format!("lib{}.so", l.package.replace('-', "_")));
         let binary = std::fs::read(&so).with_context(|| format!("reading {}", so.display()))?;
         for fmu in l.fmus {
             let path = out_dir.join(format!("{}.fmu", fmu.info().fmu_name));

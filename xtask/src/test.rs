@@ -91,7 +91,7 @@ fn extract_gemseo_fmus(wheel: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The FMU call-sequence tests (tests/tests/c_api.rs, which drive the packaged .so files) under
+/// The FMU call-sequence tests (fmu-harness/tests/c_api.rs, which drive the packaged .so files) under
 /// valgrind memcheck: zero errors and no definite leaks.
 fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<()> {
     if Command::new("valgrind").arg("--version").output().is_err() {
@@ -119,7 +119,7 @@ fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<(
 fn memcheck(cargo: &str, root: &Path, test: &str, kinds: &str) -> Result<Command> {
     let out = Command::new(cargo)
         .current_dir(root)
-        .args(["test", "--no-run", "-p", "integration-tests", "--test", test])
+        .args(["test", "--no-run", "-p", "fmu-harness", "--test", test])
         .output()
         .with_context(|| format!("building the {test} tests"))?;
     let text = String::from_utf8_lossy(&out.stderr);

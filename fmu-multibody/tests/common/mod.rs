@@ -4,7 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use fmu_export::{CoSimModel, Context, InputSignal};
-use multibody::fmu::{MbFmu, Variant};
+use fmu_multibody::fmu::{MbFmu, Variant};
 
 /// Initializes a model after `setup` changed its parameters.
 pub fn init<V: Variant<M>, const M: usize>(setup: impl FnOnce(&mut MbFmu<V, M>)) -> MbFmu<V, M> {

@@ -2,7 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use fmu_export::{CoSimModel, Context};
-use unified::fmu::{UnifiedFmu, Variant};
+use fmu_unified::fmu::{UnifiedFmu, Variant};
 
 /// Initializes a model after `setup` changed its parameters.
 pub fn init<V: Variant<M, P>, const M: usize, const P: usize>(
