@@ -10,8 +10,8 @@
 //! the unified reference, so differences are the coupling's); the cavitation law's collapsed
 //! modulus below the cavitation pressure is not applied (the energy there is ~0 either way).
 
-use hydraulics::lumped3::Lumped3;
-use hydraulics::naya::Naya;
+use fmu_hydraulics::lumped3::Lumped3;
+use fmu_hydraulics::naya::Naya;
 
 /// A crane circuit: seed 004's two-chamber cylinder (crane-a4) or Publication III's three-volume
 /// circuit (crane-pub3), with the actuator length s0 of its FMU instance.
@@ -91,7 +91,7 @@ mod tests {
         // ṗ_i from the model's own eq. 29 (a central difference over ±1 µs).
         let n = Naya::default();
         let c = Circuit::naya(n.s0);
-        let u = hydraulics::naya::Inputs { s: n.s0 + 0.05, s_dot: 0.0, kappa: 0.6 };
+        let u = fmu_hydraulics::naya::Inputs { s: n.s0 + 0.05, s_dot: 0.0, kappa: 0.6 };
         let p = [3.0e6, 4.5e6];
         let (q1, q2) = n.flows(p[0], p[1], u.kappa);
         let (r1, r2) = n.pressure_rates(p[0], p[1], &u);
@@ -107,7 +107,7 @@ mod tests {
         // Publication III's eqs. 20–22 with s fixed: dE/dt = p1 Q31 − p2 Q2V + p3 (Q_V3 − Q31).
         let c = Lumped3::default();
         let circuit = Circuit::lumped3(c.s0);
-        let u = hydraulics::lumped3::Inputs { s: c.s0 + 0.1, s_dot: 0.0, u_ref: 5.0 };
+        let u = fmu_hydraulics::lumped3::Inputs { s: c.s0 + 0.1, s_dot: 0.0, u_ref: 5.0 };
         let x = nalgebra::SVector::<f64, 4>::new(4.0e6, 3.0e6, 5.0e6, 5.0);
         let (r, q) = (c.rates(&x, &u), c.flows(&x));
         let dt = 1e-6;
