@@ -29,7 +29,10 @@ fn summary(out: &Path) -> serde_json::Value {
 fn timing(out: &Path) -> Vec<(u64, f64, f64, f64, f64)> {
     let text = std::fs::read_to_string(out.join("timing.csv")).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("step,time,deadline_s,step_time_s,lateness_s"));
+    assert_eq!(
+        lines.next(),
+        Some("step,time,deadline_s,step_time_s,lateness_s,monotonic_s,cpu_s,run_delay_s,minflt,majflt,nvcsw,nivcsw")
+    );
     lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
