@@ -149,7 +149,13 @@ fn a_value_set_over_json_lines_reaches_the_fmu_at_the_next_communication_point()
     assert!(got["values"]["mech.s"].as_f64().unwrap() > 0.0, "{got}");
     drop(c);
     run.wait();
-    let rows = spool(&out);
+    seven_point_five_then_minus_four_then_released(&out);
+}
+
+/// What the JSON-lines and UDP tests did, in results.csv: 7.5 set before the start, −4 set
+/// later, then released (1.5 s at H = 1 ms).
+fn seven_point_five_then_minus_four_then_released(out: &Path) {
+    let rows = spool(out);
     assert_eq!(rows.len(), 1501);
     // t = 0: the start value; every row from the first step until the second value: 7.5 (the
     // table says 0 there: the live value overrides it).
@@ -163,6 +169,78 @@ fn a_value_set_over_json_lines_reaches_the_fmu_at_the_next_communication_point()
     // The FMU saw it: its spool U follows U_ref (a first-order valve), towards 7.5 then -4.
     assert!(rows[second - 1].2 > 5.0, "U before the second value: {}", rows[second - 1].2);
     assert!(rows[released - 1].2 < -1.0, "U before the release: {}", rows[released - 1].2);
+}
+
+/// The next datagram from `u` that is (`rows`) or is not a row stream message.
+fn udp_next(u: &std::net::UdpSocket, rows: bool) -> serde_json::Value {
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let n = u.recv(&mut buf).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
+        if v.get("rows").is_some() == rows {
+            return v;
+        }
+    }
+}
+
+#[test]
+fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply() {
+    let dir = tmp("live-udp");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "1.5",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The same port number as the TCP side.
+    let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    u.connect(&run.addr).unwrap();
+    u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let ask = |msg: &[u8]| {
+        u.send(msg).unwrap();
+        udp_next(&u, false)
+    };
+    let info = ask(br#"{"info": true}"#);
+    assert_eq!(info["info"]["inputs"][0]["name"], "hyd.U_ref", "{info}");
+    // Garbage: each datagram gets an error reply naming what is wrong, and changes nothing.
+    for (bad, says) in [
+        (&b"hello"[..], "not JSON"),
+        (b"\xff\xfe{}", "UTF-8"),
+        (b"[1, 2]", "JSON object"),
+        (br#"{"set": {"hyd.U_ref": "x"}}"#, "not a number"),
+        (br#"{"set": {"hyd.nope": 1}}"#, "not a live input"),
+        (br#"{"set": {"hyd.U_ref": 9}, "jump": true}"#, "unknown key"),
+    ] {
+        let r = ask(bad);
+        let e = r["error"].as_str().unwrap_or_else(|| panic!("no error for {bad:?}: {r}"));
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+    // One message per datagram; a trailing newline is allowed.
+    assert_eq!(ask(b"{\"set\": {\"hyd.U_ref\": 7.5}}\n")["ok"], true);
+    assert_eq!(ask(br#"{"pause": false, "subscribe": 10}"#)["every"], 10);
+    let rows = udp_next(&u, true);
+    assert!(rows["rows"].as_array().is_some_and(|r| !r.is_empty()), "{rows}");
+    std::thread::sleep(Duration::from_millis(250));
+    assert_eq!(ask(br#"{"set": {"hyd.U_ref": -4.0}}"#)["ok"], true);
+    std::thread::sleep(Duration::from_millis(150));
+    assert_eq!(ask(br#"{"release": "hyd.U_ref"}"#)["ok"], true);
+    let got = ask(br#"{"get": true}"#);
+    assert!(got["values"]["mech.s"].as_f64().unwrap() > 0.0, "{got}");
+    run.wait();
+    seven_point_five_then_minus_four_then_released(&out);
+    // The stream's last datagram carries the final status.
+    let mut last = udp_next(&u, true);
+    while last["status"] == "running" {
+        last = udp_next(&u, true);
+    }
+    assert_eq!(last["status"], "ok", "{last}");
 }
 
 /// A WebSocket client: handshake, masked frames out, unmasked frames in.
