@@ -6,6 +6,7 @@
 //!           [--step-control fixed|ecco] [--ecco-rtol R] [--ecco-atol A] [--h-min H] [--h-max H] [--energy-correction true|false]
 //!           [--set KEY=VALUE ...]   (any [simulation] setting, TOML value syntax, dotted keys: ecco.safety=0.8)
 //!           [--real-time [FACTOR]] [--max-lateness S] [--rt-priority] [--timing] [--serve [ADDR]] [--paused]
+//! cosim serve SYSTEM.toml|MODEL.fmu|x.ssp [--addr ADDR] [--start] [--out DIR] [--real-time [FACTOR]] [--rt-priority] [--timing] …
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
@@ -158,6 +159,10 @@ enum Command {
         #[arg(long)]
         paused: bool,
     },
+    /// Serve a run live (`cosim run --serve --paused`): the dashboard on http://ADDR/ (default
+    /// [live].addr or 127.0.0.1:8033), WebSocket, JSON lines and UDP datagrams on the same port;
+    /// in real time; waits for the page's Start unless --start (docs/live.md).
+    Serve(cli::serve::ServeArgs),
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
     #[command(hide = true)]
@@ -389,7 +394,12 @@ fn error_chain(e: &anyhow::Error) -> String {
 }
 
 fn run() -> Result<i32> {
-    match Cli::parse().command {
+    run_command(Cli::parse().command)
+}
+
+fn run_command(command: Command) -> Result<i32> {
+    match command {
+        Command::Serve(args) => run_command(args.into_run()),
         Command::Bench {
             precision: Some(system), reference, grid, grid_file, compare, tolerance, out, repeat, ..
         } => {
