@@ -636,3 +636,54 @@ fn a_reset_runs_the_system_again_from_its_start_into_the_same_files() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!((s["status"].as_str(), s["steps"].as_u64()), (Some("ok"), Some(1000)), "{s}");
 }
+
+#[test]
+fn cosim_serve_of_the_exported_ssp_waits_for_start_and_serves_the_same_live_variables() {
+    let dir = tmp("live-serve-ssp");
+    let sys = operator(&dir);
+    let ssp = dir.join("operator.ssp");
+    let o = support::cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // What the system file serves, asked of a paused `cosim run --serve`.
+    let toml_run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "0.01",
+        "--paused",
+        "--out",
+        dir.join("o1").to_str().unwrap(),
+    ]);
+    let mut c = Lines::connect(&toml_run.addr);
+    let want = c.ask(r#"{"info": true}"#)["info"].clone();
+    assert_eq!(c.ask(r#"{"pause": false}"#)["ok"], true);
+    drop(c);
+    toml_run.wait();
+    // `cosim serve` of the SSP: its [live] (in our settings annotation) serves the same inputs
+    // (ranges, keys) and columns, on the address the annotation gives (port 0: a free one).
+    let out = dir.join("o2");
+    let run =
+        start(&["serve", ssp.to_str().unwrap(), "--stop-time", "0.3", "--timing", "--out", out.to_str().unwrap()]);
+    let mut c = Lines::connect(&run.addr);
+    let info = c.ask(r#"{"info": true}"#)["info"].clone();
+    for key in ["inputs", "columns", "start", "step"] {
+        assert_eq!(info[key], want[key], "{key}: the SSP serves what the system file serves");
+    }
+    assert_eq!(info["stop"], 0.3);
+    assert_eq!(info["inputs"][0]["keys"][0], "ArrowUp", "{info}");
+    // Paused until a client starts it: only the start row is published meanwhile.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.ask(r#"{"get": true}"#)["published"], 1);
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": 6.0}, "pause": false}"#)["ok"], true);
+    drop(c);
+    run.wait();
+    let rows = spool(&out);
+    assert_eq!(rows.len(), 301);
+    assert!(rows[1..].iter().all(|r| r.1 == 6.0), "the value set before the start holds from step 1");
+    // In real time (factor 1) by default.
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["real_time"]["factor"], 1.0, "{s}");
+    assert_eq!(s["real_time"]["steps"], 300, "{s}");
+    assert!(s["real_time"]["paused_s"].as_f64().unwrap() >= 0.25, "it waited for the start: {s}");
+}
