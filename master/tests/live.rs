@@ -484,6 +484,46 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
         let (op, p) = c2.frame();
         assert_eq!((op, &p[..2]), (8, &1002u16.to_be_bytes()[..]));
     }));
+    // UDP: 1,000 datagrams in a second (garbage, refused sets, reads), each answered; more
+    // subscribers than served, which then vanish (their sockets closed without a word).
+    let a = addr.clone();
+    attackers.push(spawn("udp", move || {
+        let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        u.connect(&a).unwrap();
+        u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let t0 = Instant::now();
+        for k in 0..1000u32 {
+            let msg: &[u8] = match k % 4 {
+                0 => b"\x00\x01garbage",
+                1 => br#"{"set": {"hyd.U_ref": null}}"#,
+                2 => br#"{"set": {"hyd.U_ref": 1.0}, "bogus": 1}"#,
+                _ => br#"{"get": true}"#,
+            };
+            u.send(msg).unwrap();
+            let r = udp_next(&u, false);
+            assert!(r.get("error").is_some() == (k % 4 != 3), "{k}: {r}");
+            let due = Duration::from_millis(u64::from(k));
+            if let Some(wait) = due.checked_sub(t0.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+        let subscribers: Vec<std::net::UdpSocket> = (0..40)
+            .map(|_| {
+                let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+                s.connect(&a).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                s
+            })
+            .collect();
+        let refused = subscribers
+            .iter()
+            .filter(|s| {
+                s.send(br#"{"subscribe": 1}"#).unwrap();
+                udp_next(s, false).get("error").is_some()
+            })
+            .count();
+        assert_eq!(refused, 40 - 32, "at most 32 UDP subscribers");
+    }));
     // Abrupt disconnects, half-sent requests, and more clients at once than are served.
     let a = addr.clone();
     attackers.push(spawn("disconnects", move || {

@@ -1,8 +1,8 @@
 //! The live server's datagram side: UDP on the same address and port number as the TCP side,
 //! one JSON message per datagram (the messages of docs/live.md), each answered with one
 //! datagram to its sender. A sender that subscribes gets the row stream in datagrams (every
-//! 40 ms, split so that none is larger than [`MAX_DATAGRAM`]) until it unsubscribes, its
-//! datagrams cannot be delivered, or the server stops. For HMIs, joysticks and other simulators
+//! 40 ms, split so that none is larger than [`MAX_DATAGRAM`]) until it unsubscribes, sends
+//! nothing for [`LEASE`] (UDP says nothing when a peer goes away), or the server stops. For HMIs, joysticks and other simulators
 //! that send a value per frame and want no connection.
 
 use super::server::{handle, stream_message, Session, MAX_CLIENTS, STREAM_EVERY};
@@ -15,6 +15,11 @@ use std::time::{Duration, Instant};
 
 /// Largest datagram sent (bytes; an IPv4 UDP payload is at most 65,507).
 pub const MAX_DATAGRAM: usize = 60_000;
+/// A subscription lapses when its subscriber sent nothing for this long (any message renews it).
+pub const LEASE: Duration = Duration::from_secs(10);
+
+/// A subscriber: its address, its session, and when it last sent a datagram.
+type Subscriber = (SocketAddr, Session, Instant);
 
 /// Serves `hub` on `socket` until `stop` (run on a thread of its own).
 pub(super) fn serve(socket: &UdpSocket, hub: &Arc<Hub>, stop: &AtomicBool) {
@@ -22,14 +27,14 @@ pub(super) fn serve(socket: &UdpSocket, hub: &Arc<Hub>, stop: &AtomicBool) {
     let _ = socket.set_write_timeout(Some(Duration::from_millis(100)));
     // One byte more than the largest message: a longer datagram is seen as too long.
     let mut buf = vec![0u8; super::server::MAX_MESSAGE + 1];
-    let mut subscribers: Vec<(SocketAddr, Session)> = Vec::new();
+    let mut subscribers: Vec<Subscriber> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         match socket.recv_from(&mut buf) {
             Ok((n, from)) => {
                 let reply = answer(hub, &mut subscribers, from, &buf[..n]);
                 if let Some(reply) = reply {
                     if socket.send_to(reply.as_bytes(), from).is_err() {
-                        subscribers.retain(|(a, _)| *a != from);
+                        subscribers.retain(|(a, _, _)| *a != from);
                     }
                 }
             }
@@ -38,21 +43,24 @@ pub(super) fn serve(socket: &UdpSocket, hub: &Arc<Hub>, stop: &AtomicBool) {
             // receive) or another transient error: go on.
             Err(_) => {}
         }
-        for (addr, session) in &mut subscribers {
+        for (addr, session, heard) in &mut subscribers {
+            if heard.elapsed() > LEASE {
+                session.subscribed = false;
+            }
             if session.due() && send_rows(socket, hub, session, *addr).is_err() {
                 session.subscribed = false;
             }
         }
-        subscribers.retain(|(_, s)| s.subscribed);
+        subscribers.retain(|(_, s, _)| s.subscribed);
     }
     // The last rows and the final status to every subscriber.
-    for (addr, session) in &mut subscribers {
+    for (addr, session, _) in &mut subscribers {
         let _ = send_rows(socket, hub, session, *addr);
     }
 }
 
 /// The reply to one datagram (`None`: nothing to answer, an empty datagram).
-fn answer(hub: &Hub, subscribers: &mut Vec<(SocketAddr, Session)>, from: SocketAddr, data: &[u8]) -> Option<String> {
+fn answer(hub: &Hub, subscribers: &mut Vec<Subscriber>, from: SocketAddr, data: &[u8]) -> Option<String> {
     if data.len() > super::server::MAX_MESSAGE {
         let max = super::server::MAX_MESSAGE;
         return Some(json!({ "error": format!("a datagram longer than {max} bytes") }).to_string());
@@ -62,16 +70,19 @@ fn answer(hub: &Hub, subscribers: &mut Vec<(SocketAddr, Session)>, from: SocketA
         Ok(t) => t.to_owned(),
         Err(_) => "\u{fffd}not UTF-8".to_owned(),
     };
-    let k = subscribers.iter().position(|(a, _)| *a == from);
+    let k = subscribers.iter().position(|(a, _, _)| *a == from);
     let mut fresh = Session::new(hub);
     let session = match k {
-        Some(k) => &mut subscribers[k].1,
+        Some(k) => {
+            subscribers[k].2 = Instant::now();
+            &mut subscribers[k].1
+        }
         None => &mut fresh,
     };
     let reply = handle(hub, session, &text);
     if k.is_none() && fresh.subscribed {
         if subscribers.len() < MAX_CLIENTS {
-            subscribers.push((from, fresh));
+            subscribers.push((from, fresh, Instant::now()));
         } else {
             return Some(json!({ "error": format!("{MAX_CLIENTS} subscribers already; not subscribed") }).to_string());
         }
