@@ -108,7 +108,12 @@ pub struct Histogram {
 
 impl Default for Histogram {
     fn default() -> Self {
-        Self { counts: vec![0; BINS].into_boxed_slice(), total: 0, max: 0 }
+        // Written twice so that every page exists now, not at the first step that lands in it
+        // (zeroed memory from the OS is mapped on first touch; black_box keeps the first write).
+        let mut counts = vec![1u64; BINS];
+        std::hint::black_box(&mut counts);
+        counts.fill(0);
+        Self { counts: counts.into_boxed_slice(), total: 0, max: 0 }
     }
 }
 
@@ -282,11 +287,12 @@ impl Pacer {
     /// A pacer for a run from `t0` of about `steps` communication steps (the timing table's
     /// size when `cfg.timing_csv` is set).
     pub fn new(cfg: RealTime, t0: f64, steps: u64) -> Self {
-        let rows = if cfg.timing_csv.is_some() {
+        let mut rows = if cfg.timing_csv.is_some() {
             Vec::with_capacity((steps as usize).saturating_add(1).min(MAX_ROWS))
         } else {
             Vec::new()
         };
+        touch(&mut rows);
         Self {
             cfg,
             t0,
@@ -321,6 +327,7 @@ impl Pacer {
         self.cfg.timing_csv = Some(path);
         let want = (self.rows_hint as usize).saturating_add(1).min(MAX_ROWS);
         self.rows.reserve_exact(want.saturating_sub(self.rows.len()));
+        touch(&mut self.rows);
     }
 
     /// Shares the running statistics (a live dashboard).
@@ -495,6 +502,16 @@ impl Pacer {
         write_rows(path, &self.rows, self.t0, self.cfg.factor)
             .map_err(|source| MasterError::Io { path: path.clone(), source })
     }
+}
+
+/// Writes the whole capacity of the (empty) timing table once, so that its pages are mapped
+/// before the run instead of one page fault every 64 steps (measured: 313 minor faults in a
+/// 20,000-step run without `mlockall`).
+fn touch(rows: &mut Vec<Row>) {
+    let n = rows.len();
+    rows.resize(rows.capacity(), Row::default());
+    std::hint::black_box(&mut *rows);
+    rows.truncate(n);
 }
 
 fn write_rows(path: &Path, rows: &[Row], t0: f64, factor: f64) -> std::io::Result<()> {
