@@ -178,8 +178,10 @@ fn the_real_time_settings_travel_in_the_ssp_annotation() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = summary(&out);
     assert_eq!(s["real_time"]["factor"], 2.0, "{s}");
+    // Paced (an unpaced run takes ~10 ms): never faster than 0.5 s / 2 − 5 %; the upper bound
+    // leaves room for start-up on a loaded machine (0.27 s was seen at load 11).
     let wall = s["wall_time_s"].as_f64().unwrap();
-    assert!((wall - 0.25).abs() <= 0.0125 + 0.01, "0.5 s at factor 2 took {wall} s");
+    assert!((0.2375..=0.35).contains(&wall), "0.5 s at factor 2 took {wall} s");
 }
 
 #[test]
