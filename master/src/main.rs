@@ -152,16 +152,18 @@ enum Command {
         #[arg(long)]
         timing: bool,
         /// Serve the run live on ADDR (default [live].addr or 127.0.0.1:8033): the dashboard at
-        /// http://ADDR/, WebSocket at /ws, JSON lines on the same port (docs/live.md).
+        /// http://ADDR/, WebSocket at /ws, JSON lines and UDP datagrams on the same port (docs/live.md).
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
         serve: Option<String>,
         /// Start a served run paused, until a client starts it (the page's Start button).
         #[arg(long)]
         paused: bool,
     },
-    /// Serve a run live (`cosim run --serve --paused`): the dashboard on http://ADDR/ (default
-    /// [live].addr or 127.0.0.1:8033), WebSocket, JSON lines and UDP datagrams on the same port;
-    /// in real time; waits for the page's Start unless --start (docs/live.md).
+    /// Serve a run live in real time: the dashboard, WebSocket, JSON lines, UDP (docs/live.md)
+    ///
+    /// `cosim run --serve --paused`: the dashboard on http://ADDR/ (default [live].addr or
+    /// 127.0.0.1:8033), WebSocket at /ws, JSON lines and UDP datagrams on the same port; waits
+    /// for the page's Start unless --start.
     Serve(cli::serve::ServeArgs),
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
