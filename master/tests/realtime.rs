@@ -225,3 +225,43 @@ fn a_paced_run_touches_no_new_memory_page_after_its_first_step() {
         "page faults after the first step (step, faults): {faults:?}"
     );
 }
+
+/// A terminal that takes nothing until released (a stopped terminal: Ctrl-S), then records.
+struct StoppedTerminal {
+    gate: std::sync::mpsc::Receiver<()>,
+    open: bool,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl std::io::Write for StoppedTerminal {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.open {
+            let _ = self.gate.recv();
+            self.open = true;
+        }
+        self.seen.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stopped_terminal_does_not_hold_up_the_steps() {
+    use master::observer::{Observer, Progress};
+    let (release, gate) = std::sync::mpsc::channel();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let term = StoppedTerminal { gate, open: false, seen: std::sync::Arc::clone(&seen) };
+    let mut bar = Progress::to(Box::new(term), 20_000);
+    // Every step returns while the terminal takes nothing (the progress bar's first line is
+    // stuck in it): the stepping thread never writes to the terminal itself.
+    for n in 0..20_000u64 {
+        bar.step(n, (n + 1) as f64 * 1e-3, &[], &[]).unwrap();
+    }
+    assert!(seen.lock().unwrap().is_empty(), "nothing reached the stopped terminal");
+    release.send(()).unwrap();
+    drop(bar);
+    let text = String::from_utf8(seen.lock().unwrap().clone()).unwrap();
+    assert!(text.ends_with("100%  t = 20.0000\n"), "the last line: {text:?}");
+}
