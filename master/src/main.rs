@@ -6,6 +6,7 @@
 //!           [--step-control fixed|ecco] [--ecco-rtol R] [--ecco-atol A] [--h-min H] [--h-max H] [--energy-correction true|false]
 //!           [--set KEY=VALUE ...]   (any [simulation] setting, TOML value syntax, dotted keys: ecco.safety=0.8)
 //!           [--real-time [FACTOR]] [--max-lateness S] [--rt-priority] [--timing] [--serve [ADDR]] [--paused]
+//! cosim serve SYSTEM.toml|MODEL.fmu|x.ssp [--addr ADDR] [--start] [--out DIR] [--real-time [FACTOR]] [--rt-priority] [--timing] …
 //! cosim tune SYSTEM.toml [--input inst.var ...] [--h-ini H] [--h-inc H] [--tests step,ramp,...] [--verify CYCLE] [--out DIR]
 //! cosim export-ssp SYSTEM.toml [--out x.ssp]
 //! cosim info FMU
@@ -151,13 +152,19 @@ enum Command {
         #[arg(long)]
         timing: bool,
         /// Serve the run live on ADDR (default [live].addr or 127.0.0.1:8033): the dashboard at
-        /// http://ADDR/, WebSocket at /ws, JSON lines on the same port (docs/live.md).
+        /// http://ADDR/, WebSocket at /ws, JSON lines and UDP datagrams on the same port (docs/live.md).
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
         serve: Option<String>,
         /// Start a served run paused, until a client starts it (the page's Start button).
         #[arg(long)]
         paused: bool,
     },
+    /// Serve a run live in real time: the dashboard, WebSocket, JSON lines, UDP (docs/live.md)
+    ///
+    /// `cosim run --serve --paused`: the dashboard on http://ADDR/ (default [live].addr or
+    /// 127.0.0.1:8033), WebSocket at /ws, JSON lines and UDP datagrams on the same port; waits
+    /// for the page's Start unless --start.
+    Serve(cli::serve::ServeArgs),
     /// Internal: serve one FMU instance for `run --isolate` (handshake on stdout, calls through
     /// the master's shared memory).
     #[command(hide = true)]
@@ -389,7 +396,12 @@ fn error_chain(e: &anyhow::Error) -> String {
 }
 
 fn run() -> Result<i32> {
-    match Cli::parse().command {
+    run_command(Cli::parse().command)
+}
+
+fn run_command(command: Command) -> Result<i32> {
+    match command {
+        Command::Serve(args) => run_command(args.into_run()),
         Command::Bench {
             precision: Some(system), reference, grid, grid_file, compare, tolerance, out, repeat, ..
         } => {

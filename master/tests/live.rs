@@ -149,7 +149,13 @@ fn a_value_set_over_json_lines_reaches_the_fmu_at_the_next_communication_point()
     assert!(got["values"]["mech.s"].as_f64().unwrap() > 0.0, "{got}");
     drop(c);
     run.wait();
-    let rows = spool(&out);
+    seven_point_five_then_minus_four_then_released(&out);
+}
+
+/// What the JSON-lines and UDP tests did, in results.csv: 7.5 set before the start, −4 set
+/// later, then released (1.5 s at H = 1 ms).
+fn seven_point_five_then_minus_four_then_released(out: &Path) {
+    let rows = spool(out);
     assert_eq!(rows.len(), 1501);
     // t = 0: the start value; every row from the first step until the second value: 7.5 (the
     // table says 0 there: the live value overrides it).
@@ -163,6 +169,78 @@ fn a_value_set_over_json_lines_reaches_the_fmu_at_the_next_communication_point()
     // The FMU saw it: its spool U follows U_ref (a first-order valve), towards 7.5 then -4.
     assert!(rows[second - 1].2 > 5.0, "U before the second value: {}", rows[second - 1].2);
     assert!(rows[released - 1].2 < -1.0, "U before the release: {}", rows[released - 1].2);
+}
+
+/// The next datagram from `u` that is (`rows`) or is not a row stream message.
+fn udp_next(u: &std::net::UdpSocket, rows: bool) -> serde_json::Value {
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let n = u.recv(&mut buf).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
+        if v.get("rows").is_some() == rows {
+            return v;
+        }
+    }
+}
+
+#[test]
+fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply() {
+    let dir = tmp("live-udp");
+    let sys = operator(&dir);
+    let out = dir.join("out");
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "1.5",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The same port number as the TCP side.
+    let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    u.connect(&run.addr).unwrap();
+    u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let ask = |msg: &[u8]| {
+        u.send(msg).unwrap();
+        udp_next(&u, false)
+    };
+    let info = ask(br#"{"info": true}"#);
+    assert_eq!(info["info"]["inputs"][0]["name"], "hyd.U_ref", "{info}");
+    // Garbage: each datagram gets an error reply naming what is wrong, and changes nothing.
+    for (bad, says) in [
+        (&b"hello"[..], "not JSON"),
+        (b"\xff\xfe{}", "UTF-8"),
+        (b"[1, 2]", "JSON object"),
+        (br#"{"set": {"hyd.U_ref": "x"}}"#, "not a number"),
+        (br#"{"set": {"hyd.nope": 1}}"#, "not a live input"),
+        (br#"{"set": {"hyd.U_ref": 9}, "jump": true}"#, "unknown key"),
+    ] {
+        let r = ask(bad);
+        let e = r["error"].as_str().unwrap_or_else(|| panic!("no error for {bad:?}: {r}"));
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+    // One message per datagram; a trailing newline is allowed.
+    assert_eq!(ask(b"{\"set\": {\"hyd.U_ref\": 7.5}}\n")["ok"], true);
+    assert_eq!(ask(br#"{"pause": false, "subscribe": 10}"#)["every"], 10);
+    let rows = udp_next(&u, true);
+    assert!(rows["rows"].as_array().is_some_and(|r| !r.is_empty()), "{rows}");
+    std::thread::sleep(Duration::from_millis(250));
+    assert_eq!(ask(br#"{"set": {"hyd.U_ref": -4.0}}"#)["ok"], true);
+    std::thread::sleep(Duration::from_millis(150));
+    assert_eq!(ask(br#"{"release": "hyd.U_ref"}"#)["ok"], true);
+    let got = ask(br#"{"get": true}"#);
+    assert!(got["values"]["mech.s"].as_f64().unwrap() > 0.0, "{got}");
+    run.wait();
+    seven_point_five_then_minus_four_then_released(&out);
+    // The stream's last datagram carries the final status.
+    let mut last = udp_next(&u, true);
+    while last["status"] == "running" {
+        last = udp_next(&u, true);
+    }
+    assert_eq!(last["status"], "ok", "{last}");
 }
 
 /// A WebSocket client: handshake, masked frames out, unmasked frames in.
@@ -406,6 +484,46 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
         let (op, p) = c2.frame();
         assert_eq!((op, &p[..2]), (8, &1002u16.to_be_bytes()[..]));
     }));
+    // UDP: 1,000 datagrams in a second (garbage, refused sets, reads), each answered; more
+    // subscribers than served, which then vanish (their sockets closed without a word).
+    let a = addr.clone();
+    attackers.push(spawn("udp", move || {
+        let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        u.connect(&a).unwrap();
+        u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let t0 = Instant::now();
+        for k in 0..1000u32 {
+            let msg: &[u8] = match k % 4 {
+                0 => b"\x00\x01garbage",
+                1 => br#"{"set": {"hyd.U_ref": null}}"#,
+                2 => br#"{"set": {"hyd.U_ref": 1.0}, "bogus": 1}"#,
+                _ => br#"{"get": true}"#,
+            };
+            u.send(msg).unwrap();
+            let r = udp_next(&u, false);
+            assert!(r.get("error").is_some() == (k % 4 != 3), "{k}: {r}");
+            let due = Duration::from_millis(u64::from(k));
+            if let Some(wait) = due.checked_sub(t0.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+        let subscribers: Vec<std::net::UdpSocket> = (0..40)
+            .map(|_| {
+                let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+                s.connect(&a).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                s
+            })
+            .collect();
+        let refused = subscribers
+            .iter()
+            .filter(|s| {
+                s.send(br#"{"subscribe": 1}"#).unwrap();
+                udp_next(s, false).get("error").is_some()
+            })
+            .count();
+        assert_eq!(refused, 40 - 32, "at most 32 UDP subscribers");
+    }));
     // Abrupt disconnects, half-sent requests, and more clients at once than are served.
     let a = addr.clone();
     attackers.push(spawn("disconnects", move || {
@@ -557,4 +675,55 @@ fn a_reset_runs_the_system_again_from_its_start_into_the_same_files() {
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!((s["status"].as_str(), s["steps"].as_u64()), (Some("ok"), Some(1000)), "{s}");
+}
+
+#[test]
+fn cosim_serve_of_the_exported_ssp_waits_for_start_and_serves_the_same_live_variables() {
+    let dir = tmp("live-serve-ssp");
+    let sys = operator(&dir);
+    let ssp = dir.join("operator.ssp");
+    let o = support::cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // What the system file serves, asked of a paused `cosim run --serve`.
+    let toml_run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "0.01",
+        "--paused",
+        "--out",
+        dir.join("o1").to_str().unwrap(),
+    ]);
+    let mut c = Lines::connect(&toml_run.addr);
+    let want = c.ask(r#"{"info": true}"#)["info"].clone();
+    assert_eq!(c.ask(r#"{"pause": false}"#)["ok"], true);
+    drop(c);
+    toml_run.wait();
+    // `cosim serve` of the SSP: its [live] (in our settings annotation) serves the same inputs
+    // (ranges, keys) and columns, on the address the annotation gives (port 0: a free one).
+    let out = dir.join("o2");
+    let run =
+        start(&["serve", ssp.to_str().unwrap(), "--stop-time", "0.3", "--timing", "--out", out.to_str().unwrap()]);
+    let mut c = Lines::connect(&run.addr);
+    let info = c.ask(r#"{"info": true}"#)["info"].clone();
+    for key in ["inputs", "columns", "start", "step"] {
+        assert_eq!(info[key], want[key], "{key}: the SSP serves what the system file serves");
+    }
+    assert_eq!(info["stop"], 0.3);
+    assert_eq!(info["inputs"][0]["keys"][0], "ArrowUp", "{info}");
+    // Paused until a client starts it: only the start row is published meanwhile.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.ask(r#"{"get": true}"#)["published"], 1);
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": 6.0}, "pause": false}"#)["ok"], true);
+    drop(c);
+    run.wait();
+    let rows = spool(&out);
+    assert_eq!(rows.len(), 301);
+    assert!(rows[1..].iter().all(|r| r.1 == 6.0), "the value set before the start holds from step 1");
+    // In real time (factor 1) by default.
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["real_time"]["factor"], 1.0, "{s}");
+    assert_eq!(s["real_time"]["steps"], 300, "{s}");
+    assert!(s["real_time"]["paused_s"].as_f64().unwrap() >= 0.25, "it waited for the start: {s}");
 }

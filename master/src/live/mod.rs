@@ -8,9 +8,11 @@
 //!   Outputs go the other way through a ring of the latest rows ([`LiveOutputs`], an observer),
 //!   which the stepping thread only ever `try_lock`s: a server or client never makes it wait.
 //! - [`server`]: one TCP port on 127.0.0.1 (default): the dashboard page and WebSocket for
-//!   browsers, JSON lines for other programs.
+//!   browsers, JSON lines for other programs; [`udp`]: the same messages in UDP datagrams on
+//!   the same port number.
 
 pub mod server;
+pub mod udp;
 pub mod ws;
 
 use crate::bonds::BondState;
@@ -453,7 +455,10 @@ pub fn attach(
     execution.live_inputs(live_in);
     execution.observe(Box::new(live_out));
     let server = server::Server::start(Arc::clone(&hub), &addr)?;
-    eprintln!("live: dashboard on http://{0}/ (WebSocket ws://{0}/ws, JSON lines on tcp {0})", server.addr());
+    eprintln!(
+        "live: dashboard on http://{0}/ (WebSocket ws://{0}/ws, JSON lines on tcp {0}, JSON datagrams on udp {0})",
+        server.addr()
+    );
     if opts.paused {
         eprintln!("live: paused until a client starts the run (the page's Start, or {{\"pause\": false}})");
     }

@@ -11,7 +11,7 @@ use super::Hub;
 use crate::error::{MasterError, Result};
 use serde_json::{json, Map, Value};
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -22,7 +22,7 @@ pub const MAX_CLIENTS: usize = 32;
 /// Largest message (a JSON line or a WebSocket frame's payload), bytes.
 pub const MAX_MESSAGE: usize = 64 * 1024;
 /// Rows are streamed to a subscribed client this often.
-const STREAM_EVERY: Duration = Duration::from_millis(40);
+pub(super) const STREAM_EVERY: Duration = Duration::from_millis(40);
 /// Rows per second a subscription without an explicit `every` gets at most.
 const AUTO_ROWS_PER_S: f64 = 250.0;
 
@@ -35,22 +35,27 @@ pub struct Server {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    udp: Option<JoinHandle<()>>,
 }
 
 impl Server {
     /// Binds `addr` and serves `hub` on a thread of its own.
     pub fn start(hub: Arc<Hub>, addr: &str) -> Result<Self> {
         let io = |source| MasterError::Io { path: format!("live server address {addr}").into(), source };
-        let listener = TcpListener::bind(addr).map_err(io)?;
+        let (listener, socket) = bind(addr).map_err(io)?;
         listener.set_nonblocking(true).map_err(io)?;
         let local = listener.local_addr().map_err(io)?;
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let (flag, udp_hub, udp_flag) = (Arc::clone(&stop), Arc::clone(&hub), Arc::clone(&stop));
+        let udp = std::thread::Builder::new()
+            .name("cosim-live-udp".into())
+            .spawn(move || super::udp::serve(&socket, &udp_hub, &udp_flag))
+            .map_err(io)?;
         let thread = std::thread::Builder::new()
             .name("cosim-live".into())
             .spawn(move || accept_loop(&listener, &hub, &flag))
             .map_err(io)?;
-        Ok(Self { addr: local, stop, thread: Some(thread) })
+        Ok(Self { addr: local, stop, thread: Some(thread), udp: Some(udp) })
     }
 
     /// The address bound (the port chosen when 0 was asked for).
@@ -64,6 +69,27 @@ impl Drop for Server {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+        if let Some(t) = self.udp.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// TCP and UDP on the same address and port number. With port 0 the port is the one the
+/// system picks for TCP, tried again (a few times) when UDP has it taken.
+fn bind(addr: &str) -> std::io::Result<(TcpListener, UdpSocket)> {
+    use std::net::ToSocketAddrs;
+    let any_port = addr.to_socket_addrs()?.next().is_some_and(|a| a.port() == 0);
+    let mut tries = 0;
+    loop {
+        let listener = TcpListener::bind(addr)?;
+        match UdpSocket::bind(listener.local_addr()?) {
+            Ok(socket) => return Ok((listener, socket)),
+            Err(e) if any_port && e.kind() == std::io::ErrorKind::AddrInUse && tries < 20 => tries += 1,
+            Err(e) => {
+                return Err(std::io::Error::new(e.kind(), format!("UDP on {}: {e}", listener.local_addr()?)));
+            }
         }
     }
 }
@@ -110,11 +136,18 @@ enum Proto {
 
 /// A client's subscription.
 #[derive(Debug)]
-struct Session {
-    cursor: u64,
-    every: u64,
-    subscribed: bool,
-    last_sent: Instant,
+pub(super) struct Session {
+    pub(super) cursor: u64,
+    pub(super) every: u64,
+    pub(super) subscribed: bool,
+    pub(super) last_sent: Instant,
+}
+
+impl Session {
+    /// Not subscribed; a subscription streams rows from the latest one published by now.
+    pub(super) fn new(hub: &Hub) -> Self {
+        Self { cursor: hub.latest().0, every: 1, subscribed: false, last_sent: Instant::now() }
+    }
 }
 
 fn serve_client(mut stream: TcpStream, hub: &Hub, stop: &AtomicBool) -> std::io::Result<()> {
@@ -150,8 +183,9 @@ fn serve_client(mut stream: TcpStream, hub: &Hub, stop: &AtomicBool) -> std::io:
         if stop.load(Ordering::Relaxed) {
             // The last rows and the final status, then goodbye.
             if session.subscribed {
-                let msg = stream_message(hub, &mut session);
-                let _ = send(&mut stream, proto, &msg);
+                for msg in stream_message(hub, &mut session, usize::MAX) {
+                    let _ = send(&mut stream, proto, &msg);
+                }
             }
             if proto == Proto::WebSocket {
                 let _ = ws::write_close(&mut stream, 1001, "server stopping");
@@ -195,8 +229,9 @@ fn serve_client(mut stream: TcpStream, hub: &Hub, stop: &AtomicBool) -> std::io:
         }
         if session.subscribed && session.last_sent.elapsed() >= STREAM_EVERY {
             session.last_sent = Instant::now();
-            let msg = stream_message(hub, &mut session);
-            send(&mut stream, proto, &msg)?;
+            for msg in stream_message(hub, &mut session, usize::MAX) {
+                send(&mut stream, proto, &msg)?;
+            }
         }
         match stream.read(&mut chunk) {
             Ok(0) => return Ok(()),
@@ -207,7 +242,7 @@ fn serve_client(mut stream: TcpStream, hub: &Hub, stop: &AtomicBool) -> std::io:
     }
 }
 
-fn timed_out(e: &std::io::Error) -> bool {
+pub(super) fn timed_out(e: &std::io::Error) -> bool {
     matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted)
 }
 
@@ -343,7 +378,7 @@ fn send(stream: &mut TcpStream, proto: Proto, text: &str) -> std::io::Result<()>
 }
 
 /// The reply to one message (docs/live.md): `{"ok": true, …}` or `{"error": "…"}`.
-fn handle(hub: &Hub, session: &mut Session, text: &str) -> String {
+pub(super) fn handle(hub: &Hub, session: &mut Session, text: &str) -> String {
     match handle_value(hub, session, text) {
         Ok(reply) => Value::Object(reply).to_string(),
         Err(message) => json!({ "error": message }).to_string(),
@@ -452,10 +487,30 @@ fn handle_value(hub: &Hub, session: &mut Session, text: &str) -> std::result::Re
     Ok(reply)
 }
 
-/// Rows since the session's cursor and the run's figures.
-fn stream_message(hub: &Hub, session: &mut Session) -> String {
+/// Rows since the session's cursor and the run's figures: one message, or as many as keep
+/// each within `max` bytes (each with some of the rows, the last with the newest).
+pub(super) fn stream_message(hub: &Hub, session: &mut Session, max: usize) -> Vec<String> {
     let (head, rows) = hub.rows_since(session.cursor, session.every);
     session.cursor = head;
+    let mut out = Vec::new();
+    let mut rest = &rows[..];
+    loop {
+        // Halve the rows until the message fits (a single row always goes).
+        let mut n = rest.len();
+        let mut msg = stream_value(hub, &rest[..n]);
+        while msg.len() > max && n > 1 {
+            n /= 2;
+            msg = stream_value(hub, &rest[..n]);
+        }
+        out.push(msg);
+        rest = &rest[n..];
+        if rest.is_empty() {
+            return out;
+        }
+    }
+}
+
+fn stream_value(hub: &Hub, rows: &[Vec<f64>]) -> String {
     let s = &hub.stats;
     let (mut status, message) = hub.status();
     if status == "running" && hub.control.paused() {

@@ -10,7 +10,7 @@
 //! from = "m2.x"       # connection's ssc:LinearTransformation)
 //! to = "m1.xi"
 //! extrapolation = 2
-//! [[inputs]]          # time tables, [[bonds]], [outputs], [tune]: as in the system file
+//! [[inputs]]          # time tables, [[bonds]], [outputs], [tune], [live]: as in the system file
 //! ```
 
 use crate::system::toml::{self as system_toml, RawBond, RawSignal};
@@ -41,6 +41,8 @@ struct Raw {
     outputs: Option<RawOutputs>,
     #[serde(default)]
     tune: Option<Value>,
+    #[serde(default)]
+    live: Option<crate::live::LiveSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -185,6 +187,9 @@ pub fn to_toml(b: &SystemBuilder) -> String {
     if let Some(tune) = &b.tune {
         root.insert("tune".into(), tune.clone());
     }
+    if let Some(live) = b.live.as_ref().and_then(|l| Value::try_from(l).ok()) {
+        root.insert("live".into(), live);
+    }
     toml::to_string(&root).unwrap_or_default()
 }
 
@@ -221,6 +226,9 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     if raw.tune.is_some() {
         b.tune = raw.tune;
     }
+    if raw.live.is_some() {
+        b.live = raw.live;
+    }
     Ok(())
 }
 
@@ -240,6 +248,38 @@ mod tests {
         assert_eq!(c.settings.exchange, Some(crate::system::Exchange::Explicit), "{text}");
         let e = apply(&mut c, "[simulation]\nexchange = \"implicit\"\n").unwrap_err();
         assert!(e.0.contains("line 2") && e.1.contains("implicit"), "{e:?}");
+    }
+
+    #[test]
+    fn the_live_table_survives_the_annotation() {
+        let mut b = SystemBuilder::new();
+        let live: crate::live::LiveSpec = toml::from_str(
+            r#"
+            inputs = ["hyd.U_ref"]
+            outputs = ["mech.s", "hyd.p1"]
+            addr = "127.0.0.1:8140"
+            range = { "hyd.U_ref" = [-10.0, 10.0] }
+            keys = { "hyd.U_ref" = ["ArrowUp", "ArrowDown"] }
+            "#,
+        )
+        .unwrap();
+        b.live = Some(live.clone());
+        let text = to_toml(&b);
+        let mut c = SystemBuilder::new();
+        apply(&mut c, &text).unwrap();
+        assert_eq!(c.live, Some(live), "{text}");
+        // Without [live] nothing is written, and nothing is served.
+        let text = to_toml(&SystemBuilder::new());
+        assert!(!text.contains("live"), "{text}");
+        let e = apply(
+            &mut c,
+            "[live]
+inputs = [\"a.x\"]
+port = 1
+",
+        )
+        .unwrap_err();
+        assert!(e.1.contains("unknown field `port`"), "{e:?}");
     }
 
     #[test]
