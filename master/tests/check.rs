@@ -279,6 +279,7 @@ fn hostile_fmus_are_reported_by_the_check_they_break_and_the_report_ends_within_
         let c = check_in(&dir, &fmu, &["--steps", "5", "--cycles", "10", "--timeout", &timeout.to_string()]);
         assert_eq!(c.verdict(id), "FAIL", "{name}: {id}:\n{}", c.text);
         assert!(c.evidence(id).contains(says), "{name}: {}", c.evidence(id));
+        eprintln!("{name}: {id} FAIL, report in {:.2} s (--timeout {timeout})", c.seconds);
         if says == "hung" {
             // After a hang the remaining dynamic checks are not run: one timeout, not one per check.
             assert!(c.seconds < timeout + 8.0, "{name}: {} s", c.seconds);
