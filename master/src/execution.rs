@@ -603,7 +603,7 @@ impl Execution {
             }
         }
         if let Some(p) = &mut self.pacer {
-            p.after_step(t)?;
+            p.after_step(t, self.interrupt.as_deref())?;
         }
         Ok(())
     }

@@ -91,6 +91,11 @@ pub struct RealTimeSummary {
     pub notes: Vec<String>,
 }
 
+/// Longest wait for a deadline (s, ≈ 32 million years): deadlines further away are this far.
+const MAX_WAIT_S: f64 = 1e15;
+/// Longest sleep between two looks at the stop request while waiting for a deadline.
+const WAIT_SLICE: Duration = Duration::from_millis(20);
+
 /// Sub-bins per octave of the step-time histogram.
 const SUB_BITS: u32 = 5;
 /// Octaves of nanoseconds covered (2^40 ns ≈ 18 min).
@@ -386,8 +391,9 @@ impl Pacer {
     }
 
     /// After the step that reached `t`: records its wall time, waits for its deadline (or
-    /// counts an overrun), `Err` when it is later than the lateness limit.
-    pub fn after_step(&mut self, t: f64) -> Result<()> {
+    /// counts an overrun), `Err` when it is later than the lateness limit. A stop request
+    /// (`interrupt`: SIGINT, SIGTERM) ends the wait early: the caller stops at this point.
+    pub fn after_step(&mut self, t: f64, interrupt: Option<&dyn crate::host::StopRequest>) -> Result<()> {
         let end = Instant::now();
         let origin = *self.origin.get_or_insert(self.release);
         let step_ns = end.duration_since(self.release).as_nanos() as u64;
@@ -395,11 +401,13 @@ impl Pacer {
         let due = (t - self.t0) / self.cfg.factor;
         self.step_hint = due - self.last_due;
         self.last_due = due;
-        let deadline = origin + Duration::from_secs_f64(due.max(0.0));
+        // A tiny factor puts a deadline centuries away (1e-300: beyond what a Duration holds,
+        // which panicked): such a run waits until it is stopped.
+        let deadline = origin + Duration::from_secs_f64(due.clamp(0.0, MAX_WAIT_S));
         if end > deadline {
             self.overruns += 1;
         } else {
-            self.wait_until(deadline);
+            self.wait_until(deadline, interrupt);
         }
         let moved_on = Instant::now();
         let late_ns = moved_on.saturating_duration_since(deadline).as_nanos() as u64;
@@ -455,15 +463,24 @@ impl Pacer {
     /// most a quarter of the step's period H/factor: a thread that spins most of the time is
     /// stopped by the kernel's real-time throttling under SCHED_FIFO (by default for 50 ms in
     /// every second) and takes a core from everything else.
-    fn wait_until(&mut self, deadline: Instant) {
+    /// The sleep is cut into slices of at most [`WAIT_SLICE`]; a stop request between them ends
+    /// the wait (a paced step of H/factor = hours is still stopped by Ctrl-C within a slice).
+    fn wait_until(&mut self, deadline: Instant, interrupt: Option<&dyn crate::host::StopRequest>) {
         let cap = Duration::from_secs_f64((self.step_hint / 4.0).clamp(50e-6, 2e-3));
         let floor = Duration::from_micros(50).min(cap);
         self.margin = self.margin.min(cap);
         let now = Instant::now();
         if deadline > now + self.margin {
             let target = deadline - self.margin;
-            std::thread::sleep(target - now);
-            let woke = Instant::now();
+            let mut now = now;
+            while now < target {
+                if interrupt.is_some_and(|f| f.requested()) {
+                    return;
+                }
+                std::thread::sleep((target - now).min(WAIT_SLICE));
+                now = Instant::now();
+            }
+            let woke = now;
             let over = woke.saturating_duration_since(target);
             let wanted = over + Duration::from_micros(50);
             self.margin =

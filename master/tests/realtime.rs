@@ -265,3 +265,40 @@ fn a_stopped_terminal_does_not_hold_up_the_steps() {
     let text = String::from_utf8(seen.lock().unwrap().clone()).unwrap();
     assert!(text.ends_with("100%  t = 20.0000\n"), "the last line: {text:?}");
 }
+
+/// A factor so small that the first deadline lies beyond what a `Duration` holds (1e-300:
+/// 1e297 s; it panicked, exit 101) or centuries away (1e-9) is a run that waits until it is
+/// stopped: SIGINT ends the wait at once, the run stops at its communication point with
+/// exit 130 and says so, and the guard's watchdog (which would blame "an FMU call" after 2 s)
+/// is not needed.
+#[test]
+fn a_paced_wait_of_centuries_ends_on_sigint_without_a_panic() {
+    let dir = tmp("rt-centuries");
+    let sys = trivial(&dir, 1.0, 1e-3, "");
+    for factor in ["1e-300", "1e-9"] {
+        let out = dir.join(format!("o{factor}"));
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_cosim"))
+            .args(["run", sys.to_str().unwrap(), "--real-time", factor, "--out", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The first step is done (results.csv begun) and the pacer waits for its deadline.
+        let started = std::time::Instant::now();
+        while !out.join("results.csv").exists() {
+            assert!(started.elapsed().as_secs() < 30, "--real-time {factor}: no results.csv within 30 s");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let signalled = std::time::Instant::now();
+        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+        let o = child.wait_with_output().unwrap();
+        let waited = signalled.elapsed().as_secs_f64();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "--real-time {factor}: {err}");
+        assert!(err.contains("interrupted (SIGINT) at t = 0.001"), "--real-time {factor}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("an FMU call"), "--real-time {factor}: {err}");
+        assert!(waited < 1.5, "--real-time {factor}: {waited} s from SIGINT to the end (the watchdog takes 2 s)");
+        assert_eq!(summary(&out)["status"], "interrupted", "--real-time {factor}");
+    }
+}

@@ -423,3 +423,24 @@ fn a_second_linear_transformation_is_refused() {
     let e = stderr(&o);
     assert!(!o.status.success() && e.contains("a second ssc:LinearTransformation"), "{e}");
 }
+
+#[test]
+fn a_parameter_set_that_is_no_xml_is_named_with_the_ssd_line_that_names_it() {
+    // Found by `cargo xtask fuzz` (SSP reader, FUZZ_SEED=22 case 177) while verifying issue 30:
+    // an unpacked SSD binding `source="../../x"` to a file that is not XML was refused naming
+    // only that file ("…/x: XML: XML error: no root element"), not the SSD nor the binding.
+    let (dir, ssp) = oscillator_ssp("binding-not-xml");
+    let unpacked = unpack(&ssp, &dir);
+    std::fs::write(dir.join("passwd"), "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let ssd = unpacked.join("SystemStructure.ssd");
+    let text = std::fs::read_to_string(&ssd).unwrap();
+    let bound = text.replacen("source=\"resources/start-values.ssv\"", "source=\"../passwd\"", 1);
+    assert_ne!(bound, text, "the export binds resources/start-values.ssv");
+    std::fs::write(&ssd, &bound).unwrap();
+    let line = bound.lines().position(|l| l.contains("../passwd")).unwrap() + 1;
+    let o = cosim(&["run", s(&ssd), "--out", s(&dir.join("out"))]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("passwd") && e.contains("no root element"), "{e}");
+    assert!(e.contains(&format!("named by ssd:ParameterBinding/@source, line {line} of {}", ssd.display())), "{e}");
+}

@@ -35,6 +35,13 @@ STEPS = [0, 1, 5, -1, 2**64, 2**63, math.nan, "1", None]
 TIMES = [0.0, 0.01, -1.0, math.nan, math.inf, -math.inf, 1e308, "0.1", None]
 
 
+# Pacing settings (issue 33) are left out: `real_time = 1e-12` is a run that waits 5e10 s for its
+# first deadline by design, not a hang. `cosim run` ends such a wait on SIGINT at once
+# (master/tests/realtime.rs); from Python signals are seen between steps only, so the alarm could
+# not end it (case 4250 of FUZZ_SEED=30 hung `cargo xtask fuzz` after issue 33 added the settings).
+UNPACED_SETTINGS = [k for k in cosim.System.SETTINGS if k not in ("real_time", "max_lateness", "real_time_priority")]
+
+
 def _alarm(signum, frame):
     raise TimeoutError("a case took more than 60 s (a hang)")
 
@@ -67,7 +74,7 @@ def _system(rng, fmu_dir):
         return str(SCENARIOS / "oscillator-fd.toml")
     s = cosim.System()
     try:
-        s.settings(**{k: rng.choice(STEP + STOP + ALGORITHM) for k in rng.sample(cosim.System.SETTINGS, 2)})
+        s.settings(**{k: rng.choice(STEP + STOP + ALGORITHM) for k in rng.sample(UNPACED_SETTINGS, 2)})
         s.settings(stop=0.05, step=1e-3)
         for name in ("m1", "m2"):
             fmu = fmu_dir / f"oscillator-fd-{name}.fmu" if rng.random() < 0.8 else rng.choice(ANY)

@@ -73,7 +73,7 @@ pub fn run(p: &mut Probe) -> Outcome {
     );
     if first.warnings > 0 {
         return Outcome::warn(format!(
-            "{text}; {} calls returned fmi2Warning, the last message: {}",
+            "{text}; {} warnings (calls that returned fmi2Warning, or messages logged with status fmi2Warning by calls that returned fmi2OK), the last message: {}",
             first.warnings, first.last_log
         ));
     }

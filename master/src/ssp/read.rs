@@ -92,14 +92,16 @@ impl Source {
         let (real, shown) = self.file(node, attr, uri)?;
         let text = std::fs::read_to_string(&real)
             .map_err(|e| err(&self.shown, node, Some(attr), format!("\"{uri}\" cannot be read as UTF-8 text: {e}")))?;
+        // The file's own error, and which reference of which SSD led to it.
+        let by = format!("(named by {}/@{attr}, line {} of {})", node.label(), node.line, self.shown.display());
         let root = xml::parse(&text).map_err(|m| MasterError::System {
             path: shown.clone(),
             key: "XML".into(),
-            message: m,
+            message: format!("{m} {by}"),
         })?;
         if !root.is(ns, name) {
             let want = Node { ns: ns.into(), name: name.into(), ..Node::default() }.label();
-            return Err(err(&shown, &root, None, format!("the root element must be {want} (namespace {ns})")));
+            return Err(err(&shown, &root, None, format!("the root element must be {want} (namespace {ns}) {by}")));
         }
         Ok((root, shown))
     }
