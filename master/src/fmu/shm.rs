@@ -30,6 +30,25 @@ const SIZE: usize = HEADER + 2 * CAPACITY;
 const POLL: Duration = Duration::from_micros(220);
 /// Spins between two yields while polling (see [`wait_for`]).
 const SPINS: u32 = 16;
+/// A wait that took at least this long makes the next wait on the same channel a long one:
+/// it polls only for [`SHORT_POLL`] before it sleeps (see [`Waits`]).
+const LONG_WAIT: Duration = Duration::from_micros(50);
+/// How long a waiter that expects a long wait polls before it sleeps on the futex.
+const SHORT_POLL: Duration = Duration::from_micros(5);
+
+/// What the master learnt from its last wait for a response on a channel: whether the worker
+/// took long to answer. A master that polls through a long wait keeps a CPU the workers need:
+/// with two workers stepping at once (overlapped Jacobi) and the master polling on 2 CPUs, three
+/// always-runnable processes share two CPUs, and when the scheduler keeps both workers on one
+/// CPU they step one after the other (issue 35: 0.97× instead of ≈ 1.5×). After a long wait the
+/// master sleeps on the futex almost at once, so that only the workers stay runnable; after a
+/// short one it polls again (a round trip of a few microseconds costs no wake-up). Workers keep
+/// polling: a worker that slept would leave its CPU idle, and waking an idle virtual CPU costs
+/// tens of microseconds per step (measured: the run got slower when workers slept too).
+#[derive(Debug, Default)]
+struct Waits {
+    long: std::cell::Cell<bool>,
+}
 
 #[repr(C)]
 struct Header {
@@ -84,6 +103,7 @@ mod sys {
 pub struct Channel {
     base: *mut u8,
     fd: OwnedFd,
+    waits: Waits,
 }
 
 // SAFETY: the mapping is plain shared memory; access goes through atomics and copies.
@@ -134,7 +154,7 @@ impl Channel {
         if p as isize == -1 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Self { base: p.cast(), fd })
+        Ok(Self { base: p.cast(), fd, waits: Waits::default() })
     }
 
     /// The descriptor to name on the worker's command line.
@@ -218,7 +238,7 @@ impl Channel {
     /// response with the old number, and this is a protocol error instead.
     pub fn wait_response(&self, seq: u32, slice: Duration, out: &mut Vec<u8>) -> io::Result<bool> {
         let h = self.header();
-        if !wait_for(&h.response_seq, seq, &h.master_sleeping, slice) {
+        if !wait_for(&h.response_seq, seq, &h.master_sleeping, slice, Some(&self.waits)) {
             return Ok(false);
         }
         let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
@@ -261,7 +281,7 @@ impl Channel {
     pub fn wait_request(&self, last: u32, out: &mut Vec<u8>, alive: impl Fn() -> bool) -> io::Result<Option<u32>> {
         let h = self.header();
         let seq = last.wrapping_add(1);
-        while !wait_for(&h.request_seq, seq, &h.worker_sleeping, Duration::from_secs(1)) {
+        while !wait_for(&h.request_seq, seq, &h.worker_sleeping, Duration::from_secs(1), None) {
             if !alive() {
                 return Ok(None);
             }
@@ -306,19 +326,27 @@ impl Channel {
 }
 
 /// Waits until `word` reaches `target` (it only ever moves forward), for at most `limit`
-/// after polling: spins and yields for [`POLL`], then sleeps on the futex with
-/// `sleeping` set so that the writer wakes it. `true` when `word` reached `target`.
-fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration) -> bool {
+/// after polling: spins and yields for [`POLL`] ([`SHORT_POLL`] when `waits` says the last
+/// wait was long), then sleeps on the futex with `sleeping` set so that the writer wakes it.
+/// `true` when `word` reached `target`.
+fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration, waits: Option<&Waits>) -> bool {
     let reached = || word.load(Ordering::Acquire).wrapping_sub(target) as i32 >= 0;
     let start = Instant::now();
+    let poll = if waits.is_some_and(|w| w.long.get()) { SHORT_POLL } else { POLL };
+    let learn = |long: bool| {
+        if let Some(w) = waits {
+            w.long.set(long);
+        }
+    };
     loop {
         for _ in 0..SPINS {
             if reached() {
+                learn(start.elapsed() >= LONG_WAIT);
                 return true;
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= POLL {
+        if start.elapsed() >= poll {
             break;
         }
         // Yield after every short spin: master and workers are often more than the CPUs, and a
@@ -329,7 +357,9 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration
         // SAFETY: sched_yield has no preconditions.
         unsafe { sys::sched_yield() };
     }
-    let deadline = start + POLL + limit;
+    // Polled through: the next wait sleeps early too.
+    learn(true);
+    let deadline = start + poll + limit;
     loop {
         let now_value = word.load(Ordering::SeqCst);
         if now_value.wrapping_sub(target) as i32 >= 0 {
