@@ -470,6 +470,38 @@ mod tests {
         assert!(e.to_string().contains("published response number 7 while request 2"), "{e}");
     }
 
+    /// Issue 35: a master that waited long sleeps on the futex after a short poll (and is woken
+    /// by the answer, not by its time limit); an answer already there makes the next wait a
+    /// polling one again. The worker's waits (no `Waits`) never change mode.
+    #[test]
+    fn a_long_wait_makes_the_next_one_sleep_early_and_a_quick_answer_undoes_it() {
+        let (word, sleeping, waits) = (AtomicU32::new(0), AtomicU32::new(0), Waits::default());
+        // Nothing published within 1 ms: not reached, and the next wait is a long one.
+        assert!(!wait_for(&word, 1, &sleeping, Duration::from_millis(1), Some(&waits)));
+        assert!(waits.long.get());
+        // A long wait answered 30 ms later through the futex: the writer's wake ends it, long
+        // before the 10 s limit, and the mode stays long.
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(30));
+                word.store(1, Ordering::SeqCst);
+                if sleeping.load(Ordering::SeqCst) != 0 {
+                    futex_wake(&word);
+                }
+            });
+            let start = Instant::now();
+            assert!(wait_for(&word, 1, &sleeping, Duration::from_secs(10), Some(&waits)));
+            assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        });
+        assert!(waits.long.get());
+        // The answer is there at once: polling again.
+        assert!(wait_for(&word, 1, &sleeping, Duration::from_secs(10), Some(&waits)));
+        assert!(!waits.long.get());
+        // Without `Waits` (the worker's side) nothing is learnt and a wait still completes.
+        assert!(wait_for(&word, 1, &sleeping, Duration::from_secs(10), None));
+        assert_eq!(sleeping.load(Ordering::SeqCst), 0, "no sleeper left announced");
+    }
+
     unsafe fn libc_dup(fd: RawFd) -> RawFd {
         unsafe extern "C" {
             fn dup(fd: i32) -> i32;
