@@ -334,14 +334,16 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             auto = Some((ratio(&auto_runs), chose));
             auto_time = Some(t);
         }
-        // Worker processes: the median of three runs (a tenth of the steps each), each beside a
-        // run whose instances step one after the other (the Jacobi steps not overlapped).
+        // Worker processes: the median of three runs, each beside a run whose instances step one
+        // after the other (the Jacobi steps not overlapped). All the steps: the workers start on
+        // whatever CPU the scheduler picks (often both on one) and it takes it some milliseconds
+        // to spread them, which a tenth of bench-heavy-pair's steps (≈ 10 ms) did not leave it.
         let isolated_runs: Result<Vec<(f64, f64)>> = (0..3)
             .map(|_| {
                 let kind = RunKind { isolate: true, ..Default::default() };
-                let overlapped = master_run(&l, (steps / 10).max(10), kind, allocs)?.per_step;
+                let overlapped = master_run(&l, steps, kind, allocs)?.per_step;
                 let one_by_one = RunKind { one_by_one: true, ..kind };
-                Ok((overlapped, master_run(&l, (steps / 10).max(10), one_by_one, allocs)?.per_step))
+                Ok((overlapped, master_run(&l, steps, one_by_one, allocs)?.per_step))
             })
             .collect();
         let isolated =
