@@ -145,7 +145,9 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
             .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn Slave>)
             .collect();
     }
-    let warm = warm_up(steps);
+    // Worker processes: as many warm-up steps as measured ones, so that the scheduler has spread
+    // the workers over the CPUs before the clock starts (see the `--isolate` rows).
+    let warm = if kind.isolate { steps } else { warm_up(steps) };
     let sys = shortened(l, warm + steps)?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let mut run = Execution::with_instances(sys, slaves, &l.mds())?;
