@@ -116,6 +116,11 @@ fn floor(l: &Loaded, i: usize, steps: u64) -> Result<f64> {
 
 struct MasterRun {
     per_step: f64,
+    /// Communication steps measured: `steps`, or fewer when step control (ECCO) reached the
+    /// stop in fewer, larger steps.
+    steps: u64,
+    /// Simulated time of the measured steps (s).
+    span: f64,
     fmu_per_step: f64,
     allocs_per_step: f64,
     used_threads: bool,
@@ -145,14 +150,24 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
             .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn Slave>)
             .collect();
     }
-    let warm = warm_up(steps);
+    // Worker processes: as many warm-up steps as measured ones, so that the scheduler has spread
+    // the workers over the CPUs before the clock starts (see the `--isolate` rows).
+    let warm = if kind.isolate { steps } else { warm_up(steps) };
     let sys = shortened(l, warm + steps)?;
+    let stop = sys.stop();
+    // Only step control (ECCO) can reach the stop in fewer steps; a fixed step's loop asks
+    // nothing per step (the question would be booked as the master's overhead).
+    let controlled = !matches!(sys.step_control(), master::step_control::StepControl::Fixed);
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let mut run = Execution::with_instances(sys, slaves, &l.mds())?;
     run.set_timing(kind.timing);
     run.initialize()?;
-    // Warm-up (buffers reach their sizes, the worker pool starts).
+    // Warm-up (buffers reach their sizes, the worker pool starts). With step control the steps
+    // are larger than H0 and the stop comes in fewer of them: never past it.
     for _ in 0..warm {
+        if controlled && run.reached(stop) {
+            break;
+        }
         run.step()?;
     }
     if let Some(p) = kind.csv {
@@ -164,25 +179,45 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
             g.mark();
         }
     }
-    let a0 = allocs();
+    let (a0, t_start) = (allocs(), run.time());
     let t0 = Instant::now();
-    for _ in 0..steps {
-        run.step()?;
+    let mut measured = 0;
+    if controlled {
+        while measured < steps && !run.reached(stop) {
+            run.step()?;
+            measured += 1;
+        }
+    } else {
+        for _ in 0..steps {
+            run.step()?;
+        }
+        measured = steps;
     }
     let a1 = allocs();
+    let stepped = t0.elapsed().as_secs_f64();
+    let span = run.time() - t_start;
     let used_threads = run.uses_threads();
     let fmu: f64 = run.instances_mut().iter().map(|s| s.call_stats().0).sum();
     // The file is complete only when the writer has formatted and flushed every row (finishing
     // joins the writer thread: its allocations are not per step).
     let summary = run.finish()?;
-    let wall = t0.elapsed().as_secs_f64();
+    // Without output the clock stops after the last step: finishing ends the instances, and
+    // ending worker processes (`--isolate`: ≥ 1 ms each, waited for in 1 ms sleeps) is no
+    // step's cost. It made the short isolated runs' ratio of overlapped to one-by-one stepping
+    // tend to 1 (issue 35: 0.97×).
+    let wall = if kind.csv.is_some() { t0.elapsed().as_secs_f64() } else { stepped };
     if summary.status != Status::Ok {
         anyhow::bail!("{}", summary.message);
     }
+    if measured == 0 {
+        anyhow::bail!("the run reached its stop time in the warm-up: no step left to measure; give more --steps");
+    }
     Ok(MasterRun {
-        per_step: wall / steps as f64,
-        fmu_per_step: fmu / (warm + steps) as f64,
-        allocs_per_step: (a1 - a0) as f64 / steps as f64,
+        per_step: wall / measured as f64,
+        steps: measured,
+        span,
+        fmu_per_step: fmu / summary.steps.max(1) as f64,
+        allocs_per_step: (a1 - a0) as f64 / measured as f64,
         used_threads,
     })
 }
@@ -272,7 +307,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         // Short scenarios get more repetitions (at least `repeat`, odd, at most 101), so that
         // every variant is measured over ≥ 0.3 s in total: medians of sub-millisecond runs
         // follow the machine's noise, not the code.
-        let run_seconds = recorded.per_step * steps as f64;
+        let run_seconds = recorded.per_step * recorded.steps as f64;
         let reps = (((0.3 / run_seconds.max(1e-9)) as usize).clamp(opts.repeat.max(1), 101)) | 1;
         let log = std::mem::take(&mut *log.lock().map_err(|_| anyhow::anyhow!("recording failed"))?);
         let tmp = std::env::temp_dir().join(format!("cosim-bench-{}.csv", std::process::id()));
@@ -286,7 +321,7 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         // overheads and ratios are taken per repetition before the median.
         for _ in 0..reps {
             floors_r.push((0..l.sys.instances().len()).map(|i| floor(&l, i, steps)).collect::<Result<Vec<f64>>>()?);
-            replays.push(replay_floor(&l, &log, steps)?);
+            replays.push(replay_floor(&l, &log, recorded.steps)?);
             plain.push(master_run(&l, steps, RunKind::default(), allocs)?);
             with_csv.push(master_run(&l, steps, RunKind { csv: Some(&tmp), ..Default::default() }, allocs)?);
             timed.push(master_run(&l, steps, RunKind { timing: true, ..Default::default() }, allocs)?);
@@ -305,7 +340,12 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         let overhead_csv = median(with_csv.iter().zip(&replays).map(|(m, f)| m.per_step - f).collect());
         let fmu_timed = median(timed.iter().map(|m| m.fmu_per_step).collect());
         let allocs_per_step = plain.iter().chain(&with_csv).map(|m| m.allocs_per_step).fold(0.0, f64::max);
-        let sim_time = steps as f64 * l.sys.step();
+        // With step control (ECCO) the measured steps are the ones taken, over their span.
+        let (shown_steps, sim_time) = if recorded.steps == steps {
+            (steps, steps as f64 * l.sys.step())
+        } else {
+            (recorded.steps, recorded.span)
+        };
         let mut extra = String::new();
         let (mut threads, mut auto, mut auto_time) = (None, None, None);
         if two {
@@ -329,14 +369,16 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             auto = Some((ratio(&auto_runs), chose));
             auto_time = Some(t);
         }
-        // Worker processes: the median of three runs (a tenth of the steps each), each beside a
-        // run whose instances step one after the other (the Jacobi steps not overlapped).
+        // Worker processes: the median of three runs, each beside a run whose instances step one
+        // after the other (the Jacobi steps not overlapped). All the steps: the workers start on
+        // whatever CPU the scheduler picks (often both on one) and it takes it some milliseconds
+        // to spread them, which a tenth of bench-heavy-pair's steps (≈ 10 ms) did not leave it.
         let isolated_runs: Result<Vec<(f64, f64)>> = (0..3)
             .map(|_| {
                 let kind = RunKind { isolate: true, ..Default::default() };
-                let overlapped = master_run(&l, (steps / 10).max(10), kind, allocs)?.per_step;
+                let overlapped = master_run(&l, steps, kind, allocs)?.per_step;
                 let one_by_one = RunKind { one_by_one: true, ..kind };
-                Ok((overlapped, master_run(&l, (steps / 10).max(10), one_by_one, allocs)?.per_step))
+                Ok((overlapped, master_run(&l, steps, one_by_one, allocs)?.per_step))
             })
             .collect();
         let isolated =
@@ -373,11 +415,11 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
             path.display(),
             l.sys.instances().len(),
             l.sys.step(),
-            steps,
+            shown_steps,
             sim_time,
             reps,
             us(per_step),
-            l.sys.step() / per_step,
+            sim_time / shown_steps as f64 / per_step,
             us(inside),
             us(overhead),
             us(overhead / n_inst),

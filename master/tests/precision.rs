@@ -163,3 +163,32 @@ fn settings_other_systems_and_multirate_are_grid_dimensions() {
     let e = stderr(&["bench", "--precision", s, "--reference", r, "--grid-file", file.to_str().unwrap()]);
     assert!(e.contains("grid.toml") && e.contains("ecco.rtl"), "{e}");
 }
+
+/// Issue 35: the overhead bench on a step-controlled (ECCO) scenario measures the steps ECCO
+/// takes up to the stop. It counted H0 steps before and stepped past the stop, and the FMU
+/// refused ("goes beyond stopTime"). The warm-up (a tenth of `--steps`) and the measured steps
+/// together are the steps of a plain run to the same stop.
+#[test]
+fn the_overhead_bench_measures_a_step_controlled_run_up_to_its_stop() {
+    let dir = tmp("bench-ecco");
+    let sys = scenario("crane-pub3-fast.toml", &dir);
+    let s = sys.to_str().unwrap();
+    let out = cosim(&["bench", s, "--no-peers", "--repeat", "1", "--steps", "400"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{text}", String::from_utf8_lossy(&out.stderr));
+    // "2 instances, H = 0.002 s, N steps (T s simulated), …"
+    let line = text.lines().find(|l| l.starts_with("2 instances, H = 0.002 s, ")).unwrap();
+    let rest = line.trim_start_matches("2 instances, H = 0.002 s, ");
+    let n: u64 = rest.split(' ').next().unwrap().parse().unwrap();
+    let span: f64 = rest.split('(').nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    // ECCO's steps grow from H0 = 2 ms up to 5 ms: fewer than 400 over 440 × H0 = 0.88 s.
+    assert!(n < 400, "{line}");
+    let out_dir = dir.join("run");
+    let o = cosim(&["run", s, "--stop-time", "0.88", "--out", out_dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(40 + n, summary["steps"].as_u64().unwrap(), "{line}");
+    // The span is the run's end minus where the warm-up ended: at most 40 steps of ≤ 5 ms.
+    assert!((0.88 - 40.0 * 0.005 - 1e-9..=0.88 - 40.0 * 0.002 + 1e-9).contains(&span), "{line}");
+}

@@ -12,9 +12,11 @@
 //! over the mapping; the master then reads a garbled message (a protocol error), never memory
 //! outside it.
 
+use std::cell::Cell;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Bytes of each of the two buffers (the mapping is sparse: only the pages a message touches
@@ -30,6 +32,62 @@ const SIZE: usize = HEADER + 2 * CAPACITY;
 const POLL: Duration = Duration::from_micros(220);
 /// Spins between two yields while polling (see [`wait_for`]).
 const SPINS: u32 = 16;
+/// A wait for a response that took at least this long is a long one (see [`Waits`]).
+const LONG_WAIT: Duration = Duration::from_micros(50);
+/// How long the master polls before it sleeps when [`Waits::sleep_early`] says so.
+const SHORT_POLL: Duration = Duration::from_micros(5);
+
+/// Requests sent and not yet answered, over all channels of this process (the master's): the
+/// worker processes busy at this moment.
+static OUTSTANDING: AtomicUsize = AtomicUsize::new(0);
+
+/// The master's waiting policy on one channel. A master that polls while as many workers as
+/// CPUs are busy keeps a CPU a worker needs: with two workers stepping at once (overlapped
+/// Jacobi) and the master polling on 2 CPUs, three always-runnable processes share two CPUs,
+/// and when the scheduler keeps both workers on one CPU they step one after the other (issue
+/// 35: 0.97× instead of ≈ 1.5×). So when that many workers are busy and this worker's last
+/// answer took long, the master sleeps on the futex after [`SHORT_POLL`]; otherwise it polls as
+/// before (a round trip of a few microseconds costs no wake-up, and with a CPU to spare the
+/// poll takes nothing from a worker). Workers always poll: a worker that slept would leave its
+/// CPU idle, and waking an idle virtual CPU costs tens of microseconds per step (measured: the
+/// run got slower when the workers slept too).
+#[derive(Debug, Default)]
+struct Waits {
+    /// The last wait for a response took at least [`LONG_WAIT`] (or ran out).
+    long: Cell<bool>,
+    /// A request of this channel is counted in [`OUTSTANDING`].
+    outstanding: Cell<bool>,
+}
+
+impl Waits {
+    /// Whether to sleep after [`SHORT_POLL`] with `busy` workers busy on `cpus` CPUs.
+    fn sleep_early(&self, busy: usize, cpus: usize) -> bool {
+        self.long.get() && busy >= cpus
+    }
+
+    /// Records how long a wait took (`None`: it ran out).
+    fn learn(&self, waited: Option<Duration>) {
+        self.long.set(waited.is_none_or(|d| d >= LONG_WAIT));
+    }
+
+    fn sent(&self) {
+        if !self.outstanding.replace(true) {
+            OUTSTANDING.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn answered(&self) {
+        if self.outstanding.replace(false) {
+            OUTSTANDING.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The CPUs this process may use (1 if unknown).
+fn cpus() -> usize {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
 
 #[repr(C)]
 struct Header {
@@ -84,6 +142,7 @@ mod sys {
 pub struct Channel {
     base: *mut u8,
     fd: OwnedFd,
+    waits: Waits,
 }
 
 // SAFETY: the mapping is plain shared memory; access goes through atomics and copies.
@@ -97,6 +156,7 @@ impl std::fmt::Debug for Channel {
 
 impl Drop for Channel {
     fn drop(&mut self) {
+        self.waits.answered();
         // SAFETY: the mapping of `new`, unmapped once; nothing borrows it past `&self`.
         unsafe { sys::munmap(self.base.cast(), SIZE) };
     }
@@ -134,7 +194,7 @@ impl Channel {
         if p as isize == -1 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Self { base: p.cast(), fd })
+        Ok(Self { base: p.cast(), fd, waits: Waits::default() })
     }
 
     /// The descriptor to name on the worker's command line.
@@ -202,6 +262,7 @@ impl Channel {
         h.request_len.store(body.len() as u32, Ordering::Relaxed);
         let seq = h.request_seq.load(Ordering::Relaxed).wrapping_add(1);
         h.request_seq.store(seq, Ordering::SeqCst);
+        self.waits.sent();
         if h.worker_sleeping.load(Ordering::SeqCst) != 0 {
             futex_wake(&h.request_seq);
         }
@@ -218,9 +279,14 @@ impl Channel {
     /// response with the old number, and this is a protocol error instead.
     pub fn wait_response(&self, seq: u32, slice: Duration, out: &mut Vec<u8>) -> io::Result<bool> {
         let h = self.header();
-        if !wait_for(&h.response_seq, seq, &h.master_sleeping, slice) {
+        let busy = OUTSTANDING.load(Ordering::Relaxed);
+        let poll = if self.waits.sleep_early(busy, cpus()) { SHORT_POLL } else { POLL };
+        let waited = wait_for(&h.response_seq, seq, &h.master_sleeping, poll, slice);
+        self.waits.learn(waited);
+        if waited.is_none() {
             return Ok(false);
         }
+        self.waits.answered();
         let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
         let published = h.response_seq.load(Ordering::SeqCst);
         if published != seq {
@@ -261,7 +327,7 @@ impl Channel {
     pub fn wait_request(&self, last: u32, out: &mut Vec<u8>, alive: impl Fn() -> bool) -> io::Result<Option<u32>> {
         let h = self.header();
         let seq = last.wrapping_add(1);
-        while !wait_for(&h.request_seq, seq, &h.worker_sleeping, Duration::from_secs(1)) {
+        while wait_for(&h.request_seq, seq, &h.worker_sleeping, POLL, Duration::from_secs(1)).is_none() {
             if !alive() {
                 return Ok(None);
             }
@@ -306,19 +372,20 @@ impl Channel {
 }
 
 /// Waits until `word` reaches `target` (it only ever moves forward), for at most `limit`
-/// after polling: spins and yields for [`POLL`], then sleeps on the futex with
-/// `sleeping` set so that the writer wakes it. `true` when `word` reached `target`.
-fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration) -> bool {
+/// after polling: spins and yields for `poll`, then sleeps on the futex with `sleeping` set so
+/// that the writer wakes it. How long it took when `word` reached `target`, `None` if it did
+/// not.
+fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, poll: Duration, limit: Duration) -> Option<Duration> {
     let reached = || word.load(Ordering::Acquire).wrapping_sub(target) as i32 >= 0;
     let start = Instant::now();
     loop {
         for _ in 0..SPINS {
             if reached() {
-                return true;
+                return Some(start.elapsed());
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= POLL {
+        if start.elapsed() >= poll {
             break;
         }
         // Yield after every short spin: master and workers are often more than the CPUs, and a
@@ -329,15 +396,15 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, limit: Duration
         // SAFETY: sched_yield has no preconditions.
         unsafe { sys::sched_yield() };
     }
-    let deadline = start + POLL + limit;
+    let deadline = start + poll + limit;
     loop {
         let now_value = word.load(Ordering::SeqCst);
         if now_value.wrapping_sub(target) as i32 >= 0 {
-            return true;
+            return Some(start.elapsed());
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return false;
+            return None;
         }
         sleeping.store(1, Ordering::SeqCst);
         // Re-check after announcing the sleep: a writer that stored before it saw the flag.
@@ -438,6 +505,51 @@ mod tests {
         worker.header().response_seq.store(seq2 + 5, Ordering::SeqCst);
         let e = master.wait_response(seq2, Duration::from_millis(100), &mut out).unwrap_err();
         assert!(e.to_string().contains("published response number 7 while request 2"), "{e}");
+    }
+
+    /// Issue 35: the master sleeps early only after a long wait and while as many workers as
+    /// CPUs are busy; a wait with a short poll sleeps on the futex and is woken by the answer,
+    /// not by its time limit; sent and answered requests are counted once each.
+    #[test]
+    fn the_master_sleeps_early_only_after_a_long_wait_with_every_cpu_busy() {
+        let waits = Waits::default();
+        assert!(!waits.sleep_early(2, 2), "nothing learnt yet: poll");
+        waits.learn(Some(Duration::from_micros(80)));
+        assert!(waits.sleep_early(2, 2) && waits.sleep_early(3, 2));
+        assert!(!waits.sleep_early(1, 2), "a CPU to spare: poll");
+        waits.learn(Some(Duration::from_micros(3)));
+        assert!(!waits.sleep_early(2, 2), "a quick answer: poll again");
+        waits.learn(None);
+        assert!(waits.sleep_early(2, 2), "ran out: long");
+        // A short poll, then the futex: the writer's wake ends it 30 ms later, long before 10 s.
+        let (word, sleeping) = (AtomicU32::new(0), AtomicU32::new(0));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(30));
+                word.store(1, Ordering::SeqCst);
+                if sleeping.load(Ordering::SeqCst) != 0 {
+                    futex_wake(&word);
+                }
+            });
+            let waited = wait_for(&word, 1, &sleeping, SHORT_POLL, Duration::from_secs(10)).unwrap();
+            assert!(waited >= Duration::from_millis(30) && waited < Duration::from_secs(5), "{waited:?}");
+        });
+        assert_eq!(sleeping.load(Ordering::SeqCst), 0, "no sleeper left announced");
+        assert_eq!(wait_for(&word, 2, &sleeping, SHORT_POLL, Duration::from_millis(1)), None);
+        // The busy count: a channel's request counts once until answered (or the channel goes).
+        let master = Channel::create().unwrap();
+        // SAFETY: a duplicate of the master's descriptor, owned by the second mapping.
+        let worker = Channel::open(unsafe { libc_dup(master.fd()) }).unwrap();
+        assert!(!master.waits.outstanding.get());
+        let seq = master.send_request(b"x").unwrap();
+        assert!(master.waits.outstanding.get());
+        let mut out = Vec::new();
+        assert!(!master.wait_response(seq, Duration::from_millis(1), &mut out).unwrap());
+        assert!(master.waits.outstanding.get() && master.waits.long.get(), "not answered: still busy");
+        assert_eq!(worker.wait_request(0, &mut out, || true).unwrap(), Some(seq));
+        worker.send_response(seq, b"y").unwrap();
+        assert!(master.wait_response(seq, Duration::from_millis(100), &mut out).unwrap());
+        assert!(!master.waits.outstanding.get());
     }
 
     unsafe fn libc_dup(fd: RawFd) -> RawFd {
