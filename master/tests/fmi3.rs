@@ -373,3 +373,23 @@ fn our_fmi3_descriptions_read_back_into_the_fmi2_data_model() {
         assert_eq!(md3.unit_definitions, md2.unit_definitions, "{name}");
     }
 }
+
+#[test]
+fn cosim_check_refuses_a_fmi3_fmu_naming_the_version_and_what_takes_it() {
+    let fmu = fmu3("testing-faulty");
+    let o = cosim(&["check", fmu.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for needle in [
+        fmu.to_str().unwrap(),
+        "fmiVersion=\"3.0\": an FMI 3.0 FMU",
+        "`cosim check` checks FMI 2.0 FMUs only",
+        "`cosim run`, `cosim info`",
+        "fmpy validate",
+    ] {
+        assert!(stderr.contains(needle), "{needle:?} not in {stderr}");
+    }
+    // Nothing of the FMU ran: no report rows.
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("PASS"), "{}", String::from_utf8_lossy(&o.stdout));
+}

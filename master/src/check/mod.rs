@@ -443,6 +443,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
             });
         }
     }
+    if let Some(message) = statics::fmi3_refusal(fmu) {
+        return Err(MasterError::Fmu { path: fmu.to_path_buf(), message });
+    }
     let selected = |c: &Check| opts.only.is_empty() || opts.only.iter().any(|o| o == c.id);
     let st = statics::Static::read(fmu);
     let plan = match &st.md {
