@@ -271,9 +271,6 @@ pub(crate) struct Instance {
     binary: Arc<Binary>,
     /// The one saved `fmi2FMUstate` ([`Instance::save_state`]); null until the first save.
     saved: *mut c_void,
-    /// A 3.0 instance whose Real variables are all scalar Float64s: getReal/setReal call
-    /// `fmi3GetFloat64`/`fmi3SetFloat64` directly (see `ffi3.rs`).
-    direct: Option<v3::Direct>,
 }
 
 // SAFETY: an Instance owns its component and environment exclusively; FMI 2.0 lets an importer
@@ -358,11 +355,7 @@ impl Instance {
     fn finish(component: Component, env: NonNull<InstanceEnv>, binary: &Arc<Binary>) -> Result<Self, InstantiateError> {
         let env_ptr = env.as_ptr();
         match NonNull::new(component) {
-            Some(component) => {
-                // SAFETY: the component was just returned by `v3::instantiate` of this binary.
-                let direct = binary.v3.as_ref().and_then(|v3| unsafe { v3::direct(v3, component.as_ptr()) });
-                Ok(Self { component, env, binary: Arc::clone(binary), saved: std::ptr::null_mut(), direct })
-            }
+            Some(component) => Ok(Self { component, env, binary: Arc::clone(binary), saved: std::ptr::null_mut() }),
             None => {
                 // SAFETY: the FMU returned no component, so nothing refers to the environment
                 // any more (an FMU that failed to instantiate must not call back); it came from
@@ -453,10 +446,6 @@ impl Instance {
         if vr.len() != out.len() {
             return NOT_CALLED;
         }
-        if let Some(d) = &self.direct {
-            // SAFETY: the live fmi3Instance; both arrays hold vr.len() scalar Float64 values.
-            return unsafe { (d.get_float64)(d.inst, vr.as_ptr(), vr.len(), out.as_mut_ptr(), out.len()) };
-        }
         // SAFETY: live component; both arrays hold vr.len() elements.
         unsafe { (self.binary.api.get_real)(self.c(), vr.as_ptr(), vr.len(), out.as_mut_ptr()) }
     }
@@ -465,10 +454,6 @@ impl Instance {
     pub(crate) fn set_real(&mut self, vr: &[u32], values: &[f64]) -> c_int {
         if vr.len() != values.len() {
             return NOT_CALLED;
-        }
-        if let Some(d) = &self.direct {
-            // SAFETY: the live fmi3Instance; both arrays hold vr.len() scalar Float64 values.
-            return unsafe { (d.set_float64)(d.inst, vr.as_ptr(), vr.len(), values.as_ptr(), values.len()) };
         }
         // SAFETY: live component; both arrays hold vr.len() elements.
         unsafe { (self.binary.api.set_real)(self.c(), vr.as_ptr(), vr.len(), values.as_ptr()) }
@@ -665,10 +650,6 @@ impl Instance {
 
     /// `fmi2DoStep`.
     pub(crate) fn do_step(&mut self, t: f64, h: f64, no_set_fmu_state_prior: bool) -> c_int {
-        if self.binary.v3.is_some() {
-            // SAFETY: a live 3.0 component (made by `v3::instantiate`), scalar arguments.
-            return unsafe { v3::step(self.c(), t, h, no_set_fmu_state_prior) };
-        }
         // SAFETY: live component, scalar arguments.
         unsafe { (self.binary.api.do_step)(self.c(), t, h, c_int::from(no_set_fmu_state_prior)) }
     }

@@ -42,10 +42,6 @@ pub(super) struct V3 {
     /// Start values of the Float64 arrays (by the array's reference): an element is set by
     /// setting the whole array, kept per instance from these.
     starts: HashMap<u32, Vec<f64>>,
-    /// Every variable the master reads or writes as Real is a scalar Float64 (no Float32, no
-    /// array elements): decided once at load, so an instance's getReal/setReal call
-    /// `fmi3GetFloat64`/`fmi3SetFloat64` directly ([`Direct`]) without a per-reference lookup.
-    reals_are_float64: bool,
 }
 
 /// What [`load`] needs from the description.
@@ -69,6 +65,10 @@ pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Ap
             m.symbol, m.error
         )
     })?;
+    // Every variable the master reads or writes as Real is a scalar Float64 (no Float32, no
+    // array elements), decided once here: getReal/setReal are then a plain forward to
+    // fmi3GetFloat64/fmi3SetFloat64, with no type lookup per value reference (the hot path).
+    let reals_are_float64 = t.elements.is_empty() && !t.types.values().any(|ty| *ty == Type3::Float32);
     let adapters = Api {
         get_types_platform,
         get_version: version3,
@@ -80,11 +80,11 @@ pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Ap
         exit_initialization_mode,
         terminate,
         reset,
-        get_real,
+        get_real: if reals_are_float64 { get_real_float64 } else { get_real },
         get_integer,
         get_boolean,
         get_string,
-        set_real,
+        set_real: if reals_are_float64 { set_real_float64 } else { set_real },
         set_integer,
         set_boolean,
         set_string,
@@ -112,44 +112,7 @@ pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Ap
             *d = Some(*ty);
         }
     }
-    let reals_are_float64 = t.elements.is_empty() && !t.types.values().any(|ty| *ty == Type3::Float32);
-    Ok((adapters, V3 { api, dense, types: t.types, elements: t.elements, starts: t.starts, reals_are_float64 }))
-}
-
-/// The hot path of a 3.0 instance whose Real variables are all scalar Float64s: the
-/// `fmi3Instance` and the `fmi3GetFloat64`/`fmi3SetFloat64` of its binary, resolved once when
-/// the instance is made, so that [`super::Instance`] calls them without going through the 2.0
-/// adapters (no adapter call, no type lookup per value reference, no conversion).
-#[derive(Clone, Copy)]
-pub(super) struct Direct {
-    pub(super) inst: Inst,
-    pub(super) get_float64: unsafe extern "C" fn(Inst, *const Vr, usize, *mut f64, usize) -> c_int,
-    pub(super) set_float64: unsafe extern "C" fn(Inst, *const Vr, usize, *const f64, usize) -> c_int,
-}
-
-/// The [`Direct`] path of component `c` of `v3`, if its Real variables allow it.
-///
-/// # Safety
-/// `c` is a live pointer returned by [`instantiate`] with `v3`.
-pub(super) unsafe fn direct(v3: &V3, c: Component) -> Option<Direct> {
-    // SAFETY: per this function's contract.
-    let a = unsafe { adapter(c) }?;
-    v3.reals_are_float64.then_some(Direct {
-        inst: a.inst,
-        get_float64: v3.api.get_float64,
-        set_float64: v3.api.set_float64,
-    })
-}
-
-/// `fmi2DoStep` of a 3.0 component, called directly (not through the function table) by
-/// [`super::Instance::do_step`]: `fmi3DoStep` with the translation of its outputs above.
-///
-/// # Safety
-/// `c` is a live pointer returned by [`instantiate`].
-pub(super) unsafe fn step(c: Component, t: f64, h: f64, no_set_prior: bool) -> c_int {
-    // SAFETY: per this function's contract.
-    let Some(a) = (unsafe { adapter(c) }) else { return ERROR };
-    a.step(t, h, no_set_prior)
+    Ok((adapters, V3 { api, dense, types: t.types, elements: t.elements, starts: t.starts }))
 }
 
 /// `fmi3GetVersion()` of the loaded binary.
@@ -171,6 +134,10 @@ struct Adapter {
     last_time: f64,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
+    /// `fmi3GetFloat64` and `fmi3SetFloat64` of the binary, copied here so that the plain
+    /// forwards ([`get_real_float64`]) read them with one load.
+    get_float64: unsafe extern "C" fn(Inst, *const Vr, usize, *mut f64, usize) -> c_int,
+    set_float64: unsafe extern "C" fn(Inst, *const Vr, usize, *const f64, usize) -> c_int,
 }
 
 /// `fmi3InstantiateCoSimulation(name, token, resources, visible = false, logging_on,
@@ -225,6 +192,8 @@ pub(super) unsafe fn instantiate(
         terminated: false,
         last_time: f64::NAN,
         shadow: v3.starts.clone(),
+        get_float64: v3.api.get_float64,
+        set_float64: v3.api.set_float64,
     });
     Box::into_raw(a).cast()
 }
@@ -463,6 +432,18 @@ unsafe extern "C" fn get_real(c: Component, vr: *const Vr, n: usize, out: *mut f
         status = status.max(s);
     }
     status
+}
+
+/// `fmi2GetReal` of a binary whose Reals are all scalar Float64s: `fmi3GetFloat64` as is.
+unsafe extern "C" fn get_real_float64(c: Component, vr: *const Vr, n: usize, out: *mut f64) -> c_int {
+    // SAFETY: `c` per `adapter`; the live instance; arrays of n references and n values.
+    unsafe { adapter(c).map_or(ERROR, |a| (a.get_float64)(a.inst, vr, n, out, n)) }
+}
+
+/// `fmi2SetReal` of a binary whose Reals are all scalar Float64s: `fmi3SetFloat64` as is.
+unsafe extern "C" fn set_real_float64(c: Component, vr: *const Vr, n: usize, values: *const f64) -> c_int {
+    // SAFETY: as `get_real_float64`.
+    unsafe { adapter(c).map_or(ERROR, |a| (a.set_float64)(a.inst, vr, n, values, n)) }
 }
 
 unsafe extern "C" fn set_real(c: Component, vr: *const Vr, n: usize, values: *const f64) -> c_int {
@@ -745,7 +726,8 @@ unsafe extern "C" fn get_real_output_derivatives(
 
 unsafe extern "C" fn do_step(c: Component, t: f64, h: f64, no_set_prior: c_int) -> c_int {
     // SAFETY: `c` per `adapter`.
-    unsafe { step(c, t, h, no_set_prior != 0) }
+    let Some(a) = (unsafe { adapter(c) }) else { return ERROR };
+    a.step(t, h, no_set_prior != 0)
 }
 
 impl Adapter {
