@@ -66,13 +66,18 @@ pub enum HarnessError {
         /// Cause.
         source: libloading::Error,
     },
+    /// A function of the FMI 2.0 API the binary does not export.
+    #[error("{path}: does not export {symbol}")]
+    Missing {
+        /// File.
+        path: PathBuf,
+        /// The function.
+        symbol: &'static str,
+    },
     /// Instantiation returned NULL.
     #[error("fmi2Instantiate returned NULL; log: {0:?}")]
     Instantiate(Vec<String>),
 }
-
-type Comp = *mut c_void;
-type Vr = u32;
 
 /// Logger as the harness declares it: the message is used as is (our FMUs escape '%' and pass no
 /// variadic arguments). On x86-64 System V a non-variadic callee is call-compatible with a
@@ -88,91 +93,15 @@ struct Callbacks {
     env: *mut c_void,
 }
 
-/// The typed function pointers of the FMI 2.0 Co-Simulation API.
-#[allow(missing_docs)]
-pub struct Api {
-    pub get_types_platform: unsafe extern "C" fn() -> *const c_char,
-    pub get_version: unsafe extern "C" fn() -> *const c_char,
-    pub set_debug_logging: unsafe extern "C" fn(Comp, c_int, usize, *const *const c_char) -> c_int,
-    instantiate: unsafe extern "C" fn(
-        *const c_char,
-        c_int,
-        *const c_char,
-        *const c_char,
-        *const Callbacks,
-        c_int,
-        c_int,
-    ) -> Comp,
-    pub free_instance: unsafe extern "C" fn(Comp),
-    pub setup_experiment: unsafe extern "C" fn(Comp, c_int, f64, f64, c_int, f64) -> c_int,
-    pub enter_initialization_mode: unsafe extern "C" fn(Comp) -> c_int,
-    pub exit_initialization_mode: unsafe extern "C" fn(Comp) -> c_int,
-    pub terminate: unsafe extern "C" fn(Comp) -> c_int,
-    pub reset: unsafe extern "C" fn(Comp) -> c_int,
-    pub get_real: unsafe extern "C" fn(Comp, *const Vr, usize, *mut f64) -> c_int,
-    pub get_integer: unsafe extern "C" fn(Comp, *const Vr, usize, *mut c_int) -> c_int,
-    pub get_boolean: unsafe extern "C" fn(Comp, *const Vr, usize, *mut c_int) -> c_int,
-    pub get_string: unsafe extern "C" fn(Comp, *const Vr, usize, *mut *const c_char) -> c_int,
-    pub set_real: unsafe extern "C" fn(Comp, *const Vr, usize, *const f64) -> c_int,
-    pub set_integer: unsafe extern "C" fn(Comp, *const Vr, usize, *const c_int) -> c_int,
-    pub set_boolean: unsafe extern "C" fn(Comp, *const Vr, usize, *const c_int) -> c_int,
-    pub set_string: unsafe extern "C" fn(Comp, *const Vr, usize, *const *const c_char) -> c_int,
-    pub get_fmu_state: unsafe extern "C" fn(Comp, *mut *mut c_void) -> c_int,
-    pub set_fmu_state: unsafe extern "C" fn(Comp, *mut c_void) -> c_int,
-    pub free_fmu_state: unsafe extern "C" fn(Comp, *mut *mut c_void) -> c_int,
-    pub serialized_fmu_state_size: unsafe extern "C" fn(Comp, *mut c_void, *mut usize) -> c_int,
-    pub serialize_fmu_state: unsafe extern "C" fn(Comp, *mut c_void, *mut c_char, usize) -> c_int,
-    pub deserialize_fmu_state: unsafe extern "C" fn(Comp, *const c_char, usize, *mut *mut c_void) -> c_int,
-    pub get_directional_derivative:
-        unsafe extern "C" fn(Comp, *const Vr, usize, *const Vr, usize, *const f64, *mut f64) -> c_int,
-    pub set_real_input_derivatives: unsafe extern "C" fn(Comp, *const Vr, usize, *const c_int, *const f64) -> c_int,
-    pub get_real_output_derivatives: unsafe extern "C" fn(Comp, *const Vr, usize, *const c_int, *mut f64) -> c_int,
-    pub do_step: unsafe extern "C" fn(Comp, f64, f64, c_int) -> c_int,
-    pub cancel_step: unsafe extern "C" fn(Comp) -> c_int,
-    pub get_status: unsafe extern "C" fn(Comp, c_int, *mut c_int) -> c_int,
-    pub get_real_status: unsafe extern "C" fn(Comp, c_int, *mut f64) -> c_int,
-    pub get_integer_status: unsafe extern "C" fn(Comp, c_int, *mut c_int) -> c_int,
-    pub get_boolean_status: unsafe extern "C" fn(Comp, c_int, *mut c_int) -> c_int,
-    pub get_string_status: unsafe extern "C" fn(Comp, c_int, *mut *const c_char) -> c_int,
-}
+/// The typed function pointers of the FMI 2.0 Co-Simulation API: the one table of `fmi-api`,
+/// which the master's loader uses too.
+pub type Api = fmi_api::Fmi2;
 
-/// The names of every function an FMI 2.0 CS FMU must export.
-pub const REQUIRED_SYMBOLS: &[&str] = &[
-    "fmi2GetTypesPlatform",
-    "fmi2GetVersion",
-    "fmi2SetDebugLogging",
-    "fmi2Instantiate",
-    "fmi2FreeInstance",
-    "fmi2SetupExperiment",
-    "fmi2EnterInitializationMode",
-    "fmi2ExitInitializationMode",
-    "fmi2Terminate",
-    "fmi2Reset",
-    "fmi2GetReal",
-    "fmi2GetInteger",
-    "fmi2GetBoolean",
-    "fmi2GetString",
-    "fmi2SetReal",
-    "fmi2SetInteger",
-    "fmi2SetBoolean",
-    "fmi2SetString",
-    "fmi2GetFMUstate",
-    "fmi2SetFMUstate",
-    "fmi2FreeFMUstate",
-    "fmi2SerializedFMUstateSize",
-    "fmi2SerializeFMUstate",
-    "fmi2DeSerializeFMUstate",
-    "fmi2GetDirectionalDerivative",
-    "fmi2SetRealInputDerivatives",
-    "fmi2GetRealOutputDerivatives",
-    "fmi2DoStep",
-    "fmi2CancelStep",
-    "fmi2GetStatus",
-    "fmi2GetRealStatus",
-    "fmi2GetIntegerStatus",
-    "fmi2GetBooleanStatus",
-    "fmi2GetStringStatus",
-];
+/// Every FMI 2.0 common and Co-Simulation function: [`Fmu::load`] requires all of them (the
+/// standard does; the master tolerates FMUs without the optional ones of [`Api`]).
+pub fn required_symbols() -> Vec<&'static str> {
+    Api::REQUIRED.iter().chain(Api::OPTIONAL).copied().collect()
+}
 
 /// A loaded FMU.
 pub struct Fmu {
@@ -213,49 +142,18 @@ impl Fmu {
         let so = dir.join("binaries/linux64").join(format!("{id}.so"));
         // SAFETY: loading a library runs its initialisers; our FMUs have none beyond Rust's.
         let lib = unsafe { Library::new(&so) }.map_err(|source| HarnessError::Load { path: so.clone(), source })?;
-        macro_rules! sym {
-            ($name:literal) => {
-                // SAFETY: the symbol is declared with the FMI 2.0 signature in `Api`.
-                *unsafe { lib.get($name.as_bytes()) }
-                    .map_err(|source| HarnessError::Load { path: so.clone(), source })?
-            };
-        }
-        let api = Api {
-            get_types_platform: sym!("fmi2GetTypesPlatform"),
-            get_version: sym!("fmi2GetVersion"),
-            set_debug_logging: sym!("fmi2SetDebugLogging"),
-            instantiate: sym!("fmi2Instantiate"),
-            free_instance: sym!("fmi2FreeInstance"),
-            setup_experiment: sym!("fmi2SetupExperiment"),
-            enter_initialization_mode: sym!("fmi2EnterInitializationMode"),
-            exit_initialization_mode: sym!("fmi2ExitInitializationMode"),
-            terminate: sym!("fmi2Terminate"),
-            reset: sym!("fmi2Reset"),
-            get_real: sym!("fmi2GetReal"),
-            get_integer: sym!("fmi2GetInteger"),
-            get_boolean: sym!("fmi2GetBoolean"),
-            get_string: sym!("fmi2GetString"),
-            set_real: sym!("fmi2SetReal"),
-            set_integer: sym!("fmi2SetInteger"),
-            set_boolean: sym!("fmi2SetBoolean"),
-            set_string: sym!("fmi2SetString"),
-            get_fmu_state: sym!("fmi2GetFMUstate"),
-            set_fmu_state: sym!("fmi2SetFMUstate"),
-            free_fmu_state: sym!("fmi2FreeFMUstate"),
-            serialized_fmu_state_size: sym!("fmi2SerializedFMUstateSize"),
-            serialize_fmu_state: sym!("fmi2SerializeFMUstate"),
-            deserialize_fmu_state: sym!("fmi2DeSerializeFMUstate"),
-            get_directional_derivative: sym!("fmi2GetDirectionalDerivative"),
-            set_real_input_derivatives: sym!("fmi2SetRealInputDerivatives"),
-            get_real_output_derivatives: sym!("fmi2GetRealOutputDerivatives"),
-            do_step: sym!("fmi2DoStep"),
-            cancel_step: sym!("fmi2CancelStep"),
-            get_status: sym!("fmi2GetStatus"),
-            get_real_status: sym!("fmi2GetRealStatus"),
-            get_integer_status: sym!("fmi2GetIntegerStatus"),
-            get_boolean_status: sym!("fmi2GetBooleanStatus"),
-            get_string_status: sym!("fmi2GetStringStatus"),
+        let lookup = |name: &[u8]| {
+            // SAFETY: only the address is read; `Api::resolve` types it.
+            let p = unsafe { lib.get::<*mut c_void>(name) }?;
+            std::ptr::NonNull::new(*p).ok_or(libloading::Error::DlSymUnknown)
         };
+        // SAFETY: the symbols are FMI 2.0 functions with the table's signatures; the library
+        // stays loaded while the table is used (see below).
+        let api =
+            unsafe { Api::resolve(lookup) }.map_err(|m| HarnessError::Load { path: so.clone(), source: m.error })?;
+        if let Some(missing) = api.missing_optional().first() {
+            return Err(HarnessError::Missing { path: so, symbol: missing });
+        }
         // The library stays loaded until the process ends unless `unload` is called (most tests
         // keep their instances' FMU for the whole test).
         Ok(Self { md, api, _lib: std::mem::ManuallyDrop::new(lib), dir })
@@ -300,7 +198,15 @@ impl Fmu {
         // SAFETY: FMI 2.0 fmi2Instantiate with valid strings and a callback struct that outlives
         // the instance (both boxed in the returned Instance).
         let c = unsafe {
-            (self.api.instantiate)(cname.as_ptr(), fmu_type, cguid.as_ptr(), res.as_ptr(), &*callbacks, 0, 1)
+            (self.api.instantiate)(
+                cname.as_ptr(),
+                fmu_type,
+                cguid.as_ptr(),
+                res.as_ptr(),
+                std::ptr::from_ref(&*callbacks).cast(),
+                0,
+                1,
+            )
         };
         if c.is_null() {
             let lines = log.lock().map(|l| l.clone()).unwrap_or_default();

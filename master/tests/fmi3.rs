@@ -373,3 +373,23 @@ fn our_fmi3_descriptions_read_back_into_the_fmi2_data_model() {
         assert_eq!(md3.unit_definitions, md2.unit_definitions, "{name}");
     }
 }
+
+#[test]
+fn cosim_check_refuses_a_fmi3_fmu_naming_the_version_and_what_takes_it() {
+    let fmu = fmu3("testing-faulty");
+    let o = cosim(&["check", fmu.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let description = stdout.lines().find(|l| l.starts_with("FAIL description")).unwrap_or_else(|| panic!("{stdout}"));
+    for needle in [
+        "fmiVersion=\"3.0\": an FMI 3.0 FMU",
+        "`cosim check` checks FMI 2.0 FMUs only",
+        "`cosim run`, `cosim info`",
+        "fmpy validate",
+    ] {
+        assert!(description.contains(needle), "{needle:?} not in {description}");
+    }
+    // Nothing of the FMU ran: every other check is skipped, the dynamic ones naming why.
+    assert!(stdout.contains("0 PASS, 0 WARN, 1 FAIL, 18 SKIP"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("SKIP load") && l.contains("not run: an FMI 3.0 FMU")), "{stdout}");
+}

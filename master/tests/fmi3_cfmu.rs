@@ -221,3 +221,21 @@ fn early_return_is_not_allowed_and_event_handling_needed_is_reported() {
     assert!(stderr.contains("eventHandlingNeeded = true; cosim does not use event mode"), "{stderr}");
     assert!(stderr.contains("10 steps to t = 1"), "{stderr}");
 }
+
+#[test]
+fn cosim_info_lists_the_binary_variable_it_cannot_address() {
+    let dir = tmp("cfmu3-info");
+    let fmu = build(&dir, "cfmu3", &[]);
+    let o = cosim(&["info", fmu.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let section = text
+        .split_once("\nVariables cosim does not address (1; not settable, connectable or recorded):\n")
+        .unwrap_or_else(|| panic!("no such section in {text}"))
+        .1;
+    // The description's line of `<Binary name="blob" …>` (see XML above).
+    let line = XML.lines().position(|l| l.contains("<Binary name=\"blob\"")).unwrap() + 1;
+    assert_eq!(section.lines().next().unwrap(), format!("  Binary variable \"blob\" (line {line})"));
+    // The addressable ones are in the variable table, the Binary one is not.
+    assert!(text.contains(" arr[3] ") && !text.contains(" blob "), "{text}");
+}

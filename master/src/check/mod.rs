@@ -444,7 +444,14 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
         }
     }
     let selected = |c: &Check| opts.only.is_empty() || opts.only.iter().any(|o| o == c.id);
-    let st = statics::Static::read(fmu);
+    let mut st = statics::Static::read(fmu);
+    // An FMI 3.0 FMU: the description check FAILs saying why, nothing else runs.
+    let fmi3 = statics::fmi3_refusal(fmu);
+    if let Some(why) = &fmi3 {
+        st.md = Err(why.clone());
+    }
+    let unread =
+        if fmi3.is_some() { "not run: an FMI 3.0 FMU" } else { "not run: modelDescription.xml cannot be read" };
     let plan = match &st.md {
         Ok(md) => Some(plan(fmu, md, opts)?),
         Err(_) => None,
@@ -465,7 +472,7 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
         }
         let outcome = match (c.runner, &plan, &stop_reason) {
             (Runner::Parent(f), _, _) => f(&st),
-            (Runner::Worker(_), None, _) => Outcome::skip("not run: modelDescription.xml cannot be read"),
+            (Runner::Worker(_), None, _) => Outcome::skip(unread),
             (Runner::Worker(_), Some(_), Some(why)) => Outcome::skip(format!("not run: {why}")),
             (Runner::Worker(_), Some(plan), None) => {
                 if supervisor.is_none() {

@@ -27,6 +27,25 @@ impl<'a> Static<'a> {
     }
 }
 
+/// Why `cosim check` does not check `fmu`: it is an FMI 3.0 FMU (its description says so).
+/// The checks are FMI 2.0's (calling sequences, `fmi2*` status functions, input derivatives,
+/// the 2.0 schema); run on a 3.0 FMU through the master's 2.0 view of it they would judge the
+/// translation, not the FMU, so it is refused (check `description` FAILs with this text, the
+/// others are not run) rather than half-checked.
+pub fn fmi3_refusal(fmu: &Path) -> Option<String> {
+    let xml = Archive::read_model_description(fmu).ok()?.model_description;
+    match model_description::from_str(&xml) {
+        Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+            Some(format!(
+                "fmiVersion=\"{version}\": an FMI 3.0 FMU. `cosim check` checks FMI 2.0 FMUs only (its checks are \
+                 FMI 2.0's calling sequences, fmi2 status functions and schema); `cosim run`, `cosim info`, systems and \
+                 SSP take FMI 3.0 FMUs. To validate a 3.0 FMU against the standard: `fmpy validate`"
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// Lists at most `n` items, then "… and k more".
 pub(crate) fn some<T: std::fmt::Display>(items: &[T], n: usize) -> String {
     let mut s: Vec<String> = items.iter().take(n).map(ToString::to_string).collect();

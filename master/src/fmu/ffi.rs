@@ -53,8 +53,7 @@ pub(crate) fn status_name(status: c_int) -> String {
     }
 }
 
-type Component = *mut c_void;
-type Vr = u32;
+use fmi_api::{Component, Vr};
 
 /// `fmi2CallbackLogger` as FMI 2.0 declares it (variadic).
 type LoggerFn = unsafe extern "C" fn(*mut c_void, *const c_char, c_int, *const c_char, *const c_char, ...);
@@ -88,94 +87,14 @@ struct CallbackFunctions {
     component_environment: *mut c_void,
 }
 
-/// The typed FMI 2.0 functions (common and Co-Simulation). All are resolved at load time so
-/// that an incomplete binary is refused up front, even those the master does not call yet.
-#[allow(dead_code)] // resolved to check the FMU exports the whole API; not all are called
-struct Api {
-    get_types_platform: unsafe extern "C" fn() -> *const c_char,
-    get_version: unsafe extern "C" fn() -> *const c_char,
-    set_debug_logging: unsafe extern "C" fn(Component, c_int, usize, *const *const c_char) -> c_int,
-    instantiate: unsafe extern "C" fn(
-        *const c_char,
-        c_int,
-        *const c_char,
-        *const c_char,
-        *const CallbackFunctions,
-        c_int,
-        c_int,
-    ) -> Component,
-    free_instance: unsafe extern "C" fn(Component),
-    setup_experiment: unsafe extern "C" fn(Component, c_int, f64, f64, c_int, f64) -> c_int,
-    enter_initialization_mode: unsafe extern "C" fn(Component) -> c_int,
-    exit_initialization_mode: unsafe extern "C" fn(Component) -> c_int,
-    terminate: unsafe extern "C" fn(Component) -> c_int,
-    reset: unsafe extern "C" fn(Component) -> c_int,
-    get_real: unsafe extern "C" fn(Component, *const Vr, usize, *mut f64) -> c_int,
-    get_integer: unsafe extern "C" fn(Component, *const Vr, usize, *mut c_int) -> c_int,
-    get_boolean: unsafe extern "C" fn(Component, *const Vr, usize, *mut c_int) -> c_int,
-    get_string: unsafe extern "C" fn(Component, *const Vr, usize, *mut *const c_char) -> c_int,
-    set_real: unsafe extern "C" fn(Component, *const Vr, usize, *const f64) -> c_int,
-    set_integer: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int) -> c_int,
-    set_boolean: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int) -> c_int,
-    set_string: unsafe extern "C" fn(Component, *const Vr, usize, *const *const c_char) -> c_int,
-    get_fmu_state: unsafe extern "C" fn(Component, *mut *mut c_void) -> c_int,
-    set_fmu_state: unsafe extern "C" fn(Component, *mut c_void) -> c_int,
-    free_fmu_state: unsafe extern "C" fn(Component, *mut *mut c_void) -> c_int,
-    serialized_fmu_state_size: unsafe extern "C" fn(Component, *mut c_void, *mut usize) -> c_int,
-    serialize_fmu_state: unsafe extern "C" fn(Component, *mut c_void, *mut c_char, usize) -> c_int,
-    deserialize_fmu_state: unsafe extern "C" fn(Component, *const c_char, usize, *mut *mut c_void) -> c_int,
-    get_directional_derivative:
-        unsafe extern "C" fn(Component, *const Vr, usize, *const Vr, usize, *const f64, *mut f64) -> c_int,
-    set_real_input_derivatives: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int, *const f64) -> c_int,
-    get_real_output_derivatives: unsafe extern "C" fn(Component, *const Vr, usize, *const c_int, *mut f64) -> c_int,
-    do_step: unsafe extern "C" fn(Component, f64, f64, c_int) -> c_int,
-    cancel_step: unsafe extern "C" fn(Component) -> c_int,
-    get_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
-    /// Optional: asked only after a discarded step (termination protocol); an FMU without it
-    /// cannot end a simulation, its discards stay errors.
-    get_real_status: Option<unsafe extern "C" fn(Component, c_int, *mut f64) -> c_int>,
-    get_integer_status: unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int,
-    /// Optional, as `get_real_status`.
-    get_boolean_status: Option<unsafe extern "C" fn(Component, c_int, *mut c_int) -> c_int>,
-    get_string_status: unsafe extern "C" fn(Component, c_int, *mut *const c_char) -> c_int,
-}
+/// The typed FMI 2.0 functions (common and Co-Simulation), from the one table of `fmi-api`.
+/// All are resolved at load time so that an incomplete binary is refused up front, even those
+/// the master does not call yet.
+type Api = fmi_api::Fmi2;
 
-/// The functions [`Binary::load`] requires (its `sym!` list; a test keeps the two equal):
-/// `cosim info` checks a binary's exports against it without loading it.
-pub(crate) const REQUIRED_SYMBOLS: [&str; 32] = [
-    "fmi2GetTypesPlatform",
-    "fmi2GetVersion",
-    "fmi2SetDebugLogging",
-    "fmi2Instantiate",
-    "fmi2FreeInstance",
-    "fmi2SetupExperiment",
-    "fmi2EnterInitializationMode",
-    "fmi2ExitInitializationMode",
-    "fmi2Terminate",
-    "fmi2Reset",
-    "fmi2GetReal",
-    "fmi2GetInteger",
-    "fmi2GetBoolean",
-    "fmi2GetString",
-    "fmi2SetReal",
-    "fmi2SetInteger",
-    "fmi2SetBoolean",
-    "fmi2SetString",
-    "fmi2GetFMUstate",
-    "fmi2SetFMUstate",
-    "fmi2FreeFMUstate",
-    "fmi2SerializedFMUstateSize",
-    "fmi2SerializeFMUstate",
-    "fmi2DeSerializeFMUstate",
-    "fmi2GetDirectionalDerivative",
-    "fmi2SetRealInputDerivatives",
-    "fmi2GetRealOutputDerivatives",
-    "fmi2DoStep",
-    "fmi2CancelStep",
-    "fmi2GetStatus",
-    "fmi2GetIntegerStatus",
-    "fmi2GetStringStatus",
-];
+/// The functions [`Binary::load`] requires: `cosim info` checks a binary's exports against them
+/// without loading it.
+pub(crate) const REQUIRED_SYMBOLS: &[&str] = fmi_api::Fmi2::REQUIRED;
 
 /// A loaded FMU binary with its resolved API. The library stays loaded while this lives; every
 /// [`Instance`] holds an `Arc` of it.
@@ -197,61 +116,15 @@ impl Binary {
         // the user asked for this binary to be run. The path is an existing file of the archive.
         let lib =
             unsafe { Library::open(Some(so), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
-        macro_rules! sym {
-            ($name:literal) => {
-                // SAFETY: the symbol is an FMI 2.0 function; the field's type is its signature
-                // from fmi2FunctionTypes.h. The pointer is only used while `lib` is loaded (both
-                // live in the returned Binary).
-                *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
-                    format!(
-                        "missing required symbol {}: the binary does not export the FMI 2.0 Co-Simulation API ({e})",
-                        $name
-                    )
-                })?
-            };
-        }
-        macro_rules! optional {
-            ($name:literal) => {
-                // SAFETY: as in `sym!`; a missing symbol gives None.
-                unsafe { lib.get(concat!($name, "\0").as_bytes()) }.ok().map(|f| *f)
-            };
-        }
-        let api = Api {
-            get_types_platform: sym!("fmi2GetTypesPlatform"),
-            get_version: sym!("fmi2GetVersion"),
-            set_debug_logging: sym!("fmi2SetDebugLogging"),
-            instantiate: sym!("fmi2Instantiate"),
-            free_instance: sym!("fmi2FreeInstance"),
-            setup_experiment: sym!("fmi2SetupExperiment"),
-            enter_initialization_mode: sym!("fmi2EnterInitializationMode"),
-            exit_initialization_mode: sym!("fmi2ExitInitializationMode"),
-            terminate: sym!("fmi2Terminate"),
-            reset: sym!("fmi2Reset"),
-            get_real: sym!("fmi2GetReal"),
-            get_integer: sym!("fmi2GetInteger"),
-            get_boolean: sym!("fmi2GetBoolean"),
-            get_string: sym!("fmi2GetString"),
-            set_real: sym!("fmi2SetReal"),
-            set_integer: sym!("fmi2SetInteger"),
-            set_boolean: sym!("fmi2SetBoolean"),
-            set_string: sym!("fmi2SetString"),
-            get_fmu_state: sym!("fmi2GetFMUstate"),
-            set_fmu_state: sym!("fmi2SetFMUstate"),
-            free_fmu_state: sym!("fmi2FreeFMUstate"),
-            serialized_fmu_state_size: sym!("fmi2SerializedFMUstateSize"),
-            serialize_fmu_state: sym!("fmi2SerializeFMUstate"),
-            deserialize_fmu_state: sym!("fmi2DeSerializeFMUstate"),
-            get_directional_derivative: sym!("fmi2GetDirectionalDerivative"),
-            set_real_input_derivatives: sym!("fmi2SetRealInputDerivatives"),
-            get_real_output_derivatives: sym!("fmi2GetRealOutputDerivatives"),
-            do_step: sym!("fmi2DoStep"),
-            cancel_step: sym!("fmi2CancelStep"),
-            get_status: sym!("fmi2GetStatus"),
-            get_real_status: optional!("fmi2GetRealStatus"),
-            get_integer_status: sym!("fmi2GetIntegerStatus"),
-            get_boolean_status: optional!("fmi2GetBooleanStatus"),
-            get_string_status: sym!("fmi2GetStringStatus"),
-        };
+        // SAFETY: the symbols are FMI 2.0 functions with the table's signatures (those of
+        // fmi2FunctionTypes.h); the pointers are only used while `lib` is loaded (both live in
+        // the returned Binary).
+        let api = unsafe { Api::resolve(|name| symbol(&lib, name)) }.map_err(|m| {
+            format!(
+                "missing required symbol {}: the binary does not export the FMI 2.0 Co-Simulation API ({})",
+                m.symbol, m.error
+            )
+        })?;
         Ok(Self { api, v3: None, _lib: lib })
     }
 
@@ -281,14 +154,7 @@ impl Binary {
 
     /// The optional functions the binary does not export (`cosim check`).
     pub(crate) fn missing_optional(&self) -> Vec<&'static str> {
-        let mut missing = Vec::new();
-        if self.api.get_real_status.is_none() {
-            missing.push("fmi2GetRealStatus");
-        }
-        if self.api.get_boolean_status.is_none() {
-            missing.push("fmi2GetBooleanStatus");
-        }
-        missing
+        self.api.missing_optional()
     }
 
     /// `fmi2GetVersion()` ("2.0"), or `fmi3GetVersion()` of a 3.0 binary.
@@ -299,6 +165,13 @@ impl Binary {
         // SAFETY: as in `types_platform`.
         unsafe { text((self.api.get_version)()) }
     }
+}
+
+/// The address of `name` (NUL-terminated) in `lib`; a missing or NULL symbol is an error.
+fn symbol(lib: &libloading::os::unix::Library, name: &[u8]) -> Result<NonNull<c_void>, String> {
+    // SAFETY: only the address is read (as a data pointer); the caller types it.
+    let p = unsafe { lib.get::<*mut c_void>(name) }.map_err(|e| e.to_string())?;
+    NonNull::new(*p).ok_or_else(|| "the symbol's address is NULL".to_owned())
 }
 
 /// Copies a C string; NULL gives an empty string.
@@ -470,7 +343,7 @@ impl Instance {
                 FMI2_CO_SIMULATION,
                 e.c_guid.as_ptr(),
                 e.c_resources.as_ptr(),
-                &e.callbacks,
+                std::ptr::from_ref(&e.callbacks).cast(),
                 0,
                 c_int::from(logging_on),
             )
@@ -823,18 +696,6 @@ pub(crate) fn take_stdio_for_protocol() -> std::io::Result<(std::fs::File, std::
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
-    #[test]
-    fn required_symbols_are_the_ones_load_resolves() {
-        let source = include_str!("ffi.rs");
-        let resolved: Vec<&str> = source
-            .split("sym!(\"")
-            .skip(1) // the text before the first use
-            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
-            .filter(|name| name.starts_with("fmi2"))
-            .collect();
-        assert_eq!(resolved, REQUIRED_SYMBOLS);
-    }
-
     fn env(name: &str) -> Box<InstanceEnv> {
         Box::new(InstanceEnv {
             sink: log_sink,

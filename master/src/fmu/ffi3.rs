@@ -17,105 +17,18 @@
 //!   its events internally); an early return the master did not allow is an error.
 //! - input derivatives do not exist in FMI 3.0 (`canInterpolateInputs` is false).
 
-use super::{log_sink, text, Api, CallbackFunctions, Component, Vr, DISCARD, ERROR, OK, WARNING};
+use super::{log_sink, text, Api, Component, Vr, DISCARD, ERROR, OK, WARNING};
 use model_description::{ArrayElement, Type3};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 
 type Inst = *mut c_void;
-type LogMessage = unsafe extern "C" fn(*mut c_void, c_int, *const c_char, *const c_char);
 
-macro_rules! getset {
-    ($($get:ident $set:ident : $t:ty),* $(,)?) => {
-        /// The `fmi3*` functions the adapters call, resolved at load time.
-        pub(super) struct Api3 {
-            get_version: unsafe extern "C" fn() -> *const c_char,
-            set_debug_logging: unsafe extern "C" fn(Inst, bool, usize, *const *const c_char) -> c_int,
-            #[allow(clippy::type_complexity)]
-            instantiate: unsafe extern "C" fn(*const c_char, *const c_char, *const c_char, bool, bool, bool, bool,
-                *const Vr, usize, *mut c_void, Option<LogMessage>, *const c_void) -> Inst,
-            free_instance: unsafe extern "C" fn(Inst),
-            enter_initialization_mode: unsafe extern "C" fn(Inst, bool, f64, f64, bool, f64) -> c_int,
-            exit_initialization_mode: unsafe extern "C" fn(Inst) -> c_int,
-            terminate: unsafe extern "C" fn(Inst) -> c_int,
-            reset: unsafe extern "C" fn(Inst) -> c_int,
-            get_boolean: unsafe extern "C" fn(Inst, *const Vr, usize, *mut u8, usize) -> c_int,
-            set_boolean: unsafe extern "C" fn(Inst, *const Vr, usize, *const u8, usize) -> c_int,
-            get_string: unsafe extern "C" fn(Inst, *const Vr, usize, *mut *const c_char, usize) -> c_int,
-            set_string: unsafe extern "C" fn(Inst, *const Vr, usize, *const *const c_char, usize) -> c_int,
-            get_fmu_state: unsafe extern "C" fn(Inst, *mut *mut c_void) -> c_int,
-            set_fmu_state: unsafe extern "C" fn(Inst, *mut c_void) -> c_int,
-            free_fmu_state: unsafe extern "C" fn(Inst, *mut *mut c_void) -> c_int,
-            serialized_fmu_state_size: unsafe extern "C" fn(Inst, *mut c_void, *mut usize) -> c_int,
-            serialize_fmu_state: unsafe extern "C" fn(Inst, *mut c_void, *mut c_char, usize) -> c_int,
-            deserialize_fmu_state: unsafe extern "C" fn(Inst, *const c_char, usize, *mut *mut c_void) -> c_int,
-            get_output_derivatives: unsafe extern "C" fn(Inst, *const Vr, usize, *const c_int, *mut f64, usize) -> c_int,
-            #[allow(clippy::type_complexity)]
-            do_step: unsafe extern "C" fn(Inst, f64, f64, bool, *mut bool, *mut bool, *mut bool, *mut f64) -> c_int,
-            $(
-                $get: unsafe extern "C" fn(Inst, *const Vr, usize, *mut $t, usize) -> c_int,
-                $set: unsafe extern "C" fn(Inst, *const Vr, usize, *const $t, usize) -> c_int,
-            )*
-        }
-    };
-}
+/// The `fmi3*` functions the adapters call, resolved at load time (the one table of `fmi-api`).
+type Api3 = fmi_api::Fmi3;
 
-getset! {
-    get_float64 set_float64: f64,
-    get_float32 set_float32: f32,
-    get_int8 set_int8: i8,
-    get_uint8 set_uint8: u8,
-    get_int16 set_int16: i16,
-    get_uint16 set_uint16: u16,
-    get_int32 set_int32: i32,
-    get_uint32 set_uint32: u32,
-    get_int64 set_int64: i64,
-    get_uint64 set_uint64: u64,
-}
-
-/// The functions [`load`] requires (`cosim info` checks a 3.0 binary's exports against it).
-pub(crate) const REQUIRED_SYMBOLS3: [&str; 40] = [
-    "fmi3GetVersion",
-    "fmi3SetDebugLogging",
-    "fmi3InstantiateCoSimulation",
-    "fmi3FreeInstance",
-    "fmi3EnterInitializationMode",
-    "fmi3ExitInitializationMode",
-    "fmi3Terminate",
-    "fmi3Reset",
-    "fmi3GetBoolean",
-    "fmi3SetBoolean",
-    "fmi3GetString",
-    "fmi3SetString",
-    "fmi3GetFMUState",
-    "fmi3SetFMUState",
-    "fmi3FreeFMUState",
-    "fmi3SerializedFMUStateSize",
-    "fmi3SerializeFMUState",
-    "fmi3DeserializeFMUState",
-    "fmi3GetOutputDerivatives",
-    "fmi3DoStep",
-    "fmi3GetFloat64",
-    "fmi3SetFloat64",
-    "fmi3GetFloat32",
-    "fmi3SetFloat32",
-    "fmi3GetInt8",
-    "fmi3SetInt8",
-    "fmi3GetUInt8",
-    "fmi3SetUInt8",
-    "fmi3GetInt16",
-    "fmi3SetInt16",
-    "fmi3GetUInt16",
-    "fmi3SetUInt16",
-    "fmi3GetInt32",
-    "fmi3SetInt32",
-    "fmi3GetUInt32",
-    "fmi3SetUInt32",
-    "fmi3GetInt64",
-    "fmi3SetInt64",
-    "fmi3GetUInt64",
-    "fmi3SetUInt64",
-];
+/// The functions [`load`] requires (`cosim info` checks a 3.0 binary's exports against them).
+pub(crate) const REQUIRED_SYMBOLS3: &[&str] = fmi_api::Fmi3::REQUIRED;
 
 /// A loaded 3.0 binary: its functions and the 3.0 type of every value reference.
 pub(super) struct V3 {
@@ -143,61 +56,19 @@ pub(crate) struct Types3 {
 
 /// Resolves the `fmi3*` functions of `lib` and returns the 2.0 [`Api`] of adapters with them.
 pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Api, V3), String> {
-    macro_rules! sym {
-        ($name:literal) => {
-            // SAFETY: the symbol is an FMI 3.0 function; the field's type is its signature from
-            // fmi3FunctionTypes.h (fmi3Boolean = C bool; arrays of it as bytes). The pointer is
-            // only used while `lib` is loaded (both live in the Binary).
-            *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
-                format!(
-                    "missing required symbol {}: the binary does not export the FMI 3.0 Co-Simulation API ({e})",
-                    $name
-                )
-            })?
-        };
-    }
-    let api = Api3 {
-        get_version: sym!("fmi3GetVersion"),
-        set_debug_logging: sym!("fmi3SetDebugLogging"),
-        instantiate: sym!("fmi3InstantiateCoSimulation"),
-        free_instance: sym!("fmi3FreeInstance"),
-        enter_initialization_mode: sym!("fmi3EnterInitializationMode"),
-        exit_initialization_mode: sym!("fmi3ExitInitializationMode"),
-        terminate: sym!("fmi3Terminate"),
-        reset: sym!("fmi3Reset"),
-        get_boolean: sym!("fmi3GetBoolean"),
-        set_boolean: sym!("fmi3SetBoolean"),
-        get_string: sym!("fmi3GetString"),
-        set_string: sym!("fmi3SetString"),
-        get_fmu_state: sym!("fmi3GetFMUState"),
-        set_fmu_state: sym!("fmi3SetFMUState"),
-        free_fmu_state: sym!("fmi3FreeFMUState"),
-        serialized_fmu_state_size: sym!("fmi3SerializedFMUStateSize"),
-        serialize_fmu_state: sym!("fmi3SerializeFMUState"),
-        deserialize_fmu_state: sym!("fmi3DeserializeFMUState"),
-        get_output_derivatives: sym!("fmi3GetOutputDerivatives"),
-        do_step: sym!("fmi3DoStep"),
-        get_float64: sym!("fmi3GetFloat64"),
-        set_float64: sym!("fmi3SetFloat64"),
-        get_float32: sym!("fmi3GetFloat32"),
-        set_float32: sym!("fmi3SetFloat32"),
-        get_int8: sym!("fmi3GetInt8"),
-        set_int8: sym!("fmi3SetInt8"),
-        get_uint8: sym!("fmi3GetUInt8"),
-        set_uint8: sym!("fmi3SetUInt8"),
-        get_int16: sym!("fmi3GetInt16"),
-        set_int16: sym!("fmi3SetInt16"),
-        get_uint16: sym!("fmi3GetUInt16"),
-        set_uint16: sym!("fmi3SetUInt16"),
-        get_int32: sym!("fmi3GetInt32"),
-        set_int32: sym!("fmi3SetInt32"),
-        get_uint32: sym!("fmi3GetUInt32"),
-        set_uint32: sym!("fmi3SetUInt32"),
-        get_int64: sym!("fmi3GetInt64"),
-        set_int64: sym!("fmi3SetInt64"),
-        get_uint64: sym!("fmi3GetUInt64"),
-        set_uint64: sym!("fmi3SetUInt64"),
-    };
+    // SAFETY: the symbols are FMI 3.0 functions with the table's signatures (those of
+    // fmi3FunctionTypes.h; fmi3Boolean = C bool, arrays of it as bytes). The pointers are only
+    // used while `lib` is loaded (both live in the Binary).
+    let api = unsafe { Api3::resolve(|name| super::symbol(lib, name)) }.map_err(|m| {
+        format!(
+            "missing required symbol {}: the binary does not export the FMI 3.0 Co-Simulation API ({})",
+            m.symbol, m.error
+        )
+    })?;
+    // Every variable the master reads or writes as Real is a scalar Float64 (no Float32, no
+    // array elements), decided once here: getReal/setReal are then a plain forward to
+    // fmi3GetFloat64/fmi3SetFloat64, with no type lookup per value reference (the hot path).
+    let reals_are_float64 = t.elements.is_empty() && !t.types.values().any(|ty| *ty == Type3::Float32);
     let adapters = Api {
         get_types_platform,
         get_version: version3,
@@ -209,11 +80,11 @@ pub(super) fn load(lib: &libloading::os::unix::Library, t: Types3) -> Result<(Ap
         exit_initialization_mode,
         terminate,
         reset,
-        get_real,
+        get_real: if reals_are_float64 { get_real_float64 } else { get_real },
         get_integer,
         get_boolean,
         get_string,
-        set_real,
+        set_real: if reals_are_float64 { set_real_float64 } else { set_real },
         set_integer,
         set_boolean,
         set_string,
@@ -263,6 +134,10 @@ struct Adapter {
     last_time: f64,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
+    /// `fmi3GetFloat64` and `fmi3SetFloat64` of the binary, copied here so that the plain
+    /// forwards ([`get_real_float64`]) read them with one load.
+    get_float64: unsafe extern "C" fn(Inst, *const Vr, usize, *mut f64, usize) -> c_int,
+    set_float64: unsafe extern "C" fn(Inst, *const Vr, usize, *const f64, usize) -> c_int,
 }
 
 /// `fmi3InstantiateCoSimulation(name, token, resources, visible = false, logging_on,
@@ -317,6 +192,8 @@ pub(super) unsafe fn instantiate(
         terminated: false,
         last_time: f64::NAN,
         shadow: v3.starts.clone(),
+        get_float64: v3.api.get_float64,
+        set_float64: v3.api.set_float64,
     });
     Box::into_raw(a).cast()
 }
@@ -421,7 +298,7 @@ unsafe extern "C" fn instantiate_unused(
     _: c_int,
     _: *const c_char,
     _: *const c_char,
-    _: *const CallbackFunctions,
+    _: fmi_api::CallbacksPtr,
     _: c_int,
     _: c_int,
 ) -> Component {
@@ -555,6 +432,18 @@ unsafe extern "C" fn get_real(c: Component, vr: *const Vr, n: usize, out: *mut f
         status = status.max(s);
     }
     status
+}
+
+/// `fmi2GetReal` of a binary whose Reals are all scalar Float64s: `fmi3GetFloat64` as is.
+unsafe extern "C" fn get_real_float64(c: Component, vr: *const Vr, n: usize, out: *mut f64) -> c_int {
+    // SAFETY: `c` per `adapter`; the live instance; arrays of n references and n values.
+    unsafe { adapter(c).map_or(ERROR, |a| (a.get_float64)(a.inst, vr, n, out, n)) }
+}
+
+/// `fmi2SetReal` of a binary whose Reals are all scalar Float64s: `fmi3SetFloat64` as is.
+unsafe extern "C" fn set_real_float64(c: Component, vr: *const Vr, n: usize, values: *const f64) -> c_int {
+    // SAFETY: as `get_real_float64`.
+    unsafe { adapter(c).map_or(ERROR, |a| (a.set_float64)(a.inst, vr, n, values, n)) }
 }
 
 unsafe extern "C" fn set_real(c: Component, vr: *const Vr, n: usize, values: *const f64) -> c_int {
@@ -838,42 +727,53 @@ unsafe extern "C" fn get_real_output_derivatives(
 unsafe extern "C" fn do_step(c: Component, t: f64, h: f64, no_set_prior: c_int) -> c_int {
     // SAFETY: `c` per `adapter`.
     let Some(a) = (unsafe { adapter(c) }) else { return ERROR };
-    let (mut event, mut terminate, mut early, mut last) = (false, false, false, f64::NAN);
-    // SAFETY: the live instance; four writable outputs.
-    let status = unsafe {
-        (a.api().do_step)(a.inst, t, h, no_set_prior != 0, &mut event, &mut terminate, &mut early, &mut last)
-    };
-    a.last_time = if last.is_finite() { last } else { t };
-    if status > DISCARD {
-        return status;
-    }
-    if terminate {
-        a.terminated = true;
-        a.say(OK, &format!("fmi3DoStep(t = {t}, h = {h}): terminateSimulation = true at lastSuccessfulTime = {last}"));
-        return DISCARD;
-    }
-    if status == DISCARD {
-        return DISCARD;
-    }
-    if early {
-        return a.say(
-            ERROR,
-            &format!(
+    a.step(t, h, no_set_prior != 0)
+}
+
+impl Adapter {
+    /// `fmi3DoStep` and the 2.0 status its outputs translate to (module documentation).
+    #[inline]
+    fn step(&mut self, t: f64, h: f64, no_set_prior: bool) -> c_int {
+        let a = self;
+        let (mut event, mut terminate, mut early, mut last) = (false, false, false, f64::NAN);
+        // SAFETY: the live instance; four writable outputs.
+        let status =
+            unsafe { (a.api().do_step)(a.inst, t, h, no_set_prior, &mut event, &mut terminate, &mut early, &mut last) };
+        a.last_time = if last.is_finite() { last } else { t };
+        if status > DISCARD {
+            return status;
+        }
+        if terminate {
+            a.terminated = true;
+            a.say(
+                OK,
+                &format!("fmi3DoStep(t = {t}, h = {h}): terminateSimulation = true at lastSuccessfulTime = {last}"),
+            );
+            return DISCARD;
+        }
+        if status == DISCARD {
+            return DISCARD;
+        }
+        if early {
+            return a.say(
+                ERROR,
+                &format!(
                 "fmi3DoStep(t = {t}, h = {h}) returned early at t = {last} although the master instantiated it with \
                  earlyReturnAllowed = false"
             ),
-        );
-    }
-    if event {
-        a.say(
-            WARNING,
-            &format!(
-                "fmi3DoStep(t = {t}, h = {h}): eventHandlingNeeded = true; cosim does not use event mode \
+            );
+        }
+        if event {
+            a.say(
+                WARNING,
+                &format!(
+                    "fmi3DoStep(t = {t}, h = {h}): eventHandlingNeeded = true; cosim does not use event mode \
                  (eventModeUsed = false), the step is taken as completed"
-            ),
-        );
+                ),
+            );
+        }
+        status
     }
-    status
 }
 
 unsafe extern "C" fn cancel_step(c: Component) -> c_int {
@@ -919,20 +819,5 @@ unsafe extern "C" fn get_boolean_status(c: Component, kind: c_int, out: *mut c_i
             OK
         }
         _ => DISCARD,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn required_symbols_are_the_ones_load_resolves() {
-        let source = include_str!("ffi3.rs");
-        let resolved: Vec<&str> = source
-            .split("sym!(\"")
-            .skip(1)
-            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
-            .filter(|name| name.starts_with("fmi3"))
-            .collect();
-        assert_eq!(resolved, super::REQUIRED_SYMBOLS3);
     }
 }

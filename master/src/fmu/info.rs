@@ -19,7 +19,29 @@ pub fn info(path: &Path) -> Result<String> {
     let listing = Archive::read_model_description(path)?;
     let md = model_description::from_str_any(&listing.model_description)
         .map_err(|e| MasterError::Fmu { path: path.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
-    Ok(report(path, &md, &listing.entries))
+    let mut text = report(path, &md, &listing.entries);
+    if md.fmi_version.starts_with("3.") {
+        skipped3(&mut text, &listing.model_description);
+    }
+    Ok(text)
+}
+
+/// The variables of a 3.0 description the master reads but cannot address (Binary; arrays of
+/// String or Binary or sized by a structural parameter), each with its line.
+fn skipped3(out: &mut String, xml: &str) {
+    let Ok((_, x)) = model_description::from_str3(xml) else { return };
+    if x.skipped.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "
+Variables cosim does not address ({}; not settable, connectable or recorded):",
+        x.skipped.len()
+    );
+    for s in &x.skipped {
+        let _ = writeln!(out, "  {s}");
+    }
 }
 
 fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
