@@ -5,7 +5,7 @@
 //! One list per version gives the struct of typed function pointers, the symbol names
 //! ([`Fmi2::REQUIRED`], [`Fmi2::OPTIONAL`]) and the resolver ([`Fmi2::resolve`]), so the
 //! master's loader (`master/src/fmu/ffi.rs`, `ffi3.rs`), `cosim info`'s export check and the test
-//! harness (`tests/src/lib.rs`) cannot disagree on a name or a signature.
+//! harness (`fmu-harness/src/lib.rs`) cannot disagree on a name or a signature.
 //!
 //! Why not `fmi-sys`: see `docs/fmu-behaviour.md` ("The C API tables").
 
