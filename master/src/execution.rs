@@ -779,7 +779,7 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     let grid = sys.step_control().output_units(sys.record_every()).is_some();
     let every = if grid { 1 } else { sys.record_every() };
     let on_grid = |o: Box<dyn Observer>| {
-        crate::step_control::OutputGrid::wrap(o, sys.step_control(), span, sys.record_every()).unwrap_or_else(|o| o)
+        crate::observer::OutputGrid::wrap(o, sys.step_control(), span, sys.record_every()).unwrap_or_else(|o| o)
     };
     let mut observers: Vec<Box<dyn Observer>> = vec![
         on_grid(Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, every)?.ending_at(last))),
@@ -791,7 +791,7 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     match sys.step_control() {
         StepControl::Fixed => observers.push(Box::new(Progress::new(sys.steps()))),
         StepControl::Ecco { .. } => {
-            observers.push(Box::new(crate::step_control::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
+            observers.push(Box::new(crate::observer::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
         }
     }
     Ok(observers)

@@ -31,10 +31,6 @@
 //! nothing about the steps after it).
 
 use crate::bonds::BondState;
-use crate::error::{MasterError, Result};
-use crate::observer::{Observer, Summary};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
 
 /// How the communication step is chosen (`[simulation] step_control`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
@@ -271,90 +267,6 @@ impl Ecco {
         }
         self.units = (self.h_units.floor() as u64).clamp(self.min_units, self.max_units);
         self.units
-    }
-}
-
-/// The recorded rows of an ECCO run with an output interval (`record_every = k > 1`,
-/// `--output-interval k·H_0`): `inner` sees only the steps that end on the output grid
-/// start + j·k·H_0 (the grid cuts the steps there, see [`StepControl::output_units`]) and the one
-/// that ends at the stop time, so the rows are at the requested times and the last one is kept.
-pub struct OutputGrid {
-    inner: Box<dyn Observer>,
-    start: f64,
-    /// Picoseconds per quantum (the grid's time is start + units·ps/10¹²).
-    ps: u64,
-    /// Quanta between rows, and from the start to the stop time.
-    every: u64,
-    span: u64,
-}
-
-impl OutputGrid {
-    /// `inner` (recording every step it is given) on the output grid of `control` (ECCO) for a
-    /// run from `start` to `stop` recording every `record_every`-th H_0; `None` when every step is
-    /// recorded (fixed steps, or `record_every` 1).
-    pub fn wrap(
-        inner: Box<dyn Observer>,
-        control: &StepControl,
-        (start, stop): (f64, f64),
-        record_every: u64,
-    ) -> std::result::Result<Box<dyn Observer>, Box<dyn Observer>> {
-        let (StepControl::Ecco { quantum, .. }, Some(every)) = (control, control.output_units(record_every)) else {
-            return Err(inner);
-        };
-        let span = ((stop - start) / quantum).round() as u64;
-        Ok(Box::new(Self { inner, start, ps: (quantum * 1e12).round() as u64, every, span }))
-    }
-
-    fn on_grid(&self, t: f64) -> bool {
-        let units = ((t - self.start) * 1e12 / self.ps as f64).round() as u64;
-        units.is_multiple_of(self.every) || units >= self.span
-    }
-}
-
-impl Observer for OutputGrid {
-    fn start(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.inner.start(t, values, bonds)
-    }
-    fn step(&mut self, n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        if self.on_grid(t) {
-            self.inner.step(n, t, values, bonds)?;
-        }
-        Ok(())
-    }
-    fn end_early(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.inner.end_early(t, values, bonds)
-    }
-    fn finish(&mut self, summary: &Summary) -> Result<()> {
-        self.inner.finish(summary)
-    }
-}
-
-/// `steps.csv` of an ECCO run: `time,H`, one row per communication step (t_{n+1} and the step
-/// H_n that ended there).
-pub struct StepsCsv {
-    path: PathBuf,
-    out: std::io::BufWriter<std::fs::File>,
-    last: f64,
-}
-
-impl StepsCsv {
-    /// Creates the file (steps start at `start`).
-    pub fn create(path: &Path, start: f64) -> Result<Self> {
-        let io = |source| MasterError::Io { path: path.to_path_buf(), source };
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        writeln!(out, "time,H").map_err(io)?;
-        Ok(Self { path: path.to_path_buf(), out, last: start })
-    }
-}
-
-impl Observer for StepsCsv {
-    fn step(&mut self, _n: u64, t: f64, _v: &[f64], _b: &[BondState]) -> Result<()> {
-        let h = t - self.last;
-        self.last = t;
-        writeln!(self.out, "{t},{h}").map_err(|source| MasterError::Io { path: self.path.clone(), source })
-    }
-    fn finish(&mut self, _s: &Summary) -> Result<()> {
-        self.out.flush().map_err(|source| MasterError::Io { path: self.path.clone(), source })
     }
 }
 
