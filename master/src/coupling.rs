@@ -5,7 +5,6 @@
 //! instance and reading its outputs. Schemes decide *when* instances step and which link values
 //! they see; this module does the work.
 
-use crate::bonds::Bonds;
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
 use crate::fmu::Slave;
@@ -122,7 +121,7 @@ pub(crate) struct Node {
 const TIME_ALL_FIRST: u64 = 64;
 const TIME_EVERY: u64 = 16;
 
-/// The coupling tables of a system: built once by [`Coupling::new`], then driven by the
+/// The coupling tables of a system: built once by [`crate::bonds::couple`], then driven by the
 /// execution ([`Coupling::begin_step`]) and the algorithm (stepping, reading, interpolating).
 pub struct Coupling {
     h: f64,
@@ -169,10 +168,15 @@ fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
 }
 
 impl Coupling {
-    /// Resolves the system to flat tables (and its bonds, whose ports read these tables);
-    /// `mds[i]` is instance i's description and `interpolates[i]` whether it can interpolate
-    /// inputs.
-    pub fn new(sys: &System, mds: &[&ModelDescription], interpolates: &[bool]) -> Result<(Self, Bonds)> {
+    /// Resolves the system to flat tables; `mds[i]` is instance i's description and
+    /// `interpolates[i]` whether it can interpolate inputs. `ports` adds what reads these tables
+    /// (the bonds, [`crate::bonds::couple`]) before the recorded outputs are resolved.
+    pub(crate) fn build<T>(
+        sys: &System,
+        mds: &[&ModelDescription],
+        interpolates: &[bool],
+        ports: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(Self, T)> {
         let names: Vec<String> = sys.instances.iter().map(|i| i.name.clone()).collect();
         let mut nodes: Vec<Node> = sys
             .instances
@@ -234,7 +238,7 @@ impl Coupling {
             }
         }
 
-        // Bonds: each port variable is an output (read) or a connected input (value used).
+        // Ports (the bonds): each port variable is an output (read) or a connected input (value used).
         let mut coupling = Self {
             h: sys.step,
             start: sys.start,
@@ -254,7 +258,7 @@ impl Coupling {
             explicit: sys.exchange == Exchange::Explicit,
             stop: None,
         };
-        let bonds = Bonds::new(sys, &mut coupling)?;
+        let bonds = ports(&mut coupling)?;
         for v in &sys.outputs {
             if v.ty == BaseType::Real {
                 let s = coupling.slot_of(v);

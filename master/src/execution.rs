@@ -239,7 +239,7 @@ impl Execution {
             });
         }
         let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
-        let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
+        let (coupling, bonds) = crate::bonds::couple(&system, mds, &interpolates)?;
         let units = crate::units::output_units(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
@@ -586,7 +586,12 @@ impl Execution {
         self.steps = n + 1;
         if let Some(g) = &mut self.grid {
             g.now += units;
-            let eps = crate::step_control::error_estimate(self.bonds.states(), h, &g.params).unwrap_or(0.0);
+            let eps = crate::step_control::error_estimate(
+                self.bonds.states().iter().map(|b| (b.de_uncorrected, b.level)),
+                h,
+                &g.params,
+            )
+            .unwrap_or(0.0);
             g.controller.update(units, eps);
             if g.breakpoints.binary_search(&g.now).is_ok() {
                 g.controller.restart();

@@ -30,8 +30,6 @@
 //! and the controller restarts from at most H_0 (a residual measured before the switch says
 //! nothing about the steps after it).
 
-use crate::bonds::BondState;
-
 /// How the communication step is chosen (`[simulation] step_control`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -161,27 +159,29 @@ impl StepControl {
 }
 
 /// ECCO's error measure of one step (see the module docs): the RMS over the bonds of
-/// |δE| / (atol + rtol·E_level), with the uncorrected δE. `None` without bonds.
+/// |δE| / (atol + rtol·E_level), with the uncorrected δE. `bonds` gives each bond's
+/// (uncorrected δE, power level), i.e. [`crate::bonds::BondState`]'s `de_uncorrected` and
+/// `level`. `None` without bonds.
 ///
 /// A bond without residual (δE = 0) has error 0 whatever the tolerance; a residual against a
 /// tolerance that is 0 (`atol = 0` and a level of 0, or a product rtol·E that underflows) has
 /// error +∞, and [`Ecco::update`] shrinks the step for it (it used to grow it: ∞ was taken
 /// for "no residual").
-pub fn error_estimate(bonds: &[BondState], h: f64, p: &EccoParams) -> Option<f64> {
-    if bonds.is_empty() {
+pub fn error_estimate(bonds: impl ExactSizeIterator<Item = (f64, f64)>, h: f64, p: &EccoParams) -> Option<f64> {
+    let n = bonds.len();
+    if n == 0 {
         return None;
     }
     let sum: f64 = bonds
-        .iter()
-        .map(|b| {
-            let level = b.level * h;
-            let de = b.de_uncorrected.abs();
+        .map(|(de_uncorrected, level)| {
+            let level = level * h;
+            let de = de_uncorrected.abs();
             let tol = p.atol + p.rtol * level.abs();
             let e = if de == 0.0 { 0.0 } else { de / tol };
             e * e
         })
         .sum();
-    Some((sum / bonds.len() as f64).sqrt())
+    Some((sum / n as f64).sqrt())
 }
 
 /// The ECCO controller: its state between steps.
@@ -313,19 +313,15 @@ mod tests {
     fn an_infinite_error_shrinks_the_step_and_a_zero_residual_is_no_error() {
         // Issue 30 item 8: tolerance 1e-160 (rtol·E underflows) or atol = 0 with a zero level
         // gave ε = ∞, which the controller took for "no residual" and grew H.
-        let bond = |de: f64, level: f64| {
-            let mut b = BondState::default();
-            (b.de_uncorrected, b.level) = (de, level);
-            b
-        };
+        let bond = |de: f64, level: f64| (de, level);
         let b = bond(1e-3, 0.0);
         let p = EccoParams { atol: 0.0, ..EccoParams::default() };
-        assert_eq!(error_estimate(&[b], 1e-3, &p), Some(f64::INFINITY));
+        assert_eq!(error_estimate([b].into_iter(), 1e-3, &p), Some(f64::INFINITY));
         let tiny = EccoParams { rtol: 1e-160, atol: 0.0, ..EccoParams::default() };
         let b2 = bond(1e-3, 1e-200);
-        assert_eq!(error_estimate(&[b2], 1e-3, &tiny), Some(f64::INFINITY));
+        assert_eq!(error_estimate([b2].into_iter(), 1e-3, &tiny), Some(f64::INFINITY));
         let none = bond(0.0, 0.0);
-        assert_eq!(error_estimate(&[none], 1e-3, &p), Some(0.0), "0/0 is no error, not NaN");
+        assert_eq!(error_estimate([none].into_iter(), 1e-3, &p), Some(0.0), "0/0 is no error, not NaN");
         let mut c = Ecco::new(EccoParams::default(), (1, 1000, 100));
         c.update(100, f64::INFINITY);
         assert_eq!(c.units(), 20, "shrinks at min_rate");

@@ -966,9 +966,9 @@ mod tests {
                     { instance = \"b\", effort = \"u\", flow = \"y\", sign = -1.0 } ]\n";
         let sys = resolve(text).unwrap();
         assert!(sys.bonds()[0].energy_correction);
-        assert!(crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]).is_ok());
+        assert!(crate::bonds::couple(&sys, &[&m, &m], &[false, false]).is_ok());
         let coupling_error =
-            |text: &str| match crate::coupling::Coupling::new(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
+            |text: &str| match crate::bonds::couple(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
                 Ok(_) => panic!("expected an error"),
                 Err(e) => e.to_string(),
             };
@@ -976,7 +976,7 @@ mod tests {
         // corrects the flow inputs (their conjugates are outputs).
         let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
         assert_eq!(resolve(&text).unwrap().bonds()[0].correction.law, CorrectionLaw::Input);
-        assert!(crate::coupling::Coupling::new(&resolve(&text).unwrap(), &[&m, &m], &[false, false]).is_ok());
+        assert!(crate::bonds::couple(&resolve(&text).unwrap(), &[&m, &m], &[false, false]).is_ok());
         let bond_law =
             text.replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_law = \"bond\"\n");
         let e = coupling_error(&bond_law);
