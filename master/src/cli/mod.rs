@@ -1,3 +1,6 @@
 //! The `cosim` command line's own parts (the library, `master`, never uses them).
 
+pub mod run;
 pub mod settings_flags;
+pub mod stderr;
+pub mod tune;
