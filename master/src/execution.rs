@@ -542,7 +542,7 @@ impl Execution {
         self.values_fresh = false;
         for i in 0..self.slaves.len() {
             // Best effort: the last row shows what can be read.
-            let _ = self.coupling.read_outputs(i, &mut self.slaves, time);
+            let _ = self.coupling.read_outputs(crate::ids::InstanceId::new(i), &mut self.slaves, time);
         }
         if !self.observers.is_empty() && self.coupling.recorded(&mut self.slaves, &mut self.values).is_ok() {
             self.values_fresh = true;

@@ -39,6 +39,7 @@ pub mod extrapolation;
 pub mod fmu;
 pub mod guard;
 pub mod host;
+pub mod ids;
 pub mod input_kind;
 pub mod live;
 pub mod matfile;
