@@ -231,7 +231,7 @@ impl Execution {
                 path: system.path().to_path_buf(),
                 key: "instances".into(),
                 message: format!(
-                    "{} instances, {} simulators and {} model descriptions given",
+                    "{} instances in the system, but {} instances and {} model descriptions given",
                     system.instances().len(),
                     slaves.len(),
                     mds.len()
