@@ -108,7 +108,7 @@ pub struct Bonds {
     max_residual_energy: Option<f64>,
 }
 
-/// The coupling tables of `sys` and its bonds, whose ports read them ([`Coupling::build`]):
+/// The coupling tables of `sys` and its bonds, whose ports read them (`Coupling::build`):
 /// `mds[i]` is instance i's description and `interpolates[i]` whether it can interpolate inputs.
 pub fn couple(sys: &System, mds: &[&ModelDescription], interpolates: &[bool]) -> Result<(Coupling, Bonds)> {
     Coupling::build(sys, mds, interpolates, |c| Bonds::new(sys, c))

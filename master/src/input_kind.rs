@@ -9,7 +9,7 @@ use std::path::Path;
 /// What `cosim run` was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Input {
-    /// A zip archive with `modelDescription.xml`: an FMU, run as one instance ([`single`]).
+    /// A zip archive with `modelDescription.xml`: an FMU, run as one instance ([`crate::single`]).
     Fmu,
     /// A zip archive with `SystemStructure.ssd`, or an XML file whose root element is
     /// `ssd:SystemStructureDescription`: an SSP (System Structure and Parameterization).

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const BATCH_FLUSH: usize = 1 << 20;
 
 /// One instance running in a worker process. Implements [`Slave`]; errors name the instance as
-/// [`super::Fmu2Slave`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
+/// [`crate::fmu::Fmu2Slave`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
 /// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
 /// killing it if it does not exit within a second.
 pub struct IsolatedSlave {
@@ -102,7 +102,7 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
 }
 
 impl IsolatedSlave {
-    /// Starts `exe worker -- FMU NAME` (see [`worker_exe`]), which loads the FMU at `fmu` and
+    /// Starts `exe worker -- FMU NAME` (see [`super::worker_exe`]), which loads the FMU at `fmu` and
     /// instantiates it as `name`. Returns the slave and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
     pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
