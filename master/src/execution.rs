@@ -765,10 +765,10 @@ impl Execution {
     }
 }
 
-/// `results.csv`, `bonds.csv`, `summary.json` in `out_dir` and a progress bar: what `cosim run`
-/// records.
+/// `results.csv`, `bonds.csv`, `summary.json` (and ECCO's `steps.csv`) in `out_dir`: what
+/// `cosim run` records (it adds a progress bar, [`crate::progress`]).
 pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observer>>> {
-    use crate::observer::{BondsCsv, Progress, ResultsCsv, SummaryJson};
+    use crate::observer::{BondsCsv, ResultsCsv, SummaryJson};
     std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
@@ -793,11 +793,8 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
         )),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
     ];
-    match sys.step_control() {
-        StepControl::Fixed => observers.push(Box::new(Progress::new(sys.steps()))),
-        StepControl::Ecco { .. } => {
-            observers.push(Box::new(crate::observer::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
-        }
+    if let StepControl::Ecco { .. } = sys.step_control() {
+        observers.push(Box::new(crate::observer::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
     }
     Ok(observers)
 }

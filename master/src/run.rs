@@ -242,7 +242,8 @@ impl OutDir {
     }
 }
 
-/// Initializes the execution, then attaches the file observers ([`file_observers`]), writes
+/// Initializes the execution, then attaches the file observers ([`file_observers`]) and, with
+/// fixed steps, a progress bar on a terminal ([`crate::progress::Progress`]), writes
 /// `summary.json` with status `running`, and runs to the stop time, stopping early on
 /// SIGINT/SIGTERM ([`INTERRUPTED`]); the outcome is in the summary of [`Execution::finish`].
 ///
@@ -255,6 +256,9 @@ pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
     let start = execution.system().start();
     let values = execution.recorded()?.to_vec();
     let mut observers = file_observers(execution.system(), out_dir)?;
+    if let crate::system::StepControl::Fixed = execution.system().step_control() {
+        observers.push(Box::new(crate::progress::Progress::new(execution.system().steps())));
+    }
     observers.push(Box::new(crate::guard::Beacon));
     for mut o in observers {
         o.start(start, &values, execution.bonds())?;

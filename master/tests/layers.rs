@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// `cosim`'s front ends inside the library crate (the binary's own modules, `main.rs`, `cli/`
-/// and `bench/`, are another crate and cannot be imported by the library at all).
-const FRONT_ENDS: &[&str] = &["guard", "tune", "precision", "run", "check"];
+/// and `bench/`, are another crate and cannot be imported by the library at all): the signal
+/// guard, tune, precision, run, check and the progress bar.
+const FRONT_ENDS: &[&str] = &["guard", "tune", "precision", "run", "check", "progress"];
 
 /// Edges left out of the cycle check, each with its reason: they close a cycle through
 /// `live/`, which issue 33 owns (its types `LiveSpec` and `LiveInputs` are declared there, and

@@ -1,18 +1,17 @@
-//! *What is recorded*: `results.csv`, `bonds.csv`, `summary.json`, and a progress bar on a
-//! terminal. Each observer has default no-op methods; the run loop calls `start` once, `step`
+//! *What is recorded*: `results.csv`, `bonds.csv`, `summary.json`, `steps.csv`, in memory
+//! (the progress bar of `cosim run` is a front end's, [`crate::progress`]). Each observer has default no-op methods; the run loop calls `start` once, `step`
 //! after every communication step, `finish` once (also after a failure, so everything computed
 //! up to the failure is on disk).
 //!
 //! One job per file: `summary.rs` (the [`Summary`] type), `rows.rs` (the CSV writer thread),
 //! `files.rs` (files created or replaced safely), `csv.rs` (`results.csv`, `bonds.csv`,
-//! `steps.csv`), `summary_json.rs`, `progress.rs`, `memory.rs` (recorder, callback), `grid.rs`
+//! `steps.csv`), `summary_json.rs`, `memory.rs` (recorder, callback), `grid.rs`
 //! (ECCO's output grid).
 
 mod csv;
 mod files;
 mod grid;
 mod memory;
-mod progress;
 mod rows;
 mod summary;
 mod summary_json;
@@ -20,7 +19,6 @@ mod summary_json;
 pub use csv::{csv_field, csv_header, BondsCsv, ResultsCsv, StepsCsv};
 pub use grid::OutputGrid;
 pub use memory::{Callback, Recorder, SharedRecorder};
-pub use progress::Progress;
 pub(crate) use rows::drain_writers;
 pub use rows::FLUSH_INTERVAL;
 pub use summary::{AlgorithmStats, BondSummary, InstanceSummary, IterationSummary, Status, Summary};

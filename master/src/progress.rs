@@ -1,8 +1,9 @@
-//! A progress bar on a terminal.
+//! A progress bar on a terminal: an observer of `cosim run`'s (a front end; the library core
+//! does not attach it, see `master/tests/layers.rs`).
 
-use super::{Observer, Summary};
 use crate::bonds::BondState;
 use crate::error::Result;
+use crate::observer::{Observer, Summary};
 use std::io::IsTerminal;
 
 /// A progress bar on stderr, only when stderr is a terminal.
