@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use master::system::Overrides;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The arguments of `cosim run`.
 #[derive(clap::Args)]
@@ -106,18 +106,29 @@ pub fn run(args: RunArgs) -> Result<i32> {
         eprintln!("{}: {note}", system.display());
     }
     if print_settings {
-        let s = prepared.builder.settings().overridden_by(&prepared.over.settings).map_err(anyhow::Error::msg)?;
-        let mut doc = toml::Table::new();
-        doc.insert("simulation".into(), toml::Value::Table(s.to_table().map_err(anyhow::Error::msg)?));
-        print!("{}", toml::to_string(&doc)?);
+        print!("{}", settings_table(&prepared)?);
         return Ok(0);
     }
     let summary =
         master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
-    use master::observer::Status;
     if mat {
         master::matfile::write_from_csv(&out).with_context(|| format!("writing {}", out.display()))?;
     }
+    Ok(report(&system, &out, &summary))
+}
+
+/// `--print-settings`: the settings the run would use, as a TOML `[simulation]` table.
+fn settings_table(prepared: &master::run::Prepared) -> Result<String> {
+    let s = prepared.builder.settings().overridden_by(&prepared.over.settings).map_err(anyhow::Error::msg)?;
+    let mut doc = toml::Table::new();
+    doc.insert("simulation".into(), toml::Value::Table(s.to_table().map_err(anyhow::Error::msg)?));
+    Ok(toml::to_string(&doc)?)
+}
+
+/// The run's last line on stderr and its exit code: 0 for a run that reached its end (or an
+/// instance ended it), the signal's status when interrupted, else 1.
+fn report(system: &Path, out: &Path, summary: &master::observer::Summary) -> i32 {
+    use master::observer::Status;
     if let Some(w) = summary.iteration_warning() {
         eprintln!("warning: {}: {w}", system.display());
     }
@@ -132,7 +143,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
             summary.wall_time_s,
             out.display()
         );
-        Ok(0)
+        0
     } else {
         eprintln!(
             "error: {}: {} (results up to t = {} in {})",
@@ -142,9 +153,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
             out.display()
         );
         // Interrupted: the conventional status of the signal (130 for SIGINT, 143 for SIGTERM).
-        Ok(match (summary.status, master::guard::signal()) {
+        match (summary.status, master::guard::signal()) {
             (Status::Interrupted, Some(s)) => master::guard::exit_code(s),
             _ => 1,
-        })
+        }
     }
 }
