@@ -1,6 +1,7 @@
 //! A coupling scheme written outside the master crate, against its public API only: the
 //! [`Algorithm`] trait and the [`Coupling`] it is handed (`step_instance`, `read_outputs`,
-//! `apply_inputs`, the links' values), set on an [`Execution`] with `set_algorithm`.
+//! `apply_inputs`, the links' values; instances and links named by the typed `InstanceId` and
+//! `LinkId`), set on an [`Execution`] with `set_algorithm`.
 //!
 //! The scheme here is the sequential Jacobi step in eight lines: every instance steps from t_n
 //! on its extrapolated inputs (set by the execution before `step` is called), then every
@@ -30,11 +31,11 @@ impl Algorithm for SequentialJacobi {
     }
 
     fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], _n: u64, t: f64) -> master::Result<()> {
-        for i in 0..c.len() {
+        for i in c.instances() {
             c.step_instance(i, slaves, t)?;
         }
         let t_end = t + c.h();
-        for i in 0..c.len() {
+        for i in c.instances() {
             c.read_outputs(i, slaves, t_end)?;
         }
         self.passes += 1;

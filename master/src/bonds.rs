@@ -37,7 +37,7 @@
 use crate::coupling::{Coupling, InputCorrection, Slot};
 use crate::error::{MasterError, Result};
 use crate::system::{CorrectionLaw, System, VarRef};
-use model_description::Causality;
+use model_description::{Causality, ModelDescription};
 
 /// Residual power of one bond.
 #[derive(Debug, Clone, Copy, Default)]
@@ -106,6 +106,12 @@ pub struct Bonds {
     labels: Vec<String>,
     /// Divergence bound on each bond's Σ|δE| (J).
     max_residual_energy: Option<f64>,
+}
+
+/// The coupling tables of `sys` and its bonds, whose ports read them (`Coupling::build`):
+/// `mds[i]` is instance i's description and `interpolates[i]` whether it can interpolate inputs.
+pub fn couple(sys: &System, mds: &[&ModelDescription], interpolates: &[bool]) -> Result<(Coupling, Bonds)> {
+    Coupling::build(sys, mds, interpolates, |c| Bonds::new(sys, c))
 }
 
 impl Bonds {

@@ -5,10 +5,10 @@
 //! instance and reading its outputs. Schemes decide *when* instances step and which link values
 //! they see; this module does the work.
 
-use crate::bonds::Bonds;
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
 use crate::fmu::Slave;
+pub use crate::ids::{InstanceId, LinkId};
 use crate::system::{Exchange, Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
 use std::collections::{HashMap, HashSet};
@@ -98,7 +98,7 @@ pub(crate) struct Node {
     /// driven by time tables (`in_signals`), set in one batched call per instance.
     pub(crate) in_vrs: Vec<u32>,
     pub(crate) in_vals: Vec<f64>,
-    pub(crate) in_links: Vec<usize>,
+    pub(crate) in_links: Vec<LinkId>,
     pub(crate) in_signals: Vec<usize>,
     /// Each time table's value at the start of the (sub-)step being set and its derivative
     /// over it ([`Coupling::evaluate_signals`]).
@@ -122,7 +122,7 @@ pub(crate) struct Node {
 const TIME_ALL_FIRST: u64 = 64;
 const TIME_EVERY: u64 = 16;
 
-/// The coupling tables of a system: built once by [`Coupling::new`], then driven by the
+/// The coupling tables of a system: built once by [`crate::bonds::couple`], then driven by the
 /// execution ([`Coupling::begin_step`]) and the algorithm (stepping, reading, interpolating).
 pub struct Coupling {
     h: f64,
@@ -169,10 +169,15 @@ fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
 }
 
 impl Coupling {
-    /// Resolves the system to flat tables (and its bonds, whose ports read these tables);
-    /// `mds[i]` is instance i's description and `interpolates[i]` whether it can interpolate
-    /// inputs.
-    pub fn new(sys: &System, mds: &[&ModelDescription], interpolates: &[bool]) -> Result<(Self, Bonds)> {
+    /// Resolves the system to flat tables; `mds[i]` is instance i's description and
+    /// `interpolates[i]` whether it can interpolate inputs. `ports` adds what reads these tables
+    /// (the bonds, [`crate::bonds::couple`]) before the recorded outputs are resolved.
+    pub(crate) fn build<T>(
+        sys: &System,
+        mds: &[&ModelDescription],
+        interpolates: &[bool],
+        ports: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(Self, T)> {
         let names: Vec<String> = sys.instances.iter().map(|i| i.name.clone()).collect();
         let mut nodes: Vec<Node> = sys
             .instances
@@ -201,7 +206,7 @@ impl Coupling {
             let node = &mut nodes[c.to.instance];
             node.in_vrs.push(c.to.vr);
             node.in_vals.push(0.0);
-            node.in_links.push(links.len());
+            node.in_links.push(LinkId::new(links.len()));
             node.max_order = node.max_order.max(order);
             links.push(RealLink {
                 src,
@@ -234,7 +239,7 @@ impl Coupling {
             }
         }
 
-        // Bonds: each port variable is an output (read) or a connected input (value used).
+        // Ports (the bonds): each port variable is an output (read) or a connected input (value used).
         let mut coupling = Self {
             h: sys.step,
             start: sys.start,
@@ -254,7 +259,7 @@ impl Coupling {
             explicit: sys.exchange == Exchange::Explicit,
             stop: None,
         };
-        let bonds = Bonds::new(sys, &mut coupling)?;
+        let bonds = ports(&mut coupling)?;
         for v in &sys.outputs {
             if v.ty == BaseType::Real {
                 let s = coupling.slot_of(v);
@@ -384,13 +389,14 @@ impl Coupling {
     /// Reads every instance's outputs at the start time (after initialization).
     pub fn initialize(&mut self, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
         for i in 0..self.nodes.len() {
-            self.read_outputs(i, slaves, self.start)?;
+            self.read_outputs(InstanceId::new(i), slaves, self.start)?;
         }
         Ok(())
     }
 
     /// Reads instance i's outputs after a step to t (a non-finite value is an error).
-    pub fn read_outputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn read_outputs(&mut self, instance: InstanceId, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+        let i = instance.index();
         let node = &mut self.nodes[i];
         if node.out_vrs.is_empty() {
             return Ok(());
@@ -477,27 +483,34 @@ impl Coupling {
 
     /// Sets instance i's inputs from the links' polynomials at τ (held value) and, when the FMU
     /// interpolates, their derivatives at τ.
-    pub fn apply_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64, derivatives: bool) -> Result<()> {
-        self.apply_inputs_order(i, slaves, tau, derivatives, 0)
+    pub fn apply_inputs(
+        &mut self,
+        instance: InstanceId,
+        slaves: &mut [Box<dyn Slave>],
+        tau: f64,
+        derivatives: bool,
+    ) -> Result<()> {
+        self.apply_inputs_order(instance, slaves, tau, derivatives, 0)
     }
 
     /// [`Self::apply_inputs`] with derivatives up to at least `min_order` (iterative coupling
     /// interpolates linearly even over order-0 links).
     pub fn apply_inputs_order(
         &mut self,
-        i: usize,
+        instance: InstanceId,
         slaves: &mut [Box<dyn Slave>],
         tau: f64,
         derivatives: bool,
         min_order: usize,
     ) -> Result<()> {
+        let i = instance.index();
         if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
         self.evaluate_signals(i, tau);
         let node = &mut self.nodes[i];
         for (k, c) in node.in_links.iter().enumerate() {
-            node.in_vals[k] = self.links[*c].poly.value(tau);
+            node.in_vals[k] = self.links[c.index()].poly.value(tau);
         }
         // Time tables: their value at t_n + τ, read from the table (known, not extrapolated).
         let n_links = node.in_links.len();
@@ -510,7 +523,7 @@ impl Coupling {
         if derivatives && node.interpolates && max_order > 0 {
             for order in 1..=max_order {
                 for (k, c) in node.in_links.iter().enumerate() {
-                    let poly = &self.links[*c].poly;
+                    let poly = &self.links[c.index()].poly;
                     node.in_vals[k] =
                         if tau == 0.0 { poly.derivative_at_0(order) } else { poly.shifted(tau).derivative_at_0(order) };
                 }
@@ -589,7 +602,8 @@ impl Coupling {
     /// doSteps of its own h = H/k. Before each sub-step, an FMU that interpolates inputs gets the
     /// polynomials' values and derivatives at the sub-step's start; any other gets the inputs
     /// held at the polynomial's value there (the right end for Gauss-Seidel interpolation).
-    pub fn step_instance(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn step_instance(&mut self, instance: InstanceId, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+        let i = instance.index();
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
         // `parallel = "auto"` decides from the first steps' times, with or without the summary's timing.
@@ -603,7 +617,7 @@ impl Coupling {
             // Held inputs: the values at τ = 0 are set already ([`Self::begin_step`]); a link
             // interpolated since (Gauss-Seidel, iterative passes) is held at its right end τ = H.
             let node = &self.nodes[i];
-            if !node.interpolates && node.in_links.iter().any(|c| self.links[*c].interpolated) {
+            if !node.interpolates && node.in_links.iter().any(|c| self.links[c.index()].interpolated) {
                 self.hold_inputs(i, slaves, 0.0)?;
             }
             slaves[i].do_step(t, self.h_step)?;
@@ -614,7 +628,7 @@ impl Coupling {
             let order = self.nodes[i].derivative_order;
             for s in 0..k {
                 if s > 0 {
-                    self.apply_inputs_order(i, slaves, s as f64 * h, true, order)?;
+                    self.apply_inputs_order(instance, slaves, s as f64 * h, true, order)?;
                 }
                 slaves[i].do_step(t + s as f64 * h, h)?;
             }
@@ -625,14 +639,15 @@ impl Coupling {
                 slaves[i].do_step(t + s as f64 * h, h)?;
             }
         }
-        self.book_step(i, t0.map(|t0| t0.elapsed().as_secs_f64()));
+        self.book_step(instance, t0.map(|t0| t0.elapsed().as_secs_f64()));
         Ok(())
     }
 
     /// Books a step of instance i over [t_n, t_n + H] done, here ([`Coupling::step_instance`]) or
     /// on a worker thread (inputs set before, one `fmi2DoStep`): its time if measured, the call
     /// count, and the input values it used at the end of the step.
-    pub fn book_step(&mut self, i: usize, seconds: Option<f64>) {
+    pub fn book_step(&mut self, instance: InstanceId, seconds: Option<f64>) {
+        let i = instance.index();
         let Some(node) = self.nodes.get_mut(i) else { return };
         if let Some(s) = seconds {
             node.step_seconds += s;
@@ -643,7 +658,7 @@ impl Coupling {
         // Input values at the end of the step, as the instance used them.
         let (interp, h_last) = (node.interpolates, self.h - self.h / k as f64);
         for c in &node.in_links {
-            let l = &mut self.links[*c];
+            let l = &mut self.links[c.index()];
             l.used_end = if interp || l.interpolated {
                 l.poly.value(self.h)
             } else {
@@ -660,7 +675,7 @@ impl Coupling {
         let node = &mut self.nodes[i];
         let sub = self.h / node.substeps.max(1) as f64;
         for (k, c) in node.in_links.iter().enumerate() {
-            let l = &self.links[*c];
+            let l = &self.links[c.index()];
             // Gauss-Seidel interpolation knows the right end of each sub-step.
             node.in_vals[k] = l.poly.value(if l.interpolated { tau + sub } else { tau });
         }
@@ -686,10 +701,10 @@ impl Coupling {
             let i = self.input_order[idx];
             for k in 0..self.nodes[i].in_links.len() {
                 let c = self.nodes[i].in_links[k];
-                self.extrapolate(c, t);
-                self.links[c].used_start = self.links[c].poly.value(0.0);
+                self.extrapolate(c.index(), t);
+                self.links[c.index()].used_start = self.links[c.index()].poly.value(0.0);
             }
-            self.apply_inputs(i, slaves, 0.0, true)?;
+            self.apply_inputs(InstanceId::new(i), slaves, 0.0, true)?;
             if !self.explicit {
                 self.refresh_feedthrough(i, slaves)?;
             }
@@ -745,7 +760,8 @@ impl Coupling {
     /// Takes back the count of instance `i`'s last doStep: a step that returned before it was
     /// done ([`Slave::overlap_steps`]) and then ended the simulation is counted by
     /// [`Self::count_terminating_call`] like one that returned the termination itself.
-    pub fn uncount_step_call(&mut self, i: usize) {
+    pub fn uncount_step_call(&mut self, instance: InstanceId) {
+        let i = instance.index();
         if let Some(node) = self.nodes.get_mut(i) {
             node.step_calls = node.step_calls.saturating_sub(1);
         }
@@ -807,7 +823,8 @@ fn topological(dep: &[Vec<bool>]) -> std::result::Result<Vec<usize>, Vec<usize>>
 /// What the schemes need of the links and instances.
 impl Coupling {
     /// The links (connection indices) feeding instance i.
-    pub fn inputs_of(&self, i: usize) -> &[usize] {
+    pub fn inputs_of(&self, instance: InstanceId) -> &[LinkId] {
+        let i = instance.index();
         &self.nodes[i].in_links
     }
 
@@ -816,25 +833,39 @@ impl Coupling {
         self.links.len()
     }
 
+    /// Every instance, in the system's order.
+    pub fn instances(&self) -> impl ExactSizeIterator<Item = InstanceId> + use<> {
+        (0..self.nodes.len()).map(InstanceId::new)
+    }
+
+    /// Every Real link.
+    pub fn links(&self) -> impl ExactSizeIterator<Item = LinkId> + use<> {
+        (0..self.links.len()).map(LinkId::new)
+    }
+
     /// The instance a link reads from.
-    pub fn link_source(&self, link: usize) -> usize {
-        self.links[link].src.instance
+    pub fn link_source(&self, link: LinkId) -> InstanceId {
+        let link = link.index();
+        InstanceId::new(self.links[link].src.instance)
     }
 
     /// The link's value from its source's current output: gain · y + offset.
-    pub fn link_source_value(&self, link: usize) -> f64 {
+    pub fn link_source_value(&self, link: LinkId) -> f64 {
+        let link = link.index();
         let l = &self.links[link];
         self.value(l.src) * l.gain + l.offset
     }
 
     /// The value the link's polynomial delivers at the end of the step.
-    pub fn link_end_value(&self, link: usize) -> f64 {
+    pub fn link_end_value(&self, link: LinkId) -> f64 {
+        let link = link.index();
         self.links[link].poly.value(self.h)
     }
 
     /// Replaces the link's polynomial for this step by the interpolation between its history and
     /// `y_end` at `t_end` (order max(its order, `min_order`); order 0 holds `y_end`).
-    pub fn interpolate_link(&mut self, link: usize, t_end: f64, y_end: f64, min_order: usize) {
+    pub fn interpolate_link(&mut self, link: LinkId, t_end: f64, y_end: f64, min_order: usize) {
+        let link = link.index();
         let h = self.h;
         let l = &mut self.links[link];
         let order = l.order.max(min_order);
@@ -845,7 +876,8 @@ impl Coupling {
 
     /// Whether instance i steps in one `fmi2DoStep` per communication step (it has no own
     /// sub-steps), so that a worker thread can step it with inputs set before.
-    pub fn steps_in_one_call(&self, i: usize) -> bool {
+    pub fn steps_in_one_call(&self, instance: InstanceId) -> bool {
+        let i = instance.index();
         self.nodes[i].substeps <= 1
     }
 

@@ -231,7 +231,7 @@ impl Execution {
                 path: system.path().to_path_buf(),
                 key: "instances".into(),
                 message: format!(
-                    "{} instances, {} simulators and {} model descriptions given",
+                    "{} instances in the system, but {} instances and {} model descriptions given",
                     system.instances().len(),
                     slaves.len(),
                     mds.len()
@@ -239,7 +239,7 @@ impl Execution {
             });
         }
         let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
-        let (coupling, bonds) = Coupling::new(&system, mds, &interpolates)?;
+        let (coupling, bonds) = crate::bonds::couple(&system, mds, &interpolates)?;
         let units = crate::units::output_units(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
@@ -542,7 +542,7 @@ impl Execution {
         self.values_fresh = false;
         for i in 0..self.slaves.len() {
             // Best effort: the last row shows what can be read.
-            let _ = self.coupling.read_outputs(i, &mut self.slaves, time);
+            let _ = self.coupling.read_outputs(crate::ids::InstanceId::new(i), &mut self.slaves, time);
         }
         if !self.observers.is_empty() && self.coupling.recorded(&mut self.slaves, &mut self.values).is_ok() {
             self.values_fresh = true;
@@ -586,7 +586,12 @@ impl Execution {
         self.steps = n + 1;
         if let Some(g) = &mut self.grid {
             g.now += units;
-            let eps = crate::step_control::error_estimate(self.bonds.states(), h, &g.params).unwrap_or(0.0);
+            let eps = crate::step_control::error_estimate(
+                self.bonds.states().iter().map(|b| (b.de_uncorrected, b.level)),
+                h,
+                &g.params,
+            )
+            .unwrap_or(0.0);
             g.controller.update(units, eps);
             if g.breakpoints.binary_search(&g.now).is_ok() {
                 g.controller.restart();
@@ -760,10 +765,10 @@ impl Execution {
     }
 }
 
-/// `results.csv`, `bonds.csv`, `summary.json` in `out_dir` and a progress bar: what `cosim run`
-/// records.
+/// `results.csv`, `bonds.csv`, `summary.json` (and ECCO's `steps.csv`) in `out_dir`: what
+/// `cosim run` records (it adds a progress bar, [`crate::progress`]).
 pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observer>>> {
-    use crate::observer::{BondsCsv, Progress, ResultsCsv, SummaryJson};
+    use crate::observer::{BondsCsv, ResultsCsv, SummaryJson};
     std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
@@ -779,7 +784,7 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     let grid = sys.step_control().output_units(sys.record_every()).is_some();
     let every = if grid { 1 } else { sys.record_every() };
     let on_grid = |o: Box<dyn Observer>| {
-        crate::step_control::OutputGrid::wrap(o, sys.step_control(), span, sys.record_every()).unwrap_or_else(|o| o)
+        crate::observer::OutputGrid::wrap(o, sys.step_control(), span, sys.record_every()).unwrap_or_else(|o| o)
     };
     let mut observers: Vec<Box<dyn Observer>> = vec![
         on_grid(Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, every)?.ending_at(last))),
@@ -788,11 +793,8 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
         )),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
     ];
-    match sys.step_control() {
-        StepControl::Fixed => observers.push(Box::new(Progress::new(sys.steps()))),
-        StepControl::Ecco { .. } => {
-            observers.push(Box::new(crate::step_control::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
-        }
+    if let StepControl::Ecco { .. } = sys.step_control() {
+        observers.push(Box::new(crate::observer::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
     }
     Ok(observers)
 }

@@ -9,7 +9,7 @@
 //! - [`algorithm`]: *how*: [`algorithm::Algorithm`], one type per scheme, on the shared
 //!   [`coupling`] layer (link histories, extrapolation, inputs) and [`bonds`] (residual energy);
 //! - [`execution`]: [`Execution`], the one run loop: system + instances + algorithm + observers;
-//! - [`observer`]: *what is recorded* (CSV, summary, progress, in-memory, callbacks);
+//! - [`observer`]: *what is recorded* (CSV, summary, in-memory, callbacks);
 //! - front ends: [`run`] (`cosim run`: a system file, or one FMU via [`single`]), [`tune`]
 //!   (`cosim tune`), [`check`] (`cosim check`), the `cosim bench` binary module.
 //!
@@ -39,12 +39,15 @@ pub mod extrapolation;
 pub mod fmu;
 pub mod guard;
 pub mod host;
+pub mod ids;
+pub mod input_kind;
 pub mod live;
 pub mod matfile;
 pub mod observer;
 pub mod plot;
 pub mod pool;
 pub mod precision;
+pub mod progress;
 pub mod realtime;
 pub mod run;
 pub mod single;

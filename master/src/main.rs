@@ -13,10 +13,8 @@
 //! cosim check FMU [--start-value NAME=VALUE ...] [--stop-time T] [--step H] [--steps N] [--timeout S] [--json FILE]
 //! ```
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use master::system::Overrides;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -48,35 +46,6 @@ unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-extern "C" {
-    fn dup(fd: i32) -> i32;
-    fn dup2(old: i32, new: i32) -> i32;
-}
-
-/// Points file descriptor 2 at `path` (created/truncated); returns the original stderr.
-fn redirect_stderr(path: &std::path::Path) -> Result<std::fs::File> {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let log = std::fs::File::create(path)?;
-    // SAFETY: dup and dup2 on descriptors this process owns; the duplicate of fd 2 is handed to a
-    // File that owns it from here on.
-    unsafe {
-        let saved = dup(2);
-        if saved < 0 || dup2(log.as_raw_fd(), 2) < 0 {
-            bail!("dup/dup2 failed");
-        }
-        Ok(std::fs::File::from_raw_fd(saved))
-    }
-}
-
-/// Puts the original stderr back on file descriptor 2.
-fn restore_stderr(saved: std::fs::File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: `saved` is an open descriptor owned by this process.
-    unsafe {
-        dup2(saved.as_raw_fd(), 2);
-    }
-}
-
 fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
 }
@@ -105,60 +74,7 @@ enum Command {
     /// What the file is, is decided by its content, not its name: a zip archive with
     /// modelDescription.xml is an FMU (run as one instance with its DefaultExperiment), one with
     /// SystemStructure.ssd an SSP, anything else a system file.
-    Run {
-        /// What to run, recognized by content: a TOML system file, an FMU, an SSP 1.0 package
-        /// (.ssp) or description (.ssd).
-        system: PathBuf,
-        /// Output directory (default: `out/<file stem>`).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// The settings (`--step`, `--algorithm`, … and `--set KEY=VALUE` for any of them).
-        #[command(flatten)]
-        settings: cli::settings_flags::SettingsFlags,
-        /// Also write results.mat (MATLAB v4, the Dymola/OpenModelica result layout, units in
-        /// the descriptions) next to results.csv.
-        #[arg(long)]
-        mat: bool,
-        /// Which FMU messages are printed on stderr: all, warning (default), error, none
-        /// (sets COSIM_LOG); summary.json counts the warnings (instances[].fmu_warnings) anyway.
-        #[arg(long, value_name = "LEVEL", value_parser = ["all", "warning", "error", "none"])]
-        fmu_log: Option<String>,
-        /// Not an option of cosim (FMPy's and libcosim's): refused with a pointer to --out DIR.
-        #[arg(long, hide = true, value_name = "FILE")]
-        output_file: Option<PathBuf>,
-        /// A start value of the FMU, NAME=VALUE, typed by its model description (Real, Integer,
-        /// Boolean true/false, String, Enumeration item name or number); repeatable.
-        #[arg(long = "start-value", value_name = "NAME=VALUE")]
-        start_values: Vec<String>,
-        /// Time between rows of results.csv (s): a whole multiple of the step (default: every step).
-        #[arg(long)]
-        output_interval: Option<f64>,
-        /// Recorded variables, comma separated (an FMU's names; a system's instance.variable;
-        /// default: every output).
-        #[arg(long, value_delimiter = ',')]
-        output_variables: Option<Vec<String>>,
-        /// Extrapolation order 0-4 for every connection (over each connection's own).
-        #[arg(long)]
-        extrapolation: Option<usize>,
-        /// Run even when an instance would take more than 1e9 fmi2DoStep calls (refused
-        /// otherwise as a likely typo in stop or step).
-        #[arg(long)]
-        force: bool,
-        /// Print the settings the run would use (the file's with the command line's over them)
-        /// as a TOML `[simulation]` table, and exit without running.
-        #[arg(long)]
-        print_settings: bool,
-        /// Write timing.csv: every step's wall time and lateness (paced runs).
-        #[arg(long)]
-        timing: bool,
-        /// Serve the run live on ADDR (default [live].addr or 127.0.0.1:8033): the dashboard at
-        /// http://ADDR/, WebSocket at /ws, JSON lines and UDP datagrams on the same port (docs/live.md).
-        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
-        serve: Option<String>,
-        /// Start a served run paused, until a client starts it (the page's Start button).
-        #[arg(long)]
-        paused: bool,
-    },
+    Run(cli::run::RunArgs),
     /// Serve a run live in real time: the dashboard, WebSocket, JSON lines, UDP (docs/live.md)
     ///
     /// `cosim run --serve --paused`: the dashboard on http://ADDR/ (default [live].addr or
@@ -231,50 +147,7 @@ enum Command {
     },
     /// Publication III configuration search: replace external inputs with test functions, sweep
     /// H per configuration while Σ|δE|(H) stays in its power-law relation, recommend, verify.
-    Tune {
-        /// The system file (TOML); its [tune] table declares the search (see docs/tune.md).
-        system: PathBuf,
-        /// External input replaced by the test functions (repeatable; overrides [tune].inputs).
-        #[arg(long = "input")]
-        inputs: Vec<String>,
-        /// Range of a replaced input, `inst.var=MIN:MAX` (repeatable; default its min/max).
-        #[arg(long = "range")]
-        ranges: Vec<String>,
-        /// First communication step H_ini (s).
-        #[arg(long)]
-        h_ini: Option<f64>,
-        /// Increment H_inc (s).
-        #[arg(long)]
-        h_inc: Option<f64>,
-        /// Largest H tried (s).
-        #[arg(long)]
-        h_max: Option<f64>,
-        /// Test functions, comma separated: step,ramp,impulse[:WIDTH],sin:FREQ.
-        #[arg(long)]
-        tests: Option<String>,
-        /// Sinusoid tests over this many whole periods (Publication III: 1; default: ⌈f·T⌉, T = 1 s).
-        #[arg(long)]
-        sine_periods: Option<u32>,
-        /// Extrapolation choices, comma separated: 0,1,2,3,4,I2.
-        #[arg(long)]
-        extrapolation: Option<String>,
-        /// Verification cycle: `system` (the file's own [[inputs]]) or a TOML file with stop and [[inputs]].
-        #[arg(long)]
-        verify: Option<String>,
-        /// Reference step of the verification (s; default H_inc).
-        #[arg(long)]
-        reference_step: Option<f64>,
-        /// Worker threads (default: all cores).
-        #[arg(long, default_value_t = 0)]
-        jobs: usize,
-        /// Output directory (default: `out/<system file stem>-tune`).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Run the sequences on a Dask cluster (scheduler address, e.g. tcp://host:8786) through
-        /// `python -m cosim.tune_dask` (Python: $COSIM_PYTHON, else .venv/bin/python, else python3).
-        #[arg(long, value_name = "SCHEDULER")]
-        dask: Option<String>,
-    },
+    Tune(cli::tune::TuneArgs),
     /// Write a system file as an SSP 1.0 package (FMUs embedded; cosim settings SSP cannot carry
     /// in an annotation that `cosim run x.ssp` reads back).
     ExportSsp {
@@ -431,105 +304,7 @@ fn run_command(command: Command) -> Result<i32> {
             print!("{}", bench::bench(&scenarios, &opts, allocations)?);
             Ok(0)
         }
-        Command::Tune {
-            system,
-            inputs,
-            ranges,
-            h_ini,
-            h_inc,
-            h_max,
-            tests,
-            sine_periods,
-            extrapolation,
-            verify,
-            reference_step,
-            jobs,
-            out,
-            dask,
-        } => {
-            let mut parsed_ranges = Vec::new();
-            for r in &ranges {
-                let parsed = r.split_once('=').and_then(|(name, lim)| {
-                    let (lo, hi) = lim.split_once(':')?;
-                    Some((name.to_owned(), lo.trim().parse::<f64>().ok()?, hi.trim().parse::<f64>().ok()?))
-                });
-                match parsed {
-                    Some((name, lo, hi)) if lo < hi => parsed_ranges.push((name, lo, hi)),
-                    _ => bail!("--range {r}: expected inst.var=MIN:MAX with MIN < MAX"),
-                }
-            }
-            let args = master::tune::TuneArgs {
-                inputs,
-                ranges: parsed_ranges,
-                h_ini,
-                h_inc,
-                h_max,
-                tests,
-                sine_periods,
-                extrapolation,
-            };
-            // SIGINT/SIGTERM stop the sweep at the next communication step of every run (the
-            // guard's watchdog ends an FMU call that does not return, removing the extractions).
-            master::guard::install();
-            master::guard::doing(master::guard::Doing::Running);
-            // Bad test or extrapolation names are reported before anything runs.
-            let mut defaults = master::tune::space::TuneSpec::from_table(None).map_err(anyhow::Error::msg)?;
-            args.apply(&mut defaults).map_err(anyhow::Error::msg)?;
-            let out = out.unwrap_or_else(|| {
-                PathBuf::from("out")
-                    .join(format!("{}-tune", system.file_stem().map_or("system".into(), |s| s.to_string_lossy())))
-            });
-            // Thousands of runs: the FMUs' warnings (e.g. "RK4 unstable for this circuit") go to
-            // out/fmu-warnings.log instead of the terminal; the progress bar keeps the terminal.
-            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            let terminal = std::io::stderr().is_terminal();
-            let log = out.join("fmu-warnings.log");
-            let stderr =
-                redirect_stderr(&log).with_context(|| format!("redirecting FMU messages to {}", log.display()))?;
-            let progress: Option<std::sync::Mutex<Box<dyn std::io::Write + Send>>> =
-                if terminal { Some(std::sync::Mutex::new(Box::new(stderr.try_clone()?))) } else { None };
-            let opts = master::tune::TuneOptions {
-                out_dir: out.clone(),
-                sweep: master::tune::SweepOptions {
-                    jobs,
-                    progress,
-                    dask: dask.map(|scheduler| master::tune::dask::Dask {
-                        scheduler,
-                        args: args.clone(),
-                        python: None,
-                    }),
-                },
-                verify,
-                reference_step,
-            };
-            let tuned = master::tune::tune_file(
-                &system,
-                |spec| {
-                    let _ = args.apply(spec);
-                },
-                &opts,
-            )
-            .with_context(|| format!("tuning {}", system.display()));
-            restore_stderr(stderr);
-            if let (Err(_), Some(sig)) = (&tuned, master::guard::signal()) {
-                eprintln!(
-                    "error: tuning {}: interrupted ({}): the runs done are in {}; the same command resumes the sweep",
-                    system.display(),
-                    if sig == 2 { "SIGINT" } else { "SIGTERM" },
-                    out.join("tune.csv").display()
-                );
-                return Ok(master::guard::exit_code(sig));
-            }
-            let tuned = tuned?;
-            print!("{}", tuned.text);
-            eprintln!(
-                "{} runs ({} reused); tune.csv, tune.json and recommended.toml in {}",
-                tuned.sweep.rows.len(),
-                tuned.sweep.reused,
-                out.display()
-            );
-            Ok(if tuned.report.paper.is_some() { 0 } else { 1 })
-        }
+        Command::Tune(args) => cli::tune::tune(args),
         Command::ExportSsp { system, out, enumerations } => {
             let out = out.unwrap_or_else(|| {
                 PathBuf::from(format!("{}.ssp", system.file_stem().map_or("system".into(), |s| s.to_string_lossy())))
@@ -593,101 +368,6 @@ fn run_command(command: Command) -> Result<i32> {
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
             Ok(0)
         }
-        Command::Run {
-            system,
-            out,
-            settings,
-            mat,
-            fmu_log,
-            output_file,
-            start_values,
-            output_interval,
-            output_variables,
-            extrapolation,
-            force,
-            print_settings,
-            timing,
-            serve,
-            paused,
-        } => {
-            if let Some(f) = output_file {
-                anyhow::bail!(
-                    "--output-file {}: cosim writes a directory, not one file: use --out DIR (results.csv, \
-                     summary.json, bonds.csv inside; --mat adds results.mat)",
-                    f.display()
-                );
-            }
-            if let Some(level) = fmu_log {
-                // Read when each instance is created (and inherited by isolated workers).
-                std::env::set_var(master::fmu::instance::LOG_ENV, level);
-            }
-            master::guard::install();
-            let over = Overrides { settings: settings.settings()?, extrapolation, force };
-            let out = out.unwrap_or_else(|| {
-                PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
-            });
-            let input = master::run::detect(&system)?;
-            eprintln!("reading {} as {}", system.display(), input.describe());
-            let serve =
-                master::live::ServeOptions { serve: serve.is_some(), addr: serve.filter(|a| !a.is_empty()), paused };
-            let opts = master::run::RunOptions {
-                over,
-                start_values,
-                output_interval,
-                output_variables,
-                timing_csv: timing,
-                serve,
-            };
-            let prepared = master::run::prepare(&system, input, &opts)?;
-            for note in &prepared.notes {
-                eprintln!("{}: {note}", system.display());
-            }
-            if print_settings {
-                let s =
-                    prepared.builder.settings().overridden_by(&prepared.over.settings).map_err(anyhow::Error::msg)?;
-                let mut doc = toml::Table::new();
-                doc.insert("simulation".into(), toml::Value::Table(s.to_table().map_err(anyhow::Error::msg)?));
-                print!("{}", toml::to_string(&doc)?);
-                return Ok(0);
-            }
-            let summary =
-                master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
-            use master::observer::Status;
-            if mat {
-                master::matfile::write_from_csv(&out).with_context(|| format!("writing {}", out.display()))?;
-            }
-            if let Some(w) = summary.iteration_warning() {
-                eprintln!("warning: {}: {w}", system.display());
-            }
-            if matches!(summary.status, Status::Ok | Status::Terminated) {
-                let ended = if summary.status == Status::Terminated {
-                    format!(" ({})", summary.message)
-                } else {
-                    String::new()
-                };
-                eprintln!(
-                    "{}: {} steps to t = {}{ended} in {:.3} s; results in {}",
-                    system.display(),
-                    summary.steps,
-                    summary.time,
-                    summary.wall_time_s,
-                    out.display()
-                );
-                Ok(0)
-            } else {
-                eprintln!(
-                    "error: {}: {} (results up to t = {} in {})",
-                    system.display(),
-                    summary.message,
-                    summary.time,
-                    out.display()
-                );
-                // Interrupted: the conventional status of the signal (130 for SIGINT, 143 for SIGTERM).
-                Ok(match (summary.status, master::guard::signal()) {
-                    (Status::Interrupted, Some(s)) => master::guard::exit_code(s),
-                    _ => 1,
-                })
-            }
-        }
+        Command::Run(args) => cli::run::run(args),
     }
 }

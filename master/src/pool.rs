@@ -2,7 +2,7 @@
 //! atomics (spin first, park only when idle for long), so a step costs no allocation and, while
 //! the run is busy, no system call.
 
-use crate::coupling::Coupling;
+use crate::coupling::{Coupling, InstanceId};
 use crate::error::{MasterError, Result};
 use crate::fmu::Slave;
 use crate::system::Parallel;
@@ -207,7 +207,7 @@ pub struct Threads {
     results: Vec<(usize, f64, Result<()>)>,
     /// Instances stepped by the workers (one doStep per macro step) and those sub-stepped here.
     parallel_jobs: Vec<usize>,
-    sequential_jobs: Vec<usize>,
+    sequential_jobs: Vec<InstanceId>,
 }
 
 impl Threads {
@@ -219,8 +219,8 @@ impl Threads {
             active: parallel == Parallel::On,
             pool: None,
             results: Vec::with_capacity(n),
-            parallel_jobs: (0..n).filter(|i| c.steps_in_one_call(*i)).collect(),
-            sequential_jobs: (0..n).filter(|i| !c.steps_in_one_call(*i)).collect(),
+            parallel_jobs: (0..n).filter(|i| c.steps_in_one_call(InstanceId::new(*i))).collect(),
+            sequential_jobs: c.instances().filter(|i| !c.steps_in_one_call(*i)).collect(),
         }
     }
 
@@ -256,7 +256,7 @@ impl Threads {
                 }
                 other => other,
             })?;
-            c.book_step(i, Some(dt));
+            c.book_step(InstanceId::new(i), Some(dt));
         }
         self.results = results;
         for k in 0..self.sequential_jobs.len() {

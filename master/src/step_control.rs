@@ -30,12 +30,6 @@
 //! and the controller restarts from at most H_0 (a residual measured before the switch says
 //! nothing about the steps after it).
 
-use crate::bonds::BondState;
-use crate::error::{MasterError, Result};
-use crate::observer::{Observer, Summary};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-
 /// How the communication step is chosen (`[simulation] step_control`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -165,27 +159,29 @@ impl StepControl {
 }
 
 /// ECCO's error measure of one step (see the module docs): the RMS over the bonds of
-/// |δE| / (atol + rtol·E_level), with the uncorrected δE. `None` without bonds.
+/// |δE| / (atol + rtol·E_level), with the uncorrected δE. `bonds` gives each bond's
+/// (uncorrected δE, power level), i.e. [`crate::bonds::BondState`]'s `de_uncorrected` and
+/// `level`. `None` without bonds.
 ///
 /// A bond without residual (δE = 0) has error 0 whatever the tolerance; a residual against a
 /// tolerance that is 0 (`atol = 0` and a level of 0, or a product rtol·E that underflows) has
 /// error +∞, and [`Ecco::update`] shrinks the step for it (it used to grow it: ∞ was taken
 /// for "no residual").
-pub fn error_estimate(bonds: &[BondState], h: f64, p: &EccoParams) -> Option<f64> {
-    if bonds.is_empty() {
+pub fn error_estimate(bonds: impl ExactSizeIterator<Item = (f64, f64)>, h: f64, p: &EccoParams) -> Option<f64> {
+    let n = bonds.len();
+    if n == 0 {
         return None;
     }
     let sum: f64 = bonds
-        .iter()
-        .map(|b| {
-            let level = b.level * h;
-            let de = b.de_uncorrected.abs();
+        .map(|(de_uncorrected, level)| {
+            let level = level * h;
+            let de = de_uncorrected.abs();
             let tol = p.atol + p.rtol * level.abs();
             let e = if de == 0.0 { 0.0 } else { de / tol };
             e * e
         })
         .sum();
-    Some((sum / bonds.len() as f64).sqrt())
+    Some((sum / n as f64).sqrt())
 }
 
 /// The ECCO controller: its state between steps.
@@ -274,90 +270,6 @@ impl Ecco {
     }
 }
 
-/// The recorded rows of an ECCO run with an output interval (`record_every = k > 1`,
-/// `--output-interval k·H_0`): `inner` sees only the steps that end on the output grid
-/// start + j·k·H_0 (the grid cuts the steps there, see [`StepControl::output_units`]) and the one
-/// that ends at the stop time, so the rows are at the requested times and the last one is kept.
-pub struct OutputGrid {
-    inner: Box<dyn Observer>,
-    start: f64,
-    /// Picoseconds per quantum (the grid's time is start + units·ps/10¹²).
-    ps: u64,
-    /// Quanta between rows, and from the start to the stop time.
-    every: u64,
-    span: u64,
-}
-
-impl OutputGrid {
-    /// `inner` (recording every step it is given) on the output grid of `control` (ECCO) for a
-    /// run from `start` to `stop` recording every `record_every`-th H_0; `None` when every step is
-    /// recorded (fixed steps, or `record_every` 1).
-    pub fn wrap(
-        inner: Box<dyn Observer>,
-        control: &StepControl,
-        (start, stop): (f64, f64),
-        record_every: u64,
-    ) -> std::result::Result<Box<dyn Observer>, Box<dyn Observer>> {
-        let (StepControl::Ecco { quantum, .. }, Some(every)) = (control, control.output_units(record_every)) else {
-            return Err(inner);
-        };
-        let span = ((stop - start) / quantum).round() as u64;
-        Ok(Box::new(Self { inner, start, ps: (quantum * 1e12).round() as u64, every, span }))
-    }
-
-    fn on_grid(&self, t: f64) -> bool {
-        let units = ((t - self.start) * 1e12 / self.ps as f64).round() as u64;
-        units.is_multiple_of(self.every) || units >= self.span
-    }
-}
-
-impl Observer for OutputGrid {
-    fn start(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.inner.start(t, values, bonds)
-    }
-    fn step(&mut self, n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        if self.on_grid(t) {
-            self.inner.step(n, t, values, bonds)?;
-        }
-        Ok(())
-    }
-    fn end_early(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.inner.end_early(t, values, bonds)
-    }
-    fn finish(&mut self, summary: &Summary) -> Result<()> {
-        self.inner.finish(summary)
-    }
-}
-
-/// `steps.csv` of an ECCO run: `time,H`, one row per communication step (t_{n+1} and the step
-/// H_n that ended there).
-pub struct StepsCsv {
-    path: PathBuf,
-    out: std::io::BufWriter<std::fs::File>,
-    last: f64,
-}
-
-impl StepsCsv {
-    /// Creates the file (steps start at `start`).
-    pub fn create(path: &Path, start: f64) -> Result<Self> {
-        let io = |source| MasterError::Io { path: path.to_path_buf(), source };
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        writeln!(out, "time,H").map_err(io)?;
-        Ok(Self { path: path.to_path_buf(), out, last: start })
-    }
-}
-
-impl Observer for StepsCsv {
-    fn step(&mut self, _n: u64, t: f64, _v: &[f64], _b: &[BondState]) -> Result<()> {
-        let h = t - self.last;
-        self.last = t;
-        writeln!(self.out, "{t},{h}").map_err(|source| MasterError::Io { path: self.path.clone(), source })
-    }
-    fn finish(&mut self, _s: &Summary) -> Result<()> {
-        self.out.flush().map_err(|source| MasterError::Io { path: self.path.clone(), source })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,19 +313,15 @@ mod tests {
     fn an_infinite_error_shrinks_the_step_and_a_zero_residual_is_no_error() {
         // Issue 30 item 8: tolerance 1e-160 (rtol·E underflows) or atol = 0 with a zero level
         // gave ε = ∞, which the controller took for "no residual" and grew H.
-        let bond = |de: f64, level: f64| {
-            let mut b = BondState::default();
-            (b.de_uncorrected, b.level) = (de, level);
-            b
-        };
+        let bond = |de: f64, level: f64| (de, level);
         let b = bond(1e-3, 0.0);
         let p = EccoParams { atol: 0.0, ..EccoParams::default() };
-        assert_eq!(error_estimate(&[b], 1e-3, &p), Some(f64::INFINITY));
+        assert_eq!(error_estimate([b].into_iter(), 1e-3, &p), Some(f64::INFINITY));
         let tiny = EccoParams { rtol: 1e-160, atol: 0.0, ..EccoParams::default() };
         let b2 = bond(1e-3, 1e-200);
-        assert_eq!(error_estimate(&[b2], 1e-3, &tiny), Some(f64::INFINITY));
+        assert_eq!(error_estimate([b2].into_iter(), 1e-3, &tiny), Some(f64::INFINITY));
         let none = bond(0.0, 0.0);
-        assert_eq!(error_estimate(&[none], 1e-3, &p), Some(0.0), "0/0 is no error, not NaN");
+        assert_eq!(error_estimate([none].into_iter(), 1e-3, &p), Some(0.0), "0/0 is no error, not NaN");
         let mut c = Ecco::new(EccoParams::default(), (1, 1000, 100));
         c.update(100, f64::INFINITY);
         assert_eq!(c.units(), 20, "shrinks at min_rate");

@@ -145,7 +145,7 @@ fn a_run_with_100000_outputs_is_set_up_in_linear_time() {
     spec.n_real = 100_004;
     let fmu = spec.build(&dir);
     let out = dir.join("out");
-    // main: 12 s (release) in Coupling::new, a linear search per output.
+    // main: 12 s (release) in Coupling::new (now Coupling::build), a linear search per output.
     let o = cosim_within(&["run", s(&fmu), "--stop-time", "0.2", "--out", s(&out)], Duration::from_secs(90));
     assert!(o.status.success(), "{}", stderr(&o));
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();

@@ -417,7 +417,7 @@ impl Inner {
         });
         if let Some(r) = &recorder {
             let span = (sys.start(), sys.stop());
-            let o = master::step_control::OutputGrid::wrap(Box::new(r.clone()), sys.step_control(), span, every)
+            let o = master::observer::OutputGrid::wrap(Box::new(r.clone()), sys.step_control(), span, every)
                 .unwrap_or_else(|o| o);
             exec.observe(o);
         }

@@ -2,7 +2,7 @@
 //! already stepped sees that source's t_{n+1} output (interpolated between the history and the
 //! new value, seed 001 §2), the others see extrapolated values.
 
-use super::{Algorithm, Coupling};
+use super::{Algorithm, Coupling, InstanceId, LinkId};
 use crate::error::Result;
 use crate::fmu::Slave;
 
@@ -35,20 +35,21 @@ impl Algorithm for GaussSeidel {
         let t_end = t + c.h();
         self.stepped.iter_mut().for_each(|s| *s = false);
         for &i in &self.order {
+            let id = InstanceId::new(i);
             let mut changed = false;
-            for k in 0..c.inputs_of(i).len() {
-                let link = c.inputs_of(i)[k];
-                if self.stepped[c.link_source(link)] {
+            for k in 0..c.inputs_of(id).len() {
+                let link = c.inputs_of(id)[k];
+                if self.stepped[c.link_source(link).index()] {
                     let y_new = c.link_source_value(link);
                     c.interpolate_link(link, t_end, y_new, 0);
                     changed = true;
                 }
             }
             if changed {
-                c.apply_inputs(i, slaves, 0.0, true)?;
+                c.apply_inputs(id, slaves, 0.0, true)?;
             }
-            c.step_instance(i, slaves, t)?;
-            c.read_outputs(i, slaves, t_end)?;
+            c.step_instance(id, slaves, t)?;
+            c.read_outputs(id, slaves, t_end)?;
             self.stepped[i] = true;
         }
         Ok(())
@@ -66,7 +67,8 @@ fn gauss_seidel_order(c: &Coupling) -> Vec<usize> {
         let pick = (0..n)
             .filter(|i| !placed[*i])
             .min_by_key(|i| {
-                c.inputs_of(*i).iter().filter(|l| !placed[c.link_source(**l)] && c.link_source(**l) != *i).count()
+                let from = |l: &LinkId| c.link_source(*l).index();
+                c.inputs_of(InstanceId::new(*i)).iter().filter(|l| !placed[from(l)] && from(l) != *i).count()
             })
             .unwrap_or(0);
         placed[pick] = true;

@@ -40,19 +40,19 @@ impl Algorithm for IterativeJacobi {
             s.save_state()?;
         }
         self.pass_end.clear();
-        for link in 0..c.link_count() {
+        for link in c.links() {
             self.pass_end.push(c.link_end_value(link));
         }
         for pass in 1..=self.iterations {
-            for i in 0..c.len() {
+            for i in c.instances() {
                 c.step_instance(i, slaves, t)?;
             }
-            for i in 0..c.len() {
+            for i in c.instances() {
                 c.read_outputs(i, slaves, t_end)?;
             }
             self.passes += 1;
             let mut change: f64 = 0.0;
-            for (link, end) in self.pass_end.iter_mut().enumerate() {
+            for (link, end) in c.links().zip(self.pass_end.iter_mut()) {
                 let y = c.link_source_value(link);
                 change = change.max((y - *end).abs() / y.abs().max(1.0));
                 *end = y;
@@ -69,10 +69,10 @@ impl Algorithm for IterativeJacobi {
             for s in slaves.iter_mut() {
                 s.restore_state()?;
             }
-            for (link, y) in self.pass_end.iter().enumerate() {
+            for (link, y) in c.links().zip(&self.pass_end) {
                 c.interpolate_link(link, t_end, *y, 1);
             }
-            for i in 0..c.len() {
+            for i in c.instances() {
                 c.apply_inputs_order(i, slaves, 0.0, true, 1)?;
             }
         }

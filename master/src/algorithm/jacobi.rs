@@ -1,7 +1,7 @@
 //! Jacobi: every instance steps from t_n to t_n + H on its extrapolated inputs, independently of
 //! the others — sequentially, or on worker threads ([`crate::pool::Threads`]).
 
-use super::{Algorithm, Coupling};
+use super::{Algorithm, Coupling, InstanceId};
 use crate::error::{MasterError, Result};
 use crate::fmu::Slave;
 use crate::pool::Threads;
@@ -36,7 +36,7 @@ impl Algorithm for Jacobi {
         if self.threads.active() {
             self.threads.step(c, slaves, t)?;
         } else {
-            for i in 0..c.len() {
+            for i in c.instances() {
                 c.step_instance(i, slaves, t)?;
             }
         }
@@ -44,12 +44,12 @@ impl Algorithm for Jacobi {
             if let Err(e) = s.finish_step() {
                 if matches!(e, MasterError::Terminated { .. }) {
                     // Booked when it was sent; the execution counts the call that ended the run.
-                    c.uncount_step_call(i);
+                    c.uncount_step_call(InstanceId::new(i));
                 }
                 return Err(e);
             }
         }
-        for i in 0..c.len() {
+        for i in c.instances() {
             c.read_outputs(i, slaves, t + c.h())?;
         }
         self.threads.after_step(n, c);

@@ -24,7 +24,7 @@ mod known_inputs;
 mod tests;
 
 pub use crate::bonds::BondState;
-pub use crate::coupling::Coupling;
+pub use crate::coupling::{Coupling, InstanceId, LinkId};
 pub use crate::observer::AlgorithmStats;
 pub use gauss_seidel::GaussSeidel;
 pub use iterative::IterativeJacobi;

@@ -35,7 +35,7 @@ pub struct ServeArgs {
 impl ServeArgs {
     /// The `cosim run` this is: `--serve [ADDR]`, `--paused` unless `--start`.
     pub fn into_run(self) -> Command {
-        Command::Run {
+        Command::Run(super::run::RunArgs {
             system: self.system,
             out: self.out,
             settings: self.settings,
@@ -51,6 +51,6 @@ impl ServeArgs {
             timing: self.timing,
             serve: Some(self.addr.unwrap_or_default()),
             paused: !self.start,
-        }
+        })
     }
 }

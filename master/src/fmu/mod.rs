@@ -11,7 +11,7 @@
 
 use crate::error::{MasterError, Result};
 
-/// One simulator instance as the algorithms see it. Value references are those of the FMU;
+/// One FMU instance as the algorithms see it. Value references are those of the FMU;
 /// strings and status handling stay inside the implementation. Every error names the instance,
 /// the function, the time and the FMU's last log message.
 ///

@@ -43,6 +43,18 @@ impl SystemBuilder {
     }
 }
 
+/// The run's time span, checked ([`Resolver::span`]).
+#[derive(Clone, Copy)]
+struct Span {
+    start: f64,
+    stop: f64,
+    step: f64,
+    /// Communication steps from start to stop.
+    n: f64,
+    /// The key (or flag) blamed for a span that is not a whole number of steps.
+    key: &'static str,
+}
+
 struct Resolver<'a> {
     b: &'a SystemBuilder,
     mds: &'a [&'a ModelDescription],
@@ -173,13 +185,67 @@ impl Resolver<'_> {
         )
     }
 
+    /// The whole check, step by step in this order (the first failing step names its key).
     fn resolve(&self, over: &Overrides) -> Result<System> {
         let sim = &self.b.settings.overridden_by(&over.settings).map_err(|m| self.err("simulation", m))?;
+        let span = self.span(sim, &over.settings)?;
+        let Span { start, stop, step, .. } = span;
+        let algorithm = sim.algorithm.unwrap_or(AlgorithmKind::Jacobi);
+        let parallel = sim.parallel.unwrap_or(Parallel::Auto);
+        let exchange = sim.exchange.unwrap_or(super::Exchange::Ordered);
+        let isolate = sim.isolate.unwrap_or(false);
+        let worker_timeout = self.worker_timeout(sim)?;
+        let max_residual_energy = self.max_residual_energy(sim)?;
+        let (iterations, iteration_tolerance) = self.iterations(sim, algorithm)?;
+        let record_every = sim.record_every.unwrap_or(1);
+        if record_every == 0 {
+            return Err(self.err("simulation.record_every", "must be at least 1"));
+        }
+        let order = self.order(sim)?;
+        let default_extrapolation = self.extrapolation("simulation.extrapolation", sim.extrapolation.as_ref())?;
+        let instances = self.instances(&span, iterations, over.force)?;
+        let connections = self.connections(over.extrapolation, &default_extrapolation)?;
+        let signals = self.signals(&connections)?;
+        let bonds = self.bonds(sim, &over.settings)?;
+        let outputs = self.outputs()?;
+        let variables = (0..self.mds.len()).map(|i| self.variables(i)).collect();
+        let energy_correction = self.energy_correction(sim, &bonds)?;
+        let step_control = self.step_control(sim, (start, stop, step), &instances, &signals, bonds.len())?;
+
+        Ok(System {
+            path: self.b.path.clone(),
+            start,
+            stop,
+            step,
+            algorithm,
+            order,
+            parallel,
+            exchange,
+            record_every,
+            isolate,
+            worker_timeout,
+            max_residual_energy,
+            iterations,
+            iteration_tolerance,
+            step_control,
+            energy_correction,
+            instances,
+            connections,
+            signals,
+            bonds,
+            outputs,
+            variables,
+        })
+    }
+
+    /// Start, stop and communication step, checked: finite, in order, representable, and a whole
+    /// number of steps between start and stop. A value the command line gave (`given`) is blamed
+    /// on its flag, else on the file's key.
+    fn span(&self, sim: &Settings, given: &Settings) -> Result<Span> {
         let start = sim.start.unwrap_or(0.0);
         let stop = sim.stop.ok_or_else(|| self.err("simulation.stop", "no stop time given"))?;
         let step = sim.step.ok_or_else(|| self.err("simulation.step", "no communication step given"))?;
         // Blame the command-line flag when it gave the value, else the file's key.
-        let given = &over.settings;
         let start_key = if given.start.is_some() { "--start-time" } else { "simulation.start" };
         let stop_key = if given.stop.is_some() { "--stop-time" } else { "simulation.stop" };
         let step_key = if given.step.is_some() { "--step" } else { "simulation.step" };
@@ -215,10 +281,11 @@ impl Resolver<'_> {
                 ),
             ));
         }
-        let algorithm = sim.algorithm.unwrap_or(AlgorithmKind::Jacobi);
-        let parallel = sim.parallel.unwrap_or(Parallel::Auto);
-        let exchange = sim.exchange.unwrap_or(super::Exchange::Ordered);
-        let isolate = sim.isolate.unwrap_or(false);
+        Ok(Span { start, stop, step, n, key: span_key })
+    }
+
+    /// `[simulation] worker_timeout` (s), checked.
+    fn worker_timeout(&self, sim: &Settings) -> Result<f64> {
         let worker_timeout = sim.worker_timeout.unwrap_or(crate::fmu::isolated::DEFAULT_WORKER_TIMEOUT.as_secs_f64());
         // Up to about 30 years: Duration::from_secs_f64 must not overflow.
         if !(worker_timeout > 0.0 && worker_timeout <= 1e9) {
@@ -226,12 +293,23 @@ impl Resolver<'_> {
                 self.err("simulation.worker_timeout", format!("{worker_timeout} s must be positive and at most 1e9 s"))
             );
         }
+        Ok(worker_timeout)
+    }
+
+    /// `[simulation] max_residual_energy` (J), checked.
+    fn max_residual_energy(&self, sim: &Settings) -> Result<Option<f64>> {
         let max_residual_energy = sim.max_residual_energy;
         if let Some(e) = max_residual_energy {
             if !(e.is_finite() && e > 0.0) {
                 return Err(self.err("simulation.max_residual_energy", format!("{e} J must be positive and finite")));
             }
         }
+        Ok(max_residual_energy)
+    }
+
+    /// `[simulation] iterations` and `iteration_tolerance`, checked against the scheme and the
+    /// instances (iterating needs FMU states).
+    fn iterations(&self, sim: &Settings, algorithm: AlgorithmKind) -> Result<(u32, f64)> {
         let iterations = sim.iterations.unwrap_or(1);
         if iterations == 0 {
             return Err(self.err("simulation.iterations", "must be at least 1 (1 = non-iterative coupling)"));
@@ -271,11 +349,12 @@ impl Resolver<'_> {
                 ));
             }
         }
-        let record_every = sim.record_every.unwrap_or(1);
-        if record_every == 0 {
-            return Err(self.err("simulation.record_every", "must be at least 1"));
-        }
-        let order = match &sim.order {
+        Ok((iterations, iteration_tolerance))
+    }
+
+    /// `[simulation] order` (Gauss-Seidel): every instance once, as indices.
+    fn order(&self, sim: &Settings) -> Result<Option<Vec<usize>>> {
+        Ok(match &sim.order {
             None => None,
             Some(names) => {
                 let mut idx = Vec::new();
@@ -293,9 +372,12 @@ impl Resolver<'_> {
                 }
                 Some(idx)
             }
-        };
-        let default_extrapolation = self.extrapolation("simulation.extrapolation", sim.extrapolation.as_ref())?;
+        })
+    }
 
+    /// The `[instances.NAME]` tables: sub-steps, the size guard (`--force`), start values.
+    fn instances(&self, span: &Span, iterations: u32, force: bool) -> Result<Vec<InstanceSpec>> {
+        let Span { start, stop, step, n, key: span_key } = *span;
         if self.b.instances.is_empty() {
             return Err(self.err("instances", "no instances: a system needs at least one [instances.NAME] table"));
         }
@@ -326,7 +408,7 @@ impl Resolver<'_> {
             // Iterative coupling repeats every step up to `iterations` times (issue 30 item 12:
             // `iterations = 4e9` passed this guard).
             let fmu_steps = n * substeps as f64 * f64::from(iterations);
-            if fmu_steps > LARGE_STEPS && !over.force {
+            if fmu_steps > LARGE_STEPS && !force {
                 let mut what = if substeps == 1 {
                     format!("{n:e} communication steps")
                 } else {
@@ -374,7 +456,12 @@ impl Resolver<'_> {
                 starts,
             });
         }
+        Ok(instances)
+    }
 
+    /// The `[[connections]]`: an output to an input of a compatible type, each input once; the
+    /// command line's `--extrapolation` (`forced`) over each connection's own.
+    fn connections(&self, forced: Option<usize>, default_extrapolation: &Extrapolation) -> Result<Vec<Connection>> {
         let mut connections: Vec<Connection> = Vec::new();
         for (c, rc) in self.b.connections.iter().enumerate() {
             let key = format!("connections[{c}]");
@@ -402,7 +489,7 @@ impl Resolver<'_> {
                     self.err(format!("{key}.to"), format!("{} is already connected by connections[{prev}]", rc.to))
                 );
             }
-            let mut extrapolation = match (&rc.extrapolation, over.extrapolation) {
+            let mut extrapolation = match (&rc.extrapolation, forced) {
                 (_, Some(m)) if m <= 4 => Extrapolation::Order(m),
                 (_, Some(m)) => return Err(self.err("--extrapolation", format!("{m} is not in 0..4"))),
                 (None, None) => default_extrapolation.clone(),
@@ -423,7 +510,11 @@ impl Resolver<'_> {
             }
             connections.push(Connection { from, to, gain, offset, extrapolation });
         }
+        Ok(connections)
+    }
 
+    /// The `[[inputs]]` (time tables) on Real inputs without a connection or another table.
+    fn signals(&self, connections: &[Connection]) -> Result<Vec<Signal>> {
         let mut signals: Vec<Signal> = Vec::new();
         for (k, rs) in self.b.inputs.iter().enumerate() {
             let key = format!("inputs[{k}]");
@@ -451,6 +542,12 @@ impl Resolver<'_> {
             }
             signals.push(Signal { to, times: rs.times.clone(), values: rs.values.clone(), linear: rs.linear });
         }
+        Ok(signals)
+    }
+
+    /// The `[[bonds]]`: two ports each, unique names, and each bond's energy correction (the
+    /// command line's, the bond's own, then `[simulation]`'s).
+    fn bonds(&self, sim: &Settings, given: &Settings) -> Result<Vec<Bond>> {
         let mut bonds = Vec::new();
         let mut bond_names = std::collections::HashMap::new();
         for (b, (bond_name, ports_given)) in self.b.bonds.iter().enumerate() {
@@ -507,8 +604,12 @@ impl Resolver<'_> {
             }
             bonds.push(Bond { name: bond_name.clone(), ports: [a, b2], energy_correction, correction });
         }
+        Ok(bonds)
+    }
 
-        let outputs = match &self.b.outputs {
+    /// The recorded variables: `[outputs] variables`, or every output.
+    fn outputs(&self) -> Result<Vec<VarRef>> {
+        Ok(match &self.b.outputs {
             None => self.all_outputs(),
             Some(names) => {
                 let mut v = Vec::new();
@@ -530,8 +631,11 @@ impl Resolver<'_> {
                 }
                 v
             }
-        };
-        let variables = (0..self.mds.len()).map(|i| self.variables(i)).collect();
+        })
+    }
+
+    /// The system-wide energy correction, checked; a per-bond setting must name a bond.
+    fn energy_correction(&self, sim: &Settings, bonds: &[Bond]) -> Result<EnergyCorrection> {
         if let Some(name) = self.b.bond_corrections.keys().find(|n| !bonds.iter().any(|b| &b.name == *n)) {
             return Err(self.err(format!("bonds.{name}.energy_correction"), format!("no bond named \"{name}\"")));
         }
@@ -555,32 +659,7 @@ impl Resolver<'_> {
                 format!("{} must be finite and non-negative", energy_correction.flow_floor),
             ));
         }
-        let step_control = self.step_control(sim, (start, stop, step), &instances, &signals, bonds.len())?;
-
-        Ok(System {
-            path: self.b.path.clone(),
-            start,
-            stop,
-            step,
-            algorithm,
-            order,
-            parallel,
-            exchange,
-            record_every,
-            isolate,
-            worker_timeout,
-            max_residual_energy,
-            iterations,
-            iteration_tolerance,
-            step_control,
-            energy_correction,
-            instances,
-            connections,
-            signals,
-            bonds,
-            outputs,
-            variables,
-        })
+        Ok(energy_correction)
     }
 
     /// The fixed internal step of instance i from its FMU: the Real parameter `h` with unit
@@ -966,9 +1045,9 @@ mod tests {
                     { instance = \"b\", effort = \"u\", flow = \"y\", sign = -1.0 } ]\n";
         let sys = resolve(text).unwrap();
         assert!(sys.bonds()[0].energy_correction);
-        assert!(crate::coupling::Coupling::new(&sys, &[&m, &m], &[false, false]).is_ok());
+        assert!(crate::bonds::couple(&sys, &[&m, &m], &[false, false]).is_ok());
         let coupling_error =
-            |text: &str| match crate::coupling::Coupling::new(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
+            |text: &str| match crate::bonds::couple(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
                 Ok(_) => panic!("expected an error"),
                 Err(e) => e.to_string(),
             };
@@ -976,7 +1055,7 @@ mod tests {
         // corrects the flow inputs (their conjugates are outputs).
         let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
         assert_eq!(resolve(&text).unwrap().bonds()[0].correction.law, CorrectionLaw::Input);
-        assert!(crate::coupling::Coupling::new(&resolve(&text).unwrap(), &[&m, &m], &[false, false]).is_ok());
+        assert!(crate::bonds::couple(&resolve(&text).unwrap(), &[&m, &m], &[false, false]).is_ok());
         let bond_law =
             text.replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_law = \"bond\"\n");
         let e = coupling_error(&bond_law);

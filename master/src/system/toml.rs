@@ -185,9 +185,9 @@ pub fn read_text(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|source| {
         // An FMU or an SSP where a system file is wanted (`export-ssp`, `tune`, `bench`): say
         // so, instead of "stream did not contain valid UTF-8" (issue 30 item 17).
-        let kind = match crate::run::detect(path) {
-            Ok(crate::run::Input::Fmu) => Some("an FMU"),
-            Ok(crate::run::Input::Ssp) => Some("an SSP"),
+        let kind = match crate::input_kind::detect(path) {
+            Ok(crate::input_kind::Input::Fmu) => Some("an FMU"),
+            Ok(crate::input_kind::Input::Ssp) => Some("an SSP"),
             _ => None,
         };
         match kind {

@@ -1,0 +1,62 @@
+//! How a worker process is started: the program serving `cosim worker` ([`WorkerCommand`]),
+//! registered by the front end or named by `$COSIM_WORKER_EXE`.
+
+use super::WORKER_EXE_ENV;
+use crate::error::{MasterError, Result};
+use std::path::{Path, PathBuf};
+
+/// How to start a worker: `program ARGS… worker --extracted DIR --shm-fd N -- FMU NAME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCommand {
+    /// An absolute path (a worker is never looked up in `$PATH` or the working directory).
+    pub program: PathBuf,
+    /// Arguments before `worker` (e.g. an interpreter's `-c CODE`).
+    pub args: Vec<std::ffi::OsString>,
+}
+
+impl WorkerCommand {
+    /// An executable that serves `worker` itself (the `cosim` binary).
+    pub fn exe(program: &Path) -> Self {
+        Self { program: program.to_path_buf(), args: Vec::new() }
+    }
+}
+
+static WORKER: std::sync::Mutex<Option<WorkerCommand>> = std::sync::Mutex::new(None);
+
+/// Declares how this program starts workers: the `cosim` binary registers itself, the Python
+/// package its interpreter with the extension module. A program that registers nothing must
+/// set `$COSIM_WORKER_EXE` to run isolated instances (the running executable is not assumed
+/// to serve `worker`: an interpreter would run a script named `worker` from the working
+/// directory).
+pub fn set_worker_command(command: WorkerCommand) {
+    *WORKER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(command);
+}
+
+/// How workers are started: `$COSIM_WORKER_EXE` (an absolute path to a `cosim` binary), else
+/// what the program registered ([`set_worker_command`]), else an error saying so.
+pub fn worker_command() -> Result<WorkerCommand> {
+    let err = |message: String| MasterError::Isolation { message };
+    if let Some(p) = std::env::var_os(WORKER_EXE_ENV) {
+        let p = PathBuf::from(p);
+        if !p.is_absolute() {
+            return Err(err(format!(
+                "${WORKER_EXE_ENV} = {:?} is not an absolute path; name the cosim binary by its absolute path",
+                p.display().to_string()
+            )));
+        }
+        return Ok(WorkerCommand::exe(&p));
+    }
+    if let Some(c) = WORKER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone() {
+        return Ok(c);
+    }
+    let exe = std::env::current_exe().map_or_else(|_| "this program".to_owned(), |p| p.display().to_string());
+    Err(err(format!(
+        "isolated instances run in `cosim worker` processes, and {exe} does not serve them; \
+         set ${WORKER_EXE_ENV} to the absolute path of the cosim binary"
+    )))
+}
+
+/// The executable that serves `worker` ([`worker_command`]'s program; its arguments ignored).
+pub fn worker_exe() -> Result<PathBuf> {
+    worker_command().map(|c| c.program)
+}

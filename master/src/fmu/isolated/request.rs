@@ -1,0 +1,232 @@
+//! Calls on the wire: the one encoding of a [`Call`] (request and results), used by both
+//! the master and the worker.
+
+use super::codec::{Dec, DecResult, Enc, MAX_FRAME};
+use crate::fmu::{Call, Op};
+
+/// Appends `call`'s request: op code, then the arguments (a getter: its value references and
+/// the number of values wanted).
+pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
+    e.u8(call.op() as u8);
+    match call {
+        Call::Setup { start, stop } => {
+            e.f64(*start).u8(u8::from(stop.is_some())).f64(stop.unwrap_or(0.0));
+        }
+        Call::GetReal { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetInteger { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetBoolean { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetString { vr, .. } => {
+            e.u32s(vr);
+        }
+        Call::SetReal { vr, values } => {
+            e.u32s(vr).f64s(values);
+        }
+        Call::SetInteger { vr, values } => {
+            e.u32s(vr).i32s(values);
+        }
+        Call::SetBoolean { vr, values } => {
+            e.u32s(vr).bools(values);
+        }
+        Call::SetString { vr, values } => {
+            e.u32s(vr).strs(values);
+        }
+        Call::SetInputDerivatives { vr, order, values } => {
+            e.u32s(vr).i32(*order).f64s(values);
+        }
+        Call::DoStep { t, h } => {
+            e.f64(*t).f64(*h);
+        }
+        Call::GetBooleanStatus { kind, .. } | Call::GetRealStatus { kind, .. } => {
+            e.i32(*kind);
+        }
+        Call::EnterInitialization
+        | Call::ExitInitialization
+        | Call::Terminate
+        | Call::SaveState
+        | Call::RestoreState => {}
+    }
+}
+
+/// Reusable argument and result buffers of the worker loop.
+#[derive(Default)]
+pub(super) struct Buffers {
+    vrs: Vec<u32>,
+    reals: Vec<f64>,
+    ints: Vec<i32>,
+    bools: Vec<bool>,
+    strings: Vec<String>,
+    flag: bool,
+    real: f64,
+}
+
+/// Decodes a request written by [`encode_request`] into a [`Call`] whose arrays live in `b`,
+/// and passes it to `f`. The whole request must be consumed.
+pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call<'_>) -> R) -> DecResult<R> {
+    let mut d = Dec(req);
+    let code = d.u8()?;
+    let op = Op::from_code(code).ok_or_else(|| format!("unknown request {code}"))?;
+    /// The number of values a getter wants, each `size` bytes in the response.
+    fn wanted(d: &mut Dec<'_>, size: usize) -> DecResult<usize> {
+        let n = d.u32()? as usize;
+        if n.saturating_mul(size) > MAX_FRAME {
+            return Err(format!("{n} values requested"));
+        }
+        Ok(n)
+    }
+    let refs: Vec<&str>;
+    let call = match op {
+        Op::Setup => {
+            let (start, has_stop, stop) = (d.f64()?, d.u8()?, d.f64()?);
+            Call::Setup { start, stop: (has_stop != 0).then_some(stop) }
+        }
+        Op::EnterInitialization => Call::EnterInitialization,
+        Op::ExitInitialization => Call::ExitInitialization,
+        Op::GetReal => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 8)?;
+            b.reals.clear();
+            b.reals.resize(n, 0.0);
+            Call::GetReal { vr: &b.vrs, out: &mut b.reals }
+        }
+        Op::SetReal => {
+            d.u32s(&mut b.vrs)?;
+            d.f64s(&mut b.reals)?;
+            Call::SetReal { vr: &b.vrs, values: &b.reals }
+        }
+        Op::GetInteger => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 4)?;
+            b.ints.clear();
+            b.ints.resize(n, 0);
+            Call::GetInteger { vr: &b.vrs, out: &mut b.ints }
+        }
+        Op::SetInteger => {
+            d.u32s(&mut b.vrs)?;
+            d.i32s(&mut b.ints)?;
+            Call::SetInteger { vr: &b.vrs, values: &b.ints }
+        }
+        Op::GetBoolean => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 1)?;
+            b.bools.clear();
+            b.bools.resize(n, false);
+            Call::GetBoolean { vr: &b.vrs, out: &mut b.bools }
+        }
+        Op::SetBoolean => {
+            d.u32s(&mut b.vrs)?;
+            d.bools(&mut b.bools)?;
+            Call::SetBoolean { vr: &b.vrs, values: &b.bools }
+        }
+        Op::GetString => {
+            d.u32s(&mut b.vrs)?;
+            b.strings.clear();
+            Call::GetString { vr: &b.vrs, out: &mut b.strings }
+        }
+        Op::SetString => {
+            d.u32s(&mut b.vrs)?;
+            b.strings = d.strs()?;
+            refs = b.strings.iter().map(String::as_str).collect();
+            Call::SetString { vr: &b.vrs, values: &refs }
+        }
+        Op::SetInputDerivatives => {
+            d.u32s(&mut b.vrs)?;
+            let order = d.i32()?;
+            d.f64s(&mut b.reals)?;
+            Call::SetInputDerivatives { vr: &b.vrs, order, values: &b.reals }
+        }
+        Op::DoStep => {
+            let (t, h) = (d.f64()?, d.f64()?);
+            Call::DoStep { t, h }
+        }
+        Op::Terminate => Call::Terminate,
+        Op::SaveState => Call::SaveState,
+        Op::RestoreState => Call::RestoreState,
+        Op::GetBooleanStatus => Call::GetBooleanStatus { kind: d.i32()?, out: &mut b.flag },
+        Op::GetRealStatus => Call::GetRealStatus { kind: d.i32()?, out: &mut b.real },
+    };
+    if !d.0.is_empty() {
+        return Err(format!("{} bytes left after request {}", d.0.len(), op.function()));
+    }
+    Ok(f(call))
+}
+
+/// Appends the results of an executed `call` (a getter's values) to an OK response.
+pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
+    match call {
+        Call::GetReal { out, .. } => {
+            e.f64s(out);
+        }
+        Call::GetInteger { out, .. } => {
+            e.i32s(out);
+        }
+        Call::GetBoolean { out, .. } => {
+            e.bools(out);
+        }
+        Call::GetString { out, .. } => {
+            e.strs(out);
+        }
+        Call::GetBooleanStatus { out, .. } => {
+            e.u8(u8::from(**out));
+        }
+        Call::GetRealStatus { out, .. } => {
+            e.f64(**out);
+        }
+        Call::Setup { .. }
+        | Call::EnterInitialization
+        | Call::ExitInitialization
+        | Call::SetReal { .. }
+        | Call::SetInteger { .. }
+        | Call::SetBoolean { .. }
+        | Call::SetString { .. }
+        | Call::SetInputDerivatives { .. }
+        | Call::DoStep { .. }
+        | Call::Terminate
+        | Call::SaveState
+        | Call::RestoreState => {}
+    }
+}
+
+/// Reads the results written by [`encode_results`] into `call`'s outputs (exactly as many
+/// values as asked for).
+pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<()> {
+    match call {
+        Call::GetReal { out, .. } => d.f64s_into(out),
+        Call::GetInteger { out, .. } => d.i32s_into(out),
+        Call::GetBoolean { out, .. } => d.bools_into(out),
+        Call::GetString { out, .. } => {
+            **out = d.strs()?;
+            Ok(())
+        }
+        Call::GetBooleanStatus { out, .. } => {
+            **out = d.u8()? != 0;
+            Ok(())
+        }
+        Call::GetRealStatus { out, .. } => {
+            **out = d.f64()?;
+            Ok(())
+        }
+        Call::Setup { .. }
+        | Call::EnterInitialization
+        | Call::ExitInitialization
+        | Call::SetReal { .. }
+        | Call::SetInteger { .. }
+        | Call::SetBoolean { .. }
+        | Call::SetString { .. }
+        | Call::SetInputDerivatives { .. }
+        | Call::DoStep { .. }
+        | Call::Terminate
+        | Call::SaveState
+        | Call::RestoreState => Ok(()),
+    }
+}
+
+/// Getters whose requests are learned and prefetched after a step.
+pub(super) fn prefetchable(op: Op) -> bool {
+    matches!(op, Op::GetReal | Op::GetInteger | Op::GetBoolean)
+}
