@@ -126,26 +126,6 @@ fn tune_sweeps_energy_correction_and_step_control_as_dimensions() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The A.1 double oscillator, case 1 (m1 = m2 = 1 kg, k1 = 10, k2 = 1000, k_c = 100 N/m, no
-/// damping, x(0) = 0, v(0) = (100, −100) m/s), solved in its modes: x(t) = Σ φ_i (φ_i·v₀)
-/// sin(ω_i t)/ω_i with K φ_i = ω_i² φ_i.
-fn a1_exact(t: f64) -> [f64; 2] {
-    let (a, b, d) = (110.0f64, -100.0f64, 1100.0f64); // K = [[a, b], [b, d]]
-    let (mid, rad) = (0.5 * (a + d), (0.25 * (a - d) * (a - d) + b * b).sqrt());
-    let v0 = [100.0, -100.0];
-    let mut x = [0.0; 2];
-    for lambda in [mid - rad, mid + rad] {
-        let (p, q) = (b, lambda - a);
-        let n = (p * p + q * q).sqrt();
-        let phi = [p / n, q / n];
-        let w = lambda.sqrt();
-        let c = (phi[0] * v0[0] + phi[1] * v0[1]) * (w * t).sin() / w;
-        x[0] += phi[0] * c;
-        x[1] += phi[1] * c;
-    }
-    x
-}
-
 /// A.1 (force-displacement, Jacobi, H = 1 ms, 10 s) at `order` with `[simulation]` lines added:
 /// the results' and bonds' columns.
 fn a1_run(order: usize, settings: &str) -> (Table, Table) {
@@ -186,7 +166,7 @@ fn a1_error(results: &Table) -> f64 {
     let (x1, x2) = (col(h, "m1.x"), col(h, "m2.x"));
     rows.iter()
         .map(|r| {
-            let x = a1_exact(r[0]);
+            let x = support::a1::a1_exact(r[0]);
             (r[x1] - x[0]).abs().max((r[x2] - x[1]).abs())
         })
         .fold(0.0, f64::max)

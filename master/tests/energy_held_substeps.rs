@@ -7,6 +7,8 @@
 //! never take: the correction shifts every stair, and the energy error it returns is computed
 //! from the value held over the last sub-step.
 
+mod support;
+
 use master::fmu::{Call, Slave};
 use master::system::{CorrectionLaw, PortDraft, SystemBuilder};
 use master::Execution;
@@ -22,24 +24,6 @@ const SUB: usize = 4;
 const T_END: f64 = 10.0;
 /// The instances' own RK4 step (as the oscillator FMUs' h_max).
 const H_RK4: f64 = 1e-4 / 4.0;
-
-/// x(t) of both masses from the modes: x = Σ φ_i (φ_i·v₀) sin(ω_i t)/ω_i with K φ_i = ω_i² φ_i.
-fn exact(t: f64) -> [f64; 2] {
-    let (a, b, d) = (K1 + KC, -KC, K2 + KC);
-    let (mid, rad) = (0.5 * (a + d), (0.25 * (a - d) * (a - d) + b * b).sqrt());
-    let v0 = [100.0, -100.0];
-    let mut x = [0.0; 2];
-    for lambda in [mid - rad, mid + rad] {
-        let (p, q) = (b, lambda - a);
-        let n = (p * p + q * q).sqrt();
-        let phi = [p / n, q / n];
-        let w = lambda.sqrt();
-        let c = (phi[0] * v0[0] + phi[1] * v0[1]) * (w * t).sin() / w;
-        x[0] += phi[0] * c;
-        x[1] += phi[1] * c;
-    }
-    x
-}
 
 /// One mass. m1 (`coupling`): ẍ1 = −k1 x1 − F, outputs x (vr 0), v (vr 1), F = k_c (x1 − ξ)
 /// (vr 2, feeds through from ξ), inputs ξ (vr 3), ξ̇ (vr 4). m2: ẍ2 = −k2 x2 + F, outputs x, v,
@@ -173,7 +157,7 @@ fn error(law: Option<CorrectionLaw>, order: usize, sub: usize) -> f64 {
     let mut err: f64 = 0.0;
     while run.time() < T_END - 0.5 * H {
         run.step().unwrap();
-        let e = exact(run.time());
+        let e = support::a1::a1_exact(run.time());
         let x = run.recorded().unwrap();
         err = err.max((x[0] - e[0]).abs()).max((x[1] - e[1]).abs());
     }

@@ -1,6 +1,8 @@
 //! What the end-to-end tests of the `cosim` binary share: running it, and a fresh directory.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod a1;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
