@@ -3,12 +3,16 @@
 //! Python result's `units` and the `.mat` and plot writers.
 
 use crate::system::System;
-use model_description::{ModelDescription, SimpleTypeKind, VariableKind};
-use std::collections::BTreeMap;
+use model_description::{ModelDescription, ScalarVariable, SimpleTypeKind, VariableKind};
+use std::collections::{BTreeMap, HashMap};
 
 /// The unit of variable `name` of `md`: `None` for non-Reals and Reals without a unit.
 pub fn unit_of(md: &ModelDescription, name: &str) -> Option<String> {
-    let v = md.variable(name)?;
+    unit_of_variable(md, md.variable(name)?)
+}
+
+/// The unit of variable `v` of `md` (as [`unit_of`]).
+fn unit_of_variable(md: &ModelDescription, v: &ScalarVariable) -> Option<String> {
     let VariableKind::Real { attrs, declared_type, .. } = &v.kind else { return None };
     attrs.unit.clone().or_else(|| match declared_type.as_deref().and_then(|t| md.simple_type(t)).map(|t| &t.kind) {
         Some(SimpleTypeKind::Real(a)) => a.unit.clone(),
@@ -20,8 +24,13 @@ pub fn unit_of(md: &ModelDescription, name: &str) -> Option<String> {
 /// left out). `mds[i]` is instance i's model description.
 pub fn output_units(system: &System, mds: &[&ModelDescription]) -> BTreeMap<String, String> {
     let mut units = BTreeMap::from([("time".to_owned(), "s".to_owned())]);
+    // One name index per description: a run may record 100 000 outputs of one FMU, and a search
+    // per output made setting the run up quadratic (master/tests/hostile.rs).
+    let index: Vec<HashMap<&str, &ScalarVariable>> =
+        mds.iter().map(|md| md.model_variables.iter().map(|v| (v.name.as_str(), v)).collect()).collect();
     for v in system.outputs() {
-        if let Some(u) = mds.get(v.instance).and_then(|md| unit_of(md, &v.name)).filter(|u| !u.is_empty()) {
+        let found = index.get(v.instance).and_then(|ix| ix.get(v.name.as_str())).map(|sv| (mds[v.instance], *sv));
+        if let Some(u) = found.and_then(|(md, sv)| unit_of_variable(md, sv)).filter(|u| !u.is_empty()) {
             units.insert(system.label(v), u);
         }
     }
