@@ -1,5 +1,5 @@
 //! [`InProcess`]: one of our models (a physics crate's `CoSimModel`, through its entry in the
-//! crate's `FMUS`) as an instance of the master (`master::Slave`), called directly: no packaging,
+//! crate's `FMUS`) as an instance of the master (`master::FmuInstance`), called directly: no packaging,
 //! no `dlopen`. The calls go through the export layer the packaged FMU's C API calls
 //! (`fmu_export::Component`: state machine, value checks, input polynomials, FMU states), so a run
 //! gives the packaged FMU's results bit for bit, and tests can couple real physics without
@@ -15,7 +15,7 @@
 use fmu_export::component::Snapshot;
 use fmu_export::{Component, Fmu, Logger, Status};
 use master::system::SystemBuilder;
-use master::{Call, MasterError, Result, Slave};
+use master::{Call, MasterError, Result, FmuInstance};
 use model_description::ModelDescription;
 use std::ffi::CStr;
 use std::path::Path;
@@ -60,7 +60,7 @@ impl InProcess {
     }
 
     /// [`InProcess::new`], boxed as the execution takes it, with the model description.
-    pub fn boxed(fmu: &'static dyn Fmu, name: &str) -> Result<(Box<dyn Slave>, &'static ModelDescription)> {
+    pub fn boxed(fmu: &'static dyn Fmu, name: &str) -> Result<(Box<dyn FmuInstance>, &'static ModelDescription)> {
         Ok((Box::new(Self::new(fmu, name)?), description(fmu)?))
     }
 
@@ -97,7 +97,7 @@ pub fn find(libraries: &[&'static [&'static dyn Fmu]], fmu_name: &str) -> Option
 
 /// A system's instances, in its order, and their model descriptions (what
 /// `master::Execution::with_instances` takes).
-pub type Instances = (Vec<Box<dyn Slave>>, Vec<&'static ModelDescription>);
+pub type Instances = (Vec<Box<dyn FmuInstance>>, Vec<&'static ModelDescription>);
 
 /// The instances of the system `b`, in its order, with their model descriptions: each instance
 /// runs the model of `libraries` named like its FMU file (`oscillator-fd-m1.fmu` →
@@ -122,7 +122,7 @@ pub fn instances(b: &SystemBuilder, libraries: &[&'static [&'static dyn Fmu]]) -
     Ok((slaves, mds))
 }
 
-impl Slave for InProcess {
+impl FmuInstance for InProcess {
     fn name(&self) -> &str {
         &self.name
     }

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use master::fmu::FmuCache;
 use master::observer::{ResultsCsv, Status};
 use master::system::{Overrides, Parallel, Settings, System, SystemBuilder};
-use master::{Execution, Slave};
+use master::{Execution, FmuInstance};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,8 +62,8 @@ impl Loaded {
     }
 }
 
-fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Slave>>> {
-    let mut v: Vec<Box<dyn Slave>> = Vec::new();
+fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn FmuInstance>>> {
+    let mut v: Vec<Box<dyn FmuInstance>> = Vec::new();
     for spec in l.sys.instances() {
         if isolate {
             let exe = master::fmu::isolated::worker_exe()?;
@@ -141,13 +141,13 @@ struct RunKind<'a> {
 fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Result<MasterRun> {
     let mut slaves = instantiate(l, kind.timing, kind.isolate)?;
     if kind.one_by_one {
-        slaves = slaves.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn Slave>).collect();
+        slaves = slaves.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn FmuInstance>).collect();
     }
     if let Some(log) = kind.record {
         slaves = slaves
             .into_iter()
             .enumerate()
-            .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn Slave>)
+            .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn FmuInstance>)
             .collect();
     }
     // Worker processes: as many warm-up steps as measured ones, so that the scheduler has spread

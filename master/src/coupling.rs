@@ -7,7 +7,7 @@
 
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 pub use crate::ids::{InstanceId, LinkId};
 use crate::system::{Exchange, Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
@@ -387,7 +387,7 @@ impl Coupling {
     }
 
     /// Reads every instance's outputs at the start time (after initialization).
-    pub fn initialize(&mut self, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    pub fn initialize(&mut self, slaves: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         for i in 0..self.nodes.len() {
             self.read_outputs(InstanceId::new(i), slaves, self.start)?;
         }
@@ -395,7 +395,7 @@ impl Coupling {
     }
 
     /// Reads instance i's outputs after a step to t (a non-finite value is an error).
-    pub fn read_outputs(&mut self, instance: InstanceId, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn read_outputs(&mut self, instance: InstanceId, slaves: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         let i = instance.index();
         let node = &mut self.nodes[i];
         if node.out_vrs.is_empty() {
@@ -486,7 +486,7 @@ impl Coupling {
     pub fn apply_inputs(
         &mut self,
         instance: InstanceId,
-        slaves: &mut [Box<dyn Slave>],
+        slaves: &mut [Box<dyn FmuInstance>],
         tau: f64,
         derivatives: bool,
     ) -> Result<()> {
@@ -498,7 +498,7 @@ impl Coupling {
     pub fn apply_inputs_order(
         &mut self,
         instance: InstanceId,
-        slaves: &mut [Box<dyn Slave>],
+        slaves: &mut [Box<dyn FmuInstance>],
         tau: f64,
         derivatives: bool,
         min_order: usize,
@@ -563,7 +563,7 @@ impl Coupling {
         }
     }
 
-    fn refresh_feedthrough(&mut self, i: usize, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    fn refresh_feedthrough(&mut self, i: usize, slaves: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         let node = &mut self.nodes[i];
         if node.ft_vrs.is_empty() {
             return Ok(());
@@ -575,7 +575,7 @@ impl Coupling {
         Ok(())
     }
 
-    fn copy_discrete(&mut self, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    fn copy_discrete(&mut self, slaves: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         for d in &self.discrete {
             match d.from.ty {
                 BaseType::Boolean => {
@@ -602,7 +602,7 @@ impl Coupling {
     /// doSteps of its own h = H/k. Before each sub-step, an FMU that interpolates inputs gets the
     /// polynomials' values and derivatives at the sub-step's start; any other gets the inputs
     /// held at the polynomial's value there (the right end for Gauss-Seidel interpolation).
-    pub fn step_instance(&mut self, instance: InstanceId, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn step_instance(&mut self, instance: InstanceId, slaves: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         let i = instance.index();
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
@@ -667,7 +667,7 @@ impl Coupling {
         }
     }
 
-    fn hold_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64) -> Result<()> {
+    fn hold_inputs(&mut self, i: usize, slaves: &mut [Box<dyn FmuInstance>], tau: f64) -> Result<()> {
         if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
@@ -692,7 +692,7 @@ impl Coupling {
     /// ([`Exchange::Ordered`]) instances whose outputs feed through go first and those outputs
     /// are re-read after their inputs changed; with [`Exchange::Explicit`] (the papers' explicit
     /// Jacobi) every link uses the outputs as read at t_n, before any input was set.
-    pub fn begin_step(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn begin_step(&mut self, slaves: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
         self.copy_discrete(slaves)?;
@@ -726,7 +726,7 @@ impl Coupling {
     }
 
     /// Recorded values (Real slots; non-Real recorded variables are read here too).
-    pub fn recorded(&self, slaves: &mut [Box<dyn Slave>], out: &mut Vec<f64>) -> Result<()> {
+    pub fn recorded(&self, slaves: &mut [Box<dyn FmuInstance>], out: &mut Vec<f64>) -> Result<()> {
         out.clear();
         for s in &self.recorded {
             out.push(self.value(*s));
@@ -758,7 +758,7 @@ impl Coupling {
     }
 
     /// Takes back the count of instance `i`'s last doStep: a step that returned before it was
-    /// done ([`Slave::overlap_steps`]) and then ended the simulation is counted by
+    /// done ([`FmuInstance::overlap_steps`]) and then ended the simulation is counted by
     /// [`Self::count_terminating_call`] like one that returned the termination itself.
     pub fn uncount_step_call(&mut self, instance: InstanceId) {
         let i = instance.index();

@@ -13,7 +13,7 @@ use crate::algorithm::{self, Algorithm};
 use crate::bonds::{BondState, Bonds};
 use crate::coupling::Coupling;
 use crate::error::{MasterError, Result};
-use crate::fmu::{FmuCache, Slave};
+use crate::fmu::{FmuCache, FmuInstance};
 use crate::host::StopRequest;
 use crate::observer::{BondSummary, InstanceSummary, Observer, Status, Summary};
 use crate::step_control::{Ecco, StepControl};
@@ -41,7 +41,7 @@ enum Phase {
 /// the error is returned, and the summary reports it.
 ///
 /// An instance that ends the simulation (FMI 2.0: `fmi2DoStep` returns `fmi2Discard`, then
-/// `fmi2Terminated` is true; see [`Slave::do_step`]) ends the run successfully at its
+/// `fmi2Terminated` is true; see [`FmuInstance::do_step`]) ends the run successfully at its
 /// `fmi2LastSuccessfulTime` t_end: the step returns [`MasterError::Terminated`], the outputs are
 /// read once more and handed to every observer's [`Observer::end_early`] at t_end (results.csv's
 /// last row), [`Execution::run`] / [`Execution::run_until`] return `Ok`, [`Execution::time`] is
@@ -51,7 +51,7 @@ enum Phase {
 /// before it), their outputs in the last row are as read then.
 pub struct Execution {
     system: System,
-    slaves: Vec<Box<dyn Slave>>,
+    slaves: Vec<Box<dyn FmuInstance>>,
     coupling: Coupling,
     bonds: Bonds,
     algorithm: Box<dyn Algorithm>,
@@ -128,7 +128,7 @@ impl Execution {
     /// [`Execution::new`] with `suffix` appended to each instance name given to the FMU
     /// (distinct names for runs in parallel).
     pub fn new_named(system: System, fmus: &FmuCache, suffix: &str) -> Result<Self> {
-        let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(system.instances().len());
+        let mut slaves: Vec<Box<dyn FmuInstance>> = Vec::with_capacity(system.instances().len());
         for spec in system.instances() {
             let fmu = fmus.get(&spec.fmu).ok_or_else(|| MasterError::Fmu {
                 path: spec.fmu.clone(),
@@ -178,11 +178,11 @@ impl Execution {
             }
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();
             let system = b.build_with(&mds, over)?;
-            let slaves: Vec<Box<dyn Slave>> = workers
+            let slaves: Vec<Box<dyn FmuInstance>> = workers
                 .into_iter()
                 .map(|mut w| {
                     w.set_timeout(system.worker_timeout());
-                    Box::new(w) as Box<dyn Slave>
+                    Box::new(w) as Box<dyn FmuInstance>
                 })
                 .collect();
             let mut e = Self::with_instances(system, slaves, &mds)?;
@@ -225,7 +225,7 @@ impl Execution {
 
     /// With instances made elsewhere (one per system instance, in order; e.g. mocks, or
     /// instances wrapped to record their calls); `mds[i]` is instance i's model description.
-    pub fn with_instances(system: System, slaves: Vec<Box<dyn Slave>>, mds: &[&ModelDescription]) -> Result<Self> {
+    pub fn with_instances(system: System, slaves: Vec<Box<dyn FmuInstance>>, mds: &[&ModelDescription]) -> Result<Self> {
         if slaves.len() != system.instances().len() || mds.len() != slaves.len() {
             return Err(MasterError::System {
                 path: system.path().to_path_buf(),
@@ -312,7 +312,7 @@ impl Execution {
 
     /// The instances (for calls outside the run loop; stepping them directly desynchronizes
     /// the coupling).
-    pub fn instances_mut(&mut self) -> &mut [Box<dyn Slave>] {
+    pub fn instances_mut(&mut self) -> &mut [Box<dyn FmuInstance>] {
         &mut self.slaves
     }
 

@@ -4,7 +4,7 @@
 
 use crate::coupling::{Coupling, InstanceId};
 use crate::error::{MasterError, Result};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::system::Parallel;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,7 +21,7 @@ const SPIN: Duration = Duration::from_micros(200);
 
 /// A job: one doStep of one instance.
 struct Job {
-    slave: SlavePtr,
+    slave: InstancePtr,
     t: f64,
     h: f64,
     result: Result<()>,
@@ -30,12 +30,12 @@ struct Job {
 
 /// A raw pointer to an instance lent to a worker for one step.
 #[derive(Clone, Copy)]
-struct SlavePtr(*mut Box<dyn Slave>);
+struct InstancePtr(*mut Box<dyn FmuInstance>);
 
-// SAFETY: `Slave: Send`; the pointer is only dereferenced by the worker between the main
+// SAFETY: `FmuInstance: Send`; the pointer is only dereferenced by the worker between the main
 // thread's POSTED store (Release) and the worker's DONE store (Release), while the main thread
 // does not touch that instance and waits for DONE (Acquire) before using it again.
-unsafe impl Send for SlavePtr {}
+unsafe impl Send for InstancePtr {}
 
 struct Shared {
     state: AtomicU32,
@@ -86,7 +86,7 @@ impl Pool {
                 if let Ok(mut slot) = s.job.lock() {
                     if let Some(job) = slot.as_mut() {
                         let t0 = Instant::now();
-                        // SAFETY: see `SlavePtr`: the main thread lent this instance exclusively
+                        // SAFETY: see `InstancePtr`: the main thread lent this instance exclusively
                         // for this step and waits for DONE before touching it again.
                         let slave = unsafe { &mut *job.slave.0 };
                         let (t, h) = (job.t, job.h);
@@ -125,7 +125,7 @@ impl Pool {
     /// Appends (index, seconds inside doStep, result) to `out` (cleared first).
     pub fn step(
         &self,
-        slaves: &mut [Box<dyn Slave>],
+        slaves: &mut [Box<dyn FmuInstance>],
         indices: &[usize],
         t: f64,
         h: f64,
@@ -143,7 +143,7 @@ impl Pool {
             // SAFETY: i < n, so the pointer is inside `slaves`; indices are distinct, so no two
             // threads get the same instance, and `slaves` stays mutably borrowed by this call
             // until every worker reported DONE below.
-            let ptr = SlavePtr(unsafe { base.add(i) });
+            let ptr = InstancePtr(unsafe { base.add(i) });
             if let Ok(mut slot) = w.shared.job.lock() {
                 *slot = Some(Job { slave: ptr, t, h, result: Ok(()), seconds: 0.0 });
             }
@@ -231,7 +231,7 @@ impl Threads {
 
     /// Steps every instance over [t, t + H]: those that step in one call on the workers (their
     /// inputs were set already, so the workers only call fmi2DoStep), the others here.
-    pub fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         let h = c.step_size();
         if self.pool.is_none() {
             let workers = self

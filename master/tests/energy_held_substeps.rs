@@ -7,7 +7,7 @@
 //! never take: the correction shifts every stair, and the energy error it returns is computed
 //! from the value held over the last sub-step.
 
-use master::fmu::{Call, Slave};
+use master::fmu::{Call, FmuInstance};
 use master::system::{CorrectionLaw, PortDraft, SystemBuilder};
 use master::Execution;
 use model_description::{Causality, CoSimulation, ModelDescription, ModelStructure, ScalarVariable, Unknown};
@@ -62,7 +62,7 @@ impl Mass {
     }
 }
 
-impl Slave for Mass {
+impl FmuInstance for Mass {
     fn name(&self) -> &str {
         self.name
     }
@@ -164,7 +164,7 @@ fn error(law: Option<CorrectionLaw>, order: usize, sub: usize) -> f64 {
     b.outputs(["m1.x", "m2.x"]);
     let (d1, d2) = (description(true), description(false));
     let sys = b.build(&[&d1, &d2]).unwrap();
-    let slaves: Vec<Box<dyn Slave>> = vec![
+    let slaves: Vec<Box<dyn FmuInstance>> = vec![
         Box::new(Mass { name: "m1", coupling: true, x: 0.0, v: 100.0, u: [0.0; 2] }),
         Box::new(Mass { name: "m2", coupling: false, x: 0.0, v: -100.0, u: [0.0; 2] }),
     ];

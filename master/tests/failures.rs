@@ -12,7 +12,7 @@ use master::fmu::FmuCache;
 use master::fmu::IsolatedSlave;
 use master::observer::Status;
 use master::system::SystemBuilder;
-use master::{Execution, MasterError, Slave};
+use master::{Execution, MasterError, FmuInstance};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -291,7 +291,7 @@ struct NanAfter {
     now: f64,
 }
 
-impl Slave for NanAfter {
+impl FmuInstance for NanAfter {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -317,7 +317,7 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
     let path = write(&dir, "sys.toml", &faulty_system("none", ""));
     let mut fmus = FmuCache::default();
     let sys = SystemBuilder::read(&path).unwrap().load(&mut fmus).unwrap();
-    let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
+    let mut slaves: Vec<Box<dyn FmuInstance>> = Vec::new();
     let mut mds = Vec::new();
     for spec in sys.instances() {
         let fmu = fmus.get(&spec.fmu).unwrap();

@@ -7,7 +7,7 @@
 
 use super::{Algorithm, AlgorithmStats, Coupling};
 use crate::error::Result;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 
 /// Jacobi repeated until the exchanged values converge.
 pub struct IterativeJacobi {
@@ -34,7 +34,7 @@ impl Algorithm for IterativeJacobi {
         "iterative-jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], _n: u64, t: f64) -> Result<()> {
+    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn FmuInstance>], _n: u64, t: f64) -> Result<()> {
         let t_end = t + c.h();
         for s in slaves.iter_mut() {
             s.save_state()?;

@@ -3,14 +3,14 @@
 
 use super::{Algorithm, Coupling, InstanceId};
 use crate::error::{MasterError, Result};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::pool::Threads;
 use crate::system::Parallel;
 
 /// The Jacobi scheme.
 pub struct Jacobi {
     threads: Threads,
-    /// Whether the instances were asked to overlap their steps ([`Slave::overlap_steps`]).
+    /// Whether the instances were asked to overlap their steps ([`FmuInstance::overlap_steps`]).
     overlapping: bool,
 }
 
@@ -26,7 +26,7 @@ impl Algorithm for Jacobi {
         "jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], n: u64, t: f64) -> Result<()> {
+    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn FmuInstance>], n: u64, t: f64) -> Result<()> {
         if !self.overlapping {
             // Instances in worker processes step concurrently: every step is sent first, then
             // waited for (an in-process instance ignores this).

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::error::Result;
-use crate::fmu::{Call, Slave};
+use crate::fmu::{Call, FmuInstance};
 use crate::system::{AlgorithmKind, Exchange, SystemBuilder};
 use crate::Execution;
 use model_description::{Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown};
@@ -46,7 +46,7 @@ impl Mock {
     }
 }
 
-impl Slave for Mock {
+impl FmuInstance for Mock {
     fn name(&self) -> &str {
         &self.name
     }
@@ -114,7 +114,7 @@ fn description(feedthrough: bool, interpolates: bool) -> ModelDescription {
     }
 }
 
-fn mock(name: &str, follower: bool, interpolates: bool, feedthrough: bool, x0: f64, log: &Log) -> Box<dyn Slave> {
+fn mock(name: &str, follower: bool, interpolates: bool, feedthrough: bool, x0: f64, log: &Log) -> Box<dyn FmuInstance> {
     Box::new(Mock {
         name: name.into(),
         follower,

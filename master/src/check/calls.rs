@@ -4,7 +4,7 @@
 
 use super::probe::{Probe, Rows};
 use super::Outcome;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use model_description::{BaseType, Causality};
 
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.

@@ -3,7 +3,7 @@
 //! comparison of two runs, and the trace line written before each FMU call.
 
 use super::{Plan, PlanValue};
-use crate::fmu::{Fmu2, Fmu2Slave, Slave};
+use crate::fmu::{Fmu2, Fmu2Slave, FmuInstance};
 use model_description::{BaseType, Causality, CoSimulation, ScalarVariable};
 use std::fs::File;
 use std::io::Write;

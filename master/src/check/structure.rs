@@ -6,7 +6,7 @@
 
 use super::probe::{Probe, Var};
 use super::Outcome;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::Fmu2Slave;
 use model_description::Unknown;
 

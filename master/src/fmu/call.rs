@@ -1,6 +1,6 @@
 //! [`Call`]: every FMU operation the master makes, as one value. The list below is the only list
-//! of FMU calls: [`super::Slave::execute`] is the one dispatch point every instance implements,
-//! the typed methods ([`super::Slave::set_real`], …) build a `Call`, the isolated protocol
+//! of FMU calls: [`super::FmuInstance::execute`] is the one dispatch point every instance implements,
+//! the typed methods ([`super::FmuInstance::set_real`], …) build a `Call`, the isolated protocol
 //! encodes and decodes a `Call` (its op codes are [`Op`]'s), and `cosim bench` records and
 //! replays `Call`s. [`Op`] (the operation without its arguments) is generated from the same list,
 //! so adding a call here makes the compiler point at every place that must handle it.
@@ -115,7 +115,7 @@ pub mod status_kind {
 
 impl Call<'_> {
     /// The same call borrowed for a shorter time, so that `self` (its `out` slices) can be read
-    /// after [`super::Slave::execute`] consumed the reborrow.
+    /// after [`super::FmuInstance::execute`] consumed the reborrow.
     #[inline]
     pub fn reborrow(&mut self) -> Call<'_> {
         match self {

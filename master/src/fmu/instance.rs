@@ -1,9 +1,9 @@
 //! [`Fmu2`], a loaded FMI 2.0 Co-Simulation FMU, and [`Fmu2Slave`], one instance of it
-//! implementing [`Slave`].
+//! implementing [`FmuInstance`].
 
 use super::archive::Archive;
 use super::ffi;
-use super::{Call, Slave};
+use super::{Call, FmuInstance};
 use crate::error::{MasterError, Result};
 use model_description::{CoSimulation, ModelDescription, ScalarVariable};
 use std::collections::HashMap;
@@ -396,7 +396,7 @@ impl Drop for Live {
     }
 }
 
-/// One instance of an [`Fmu2`]. Implements [`Slave`]; `Send`, so it may move to a worker thread
+/// One instance of an [`Fmu2`]. Implements [`FmuInstance`]; `Send`, so it may move to a worker thread
 /// (one thread at a time: every call takes `&mut self`). Dropping it calls `fmi2FreeInstance`.
 ///
 /// Status handling: fmi2OK and fmi2Warning (printed with the FMU's message) succeed;
@@ -451,7 +451,7 @@ impl Fmu2Slave {
         self.warnings + self.instance.warning_count()
     }
 
-    /// The raw instance, for calls the [`Slave`] API does not make (`cosim check`).
+    /// The raw instance, for calls the [`FmuInstance`] API does not make (`cosim check`).
     pub(crate) fn raw(&mut self) -> &mut ffi::Instance {
         &mut self.instance
     }
@@ -550,7 +550,7 @@ impl Fmu2Slave {
     }
 }
 
-impl Slave for Fmu2Slave {
+impl FmuInstance for Fmu2Slave {
     fn name(&self) -> &str {
         &self.name
     }

@@ -175,7 +175,7 @@ pub enum StartValue {
 
 impl StartValue {
     /// Sets this value on variable `vr` of an instance (the matching `fmi2Set*`).
-    pub fn apply(&self, slave: &mut dyn crate::fmu::Slave, vr: u32) -> crate::Result<()> {
+    pub fn apply(&self, slave: &mut dyn crate::fmu::FmuInstance, vr: u32) -> crate::Result<()> {
         match self {
             Self::Real(x) => slave.set_real(&[vr], &[*x]),
             Self::Integer(x) => slave.set_integer(&[vr], &[*x]),

@@ -7,7 +7,7 @@ use super::request::{decode_results, encode_request, prefetchable};
 use super::{DEFAULT_WORKER_TIMEOUT, WORKER_GRACE};
 use crate::error::{MasterError, Result};
 use crate::fmu::archive::Archive;
-use crate::fmu::{shm, Call, Op, Slave};
+use crate::fmu::{shm, Call, Op, FmuInstance};
 use model_description::ModelDescription;
 use std::io::BufReader;
 use std::path::Path;
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// A batch of deferred setters is sent once it holds this many bytes, whatever comes next.
 const BATCH_FLUSH: usize = 1 << 20;
 
-/// One instance running in a worker process. Implements [`Slave`]; errors name the instance as
+/// One instance running in a worker process. Implements [`FmuInstance`]; errors name the instance as
 /// [`crate::fmu::Fmu2Slave`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
 /// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
 /// killing it if it does not exit within a second.
@@ -57,7 +57,7 @@ pub struct IsolatedSlave {
     /// The number of requests of the batch in flight before the speculative getters.
     sent_main: usize,
     request: Vec<u8>,
-    /// [`Slave::overlap_steps`]: `fmi2DoStep` returns once sent.
+    /// [`FmuInstance::overlap_steps`]: `fmi2DoStep` returns once sent.
     overlap: bool,
     /// A step sent and not waited for yet: (the send's outcome, when it was sent, t, h).
     in_flight: Option<InFlight>,
@@ -427,7 +427,7 @@ impl IsolatedSlave {
         let Some((sent, t0, t, h)) = self.in_flight.take() else { return Ok(()) };
         match self.receive(sent, t0) {
             Ok(_) => {}
-            // The termination protocol of `Slave::do_step`, for a step that returned early.
+            // The termination protocol of `FmuInstance::do_step`, for a step that returned early.
             Err(e) if e.is_discard() => return Err(self.discarded(e, t, h)),
             Err(e) => return Err(e),
         }
@@ -518,7 +518,7 @@ enum Wait {
     Garbled(String),
 }
 
-impl Slave for IsolatedSlave {
+impl FmuInstance for IsolatedSlave {
     fn name(&self) -> &str {
         &self.name
     }

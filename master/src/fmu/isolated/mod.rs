@@ -1,4 +1,4 @@
-//! Instances out of process (`cosim run --isolate`): [`IsolatedSlave`] implements [`Slave`](crate::fmu::Slave) by
+//! Instances out of process (`cosim run --isolate`): [`IsolatedSlave`] implements [`FmuInstance`](crate::fmu::FmuInstance) by
 //! forwarding every call to a worker process (`cosim worker -- FMU INSTANCE`, see [`serve`]) that
 //! loads the FMU and owns the one instance. A vendor FMU that crashes (abort, segfault, stack
 //! overflow…) then kills its worker, not the master: the call in flight fails with

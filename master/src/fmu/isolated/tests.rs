@@ -5,7 +5,7 @@ use super::request::*;
 use super::worker::*;
 use super::*;
 use crate::error::{MasterError, Result};
-use crate::fmu::{Call, Op, Slave};
+use crate::fmu::{Call, Op, FmuInstance};
 use std::process::ExitStatus;
 
 #[test]
@@ -41,7 +41,7 @@ struct Echo {
     saved: bool,
 }
 
-impl Slave for Echo {
+impl FmuInstance for Echo {
     fn name(&self) -> &str {
         "echo"
     }

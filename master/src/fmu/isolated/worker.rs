@@ -5,7 +5,7 @@ use super::codec::{Dec, DecResult, Enc, TAG_CALL_ERROR, TAG_OK, TAG_OTHER_ERROR}
 use super::frame::{framed, write_frame};
 use super::request::{decode_request, encode_results, prefetchable, Buffers};
 use crate::error::MasterError;
-use crate::fmu::{ffi, shm, Fmu2, Op, Slave};
+use crate::fmu::{ffi, shm, Fmu2, Op, FmuInstance};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -66,7 +66,7 @@ pub(super) fn encode_error(out: &mut Vec<u8>, start: usize, e: &MasterError) {
 /// Executes one request on `slave` (the worker's in-process instance); its response is appended
 /// to `out`. `Ok(false)` when the call failed (the response is the error); `Err` is a protocol
 /// error.
-pub(super) fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<bool> {
+pub(super) fn execute(slave: &mut dyn FmuInstance, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<bool> {
     let start = out.len();
     out.push(TAG_OK);
     let result = decode_request(req, b, |mut call| {
@@ -89,7 +89,7 @@ pub(super) fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &
 /// `out` is the index of the last request executed, then its response. `progress` is told the
 /// index of each request before it runs.
 pub(super) fn execute_batch(
-    slave: &mut dyn Slave,
+    slave: &mut dyn FmuInstance,
     batch: &[u8],
     b: &mut Buffers,
     out: &mut Vec<u8>,
@@ -119,7 +119,7 @@ pub(super) fn execute_batch(
 /// The speculative getters after a batch's calls all succeeded (module docs): each one's
 /// response is appended to `out` as `[u32 length][response]`, until one fails.
 pub(super) fn speculate(
-    slave: &mut dyn Slave,
+    slave: &mut dyn FmuInstance,
     mut d: Dec<'_>,
     mut index: u32,
     b: &mut Buffers,
