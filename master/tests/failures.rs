@@ -286,7 +286,7 @@ fn diverging_residual_energy_stops_the_run() {
 /// A vendor FMU that returns NaN with fmi2OK (ours refuse to): the engine stops at the first
 /// non-finite output it reads, naming the instance, the variable and the time.
 struct NanAfter {
-    inner: master::Fmu2Slave,
+    inner: master::Fmu2Instance,
     from: f64,
     now: f64,
 }

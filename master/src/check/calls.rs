@@ -10,7 +10,7 @@ use model_description::{BaseType, Causality};
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.
 fn read_all(
     p: &Probe,
-    s: &mut crate::Fmu2Slave,
+    s: &mut crate::Fmu2Instance,
     pick: impl Fn(Causality) -> bool,
     when: &str,
 ) -> Result<usize, String> {

@@ -5,7 +5,7 @@
 //! - `ffi`: the only module that holds raw pointers: library, resolved `fmi2*` symbols, callbacks
 //!   (a C shim formats the FMU's variadic log messages).
 //! - `call`: [`Call`], the one list of FMU operations; [`FmuInstance::execute`] dispatches it.
-//! - `instance`: [`FmuInstance`] implemented by [`Fmu2Slave`].
+//! - `instance`: [`FmuInstance`] implemented by [`Fmu2Instance`].
 //! - `isolated`: [`FmuInstance`] implemented by [`IsolatedSlave`], an instance in a worker process
 //!   (`cosim run --isolate`).
 
@@ -187,7 +187,7 @@ pub use archive::Archive;
 pub use cache::FmuCache;
 pub use call::{Call, Op};
 pub use info::info;
-pub use instance::{Fmu2, Fmu2Slave};
+pub use instance::{Fmu2, Fmu2Instance};
 pub use isolated::IsolatedSlave;
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const BATCH_FLUSH: usize = 1 << 20;
 
 /// One instance running in a worker process. Implements [`FmuInstance`]; errors name the instance as
-/// [`crate::fmu::Fmu2Slave`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
+/// [`crate::fmu::Fmu2Instance`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
 /// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
 /// killing it if it does not exit within a second.
 pub struct IsolatedSlave {
