@@ -67,7 +67,7 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Fm
     for spec in l.sys.instances() {
         if isolate {
             let exe = master::fmu::isolated::worker_exe()?;
-            let (s, _) = master::fmu::IsolatedSlave::spawn(&exe, &spec.fmu, &spec.name)?;
+            let (s, _) = master::fmu::IsolatedInstance::spawn(&exe, &spec.fmu, &spec.name)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;

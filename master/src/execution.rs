@@ -171,7 +171,7 @@ impl Execution {
                         a
                     }
                 };
-                let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)
+                let (slave, md) = crate::fmu::IsolatedInstance::spawn_shared(&exe, &archive, &name)
                     .map_err(|e| b.fmu_error(&name, e))?;
                 workers.push(slave);
                 descriptions.push(md);

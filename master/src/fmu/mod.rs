@@ -6,7 +6,7 @@
 //!   (a C shim formats the FMU's variadic log messages).
 //! - `call`: [`Call`], the one list of FMU operations; [`FmuInstance::execute`] dispatches it.
 //! - `instance`: [`FmuInstance`] implemented by [`Fmu2Instance`].
-//! - `isolated`: [`FmuInstance`] implemented by [`IsolatedSlave`], an instance in a worker process
+//! - `isolated`: [`FmuInstance`] implemented by [`IsolatedInstance`], an instance in a worker process
 //!   (`cosim run --isolate`).
 
 use crate::error::{MasterError, Result};
@@ -188,7 +188,7 @@ pub use cache::FmuCache;
 pub use call::{Call, Op};
 pub use info::info;
 pub use instance::{Fmu2, Fmu2Instance};
-pub use isolated::IsolatedSlave;
+pub use isolated::IsolatedInstance;
 
 #[cfg(test)]
 mod tests {

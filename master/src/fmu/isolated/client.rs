@@ -1,4 +1,4 @@
-//! The master side: [`IsolatedSlave`], one instance in a worker process.
+//! The master side: [`IsolatedInstance`], one instance in a worker process.
 
 use super::codec::{Dec, Enc, Reply, MAX_FRAME, TAG_CALL_ERROR, TAG_OK, TAG_OTHER_ERROR};
 use super::command::WorkerCommand;
@@ -22,7 +22,7 @@ const BATCH_FLUSH: usize = 1 << 20;
 /// [`crate::fmu::Fmu2Instance`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
 /// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
 /// killing it if it does not exit within a second.
-pub struct IsolatedSlave {
+pub struct IsolatedInstance {
     name: String,
     child: Child,
     /// The FMU as extracted by the master (removed after the last worker using it ended: this
@@ -63,13 +63,13 @@ pub struct IsolatedSlave {
     in_flight: Option<InFlight>,
 }
 
-/// A step sent by [`IsolatedSlave`] with overlap on: (sequence number or why sending failed,
+/// A step sent by [`IsolatedInstance`] with overlap on: (sequence number or why sending failed,
 /// when it was sent, t, h).
 type InFlight = (std::result::Result<u32, String>, Instant, f64, f64);
 
-impl std::fmt::Debug for IsolatedSlave {
+impl std::fmt::Debug for IsolatedInstance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IsolatedSlave")
+        f.debug_struct("IsolatedInstance")
             .field("name", &self.name)
             .field("pid", &self.child.id())
             .field("time", &self.time)
@@ -101,7 +101,7 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
-impl IsolatedSlave {
+impl IsolatedInstance {
     /// Starts `exe worker -- FMU NAME` (see [`super::worker_exe`]), which loads the FMU at `fmu` and
     /// instantiates it as `name`. Returns the slave and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
@@ -109,7 +109,7 @@ impl IsolatedSlave {
         Self::spawn_shared(&WorkerCommand::exe(exe), &Arc::new(Archive::extract(fmu)?), name)
     }
 
-    /// [`IsolatedSlave::spawn`] on an FMU the master extracted already: every instance of one
+    /// [`IsolatedInstance::spawn`] on an FMU the master extracted already: every instance of one
     /// FMU shares one extraction (`cosim worker --extracted DIR -- FMU NAME`).
     pub fn spawn_shared(
         worker: &WorkerCommand,
@@ -483,7 +483,7 @@ impl IsolatedSlave {
     }
 }
 
-impl Drop for IsolatedSlave {
+impl Drop for IsolatedInstance {
     fn drop(&mut self) {
         // Closing the channel ends the worker's loop: it frees the instance and exits.
         self.channel.close();
@@ -518,7 +518,7 @@ enum Wait {
     Garbled(String),
 }
 
-impl FmuInstance for IsolatedSlave {
+impl FmuInstance for IsolatedInstance {
     fn name(&self) -> &str {
         &self.name
     }

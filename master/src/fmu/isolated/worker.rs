@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-/// `worker --extracted DIR --shm-fd N -- FMU NAME` (what [`super::IsolatedSlave::spawn_shared`]
+/// `worker --extracted DIR --shm-fd N -- FMU NAME` (what [`super::IsolatedInstance::spawn_shared`]
 /// passes) for a front end without `cosim`'s command line: parses and [`serve`]s.
 pub fn serve_args(args: &[String]) -> std::io::Result<()> {
     let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("worker arguments: {m}"));
