@@ -103,7 +103,7 @@ pub type Instances = (Vec<Box<dyn FmuInstance>>, Vec<&'static ModelDescription>)
 /// runs the model of `libraries` named like its FMU file (`oscillator-fd-m1.fmu` →
 /// `oscillator-fd-m1`). An FMU that no list serves is an error naming the instance and the file.
 pub fn instances(b: &SystemBuilder, libraries: &[&'static [&'static dyn Fmu]]) -> Result<Instances> {
-    let (mut slaves, mut mds) = (Vec::new(), Vec::new());
+    let (mut instances, mut mds) = (Vec::new(), Vec::new());
     for (name, path) in b.fmus() {
         let stem = Path::new(&path).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         let fmu = find(libraries, stem).ok_or_else(|| MasterError::System {
@@ -115,11 +115,11 @@ pub fn instances(b: &SystemBuilder, libraries: &[&'static [&'static dyn Fmu]]) -
                 libraries.iter().flat_map(|l| l.iter()).map(|f| f.info().fmu_name).collect::<Vec<_>>().join(", ")
             ),
         })?;
-        let (slave, md) = InProcess::boxed(fmu, &name)?;
-        slaves.push(slave);
+        let (instance, md) = InProcess::boxed(fmu, &name)?;
+        instances.push(instance);
         mds.push(md);
     }
-    Ok((slaves, mds))
+    Ok((instances, mds))
 }
 
 impl FmuInstance for InProcess {

@@ -58,8 +58,8 @@ fn step(c: &mut Criterion) {
     let md = description();
     let mds = [&md, &md];
     let Ok(sys) = b.build(&mds) else { return };
-    let slaves: Vec<Box<dyn FmuInstance>> = vec![Box::new(NoOp { y: 1.0, u: 0.0 }), Box::new(NoOp { y: 0.0, u: 0.0 })];
-    let Ok(mut run) = Execution::with_instances(sys, slaves, &mds) else { return };
+    let instances: Vec<Box<dyn FmuInstance>> = vec![Box::new(NoOp { y: 1.0, u: 0.0 }), Box::new(NoOp { y: 0.0, u: 0.0 })];
+    let Ok(mut run) = Execution::with_instances(sys, instances, &mds) else { return };
     run.set_timing(false);
     if run.initialize().is_err() {
         return;

@@ -30,13 +30,13 @@ impl Algorithm for SequentialJacobi {
         "sequential-jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn FmuInstance>], _n: u64, t: f64) -> master::Result<()> {
+    fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], _n: u64, t: f64) -> master::Result<()> {
         for i in c.instances() {
-            c.step_instance(i, slaves, t)?;
+            c.step_instance(i, instances, t)?;
         }
         let t_end = t + c.h();
         for i in c.instances() {
-            c.read_outputs(i, slaves, t_end)?;
+            c.read_outputs(i, instances, t_end)?;
         }
         self.passes += 1;
         Ok(())

@@ -139,12 +139,12 @@ struct RunKind<'a> {
 }
 
 fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Result<MasterRun> {
-    let mut slaves = instantiate(l, kind.timing, kind.isolate)?;
+    let mut instances = instantiate(l, kind.timing, kind.isolate)?;
     if kind.one_by_one {
-        slaves = slaves.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn FmuInstance>).collect();
+        instances = instances.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn FmuInstance>).collect();
     }
     if let Some(log) = kind.record {
-        slaves = slaves
+        instances = instances
             .into_iter()
             .enumerate()
             .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn FmuInstance>)
@@ -159,7 +159,7 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
     // nothing per step (the question would be booked as the master's overhead).
     let controlled = !matches!(sys.step_control(), master::step_control::StepControl::Fixed);
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
-    let mut run = Execution::with_instances(sys, slaves, &l.mds())?;
+    let mut run = Execution::with_instances(sys, instances, &l.mds())?;
     run.set_timing(kind.timing);
     run.initialize()?;
     // Warm-up (buffers reach their sizes, the worker pool starts). With step control the steps
@@ -229,8 +229,8 @@ fn warm_up(steps: u64) -> u64 {
 
 /// The replay floor: the recorded calls on fresh instances, seconds per measured step.
 fn replay_floor(l: &Loaded, log: &replay::Log, steps: u64) -> Result<f64> {
-    let mut slaves = instantiate(l, false, false)?;
-    Ok(replay::replay(log, &mut slaves)? / steps as f64)
+    let mut instances = instantiate(l, false, false)?;
+    Ok(replay::replay(log, &mut instances)? / steps as f64)
 }
 
 fn peers(opts: &Options, args: &[String]) -> Vec<serde_json::Value> {

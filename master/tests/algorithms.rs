@@ -59,11 +59,11 @@ fn instances(coupling: &str, interpolate: bool) -> (Vec<Box<dyn FmuInstance>>, V
 
 /// Runs `b` on the instances; the largest error of x1, x2 against e^{At} z0 at every point.
 fn execute(b: &SystemBuilder, coupling: &str, interpolate: bool) -> Run {
-    let (slaves, mds) = instances(coupling, interpolate);
+    let (instances, mds) = instances(coupling, interpolate);
     let sys = b.build(&mds).unwrap();
     let steps = sys.steps();
     let h = sys.step();
-    let mut run = Execution::with_instances(sys, slaves, &mds).unwrap();
+    let mut run = Execution::with_instances(sys, instances, &mds).unwrap();
     let mut err: f64 = 0.0;
     let mut x = Vec::new();
     for n in 0..steps {

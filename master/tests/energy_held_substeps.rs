@@ -164,11 +164,11 @@ fn error(law: Option<CorrectionLaw>, order: usize, sub: usize) -> f64 {
     b.outputs(["m1.x", "m2.x"]);
     let (d1, d2) = (description(true), description(false));
     let sys = b.build(&[&d1, &d2]).unwrap();
-    let slaves: Vec<Box<dyn FmuInstance>> = vec![
+    let instances: Vec<Box<dyn FmuInstance>> = vec![
         Box::new(Mass { name: "m1", coupling: true, x: 0.0, v: 100.0, u: [0.0; 2] }),
         Box::new(Mass { name: "m2", coupling: false, x: 0.0, v: -100.0, u: [0.0; 2] }),
     ];
-    let mut run = Execution::with_instances(sys, slaves, &[&d1, &d2]).unwrap();
+    let mut run = Execution::with_instances(sys, instances, &[&d1, &d2]).unwrap();
     run.initialize().unwrap();
     let mut err: f64 = 0.0;
     while run.time() < T_END - 0.5 * H {

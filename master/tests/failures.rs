@@ -317,20 +317,20 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
     let path = write(&dir, "sys.toml", &faulty_system("none", ""));
     let mut fmus = FmuCache::default();
     let sys = SystemBuilder::read(&path).unwrap().load(&mut fmus).unwrap();
-    let mut slaves: Vec<Box<dyn FmuInstance>> = Vec::new();
+    let mut instances: Vec<Box<dyn FmuInstance>> = Vec::new();
     let mut mds = Vec::new();
     for spec in sys.instances() {
         let fmu = fmus.get(&spec.fmu).unwrap();
         mds.push(fmu.model_description());
         let inner = fmu.instantiate(&spec.name).unwrap();
         if spec.name == "faulty" {
-            slaves.push(Box::new(NanAfter { inner, from: 0.05, now: 0.0 }));
+            instances.push(Box::new(NanAfter { inner, from: 0.05, now: 0.0 }));
         } else {
-            slaves.push(Box::new(inner));
+            instances.push(Box::new(inner));
         }
     }
     let out = dir.join("out");
-    let mut run = Execution::with_instances(sys, slaves, &mds).unwrap();
+    let mut run = Execution::with_instances(sys, instances, &mds).unwrap();
     master::run::run_into(&mut run, &out).unwrap();
     let s = run.finish().unwrap();
     assert_eq!(s.status, Status::Failed);

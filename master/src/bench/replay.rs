@@ -145,9 +145,9 @@ impl FmuInstance for Recorder {
     }
 }
 
-/// Replays `log` on fresh `slaves` (same instances, same order); returns the seconds from the
+/// Replays `log` on fresh `instances` (same instances, same order); returns the seconds from the
 /// mark to the end.
-pub fn replay(log: &Log, slaves: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
+pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
     let widest = log
         .calls
         .iter()
@@ -163,7 +163,7 @@ pub fn replay(log: &Log, slaves: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
         if k == log.mark {
             t0 = Instant::now();
         }
-        let Some(s) = slaves.get_mut(e.instance as usize) else { continue };
+        let Some(s) = instances.get_mut(e.instance as usize) else { continue };
         let vr = at(&log.vrs, e.vr);
         let n = e.vr.1 as usize;
         let call = match e.op {

@@ -107,9 +107,9 @@ pub mod status_kind {
     pub const DO_STEP_STATUS: i32 = 0;
     /// `fmi2PendingStatus`.
     pub const PENDING_STATUS: i32 = 1;
-    /// `fmi2LastSuccessfulTime` (Real): the time the slave reached before it ended or discarded.
+    /// `fmi2LastSuccessfulTime` (Real): the time the instance reached before it ended or discarded.
     pub const LAST_SUCCESSFUL_TIME: i32 = 2;
-    /// `fmi2Terminated` (Boolean): the slave wants to end the simulation.
+    /// `fmi2Terminated` (Boolean): the instance wants to end the simulation.
     pub const TERMINATED: i32 = 3;
 }
 

@@ -258,7 +258,7 @@ impl Fmu2 {
         })
     }
 
-    /// Instantiates the FMU as a Co-Simulation slave named `name`, with the description's GUID.
+    /// Instantiates the FMU as a Co-Simulation instance named `name`, with the description's GUID.
     /// Several instances of one FMU may live at once (unless it declares
     /// `canBeInstantiatedOnlyOncePerProcess`). `fmi2Instantiate` returning NULL gives
     /// [`MasterError::Fmu`] with the FMU's last log message (e.g. why it rejected the GUID).

@@ -103,7 +103,7 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
 
 impl IsolatedInstance {
     /// Starts `exe worker -- FMU NAME` (see [`super::worker_exe`]), which loads the FMU at `fmu` and
-    /// instantiates it as `name`. Returns the slave and the FMU's model description. Load and
+    /// instantiates it as `name`. Returns the instance and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
     pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
         Self::spawn_shared(&WorkerCommand::exe(exe), &Arc::new(Archive::extract(fmu)?), name)
@@ -153,7 +153,7 @@ impl IsolatedInstance {
             archive.host().untrack_group(child.id());
             return Err(fmu_err("the worker process has no pipes".into()));
         };
-        let mut slave = Self {
+        let mut instance = Self {
             name: name.to_owned(),
             child,
             archive: Arc::clone(archive),
@@ -179,18 +179,18 @@ impl IsolatedInstance {
             overlap: false,
             in_flight: None,
         };
-        match slave.wait_readable() {
+        match instance.wait_readable() {
             Wait::Ready => {}
             Wait::Dead(how) => return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU"))),
             Wait::Interrupted => return Err(MasterError::Interrupted { time: 0.0 }),
             Wait::Garbled(e) => return Err(fmu_err(format!("instance \"{name}\": {e} while loading the FMU"))),
         }
-        let got = read_frame(&mut slave.responses, &mut slave.inb);
+        let got = read_frame(&mut instance.responses, &mut instance.inb);
         if !matches!(got, Ok(true)) {
-            let how = slave.reap();
+            let how = instance.reap();
             return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU")));
         }
-        let mut d = Dec(&slave.inb);
+        let mut d = Dec(&instance.inb);
         let parsed = match d.u8() {
             Ok(TAG_OK) => Ok(Ok(())),
             Ok(TAG_OTHER_ERROR) => d.str().map(Err),
@@ -206,8 +206,8 @@ impl IsolatedInstance {
             }
             Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
         }
-        slave.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
-        Ok((slave, md))
+        instance.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
+        Ok((instance, md))
     }
 
     /// Waits until the worker's handshake can be read, watching the worker process and the
