@@ -15,7 +15,7 @@
 use fmu_export::component::Snapshot;
 use fmu_export::{Component, Fmu, Logger, Status};
 use master::system::SystemBuilder;
-use master::{Call, MasterError, Result, FmuInstance};
+use master::{Call, FmuInstance, MasterError, Result};
 use model_description::ModelDescription;
 use std::ffi::CStr;
 use std::path::Path;

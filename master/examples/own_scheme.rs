@@ -30,7 +30,13 @@ impl Algorithm for SequentialJacobi {
         "sequential-jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], _n: u64, t: f64) -> master::Result<()> {
+    fn step(
+        &mut self,
+        c: &mut Coupling,
+        instances: &mut [Box<dyn FmuInstance>],
+        _n: u64,
+        t: f64,
+    ) -> master::Result<()> {
         for i in c.instances() {
             c.step_instance(i, instances, t)?;
         }

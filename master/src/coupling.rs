@@ -602,7 +602,12 @@ impl Coupling {
     /// doSteps of its own h = H/k. Before each sub-step, an FMU that interpolates inputs gets the
     /// polynomials' values and derivatives at the sub-step's start; any other gets the inputs
     /// held at the polynomial's value there (the right end for Gauss-Seidel interpolation).
-    pub fn step_instance(&mut self, instance: InstanceId, instances: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
+    pub fn step_instance(
+        &mut self,
+        instance: InstanceId,
+        instances: &mut [Box<dyn FmuInstance>],
+        t: f64,
+    ) -> Result<()> {
         let i = instance.index();
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;

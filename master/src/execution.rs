@@ -225,7 +225,11 @@ impl Execution {
 
     /// With instances made elsewhere (one per system instance, in order; e.g. mocks, or
     /// instances wrapped to record their calls); `mds[i]` is instance i's model description.
-    pub fn with_instances(system: System, instances: Vec<Box<dyn FmuInstance>>, mds: &[&ModelDescription]) -> Result<Self> {
+    pub fn with_instances(
+        system: System,
+        instances: Vec<Box<dyn FmuInstance>>,
+        mds: &[&ModelDescription],
+    ) -> Result<Self> {
         if instances.len() != system.instances().len() || mds.len() != instances.len() {
             return Err(MasterError::System {
                 path: system.path().to_path_buf(),

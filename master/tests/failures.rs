@@ -12,7 +12,7 @@ use master::fmu::FmuCache;
 use master::fmu::IsolatedInstance;
 use master::observer::Status;
 use master::system::SystemBuilder;
-use master::{Execution, MasterError, FmuInstance};
+use master::{Execution, FmuInstance, MasterError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -4,7 +4,7 @@
 
 use fmu_harness::paths;
 use master::fmu::{info, Archive};
-use master::{Fmu2, MasterError, FmuInstance};
+use master::{Fmu2, FmuInstance, MasterError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,7 +7,7 @@ use super::request::{decode_results, encode_request, prefetchable};
 use super::{DEFAULT_WORKER_TIMEOUT, WORKER_GRACE};
 use crate::error::{MasterError, Result};
 use crate::fmu::archive::Archive;
-use crate::fmu::{shm, Call, Op, FmuInstance};
+use crate::fmu::{shm, Call, FmuInstance, Op};
 use model_description::ModelDescription;
 use std::io::BufReader;
 use std::path::Path;

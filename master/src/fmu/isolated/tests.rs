@@ -5,7 +5,7 @@ use super::request::*;
 use super::worker::*;
 use super::*;
 use crate::error::{MasterError, Result};
-use crate::fmu::{Call, Op, FmuInstance};
+use crate::fmu::{Call, FmuInstance, Op};
 use std::process::ExitStatus;
 
 #[test]
@@ -258,7 +258,9 @@ fn garbled_requests_are_protocol_errors() {
     let mut req = Vec::new();
     encode_request(&Call::DoStep { t: 0.0, h: 1.0 }, &mut Enc(&mut req));
     req.push(0);
-    assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("1 bytes left after request fmi2DoStep"));
+    assert!(execute(&mut instance, &req, &mut b, &mut out)
+        .unwrap_err()
+        .contains("1 bytes left after request fmi2DoStep"));
     req.truncate(req.len() - 2);
     assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("truncated"));
     let mut req = Vec::new();

@@ -5,7 +5,7 @@ use super::codec::{Dec, DecResult, Enc, TAG_CALL_ERROR, TAG_OK, TAG_OTHER_ERROR}
 use super::frame::{framed, write_frame};
 use super::request::{decode_request, encode_results, prefetchable, Buffers};
 use crate::error::MasterError;
-use crate::fmu::{ffi, shm, Fmu2, Op, FmuInstance};
+use crate::fmu::{ffi, shm, Fmu2, FmuInstance, Op};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -66,7 +66,12 @@ pub(super) fn encode_error(out: &mut Vec<u8>, start: usize, e: &MasterError) {
 /// Executes one request on `instance` (the worker's in-process instance); its response is appended
 /// to `out`. `Ok(false)` when the call failed (the response is the error); `Err` is a protocol
 /// error.
-pub(super) fn execute(instance: &mut dyn FmuInstance, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<bool> {
+pub(super) fn execute(
+    instance: &mut dyn FmuInstance,
+    req: &[u8],
+    b: &mut Buffers,
+    out: &mut Vec<u8>,
+) -> DecResult<bool> {
     let start = out.len();
     out.push(TAG_OK);
     let result = decode_request(req, b, |mut call| {
