@@ -1,5 +1,5 @@
 //! [`InProcess`]: one of our models (a physics crate's `CoSimModel`, through its entry in the
-//! crate's `FMUS`) as an instance of the master (`master::Slave`), called directly: no packaging,
+//! crate's `FMUS`) as an instance of the master (`master::FmuInstance`), called directly: no packaging,
 //! no `dlopen`. The calls go through the export layer the packaged FMU's C API calls
 //! (`fmu_export::Component`: state machine, value checks, input polynomials, FMU states), so a run
 //! gives the packaged FMU's results bit for bit, and tests can couple real physics without
@@ -15,7 +15,7 @@
 use fmu_export::component::Snapshot;
 use fmu_export::{Component, Fmu, Logger, Status};
 use master::system::SystemBuilder;
-use master::{Call, MasterError, Result, Slave};
+use master::{Call, FmuInstance, MasterError, Result};
 use model_description::ModelDescription;
 use std::ffi::CStr;
 use std::path::Path;
@@ -60,7 +60,7 @@ impl InProcess {
     }
 
     /// [`InProcess::new`], boxed as the execution takes it, with the model description.
-    pub fn boxed(fmu: &'static dyn Fmu, name: &str) -> Result<(Box<dyn Slave>, &'static ModelDescription)> {
+    pub fn boxed(fmu: &'static dyn Fmu, name: &str) -> Result<(Box<dyn FmuInstance>, &'static ModelDescription)> {
         Ok((Box::new(Self::new(fmu, name)?), description(fmu)?))
     }
 
@@ -97,13 +97,13 @@ pub fn find(libraries: &[&'static [&'static dyn Fmu]], fmu_name: &str) -> Option
 
 /// A system's instances, in its order, and their model descriptions (what
 /// `master::Execution::with_instances` takes).
-pub type Instances = (Vec<Box<dyn Slave>>, Vec<&'static ModelDescription>);
+pub type Instances = (Vec<Box<dyn FmuInstance>>, Vec<&'static ModelDescription>);
 
 /// The instances of the system `b`, in its order, with their model descriptions: each instance
 /// runs the model of `libraries` named like its FMU file (`oscillator-fd-m1.fmu` →
 /// `oscillator-fd-m1`). An FMU that no list serves is an error naming the instance and the file.
 pub fn instances(b: &SystemBuilder, libraries: &[&'static [&'static dyn Fmu]]) -> Result<Instances> {
-    let (mut slaves, mut mds) = (Vec::new(), Vec::new());
+    let (mut instances, mut mds) = (Vec::new(), Vec::new());
     for (name, path) in b.fmus() {
         let stem = Path::new(&path).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         let fmu = find(libraries, stem).ok_or_else(|| MasterError::System {
@@ -115,14 +115,14 @@ pub fn instances(b: &SystemBuilder, libraries: &[&'static [&'static dyn Fmu]]) -
                 libraries.iter().flat_map(|l| l.iter()).map(|f| f.info().fmu_name).collect::<Vec<_>>().join(", ")
             ),
         })?;
-        let (slave, md) = InProcess::boxed(fmu, &name)?;
-        slaves.push(slave);
+        let (instance, md) = InProcess::boxed(fmu, &name)?;
+        instances.push(instance);
         mds.push(md);
     }
-    Ok((slaves, mds))
+    Ok((instances, mds))
 }
 
-impl Slave for InProcess {
+impl FmuInstance for InProcess {
     fn name(&self) -> &str {
         &self.name
     }

@@ -6,7 +6,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use master::extrapolation::{lagrange, History};
 use master::system::{PortDraft, SystemBuilder};
 use master::Execution;
-use master::{Call, Result, Slave};
+use master::{Call, FmuInstance, Result};
 use model_description::{Causality, ModelDescription, ScalarVariable};
 
 /// An instance that does nothing: y = stored value, inputs stored.
@@ -15,7 +15,7 @@ struct NoOp {
     u: f64,
 }
 
-impl Slave for NoOp {
+impl FmuInstance for NoOp {
     fn name(&self) -> &str {
         "noop"
     }
@@ -58,8 +58,9 @@ fn step(c: &mut Criterion) {
     let md = description();
     let mds = [&md, &md];
     let Ok(sys) = b.build(&mds) else { return };
-    let slaves: Vec<Box<dyn Slave>> = vec![Box::new(NoOp { y: 1.0, u: 0.0 }), Box::new(NoOp { y: 0.0, u: 0.0 })];
-    let Ok(mut run) = Execution::with_instances(sys, slaves, &mds) else { return };
+    let instances: Vec<Box<dyn FmuInstance>> =
+        vec![Box::new(NoOp { y: 1.0, u: 0.0 }), Box::new(NoOp { y: 0.0, u: 0.0 })];
+    let Ok(mut run) = Execution::with_instances(sys, instances, &mds) else { return };
     run.set_timing(false);
     if run.initialize().is_err() {
         return;

@@ -15,7 +15,7 @@
 use master::algorithm::{Algorithm, AlgorithmStats, Coupling};
 use master::fmu::FmuCache;
 use master::observer::{SharedRecorder, Summary};
-use master::{Execution, Slave, SystemBuilder};
+use master::{Execution, FmuInstance, SystemBuilder};
 use std::path::Path;
 
 /// Jacobi, every instance stepped in turn on the main thread; counts its passes for
@@ -30,13 +30,19 @@ impl Algorithm for SequentialJacobi {
         "sequential-jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], _n: u64, t: f64) -> master::Result<()> {
+    fn step(
+        &mut self,
+        c: &mut Coupling,
+        instances: &mut [Box<dyn FmuInstance>],
+        _n: u64,
+        t: f64,
+    ) -> master::Result<()> {
         for i in c.instances() {
-            c.step_instance(i, slaves, t)?;
+            c.step_instance(i, instances, t)?;
         }
         let t_end = t + c.h();
         for i in c.instances() {
-            c.read_outputs(i, slaves, t_end)?;
+            c.read_outputs(i, instances, t_end)?;
         }
         self.passes += 1;
         Ok(())

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use master::fmu::FmuCache;
 use master::observer::{ResultsCsv, Status};
 use master::system::{Overrides, Parallel, Settings, System, SystemBuilder};
-use master::{Execution, Slave};
+use master::{Execution, FmuInstance};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,12 +62,12 @@ impl Loaded {
     }
 }
 
-fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Slave>>> {
-    let mut v: Vec<Box<dyn Slave>> = Vec::new();
+fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn FmuInstance>>> {
+    let mut v: Vec<Box<dyn FmuInstance>> = Vec::new();
     for spec in l.sys.instances() {
         if isolate {
             let exe = master::fmu::isolated::worker_exe()?;
-            let (s, _) = master::fmu::IsolatedSlave::spawn(&exe, &spec.fmu, &spec.name)?;
+            let (s, _) = master::fmu::IsolatedInstance::spawn(&exe, &spec.fmu, &spec.name)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;
@@ -139,15 +139,15 @@ struct RunKind<'a> {
 }
 
 fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Result<MasterRun> {
-    let mut slaves = instantiate(l, kind.timing, kind.isolate)?;
+    let mut instances = instantiate(l, kind.timing, kind.isolate)?;
     if kind.one_by_one {
-        slaves = slaves.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn Slave>).collect();
+        instances = instances.into_iter().map(|s| Box::new(one_by_one::OneByOne(s)) as Box<dyn FmuInstance>).collect();
     }
     if let Some(log) = kind.record {
-        slaves = slaves
+        instances = instances
             .into_iter()
             .enumerate()
-            .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn Slave>)
+            .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn FmuInstance>)
             .collect();
     }
     // Worker processes: as many warm-up steps as measured ones, so that the scheduler has spread
@@ -159,7 +159,7 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
     // nothing per step (the question would be booked as the master's overhead).
     let controlled = !matches!(sys.step_control(), master::step_control::StepControl::Fixed);
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
-    let mut run = Execution::with_instances(sys, slaves, &l.mds())?;
+    let mut run = Execution::with_instances(sys, instances, &l.mds())?;
     run.set_timing(kind.timing);
     run.initialize()?;
     // Warm-up (buffers reach their sizes, the worker pool starts). With step control the steps
@@ -229,8 +229,8 @@ fn warm_up(steps: u64) -> u64 {
 
 /// The replay floor: the recorded calls on fresh instances, seconds per measured step.
 fn replay_floor(l: &Loaded, log: &replay::Log, steps: u64) -> Result<f64> {
-    let mut slaves = instantiate(l, false, false)?;
-    Ok(replay::replay(log, &mut slaves)? / steps as f64)
+    let mut instances = instantiate(l, false, false)?;
+    Ok(replay::replay(log, &mut instances)? / steps as f64)
 }
 
 fn peers(opts: &Options, args: &[String]) -> Vec<serde_json::Value> {

@@ -7,7 +7,7 @@
 
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 pub use crate::ids::{InstanceId, LinkId};
 use crate::system::{Exchange, Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
@@ -387,21 +387,21 @@ impl Coupling {
     }
 
     /// Reads every instance's outputs at the start time (after initialization).
-    pub fn initialize(&mut self, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    pub fn initialize(&mut self, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         for i in 0..self.nodes.len() {
-            self.read_outputs(InstanceId::new(i), slaves, self.start)?;
+            self.read_outputs(InstanceId::new(i), instances, self.start)?;
         }
         Ok(())
     }
 
     /// Reads instance i's outputs after a step to t (a non-finite value is an error).
-    pub fn read_outputs(&mut self, instance: InstanceId, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn read_outputs(&mut self, instance: InstanceId, instances: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         let i = instance.index();
         let node = &mut self.nodes[i];
         if node.out_vrs.is_empty() {
             return Ok(());
         }
-        slaves[i].get_real(&node.out_vrs, &mut node.out_vals)?;
+        instances[i].get_real(&node.out_vrs, &mut node.out_vals)?;
         if let Some(k) = node.out_vals.iter().position(|v| !v.is_finite()) {
             return Err(MasterError::NotFinite {
                 instance: self.names[i].clone(),
@@ -486,11 +486,11 @@ impl Coupling {
     pub fn apply_inputs(
         &mut self,
         instance: InstanceId,
-        slaves: &mut [Box<dyn Slave>],
+        instances: &mut [Box<dyn FmuInstance>],
         tau: f64,
         derivatives: bool,
     ) -> Result<()> {
-        self.apply_inputs_order(instance, slaves, tau, derivatives, 0)
+        self.apply_inputs_order(instance, instances, tau, derivatives, 0)
     }
 
     /// [`Self::apply_inputs`] with derivatives up to at least `min_order` (iterative coupling
@@ -498,7 +498,7 @@ impl Coupling {
     pub fn apply_inputs_order(
         &mut self,
         instance: InstanceId,
-        slaves: &mut [Box<dyn Slave>],
+        instances: &mut [Box<dyn FmuInstance>],
         tau: f64,
         derivatives: bool,
         min_order: usize,
@@ -517,7 +517,7 @@ impl Coupling {
         for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
             *v = *value;
         }
-        slaves[i].set_real(&node.in_vrs, &node.in_vals)?;
+        instances[i].set_real(&node.in_vrs, &node.in_vals)?;
         let max_order = node.max_order.max(min_order);
         node.derivative_order = max_order;
         if derivatives && node.interpolates && max_order > 0 {
@@ -532,7 +532,7 @@ impl Coupling {
                 for (v, (_, slope)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
                     *v = if order == 1 { *slope } else { 0.0 };
                 }
-                slaves[i].set_input_derivatives(&node.in_vrs, order as i32, &node.in_vals)?;
+                instances[i].set_input_derivatives(&node.in_vrs, order as i32, &node.in_vals)?;
             }
         }
         Ok(())
@@ -563,35 +563,35 @@ impl Coupling {
         }
     }
 
-    fn refresh_feedthrough(&mut self, i: usize, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    fn refresh_feedthrough(&mut self, i: usize, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         let node = &mut self.nodes[i];
         if node.ft_vrs.is_empty() {
             return Ok(());
         }
-        slaves[i].get_real(&node.ft_vrs, &mut node.ft_vals)?;
+        instances[i].get_real(&node.ft_vrs, &mut node.ft_vals)?;
         for (k, pos) in node.ft_positions.iter().enumerate() {
             node.out_vals[*pos] = node.ft_vals[k];
         }
         Ok(())
     }
 
-    fn copy_discrete(&mut self, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    fn copy_discrete(&mut self, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         for d in &self.discrete {
             match d.from.ty {
                 BaseType::Boolean => {
                     let mut v = [false];
-                    slaves[d.from.instance].get_boolean(&[d.from.vr], &mut v)?;
-                    slaves[d.to.instance].set_boolean(&[d.to.vr], &v)?;
+                    instances[d.from.instance].get_boolean(&[d.from.vr], &mut v)?;
+                    instances[d.to.instance].set_boolean(&[d.to.vr], &v)?;
                 }
                 BaseType::String => {
-                    let v = slaves[d.from.instance].get_string(&[d.from.vr])?;
+                    let v = instances[d.from.instance].get_string(&[d.from.vr])?;
                     let refs: Vec<&str> = v.iter().map(String::as_str).collect();
-                    slaves[d.to.instance].set_string(&[d.to.vr], &refs)?;
+                    instances[d.to.instance].set_string(&[d.to.vr], &refs)?;
                 }
                 _ => {
                     let mut v = [0];
-                    slaves[d.from.instance].get_integer(&[d.from.vr], &mut v)?;
-                    slaves[d.to.instance].set_integer(&[d.to.vr], &v)?;
+                    instances[d.from.instance].get_integer(&[d.from.vr], &mut v)?;
+                    instances[d.to.instance].set_integer(&[d.to.vr], &v)?;
                 }
             }
         }
@@ -602,7 +602,12 @@ impl Coupling {
     /// doSteps of its own h = H/k. Before each sub-step, an FMU that interpolates inputs gets the
     /// polynomials' values and derivatives at the sub-step's start; any other gets the inputs
     /// held at the polynomial's value there (the right end for Gauss-Seidel interpolation).
-    pub fn step_instance(&mut self, instance: InstanceId, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn step_instance(
+        &mut self,
+        instance: InstanceId,
+        instances: &mut [Box<dyn FmuInstance>],
+        t: f64,
+    ) -> Result<()> {
         let i = instance.index();
         let k = self.nodes[i].substeps.max(1);
         let calls = self.nodes[i].step_calls;
@@ -618,9 +623,9 @@ impl Coupling {
             // interpolated since (Gauss-Seidel, iterative passes) is held at its right end τ = H.
             let node = &self.nodes[i];
             if !node.interpolates && node.in_links.iter().any(|c| self.links[c.index()].interpolated) {
-                self.hold_inputs(i, slaves, 0.0)?;
+                self.hold_inputs(i, instances, 0.0)?;
             }
-            slaves[i].do_step(t, self.h_step)?;
+            instances[i].do_step(t, self.h_step)?;
         } else if self.nodes[i].interpolates {
             // Values and derivatives at τ = 0 are set already; each later sub-step starts from
             // the polynomials at its own start.
@@ -628,15 +633,15 @@ impl Coupling {
             let order = self.nodes[i].derivative_order;
             for s in 0..k {
                 if s > 0 {
-                    self.apply_inputs_order(instance, slaves, s as f64 * h, true, order)?;
+                    self.apply_inputs_order(instance, instances, s as f64 * h, true, order)?;
                 }
-                slaves[i].do_step(t + s as f64 * h, h)?;
+                instances[i].do_step(t + s as f64 * h, h)?;
             }
         } else {
             let h = self.h / k as f64;
             for s in 0..k {
-                self.hold_inputs(i, slaves, s as f64 * h)?;
-                slaves[i].do_step(t + s as f64 * h, h)?;
+                self.hold_inputs(i, instances, s as f64 * h)?;
+                instances[i].do_step(t + s as f64 * h, h)?;
             }
         }
         self.book_step(instance, t0.map(|t0| t0.elapsed().as_secs_f64()));
@@ -667,7 +672,7 @@ impl Coupling {
         }
     }
 
-    fn hold_inputs(&mut self, i: usize, slaves: &mut [Box<dyn Slave>], tau: f64) -> Result<()> {
+    fn hold_inputs(&mut self, i: usize, instances: &mut [Box<dyn FmuInstance>], tau: f64) -> Result<()> {
         if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
@@ -684,7 +689,7 @@ impl Coupling {
         for (v, (value, _)) in node.in_vals[n_links..].iter_mut().zip(&node.signal_vals) {
             *v = *value;
         }
-        slaves[i].set_real(&node.in_vrs, &node.in_vals)
+        instances[i].set_real(&node.in_vrs, &node.in_vals)
     }
 
     /// Sets every input at t_n = start + n·H: copies the discrete connections, evaluates the
@@ -692,10 +697,10 @@ impl Coupling {
     /// ([`Exchange::Ordered`]) instances whose outputs feed through go first and those outputs
     /// are re-read after their inputs changed; with [`Exchange::Explicit`] (the papers' explicit
     /// Jacobi) every link uses the outputs as read at t_n, before any input was set.
-    pub fn begin_step(&mut self, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn begin_step(&mut self, instances: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
-        self.copy_discrete(slaves)?;
+        self.copy_discrete(instances)?;
         self.t_step = t;
         for idx in 0..self.input_order.len() {
             let i = self.input_order[idx];
@@ -704,9 +709,9 @@ impl Coupling {
                 self.extrapolate(c.index(), t);
                 self.links[c.index()].used_start = self.links[c.index()].poly.value(0.0);
             }
-            self.apply_inputs(InstanceId::new(i), slaves, 0.0, true)?;
+            self.apply_inputs(InstanceId::new(i), instances, 0.0, true)?;
             if !self.explicit {
-                self.refresh_feedthrough(i, slaves)?;
+                self.refresh_feedthrough(i, instances)?;
             }
         }
         Ok(())
@@ -726,7 +731,7 @@ impl Coupling {
     }
 
     /// Recorded values (Real slots; non-Real recorded variables are read here too).
-    pub fn recorded(&self, slaves: &mut [Box<dyn Slave>], out: &mut Vec<f64>) -> Result<()> {
+    pub fn recorded(&self, instances: &mut [Box<dyn FmuInstance>], out: &mut Vec<f64>) -> Result<()> {
         out.clear();
         for s in &self.recorded {
             out.push(self.value(*s));
@@ -735,12 +740,12 @@ impl Coupling {
             let x = match v.ty {
                 BaseType::Boolean => {
                     let mut b = [false];
-                    slaves[v.instance].get_boolean(&[v.vr], &mut b)?;
+                    instances[v.instance].get_boolean(&[v.vr], &mut b)?;
                     f64::from(u8::from(b[0]))
                 }
                 _ => {
                     let mut k = [0];
-                    slaves[v.instance].get_integer(&[v.vr], &mut k)?;
+                    instances[v.instance].get_integer(&[v.vr], &mut k)?;
                     f64::from(k[0])
                 }
             };
@@ -758,7 +763,7 @@ impl Coupling {
     }
 
     /// Takes back the count of instance `i`'s last doStep: a step that returned before it was
-    /// done ([`Slave::overlap_steps`]) and then ended the simulation is counted by
+    /// done ([`FmuInstance::overlap_steps`]) and then ended the simulation is counted by
     /// [`Self::count_terminating_call`] like one that returned the termination itself.
     pub fn uncount_step_call(&mut self, instance: InstanceId) {
         let i = instance.index();

@@ -13,7 +13,7 @@ use crate::algorithm::{self, Algorithm};
 use crate::bonds::{BondState, Bonds};
 use crate::coupling::Coupling;
 use crate::error::{MasterError, Result};
-use crate::fmu::{FmuCache, Slave};
+use crate::fmu::{FmuCache, FmuInstance};
 use crate::host::StopRequest;
 use crate::observer::{BondSummary, InstanceSummary, Observer, Status, Summary};
 use crate::step_control::{Ecco, StepControl};
@@ -41,7 +41,7 @@ enum Phase {
 /// the error is returned, and the summary reports it.
 ///
 /// An instance that ends the simulation (FMI 2.0: `fmi2DoStep` returns `fmi2Discard`, then
-/// `fmi2Terminated` is true; see [`Slave::do_step`]) ends the run successfully at its
+/// `fmi2Terminated` is true; see [`FmuInstance::do_step`]) ends the run successfully at its
 /// `fmi2LastSuccessfulTime` t_end: the step returns [`MasterError::Terminated`], the outputs are
 /// read once more and handed to every observer's [`Observer::end_early`] at t_end (results.csv's
 /// last row), [`Execution::run`] / [`Execution::run_until`] return `Ok`, [`Execution::time`] is
@@ -51,7 +51,7 @@ enum Phase {
 /// before it), their outputs in the last row are as read then.
 pub struct Execution {
     system: System,
-    slaves: Vec<Box<dyn Slave>>,
+    instances: Vec<Box<dyn FmuInstance>>,
     coupling: Coupling,
     bonds: Bonds,
     algorithm: Box<dyn Algorithm>,
@@ -128,18 +128,18 @@ impl Execution {
     /// [`Execution::new`] with `suffix` appended to each instance name given to the FMU
     /// (distinct names for runs in parallel).
     pub fn new_named(system: System, fmus: &FmuCache, suffix: &str) -> Result<Self> {
-        let mut slaves: Vec<Box<dyn Slave>> = Vec::with_capacity(system.instances().len());
+        let mut instances: Vec<Box<dyn FmuInstance>> = Vec::with_capacity(system.instances().len());
         for spec in system.instances() {
             let fmu = fmus.get(&spec.fmu).ok_or_else(|| MasterError::Fmu {
                 path: spec.fmu.clone(),
                 message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
             })?;
-            slaves.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
+            instances.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
         }
         let stop = fmus.host().stop.clone();
         let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
         let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
-        let mut e = Self::with_instances(system, slaves, &mds)?;
+        let mut e = Self::with_instances(system, instances, &mds)?;
         if let Some(s) = stop {
             e.interrupt_on(s);
         }
@@ -171,21 +171,21 @@ impl Execution {
                         a
                     }
                 };
-                let (slave, md) = crate::fmu::IsolatedSlave::spawn_shared(&exe, &archive, &name)
+                let (instance, md) = crate::fmu::IsolatedInstance::spawn_shared(&exe, &archive, &name)
                     .map_err(|e| b.fmu_error(&name, e))?;
-                workers.push(slave);
+                workers.push(instance);
                 descriptions.push(md);
             }
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();
             let system = b.build_with(&mds, over)?;
-            let slaves: Vec<Box<dyn Slave>> = workers
+            let instances: Vec<Box<dyn FmuInstance>> = workers
                 .into_iter()
                 .map(|mut w| {
                     w.set_timeout(system.worker_timeout());
-                    Box::new(w) as Box<dyn Slave>
+                    Box::new(w) as Box<dyn FmuInstance>
                 })
                 .collect();
-            let mut e = Self::with_instances(system, slaves, &mds)?;
+            let mut e = Self::with_instances(system, instances, &mds)?;
             if let Some(s) = fmus.host().stop.clone() {
                 e.interrupt_on(s);
             }
@@ -225,20 +225,24 @@ impl Execution {
 
     /// With instances made elsewhere (one per system instance, in order; e.g. mocks, or
     /// instances wrapped to record their calls); `mds[i]` is instance i's model description.
-    pub fn with_instances(system: System, slaves: Vec<Box<dyn Slave>>, mds: &[&ModelDescription]) -> Result<Self> {
-        if slaves.len() != system.instances().len() || mds.len() != slaves.len() {
+    pub fn with_instances(
+        system: System,
+        instances: Vec<Box<dyn FmuInstance>>,
+        mds: &[&ModelDescription],
+    ) -> Result<Self> {
+        if instances.len() != system.instances().len() || mds.len() != instances.len() {
             return Err(MasterError::System {
                 path: system.path().to_path_buf(),
                 key: "instances".into(),
                 message: format!(
                     "{} instances in the system, but {} instances and {} model descriptions given",
                     system.instances().len(),
-                    slaves.len(),
+                    instances.len(),
                     mds.len()
                 ),
             });
         }
-        let interpolates: Vec<bool> = slaves.iter().map(|s| s.can_interpolate_inputs()).collect();
+        let interpolates: Vec<bool> = instances.iter().map(|s| s.can_interpolate_inputs()).collect();
         let (coupling, bonds) = crate::bonds::couple(&system, mds, &interpolates)?;
         let units = crate::units::output_units(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
@@ -264,7 +268,7 @@ impl Execution {
             values: Vec::with_capacity(system.outputs().len()),
             values_fresh: false,
             system,
-            slaves,
+            instances,
             coupling,
             bonds,
             algorithm,
@@ -312,8 +316,8 @@ impl Execution {
 
     /// The instances (for calls outside the run loop; stepping them directly desynchronizes
     /// the coupling).
-    pub fn instances_mut(&mut self) -> &mut [Box<dyn Slave>] {
-        &mut self.slaves
+    pub fn instances_mut(&mut self) -> &mut [Box<dyn FmuInstance>] {
+        &mut self.instances
     }
 
     /// The simulated time reached (s): the current communication point, or where an instance
@@ -351,7 +355,7 @@ impl Execution {
     pub fn recorded(&mut self) -> Result<&[f64]> {
         if !self.values_fresh {
             self.initialized("recorded values")?;
-            self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+            self.coupling.recorded(&mut self.instances, &mut self.values)?;
             self.values_fresh = true;
         }
         Ok(&self.values)
@@ -407,21 +411,21 @@ impl Execution {
     pub fn value(&mut self, dotted: &str) -> Result<f64> {
         let v = self.var(dotted)?;
         self.initialized(dotted)?;
-        let slave = &mut self.slaves[v.instance];
+        let instance = &mut self.instances[v.instance];
         match v.ty {
             BaseType::Real => {
                 let mut x = [0.0];
-                slave.get_real(&[v.vr], &mut x)?;
+                instance.get_real(&[v.vr], &mut x)?;
                 Ok(x[0])
             }
             BaseType::Boolean => {
                 let mut b = [false];
-                slave.get_boolean(&[v.vr], &mut b)?;
+                instance.get_boolean(&[v.vr], &mut b)?;
                 Ok(f64::from(u8::from(b[0])))
             }
             BaseType::Integer | BaseType::Enumeration => {
                 let mut k = [0];
-                slave.get_integer(&[v.vr], &mut k)?;
+                instance.get_integer(&[v.vr], &mut k)?;
                 Ok(f64::from(k[0]))
             }
             BaseType::String => Err(MasterError::System {
@@ -443,7 +447,7 @@ impl Execution {
                 message: format!("{dotted} is {}, not Real", v.ty),
             });
         }
-        self.slaves[v.instance].set_real(&[v.vr], &[value])
+        self.instances[v.instance].set_real(&[v.vr], &[value])
     }
 
     fn stopped(&self) -> Option<MasterError> {
@@ -487,19 +491,19 @@ impl Execution {
 
     fn initialize_now(&mut self) -> Result<()> {
         let sys = &self.system;
-        for (i, (spec, slave)) in sys.instances().iter().zip(self.slaves.iter_mut()).enumerate() {
-            slave.setup(sys.start(), Some(sys.stop()))?;
+        for (i, (spec, instance)) in sys.instances().iter().zip(self.instances.iter_mut()).enumerate() {
+            instance.setup(sys.start(), Some(sys.stop()))?;
             for (v, value) in &spec.starts {
-                value.apply(slave.as_mut(), v.vr)?;
+                value.apply(instance.as_mut(), v.vr)?;
             }
             for sig in sys.signals().iter().filter(|s| s.to.instance == i) {
-                slave.set_real(&[sig.to.vr], &[sig.at(sys.start()).0])?;
+                instance.set_real(&[sig.to.vr], &[sig.at(sys.start()).0])?;
             }
-            slave.enter_initialization()?;
-            slave.exit_initialization()?;
+            instance.enter_initialization()?;
+            instance.exit_initialization()?;
         }
-        self.coupling.initialize(&mut self.slaves)?;
-        self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+        self.coupling.initialize(&mut self.instances)?;
+        self.coupling.recorded(&mut self.instances, &mut self.values)?;
         self.values_fresh = true;
         for o in self.observers.iter_mut() {
             o.start(self.system.start(), &self.values, self.bonds.states())?;
@@ -540,11 +544,11 @@ impl Execution {
             self.coupling.count_terminating_call(i);
         }
         self.values_fresh = false;
-        for i in 0..self.slaves.len() {
+        for i in 0..self.instances.len() {
             // Best effort: the last row shows what can be read.
-            let _ = self.coupling.read_outputs(crate::ids::InstanceId::new(i), &mut self.slaves, time);
+            let _ = self.coupling.read_outputs(crate::ids::InstanceId::new(i), &mut self.instances, time);
         }
-        if !self.observers.is_empty() && self.coupling.recorded(&mut self.slaves, &mut self.values).is_ok() {
+        if !self.observers.is_empty() && self.coupling.recorded(&mut self.instances, &mut self.values).is_ok() {
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
                 o.end_early(time, &self.values, self.bonds.states())?;
@@ -564,7 +568,7 @@ impl Execution {
             }
         }
         if let Some(live) = &mut self.live {
-            live.apply(&mut self.coupling, &mut self.slaves)?;
+            live.apply(&mut self.coupling, &mut self.instances)?;
         }
         let units = match &self.grid {
             None => {
@@ -578,9 +582,9 @@ impl Execution {
                 k
             }
         };
-        self.coupling.begin_step(&mut self.slaves, t)?;
+        self.coupling.begin_step(&mut self.instances, t)?;
         self.bonds.begin(&self.coupling);
-        self.algorithm.step(&mut self.coupling, &mut self.slaves, n, t)?;
+        self.algorithm.step(&mut self.coupling, &mut self.instances, n, t)?;
         let h = self.coupling.h();
         self.bonds.end(&mut self.coupling, h, t + h)?;
         self.steps = n + 1;
@@ -601,7 +605,7 @@ impl Execution {
         let t = self.grid_time();
         self.values_fresh = false;
         if !self.observers.is_empty() {
-            self.coupling.recorded(&mut self.slaves, &mut self.values)?;
+            self.coupling.recorded(&mut self.instances, &mut self.values)?;
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
                 o.step(n, t, &self.values, self.bonds.states())?;
@@ -705,7 +709,7 @@ impl Execution {
                         fmu: spec.fmu.display().to_string(),
                         do_step_calls: calls,
                         do_step_seconds: secs,
-                        fmu_warnings: self.slaves.get(i).map_or(0, |s| s.fmu_warnings()),
+                        fmu_warnings: self.instances.get(i).map_or(0, |s| s.fmu_warnings()),
                     }
                 })
                 .collect(),
@@ -742,7 +746,7 @@ impl Execution {
     /// observer could not finish (e.g. a file could not be written).
     pub fn finish(mut self) -> Result<Summary> {
         if matches!(self.phase, Phase::Running | Phase::Stopped(Status::Interrupted | Status::Terminated, _)) {
-            let r = self.slaves.iter_mut().try_for_each(|s| s.terminate());
+            let r = self.instances.iter_mut().try_for_each(|s| s.terminate());
             if let Err(e) = r {
                 // An interrupted run stays interrupted (its workers may have been killed).
                 if !matches!(self.phase, Phase::Stopped(Status::Interrupted, _)) {

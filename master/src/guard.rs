@@ -16,7 +16,7 @@
 //! - A crash in process (SIGSEGV, SIGABRT, … in an FMU): the same, best effort under an alarm,
 //!   then the process dies of the signal as it would have.
 //! - [`track_dir`] / [`track_group`]: extraction folders and worker process groups that the
-//!   paths above (and [`crate::fmu::IsolatedSlave`] on an interrupt) clean up. Nothing runs after
+//!   paths above (and [`crate::fmu::IsolatedInstance`] on an interrupt) clean up. Nothing runs after
 //!   SIGKILL: the next `cosim run` removes the extraction folders of processes that no longer
 //!   exist ([`crate::fmu::archive::remove_stale_extractions`]), and workers die with the master
 //!   (`PR_SET_PDEATHSIG`).

@@ -5,7 +5,7 @@
 //! The nouns live apart (as in libcosim); read top-down:
 //! - [`system`]: *what* is simulated. [`SystemBuilder`] (in code, or read from a TOML system
 //!   file) validated into a [`System`];
-//! - [`fmu`]: FMU import ([`fmu::FmuCache`], [`Slave`] = one instance, in process or isolated);
+//! - [`fmu`]: FMU import ([`fmu::FmuCache`], [`FmuInstance`] = one instance, in process or isolated);
 //! - [`algorithm`]: *how*: [`algorithm::Algorithm`], one type per scheme, on the shared
 //!   [`coupling`] layer (link histories, extrapolation, inputs) and [`bonds`] (residual energy);
 //! - [`execution`]: [`Execution`], the one run loop: system + instances + algorithm + observers;
@@ -60,6 +60,6 @@ pub mod units;
 
 pub use error::{MasterError, Result};
 pub use execution::Execution;
-pub use fmu::{Call, Slave};
-pub use fmu::{Fmu2, Fmu2Slave};
+pub use fmu::{Call, FmuInstance};
+pub use fmu::{Fmu2, Fmu2Instance};
 pub use system::{System, SystemBuilder};

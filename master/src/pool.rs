@@ -4,7 +4,7 @@
 
 use crate::coupling::{Coupling, InstanceId};
 use crate::error::{MasterError, Result};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::system::Parallel;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,7 +21,7 @@ const SPIN: Duration = Duration::from_micros(200);
 
 /// A job: one doStep of one instance.
 struct Job {
-    slave: SlavePtr,
+    instance: InstancePtr,
     t: f64,
     h: f64,
     result: Result<()>,
@@ -30,12 +30,12 @@ struct Job {
 
 /// A raw pointer to an instance lent to a worker for one step.
 #[derive(Clone, Copy)]
-struct SlavePtr(*mut Box<dyn Slave>);
+struct InstancePtr(*mut Box<dyn FmuInstance>);
 
-// SAFETY: `Slave: Send`; the pointer is only dereferenced by the worker between the main
+// SAFETY: `FmuInstance: Send`; the pointer is only dereferenced by the worker between the main
 // thread's POSTED store (Release) and the worker's DONE store (Release), while the main thread
 // does not touch that instance and waits for DONE (Acquire) before using it again.
-unsafe impl Send for SlavePtr {}
+unsafe impl Send for InstancePtr {}
 
 struct Shared {
     state: AtomicU32,
@@ -86,14 +86,14 @@ impl Pool {
                 if let Ok(mut slot) = s.job.lock() {
                     if let Some(job) = slot.as_mut() {
                         let t0 = Instant::now();
-                        // SAFETY: see `SlavePtr`: the main thread lent this instance exclusively
+                        // SAFETY: see `InstancePtr`: the main thread lent this instance exclusively
                         // for this step and waits for DONE before touching it again.
-                        let slave = unsafe { &mut *job.slave.0 };
+                        let instance = unsafe { &mut *job.instance.0 };
                         let (t, h) = (job.t, job.h);
-                        job.result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slave.do_step(t, h)))
+                        job.result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.do_step(t, h)))
                             .unwrap_or_else(|_| {
                                 Err(MasterError::Thread {
-                                    instance: slave.name().to_owned(),
+                                    instance: instance.name().to_owned(),
                                     time: t,
                                     message: "fmi2DoStep panicked in the worker thread".into(),
                                 })
@@ -120,12 +120,12 @@ impl Pool {
         self.workers.is_empty()
     }
 
-    /// Steps the instances `indices` (distinct) of `slaves` over [t, t + h]: the first on the
+    /// Steps the instances `indices` (distinct) of `instances` over [t, t + h]: the first on the
     /// calling thread, the next ones on the workers (one each), any further ones here too.
     /// Appends (index, seconds inside doStep, result) to `out` (cleared first).
     pub fn step(
         &self,
-        slaves: &mut [Box<dyn Slave>],
+        instances: &mut [Box<dyn FmuInstance>],
         indices: &[usize],
         t: f64,
         h: f64,
@@ -133,19 +133,19 @@ impl Pool {
     ) {
         out.clear();
         let Some((&first, rest)) = indices.split_first() else { return };
-        let base = slaves.as_mut_ptr();
-        let n = slaves.len();
+        let base = instances.as_mut_ptr();
+        let n = instances.len();
         let mut posted = 0;
         for (w, &i) in self.workers.iter().zip(rest) {
             if i >= n || i == first {
                 continue;
             }
-            // SAFETY: i < n, so the pointer is inside `slaves`; indices are distinct, so no two
-            // threads get the same instance, and `slaves` stays mutably borrowed by this call
+            // SAFETY: i < n, so the pointer is inside `instances`; indices are distinct, so no two
+            // threads get the same instance, and `instances` stays mutably borrowed by this call
             // until every worker reported DONE below.
-            let ptr = SlavePtr(unsafe { base.add(i) });
+            let ptr = InstancePtr(unsafe { base.add(i) });
             if let Ok(mut slot) = w.shared.job.lock() {
-                *slot = Some(Job { slave: ptr, t, h, result: Ok(()), seconds: 0.0 });
+                *slot = Some(Job { instance: ptr, t, h, result: Ok(()), seconds: 0.0 });
             }
             w.shared.state.store(POSTED, Ordering::Release);
             w.thread.unpark();
@@ -155,8 +155,8 @@ impl Pool {
             if i < n {
                 let t0 = Instant::now();
                 // SAFETY: i < n and no worker holds instance i (it was not posted).
-                let slave = unsafe { &mut *base.add(i) };
-                let r = slave.do_step(t, h);
+                let instance = unsafe { &mut *base.add(i) };
+                let r = instance.do_step(t, h);
                 out.push((i, t0.elapsed().as_secs_f64(), r));
             }
         };
@@ -231,7 +231,7 @@ impl Threads {
 
     /// Steps every instance over [t, t + H]: those that step in one call on the workers (their
     /// inputs were set already, so the workers only call fmi2DoStep), the others here.
-    pub fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], t: f64) -> Result<()> {
+    pub fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], t: f64) -> Result<()> {
         let h = c.step_size();
         if self.pool.is_none() {
             let workers = self
@@ -247,7 +247,7 @@ impl Threads {
         }
         let mut results = std::mem::take(&mut self.results);
         if let Some(pool) = &self.pool {
-            pool.step(slaves, &self.parallel_jobs, t, h, &mut results);
+            pool.step(instances, &self.parallel_jobs, t, h, &mut results);
         }
         for (i, dt, r) in results.drain(..) {
             r.map_err(|e| match e {
@@ -260,7 +260,7 @@ impl Threads {
         }
         self.results = results;
         for k in 0..self.sequential_jobs.len() {
-            c.step_instance(self.sequential_jobs[k], slaves, t)?;
+            c.step_instance(self.sequential_jobs[k], instances, t)?;
         }
         Ok(())
     }

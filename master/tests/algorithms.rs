@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use fmu_harness::oscillator::analytic;
 use master::system::{AlgorithmKind, Parallel, PortDraft, SystemBuilder};
-use master::{Execution, Slave};
+use master::{Execution, FmuInstance};
 use model_description::ModelDescription;
 
 const JACOBI: AlgorithmKind = AlgorithmKind::Jacobi;
@@ -41,7 +41,7 @@ fn system(coupling: &str, h: f64, algorithm: AlgorithmKind, m: usize, stop: f64)
 }
 
 /// In-process instances of the oscillator's two subsystems.
-fn instances(coupling: &str, interpolate: bool) -> (Vec<Box<dyn Slave>>, Vec<&'static ModelDescription>) {
+fn instances(coupling: &str, interpolate: bool) -> (Vec<Box<dyn FmuInstance>>, Vec<&'static ModelDescription>) {
     if coupling == "fd" {
         let mut a = InProcess::new(&FD1, "m1").unwrap();
         let mut b = InProcess::new(&FD2, "m2").unwrap();
@@ -59,11 +59,11 @@ fn instances(coupling: &str, interpolate: bool) -> (Vec<Box<dyn Slave>>, Vec<&'s
 
 /// Runs `b` on the instances; the largest error of x1, x2 against e^{At} z0 at every point.
 fn execute(b: &SystemBuilder, coupling: &str, interpolate: bool) -> Run {
-    let (slaves, mds) = instances(coupling, interpolate);
+    let (instances, mds) = instances(coupling, interpolate);
     let sys = b.build(&mds).unwrap();
     let steps = sys.steps();
     let h = sys.step();
-    let mut run = Execution::with_instances(sys, slaves, &mds).unwrap();
+    let mut run = Execution::with_instances(sys, instances, &mds).unwrap();
     let mut err: f64 = 0.0;
     let mut x = Vec::new();
     for n in 0..steps {

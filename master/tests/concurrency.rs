@@ -3,7 +3,7 @@
 //! the results of the same instances stepped one after the other.
 
 use fmu_harness::paths;
-use master::{Fmu2, Slave};
+use master::{Fmu2, FmuInstance};
 use model_description::{BaseType, Causality};
 use std::sync::Arc;
 

@@ -9,7 +9,7 @@
 
 mod support;
 
-use master::fmu::{Call, Slave};
+use master::fmu::{Call, FmuInstance};
 use master::system::{CorrectionLaw, PortDraft, SystemBuilder};
 use master::Execution;
 use model_description::{Causality, CoSimulation, ModelDescription, ModelStructure, ScalarVariable, Unknown};
@@ -46,7 +46,7 @@ impl Mass {
     }
 }
 
-impl Slave for Mass {
+impl FmuInstance for Mass {
     fn name(&self) -> &str {
         self.name
     }
@@ -148,11 +148,11 @@ fn error(law: Option<CorrectionLaw>, order: usize, sub: usize) -> f64 {
     b.outputs(["m1.x", "m2.x"]);
     let (d1, d2) = (description(true), description(false));
     let sys = b.build(&[&d1, &d2]).unwrap();
-    let slaves: Vec<Box<dyn Slave>> = vec![
+    let instances: Vec<Box<dyn FmuInstance>> = vec![
         Box::new(Mass { name: "m1", coupling: true, x: 0.0, v: 100.0, u: [0.0; 2] }),
         Box::new(Mass { name: "m2", coupling: false, x: 0.0, v: -100.0, u: [0.0; 2] }),
     ];
-    let mut run = Execution::with_instances(sys, slaves, &[&d1, &d2]).unwrap();
+    let mut run = Execution::with_instances(sys, instances, &[&d1, &d2]).unwrap();
     run.initialize().unwrap();
     let mut err: f64 = 0.0;
     while run.time() < T_END - 0.5 * H {

@@ -9,10 +9,10 @@
 
 use fmu_harness::paths;
 use master::fmu::FmuCache;
-use master::fmu::IsolatedSlave;
+use master::fmu::IsolatedInstance;
 use master::observer::Status;
 use master::system::SystemBuilder;
-use master::{Execution, MasterError, Slave};
+use master::{Execution, FmuInstance, MasterError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -286,12 +286,12 @@ fn diverging_residual_energy_stops_the_run() {
 /// A vendor FMU that returns NaN with fmi2OK (ours refuse to): the engine stops at the first
 /// non-finite output it reads, naming the instance, the variable and the time.
 struct NanAfter {
-    inner: master::Fmu2Slave,
+    inner: master::Fmu2Instance,
     from: f64,
     now: f64,
 }
 
-impl Slave for NanAfter {
+impl FmuInstance for NanAfter {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -317,20 +317,20 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
     let path = write(&dir, "sys.toml", &faulty_system("none", ""));
     let mut fmus = FmuCache::default();
     let sys = SystemBuilder::read(&path).unwrap().load(&mut fmus).unwrap();
-    let mut slaves: Vec<Box<dyn Slave>> = Vec::new();
+    let mut instances: Vec<Box<dyn FmuInstance>> = Vec::new();
     let mut mds = Vec::new();
     for spec in sys.instances() {
         let fmu = fmus.get(&spec.fmu).unwrap();
         mds.push(fmu.model_description());
         let inner = fmu.instantiate(&spec.name).unwrap();
         if spec.name == "faulty" {
-            slaves.push(Box::new(NanAfter { inner, from: 0.05, now: 0.0 }));
+            instances.push(Box::new(NanAfter { inner, from: 0.05, now: 0.0 }));
         } else {
-            slaves.push(Box::new(inner));
+            instances.push(Box::new(inner));
         }
     }
     let out = dir.join("out");
-    let mut run = Execution::with_instances(sys, slaves, &mds).unwrap();
+    let mut run = Execution::with_instances(sys, instances, &mds).unwrap();
     master::run::run_into(&mut run, &out).unwrap();
     let s = run.finish().unwrap();
     assert_eq!(s.status, Status::Failed);
@@ -348,7 +348,7 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
 fn a_killed_worker_is_reported_by_the_next_call() {
     let fmu = paths::fmu("testing-faulty");
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_cosim"));
-    let (mut s, md) = IsolatedSlave::spawn(&exe, &fmu, "victim").unwrap();
+    let (mut s, md) = IsolatedInstance::spawn(&exe, &fmu, "victim").unwrap();
     assert_eq!(md.model_name, "TestingFaulty");
     assert!(s.can_interpolate_inputs());
     let y = md.variable("y").unwrap().value_reference;

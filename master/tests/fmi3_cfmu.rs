@@ -7,7 +7,7 @@
 //! `lastSuccessfulTime`, `earlyReturnAllowed = false` at instantiation (an FMU that returns early
 //! anyway fails the run with the reason), `eventHandlingNeeded` reported as a warning.
 
-use master::fmu::{Fmu2, Slave};
+use master::fmu::{Fmu2, FmuInstance};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,7 +4,7 @@
 
 use fmu_harness::paths;
 use master::fmu::{info, Archive};
-use master::{Fmu2, MasterError, Slave};
+use master::{Fmu2, FmuInstance, MasterError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -218,7 +218,7 @@ fn the_fmu_stays_loaded_while_an_instance_lives() {
 fn an_instance_moves_to_another_thread_with_identical_results() {
     let fmu = Fmu2::load(&paths::fmu("oscillator-fd-m2")).unwrap();
     let x = vr(&fmu, "x");
-    let run = move |mut s: master::Fmu2Slave| {
+    let run = move |mut s: master::Fmu2Instance| {
         s.setup(0.0, None).unwrap();
         s.enter_initialization().unwrap();
         s.exit_initialization().unwrap();

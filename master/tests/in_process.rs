@@ -41,10 +41,10 @@ fn scenario(dir: &Path, name: &str, extra: &str) -> PathBuf {
 /// Runs `system` in process into `out` as `cosim run` records it.
 fn run_in_process(system: &Path, out: &Path) {
     let b = SystemBuilder::read(system).unwrap();
-    let (slaves, mds) =
+    let (instances, mds) =
         in_process::instances(&b, &[fmu_oscillator::FMUS, fmu_multibody::FMUS, fmu_hydraulics::FMUS]).unwrap();
     let sys = b.build(&mds).unwrap();
-    let mut e = Execution::with_instances(sys, slaves, &mds).unwrap();
+    let mut e = Execution::with_instances(sys, instances, &mds).unwrap();
     e.initialize().unwrap();
     let start = e.system().start();
     let values = e.recorded().unwrap().to_vec();

@@ -4,7 +4,7 @@
 
 use super::{Algorithm, Coupling, InstanceId, LinkId};
 use crate::error::Result;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 
 /// The Gauss-Seidel scheme.
 pub struct GaussSeidel {
@@ -31,7 +31,7 @@ impl Algorithm for GaussSeidel {
         "gauss-seidel"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], _n: u64, t: f64) -> Result<()> {
+    fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], _n: u64, t: f64) -> Result<()> {
         let t_end = t + c.h();
         self.stepped.iter_mut().for_each(|s| *s = false);
         for &i in &self.order {
@@ -46,10 +46,10 @@ impl Algorithm for GaussSeidel {
                 }
             }
             if changed {
-                c.apply_inputs(id, slaves, 0.0, true)?;
+                c.apply_inputs(id, instances, 0.0, true)?;
             }
-            c.step_instance(id, slaves, t)?;
-            c.read_outputs(id, slaves, t_end)?;
+            c.step_instance(id, instances, t)?;
+            c.read_outputs(id, instances, t_end)?;
             self.stepped[i] = true;
         }
         Ok(())

@@ -7,7 +7,7 @@
 
 use super::{Algorithm, AlgorithmStats, Coupling};
 use crate::error::Result;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 
 /// Jacobi repeated until the exchanged values converge.
 pub struct IterativeJacobi {
@@ -34,9 +34,9 @@ impl Algorithm for IterativeJacobi {
         "iterative-jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], _n: u64, t: f64) -> Result<()> {
+    fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], _n: u64, t: f64) -> Result<()> {
         let t_end = t + c.h();
-        for s in slaves.iter_mut() {
+        for s in instances.iter_mut() {
             s.save_state()?;
         }
         self.pass_end.clear();
@@ -45,10 +45,10 @@ impl Algorithm for IterativeJacobi {
         }
         for pass in 1..=self.iterations {
             for i in c.instances() {
-                c.step_instance(i, slaves, t)?;
+                c.step_instance(i, instances, t)?;
             }
             for i in c.instances() {
-                c.read_outputs(i, slaves, t_end)?;
+                c.read_outputs(i, instances, t_end)?;
             }
             self.passes += 1;
             let mut change: f64 = 0.0;
@@ -66,14 +66,14 @@ impl Algorithm for IterativeJacobi {
                 self.unconverged += 1;
                 return Ok(());
             }
-            for s in slaves.iter_mut() {
+            for s in instances.iter_mut() {
                 s.restore_state()?;
             }
             for (link, y) in c.links().zip(&self.pass_end) {
                 c.interpolate_link(link, t_end, *y, 1);
             }
             for i in c.instances() {
-                c.apply_inputs_order(i, slaves, 0.0, true, 1)?;
+                c.apply_inputs_order(i, instances, 0.0, true, 1)?;
             }
         }
         Ok(())

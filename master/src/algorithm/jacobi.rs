@@ -3,14 +3,14 @@
 
 use super::{Algorithm, Coupling, InstanceId};
 use crate::error::{MasterError, Result};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::pool::Threads;
 use crate::system::Parallel;
 
 /// The Jacobi scheme.
 pub struct Jacobi {
     threads: Threads,
-    /// Whether the instances were asked to overlap their steps ([`Slave::overlap_steps`]).
+    /// Whether the instances were asked to overlap their steps ([`FmuInstance::overlap_steps`]).
     overlapping: bool,
 }
 
@@ -26,21 +26,21 @@ impl Algorithm for Jacobi {
         "jacobi"
     }
 
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], n: u64, t: f64) -> Result<()> {
+    fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], n: u64, t: f64) -> Result<()> {
         if !self.overlapping {
             // Instances in worker processes step concurrently: every step is sent first, then
             // waited for (an in-process instance ignores this).
-            slaves.iter_mut().for_each(|s| s.overlap_steps(true));
+            instances.iter_mut().for_each(|s| s.overlap_steps(true));
             self.overlapping = true;
         }
         if self.threads.active() {
-            self.threads.step(c, slaves, t)?;
+            self.threads.step(c, instances, t)?;
         } else {
             for i in c.instances() {
-                c.step_instance(i, slaves, t)?;
+                c.step_instance(i, instances, t)?;
             }
         }
-        for (i, s) in slaves.iter_mut().enumerate() {
+        for (i, s) in instances.iter_mut().enumerate() {
             if let Err(e) = s.finish_step() {
                 if matches!(e, MasterError::Terminated { .. }) {
                     // Booked when it was sent; the execution counts the call that ended the run.
@@ -50,7 +50,7 @@ impl Algorithm for Jacobi {
             }
         }
         for i in c.instances() {
-            c.read_outputs(i, slaves, t + c.h())?;
+            c.read_outputs(i, instances, t + c.h())?;
         }
         self.threads.after_step(n, c);
         Ok(())

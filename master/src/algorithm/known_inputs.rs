@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::error::Result;
-use crate::fmu::{Call, Slave};
+use crate::fmu::{Call, FmuInstance};
 use crate::system::{AlgorithmKind, Exchange, SystemBuilder};
 use crate::Execution;
 use model_description::{Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown};
@@ -46,7 +46,7 @@ impl Mock {
     }
 }
 
-impl Slave for Mock {
+impl FmuInstance for Mock {
     fn name(&self) -> &str {
         &self.name
     }
@@ -114,7 +114,7 @@ fn description(feedthrough: bool, interpolates: bool) -> ModelDescription {
     }
 }
 
-fn mock(name: &str, follower: bool, interpolates: bool, feedthrough: bool, x0: f64, log: &Log) -> Box<dyn Slave> {
+fn mock(name: &str, follower: bool, interpolates: bool, feedthrough: bool, x0: f64, log: &Log) -> Box<dyn FmuInstance> {
     Box::new(Mock {
         name: name.into(),
         follower,
@@ -159,8 +159,8 @@ fn ramp_run(interpolates: bool, configure: impl FnOnce(&mut SystemBuilder)) -> (
     let md = description(false, interpolates);
     let sys = b.build(&[&md]).unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
-    let slaves = vec![mock("a", true, interpolates, false, 0.0, &log)];
-    (Execution::with_instances(sys, slaves, &[&md]).unwrap(), log)
+    let instances = vec![mock("a", true, interpolates, false, 0.0, &log)];
+    (Execution::with_instances(sys, instances, &[&md]).unwrap(), log)
 }
 
 /// y at every communication point against the table's value there.
@@ -267,8 +267,8 @@ fn feedthrough_pair(exchange: Option<Exchange>) -> (Execution, Log) {
     let (ma, mb) = (description(true, false), description(false, false));
     let sys = b.build(&[&ma, &mb]).unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
-    let slaves = vec![mock("a", false, false, true, 1.0, &log), mock("b", false, false, false, 10.0, &log)];
-    (Execution::with_instances(sys, slaves, &[&ma, &mb]).unwrap(), log)
+    let instances = vec![mock("a", false, false, true, 1.0, &log), mock("b", false, false, false, 10.0, &log)];
+    (Execution::with_instances(sys, instances, &[&ma, &mb]).unwrap(), log)
 }
 
 fn one_step(run: &mut Execution, log: &Log) -> Vec<String> {
@@ -320,8 +320,8 @@ fn a_cycle_of_feedthrough_outputs_is_a_loop_only_for_the_ordered_exchange() {
         let md = description(true, false);
         let sys = b.build(&[&md, &md]).unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let slaves = vec![mock("a", false, false, true, 1.0, &log), mock("b", false, false, true, 10.0, &log)];
-        Execution::with_instances(sys, slaves, &[&md, &md])
+        let instances = vec![mock("a", false, false, true, 1.0, &log), mock("b", false, false, true, 10.0, &log)];
+        Execution::with_instances(sys, instances, &[&md, &md])
     };
     let e = build(None).err().expect("an algebraic loop").to_string();
     assert!(e.contains("algebraic loop") && e.contains("exchange = \"explicit\""), "{e}");

@@ -31,7 +31,7 @@ pub use iterative::IterativeJacobi;
 pub use jacobi::Jacobi;
 
 use crate::error::Result;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::system::{AlgorithmKind, System};
 
 /// A co-simulation scheme.
@@ -41,7 +41,7 @@ pub trait Algorithm: Send {
 
     /// Steps every instance from t = t_n (step n) to t + H and reads every instance's outputs
     /// at t + H. On entry the inputs at t are set ([`Coupling::begin_step`]).
-    fn step(&mut self, c: &mut Coupling, slaves: &mut [Box<dyn Slave>], n: u64, t: f64) -> Result<()>;
+    fn step(&mut self, c: &mut Coupling, instances: &mut [Box<dyn FmuInstance>], n: u64, t: f64) -> Result<()>;
 
     /// Whether instances step on worker threads now.
     fn uses_threads(&self) -> bool {

@@ -26,8 +26,8 @@ fn execution(configure: impl FnOnce(&mut SystemBuilder)) -> (Execution, Arc<Mute
     let md = description();
     let sys = b.build(&[&md, &md]).unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
-    let slaves = vec![Mock::boxed("a", 1.0, &log), Mock::boxed("b", 10.0, &log)];
-    (Execution::with_instances(sys, slaves, &[&md, &md]).unwrap(), log)
+    let instances = vec![Mock::boxed("a", 1.0, &log), Mock::boxed("b", 10.0, &log)];
+    (Execution::with_instances(sys, instances, &[&md, &md]).unwrap(), log)
 }
 
 /// The calls made by one step (after initialization).
@@ -77,8 +77,8 @@ fn gauss_seidel_order_follows_the_connection_graph_without_cycles() {
     let md = description();
     let sys = b.build(&[&md, &md]).unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
-    let slaves = vec![Mock::boxed("a", 1.0, &log), Mock::boxed("b", 10.0, &log)];
-    let mut run = Execution::with_instances(sys, slaves, &[&md, &md]).unwrap();
+    let instances = vec![Mock::boxed("a", 1.0, &log), Mock::boxed("b", 10.0, &log)];
+    let mut run = Execution::with_instances(sys, instances, &[&md, &md]).unwrap();
     let calls = one_step(&mut run, &log);
     let first_step = calls.iter().find(|c| c.contains("step")).unwrap();
     assert_eq!(first_step, "b.step 0", "{calls:?}");

@@ -1,15 +1,15 @@
-//! [`OneByOne`]: an instance that ignores [`Slave::overlap_steps`], so that isolated instances
+//! [`OneByOne`]: an instance that ignores [`FmuInstance::overlap_steps`], so that isolated instances
 //! step one after the other as before the Jacobi scheme overlapped them: the baseline of the
 //! `--isolate` rows of `cosim bench`.
 
 use master::error::Result;
 use master::fmu::Call;
-use master::Slave;
+use master::FmuInstance;
 
 /// Forwards every call to `inner`; its steps never overlap.
-pub struct OneByOne(pub Box<dyn Slave>);
+pub struct OneByOne(pub Box<dyn FmuInstance>);
 
-impl Slave for OneByOne {
+impl FmuInstance for OneByOne {
     fn name(&self) -> &str {
         self.0.name()
     }

@@ -6,7 +6,7 @@
 
 use master::error::Result;
 use master::fmu::{Call, Op};
-use master::Slave;
+use master::FmuInstance;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -110,21 +110,21 @@ impl Log {
     }
 }
 
-/// A [`Slave`] that records every call into a shared [`Log`] and forwards it.
+/// A [`FmuInstance`] that records every call into a shared [`Log`] and forwards it.
 pub struct Recorder {
-    inner: Box<dyn Slave>,
+    inner: Box<dyn FmuInstance>,
     index: usize,
     log: Arc<Mutex<Log>>,
 }
 
 impl Recorder {
     /// Wraps instance `index`.
-    pub fn new(inner: Box<dyn Slave>, index: usize, log: Arc<Mutex<Log>>) -> Self {
+    pub fn new(inner: Box<dyn FmuInstance>, index: usize, log: Arc<Mutex<Log>>) -> Self {
         Self { inner, index, log }
     }
 }
 
-impl Slave for Recorder {
+impl FmuInstance for Recorder {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -145,9 +145,9 @@ impl Slave for Recorder {
     }
 }
 
-/// Replays `log` on fresh `slaves` (same instances, same order); returns the seconds from the
+/// Replays `log` on fresh `instances` (same instances, same order); returns the seconds from the
 /// mark to the end.
-pub fn replay(log: &Log, slaves: &mut [Box<dyn Slave>]) -> Result<f64> {
+pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
     let widest = log
         .calls
         .iter()
@@ -163,7 +163,7 @@ pub fn replay(log: &Log, slaves: &mut [Box<dyn Slave>]) -> Result<f64> {
         if k == log.mark {
             t0 = Instant::now();
         }
-        let Some(s) = slaves.get_mut(e.instance as usize) else { continue };
+        let Some(s) = instances.get_mut(e.instance as usize) else { continue };
         let vr = at(&log.vrs, e.vr);
         let n = e.vr.1 as usize;
         let call = match e.op {

@@ -4,13 +4,13 @@
 
 use super::probe::{Probe, Rows};
 use super::Outcome;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use model_description::{BaseType, Causality};
 
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.
 fn read_all(
     p: &Probe,
-    s: &mut crate::Fmu2Slave,
+    s: &mut crate::Fmu2Instance,
     pick: impl Fn(Causality) -> bool,
     when: &str,
 ) -> Result<usize, String> {

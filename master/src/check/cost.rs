@@ -4,7 +4,7 @@
 
 use super::probe::{rss, Probe};
 use super::Outcome;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use std::time::Instant;
 
 /// Time per step and memory over [`super::Plan::cycles`] instantiate/free cycles.

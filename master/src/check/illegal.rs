@@ -7,7 +7,7 @@
 use super::probe::Probe;
 use super::Outcome;
 use crate::fmu::ffi::{self, Instance};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use model_description::{BaseType, Causality};
 
 /// The verdict of one illegal call from its status: refused (PASS) or accepted (WARN).

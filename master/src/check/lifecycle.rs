@@ -4,7 +4,7 @@
 
 use super::probe::{Probe, Rows};
 use super::Outcome;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The FMU loads (the worker did: `fmi2GetTypesPlatform` = "default", `fmi2GetVersion` = "2.0"),

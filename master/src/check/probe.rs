@@ -3,7 +3,7 @@
 //! comparison of two runs, and the trace line written before each FMU call.
 
 use super::{Plan, PlanValue};
-use crate::fmu::{Fmu2, Fmu2Slave, Slave};
+use crate::fmu::{Fmu2, Fmu2Instance, FmuInstance};
 use model_description::{BaseType, Causality, CoSimulation, ScalarVariable};
 use std::fs::File;
 use std::io::Write;
@@ -101,13 +101,13 @@ impl Probe {
     }
 
     /// `fmi2Instantiate` as `name`.
-    pub fn instantiate(&self, name: &str) -> Result<Fmu2Slave, String> {
+    pub fn instantiate(&self, name: &str) -> Result<Fmu2Instance, String> {
         self.note(format_args!("fmi2Instantiate(\"{name}\")"));
         self.fmu.instantiate(name).map_err(|e| e.to_string())
     }
 
     /// `fmi2SetupExperiment`, the start values, `fmi2EnterInitializationMode`.
-    pub fn enter(&self, s: &mut Fmu2Slave) -> Result<(), String> {
+    pub fn enter(&self, s: &mut Fmu2Instance) -> Result<(), String> {
         let p = &self.plan;
         self.note(format_args!("fmi2SetupExperiment(start = {}, stop = {}) of {}", p.start, p.stop, s.name()));
         s.setup(p.start, Some(p.stop)).map_err(|e| e.to_string())?;
@@ -126,14 +126,14 @@ impl Probe {
     }
 
     /// [`Probe::enter`] and `fmi2ExitInitializationMode`.
-    pub fn init(&self, s: &mut Fmu2Slave) -> Result<(), String> {
+    pub fn init(&self, s: &mut Fmu2Instance) -> Result<(), String> {
         self.enter(s)?;
         self.note(format_args!("fmi2ExitInitializationMode of {}", s.name()));
         s.exit_initialization().map_err(|e| e.to_string())
     }
 
     /// Every output now, [`Probe::outputs`] order.
-    pub fn read(&self, s: &mut Fmu2Slave) -> Result<Vec<f64>, String> {
+    pub fn read(&self, s: &mut Fmu2Instance) -> Result<Vec<f64>, String> {
         let mut row = vec![0.0; self.real_vr.len()];
         if !self.real_vr.is_empty() {
             s.get_real(&self.real_vr, &mut row).map_err(|e| e.to_string())?;
@@ -152,14 +152,14 @@ impl Probe {
     }
 
     /// `fmi2DoStep` from communication point `k` over H.
-    pub fn step(&self, s: &mut Fmu2Slave, k: u64) -> Result<(), String> {
+    pub fn step(&self, s: &mut Fmu2Instance, k: u64) -> Result<(), String> {
         let t = self.time(k);
         self.note(format_args!("fmi2DoStep(t = {t}, h = {}) of {}", self.plan.step, s.name()));
         s.do_step(t, self.plan.step).map_err(|e| e.to_string())
     }
 
     /// Steps `from..to` on the grid, reading the outputs after each step.
-    pub fn run(&self, s: &mut Fmu2Slave, from: u64, to: u64) -> Result<Rows, String> {
+    pub fn run(&self, s: &mut Fmu2Instance, from: u64, to: u64) -> Result<Rows, String> {
         let mut rows = Vec::with_capacity((to - from) as usize);
         for k in from..to {
             self.step(s, k)?;

@@ -5,7 +5,7 @@
 use super::probe::{Probe, Rows};
 use super::Outcome;
 use crate::error::MasterError;
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 
 /// How one run ended.
 struct Ran {

@@ -3,7 +3,7 @@
 
 use super::probe::{Probe, Rows};
 use super::Outcome;
-use crate::fmu::{ffi, Slave};
+use crate::fmu::{ffi, FmuInstance};
 
 /// `fmi2GetFMUstate` at the middle of the short run, the rest of the run, `fmi2SetFMUstate`, the
 /// rest again: bit-identical (outputs right after the restore included); the state freed.

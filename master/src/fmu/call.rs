@@ -1,6 +1,6 @@
 //! [`Call`]: every FMU operation the master makes, as one value. The list below is the only list
-//! of FMU calls: [`super::Slave::execute`] is the one dispatch point every instance implements,
-//! the typed methods ([`super::Slave::set_real`], …) build a `Call`, the isolated protocol
+//! of FMU calls: [`super::FmuInstance::execute`] is the one dispatch point every instance implements,
+//! the typed methods ([`super::FmuInstance::set_real`], …) build a `Call`, the isolated protocol
 //! encodes and decodes a `Call` (its op codes are [`Op`]'s), and `cosim bench` records and
 //! replays `Call`s. [`Op`] (the operation without its arguments) is generated from the same list,
 //! so adding a call here makes the compiler point at every place that must handle it.
@@ -107,15 +107,15 @@ pub mod status_kind {
     pub const DO_STEP_STATUS: i32 = 0;
     /// `fmi2PendingStatus`.
     pub const PENDING_STATUS: i32 = 1;
-    /// `fmi2LastSuccessfulTime` (Real): the time the slave reached before it ended or discarded.
+    /// `fmi2LastSuccessfulTime` (Real): the time the instance reached before it ended or discarded.
     pub const LAST_SUCCESSFUL_TIME: i32 = 2;
-    /// `fmi2Terminated` (Boolean): the slave wants to end the simulation.
+    /// `fmi2Terminated` (Boolean): the instance wants to end the simulation.
     pub const TERMINATED: i32 = 3;
 }
 
 impl Call<'_> {
     /// The same call borrowed for a shorter time, so that `self` (its `out` slices) can be read
-    /// after [`super::Slave::execute`] consumed the reborrow.
+    /// after [`super::FmuInstance::execute`] consumed the reborrow.
     #[inline]
     pub fn reborrow(&mut self) -> Call<'_> {
         match self {

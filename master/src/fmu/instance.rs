@@ -1,9 +1,9 @@
-//! [`Fmu2`], a loaded FMI 2.0 Co-Simulation FMU, and [`Fmu2Slave`], one instance of it
-//! implementing [`Slave`].
+//! [`Fmu2`], a loaded FMI 2.0 Co-Simulation FMU, and [`Fmu2Instance`], one instance of it
+//! implementing [`FmuInstance`].
 
 use super::archive::Archive;
 use super::ffi;
-use super::{Call, Slave};
+use super::{Call, FmuInstance};
 use crate::error::{MasterError, Result};
 use model_description::{CoSimulation, ModelDescription, ScalarVariable};
 use std::collections::HashMap;
@@ -258,11 +258,11 @@ impl Fmu2 {
         })
     }
 
-    /// Instantiates the FMU as a Co-Simulation slave named `name`, with the description's GUID.
+    /// Instantiates the FMU as a Co-Simulation instance named `name`, with the description's GUID.
     /// Several instances of one FMU may live at once (unless it declares
     /// `canBeInstantiatedOnlyOncePerProcess`). `fmi2Instantiate` returning NULL gives
     /// [`MasterError::Fmu`] with the FMU's last log message (e.g. why it rejected the GUID).
-    pub fn instantiate(self: &Arc<Self>, name: &str) -> Result<Fmu2Slave> {
+    pub fn instantiate(self: &Arc<Self>, name: &str) -> Result<Fmu2Instance> {
         let cs = &self.cs;
         if cs.can_be_instantiated_only_once_per_process && self.live.load(Ordering::SeqCst) > 0 {
             return Err(fmu_error(
@@ -304,7 +304,7 @@ impl Fmu2 {
                 let _ = instance.set_debug_logging(true, &categories);
             }
         }
-        Ok(Fmu2Slave {
+        Ok(Fmu2Instance {
             instance,
             fmu: live,
             name: name.to_owned(),
@@ -383,7 +383,7 @@ impl Fmu2 {
 const _: () = {
     const fn send<T: Send>() {}
     const fn send_sync<T: Send + Sync>() {}
-    send::<Fmu2Slave>();
+    send::<Fmu2Instance>();
     send_sync::<Fmu2>();
 };
 
@@ -396,13 +396,13 @@ impl Drop for Live {
     }
 }
 
-/// One instance of an [`Fmu2`]. Implements [`Slave`]; `Send`, so it may move to a worker thread
+/// One instance of an [`Fmu2`]. Implements [`FmuInstance`]; `Send`, so it may move to a worker thread
 /// (one thread at a time: every call takes `&mut self`). Dropping it calls `fmi2FreeInstance`.
 ///
 /// Status handling: fmi2OK and fmi2Warning (printed with the FMU's message) succeed;
 /// fmi2Discard, fmi2Error, fmi2Fatal and fmi2Pending (asynchronous steps are not supported)
 /// give [`MasterError::Call`] with the function, the time, the status and the FMU's message.
-pub struct Fmu2Slave {
+pub struct Fmu2Instance {
     // Field order is drop order: fmi2FreeInstance runs before the FMU reference is released.
     instance: ffi::Instance,
     fmu: Live,
@@ -418,9 +418,9 @@ pub struct Fmu2Slave {
     timing: bool,
 }
 
-impl std::fmt::Debug for Fmu2Slave {
+impl std::fmt::Debug for Fmu2Instance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fmu2Slave")
+        f.debug_struct("Fmu2Instance")
             .field("name", &self.name)
             .field("fmu", &self.fmu.0.path)
             .field("time", &self.time)
@@ -428,7 +428,7 @@ impl std::fmt::Debug for Fmu2Slave {
     }
 }
 
-impl Fmu2Slave {
+impl Fmu2Instance {
     /// The FMU this is an instance of.
     pub fn fmu(&self) -> &Arc<Fmu2> {
         &self.fmu.0
@@ -451,7 +451,7 @@ impl Fmu2Slave {
         self.warnings + self.instance.warning_count()
     }
 
-    /// The raw instance, for calls the [`Slave`] API does not make (`cosim check`).
+    /// The raw instance, for calls the [`FmuInstance`] API does not make (`cosim check`).
     pub(crate) fn raw(&mut self) -> &mut ffi::Instance {
         &mut self.instance
     }
@@ -550,7 +550,7 @@ impl Fmu2Slave {
     }
 }
 
-impl Slave for Fmu2Slave {
+impl FmuInstance for Fmu2Instance {
     fn name(&self) -> &str {
         &self.name
     }

@@ -1,7 +1,7 @@
 //! [`MockInstance`]: an instance without an FMU, for testing a scheme, an observer or a front
 //! end on a system built in code ([`crate::Execution::with_instances`]). It logs every call.
 
-use super::{Call, Slave};
+use super::{Call, FmuInstance};
 use crate::error::{MasterError, Result};
 use model_description::{Causality, ModelDescription, ModelStructure, ScalarVariable, Unknown};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,7 +29,7 @@ impl MockInstance {
     }
 
     /// [`MockInstance::new`], boxed as the execution takes it.
-    pub fn boxed(name: &str, x0: f64, log: &CallLog) -> Box<dyn Slave> {
+    pub fn boxed(name: &str, x0: f64, log: &CallLog) -> Box<dyn FmuInstance> {
         Box::new(Self::new(name, x0, log))
     }
 
@@ -63,7 +63,7 @@ impl MockInstance {
     }
 }
 
-impl Slave for MockInstance {
+impl FmuInstance for MockInstance {
     fn name(&self) -> &str {
         &self.name
     }

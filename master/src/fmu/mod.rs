@@ -4,9 +4,9 @@
 //! - `archive`: unzips into a private temporary folder (removed on drop), refusing unsafe entries.
 //! - `ffi`: the only module that holds raw pointers: library, resolved `fmi2*` symbols, callbacks
 //!   (a C shim formats the FMU's variadic log messages).
-//! - `call`: [`Call`], the one list of FMU operations; [`Slave::execute`] dispatches it.
-//! - `instance`: [`Slave`] implemented by [`Fmu2Slave`].
-//! - `isolated`: [`Slave`] implemented by [`IsolatedSlave`], an instance in a worker process
+//! - `call`: [`Call`], the one list of FMU operations; [`FmuInstance::execute`] dispatches it.
+//! - `instance`: [`FmuInstance`] implemented by [`Fmu2Instance`].
+//! - `isolated`: [`FmuInstance`] implemented by [`IsolatedInstance`], an instance in a worker process
 //!   (`cosim run --isolate`).
 
 use crate::error::{MasterError, Result};
@@ -15,7 +15,7 @@ use crate::error::{MasterError, Result};
 /// strings and status handling stay inside the implementation. Every error names the instance,
 /// the function, the time and the FMU's last log message.
 ///
-/// An implementation provides [`Slave::execute`], the one dispatch point of every FMU call
+/// An implementation provides [`FmuInstance::execute`], the one dispatch point of every FMU call
 /// ([`Call`] lists them); the typed methods (`set_real`, `do_step`, …) build the [`Call`] and
 /// execute it.
 ///
@@ -24,7 +24,7 @@ use crate::error::{MasterError, Result};
 /// with iterative coupling `save_state` before and `restore_state` between repetitions)
 /// → `terminate`. Dropping frees the instance. After a step that returned `fmi2Discard`:
 /// `get_boolean_status`/`get_real_status` and the getters, then `terminate`.
-pub trait Slave: Send {
+pub trait FmuInstance: Send {
     /// Instance name.
     fn name(&self) -> &str;
     /// Executes one FMU call: the one dispatch point. A call the instance does not implement
@@ -47,11 +47,11 @@ pub trait Slave: Send {
     /// Lets `fmi2DoStep` return once the step is sent, before it is done, so that the caller can
     /// start the other instances' steps meanwhile (an instance in a worker process: the Jacobi
     /// scheme sends every isolated instance's step, then waits for all with
-    /// [`Slave::finish_step`]). Any later call waits for the step first; its error is reported
-    /// by [`Slave::finish_step`] or by that call. Default: no effect (a step is done when
+    /// [`FmuInstance::finish_step`]). Any later call waits for the step first; its error is reported
+    /// by [`FmuInstance::finish_step`] or by that call. Default: no effect (a step is done when
     /// `do_step` returns).
     fn overlap_steps(&mut self, _on: bool) {}
-    /// Waits for a step started with [`Slave::overlap_steps`] on; `Err` is that step's error.
+    /// Waits for a step started with [`FmuInstance::overlap_steps`] on; `Err` is that step's error.
     fn finish_step(&mut self) -> Result<()> {
         Ok(())
     }
@@ -132,7 +132,7 @@ pub trait Slave: Send {
         }
     }
     /// After `fmi2DoStep(t, h)` returned `fmi2Discard` (`discard`): [`MasterError::Terminated`]
-    /// when the instance says it terminated the simulation, else `discard` (see [`Slave::do_step`]).
+    /// when the instance says it terminated the simulation, else `discard` (see [`FmuInstance::do_step`]).
     #[cold]
     fn discarded(&mut self, discard: MasterError, t: f64, h: f64) -> MasterError {
         let mut terminated = false;
@@ -161,7 +161,7 @@ pub trait Slave: Send {
     fn terminate(&mut self) -> Result<()> {
         self.execute(Call::Terminate)
     }
-    /// Saves the instance's state (`fmi2GetFMUstate`) so that [`Slave::restore_state`] can
+    /// Saves the instance's state (`fmi2GetFMUstate`) so that [`FmuInstance::restore_state`] can
     /// repeat a step (iterative coupling).
     fn save_state(&mut self) -> Result<()> {
         self.execute(Call::SaveState)
@@ -187,8 +187,8 @@ pub use archive::Archive;
 pub use cache::FmuCache;
 pub use call::{Call, Op};
 pub use info::info;
-pub use instance::{Fmu2, Fmu2Slave};
-pub use isolated::IsolatedSlave;
+pub use instance::{Fmu2, Fmu2Instance};
+pub use isolated::IsolatedInstance;
 
 #[cfg(test)]
 mod tests {
@@ -202,7 +202,7 @@ mod tests {
         last: Option<f64>,
     }
 
-    impl Slave for Ends {
+    impl FmuInstance for Ends {
         fn name(&self) -> &str {
             "ends"
         }

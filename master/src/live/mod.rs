@@ -18,7 +18,7 @@ pub mod ws;
 use crate::bonds::BondState;
 use crate::coupling::Coupling;
 use crate::error::{MasterError, Result};
-use crate::fmu::Slave;
+use crate::fmu::FmuInstance;
 use crate::observer::{Observer, Summary};
 use crate::realtime::{Control, LiveStats};
 use crate::system::{System, VarRef};
@@ -209,7 +209,7 @@ impl LiveInputs {
     /// Takes the values set since the last communication point: an input with a time table
     /// has the table overridden (held, derivative 0) while set, and released back to it;
     /// one without gets the value set (and keeps the last one when released).
-    pub(crate) fn apply(&mut self, coupling: &mut Coupling, slaves: &mut [Box<dyn Slave>]) -> Result<()> {
+    pub(crate) fn apply(&mut self, coupling: &mut Coupling, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         for (slot, target) in self.hub.slots.iter().zip(&self.targets) {
             if !slot.dirty.swap(false, Ordering::Acquire) {
                 continue;
@@ -218,7 +218,7 @@ impl LiveInputs {
             let value = f64::from_bits(slot.bits.load(Ordering::Relaxed));
             match target.signal {
                 Some(k) => coupling.override_signal(k, set.then_some(value)),
-                None if set => slaves[target.var.instance].set_real(&[target.var.vr], &[value])?,
+                None if set => instances[target.var.instance].set_real(&[target.var.vr], &[value])?,
                 None => {}
             }
         }

@@ -175,12 +175,12 @@ pub enum StartValue {
 
 impl StartValue {
     /// Sets this value on variable `vr` of an instance (the matching `fmi2Set*`).
-    pub fn apply(&self, slave: &mut dyn crate::fmu::Slave, vr: u32) -> crate::Result<()> {
+    pub fn apply(&self, instance: &mut dyn crate::fmu::FmuInstance, vr: u32) -> crate::Result<()> {
         match self {
-            Self::Real(x) => slave.set_real(&[vr], &[*x]),
-            Self::Integer(x) => slave.set_integer(&[vr], &[*x]),
-            Self::Boolean(x) => slave.set_boolean(&[vr], &[*x]),
-            Self::String(x) => slave.set_string(&[vr], &[x.as_str()]),
+            Self::Real(x) => instance.set_real(&[vr], &[*x]),
+            Self::Integer(x) => instance.set_integer(&[vr], &[*x]),
+            Self::Boolean(x) => instance.set_boolean(&[vr], &[*x]),
+            Self::String(x) => instance.set_string(&[vr], &[x.as_str()]),
         }
     }
 }

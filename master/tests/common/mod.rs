@@ -1,4 +1,4 @@
-//! The oscillator's subsystems as in-process instances behind the master's `Slave` trait
+//! The oscillator's subsystems as in-process instances behind the master's `FmuInstance` trait
 //! ([`fmu_harness::in_process`]): the algorithms are tested on real physics without loading
 //! shared libraries.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -1,4 +1,4 @@
-//! The master side: [`IsolatedSlave`], one instance in a worker process.
+//! The master side: [`IsolatedInstance`], one instance in a worker process.
 
 use super::codec::{Dec, Enc, Reply, MAX_FRAME, TAG_CALL_ERROR, TAG_OK, TAG_OTHER_ERROR};
 use super::command::WorkerCommand;
@@ -7,7 +7,7 @@ use super::request::{decode_results, encode_request, prefetchable};
 use super::{DEFAULT_WORKER_TIMEOUT, WORKER_GRACE};
 use crate::error::{MasterError, Result};
 use crate::fmu::archive::Archive;
-use crate::fmu::{shm, Call, Op, Slave};
+use crate::fmu::{shm, Call, FmuInstance, Op};
 use model_description::ModelDescription;
 use std::io::BufReader;
 use std::path::Path;
@@ -18,11 +18,11 @@ use std::time::{Duration, Instant};
 /// A batch of deferred setters is sent once it holds this many bytes, whatever comes next.
 const BATCH_FLUSH: usize = 1 << 20;
 
-/// One instance running in a worker process. Implements [`Slave`]; errors name the instance as
-/// [`crate::fmu::Fmu2Slave`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
+/// One instance running in a worker process. Implements [`FmuInstance`]; errors name the instance as
+/// [`crate::fmu::Fmu2Instance`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
 /// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
 /// killing it if it does not exit within a second.
-pub struct IsolatedSlave {
+pub struct IsolatedInstance {
     name: String,
     child: Child,
     /// The FMU as extracted by the master (removed after the last worker using it ended: this
@@ -57,19 +57,19 @@ pub struct IsolatedSlave {
     /// The number of requests of the batch in flight before the speculative getters.
     sent_main: usize,
     request: Vec<u8>,
-    /// [`Slave::overlap_steps`]: `fmi2DoStep` returns once sent.
+    /// [`FmuInstance::overlap_steps`]: `fmi2DoStep` returns once sent.
     overlap: bool,
     /// A step sent and not waited for yet: (the send's outcome, when it was sent, t, h).
     in_flight: Option<InFlight>,
 }
 
-/// A step sent by [`IsolatedSlave`] with overlap on: (sequence number or why sending failed,
+/// A step sent by [`IsolatedInstance`] with overlap on: (sequence number or why sending failed,
 /// when it was sent, t, h).
 type InFlight = (std::result::Result<u32, String>, Instant, f64, f64);
 
-impl std::fmt::Debug for IsolatedSlave {
+impl std::fmt::Debug for IsolatedInstance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IsolatedSlave")
+        f.debug_struct("IsolatedInstance")
             .field("name", &self.name)
             .field("pid", &self.child.id())
             .field("time", &self.time)
@@ -101,15 +101,15 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
-impl IsolatedSlave {
+impl IsolatedInstance {
     /// Starts `exe worker -- FMU NAME` (see [`super::worker_exe`]), which loads the FMU at `fmu` and
-    /// instantiates it as `name`. Returns the slave and the FMU's model description. Load and
+    /// instantiates it as `name`. Returns the instance and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
     pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
         Self::spawn_shared(&WorkerCommand::exe(exe), &Arc::new(Archive::extract(fmu)?), name)
     }
 
-    /// [`IsolatedSlave::spawn`] on an FMU the master extracted already: every instance of one
+    /// [`IsolatedInstance::spawn`] on an FMU the master extracted already: every instance of one
     /// FMU shares one extraction (`cosim worker --extracted DIR -- FMU NAME`).
     pub fn spawn_shared(
         worker: &WorkerCommand,
@@ -153,7 +153,7 @@ impl IsolatedSlave {
             archive.host().untrack_group(child.id());
             return Err(fmu_err("the worker process has no pipes".into()));
         };
-        let mut slave = Self {
+        let mut instance = Self {
             name: name.to_owned(),
             child,
             archive: Arc::clone(archive),
@@ -179,18 +179,18 @@ impl IsolatedSlave {
             overlap: false,
             in_flight: None,
         };
-        match slave.wait_readable() {
+        match instance.wait_readable() {
             Wait::Ready => {}
             Wait::Dead(how) => return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU"))),
             Wait::Interrupted => return Err(MasterError::Interrupted { time: 0.0 }),
             Wait::Garbled(e) => return Err(fmu_err(format!("instance \"{name}\": {e} while loading the FMU"))),
         }
-        let got = read_frame(&mut slave.responses, &mut slave.inb);
+        let got = read_frame(&mut instance.responses, &mut instance.inb);
         if !matches!(got, Ok(true)) {
-            let how = slave.reap();
+            let how = instance.reap();
             return Err(fmu_err(format!("instance \"{name}\": {how} while loading the FMU")));
         }
-        let mut d = Dec(&slave.inb);
+        let mut d = Dec(&instance.inb);
         let parsed = match d.u8() {
             Ok(TAG_OK) => Ok(Ok(())),
             Ok(TAG_OTHER_ERROR) => d.str().map(Err),
@@ -206,8 +206,8 @@ impl IsolatedSlave {
             }
             Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
         }
-        slave.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
-        Ok((slave, md))
+        instance.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
+        Ok((instance, md))
     }
 
     /// Waits until the worker's handshake can be read, watching the worker process and the
@@ -427,7 +427,7 @@ impl IsolatedSlave {
         let Some((sent, t0, t, h)) = self.in_flight.take() else { return Ok(()) };
         match self.receive(sent, t0) {
             Ok(_) => {}
-            // The termination protocol of `Slave::do_step`, for a step that returned early.
+            // The termination protocol of `FmuInstance::do_step`, for a step that returned early.
             Err(e) if e.is_discard() => return Err(self.discarded(e, t, h)),
             Err(e) => return Err(e),
         }
@@ -483,7 +483,7 @@ impl IsolatedSlave {
     }
 }
 
-impl Drop for IsolatedSlave {
+impl Drop for IsolatedInstance {
     fn drop(&mut self) {
         // Closing the channel ends the worker's loop: it frees the instance and exits.
         self.channel.close();
@@ -518,7 +518,7 @@ enum Wait {
     Garbled(String),
 }
 
-impl Slave for IsolatedSlave {
+impl FmuInstance for IsolatedInstance {
     fn name(&self) -> &str {
         &self.name
     }

@@ -1,4 +1,4 @@
-//! Instances out of process (`cosim run --isolate`): [`IsolatedSlave`] implements [`Slave`](crate::fmu::Slave) by
+//! Instances out of process (`cosim run --isolate`): [`IsolatedInstance`] implements [`FmuInstance`](crate::fmu::FmuInstance) by
 //! forwarding every call to a worker process (`cosim worker -- FMU INSTANCE`, see [`serve`]) that
 //! loads the FMU and owns the one instance. A vendor FMU that crashes (abort, segfault, stack
 //! overflow…) then kills its worker, not the master: the call in flight fails with
@@ -57,7 +57,7 @@
 //! # Files
 //! One job each: `codec.rs` (the byte codec), `request.rs` (a [`Call`](crate::fmu::Call) on the wire),
 //! `frame.rs` (framing), `command.rs` (how a worker is started), `client.rs` (the master side,
-//! [`IsolatedSlave`]), `worker.rs` (the worker side, [`serve`]), `tests.rs`.
+//! [`IsolatedInstance`]), `worker.rs` (the worker side, [`serve`]), `tests.rs`.
 
 mod client;
 mod codec;
@@ -69,7 +69,7 @@ mod tests;
 mod worker;
 
 pub(crate) use client::describe_exit;
-pub use client::IsolatedSlave;
+pub use client::IsolatedInstance;
 pub use command::{set_worker_command, worker_command, worker_exe, WorkerCommand};
 pub(crate) use worker::die_with_the_master;
 pub use worker::{serve, serve_args};

@@ -5,7 +5,7 @@ use super::request::*;
 use super::worker::*;
 use super::*;
 use crate::error::{MasterError, Result};
-use crate::fmu::{Call, Op, Slave};
+use crate::fmu::{Call, FmuInstance, Op};
 use std::process::ExitStatus;
 
 #[test]
@@ -41,7 +41,7 @@ struct Echo {
     saved: bool,
 }
 
-impl Slave for Echo {
+impl FmuInstance for Echo {
     fn name(&self) -> &str {
         "echo"
     }
@@ -73,14 +73,14 @@ impl Slave for Echo {
     }
 }
 
-/// `call` as the client sends it, decoded and executed by the worker on `slave`, the response
+/// `call` as the client sends it, decoded and executed by the worker on `instance`, the response
 /// decoded back into `call`: the path of every isolated call without the pipes.
-fn over_the_wire(slave: &mut Echo, mut call: Call<'_>) -> std::result::Result<(), String> {
+fn over_the_wire(instance: &mut Echo, mut call: Call<'_>) -> std::result::Result<(), String> {
     let (mut req, mut resp, mut b) = (Vec::new(), Vec::new(), Buffers::default());
     encode_request(&call, &mut Enc(&mut req));
     let sent = format!("{call:?}");
-    execute(slave, &req, &mut b, &mut resp)?;
-    assert_eq!(slave.seen.last().unwrap(), &sent, "the worker executes the call sent");
+    execute(instance, &req, &mut b, &mut resp)?;
+    assert_eq!(instance.seen.last().unwrap(), &sent, "the worker executes the call sent");
     let mut d = Dec(&resp);
     match d.u8()? {
         TAG_OK => {
@@ -95,7 +95,7 @@ fn over_the_wire(slave: &mut Echo, mut call: Call<'_>) -> std::result::Result<()
 
 #[test]
 fn every_call_round_trips_through_the_isolated_encoding() {
-    let mut slave = Echo::default();
+    let mut instance = Echo::default();
     let vr = [3, 1, 4];
     let (mut reals, mut ints, mut bools, mut strings) = ([0.0; 3], [0; 3], [false; 3], Vec::new());
     let calls = [
@@ -115,16 +115,16 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     ];
     let mut ops: Vec<Op> = calls.iter().map(Call::op).collect();
     for call in calls {
-        over_the_wire(&mut slave, call).unwrap();
+        over_the_wire(&mut instance, call).unwrap();
     }
     // Getters: the worker's values arrive in the caller's slices.
-    over_the_wire(&mut slave, Call::GetReal { vr: &vr, out: &mut reals }).unwrap();
-    over_the_wire(&mut slave, Call::GetInteger { vr: &vr, out: &mut ints }).unwrap();
-    over_the_wire(&mut slave, Call::GetBoolean { vr: &vr, out: &mut bools }).unwrap();
-    over_the_wire(&mut slave, Call::GetString { vr: &vr, out: &mut strings }).unwrap();
+    over_the_wire(&mut instance, Call::GetReal { vr: &vr, out: &mut reals }).unwrap();
+    over_the_wire(&mut instance, Call::GetInteger { vr: &vr, out: &mut ints }).unwrap();
+    over_the_wire(&mut instance, Call::GetBoolean { vr: &vr, out: &mut bools }).unwrap();
+    over_the_wire(&mut instance, Call::GetString { vr: &vr, out: &mut strings }).unwrap();
     let (mut flag, mut real) = (false, 0.0);
-    over_the_wire(&mut slave, Call::GetBooleanStatus { kind: 3, out: &mut flag }).unwrap();
-    over_the_wire(&mut slave, Call::GetRealStatus { kind: 2, out: &mut real }).unwrap();
+    over_the_wire(&mut instance, Call::GetBooleanStatus { kind: 3, out: &mut flag }).unwrap();
+    over_the_wire(&mut instance, Call::GetRealStatus { kind: 2, out: &mut real }).unwrap();
     assert!(flag);
     assert_eq!(real, 2.25);
     ops.extend([Op::GetReal, Op::GetInteger, Op::GetBoolean, Op::GetString, Op::GetBooleanStatus, Op::GetRealStatus]);
@@ -133,7 +133,7 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     for op in Op::ALL {
         assert!(ops.contains(op), "{op:?} is tested");
     }
-    assert!(slave.seen[1].contains("stop: None") && slave.seen[0].contains("stop: Some(2.0)"));
+    assert!(instance.seen[1].contains("stop: None") && instance.seen[0].contains("stop: Some(2.0)"));
     // An FMU error of a state call comes back as the same MasterError::Call fields.
     let mut fresh = Echo::default();
     let e = over_the_wire(&mut fresh, Call::RestoreState).unwrap_err();
@@ -141,7 +141,7 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     // A getter whose slice and references differ in length still reaches the instance (which
     // reports the mismatch); the client takes exactly as many values as it asked for.
     let mut two = [0.0; 2];
-    over_the_wire(&mut slave, Call::GetReal { vr: &vr, out: &mut two }).unwrap();
+    over_the_wire(&mut instance, Call::GetReal { vr: &vr, out: &mut two }).unwrap();
     assert_eq!(two, [1.5, 0.5]);
 }
 
@@ -160,7 +160,7 @@ fn a_batch_stops_at_the_first_failing_call() {
         out
     }
     let (mut b, mut out) = (Buffers::default(), Vec::new());
-    let mut slave = Echo::default();
+    let mut instance = Echo::default();
     let mut seen = Vec::new();
     let mut reals = [0.0; 2];
     let ok = batch(&[
@@ -168,7 +168,7 @@ fn a_batch_stops_at_the_first_failing_call() {
         Call::DoStep { t: 0.0, h: 0.1 },
         Call::GetReal { vr: &[4, 6], out: &mut reals },
     ]);
-    execute_batch(&mut slave, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
+    execute_batch(&mut instance, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
     assert_eq!(seen, [0, 1, 2]);
     let mut d = Dec(&out);
     assert_eq!((d.u32(), d.u8()), (Ok(2), Ok(TAG_OK)));
@@ -215,9 +215,9 @@ fn speculative_getters_follow_a_successful_batch() {
         out
     };
     let (mut b, mut out, mut seen) = (Buffers::default(), Vec::new(), Vec::new());
-    let mut slave = Echo::default();
+    let mut instance = Echo::default();
     let ok = batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::DoStep { t: 0.0, h: 0.1 }]);
-    execute_batch(&mut slave, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
+    execute_batch(&mut instance, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
     assert_eq!(seen, [0, 1, 2, 3], "the speculative getters are numbered after the calls");
     assert_eq!(&out[..5], &[1, 0, 0, 0, TAG_OK], "the step's response comes first");
     let mut at = 5;
@@ -252,19 +252,21 @@ fn speculative_getters_follow_a_successful_batch() {
 
 #[test]
 fn garbled_requests_are_protocol_errors() {
-    let (mut b, mut out, mut slave) = (Buffers::default(), Vec::new(), Echo::default());
-    assert!(execute(&mut slave, &[0], &mut b, &mut out).unwrap_err().contains("unknown request 0"));
-    assert!(execute(&mut slave, &[Op::ALL.len() as u8 + 1], &mut b, &mut out).is_err());
+    let (mut b, mut out, mut instance) = (Buffers::default(), Vec::new(), Echo::default());
+    assert!(execute(&mut instance, &[0], &mut b, &mut out).unwrap_err().contains("unknown request 0"));
+    assert!(execute(&mut instance, &[Op::ALL.len() as u8 + 1], &mut b, &mut out).is_err());
     let mut req = Vec::new();
     encode_request(&Call::DoStep { t: 0.0, h: 1.0 }, &mut Enc(&mut req));
     req.push(0);
-    assert!(execute(&mut slave, &req, &mut b, &mut out).unwrap_err().contains("1 bytes left after request fmi2DoStep"));
+    assert!(execute(&mut instance, &req, &mut b, &mut out)
+        .unwrap_err()
+        .contains("1 bytes left after request fmi2DoStep"));
     req.truncate(req.len() - 2);
-    assert!(execute(&mut slave, &req, &mut b, &mut out).unwrap_err().contains("truncated"));
+    assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("truncated"));
     let mut req = Vec::new();
     Enc(&mut req).u8(Op::GetReal as u8).u32s(&[1]).u32(u32::MAX);
-    assert!(execute(&mut slave, &req, &mut b, &mut out).unwrap_err().contains("values requested"));
-    assert!(slave.seen.is_empty(), "nothing garbled was executed");
+    assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("values requested"));
+    assert!(instance.seen.is_empty(), "nothing garbled was executed");
 }
 
 #[test]

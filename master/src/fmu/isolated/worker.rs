@@ -5,12 +5,12 @@ use super::codec::{Dec, DecResult, Enc, TAG_CALL_ERROR, TAG_OK, TAG_OTHER_ERROR}
 use super::frame::{framed, write_frame};
 use super::request::{decode_request, encode_results, prefetchable, Buffers};
 use crate::error::MasterError;
-use crate::fmu::{ffi, shm, Fmu2, Op, Slave};
+use crate::fmu::{ffi, shm, Fmu2, FmuInstance, Op};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-/// `worker --extracted DIR --shm-fd N -- FMU NAME` (what [`super::IsolatedSlave::spawn_shared`]
+/// `worker --extracted DIR --shm-fd N -- FMU NAME` (what [`super::IsolatedInstance::spawn_shared`]
 /// passes) for a front end without `cosim`'s command line: parses and [`serve`]s.
 pub fn serve_args(args: &[String]) -> std::io::Result<()> {
     let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("worker arguments: {m}"));
@@ -50,7 +50,7 @@ pub(crate) fn die_with_the_master() {
     }
 }
 
-/// Encodes a slave error as a response (after the response's first `start` bytes).
+/// Encodes an instance error as a response (after the response's first `start` bytes).
 pub(super) fn encode_error(out: &mut Vec<u8>, start: usize, e: &MasterError) {
     out.truncate(start);
     match e {
@@ -63,14 +63,19 @@ pub(super) fn encode_error(out: &mut Vec<u8>, start: usize, e: &MasterError) {
     }
 }
 
-/// Executes one request on `slave` (the worker's in-process instance); its response is appended
+/// Executes one request on `instance` (the worker's in-process instance); its response is appended
 /// to `out`. `Ok(false)` when the call failed (the response is the error); `Err` is a protocol
 /// error.
-pub(super) fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &mut Vec<u8>) -> DecResult<bool> {
+pub(super) fn execute(
+    instance: &mut dyn FmuInstance,
+    req: &[u8],
+    b: &mut Buffers,
+    out: &mut Vec<u8>,
+) -> DecResult<bool> {
     let start = out.len();
     out.push(TAG_OK);
     let result = decode_request(req, b, |mut call| {
-        let r = slave.execute(call.reborrow());
+        let r = instance.execute(call.reborrow());
         if r.is_ok() {
             encode_results(&call, &mut Enc(out));
         }
@@ -89,7 +94,7 @@ pub(super) fn execute(slave: &mut dyn Slave, req: &[u8], b: &mut Buffers, out: &
 /// `out` is the index of the last request executed, then its response. `progress` is told the
 /// index of each request before it runs.
 pub(super) fn execute_batch(
-    slave: &mut dyn Slave,
+    instance: &mut dyn FmuInstance,
     batch: &[u8],
     b: &mut Buffers,
     out: &mut Vec<u8>,
@@ -103,13 +108,13 @@ pub(super) fn execute_batch(
             if index == 0 {
                 return Err("a batch without a call".into());
             }
-            return speculate(slave, d, index, b, out, progress);
+            return speculate(instance, d, index, b, out, progress);
         }
         let req = d.take(n)?;
         progress(index);
         out.clear();
         out.extend_from_slice(&index.to_le_bytes());
-        if !execute(slave, req, b, out)? || d.0.is_empty() {
+        if !execute(instance, req, b, out)? || d.0.is_empty() {
             return Ok(());
         }
         index += 1;
@@ -119,7 +124,7 @@ pub(super) fn execute_batch(
 /// The speculative getters after a batch's calls all succeeded (module docs): each one's
 /// response is appended to `out` as `[u32 length][response]`, until one fails.
 pub(super) fn speculate(
-    slave: &mut dyn Slave,
+    instance: &mut dyn FmuInstance,
     mut d: Dec<'_>,
     mut index: u32,
     b: &mut Buffers,
@@ -134,7 +139,7 @@ pub(super) fn speculate(
         }
         progress(index);
         index += 1;
-        if !framed(out, |out| execute(slave, req, b, out))? {
+        if !framed(out, |out| execute(instance, req, b, out))? {
             break;
         }
     }
@@ -156,11 +161,11 @@ pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str, shm_fd: i32) -> s
         None => Fmu2::load(fmu),
     };
     let loaded = fmu2.and_then(|f| f.instantiate(name));
-    let mut slave = match loaded {
-        Ok(slave) => {
+    let mut instance = match loaded {
+        Ok(instance) => {
             Enc(&mut out).u8(TAG_OK);
             write_frame(&mut output, &out)?;
-            slave
+            instance
         }
         Err(e) => {
             let message = match e {
@@ -185,7 +190,7 @@ pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str, shm_fd: i32) -> s
     };
     while let Some(seq) = channel.wait_request(last, &mut req, master_alive)? {
         last = seq;
-        execute_batch(&mut slave, &req, &mut buffers, &mut out, |i| channel.set_progress(i))
+        execute_batch(&mut instance, &req, &mut buffers, &mut out, |i| channel.set_progress(i))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         channel.send_response(seq, &out)?;
     }
