@@ -113,6 +113,7 @@ pub(crate) unsafe fn with(c: fmi2Component, function: &str, f: impl FnOnce(&mut 
 }
 
 /// As [`with`], with the whole slot (FMI 3.0 needs its extra data).
+#[inline(always)] // the hot getters, setters and fmi3DoStep: no call layer between the entry point and the component
 pub(crate) unsafe fn with_slot(c: fmi2Component, function: &str, f: impl FnOnce(&mut Slot) -> Status) -> Status {
     // SAFETY: a non-null `c` was returned by our fmi2Instantiate and not yet freed (FMI 2.0
     // contract); the magic check rejects most other pointers handed in by mistake.

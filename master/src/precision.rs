@@ -192,6 +192,7 @@ fn to_toml(v: &Value) -> toml::Value {
         Value::Integer(i) => toml::Value::Integer(*i),
         Value::Boolean(b) => toml::Value::Boolean(*b),
         Value::String(s) | Value::Other(s) => toml::Value::String(s.clone()),
+        Value::Array(items) => toml::Value::Array(items.iter().map(to_toml).collect()),
     }
 }
 

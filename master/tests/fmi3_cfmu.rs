@@ -36,6 +36,7 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     <Float64 name="arr" valueReference="12" causality="output"><Dimension start="3"/></Float64>
     <Float64 name="ain" valueReference="13" causality="input" start="0.5 1.5"><Dimension start="2"/></Float64>
     <Boolean name="flags" valueReference="14" causality="output" variability="discrete"><Dimension start="2"/></Boolean>
+    <Float64 name="aout" valueReference="15" causality="output"><Dimension start="2"/></Float64>
   </ModelVariables>
   <ModelStructure>
     <Output valueReference="2"/>
@@ -45,6 +46,7 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     <Output valueReference="9"/>
     <Output valueReference="12"/>
     <Output valueReference="14"/>
+    <Output valueReference="15"/>
   </ModelStructure>
 </fmiModelDescription>
 "#;
@@ -100,7 +102,9 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
             "ain[1]",
             "ain[2]",
             "flags[1]",
-            "flags[2]"
+            "flags[2]",
+            "aout[1]",
+            "aout[2]"
         ]
     );
     let vr = |n: &str| md.variable(n).unwrap().value_reference;
@@ -238,4 +242,78 @@ fn cosim_info_lists_the_binary_variable_it_cannot_address() {
     assert_eq!(section.lines().next().unwrap(), format!("  Binary variable \"blob\" (line {line})"));
     // The addressable ones are in the variable table, the Binary one is not.
     assert!(text.contains(" arr[3] ") && !text.contains(" blob "), "{text}");
+}
+
+/// A system file of two cfmu3 instances with `extra` appended.
+fn two_instances(dir: &Path, extra: &str) -> PathBuf {
+    let fmu = build(dir, "cfmu3", &[]);
+    let sys = dir.join("system.toml");
+    let text = format!(
+        "[simulation]\nstop = 1.0\nstep = 0.1\n\n[instances.a]\nfmu = \"{f}\"\nstart = {{ ain = [2.0, 3.0] }}\n\n\
+         [instances.b]\nfmu = \"{f}\"\n\n{extra}",
+        f = fmu.display()
+    );
+    std::fs::write(&sys, text).unwrap();
+    sys
+}
+
+#[test]
+fn a_whole_array_start_value_and_connection_address_every_element() {
+    let dir = tmp("cfmu3-whole-array");
+    let sys = two_instances(
+        &dir,
+        "[[connections]]\nfrom = \"a.aout\"\nto = \"b.ain\"\n\n[outputs]\nvariables = [\"a.x\", \"a.aout[1]\", \"a.aout[2]\", \"b.ain[1]\", \"b.ain[2]\", \"b.aout[2]\"]\n",
+    );
+    let out = dir.join("out");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let last: Vec<f64> = lines.last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    let col = |name: &str| {
+        last[header.iter().position(|h| h.trim_matches('"') == name).unwrap_or_else(|| panic!("{name}: {header:?}"))]
+    };
+    // a.ain = [2, 3] from the TOML array: aout = 10 ain, x' = u + ain[1] - 0.5 = 1.5 (explicit Euler, exact for a constant rate).
+    assert_eq!((col("a.aout[1]"), col("a.aout[2]")), (20.0, 30.0));
+    assert!((col("a.x") - 1.5).abs() < 1e-12, "{}", col("a.x"));
+    // The connection a.aout → b.ain, element by element.
+    assert_eq!((col("b.ain[1]"), col("b.ain[2]")), (20.0, 30.0));
+    assert_eq!(col("b.aout[2]"), 300.0);
+}
+
+#[test]
+fn whole_arrays_of_other_shapes_or_counts_are_refused_naming_both() {
+    let dir = tmp("cfmu3-array-shapes");
+    let check = |extra: &str, a_start: Option<&str>, expected: &[&str]| {
+        let sys = two_instances(&dir, extra);
+        if let Some(s) = a_start {
+            let t = std::fs::read_to_string(&sys).unwrap().replace("start = { ain = [2.0, 3.0] }", s);
+            std::fs::write(&sys, t).unwrap();
+        }
+        let o = cosim(&["run", sys.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{stderr}");
+        for e in expected {
+            assert!(stderr.contains(e), "expected {e:?} in: {stderr}");
+        }
+    };
+    check(
+        "[[connections]]\nfrom = \"a.arr\"\nto = \"b.ain\"\n",
+        None,
+        &["connections[0]", "a.arr has shape [3] but b.ain has shape [2]"],
+    );
+    check(
+        "[[connections]]\nfrom = \"a.arr\"\nto = \"b.u\"\n",
+        None,
+        &["connections[0].from", "a.arr is an array of shape [3] but b.u is not", "arr[1]"],
+    );
+    check(
+        "",
+        Some("start = { ain = [1.0] }"),
+        &["instances.a.start.ain", "ain has shape [2] (2 elements) but 1 start values were given"],
+    );
+    check("", Some("start = { ain = 1.0 }"), &["ain is an array of shape [2]: give a TOML array of 2 values"]);
+    check("", Some("start = { u = [1.0, 2.0] }"), &["u is a scalar: a TOML array [1.0, 2.0]"]);
 }

@@ -203,33 +203,61 @@ unsafe fn typed<T, V>(
     f: impl FnOnce(&mut dyn Component, &Extra, &[u32], V) -> Status,
     view: impl FnOnce(*mut T, usize) -> Option<V>,
 ) -> Status {
-    // SAFETY: see `with_slot`.
+    // SAFETY: see `with_slot`; the rest forwarded.
+    unsafe { with_slot(c, function, |slot| typed_in(slot, function, vr, n, values, n_values, want, time_ok, f, view)) }
+}
+
+/// [`typed`] on the slot of the instance.
+#[allow(clippy::too_many_arguments)] // as `typed`
+unsafe fn typed_in<T, V>(
+    slot: &mut Slot,
+    function: &str,
+    vr: *const u32,
+    n: usize,
+    values: *mut T,
+    n_values: usize,
+    want: &[Type3],
+    time_ok: bool,
+    f: impl FnOnce(&mut dyn Component, &Extra, &[u32], V) -> Status,
+    view: impl FnOnce(*mut T, usize) -> Option<V>,
+) -> Status {
+    let (comp, x) = match extra(slot, function) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    // SAFETY: the importer passes arrays of n and n_values elements (FMI 3.0).
+    let (Some(vr), Some(v)) = (unsafe { slice(vr, n) }, view(values, n_values)) else {
+        return comp.fail(function, "valueReferences or values is NULL");
+    };
+    if let Err(s) = check(comp, x, function, vr, n_values, want, time_ok) {
+        return s;
+    }
+    f(comp, x, vr, v)
+}
+
+/// `fmi3GetFloat64` (also the independent variable `time`). The common call (Float64
+/// variables of the model, one value each) goes straight to the component, as `fmi2GetReal`
+/// does; anything else takes [`get_float64_checked`].
+pub unsafe fn get_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *mut f64, nv: usize) -> Status {
+    const F: &str = "fmi3GetFloat64";
+    // SAFETY: see `with_slot`; the importer passes n references and nv writable values (FMI 3.0).
     unsafe {
-        with_slot(c, function, |slot| {
-            let (comp, x) = match extra(slot, function) {
-                Ok(p) => p,
-                Err(s) => return s,
-            };
-            // SAFETY: the importer passes arrays of n and n_values elements (FMI 3.0).
-            let (Some(vr), Some(v)) = (slice(vr, n), view(values, n_values)) else {
-                return comp.fail(function, "valueReferences or values is NULL");
-            };
-            if let Err(s) = check(comp, x, function, vr, n_values, want, time_ok) {
-                return s;
-            }
-            f(comp, x, vr, v)
+        with_slot(c, F, |slot| match (&slot.v3, slice(vr, n), slice_mut(v, nv)) {
+            (Some(x), Some(vr), Some(out)) if x.plain_float64(vr, nv) => slot.inner.get_real(vr, out),
+            _ => get_float64_checked(slot, vr, n, v, nv),
         })
     }
 }
 
-/// `fmi3GetFloat64` (also the independent variable `time`).
-pub unsafe fn get_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *mut f64, nv: usize) -> Status {
-    const F: &str = "fmi3GetFloat64";
+/// `fmi3GetFloat64` with `time`, or an error naming what is wrong with the call.
+#[cold]
+#[inline(never)]
+unsafe fn get_float64_checked(slot: &mut Slot, vr: *const u32, n: usize, v: *mut f64, nv: usize) -> Status {
     // SAFETY: forwarded; `v` has nv writable elements.
     unsafe {
-        typed(
-            c,
-            F,
+        typed_in(
+            slot,
+            "fmi3GetFloat64",
             vr,
             n,
             v,
@@ -237,9 +265,6 @@ pub unsafe fn get_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *mut f64
             &[Type3::Float64],
             true,
             |comp, x, vr, out: &mut [f64]| {
-                if !vr.contains(&x.time_vr) {
-                    return comp.get_real(vr, out);
-                }
                 let mut status = Status::Ok;
                 for (r, o) in vr.iter().zip(out.iter_mut()) {
                     let s = if *r == x.time_vr {
@@ -354,12 +379,26 @@ pub unsafe fn get_string(c: fmi3Instance, vr: *const u32, n: usize, v: *mut fmi3
     }
 }
 
-/// `fmi3SetFloat64`.
+/// `fmi3SetFloat64`: as [`get_float64`], the common call straight to the component.
 pub unsafe fn set_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *const f64, nv: usize) -> Status {
+    const F: &str = "fmi3SetFloat64";
+    // SAFETY: see `with_slot`; the importer passes n references and nv values (FMI 3.0).
+    unsafe {
+        with_slot(c, F, |slot| match (&slot.v3, slice(vr, n), slice(v, nv)) {
+            (Some(x), Some(vr), Some(vals)) if x.plain_float64(vr, nv) => slot.inner.set_real(vr, vals),
+            _ => set_float64_checked(slot, vr, n, v, nv),
+        })
+    }
+}
+
+/// `fmi3SetFloat64` that [`set_float64`] did not pass on: an error naming what is wrong.
+#[cold]
+#[inline(never)]
+unsafe fn set_float64_checked(slot: &mut Slot, vr: *const u32, n: usize, v: *const f64, nv: usize) -> Status {
     // SAFETY: forwarded; `v` has nv readable elements.
     unsafe {
-        typed(
-            c,
+        typed_in(
+            slot,
             "fmi3SetFloat64",
             vr,
             n,
@@ -541,44 +580,69 @@ pub unsafe fn do_step(
     early_return: *mut bool,
     last_successful_time: *mut f64,
 ) -> Status {
-    const F: &str = "fmi3DoStep";
     // SAFETY: see `with_slot`; the output pointers are writable (FMI 3.0).
     unsafe {
-        with_slot(c, F, |slot| {
-            let (comp, x) = match extra(slot, F) {
-                Ok(p) => p,
-                Err(s) => return s,
-            };
-            let (Some(ev), Some(term), Some(early), Some(last)) = (
+        with_slot(c, DO_STEP, |slot| {
+            let (Some(x), Some(ev), Some(term), Some(early), Some(last)) = (
+                &slot.v3,
                 event_handling_needed.as_mut(),
                 terminate_simulation.as_mut(),
                 early_return.as_mut(),
                 last_successful_time.as_mut(),
             ) else {
-                return comp.fail(F, "an output argument (eventHandlingNeeded, terminateSimulation, earlyReturn, lastSuccessfulTime) is NULL");
+                return do_step_refused(slot);
             };
             *ev = false;
             *term = false;
             *early = false;
-            let status = comp.do_step(t, h, no_set_prior);
+            let status = slot.inner.do_step(t, h, no_set_prior);
             match status {
                 Status::Ok | Status::Warning => {
-                    *last = comp.time();
+                    *last = slot.inner.time();
                     status
                 }
-                Status::Discard => {
-                    let at = comp.get_real_status(FMI2_LAST_SUCCESSFUL_TIME).unwrap_or(t);
-                    *last = at;
-                    if comp.get_boolean_status(FMI2_TERMINATED) == Ok(true) {
-                        *term = true;
-                        *early = x.early_return_allowed && at < t + h;
-                        Status::Ok
-                    } else {
-                        Status::Discard
-                    }
-                }
+                Status::Discard => discarded(&mut *slot.inner, x, t, h, term, early, last),
                 other => other,
             }
         })
+    }
+}
+
+const DO_STEP: &str = "fmi3DoStep";
+
+/// Why [`do_step`] did not step: a 2.0 instance, or a NULL output argument.
+#[cold]
+#[inline(never)]
+fn do_step_refused(slot: &mut Slot) -> Status {
+    match extra(slot, DO_STEP) {
+        Err(s) => s,
+        Ok((comp, _)) => comp.fail(
+            DO_STEP,
+            "an output argument (eventHandlingNeeded, terminateSimulation, earlyReturn, lastSuccessfulTime) is NULL",
+        ),
+    }
+}
+
+/// The outputs of a discarded step: `lastSuccessfulTime`, and a model that ended the
+/// simulation turned into `fmi3OK` with `terminateSimulation` (and `earlyReturn` if allowed).
+#[cold]
+#[inline(never)]
+fn discarded(
+    comp: &mut dyn Component,
+    x: &Extra,
+    t: f64,
+    h: f64,
+    term: &mut bool,
+    early: &mut bool,
+    last: &mut f64,
+) -> Status {
+    let at = comp.get_real_status(FMI2_LAST_SUCCESSFUL_TIME).unwrap_or(t);
+    *last = at;
+    if comp.get_boolean_status(FMI2_TERMINATED) == Ok(true) {
+        *term = true;
+        *early = x.early_return_allowed && at < t + h;
+        Status::Ok
+    } else {
+        Status::Discard
     }
 }

@@ -56,17 +56,26 @@ pub struct Extra {
     pub time_vr: u32,
     /// `earlyReturnAllowed` of `fmi3InstantiateCoSimulation`.
     pub early_return_allowed: bool,
+    /// Whether each value reference is a Float64 variable of the model (not `time`): the one
+    /// lookup per reference of the hot `fmi3GetFloat64`/`fmi3SetFloat64` calls.
+    pub float64: Vec<bool>,
 }
 
 impl Extra {
+    /// Whether `vr` names Float64 variables of the model only (not `time`), one value each: the
+    /// common call, which goes to the component as directly as the 2.0 functions do.
+    #[inline]
+    pub fn plain_float64(&self, vr: &[u32], n_values: usize) -> bool {
+        n_values == vr.len() && vr.iter().all(|r| self.float64.get(*r as usize).copied().unwrap_or(false))
+    }
+
     /// The table of `fmu`'s variables.
     pub fn of(fmu: &dyn Fmu, early_return_allowed: bool) -> Result<Self, DescribeError> {
         let d = fmu.description()?;
-        Ok(Self {
-            vars: d.model.model_variables.iter().map(|v| (v.name.clone(), Type3::of(v, is_counter))).collect(),
-            time_vr: model_description::time_value_reference(&d.model),
-            early_return_allowed,
-        })
+        let vars: Vec<(String, Type3)> =
+            d.model.model_variables.iter().map(|v| (v.name.clone(), Type3::of(v, is_counter))).collect();
+        let float64 = vars.iter().map(|(_, t)| *t == Type3::Float64).collect();
+        Ok(Self { vars, time_vr: model_description::time_value_reference(&d.model), early_return_allowed, float64 })
     }
 }
 

@@ -22,7 +22,9 @@ pub enum Value {
     Boolean(bool),
     /// A string (also an enumeration item name).
     String(String),
-    /// A value of no FMI type (a TOML array or table), shown as written; always refused.
+    /// A TOML array: the start values of a whole array variable's elements, row-major.
+    Array(Vec<Value>),
+    /// A value of no FMI type (a TOML table or date), shown as written; always refused.
     Other(String),
 }
 
@@ -33,6 +35,16 @@ impl std::fmt::Display for Value {
             Self::Integer(x) => write!(f, "{x}"),
             Self::Boolean(b) => write!(f, "{b}"),
             Self::String(s) => write!(f, "{}", toml::Value::String(s.clone())),
+            Self::Array(items) => {
+                f.write_str("[")?;
+                for (k, v) in items.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
             Self::Other(s) => f.write_str(s),
         }
     }

@@ -435,16 +435,22 @@ impl Resolver<'_> {
                 ));
             }
             let mut starts = Vec::new();
-            for (var, value) in &ri.starts {
-                let k = format!("{key}.start.{var}");
-                let v = self.variable_of(&k, i, var)?;
-                if matches!(v.causality, Causality::Output | Causality::CalculatedParameter | Causality::Independent) {
-                    return Err(
-                        self.err(&k, format!("{var} has causality {} and cannot be given a start value", v.causality))
-                    );
+            for (whole, value) in &ri.starts {
+                let k = format!("{key}.start.{whole}");
+                for (var, value) in self.start_elements(&k, i, whole, value)? {
+                    let v = self.variable_of(&k, i, &var)?;
+                    if matches!(
+                        v.causality,
+                        Causality::Output | Causality::CalculatedParameter | Causality::Independent
+                    ) {
+                        return Err(self.err(
+                            &k,
+                            format!("{var} has causality {} and cannot be given a start value", v.causality),
+                        ));
+                    }
+                    let value = self.start_value(&k, &v, &value)?;
+                    starts.push((v, value));
                 }
-                let value = self.start_value(&k, &v, value)?;
-                starts.push((v, value));
             }
             let fixed_step = ri.step.or_else(|| self.internal_step(i, &starts));
             instances.push(InstanceSpec {
@@ -465,52 +471,153 @@ impl Resolver<'_> {
         let mut connections: Vec<Connection> = Vec::new();
         for (c, rc) in self.b.connections.iter().enumerate() {
             let key = format!("connections[{c}]");
-            let from = self.var(&format!("{key}.from"), &rc.from)?;
-            let to = self.var(&format!("{key}.to"), &rc.to)?;
-            if from.causality != Causality::Output {
-                return Err(self.err(
-                    format!("{key}.from"),
-                    format!("{} has causality {}, a connection starts at an output", rc.from, from.causality),
-                ));
+            for (from_name, to_name) in self.connected_pairs(&key, &rc.from, &rc.to)? {
+                self.connection(&key, rc, &from_name, &to_name, forced, default_extrapolation, &mut connections)?;
             }
-            if to.causality != Causality::Input {
-                return Err(self.err(
-                    format!("{key}.to"),
-                    format!("{} has causality {}, a connection ends at an input", rc.to, to.causality),
-                ));
-            }
-            if !Self::compatible(from.ty, to.ty) {
-                return Err(
-                    self.err(&key, format!("type mismatch: {} is {}, {} is {}", rc.from, from.ty, rc.to, to.ty))
-                );
-            }
-            if let Some(prev) = connections.iter().position(|p| p.to == to) {
-                return Err(
-                    self.err(format!("{key}.to"), format!("{} is already connected by connections[{prev}]", rc.to))
-                );
-            }
-            let mut extrapolation = match (&rc.extrapolation, forced) {
-                (_, Some(m)) if m <= 4 => Extrapolation::Order(m),
-                (_, Some(m)) => return Err(self.err("--extrapolation", format!("{m} is not in 0..4"))),
-                (None, None) => default_extrapolation.clone(),
-                (Some(v), None) => self.extrapolation(&format!("{key}.extrapolation"), Some(v))?,
-            };
-            if from.ty != BaseType::Real {
-                extrapolation = Extrapolation::Order(0);
-            }
-            let gain = rc.gain.unwrap_or(1.0);
-            let offset = rc.offset.unwrap_or(0.0);
-            for (k, x) in [("gain", gain), ("offset", offset)] {
-                if !x.is_finite() {
-                    return Err(self.err(format!("{key}.{k}"), format!("{k} = {x}: must be a finite number")));
-                }
-            }
-            if from.ty != BaseType::Real && (gain != 1.0 || offset != 0.0) {
-                return Err(self.err(&key, "gain and offset apply to Real connections only"));
-            }
-            connections.push(Connection { from, to, gain, offset, extrapolation });
         }
         Ok(connections)
+    }
+
+    /// One connection `from_name` → `to_name` of `[[connections]]` `key` (an element of it when
+    /// it joins whole arrays), checked and appended to `connections`.
+    #[allow(clippy::too_many_arguments)] // the connection, its names and the run's extrapolation
+    fn connection(
+        &self,
+        key: &str,
+        rc: &super::builder::ConnectionDraft,
+        from_name: &str,
+        to_name: &str,
+        forced: Option<usize>,
+        default_extrapolation: &Extrapolation,
+        connections: &mut Vec<Connection>,
+    ) -> Result<()> {
+        let from = self.var(&format!("{key}.from"), from_name)?;
+        let to = self.var(&format!("{key}.to"), to_name)?;
+        if from.causality != Causality::Output {
+            return Err(self.err(
+                format!("{key}.from"),
+                format!("{} has causality {}, a connection starts at an output", from_name, from.causality),
+            ));
+        }
+        if to.causality != Causality::Input {
+            return Err(self.err(
+                format!("{key}.to"),
+                format!("{} has causality {}, a connection ends at an input", to_name, to.causality),
+            ));
+        }
+        if !Self::compatible(from.ty, to.ty) {
+            return Err(self.err(key, format!("type mismatch: {} is {}, {} is {}", from_name, from.ty, to_name, to.ty)));
+        }
+        if let Some(prev) = connections.iter().position(|p| p.to == to) {
+            return Err(
+                self.err(format!("{key}.to"), format!("{} is already connected by connections[{prev}]", to_name))
+            );
+        }
+        let mut extrapolation = match (&rc.extrapolation, forced) {
+            (_, Some(m)) if m <= 4 => Extrapolation::Order(m),
+            (_, Some(m)) => return Err(self.err("--extrapolation", format!("{m} is not in 0..4"))),
+            (None, None) => default_extrapolation.clone(),
+            (Some(v), None) => self.extrapolation(&format!("{key}.extrapolation"), Some(v))?,
+        };
+        if from.ty != BaseType::Real {
+            extrapolation = Extrapolation::Order(0);
+        }
+        let gain = rc.gain.unwrap_or(1.0);
+        let offset = rc.offset.unwrap_or(0.0);
+        for (k, x) in [("gain", gain), ("offset", offset)] {
+            if !x.is_finite() {
+                return Err(self.err(format!("{key}.{k}"), format!("{k} = {x}: must be a finite number")));
+            }
+        }
+        if from.ty != BaseType::Real && (gain != 1.0 || offset != 0.0) {
+            return Err(self.err(key, "gain and offset apply to Real connections only"));
+        }
+        connections.push(Connection { from, to, gain, offset, extrapolation });
+        Ok(())
+    }
+
+    /// The array `name` of instance `inst.name` (`None`: a scalar, an unknown name or instance,
+    /// which [`Resolver::var`] reports).
+    fn array_named(&self, dotted: &str) -> Option<(String, super::arrays::Array)> {
+        let (inst, var) = dotted.split_once('.')?;
+        let i = self.names.iter().position(|n| n == inst)?;
+        super::arrays::array(self.mds[i], var).map(|a| (inst.to_owned(), a))
+    }
+
+    /// The (from, to) pairs a connection joins: itself, or element by element when both ends
+    /// name whole arrays of equal shape.
+    fn connected_pairs(&self, key: &str, from: &str, to: &str) -> Result<Vec<(String, String)>> {
+        match (self.array_named(from), self.array_named(to)) {
+            (None, None) => Ok(vec![(from.to_owned(), to.to_owned())]),
+            (Some((fi, fa)), Some((ti, ta))) if fa.shape == ta.shape => Ok(fa
+                .elements
+                .iter()
+                .zip(&ta.elements)
+                .map(|(f, t)| (format!("{fi}.{f}"), format!("{ti}.{t}")))
+                .collect()),
+            (Some((_, fa)), Some((_, ta))) => Err(self.err(
+                key,
+                format!(
+                    "{from} has shape {} but {to} has shape {}: a connection of whole arrays joins arrays of \
+                     equal shape (or connect elements, e.g. {from}[1])",
+                    fa.shape_text(),
+                    ta.shape_text()
+                ),
+            )),
+            (Some((_, a)), None) => Err(self.err(
+                format!("{key}.from"),
+                format!(
+                    "{from} is an array of shape {} but {to} is not: connect an element (e.g. {}) or two whole arrays",
+                    a.shape_text(),
+                    a.elements[0]
+                ),
+            )),
+            (None, Some((_, a))) => Err(self.err(
+                format!("{key}.to"),
+                format!(
+                    "{to} is an array of shape {} but {from} is not: connect an element (e.g. {}) or two whole arrays",
+                    a.shape_text(),
+                    a.elements[0]
+                ),
+            )),
+        }
+    }
+
+    /// The (variable, value) pairs a start value sets: itself, or every element of a whole
+    /// array from a TOML array of as many values (row-major).
+    fn start_elements(&self, key: &str, i: usize, var: &str, value: &Value) -> Result<Vec<(String, Value)>> {
+        match (super::arrays::array(self.mds[i], var), value) {
+            (None, Value::Array(_)) if self.mds[i].variable(var).is_some() => Err(self.err(
+                key,
+                format!("{var} is a scalar: a TOML array {value} is the start value of a whole array variable"),
+            )),
+            (None, _) => Ok(vec![(var.to_owned(), value.clone())]),
+            (Some(a), Value::Array(_)) => {
+                let values = super::arrays::flatten(value);
+                if values.len() != a.elements.len() {
+                    return Err(self.err(
+                        key,
+                        format!(
+                            "{var} has shape {} ({} elements) but {} start values were given: {value}",
+                            a.shape_text(),
+                            a.elements.len(),
+                            values.len()
+                        ),
+                    ));
+                }
+                Ok(a.elements.into_iter().zip(values).collect())
+            }
+            (Some(a), _) => Err(self.err(
+                key,
+                format!(
+                    "{var} is an array of shape {}: give a TOML array of {} values (row-major) or name an element, \
+                     e.g. {}",
+                    a.shape_text(),
+                    a.elements.len(),
+                    a.elements[0]
+                ),
+            )),
+        }
     }
 
     /// The `[[inputs]]` (time tables) on Real inputs without a connection or another table.

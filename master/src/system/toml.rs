@@ -110,6 +110,7 @@ fn start_value(v: &toml::Value) -> Value {
         toml::Value::Integer(x) => Value::Integer(*x),
         toml::Value::Boolean(b) => Value::Boolean(*b),
         toml::Value::String(s) => Value::String(s.clone()),
+        toml::Value::Array(items) => Value::Array(items.iter().map(start_value).collect()),
         other => Value::Other(other.to_string()),
     }
 }

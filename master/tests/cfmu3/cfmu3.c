@@ -7,7 +7,7 @@
  * (Boolean output: x > 0.5), 9 early_allowed (Boolean output: earlyReturnAllowed of the
  * instantiation), 10 term_at (Float64 parameter: terminateSimulation at this time, if >= 0),
  * 11 blob (Binary parameter), 12 arr (Float64[3] output: (j + 1) x), 13 ain (Float64[2] input,
- * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1).
+ * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1), 15 aout (Float64[2] output: 10 ain).
  * -DALWAYS_EARLY: every step returns early at its midpoint, allowed or not.
  * -DEVENT_AT=k: step k sets eventHandlingNeeded. */
 #include <stdbool.h>
@@ -74,6 +74,7 @@ EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size
         case 10: v[k++] = c->s.term_at; break;
         case 12: for (int j = 0; j < 3; j++) v[k++] = (j + 1) * c->s.x; break;
         case 13: v[k++] = c->s.ain[0]; v[k++] = c->s.ain[1]; break;
+        case 15: v[k++] = 10 * c->s.ain[0]; v[k++] = 10 * c->s.ain[1]; break;
         default: CHECK(0);
         }
     }
