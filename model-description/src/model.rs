@@ -451,9 +451,20 @@ pub enum VariableKind {
         /// `start`.
         start: Option<i32>,
     },
+    /// FMI 3.0 `<Binary>` (no FMI 2.0 equivalent; read from 3.0 descriptions only).
+    Binary {
+        /// `declaredType`.
+        declared_type: Option<String>,
+        /// `mimeType` (the standard's default `application/octet-stream` when absent).
+        mime_type: Option<String>,
+        /// `maxSize`: the most bytes a value may have.
+        max_size: Option<u32>,
+        /// `<Start value="…"/>` (xs:hexBinary), decoded.
+        start: Option<Vec<u8>>,
+    },
 }
 
-/// The five FMI 2.0 base types, for type checks in importers.
+/// The five FMI 2.0 base types and FMI 3.0's Binary, for type checks in importers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BaseType {
     /// fmi2Real.
@@ -466,6 +477,8 @@ pub enum BaseType {
     String,
     /// Enumeration (accessed as fmi2Integer).
     Enumeration,
+    /// FMI 3.0 Binary (accessed as fmi3Binary: a byte string).
+    Binary,
 }
 
 impl fmt::Display for BaseType {
@@ -476,6 +489,7 @@ impl fmt::Display for BaseType {
             Self::Boolean => "Boolean",
             Self::String => "String",
             Self::Enumeration => "Enumeration",
+            Self::Binary => "Binary",
         })
     }
 }
@@ -489,6 +503,7 @@ impl VariableKind {
             Self::Boolean { .. } => BaseType::Boolean,
             Self::String { .. } => BaseType::String,
             Self::Enumeration { .. } => BaseType::Enumeration,
+            Self::Binary { .. } => BaseType::Binary,
         }
     }
 
@@ -499,6 +514,7 @@ impl VariableKind {
             Self::Integer { start, .. } | Self::Enumeration { start, .. } => start.is_some(),
             Self::Boolean { start, .. } => start.is_some(),
             Self::String { start, .. } => start.is_some(),
+            Self::Binary { start, .. } => start.is_some(),
         }
     }
 
@@ -508,7 +524,8 @@ impl VariableKind {
             Self::Real { declared_type, .. }
             | Self::Integer { declared_type, .. }
             | Self::Boolean { declared_type, .. }
-            | Self::String { declared_type, .. } => declared_type.as_deref(),
+            | Self::String { declared_type, .. }
+            | Self::Binary { declared_type, .. } => declared_type.as_deref(),
             Self::Enumeration { declared_type, .. } => Some(declared_type),
         }
     }
@@ -635,5 +652,59 @@ impl ModelDescription {
     /// The `<SimpleType>` with this name.
     pub fn simple_type(&self, name: &str) -> Option<&SimpleType> {
         self.type_definitions.iter().find(|t| t.name == name)
+    }
+}
+
+/// The default `mimeType` of an FMI 3.0 Binary variable.
+pub const BINARY_MIME_TYPE: &str = "application/octet-stream";
+
+/// Bytes as lower-case hexadecimal, two digits per byte (xs:hexBinary; how Binary values are
+/// written in `results.csv`, `cosim info` and descriptions).
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
+}
+
+/// Decodes xs:hexBinary: an even number of hexadecimal digits, either case, surrounding
+/// whitespace ignored. `Err` says what is wrong (the position is 0-based in the trimmed text).
+pub fn from_hex(text: &str) -> Result<Vec<u8>, String> {
+    let t = text.trim().as_bytes();
+    if let Some(k) = t.iter().position(|c| !c.is_ascii_hexdigit()) {
+        let c = text.trim()[k..].chars().next().unwrap_or('?');
+        return Err(format!("{c:?} at position {k} is not a hexadecimal digit"));
+    }
+    if t.len() % 2 != 0 {
+        return Err(format!("{} hexadecimal digits: an odd count (two digits per byte)", t.len()));
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        _ => c - b'A' + 10,
+    };
+    Ok(t.chunks_exact(2).map(|p| (digit(p[0]) << 4) | digit(p[1])).collect())
+}
+
+#[cfg(test)]
+mod hex_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn hex_round_trips_every_byte_and_names_what_is_wrong() {
+        let all: Vec<u8> = (0..=255).collect();
+        let text = to_hex(&all);
+        assert_eq!(&text[..8], "00010203");
+        assert_eq!(&text[text.len() - 4..], "feff");
+        assert_eq!(from_hex(&text).unwrap(), all);
+        assert_eq!(from_hex(" DEADbeef \n").unwrap(), [0xde, 0xad, 0xbe, 0xef]);
+        assert_eq!(from_hex("").unwrap(), Vec::<u8>::new());
+        assert_eq!(from_hex("abc").unwrap_err(), "3 hexadecimal digits: an odd count (two digits per byte)");
+        assert_eq!(from_hex("0x12").unwrap_err(), "'x' at position 1 is not a hexadecimal digit");
+        assert_eq!(from_hex("12 34").unwrap_err(), "' ' at position 2 is not a hexadecimal digit");
     }
 }

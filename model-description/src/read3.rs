@@ -6,10 +6,11 @@
 //! the 3.0 function of the variable's type; bounds and start outside the 32-bit range are left
 //! out); `Boolean`, `String` (`<Start value>`), `Enumeration` as in 2.0; `<…Type>` type
 //! definitions likewise; `instantiationToken` → `guid`; `ModelStructure` value references →
-//! 1-based indices. `Binary` and `Clock` variables and array variables are not in
-//! `model_variables`: they are listed in [`Fmi3::unsupported`] (Clock) or
-//! [`Fmi3::skipped`] (Binary, arrays), each with its line. The same line-and-column errors as the
-//! 2.0 reader.
+//! 1-based indices. Scalar `Binary` variables are [`VariableKind::Binary`] (`mimeType`,
+//! `maxSize`, the `<Start value>` xs:hexBinary decoded). `Clock` variables and arrays of String,
+//! Binary or structural size are not in `model_variables`: they are listed in
+//! [`Fmi3::unsupported`] (Clock) or [`Fmi3::skipped`] (those arrays), each with its line. The
+//! same line-and-column errors as the 2.0 reader (a malformed hex start value too).
 
 use super::*;
 
@@ -27,8 +28,8 @@ pub struct Fmi3 {
     /// Features an importer without event mode and clocks cannot run, one line each, naming the
     /// feature and where it is (`clocks: <Clock name="tick"> (line 12)`…).
     pub unsupported: Vec<String>,
-    /// Variables read but left out of `model_variables` (Binary; arrays of String or Binary or
-    /// sized by a structural parameter), one line each.
+    /// Variables read but left out of `model_variables` (arrays of String or Binary or sized by
+    /// a structural parameter), one line each.
     pub skipped: Vec<String>,
     /// The elements of fixed-size arrays, each a scalar `name[i]` (`name[i,j]`…, 1-based,
     /// row-major) in `model_variables` with a value reference of its own (from
@@ -321,11 +322,16 @@ impl Parser<'_> {
         let initial = e.parse("initial", INITIAL, Initial::parse)?;
         let mut dims: Vec<Option<usize>> = Vec::new();
         let mut string_start: Option<String> = None;
+        // `<Start value>` of a Binary: the value and where it is (for the hex error).
+        let mut binary_start: Option<(String, Pos)> = None;
         let mut annotations = Vec::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
                 "Dimension" => dims.push(c.opt("start").and_then(|v| v.trim().parse().ok())),
-                "Start" => string_start = c.opt("value"),
+                "Start" => {
+                    string_start = c.opt("value");
+                    binary_start = c.get("value").map(|(_, v, pos)| (v.clone(), *pos));
+                }
                 "Annotations" => {
                     annotations.extend(p.tools(c)?);
                     return Ok(());
@@ -395,12 +401,8 @@ impl Parser<'_> {
             }
             return Ok(());
         }
-        if ty == T::Binary {
-            x.skipped.push(format!("Binary variable \"{name}\" (line {line})"));
-            return Ok(());
-        }
         let start = if ty == T::String { string_start.or_else(|| e.opt("start")) } else { e.opt("start") };
-        let kind = kind3(&e, ty, start.as_deref())?;
+        let kind = if ty == T::Binary { binary_kind(&e, binary_start)? } else { kind3(&e, ty, start.as_deref())? };
         let causality = causality.unwrap_or_default();
         // 3.0's default variability is continuous for Float variables, discrete for the others.
         let variability = variability.unwrap_or(default_variability(ty));
@@ -419,6 +421,32 @@ impl Parser<'_> {
         x.types.push(ty);
         Ok(())
     }
+}
+
+/// What a Binary's `<Start value>` must be.
+const HEX: &str = "xs:hexBinary (an even number of hexadecimal digits, two per byte)";
+
+/// A scalar `<Binary>`: `mimeType`, `maxSize` and the `<Start value>` (xs:hexBinary) decoded; a
+/// malformed start value is an error at the `value` attribute's line and column.
+fn binary_kind(e: &Elem, start: Option<(String, Pos)>) -> Result<VariableKind, ReadError> {
+    let start = match start {
+        None => None,
+        Some((text, pos)) => Some(crate::from_hex(&text).map_err(|_| ReadError::InvalidAttribute {
+            line: pos.line,
+            column: pos.column,
+            element: "Start".into(),
+            name: None,
+            attribute: "value".into(),
+            value: text.clone(),
+            expected: HEX,
+        })?),
+    };
+    Ok(VariableKind::Binary {
+        declared_type: e.opt("declaredType"),
+        mime_type: e.opt("mimeType"),
+        max_size: e.u32("maxSize")?,
+        start,
+    })
 }
 
 /// 3.0's default variability: continuous for Float variables, discrete for the others.
@@ -517,6 +545,7 @@ mod tests {
     <Enumeration name="mode" valueReference="10" causality="parameter" variability="fixed" declaredType="Mode" start="2"/>
     <Float64 name="arr" valueReference="11" causality="output" start="1 2 3"><Dimension start="3"/></Float64>
     <Binary name="blob" valueReference="12" causality="output"/>
+    <Binary name="key" valueReference="13" causality="parameter" variability="fixed" mimeType="application/x-key" maxSize="4"><Start value="00Ff7a"/></Binary>
   </ModelVariables>
   <ModelStructure>
     <Output valueReference="5" dependencies="6" dependenciesKind="dependent"/>
@@ -532,7 +561,7 @@ mod tests {
         assert_eq!(md.fmi_version, "3.0");
         assert_eq!(md.guid, "{tok}");
         let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names, ["time", "p", "u", "n", "big", "s", "mode", "arr[1]", "arr[2]", "arr[3]"]);
+        assert_eq!(names, ["time", "p", "u", "n", "big", "s", "mode", "arr[1]", "arr[2]", "arr[3]", "blob", "key"]);
         use crate::Type3 as T;
         assert_eq!(
             x.types,
@@ -546,7 +575,9 @@ mod tests {
                 T::Enumeration,
                 T::Float64,
                 T::Float64,
-                T::Float64
+                T::Float64,
+                T::Binary,
+                T::Binary
             ]
         );
         assert_eq!(x.elements[2], ArrayElement { vr: ARRAY_ELEMENT_VR_BASE + 2, array_vr: 11, index: 2, len: 3 });
@@ -565,11 +596,49 @@ mod tests {
         // ModelStructure by value reference → indices.
         let out = &md.model_structure.outputs[0];
         assert_eq!((out.index, out.dependencies.clone()), (2, Some(vec![3])));
-        assert_eq!(x.skipped.len(), 1, "{:?}", x.skipped);
-        assert!(x.skipped[0].contains("blob"));
+        assert!(x.skipped.is_empty(), "{:?}", x.skipped);
+        // Binary: mimeType, maxSize and the hex start decoded (either case).
+        assert_eq!(
+            md.variable("key").unwrap().kind,
+            VariableKind::Binary {
+                declared_type: None,
+                mime_type: Some("application/x-key".into()),
+                max_size: Some(4),
+                start: Some(vec![0x00, 0xff, 0x7a])
+            }
+        );
+        assert_eq!(md.variable("key").unwrap().variability, Variability::Fixed);
+        assert_eq!(
+            md.variable("blob").unwrap().kind,
+            VariableKind::Binary { declared_type: None, mime_type: None, max_size: None, start: None }
+        );
+        assert_eq!(md.variable("blob").unwrap().variability, Variability::Discrete, "3.0's default for non-Float");
         assert!(matches!(md.variable("arr[2]").unwrap().kind, VariableKind::Real { start: Some(2.0), .. }));
         assert!(x.unsupported.is_empty());
         assert_eq!(md.simple_type("Pressure").map(|t| t.name.as_str()), Some("Pressure"));
+    }
+
+    #[test]
+    fn binary_variables_survive_writing_as_3_0_and_reading_back() {
+        let (md, x) = from_str3(XML).unwrap();
+        let _ = x;
+        let again = from_str3(&crate::to_xml3(&md, |_| false)).unwrap().0;
+        for name in ["blob", "key"] {
+            assert_eq!(again.variable(name).unwrap().kind, md.variable(name).unwrap().kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_binary_start_gives_the_line_and_column_of_its_value() {
+        let line = XML.lines().position(|l| l.contains("name=\"key\"")).unwrap() + 1;
+        let column = XML.lines().nth(line - 1).unwrap().find("value=\"00Ff7a\"").unwrap() + 1;
+        for (bad, why) in [("00Fg7a", "'g'"), ("0ff", "odd")] {
+            let xml = XML.replace("00Ff7a", bad);
+            let e = from_str3(&xml).unwrap_err();
+            assert_eq!((e.line() as usize, e.column() as usize), (line, column), "{e}");
+            let m = e.to_string();
+            assert!(m.contains(&format!("<Start>: attribute value=\"{bad}\" is not xs:hexBinary")), "{m} ({why})");
+        }
     }
 
     #[test]

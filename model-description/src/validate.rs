@@ -374,6 +374,14 @@ impl<'a> Validator<'a> {
                 }
             }
             VariableKind::Boolean { .. } | VariableKind::String { .. } => {}
+            VariableKind::Binary { max_size, start, .. } => {
+                if let (Some(max), Some(start)) = (max_size, start) {
+                    if start.len() as u64 > u64::from(*max) {
+                        let n = start.len();
+                        self.var_error(index, v, format!("the start value has {n} bytes, more than maxSize={max}"));
+                    }
+                }
+            }
         }
     }
 
@@ -477,6 +485,7 @@ impl<'a> Validator<'a> {
                 BaseType::Integer | BaseType::Enumeration => 1,
                 BaseType::Boolean => 2,
                 BaseType::String => 3,
+                BaseType::Binary => 4,
             };
             let list = setters.entry((space, v.value_reference)).or_default();
             if let Some(&first) = list.iter().find(|&&j| md.model_variables[j].name != v.name) {

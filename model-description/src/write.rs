@@ -246,6 +246,16 @@ fn write_variable(w: &mut Out, v: &ScalarVariable) {
                 .i("max", *max)
                 .i("start", *start),
         ),
+        // FMI 2.0 has no Binary: written as 3.0's element (mimeType, maxSize and a hex start
+        // attribute), which a 2.0 reader refuses by name rather than misreading it.
+        VariableKind::Binary { declared_type, mime_type, max_size, start } => w.empty(
+            "Binary",
+            &Attrs::new()
+                .o("declaredType", declared_type.as_deref())
+                .o("mimeType", mime_type.as_deref())
+                .u("maxSize", *max_size)
+                .o("start", start.as_deref().map(crate::to_hex).as_deref()),
+        ),
     }
     if !v.annotations.is_empty() {
         write_tools(w, "Annotations", &v.annotations);

@@ -102,6 +102,7 @@ impl Type3 {
             VariableKind::Boolean { .. } => Self::Boolean,
             VariableKind::String { .. } => Self::String,
             VariableKind::Enumeration { .. } => Self::Enumeration,
+            VariableKind::Binary { .. } => Self::Binary,
         }
     }
 }
@@ -309,5 +310,19 @@ fn write_variable3(w: &mut Out, v: &ScalarVariable, ty: Type3) {
                 .i("max", *max)
                 .i("start", *start),
         ),
+        VariableKind::Binary { declared_type, mime_type, max_size, start } => {
+            let a = a
+                .o("declaredType", declared_type.as_deref())
+                .o("mimeType", mime_type.as_deref())
+                .u("maxSize", *max_size);
+            match start {
+                Some(bytes) => {
+                    w.open("Binary", &a);
+                    w.empty("Start", &Attrs::new().s("value", &crate::to_hex(bytes)));
+                    w.close("Binary");
+                }
+                None => w.empty("Binary", &a),
+            }
+        }
     }
 }
