@@ -246,6 +246,13 @@ table! {
             set_uint64 = "fmi3SetUInt64":
                 unsafe extern "C" fn(Component, *const Vr, usize, *const u64, usize) -> Status,
         }
-        optional {}
+        // Required by the standard, optional here: an FMU without Binary variables runs
+        // without them (a Binary call on a binary that lacks them is an error naming it).
+        optional {
+            get_binary = "fmi3GetBinary":
+                unsafe extern "C" fn(Component, *const Vr, usize, *mut usize, *mut *const u8, usize) -> Status,
+            set_binary = "fmi3SetBinary":
+                unsafe extern "C" fn(Component, *const Vr, usize, *const usize, *const *const u8, usize) -> Status,
+        }
     }
 }

@@ -210,6 +210,8 @@ impl FmuInstance for InProcess {
                 }
                 Err(s) => s,
             },
+            // FMI 2.0 has no Binary.
+            call @ (Call::GetBinary { .. } | Call::SetBinary { .. }) => return Err(call.unsupported(&self.name)),
         };
         self.check(function, time, s)
     }

@@ -77,6 +77,9 @@ impl InputCorrection {
 struct DiscreteLink {
     from: VarRef,
     to: VarRef,
+    /// A Binary connection's bytes: the buffer grows to the largest value once, then every
+    /// copy reuses it (no allocation per step).
+    bytes: [Vec<u8>; 1],
 }
 
 /// Per-instance tables.
@@ -194,7 +197,7 @@ impl Coupling {
         let mut discrete = Vec::new();
         for c in &sys.connections {
             if c.from.ty != BaseType::Real {
-                discrete.push(DiscreteLink { from: c.from.clone(), to: c.to.clone() });
+                discrete.push(DiscreteLink { from: c.from.clone(), to: c.to.clone(), bytes: [Vec::new()] });
                 continue;
             }
             let src = slot_of(&mut nodes, &c.from);
@@ -576,7 +579,7 @@ impl Coupling {
     }
 
     fn copy_discrete(&mut self, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
-        for d in &self.discrete {
+        for d in &mut self.discrete {
             match d.from.ty {
                 BaseType::Boolean => {
                     let mut v = [false];
@@ -587,6 +590,10 @@ impl Coupling {
                     let v = instances[d.from.instance].get_string(&[d.from.vr])?;
                     let refs: Vec<&str> = v.iter().map(String::as_str).collect();
                     instances[d.to.instance].set_string(&[d.to.vr], &refs)?;
+                }
+                BaseType::Binary => {
+                    instances[d.from.instance].get_binary(&[d.from.vr], &mut d.bytes)?;
+                    instances[d.to.instance].set_binary(&[d.to.vr], &[d.bytes[0].as_slice()])?;
                 }
                 _ => {
                     let mut v = [0];

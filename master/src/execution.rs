@@ -428,10 +428,10 @@ impl Execution {
                 instance.get_integer(&[v.vr], &mut k)?;
                 Ok(f64::from(k[0]))
             }
-            BaseType::String => Err(MasterError::System {
+            BaseType::String | BaseType::Binary => Err(MasterError::System {
                 path: self.system.path().to_path_buf(),
                 key: dotted.to_owned(),
-                message: "a String has no numeric value".into(),
+                message: format!("a {} has no numeric value", v.ty),
             }),
         }
     }

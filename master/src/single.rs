@@ -215,6 +215,8 @@ fn typed_value(md: &ModelDescription, name: &str, text: &str) -> std::result::Re
             _ => Err(bad("true or false")),
         },
         BaseType::String => Ok(Value::String(text.to_owned())),
+        // Hexadecimal, decoded (and checked) with the system's start values.
+        BaseType::Binary => Ok(Value::String(raw.to_owned())),
         BaseType::Enumeration => {
             let items = v
                 .kind

@@ -43,6 +43,7 @@ pub struct Log {
     ints: Vec<i32>,
     bools: Vec<bool>,
     strings: Vec<String>,
+    blobs: Vec<Vec<u8>>,
 }
 
 fn span<T: Clone>(buf: &mut Vec<T>, x: &[T]) -> Span {
@@ -74,7 +75,8 @@ impl Log {
             Call::GetReal { vr, .. }
             | Call::GetInteger { vr, .. }
             | Call::GetBoolean { vr, .. }
-            | Call::GetString { vr, .. } => e.vr = span(&mut self.vrs, vr),
+            | Call::GetString { vr, .. }
+            | Call::GetBinary { vr, .. } => e.vr = span(&mut self.vrs, vr),
             Call::SetReal { vr, values } => {
                 e.vr = span(&mut self.vrs, vr);
                 e.values = span(&mut self.reals, values);
@@ -91,6 +93,12 @@ impl Log {
                 e.vr = span(&mut self.vrs, vr);
                 let start = self.strings.len() as u32;
                 self.strings.extend(values.iter().map(|v| (*v).to_owned()));
+                e.values = (start, values.len() as u32);
+            }
+            Call::SetBinary { vr, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                let start = self.blobs.len() as u32;
+                self.blobs.extend(values.iter().map(|v| v.to_vec()));
                 e.values = (start, values.len() as u32);
             }
             Call::SetInputDerivatives { vr, order, values } => {
@@ -157,6 +165,7 @@ pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> 
         .unwrap_or(0);
     let (mut reals, mut ints, mut bools) = (vec![0.0; widest], vec![0; widest], vec![false; widest]);
     let mut strings = Vec::new();
+    let mut blobs: Vec<Vec<u8>> = Vec::new();
     let (mut flag, mut real) = (false, 0.0);
     let mut t0 = Instant::now();
     for (k, e) in log.calls.iter().enumerate() {
@@ -189,6 +198,15 @@ pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> 
             Op::RestoreState => Call::RestoreState,
             Op::GetBooleanStatus => Call::GetBooleanStatus { kind: e.n, out: &mut flag },
             Op::GetRealStatus => Call::GetRealStatus { kind: e.n, out: &mut real },
+            Op::GetBinary => {
+                blobs.resize_with(n, Vec::new);
+                Call::GetBinary { vr, out: &mut blobs[..n] }
+            }
+            Op::SetBinary => {
+                let refs: Vec<&[u8]> = at(&log.blobs, e.values).iter().map(Vec::as_slice).collect();
+                s.execute(Call::SetBinary { vr, values: &refs })?;
+                continue;
+            }
         };
         s.execute(call)?;
     }

@@ -15,7 +15,9 @@ fn read_all(
     when: &str,
 ) -> Result<usize, String> {
     let mut n = 0;
-    for ty in [BaseType::Real, BaseType::Integer, BaseType::Enumeration, BaseType::Boolean, BaseType::String] {
+    for ty in
+        [BaseType::Real, BaseType::Integer, BaseType::Enumeration, BaseType::Boolean, BaseType::String, BaseType::Binary]
+    {
         let vrs: Vec<u32> = p
             .fmu
             .variables()
@@ -32,6 +34,7 @@ fn read_all(
             BaseType::Integer | BaseType::Enumeration => s.get_integer(&vrs, &mut vec![0; vrs.len()]),
             BaseType::Boolean => s.get_boolean(&vrs, &mut vec![false; vrs.len()]),
             BaseType::String => s.get_string(&vrs).map(|_| ()),
+            BaseType::Binary => s.get_binary(&vrs, &mut vec![Vec::new(); vrs.len()]),
         };
         r.map_err(|e| format!("{when}: {e}"))?;
         n += vrs.len();

@@ -305,6 +305,8 @@ pub enum PlanValue {
     Boolean(bool),
     /// String.
     String(String),
+    /// Binary.
+    Binary(Vec<u8>),
 }
 
 impl From<&StartValue> for PlanValue {
@@ -314,6 +316,7 @@ impl From<&StartValue> for PlanValue {
             StartValue::Integer(x) => Self::Integer(*x),
             StartValue::Boolean(x) => Self::Boolean(*x),
             StartValue::String(x) => Self::String(x.clone()),
+            StartValue::Binary(x) => Self::Binary(x.clone()),
         }
     }
 }

@@ -118,6 +118,7 @@ impl Probe {
                 PlanValue::Integer(x) => s.set_integer(&[*vr], &[*x]),
                 PlanValue::Boolean(x) => s.set_boolean(&[*vr], &[*x]),
                 PlanValue::String(x) => s.set_string(&[*vr], &[x.as_str()]),
+                PlanValue::Binary(x) => s.set_binary(&[*vr], &[x.as_slice()]),
             };
             r.map_err(|e| e.to_string())?;
         }

@@ -98,6 +98,11 @@ calls! {
     GetBooleanStatus { kind: i32, out: &'a mut bool } = 17, "fmi2GetBooleanStatus";
     /// `fmi2GetRealStatus(kind)` (asked after a termination: [`status_kind::LAST_SUCCESSFUL_TIME`]).
     GetRealStatus { kind: i32, out: &'a mut f64 } = 18, "fmi2GetRealStatus";
+    /// `fmi3GetBinary` (FMI 3.0 only): each value's bytes copied into the `out` buffer of the same
+    /// position (cleared first; no allocation once a buffer has grown to the value's size).
+    GetBinary { vr: &'a [u32], out: &'a mut [Vec<u8>] } = 19, "fmi3GetBinary";
+    /// `fmi3SetBinary` (FMI 3.0 only).
+    SetBinary { vr: &'a [u32], values: &'a [&'a [u8]] } = 20, "fmi3SetBinary";
 }
 
 /// `fmi2StatusKind` values (FMI 2.0 §4.2.3), the `kind` of [`Call::GetBooleanStatus`] and
@@ -137,6 +142,8 @@ impl Call<'_> {
             Call::RestoreState => Call::RestoreState,
             Call::GetBooleanStatus { kind, out } => Call::GetBooleanStatus { kind: *kind, out },
             Call::GetRealStatus { kind, out } => Call::GetRealStatus { kind: *kind, out },
+            Call::GetBinary { vr, out } => Call::GetBinary { vr, out },
+            Call::SetBinary { vr, values } => Call::SetBinary { vr, values },
         }
     }
 
@@ -165,7 +172,8 @@ mod tests {
         for (i, op) in Op::ALL.iter().enumerate() {
             assert_eq!(Op::from_code(*op as u8), Some(*op));
             assert_eq!(*op as u8 as usize, i + 1, "op codes are 1.. in list order");
-            assert!(op.function().starts_with("fmi2"));
+            let binary = matches!(op, Op::GetBinary | Op::SetBinary);
+            assert!(op.function().starts_with(if binary { "fmi3" } else { "fmi2" }));
         }
         assert_eq!(Op::from_code(0), None);
         assert_eq!(Op::from_code(Op::ALL.len() as u8 + 1), None);

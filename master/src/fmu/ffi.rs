@@ -529,6 +529,24 @@ impl Instance {
         unsafe { (self.binary.api.set_string)(self.c(), vr.as_ptr(), vr.len(), ptrs.as_ptr()) }
     }
 
+    /// `fmi3GetBinary` (FMI 3.0 binaries; [`NOT_CALLED`] for a 2.0 one, which has no Binary).
+    pub(crate) fn get_binary(&mut self, vr: &[u32], out: &mut [Vec<u8>]) -> c_int {
+        if vr.len() != out.len() || self.binary.v3.is_none() {
+            return NOT_CALLED;
+        }
+        // SAFETY: a live 3.0 component (an adapter made by `v3::instantiate`).
+        unsafe { v3::get_binary(self.c(), vr, out) }
+    }
+
+    /// `fmi3SetBinary` (as [`Self::get_binary`]).
+    pub(crate) fn set_binary(&mut self, vr: &[u32], values: &[&[u8]]) -> c_int {
+        if vr.len() != values.len() || self.binary.v3.is_none() {
+            return NOT_CALLED;
+        }
+        // SAFETY: as in `get_binary`.
+        unsafe { v3::set_binary(self.c(), vr, values) }
+    }
+
     /// `fmi2SetRealInputDerivatives`.
     pub(crate) fn set_real_input_derivatives(&mut self, vr: &[u32], order: &[i32], values: &[f64]) -> c_int {
         if vr.len() != order.len() || vr.len() != values.len() {

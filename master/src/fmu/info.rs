@@ -26,8 +26,8 @@ pub fn info(path: &Path) -> Result<String> {
     Ok(text)
 }
 
-/// The variables of a 3.0 description the master reads but cannot address (Binary; arrays of
-/// String or Binary or sized by a structural parameter), each with its line.
+/// The variables of a 3.0 description the master reads but cannot address (arrays of String or
+/// Binary or sized by a structural parameter), each with its line.
 fn skipped3(out: &mut String, xml: &str) {
     let Ok((_, x)) = model_description::from_str3(xml) else { return };
     if x.skipped.is_empty() {
@@ -217,6 +217,13 @@ fn row(md: &ModelDescription, v: &ScalarVariable) -> [String; 9] {
                 _ => None,
             };
             (format!("Enumeration {declared_type}"), start.map(|s| item(s).unwrap_or_else(|| s.to_string())), None)
+        }
+        // The type with its mimeType (the standard's default when absent) and maxSize; the
+        // start value in hexadecimal, as `--start-value` takes it.
+        VariableKind::Binary { mime_type, max_size, start, .. } => {
+            let mime = mime_type.as_deref().unwrap_or(model_description::BINARY_MIME_TYPE);
+            let max = max_size.map(|m| format!(", maxSize {m}")).unwrap_or_default();
+            (format!("Binary ({mime}{max})"), start.as_deref().map(model_description::to_hex), None)
         }
     };
     [

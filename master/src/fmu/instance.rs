@@ -51,6 +51,8 @@ pub struct Fmu2 {
     path: PathBuf,
     resource_uri: String,
     live: AtomicUsize,
+    /// `maxSize` of the Binary variables that declare one (checked before fmi3SetBinary).
+    binary_max: super::binary::MaxSizes,
     archive: Archive,
 }
 
@@ -248,6 +250,7 @@ impl Fmu2 {
         }
         Arc::new(Self {
             binary: Arc::new(binary),
+            binary_max: super::binary::max_sizes(&md),
             by_name,
             path: path.to_path_buf(),
             resource_uri: archive.resources_uri(),
@@ -627,6 +630,17 @@ impl FmuInstance for Fmu2Instance {
             Call::RestoreState => self.call(ffi::Instance::restore_state),
             Call::GetBooleanStatus { kind, out } => self.call(|i| i.get_boolean_status(kind, out)),
             Call::GetRealStatus { kind, out } => self.call(|i| i.get_real_status(kind, out)),
+            Call::GetBinary { vr, out } => {
+                self.lengths(function, vr.len(), out.len())?;
+                self.call(|i| i.get_binary(vr, out))
+            }
+            Call::SetBinary { vr, values } => {
+                self.lengths(function, vr.len(), values.len())?;
+                if let Some(why) = super::binary::too_big(&self.fmu.0.binary_max, vr, values) {
+                    return Err(self.invalid(function, why));
+                }
+                self.call(|i| i.set_binary(vr, values))
+            }
         };
         self.check(function, s)
     }

@@ -111,6 +111,14 @@ pub trait FmuInstance: Send {
     fn set_string(&mut self, vr: &[u32], values: &[&str]) -> Result<()> {
         self.execute(Call::SetString { vr, values })
     }
+    /// `fmi3GetBinary` into `out` (one buffer per reference, reused: see [`Call::GetBinary`]).
+    fn get_binary(&mut self, vr: &[u32], out: &mut [Vec<u8>]) -> Result<()> {
+        self.execute(Call::GetBinary { vr, out })
+    }
+    /// `fmi3SetBinary`.
+    fn set_binary(&mut self, vr: &[u32], values: &[&[u8]]) -> Result<()> {
+        self.execute(Call::SetBinary { vr, values })
+    }
     /// `fmi2SetRealInputDerivatives` (one order for all given references).
     #[inline]
     fn set_input_derivatives(&mut self, vr: &[u32], order: i32, values: &[f64]) -> Result<()> {
@@ -173,6 +181,7 @@ pub trait FmuInstance: Send {
 }
 
 pub mod archive;
+mod binary;
 mod cache;
 pub mod call;
 mod elf;

@@ -168,6 +168,7 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
         BaseType::Integer => "<ssc:Integer/>".to_owned(),
         BaseType::Boolean => "<ssc:Boolean/>".to_owned(),
         BaseType::String => "<ssc:String/>".to_owned(),
+        BaseType::Binary => "<ssc:Binary/>".to_owned(),
         BaseType::Enumeration => String::new(),
     };
     for c in sys.connections() {
@@ -291,6 +292,7 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
                 (_, StartValue::Integer(k)) => format!("<ssv:Integer value=\"{k}\"/>"),
                 (_, StartValue::Boolean(x)) => format!("<ssv:Boolean value=\"{x}\"/>"),
                 (_, StartValue::String(s)) => format!("<ssv:String value=\"{}\"/>", escape(s)),
+                (_, StartValue::Binary(b)) => format!("<ssv:Binary value=\"{}\"/>", model_description::to_hex(b)),
             };
             let _ = writeln!(
                 ssv,

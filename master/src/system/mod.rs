@@ -172,6 +172,8 @@ pub enum StartValue {
     Boolean(bool),
     /// fmi2String.
     String(String),
+    /// fmi3Binary (FMI 3.0 FMUs): the bytes.
+    Binary(Vec<u8>),
 }
 
 impl StartValue {
@@ -182,6 +184,7 @@ impl StartValue {
             Self::Integer(x) => instance.set_integer(&[vr], &[*x]),
             Self::Boolean(x) => instance.set_boolean(&[vr], &[*x]),
             Self::String(x) => instance.set_string(&[vr], &[x.as_str()]),
+            Self::Binary(x) => instance.set_binary(&[vr], &[x.as_slice()]),
         }
     }
 }

@@ -171,6 +171,18 @@ impl Resolver<'_> {
             (BaseType::Enumeration, _) => Err(bad("enumeration value or item name")),
             (BaseType::Boolean, _) => Err(bad("boolean")),
             (BaseType::String, _) => Err(bad("string")),
+            // Binary: a string of hexadecimal digits, two per byte (xs:hexBinary, either case).
+            (BaseType::Binary, Value::String(hex)) => model_description::from_hex(hex).map(StartValue::Binary).map_err(|why| {
+                self.err(
+                    key,
+                    format!(
+                        "\"{hex}\" is not a Binary value for {}: {why}; give the bytes as hexadecimal digits, two per \
+                         byte (e.g. \"00ff7a\")",
+                        var.name
+                    ),
+                )
+            }),
+            (BaseType::Binary, _) => Err(bad("Binary value (a string of hexadecimal digits, two per byte)")),
         }
     }
 
@@ -182,6 +194,7 @@ impl Resolver<'_> {
                 | (B::Integer | B::Enumeration, B::Integer | B::Enumeration)
                 | (B::Boolean, B::Boolean)
                 | (B::String, B::String)
+                | (B::Binary, B::Binary)
         )
     }
 
@@ -727,6 +740,9 @@ impl Resolver<'_> {
                     if r.ty == BaseType::String {
                         return Err(self.err(&key, format!("{name} is a String and cannot be recorded in CSV")));
                     }
+                    if r.ty == BaseType::Binary {
+                        return Err(self.err(&key, format!("{name} is a Binary and cannot be recorded in CSV")));
+                    }
                     // Two columns of one name: refused here, not after the run (issue 30 item 17).
                     if let Some(first) = seen.insert(name.as_str(), k) {
                         return Err(self.err(
@@ -937,7 +953,9 @@ impl Resolver<'_> {
         let mut v = Vec::new();
         for (i, md) in self.mds.iter().enumerate() {
             for sv in &md.model_variables {
-                if sv.causality == Causality::Output && !matches!(sv.kind, VariableKind::String { .. }) {
+                if sv.causality == Causality::Output
+                    && !matches!(sv.kind, VariableKind::String { .. } | VariableKind::Binary { .. })
+                {
                     v.push(VarRef {
                         instance: i,
                         name: sv.name.clone(),

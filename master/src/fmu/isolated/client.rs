@@ -571,6 +571,7 @@ impl FmuInstance for IsolatedInstance {
                 | Call::SetInteger { .. }
                 | Call::SetBoolean { .. }
                 | Call::SetString { .. }
+                | Call::SetBinary { .. }
                 | Call::SetInputDerivatives { .. }
         );
         if deferred && self.out.len() < BATCH_FLUSH {

@@ -68,6 +68,16 @@ impl Enc<'_> {
         self.0.extend(v.iter().map(|b| u8::from(*b)));
         self
     }
+    /// Byte strings (Binary values), each with its length.
+    pub(super) fn blobs<S: AsRef<[u8]>>(&mut self, v: &[S]) -> &mut Self {
+        self.len(v.len());
+        for b in v {
+            let b = b.as_ref();
+            self.len(b.len());
+            self.0.extend_from_slice(b);
+        }
+        self
+    }
     pub(super) fn strs<S: AsRef<str>>(&mut self, v: &[S]) -> &mut Self {
         self.len(v.len());
         for s in v {
@@ -155,6 +165,21 @@ impl<'a> Dec<'a> {
     pub(super) fn strs(&mut self) -> DecResult<Vec<String>> {
         let n = self.count(4)?;
         (0..n).map(|_| self.str()).collect()
+    }
+    /// Byte strings written by [`Enc::blobs`] into `out` (grown as needed, the buffers reused).
+    pub(super) fn blobs(&mut self, out: &mut Vec<Vec<u8>>) -> DecResult<()> {
+        let n = self.count(4)?;
+        out.resize_with(n, Vec::new);
+        self.blobs_into(out)
+    }
+    /// Exactly `out.len()` byte strings into `out`'s buffers.
+    pub(super) fn blobs_into(&mut self, out: &mut [Vec<u8>]) -> DecResult<()> {
+        for o in out {
+            let m = self.count(1)?;
+            o.clear();
+            o.extend_from_slice(self.take(m)?);
+        }
+        Ok(())
     }
     /// Fills `out` exactly (a response must have as many values as asked for).
     pub(super) fn f64s_into(&mut self, out: &mut [f64]) -> DecResult<()> {

@@ -24,6 +24,12 @@ pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::GetString { vr, .. } => {
             e.u32s(vr);
         }
+        Call::GetBinary { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::SetBinary { vr, values } => {
+            e.u32s(vr).blobs(values);
+        }
         Call::SetReal { vr, values } => {
             e.u32s(vr).f64s(values);
         }
@@ -61,6 +67,7 @@ pub(super) struct Buffers {
     ints: Vec<i32>,
     bools: Vec<bool>,
     strings: Vec<String>,
+    blobs: Vec<Vec<u8>>,
     flag: bool,
     real: f64,
 }
@@ -80,6 +87,7 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
         Ok(n)
     }
     let refs: Vec<&str>;
+    let blobs: Vec<&[u8]>;
     let call = match op {
         Op::Setup => {
             let (start, has_stop, stop) = (d.f64()?, d.u8()?, d.f64()?);
@@ -149,6 +157,18 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
         Op::RestoreState => Call::RestoreState,
         Op::GetBooleanStatus => Call::GetBooleanStatus { kind: d.i32()?, out: &mut b.flag },
         Op::GetRealStatus => Call::GetRealStatus { kind: d.i32()?, out: &mut b.real },
+        Op::GetBinary => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 4)?;
+            b.blobs.resize_with(n, Vec::new);
+            Call::GetBinary { vr: &b.vrs, out: &mut b.blobs }
+        }
+        Op::SetBinary => {
+            d.u32s(&mut b.vrs)?;
+            d.blobs(&mut b.blobs)?;
+            blobs = b.blobs.iter().map(Vec::as_slice).collect();
+            Call::SetBinary { vr: &b.vrs, values: &blobs }
+        }
     };
     if !d.0.is_empty() {
         return Err(format!("{} bytes left after request {}", d.0.len(), op.function()));
@@ -171,6 +191,9 @@ pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::GetString { out, .. } => {
             e.strs(out);
         }
+        Call::GetBinary { out, .. } => {
+            e.blobs(out);
+        }
         Call::GetBooleanStatus { out, .. } => {
             e.u8(u8::from(**out));
         }
@@ -184,6 +207,7 @@ pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
         | Call::SetInteger { .. }
         | Call::SetBoolean { .. }
         | Call::SetString { .. }
+        | Call::SetBinary { .. }
         | Call::SetInputDerivatives { .. }
         | Call::DoStep { .. }
         | Call::Terminate
@@ -203,6 +227,12 @@ pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<
             **out = d.strs()?;
             Ok(())
         }
+        Call::GetBinary { out, .. } => {
+            if d.count(4)? != out.len() {
+                return Err(format!("{} Binary values asked for, another count answered", out.len()));
+            }
+            d.blobs_into(out)
+        }
         Call::GetBooleanStatus { out, .. } => {
             **out = d.u8()? != 0;
             Ok(())
@@ -218,6 +248,7 @@ pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<
         | Call::SetInteger { .. }
         | Call::SetBoolean { .. }
         | Call::SetString { .. }
+        | Call::SetBinary { .. }
         | Call::SetInputDerivatives { .. }
         | Call::DoStep { .. }
         | Call::Terminate
