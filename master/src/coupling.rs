@@ -137,6 +137,8 @@ pub struct Coupling {
     input_order: Vec<usize>,
     recorded: Vec<Slot>,
     recorded_discrete: Vec<(usize, VarRef)>,
+    /// The recorded Binary variables' values, in column order (read with the other values).
+    recorded_bytes: Vec<Vec<u8>>,
     /// Inputs driven by time tables.
     signals: Vec<crate::system::Signal>,
     /// A live value replacing each time table while set (NaN: the table's; [`crate::live`]).
@@ -252,6 +254,7 @@ impl Coupling {
             input_order: Vec::new(),
             recorded: Vec::new(),
             recorded_discrete: Vec::new(),
+            recorded_bytes: Vec::new(),
             signals: sys.signals.clone(),
             signal_override: vec![f64::NAN; sys.signals.len()],
             names,
@@ -270,6 +273,9 @@ impl Coupling {
             } else {
                 let pos = coupling.recorded.len() + coupling.recorded_discrete.len();
                 coupling.recorded_discrete.push((pos, v.clone()));
+                if v.ty == BaseType::Binary {
+                    coupling.recorded_bytes.push(Vec::new());
+                }
             }
         }
         let (nodes, links, names) = (&mut coupling.nodes, &coupling.links, &coupling.names);
@@ -737,14 +743,22 @@ impl Coupling {
         self.timing = on;
     }
 
-    /// Recorded values (Real slots; non-Real recorded variables are read here too).
-    pub fn recorded(&self, instances: &mut [Box<dyn FmuInstance>], out: &mut Vec<f64>) -> Result<()> {
+    /// Recorded values (Real slots; non-Real recorded variables are read here too; a Binary
+    /// one is NaN there, its bytes in [`Self::recorded_bytes`]).
+    pub fn recorded(&mut self, instances: &mut [Box<dyn FmuInstance>], out: &mut Vec<f64>) -> Result<()> {
         out.clear();
         for s in &self.recorded {
             out.push(self.value(*s));
         }
+        let mut bytes = self.recorded_bytes.iter_mut();
         for (pos, v) in &self.recorded_discrete {
             let x = match v.ty {
+                BaseType::Binary => {
+                    if let Some(b) = bytes.next() {
+                        instances[v.instance].get_binary(&[v.vr], std::slice::from_mut(b))?;
+                    }
+                    f64::NAN
+                }
                 BaseType::Boolean => {
                     let mut b = [false];
                     instances[v.instance].get_boolean(&[v.vr], &mut b)?;
@@ -759,6 +773,19 @@ impl Coupling {
             out.insert((*pos).min(out.len()), x);
         }
         Ok(())
+    }
+
+    /// Hands the recorded Binary values to `o` ([`crate::observer::Observer::binary`]), if any.
+    #[inline]
+    pub(crate) fn hand_binary(&self, o: &mut dyn crate::observer::Observer) {
+        if !self.recorded_bytes.is_empty() {
+            o.binary(&self.recorded_bytes);
+        }
+    }
+
+    /// The recorded Binary variables' values as [`Self::recorded`] read them last (column order).
+    pub fn recorded_bytes(&self) -> &[Vec<u8>] {
+        &self.recorded_bytes
     }
 
     /// Counts the doStep of instance `i` that ended the simulation (it returned before being

@@ -506,6 +506,7 @@ impl Execution {
         self.coupling.recorded(&mut self.instances, &mut self.values)?;
         self.values_fresh = true;
         for o in self.observers.iter_mut() {
+            self.coupling.hand_binary(o.as_mut());
             o.start(self.system.start(), &self.values, self.bonds.states())?;
         }
         Ok(())
@@ -551,6 +552,7 @@ impl Execution {
         if !self.observers.is_empty() && self.coupling.recorded(&mut self.instances, &mut self.values).is_ok() {
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
+                self.coupling.hand_binary(o.as_mut());
                 o.end_early(time, &self.values, self.bonds.states())?;
             }
         }
@@ -608,6 +610,7 @@ impl Execution {
             self.coupling.recorded(&mut self.instances, &mut self.values)?;
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
+                self.coupling.hand_binary(o.as_mut());
                 o.step(n, t, &self.values, self.bonds.states())?;
             }
         }
@@ -775,6 +778,7 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     use crate::observer::{BondsCsv, ResultsCsv, SummaryJson};
     std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
+    let binary: Vec<usize> = (0..sys.outputs().len()).filter(|k| sys.outputs()[*k].ty == BaseType::Binary).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
     let corrected: Vec<bool> = sys.bonds().iter().map(|b| b.energy_correction).collect();
     // The last communication step is recorded even when record_every does not divide the step
@@ -791,7 +795,9 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
         crate::observer::OutputGrid::wrap(o, sys.step_control(), span, sys.record_every()).unwrap_or_else(|o| o)
     };
     let mut observers: Vec<Box<dyn Observer>> = vec![
-        on_grid(Box::new(ResultsCsv::create(&out_dir.join("results.csv"), &labels, every)?.ending_at(last))),
+        on_grid(Box::new(
+            ResultsCsv::with_binary(&out_dir.join("results.csv"), &labels, every, &binary)?.ending_at(last),
+        )),
         on_grid(Box::new(
             BondsCsv::with_corrections(&out_dir.join("bonds.csv"), &bond_names, &corrected, every)?.ending_at(last),
         )),

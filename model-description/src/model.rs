@@ -661,13 +661,18 @@ pub const BINARY_MIME_TYPE: &str = "application/octet-stream";
 /// Bytes as lower-case hexadecimal, two digits per byte (xs:hexBinary; how Binary values are
 /// written in `results.csv`, `cosim info` and descriptions).
 pub fn to_hex(bytes: &[u8]) -> String {
+    let mut s = Vec::with_capacity(2 * bytes.len());
+    push_hex(&mut s, bytes);
+    String::from_utf8(s).unwrap_or_default()
+}
+
+/// Appends `bytes` as lower-case hexadecimal to `out` ([`to_hex`] without allocating).
+pub fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(2 * bytes.len());
     for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 15)]);
     }
-    s
 }
 
 /// Decodes xs:hexBinary: an even number of hexadecimal digits, either case, surrounding

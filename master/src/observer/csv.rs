@@ -1,6 +1,7 @@
 //! The CSV observers: `results.csv`, `bonds.csv` and `steps.csv`.
 
 use super::files::{create_replacing, io};
+use super::binary_rows::BinaryRows;
 use super::rows::Rows;
 use super::{Observer, Summary};
 use crate::bonds::BondState;
@@ -27,7 +28,7 @@ pub fn csv_header<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 /// `results.csv`: `time,inst.var,…`, every k-th communication point (and the end of a run an
 /// instance terminated).
 pub struct ResultsCsv {
-    rows: Rows,
+    rows: Sink,
     every: u64,
     /// Number of the run's last step (its row is written whatever `every` says), if known.
     steps: u64,
@@ -43,7 +44,31 @@ impl ResultsCsv {
         // No recorded variable: the header is `time` alone (was `time,`, an empty column name).
         let sep = if labels.is_empty() { "" } else { "," };
         writeln!(out, "time{sep}{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
-        Ok(Self { rows: Rows::new(path, out, labels.len() + 1)?, every: every.max(1), steps: u64::MAX, last: f64::NAN })
+        Ok(Self {
+            rows: Sink::Numbers(Rows::new(path, out, labels.len() + 1)?),
+            every: every.max(1),
+            steps: u64::MAX,
+            last: f64::NAN,
+        })
+    }
+
+    /// As [`ResultsCsv::create`], the columns `binary` (0-based among `labels`, ascending)
+    /// holding FMI 3.0 Binary values, written as lower-case hexadecimal (two digits per byte;
+    /// an empty value is an empty field). Such a file is written on the run's thread; without
+    /// Binary columns this is [`ResultsCsv::create`].
+    pub fn with_binary(path: &Path, labels: &[String], every: u64, binary: &[usize]) -> Result<Self> {
+        if binary.is_empty() {
+            return Self::create(path, labels, every);
+        }
+        let file = create_replacing(path).map_err(io(path))?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        writeln!(out, "time,{}", csv_header(labels.iter().map(String::as_str))).map_err(io(path))?;
+        Ok(Self {
+            rows: Sink::WithBinary(BinaryRows::new(path, out, binary)),
+            every: every.max(1),
+            steps: u64::MAX,
+            last: f64::NAN,
+        })
     }
 
     /// The run has `steps` communication steps: the last one is recorded even when `every`
@@ -59,15 +84,41 @@ impl ResultsCsv {
     }
 }
 
+/// Where the rows go: the writer thread ([`Rows`]), or, with Binary columns, [`BinaryRows`].
+enum Sink {
+    Numbers(Rows),
+    WithBinary(BinaryRows),
+}
+
+impl Sink {
+    fn push(&mut self, t: f64, values: &[f64]) -> Result<()> {
+        match self {
+            Self::Numbers(r) => r.push(t, values.iter().copied()),
+            Self::WithBinary(r) => r.push(t, values),
+        }
+    }
+    fn close(&mut self) -> Result<()> {
+        match self {
+            Self::Numbers(r) => r.close(),
+            Self::WithBinary(r) => r.close(),
+        }
+    }
+}
+
 impl Observer for ResultsCsv {
+    fn binary(&mut self, values: &[Vec<u8>]) {
+        if let Sink::WithBinary(r) = &mut self.rows {
+            r.set(values);
+        }
+    }
     fn start(&mut self, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
         self.last = t;
-        self.rows.push(t, values.iter().copied())
+        self.rows.push(t, values)
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> Result<()> {
         if (n + 1).is_multiple_of(self.every) || n + 1 == self.steps {
             self.last = t;
-            self.rows.push(t, values.iter().copied())?;
+            self.rows.push(t, values)?;
         }
         Ok(())
     }
@@ -76,7 +127,7 @@ impl Observer for ResultsCsv {
             return Ok(());
         }
         self.last = t;
-        self.rows.push(t, values.iter().copied())
+        self.rows.push(t, values)
     }
     fn finish(&mut self, _s: &Summary) -> Result<()> {
         self.close()

@@ -8,6 +8,7 @@
 //! `steps.csv`), `summary_json.rs`, `memory.rs` (recorder, callback), `grid.rs`
 //! (ECCO's output grid).
 
+mod binary_rows;
 mod csv;
 mod files;
 mod grid;
@@ -50,4 +51,9 @@ pub trait Observer: Send {
     fn finish(&mut self, _summary: &Summary) -> Result<()> {
         Ok(())
     }
+    /// The values of the recorded Binary variables (FMI 3.0), in the order of their columns,
+    /// for the row that the next `start`, `step` or `end_early` records (whose `values` hold
+    /// NaN in those columns). Only called when the system records Binary variables. Default:
+    /// nothing (only `results.csv` writes them, as hexadecimal).
+    fn binary(&mut self, _values: &[Vec<u8>]) {}
 }

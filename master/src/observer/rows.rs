@@ -29,20 +29,24 @@ impl Row {
             if k > 0 {
                 self.line.push(b',');
             }
-            if x.is_finite() {
-                // Integral values come out as "1.0", small ones as "1e-7": valid CSV numbers.
-                let s = self.digits.format_finite(*x);
-                self.line.extend_from_slice(s.as_bytes());
-            } else if x.is_nan() {
-                self.line.extend_from_slice(b"NaN");
-            } else if *x > 0.0 {
-                self.line.extend_from_slice(b"inf");
-            } else {
-                self.line.extend_from_slice(b"-inf");
-            }
+            number(&mut self.line, &mut self.digits, *x);
         }
         self.line.push(b'\n');
         &self.line
+    }
+}
+
+/// Appends `x` as a CSV number: shortest round-trip form, non-finite values as NaN/inf/-inf.
+pub(super) fn number(line: &mut Vec<u8>, digits: &mut zmij::Buffer, x: f64) {
+    if x.is_finite() {
+        // Integral values come out as "1.0", small ones as "1e-7": valid CSV numbers.
+        line.extend_from_slice(digits.format_finite(x).as_bytes());
+    } else if x.is_nan() {
+        line.extend_from_slice(b"NaN");
+    } else if x > 0.0 {
+        line.extend_from_slice(b"inf");
+    } else {
+        line.extend_from_slice(b"-inf");
     }
 }
 

@@ -740,9 +740,6 @@ impl Resolver<'_> {
                     if r.ty == BaseType::String {
                         return Err(self.err(&key, format!("{name} is a String and cannot be recorded in CSV")));
                     }
-                    if r.ty == BaseType::Binary {
-                        return Err(self.err(&key, format!("{name} is a Binary and cannot be recorded in CSV")));
-                    }
                     // Two columns of one name: refused here, not after the run (issue 30 item 17).
                     if let Some(first) = seen.insert(name.as_str(), k) {
                         return Err(self.err(

@@ -1,0 +1,75 @@
+//! `results.csv` rows with FMI 3.0 Binary columns ([`BinaryRows`]): numbers as the writer thread
+//! writes them, each Binary value as lower-case hexadecimal (two digits per byte, an empty
+//! value an empty field), formatted and written on the run's thread (the rows of floats of
+//! [`super::rows::Rows`] cannot carry bytes).
+
+use super::files::io;
+use super::rows::number;
+use crate::error::Result;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Rows of `time` and the recorded values, the `binary` columns from the last
+/// [`BinaryRows::set`].
+pub(super) struct BinaryRows {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    /// Binary columns, 0-based among the values, ascending.
+    binary: Vec<usize>,
+    /// Their current values (buffers reused from row to row).
+    bytes: Vec<Vec<u8>>,
+    line: Vec<u8>,
+    digits: zmij::Buffer,
+}
+
+impl BinaryRows {
+    pub(super) fn new(path: &Path, out: BufWriter<File>, binary: &[usize]) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            out: Some(out),
+            binary: binary.to_vec(),
+            bytes: vec![Vec::new(); binary.len()],
+            line: Vec::with_capacity(256),
+            digits: zmij::Buffer::new(),
+        }
+    }
+
+    /// The Binary values of the next row.
+    pub(super) fn set(&mut self, values: &[Vec<u8>]) {
+        for (b, v) in self.bytes.iter_mut().zip(values) {
+            b.clone_from(v);
+        }
+    }
+
+    pub(super) fn push(&mut self, t: f64, values: &[f64]) -> Result<()> {
+        let Some(out) = &mut self.out else { return Ok(()) };
+        self.line.clear();
+        number(&mut self.line, &mut self.digits, t);
+        let mut next = 0;
+        for (k, x) in values.iter().enumerate() {
+            self.line.push(b',');
+            if self.binary.get(next) == Some(&k) {
+                model_description::push_hex(&mut self.line, self.bytes.get(next).map_or(&[][..], Vec::as_slice));
+                next += 1;
+            } else {
+                number(&mut self.line, &mut self.digits, *x);
+            }
+        }
+        self.line.push(b'\n');
+        out.write_all(&self.line).map_err(io(&self.path))
+    }
+
+    pub(super) fn close(&mut self) -> Result<()> {
+        match self.out.take() {
+            Some(mut out) => out.flush().map_err(io(&self.path)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for BinaryRows {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
