@@ -361,6 +361,12 @@ impl Execution {
         Ok(&self.values)
     }
 
+    /// The recorded Binary variables' values (in the order of their columns) as
+    /// [`Execution::recorded`] read them last; empty when none is recorded.
+    pub fn recorded_bytes(&self) -> &[Vec<u8>] {
+        self.coupling.recorded_bytes()
+    }
+
     /// Bond states after the last step.
     pub fn bonds(&self) -> &[BondState] {
         self.bonds.states()

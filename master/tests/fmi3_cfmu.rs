@@ -2,8 +2,9 @@
 //! A small C FMI 3.0 FMU (`cfmu3/cfmu3.c`, built here with the system's `cc`, packaged with the
 //! description below) through the master's instance abstraction: Int64, UInt64, Int8, Float32,
 //! Boolean and String variables through the 3.0 functions of their types (values outside the
-//! master's 32-bit integers refused naming the reference), Binary and array variables left out
-//! (listed), FMU state get/set/serialize, `terminateSimulation` ending a run at
+//! master's 32-bit integers refused naming the reference), Binary variables through
+//! fmi3GetBinary/fmi3SetBinary (start values, connections, hex columns of results.csv, maxSize
+//! and type refusals; Binary arrays left out and listed), array variables, FMU state get/set/serialize, `terminateSimulation` ending a run at
 //! `lastSuccessfulTime`, `earlyReturnAllowed = false` at instantiation (an FMU that returns early
 //! anyway fails the run with the reason), `eventHandlingNeeded` reported as a warning.
 
@@ -32,11 +33,14 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     <Boolean name="positive" valueReference="8" causality="output" variability="discrete"/>
     <Boolean name="early_allowed" valueReference="9" causality="output" variability="discrete"/>
     <Float64 name="term_at" valueReference="10" causality="parameter" variability="fixed" start="-1"/>
-    <Binary name="blob" valueReference="11" causality="parameter" variability="fixed"/>
+    <Binary name="blob" valueReference="11" causality="parameter" variability="tunable" maxSize="16"><Start value="C0FFEE"/></Binary>
     <Float64 name="arr" valueReference="12" causality="output"><Dimension start="3"/></Float64>
     <Float64 name="ain" valueReference="13" causality="input" start="0.5 1.5"><Dimension start="2"/></Float64>
     <Boolean name="flags" valueReference="14" causality="output" variability="discrete"><Dimension start="2"/></Boolean>
     <Float64 name="aout" valueReference="15" causality="output"><Dimension start="2"/></Float64>
+    <Binary name="bin_in" valueReference="16" causality="input" mimeType="application/x-cfmu3" maxSize="8"><Start value="0102"/></Binary>
+    <Binary name="bin_out" valueReference="17" causality="output"/>
+    <Binary name="blob_arr" valueReference="18" causality="parameter" variability="fixed"><Dimension start="2"/><Start value="00"/><Start value="01"/></Binary>
   </ModelVariables>
   <ModelStructure>
     <Output valueReference="2"/>
@@ -47,12 +51,18 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     <Output valueReference="12"/>
     <Output valueReference="14"/>
     <Output valueReference="15"/>
+    <Output valueReference="17"/>
   </ModelStructure>
 </fmiModelDescription>
 "#;
 
 /// Builds `cfmu3.c` with `cflags` into `dir/<name>.fmu`.
 fn build(dir: &Path, name: &str, cflags: &[&str]) -> PathBuf {
+    build_with(dir, name, cflags, XML)
+}
+
+/// [`build`] with the description `xml`.
+fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cfmu3/cfmu3.c");
     let so = dir.join(format!("{name}.so"));
     let out = Command::new("cc")
@@ -68,7 +78,7 @@ fn build(dir: &Path, name: &str, cflags: &[&str]) -> PathBuf {
     let mut w = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
     let o = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
     w.start_file("modelDescription.xml", o).unwrap();
-    w.write_all(XML.as_bytes()).unwrap();
+    w.write_all(xml.as_bytes()).unwrap();
     w.start_file("binaries/x86_64-linux/cfmu3.so", o).unwrap();
     w.write_all(&std::fs::read(&so).unwrap()).unwrap();
     w.finish().unwrap();
@@ -81,7 +91,7 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     let fmu = Fmu2::load(&build(&dir, "cfmu3", &[])).unwrap();
     let md = fmu.model_description();
     let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
-    // Binary variables are left out; array elements are scalars `name[i]`.
+    // Scalar Binary variables are in; Binary arrays are left out; array elements are scalars `name[i]`.
     assert_eq!(
         names,
         [
@@ -96,6 +106,7 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
             "positive",
             "early_allowed",
             "term_at",
+            "blob",
             "arr[1]",
             "arr[2]",
             "arr[3]",
@@ -104,7 +115,9 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
             "flags[1]",
             "flags[2]",
             "aout[1]",
-            "aout[2]"
+            "aout[2]",
+            "bin_in",
+            "bin_out"
         ]
     );
     let vr = |n: &str| md.variable(n).unwrap().value_reference;
@@ -227,21 +240,182 @@ fn early_return_is_not_allowed_and_event_handling_needed_is_reported() {
 }
 
 #[test]
-fn cosim_info_lists_the_binary_variable_it_cannot_address() {
+fn cosim_info_lists_binary_variables_with_mime_type_and_max_size() {
     let dir = tmp("cfmu3-info");
     let fmu = build(&dir, "cfmu3", &[]);
     let o = cosim(&["info", fmu.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A row of the variable table, its cells separated by single spaces.
+    let row = |name: &str| {
+        let line = text.lines().find(|l| l.split_whitespace().next() == Some(name));
+        line.unwrap_or_else(|| panic!("no row {name} in {text}")).split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    // name, vr, type (mimeType, maxSize), causality, variability, initial, start (hex).
+    assert_eq!(row("blob"), "blob 11 Binary (application/octet-stream, maxSize 16) parameter tunable exact c0ffee");
+    assert_eq!(row("bin_in"), "bin_in 16 Binary (application/x-cfmu3, maxSize 8) input discrete 0102");
+    assert_eq!(row("bin_out"), "bin_out 17 Binary (application/octet-stream) output discrete calculated");
+    // A Binary array is the one variable left out, with its line.
     let section = text
         .split_once("\nVariables cosim does not address (1; not settable, connectable or recorded):\n")
         .unwrap_or_else(|| panic!("no such section in {text}"))
         .1;
-    // The description's line of `<Binary name="blob" …>` (see XML above).
-    let line = XML.lines().position(|l| l.contains("<Binary name=\"blob\"")).unwrap() + 1;
-    assert_eq!(section.lines().next().unwrap(), format!("  Binary variable \"blob\" (line {line})"));
-    // The addressable ones are in the variable table, the Binary one is not.
-    assert!(text.contains(" arr[3] ") && !text.contains(" blob "), "{text}");
+    let line = XML.lines().position(|l| l.contains("<Binary name=\"blob_arr\"")).unwrap() + 1;
+    assert_eq!(
+        section.lines().next().unwrap(),
+        format!(
+            "  array variable <Binary name=\"blob_arr\"> (line {line}): String and Binary arrays are not supported"
+        )
+    );
+}
+
+#[test]
+fn binary_values_go_through_fmi3_get_and_set_binary() {
+    let dir = tmp("cfmu3-binary");
+    let fmu = Fmu2::load(&build(&dir, "cfmu3", &[])).unwrap();
+    let vr = |n: &str| fmu.variable(n).unwrap().value_reference;
+    let (blob, bin_in, bin_out) = (vr("blob"), vr("bin_in"), vr("bin_out"));
+    let mut s = fmu.instantiate("c").unwrap();
+    s.setup(0.0, Some(1.0)).unwrap();
+    let mut out = vec![Vec::new(); 2];
+    s.get_binary(&[blob, bin_in], &mut out).unwrap();
+    assert_eq!(out, [vec![0xc0, 0xff, 0xee], vec![1, 2]], "the FMU's start values");
+    // An empty value, and one of exactly maxSize bytes.
+    s.set_binary(&[blob, bin_in], &[&[], &[1, 2, 3, 4, 5, 6, 7, 8]]).unwrap();
+    s.get_binary(&[blob, bin_in], &mut out).unwrap();
+    assert_eq!(out, [vec![], vec![1, 2, 3, 4, 5, 6, 7, 8]]);
+    // maxSize: refused before the FMU is called, naming the variable and both sizes.
+    let e = s.set_binary(&[bin_in], &[&[0; 9]]).unwrap_err().to_string();
+    assert!(e.contains("not called: the value of bin_in has 9 bytes, more than its maxSize of 8 bytes"), "{e}");
+    s.get_binary(&[bin_in], &mut out[..1]).unwrap();
+    assert_eq!(out[0], [1, 2, 3, 4, 5, 6, 7, 8], "unchanged");
+    // A value reference of another type.
+    let e = s.get_binary(&[vr("x")], &mut out[..1]).unwrap_err().to_string();
+    assert!(e.contains("value reference 2: its FMI 3.0 type is Float64, not Binary"), "{e}");
+    s.enter_initialization().unwrap();
+    s.set_binary(&[bin_in], &[&[0xaa, 0xbb, 0xcc]]).unwrap();
+    s.exit_initialization().unwrap();
+    s.do_step(0.0, 0.1).unwrap();
+    s.do_step(0.1, 0.1).unwrap();
+    // bin_out = bin_in reversed, then the step count; copied before the next call reuses the
+    // FMU's buffer.
+    s.get_binary(&[bin_out, bin_in], &mut out).unwrap();
+    assert_eq!(out, [vec![0xcc, 0xbb, 0xaa, 2], vec![0xaa, 0xbb, 0xcc]]);
+    // The FMU state carries Binary values.
+    s.save_state().unwrap();
+    s.set_binary(&[bin_in], &[&[7]]).unwrap();
+    s.restore_state().unwrap();
+    s.get_binary(&[bin_in], &mut out[..1]).unwrap();
+    assert_eq!(out[0], [0xaa, 0xbb, 0xcc]);
+    s.terminate().unwrap();
+}
+
+/// The columns of `out/results.csv` as text: header names (unquoted) and rows.
+fn csv_text(out: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap().split(',').map(|h| h.trim_matches('"').to_owned()).collect();
+    (header, lines.map(|l| l.split(',').map(str::to_owned).collect()).collect())
+}
+
+#[test]
+fn binary_connections_and_start_values_reach_results_csv_as_hex() {
+    for flags in [&[][..], &["--isolate"][..]] {
+        let dir = tmp("cfmu3-binary-system");
+        let sys = two_instances(
+            &dir,
+            "[[connections]]\nfrom = \"a.bin_out\"\nto = \"b.bin_in\"\n\n\
+             [outputs]\nvariables = [\"a.bin_out\", \"a.count\", \"b.bin_in\", \"b.bin_out\", \"b.blob\", \"a.blob\"]\n",
+        );
+        // Start values from TOML: hexadecimal, either case; "" is the empty value.
+        let t = std::fs::read_to_string(&sys)
+            .unwrap()
+            .replace("start = { ain = [2.0, 3.0] }", "start = { ain = [2.0, 3.0], bin_in = \"0A0b0C\" }");
+        let t = t.replace("[instances.b]\n", "[instances.b]\nstart = { blob = \"\" }\n");
+        std::fs::write(&sys, t).unwrap();
+        let out = dir.join("out");
+        let mut args = vec!["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let o = cosim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (header, rows) = csv_text(&out);
+        assert_eq!(header, ["time", "a.bin_out", "a.count", "b.bin_in", "b.bin_out", "b.blob", "a.blob"]);
+        assert_eq!(rows.len(), 11);
+        for (k, r) in rows.iter().enumerate() {
+            // a.bin_out = a.bin_in reversed + a's step count k.
+            assert_eq!(r[1], format!("0c0b0a{k:02x}"), "row {k}: {r:?}");
+            assert_eq!(r[2], format!("{k}.0"));
+            assert_eq!((r[5].as_str(), r[6].as_str()), ("", "c0ffee"), "b.blob set empty, a.blob the FMU's start");
+            if k > 0 {
+                // b.bin_in: a.bin_out at the step's start (Jacobi), copied byte for byte.
+                assert_eq!(r[3], format!("0c0b0a{:02x}", k - 1), "row {k}: {r:?}");
+                assert_eq!(r[4], format!("{:02x}0a0b0c{k:02x}", k - 1), "row {k}: {r:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cosim_run_takes_a_binary_start_value_in_hex() {
+    let dir = tmp("cfmu3-binary-run");
+    let fmu = build(&dir, "cfmu3", &[]);
+    let (code, stderr, out) =
+        run(&dir, &fmu, &["--start-value", "bin_in=DEADbeef", "--output-variables", "bin_in,bin_out,x"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = csv_text(&out);
+    assert_eq!(header, ["time", "cfmu3.bin_in", "cfmu3.bin_out", "cfmu3.x"]);
+    assert_eq!(rows[0][1..3], ["deadbeef", "efbeadde00"]);
+    assert_eq!(rows[10][1..3], ["deadbeef", "efbeadde0a"]);
+    // Malformed, too long, or not a string: refused before the run, naming the variable.
+    for (value, expected) in [
+        ("bin_in=0xZZ", "\"0xZZ\" is not a Binary value for bin_in: 'x' at position 1 is not a hexadecimal digit"),
+        ("bin_in=abc", "\"abc\" is not a Binary value for bin_in: 3 hexadecimal digits: an odd count"),
+        ("bin_in=000102030405060708", "the value of bin_in has 9 bytes, more than its maxSize of 8 bytes"),
+    ] {
+        let (code, stderr, _) = run(&dir, &fmu, &["--start-value", value]);
+        assert_ne!(code, Some(0), "{value}");
+        assert!(stderr.contains(expected), "{value}: {stderr}");
+    }
+}
+
+#[test]
+fn binary_and_other_types_do_not_connect() {
+    let dir = tmp("cfmu3-binary-refused");
+    for (from, to, expected) in [
+        ("a.bin_out", "b.u", "type mismatch: a.bin_out is Binary, b.u is Real"),
+        ("a.x", "b.bin_in", "type mismatch: a.x is Real, b.bin_in is Binary"),
+        ("a.count", "b.bin_in", "type mismatch: a.count is Integer, b.bin_in is Binary"),
+    ] {
+        let sys = two_instances(&dir, &format!("[[connections]]\nfrom = \"{from}\"\nto = \"{to}\"\n"));
+        let o = cosim(&["run", sys.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{stderr}");
+        assert!(stderr.contains("connections[0]") && stderr.contains(expected), "{expected}: {stderr}");
+    }
+    // A TOML start value that is not a string of hex digits.
+    let sys = two_instances(&dir, "");
+    let t = std::fs::read_to_string(&sys).unwrap().replace("ain = [2.0, 3.0]", "bin_in = 5");
+    std::fs::write(&sys, t).unwrap();
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("instances.a.start.bin_in") && stderr.contains("5 is not a valid Binary value"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_malformed_binary_start_in_the_description_names_line_and_column() {
+    let dir = tmp("cfmu3-binary-malformed");
+    let xml = XML.replace("<Start value=\"0102\"/>", "<Start value=\"01x2\"/>");
+    let fmu = build_with(&dir, "cfmu3", &[], &xml);
+    let line = xml.lines().position(|l| l.contains("01x2")).unwrap() + 1;
+    let column = xml.lines().nth(line - 1).unwrap().find("value=\"01x2\"").unwrap() + 1;
+    let (code, stderr, _) = run(&dir, &fmu, &[]);
+    assert_ne!(code, Some(0));
+    let expected = format!("line {line}, column {column}: <Start>: attribute value=\"01x2\" is not xs:hexBinary");
+    assert!(stderr.contains(&expected), "{expected}: {stderr}");
 }
 
 /// A system file of two cfmu3 instances with `extra` appended.

@@ -15,9 +15,14 @@ fn read_all(
     when: &str,
 ) -> Result<usize, String> {
     let mut n = 0;
-    for ty in
-        [BaseType::Real, BaseType::Integer, BaseType::Enumeration, BaseType::Boolean, BaseType::String, BaseType::Binary]
-    {
+    for ty in [
+        BaseType::Real,
+        BaseType::Integer,
+        BaseType::Enumeration,
+        BaseType::Boolean,
+        BaseType::String,
+        BaseType::Binary,
+    ] {
         let vrs: Vec<u32> = p
             .fmu
             .variables()

@@ -1,7 +1,7 @@
 //! The CSV observers: `results.csv`, `bonds.csv` and `steps.csv`.
 
-use super::files::{create_replacing, io};
 use super::binary_rows::BinaryRows;
+use super::files::{create_replacing, io};
 use super::rows::Rows;
 use super::{Observer, Summary};
 use crate::bonds::BondState;

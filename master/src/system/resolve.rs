@@ -172,16 +172,18 @@ impl Resolver<'_> {
             (BaseType::Boolean, _) => Err(bad("boolean")),
             (BaseType::String, _) => Err(bad("string")),
             // Binary: a string of hexadecimal digits, two per byte (xs:hexBinary, either case).
-            (BaseType::Binary, Value::String(hex)) => model_description::from_hex(hex).map(StartValue::Binary).map_err(|why| {
-                self.err(
-                    key,
-                    format!(
+            (BaseType::Binary, Value::String(hex)) => {
+                model_description::from_hex(hex).map(StartValue::Binary).map_err(|why| {
+                    self.err(
+                        key,
+                        format!(
                         "\"{hex}\" is not a Binary value for {}: {why}; give the bytes as hexadecimal digits, two per \
                          byte (e.g. \"00ff7a\")",
                         var.name
                     ),
-                )
-            }),
+                    )
+                })
+            }
             (BaseType::Binary, _) => Err(bad("Binary value (a string of hexadecimal digits, two per byte)")),
         }
     }

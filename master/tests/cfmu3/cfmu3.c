@@ -6,8 +6,11 @@
  * (String parameter), 6 small (Int8 parameter), 7 xf (Float32 output = (float)x), 8 positive
  * (Boolean output: x > 0.5), 9 early_allowed (Boolean output: earlyReturnAllowed of the
  * instantiation), 10 term_at (Float64 parameter: terminateSimulation at this time, if >= 0),
- * 11 blob (Binary parameter), 12 arr (Float64[3] output: (j + 1) x), 13 ain (Float64[2] input,
- * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1), 15 aout (Float64[2] output: 10 ain).
+ * 11 blob (Binary parameter, start c0ffee, at most 16 bytes), 12 arr (Float64[3] output: (j + 1) x), 13 ain (Float64[2] input,
+ * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1), 15 aout (Float64[2] output: 10 ain),
+ * 16 bin_in (Binary input, start 0102, maxSize 8), 17 bin_out (Binary output: bin_in's bytes
+ * reversed, then the low byte of count), 18 blob_arr (Binary[2] parameter: never called, the
+ * master leaves Binary arrays out).
  * -DALWAYS_EARLY: every step returns early at its midpoint, allowed or not.
  * -DEVENT_AT=k: step k sets eventHandlingNeeded. */
 #include <stdbool.h>
@@ -25,6 +28,8 @@ typedef struct {
     double time, u, x, term_at, ain[2];
     int64_t count;
     uint64_t big;
+    uint8_t blob[16], bin_in[8];
+    size_t blob_n, bin_in_n;
     int8_t small;
     char label[64];
     bool early_allowed, terminated;
@@ -34,7 +39,13 @@ typedef struct {
     State s;
     void *env;
     Log log;
+    uint8_t out[9]; /* bin_out, valid until the next call (as the standard allows) */
 } Inst;
+
+static void binary_starts(State *s) {
+    s->blob[0] = 0xc0; s->blob[1] = 0xff; s->blob[2] = 0xee; s->blob_n = 3;
+    s->bin_in[0] = 0x01; s->bin_in[1] = 0x02; s->bin_in_n = 2;
+}
 
 static void say(Inst *c, S st, const char *m) { if (c->log) c->log(c->env, st, "logStatusError", m); }
 
@@ -50,6 +61,7 @@ EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, co
     strcpy(c->s.label, "start");
     c->s.ain[0] = 0.5; c->s.ain[1] = 1.5;
     c->s.early_allowed = early_return_allowed;
+    binary_starts(&c->s);
     return c;
 }
 EXPORT void *fmi3InstantiateModelExchange(void) { return NULL; }
@@ -61,7 +73,7 @@ EXPORT S fmi3EnterInitializationMode(void *p, bool td, double tol, double start,
 EXPORT S fmi3ExitInitializationMode(void *c) { return OK; }
 EXPORT S fmi3Terminate(void *c) { return OK; }
 EXPORT S fmi3Reset(void *p) { Inst *c = p; bool e = c->s.early_allowed; memset(&c->s, 0, sizeof(State));
-    c->s.big = 5000000000ULL; c->s.term_at = -1; c->s.small = 1; strcpy(c->s.label, "start"); c->s.early_allowed = e; return OK; }
+    c->s.big = 5000000000ULL; c->s.term_at = -1; c->s.small = 1; strcpy(c->s.label, "start"); c->s.early_allowed = e; binary_starts(&c->s); return OK; }
 
 #define CHECK(cond) if (!(cond)) { say(c, ERROR, "wrong value reference or type"); return ERROR; }
 EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size_t nv) {
@@ -151,8 +163,31 @@ EXPORT S fmi3SetString(void *p, const unsigned vr[], size_t n, const char *const
     for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 5 && strlen(v[i]) < 63); strcpy(c->s.label, v[i]); }
     return OK;
 }
-EXPORT S fmi3GetBinary(void *p, const unsigned vr[], size_t n, size_t sz[], const uint8_t *v[], size_t nv) { return ERROR; }
-EXPORT S fmi3SetBinary(void *p, const unsigned vr[], size_t n, const size_t sz[], const uint8_t *const v[], size_t nv) { return ERROR; }
+EXPORT S fmi3GetBinary(void *p, const unsigned vr[], size_t n, size_t sz[], const uint8_t *v[], size_t nv) {
+    Inst *c = p;
+    CHECK(n == nv);
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 11) { sz[i] = c->s.blob_n; v[i] = c->s.blob; }
+        else if (vr[i] == 16) { sz[i] = c->s.bin_in_n; v[i] = c->s.bin_in; }
+        else if (vr[i] == 17) {
+            size_t m = c->s.bin_in_n;
+            for (size_t j = 0; j < m; j++) c->out[j] = c->s.bin_in[m - 1 - j];
+            c->out[m] = (uint8_t)c->s.count;
+            sz[i] = m + 1; v[i] = c->out;
+        } else CHECK(0);
+    }
+    return OK;
+}
+EXPORT S fmi3SetBinary(void *p, const unsigned vr[], size_t n, const size_t sz[], const uint8_t *const v[], size_t nv) {
+    Inst *c = p;
+    CHECK(n == nv);
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 11 && sz[i] <= 16) { memcpy(c->s.blob, v[i], sz[i]); c->s.blob_n = sz[i]; }
+        else if (vr[i] == 16 && sz[i] <= 8) { memcpy(c->s.bin_in, v[i], sz[i]); c->s.bin_in_n = sz[i]; }
+        else CHECK(0);
+    }
+    return OK;
+}
 
 EXPORT S fmi3GetFMUState(void *p, void **state) {
     Inst *c = p;
