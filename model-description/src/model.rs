@@ -683,7 +683,7 @@ pub fn from_hex(text: &str) -> Result<Vec<u8>, String> {
         let c = text.trim()[k..].chars().next().unwrap_or('?');
         return Err(format!("{c:?} at position {k} is not a hexadecimal digit"));
     }
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return Err(format!("{} hexadecimal digits: an odd count (two digits per byte)", t.len()));
     }
     let digit = |c: u8| match c {

@@ -70,6 +70,12 @@ fn info_json(fmu: &Path, md: &ModelDescription) -> Json {
                 }
                 VariableKind::Boolean { start, .. } => o["start"] = json!(start),
                 VariableKind::String { start, .. } => o["start"] = json!(start),
+                // FMI 3.0 Binary: the start value in hexadecimal (as `start_values` takes it).
+                VariableKind::Binary { mime_type, max_size, start, .. } => {
+                    o["start"] = json!(start.as_deref().map(model_description::to_hex));
+                    o["mime_type"] = json!(mime_type.as_deref().unwrap_or(model_description::BINARY_MIME_TYPE));
+                    o["max_size"] = json!(max_size);
+                }
                 VariableKind::Enumeration { declared_type, start, min, max, .. } => {
                     let items = items(md, declared_type);
                     let item = start.and_then(|s| {

@@ -173,16 +173,31 @@ impl Resolver<'_> {
             (BaseType::String, _) => Err(bad("string")),
             // Binary: a string of hexadecimal digits, two per byte (xs:hexBinary, either case).
             (BaseType::Binary, Value::String(hex)) => {
-                model_description::from_hex(hex).map(StartValue::Binary).map_err(|why| {
+                let bytes = model_description::from_hex(hex).map_err(|why| {
                     self.err(
                         key,
                         format!(
-                        "\"{hex}\" is not a Binary value for {}: {why}; give the bytes as hexadecimal digits, two per \
-                         byte (e.g. \"00ff7a\")",
-                        var.name
-                    ),
+                            "\"{hex}\" is not a Binary value for {}: {why}; give the bytes as hexadecimal digits, two \
+                             per byte (e.g. \"00ff7a\")",
+                            var.name
+                        ),
                     )
-                })
+                })?;
+                let max = md.variable(&var.name).and_then(|v| match v.kind {
+                    VariableKind::Binary { max_size, .. } => max_size,
+                    _ => None,
+                });
+                match max {
+                    Some(m) if bytes.len() as u64 > u64::from(m) => Err(self.err(
+                        key,
+                        format!(
+                            "the value of {} has {} bytes, more than its maxSize of {m} bytes",
+                            var.name,
+                            bytes.len()
+                        ),
+                    )),
+                    _ => Ok(StartValue::Binary(bytes)),
+                }
             }
             (BaseType::Binary, _) => Err(bad("Binary value (a string of hexadecimal digits, two per byte)")),
         }
