@@ -161,6 +161,7 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
             d.u32s(&mut b.vrs)?;
             let n = wanted(&mut d, 4)?;
             b.blobs.resize_with(n, Vec::new);
+            b.blobs.iter_mut().for_each(Vec::clear);
             Call::GetBinary { vr: &b.vrs, out: &mut b.blobs }
         }
         Op::SetBinary => {

@@ -52,6 +52,8 @@ impl FmuInstance for Echo {
             Call::GetInteger { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = -(*v as i32)),
             Call::GetBoolean { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = v % 2 == 1),
             Call::GetString { vr, out } => *out = vr.iter().map(|v| format!("s{v}")).collect(),
+            // Binary: `v` bytes of value `v` (reference 0: empty).
+            Call::GetBinary { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = vec![*v as u8; *v as usize]),
             Call::SaveState => self.saved = true,
             Call::GetBooleanStatus { kind, out } => *out = kind == 3,
             Call::GetRealStatus { kind, out } => *out = f64::from(kind) + 0.25,
@@ -107,6 +109,7 @@ fn every_call_round_trips_through_the_isolated_encoding() {
         Call::SetInteger { vr: &vr, values: &[7, -8, i32::MIN] },
         Call::SetBoolean { vr: &vr, values: &[true, false, true] },
         Call::SetString { vr: &vr, values: &["a", "ß", ""] },
+        Call::SetBinary { vr: &vr, values: &[&[0, 255], &[], &[7; 300]] },
         Call::SetInputDerivatives { vr: &vr, order: 2, values: &[0.5, 1e300, -3.0] },
         Call::DoStep { t: 0.125, h: 1e-3 },
         Call::SaveState,
@@ -122,12 +125,23 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     over_the_wire(&mut instance, Call::GetInteger { vr: &vr, out: &mut ints }).unwrap();
     over_the_wire(&mut instance, Call::GetBoolean { vr: &vr, out: &mut bools }).unwrap();
     over_the_wire(&mut instance, Call::GetString { vr: &vr, out: &mut strings }).unwrap();
+    let mut blobs = vec![Vec::new(); 3];
+    over_the_wire(&mut instance, Call::GetBinary { vr: &[3, 0, 4], out: &mut blobs }).unwrap();
+    assert_eq!(blobs, [vec![3; 3], vec![], vec![4; 4]]);
     let (mut flag, mut real) = (false, 0.0);
     over_the_wire(&mut instance, Call::GetBooleanStatus { kind: 3, out: &mut flag }).unwrap();
     over_the_wire(&mut instance, Call::GetRealStatus { kind: 2, out: &mut real }).unwrap();
     assert!(flag);
     assert_eq!(real, 2.25);
-    ops.extend([Op::GetReal, Op::GetInteger, Op::GetBoolean, Op::GetString, Op::GetBooleanStatus, Op::GetRealStatus]);
+    ops.extend([
+        Op::GetReal,
+        Op::GetInteger,
+        Op::GetBoolean,
+        Op::GetString,
+        Op::GetBinary,
+        Op::GetBooleanStatus,
+        Op::GetRealStatus,
+    ]);
     assert_eq!((reals, ints, bools), ([1.5, 0.5, 2.0], [-3, -1, -4], [true, true, false]));
     assert_eq!(strings, ["s3", "s1", "s4"]);
     for op in Op::ALL {
