@@ -378,6 +378,53 @@ fn cosim_run_takes_a_binary_start_value_in_hex() {
     }
 }
 
+/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`, which `cargo xtask test`
+/// creates).
+fn python() -> PathBuf {
+    let p = std::env::var_os("FMI_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
+    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
+    p
+}
+
+#[test]
+fn fmpy_reads_and_writes_the_same_binary_bytes_as_cosim() {
+    let dir = tmp("cfmu3-binary-fmpy");
+    let fmu = build(&dir, "cfmu3", &[]);
+    // FMPy, calling fmi3SetBinary/fmi3GetBinary itself.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cfmu3/fmpy_binary.py");
+    let o = Command::new(python()).arg(&script).arg(&fmu).args(["10", "DEADbeef"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    // The description's start values (written in upper case): FMPy's reading and ours.
+    let md = Fmu2::load(&fmu).unwrap();
+    let ours: Vec<String> = md
+        .variables()
+        .iter()
+        .filter_map(|v| match &v.kind {
+            model_description::VariableKind::Binary { start: Some(b), .. } => {
+                Some(format!("start,{},{}", v.name, model_description::to_hex(b)))
+            }
+            _ => None,
+        })
+        .collect();
+    let theirs: Vec<&str> = stdout.lines().filter(|l| l.starts_with("start,")).collect();
+    assert_eq!(theirs, ["start,blob,c0ffee", "start,bin_in,0102"]);
+    assert_eq!(ours, theirs);
+    // The same run through cosim: every row's bytes equal FMPy's.
+    let (code, stderr, out) =
+        run(&dir, &fmu, &["--start-value", "bin_in=DEADbeef", "--output-variables", "bin_in,bin_out"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, rows) = csv_text(&out);
+    let fmpy: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("start,")).collect();
+    assert_eq!(fmpy.len(), 11, "{stdout}");
+    for (k, (ours, theirs)) in rows.iter().zip(&fmpy).enumerate() {
+        assert_eq!(format!("{k},{},{}", ours[1], ours[2]), *theirs);
+    }
+    assert_eq!(fmpy[10], "10,deadbeef,efbeadde0a");
+}
+
 #[test]
 fn binary_and_other_types_do_not_connect() {
     let dir = tmp("cfmu3-binary-refused");

@@ -229,3 +229,15 @@ EXPORT S fmi3DoStep(void *p, double t, double h, bool nsp, bool *event, bool *te
     *last = c->s.time;
     return OK;
 }
+
+/* The rest of the FMI 3.0 API, never called here (no event mode, clocks, Model Exchange or
+ * configuration mode): exported because FMPy loads every fmi3 function. */
+#define STUB(name) EXPORT S fmi3##name(void) { return ERROR; }
+STUB(ActivateModelPartition) STUB(CompletedIntegratorStep) STUB(EnterConfigurationMode) STUB(EnterContinuousTimeMode)
+STUB(EnterEventMode) STUB(EnterStepMode) STUB(EvaluateDiscreteStates) STUB(ExitConfigurationMode)
+STUB(GetAdjointDerivative) STUB(GetClock) STUB(GetContinuousStateDerivatives) STUB(GetContinuousStates)
+STUB(GetDirectionalDerivative) STUB(GetEventIndicators) STUB(GetIntervalDecimal) STUB(GetIntervalFraction)
+STUB(GetNominalsOfContinuousStates) STUB(GetNumberOfContinuousStates) STUB(GetNumberOfEventIndicators) STUB(GetNumberOfVariableDependencies)
+STUB(GetShiftDecimal) STUB(GetShiftFraction) STUB(GetVariableDependencies) STUB(SetClock)
+STUB(SetContinuousStates) STUB(SetIntervalDecimal) STUB(SetIntervalFraction) STUB(SetShiftDecimal)
+STUB(SetShiftFraction) STUB(SetTime) STUB(UpdateDiscreteStates)
