@@ -356,6 +356,38 @@ fn binary_connections_and_start_values_reach_results_csv_as_hex() {
 }
 
 #[test]
+fn a_binary_connection_and_start_value_survive_an_ssp_round_trip() {
+    let dir = tmp("cfmu3-binary-ssp");
+    let sys = two_instances(
+        &dir,
+        "[[connections]]\nfrom = \"a.bin_out\"\nto = \"b.bin_in\"\n\n[outputs]\nvariables = [\"a.bin_out\", \"b.bin_out\"]\n",
+    );
+    let t = std::fs::read_to_string(&sys).unwrap().replace("ain = [2.0, 3.0]", "bin_in = \"0a0b\"");
+    std::fs::write(&sys, t).unwrap();
+    let ssp = dir.join("binary.ssp");
+    let o = cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // ssc:Binary connectors and the ssv:Binary start value in the package.
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&ssp).unwrap()).unwrap();
+    let mut text = String::new();
+    for k in 0..zip.len() {
+        let mut f = zip.by_index(k).unwrap();
+        if f.name().ends_with(".ssd") || f.name().ends_with(".ssv") {
+            std::io::Read::read_to_string(&mut f, &mut text).unwrap();
+        }
+    }
+    assert!(text.contains("<ssc:Binary/>") && text.contains("<ssv:Binary value=\"0a0b\"/>"), "{text}");
+    let (a, b) = (dir.join("toml"), dir.join("ssp"));
+    for (src, out) in [(&sys, &a), (&ssp, &b)] {
+        let o = cosim(&["run", src.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let results = std::fs::read_to_string(a.join("results.csv")).unwrap();
+    assert_eq!(results, std::fs::read_to_string(b.join("results.csv")).unwrap());
+    assert!(results.ends_with(",0b0a0a,090a0b0a\n"), "{results}");
+}
+
+#[test]
 fn cosim_run_takes_a_binary_start_value_in_hex() {
     let dir = tmp("cfmu3-binary-run");
     let fmu = build(&dir, "cfmu3", &[]);

@@ -11,7 +11,7 @@
 //!
 //! Refused with the element and its line: nested systems, signal dictionaries, components that
 //! are not FMUs (and SSDs that import themselves), Model Exchange, connections to the system's
-//! own connectors, mapping transformations other than linear, Binary values, connected
+//! own connectors, mapping transformations other than linear, connected
 //! connectors with different units (unless `suppressUnitConversion="true"`).
 
 pub mod annotation;

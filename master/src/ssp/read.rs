@@ -334,11 +334,10 @@ fn component(
                     let mut unit = None;
                     for t in &c.children {
                         match (t.ns.as_str(), t.name.as_str()) {
-                            (SSC, n @ ("Real" | "Integer" | "Boolean" | "String" | "Enumeration")) => {
+                            (SSC, n @ ("Real" | "Integer" | "Boolean" | "String" | "Enumeration" | "Binary")) => {
                                 ty = Some(n.to_owned());
                                 unit = t.attr("unit").map(str::to_owned);
                             }
-                            (SSC, "Binary") => return Err(err(shown, t, None, "Binary connectors are not supported")),
                             (SSD, "ConnectorGeometry") | (SSD, "Annotations") => {}
                             _ => return Err(err(shown, t, None, "unsupported element")),
                         }
@@ -598,6 +597,8 @@ fn apply_bindings(
                     _ => return Err(bad("a boolean")),
                 }),
                 "String" | "Enumeration" => Value::String(raw.to_owned()),
+                // xs:hexBinary, decoded (and checked) with the system's start values.
+                "Binary" => Value::String(raw.trim().to_owned()),
                 other => return Err(err(&file, v, None, format!("ssv:{other} parameters are not supported"))),
             };
             let mut target = name.to_owned();
