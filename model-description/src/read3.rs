@@ -128,6 +128,10 @@ impl Parser<'_> {
         let mut x = Fmi3::default();
         // ModelStructure by value reference, resolved to indices once the variables are known.
         let mut structure: Vec<Unknown3> = Vec::new();
+        // `<BinaryType name mimeType maxSize>`: what a Binary variable of that declaredType
+        // inherits when it does not say itself.
+        let mut binary_types: std::collections::HashMap<String, (Option<String>, Option<u32>)> =
+            std::collections::HashMap::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
                 "ModelExchange" => {
@@ -172,6 +176,9 @@ impl Parser<'_> {
                     }
                 })?,
                 "TypeDefinitions" => p.children(&c, |p, t| {
+                    if t.name == "BinaryType" {
+                        binary_types.insert(t.req("name")?, (t.opt("mimeType"), t.u32("maxSize")?));
+                    }
                     if let Some(ty) = p.type_definition3(t)? {
                         md.type_definitions.push(ty);
                     }
@@ -246,6 +253,14 @@ impl Parser<'_> {
                     0 => md.model_structure.outputs.push(u),
                     1 => md.model_structure.derivatives.push(u),
                     _ => md.model_structure.initial_unknowns.push(u),
+                }
+            }
+        }
+        for v in &mut md.model_variables {
+            if let VariableKind::Binary { declared_type: Some(t), mime_type, max_size, .. } = &mut v.kind {
+                if let Some((m, s)) = binary_types.get(t.as_str()) {
+                    *mime_type = mime_type.take().or_else(|| m.clone());
+                    *max_size = max_size.or(*s);
                 }
             }
         }
@@ -534,6 +549,7 @@ mod tests {
   <TypeDefinitions>
     <Float64Type name="Pressure" unit="Pa"/>
     <EnumerationType name="Mode"><Item name="a" value="1"/><Item name="b" value="2"/></EnumerationType>
+    <BinaryType name="Frame" mimeType="application/x-frame" maxSize="64"/>
   </TypeDefinitions>
   <ModelVariables>
     <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
@@ -545,6 +561,8 @@ mod tests {
     <Enumeration name="mode" valueReference="10" causality="parameter" variability="fixed" declaredType="Mode" start="2"/>
     <Float64 name="arr" valueReference="11" causality="output" start="1 2 3"><Dimension start="3"/></Float64>
     <Binary name="blob" valueReference="12" causality="output"/>
+    <Binary name="frame" valueReference="14" causality="output" declaredType="Frame"/>
+    <Binary name="small_frame" valueReference="15" causality="output" declaredType="Frame" maxSize="8"/>
     <Binary name="key" valueReference="13" causality="parameter" variability="fixed" mimeType="application/x-key" maxSize="4"><Start value="00Ff7a"/></Binary>
   </ModelVariables>
   <ModelStructure>
@@ -561,7 +579,25 @@ mod tests {
         assert_eq!(md.fmi_version, "3.0");
         assert_eq!(md.guid, "{tok}");
         let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names, ["time", "p", "u", "n", "big", "s", "mode", "arr[1]", "arr[2]", "arr[3]", "blob", "key"]);
+        assert_eq!(
+            names,
+            [
+                "time",
+                "p",
+                "u",
+                "n",
+                "big",
+                "s",
+                "mode",
+                "arr[1]",
+                "arr[2]",
+                "arr[3]",
+                "blob",
+                "frame",
+                "small_frame",
+                "key"
+            ]
+        );
         use crate::Type3 as T;
         assert_eq!(
             x.types,
@@ -576,6 +612,8 @@ mod tests {
                 T::Float64,
                 T::Float64,
                 T::Float64,
+                T::Binary,
+                T::Binary,
                 T::Binary,
                 T::Binary
             ]
@@ -608,6 +646,13 @@ mod tests {
             }
         );
         assert_eq!(md.variable("key").unwrap().variability, Variability::Fixed);
+        // mimeType and maxSize from the <BinaryType>, unless the variable gives its own.
+        let binary = |name: &str| match &md.variable(name).unwrap().kind {
+            VariableKind::Binary { mime_type, max_size, .. } => (mime_type.clone(), *max_size),
+            k => panic!("{k:?}"),
+        };
+        assert_eq!(binary("frame"), (Some("application/x-frame".into()), Some(64)));
+        assert_eq!(binary("small_frame"), (Some("application/x-frame".into()), Some(8)));
         assert_eq!(
             md.variable("blob").unwrap().kind,
             VariableKind::Binary { declared_type: None, mime_type: None, max_size: None, start: None }
@@ -664,7 +709,7 @@ mod tests {
     fn malformed_3_0_descriptions_give_line_and_column() {
         let bad = XML.replace("valueReference=\"7\"", "valueReference=\"seven\"");
         let e = from_str3(&bad).unwrap_err();
-        assert_eq!((e.line(), e.column()), (12, 21), "{e}");
+        assert_eq!((e.line(), e.column()), (13, 21), "{e}");
         assert!(e.to_string().contains("valueReference=\"seven\" is not an unsigned integer"), "{e}");
         let unclosed = XML.replace("</ModelVariables>", "");
         let e = from_str3(&unclosed).unwrap_err();
