@@ -75,7 +75,9 @@ pub fn dsres(names: &[String], units: &BTreeMap<String, String>, rows: &[f64]) -
     out
 }
 
-/// Writes `dir/results.mat` from `dir/results.csv` and the units of `dir/summary.json`.
+/// Writes `dir/results.mat` from `dir/results.csv` and the units of `dir/summary.json`; the
+/// columns summary.json lists as `binary_columns` (FMI 3.0 Binary values in hexadecimal) are
+/// left out.
 pub fn write_from_csv(dir: &Path) -> Result<()> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -83,11 +85,18 @@ pub fn write_from_csv(dir: &Path) -> Result<()> {
     };
     let csv_path = dir.join("results.csv");
     let text = std::fs::read_to_string(&csv_path).map_err(io(&csv_path))?;
+    let summary = std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .unwrap_or_default();
+    let binary: Vec<String> = serde_json::from_value(summary["binary_columns"].clone()).unwrap_or_default();
     let mut lines = text.lines();
-    let names: Vec<String> = lines.next().unwrap_or("time").split(',').map(str::to_owned).collect();
+    let all: Vec<String> = lines.next().unwrap_or("time").split(',').map(str::to_owned).collect();
+    let keep: Vec<bool> = all.iter().map(|n| !binary.contains(n)).collect();
+    let names: Vec<String> = all.into_iter().filter(|n| !binary.contains(n)).collect();
     let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
-        for field in line.split(',') {
+        for (field, _) in line.split(',').zip(keep.iter().chain(std::iter::repeat(&true))).filter(|(_, k)| **k) {
             rows.push(field.trim().parse::<f64>().map_err(|_| MasterError::System {
                 path: csv_path.clone(),
                 key: format!("line {}", i + 2),
@@ -95,11 +104,7 @@ pub fn write_from_csv(dir: &Path) -> Result<()> {
             })?);
         }
     }
-    let units: BTreeMap<String, String> = std::fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-        .and_then(|v| serde_json::from_value(v["units"].clone()).ok())
-        .unwrap_or_default();
+    let units: BTreeMap<String, String> = serde_json::from_value(summary["units"].clone()).unwrap_or_default();
     let mat = dir.join("results.mat");
     let mut f = std::fs::File::create(&mat).map_err(io(&mat))?;
     f.write_all(&dsres(&names, &units, &rows)).map_err(io(&mat))

@@ -332,6 +332,15 @@ fn cosim_run_takes_a_binary_start_value_in_hex() {
     assert_eq!(header, ["time", "cfmu3.bin_in", "cfmu3.bin_out", "cfmu3.x"]);
     assert_eq!(rows[0][1..3], ["deadbeef", "efbeadde00"]);
     assert_eq!(rows[10][1..3], ["deadbeef", "efbeadde0a"]);
+    // summary.json names the hex columns; results.mat (numbers only) leaves them out.
+    let (code, stderr, out) = run(&dir, &fmu, &["--output-variables", "bin_out,x", "--mat"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["binary_columns"], serde_json::json!(["cfmu3.bin_out"]));
+    let mat = std::fs::read(out.join("results.mat")).unwrap();
+    let has = |name: &str| mat.windows(name.len()).any(|w| w == name.as_bytes());
+    assert!(has("cfmu3.x") && !has("cfmu3.bin_out"));
     // Malformed, too long, or not a string: refused before the run, naming the variable.
     for (value, expected) in [
         ("bin_in=0xZZ", "\"0xZZ\" is not a Binary value for bin_in: 'x' at position 1 is not a hexadecimal digit"),

@@ -12,17 +12,18 @@ from . import _cosim
 
 
 def info(fmu) -> dict:
-    """The model description of ``fmu`` as a dict.
+    """The model description of ``fmu`` (FMI 2.0 or 3.0) as a dict.
 
     Keys: ``model_name``, ``fmi_version``, ``guid``, ``description``, ``generation_tool``,
     ``model_identifier``, ``instance`` (the instance name ``cosim run X.fmu`` and
     :func:`cosim.simulate` give it), ``default_experiment`` (``start_time``, ``stop_time``,
     ``step_size``, ``tolerance``; ``None`` without one), ``variables`` and ``enumerations``.
     Each variable is a dict: ``name``, ``value_reference``, ``type`` (Real, Integer, Boolean,
-    String, Enumeration), ``causality``, ``variability``, ``initial``, ``declared_type``,
+    String, Enumeration, Binary), ``causality``, ``variability``, ``initial``, ``declared_type``,
     ``description``, ``unit`` (Real: its own or its declared type's), ``start``, ``min``,
     ``max``, ``nominal``; an Enumeration also ``items`` (``name``, ``value``, ``description``)
-    and ``start_item`` (the item name of its start). ``enumerations``: each enumeration type
+    and ``start_item`` (the item name of its start); an FMI 3.0 Binary (``type`` Binary) its
+    ``start`` in hexadecimal, ``mime_type`` and ``max_size``. ``enumerations``: each enumeration type
     with its ``items``.
     """
     return json.loads(_cosim._info(os.fspath(fmu)))

@@ -403,6 +403,15 @@ impl Inner {
         fmu_cache::prepare(&builder, &over, &mut fmus);
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
+        // Results here are numbers; an FMI 3.0 Binary is refused as a String is (cosim run
+        // records it in results.csv as hexadecimal).
+        if let Some(v) = sys.outputs().iter().find(|v| v.ty == model_description::BaseType::Binary) {
+            return Err(bad(format!(
+                "{} is a Binary: Python results hold numbers, so a Binary cannot be recorded here (as a \
+                 String cannot); `cosim run` records it in results.csv as hexadecimal",
+                sys.label(v)
+            )));
+        }
         let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
         let every = sys.record_every().max(1);
         // Room for every row up front (at most 128 MiB; beyond that the Vec grows).

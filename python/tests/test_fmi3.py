@@ -5,6 +5,7 @@ has no input derivatives), and as `cosim run` of it."""
 import pathlib
 
 import numpy as np
+import pytest
 
 import cosim
 from conftest import SCENARIOS, assert_bitwise_equal, cosim_run
@@ -32,3 +33,40 @@ def test_a_system_with_a_fmi3_crane_equals_the_fmi2_system_bit_for_bit(tmp_path,
         assert np.array_equal(a[name].view(np.uint64), b[name].view(np.uint64)), name
     header, rows = cosim_run(v3, tmp_path / "run", "--stop-time", 1.0, "--extrapolation", 0)
     assert_bitwise_equal(a, header, rows)
+
+
+def cfmu3(tmp_path):
+    """The small C FMI 3.0 FMU of master/tests/cfmu3 (its C source and modelDescription.xml),
+    built with the system's cc."""
+    import subprocess
+    import zipfile
+
+    src = pathlib.Path(__file__).resolve().parents[2] / "master" / "tests" / "cfmu3"
+    so = tmp_path / "cfmu3.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o", str(so),
+                    str(src / "cfmu3.c")], check=True)
+    fmu = tmp_path / "cfmu3.fmu"
+    with zipfile.ZipFile(fmu, "w") as z:
+        z.write(src / "modelDescription.xml", "modelDescription.xml")
+        z.write(so, "binaries/x86_64-linux/cfmu3.so")
+    return fmu
+
+
+def test_binary_variables_are_connected_and_described_but_not_recorded_in_python(tmp_path):
+    fmu = cfmu3(tmp_path)
+    # The description as Python sees it: Binary start values in hexadecimal, mimeType, maxSize.
+    variables = {v["name"]: v for v in cosim.info(fmu)["variables"]}
+    assert (variables["bin_in"]["type"], variables["bin_in"]["start"]) == ("Binary", "0102")
+    assert (variables["bin_in"]["mime_type"], variables["bin_in"]["max_size"]) == ("application/x-cfmu3", 8)
+    assert variables["blob"]["start"] == "c0ffee"
+    s = cosim.System(stop=1.0, step=0.1)
+    s.instance("a", fmu, start={"bin_in": "0A0B"}).instance("b", fmu)
+    s.connect("a.bin_out", "b.bin_in")
+    # A Binary output is refused in Python results (they hold numbers), as a String is.
+    with pytest.raises(cosim.CosimError, match=r"a.bin_out is a Binary: Python results hold numbers"):
+        cosim.simulate(s, output=["a.x", "a.bin_out"])
+    # The numeric outputs of a system with a Binary connection run as usual.
+    r = cosim.simulate(s, output=["a.count", "b.count"])
+    assert list(r["b.count"][-2:]) == [9.0, 10.0]
+    with pytest.raises(cosim.CosimError, match=r'"0xZZ" is not a Binary value for bin_in'):
+        cosim.simulate(s, output=["a.count"], start_values={"b.bin_in": "0xZZ"})

@@ -58,6 +58,10 @@ pub struct Summary {
     /// Unit of each results.csv column that has one (`time`: s), from the model descriptions.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub units: std::collections::BTreeMap<String, String>,
+    /// The results.csv columns that hold FMI 3.0 Binary values (hexadecimal, not numbers);
+    /// absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub binary_columns: Vec<String>,
     /// What the scheme reports of itself ([`crate::algorithm::Algorithm::stats`]; a scheme
     /// from outside the crate too).
     #[serde(default)]
