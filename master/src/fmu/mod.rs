@@ -5,6 +5,8 @@
 //! - `ffi`: the only module that holds raw pointers: library, resolved `fmi2*` symbols, callbacks
 //!   (a C shim formats the FMU's variadic log messages).
 //! - `call`: [`Call`], the one list of FMU operations; [`FmuInstance::execute`] dispatches it.
+//! - `binary`: FMI 3.0 Binary `maxSize`, checked before `fmi3SetBinary` (the adapters that call
+//!   `fmi3GetBinary`/`fmi3SetBinary` are in `ffi3_binary.rs`).
 //! - `instance`: [`FmuInstance`] implemented by [`Fmu2Instance`].
 //! - `isolated`: [`FmuInstance`] implemented by [`IsolatedInstance`], an instance in a worker process
 //!   (`cosim run --isolate`).
