@@ -176,19 +176,22 @@ fn the_overhead_bench_measures_a_step_controlled_run_up_to_its_stop() {
     let out = cosim(&["bench", s, "--no-peers", "--repeat", "1", "--steps", "400"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}{text}", String::from_utf8_lossy(&out.stderr));
-    // "2 instances, H = 0.002 s, N steps (T s simulated), …"
-    let line = text.lines().find(|l| l.starts_with("2 instances, H = 0.002 s, ")).unwrap();
-    let rest = line.trim_start_matches("2 instances, H = 0.002 s, ");
+    // The scenario's ECCO bounds: H0 = 1 ms, H ≤ 7.5 ms ([simulation] step, [simulation.ecco] h_max).
+    let (h0, h_max) = (0.001, 0.0075);
+    let stop = 440.0 * h0;
+    // "2 instances, H = 0.001 s, N steps (T s simulated), …"
+    let line = text.lines().find(|l| l.starts_with("2 instances, H = 0.001 s, ")).unwrap();
+    let rest = line.trim_start_matches("2 instances, H = 0.001 s, ");
     let n: u64 = rest.split(' ').next().unwrap().parse().unwrap();
     let span: f64 = rest.split('(').nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-    // ECCO's steps grow from H0 = 2 ms up to 5 ms: fewer than 400 over 440 × H0 = 0.88 s.
+    // ECCO's steps grow from H0 up to h_max: fewer than 400 over 440 × H0.
     assert!(n < 400, "{line}");
     let out_dir = dir.join("run");
-    let o = cosim(&["run", s, "--stop-time", "0.88", "--out", out_dir.to_str().unwrap()]);
+    let o = cosim(&["run", s, "--stop-time", &stop.to_string(), "--out", out_dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(40 + n, summary["steps"].as_u64().unwrap(), "{line}");
-    // The span is the run's end minus where the warm-up ended: at most 40 steps of ≤ 5 ms.
-    assert!((0.88 - 40.0 * 0.005 - 1e-9..=0.88 - 40.0 * 0.002 + 1e-9).contains(&span), "{line}");
+    // The span is the run's end minus where the warm-up ended: 40 steps of H0 to h_max each.
+    assert!((stop - 40.0 * h_max - 1e-9..=stop - 40.0 * h0 + 1e-9).contains(&span), "{line}");
 }
