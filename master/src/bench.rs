@@ -150,25 +150,33 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
             .map(|(i, s)| Box::new(replay::Recorder::new(s, i, Arc::clone(log))) as Box<dyn FmuInstance>)
             .collect();
     }
-    // Worker processes: as many warm-up steps as measured ones, so that the scheduler has spread
-    // the workers over the CPUs before the clock starts (see the `--isolate` rows).
-    let warm = if kind.isolate { steps } else { warm_up(steps) };
-    let sys = shortened(l, warm + steps)?;
-    let stop = sys.stop();
     // Only step control (ECCO) can reach the stop in fewer steps; a fixed step's loop asks
     // nothing per step (the question would be booked as the master's overhead).
-    let controlled = !matches!(sys.step_control(), master::step_control::StepControl::Fixed);
+    let controlled = !matches!(l.sys.step_control(), master::step_control::StepControl::Fixed);
+    // Worker processes: as many warm-up steps as measured ones, so that the scheduler has spread
+    // the workers over the CPUs before the clock starts (see the `--isolate` rows). With step
+    // control the isolated runs warm up like the others: H varies along the run, and with it the
+    // FMUs' work per step, so they must measure the same steps to be compared with them.
+    let warm = if kind.isolate && !controlled { steps } else { warm_up(steps) };
+    let sys = shortened(l, warm + steps)?;
+    let stop = sys.stop();
+    let warm_end = sys.time_at(warm);
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let mut run = Execution::with_instances(sys, instances, &l.mds())?;
     run.set_timing(kind.timing);
     run.initialize()?;
     // Warm-up (buffers reach their sizes, the worker pool starts). With step control the steps
-    // are larger than H0 and the stop comes in fewer of them: never past it.
-    for _ in 0..warm {
-        if controlled && run.reached(stop) {
-            break;
+    // are larger than H0, so the warm-up and the measured part are spans of simulated time,
+    // warm × H0 and then up to `steps` × H0: the warm-up ends at its mark (the step that would
+    // pass it is cut there, as at a breakpoint), so that every run has steps left to measure
+    // whatever its step count and ECCO's bounds. Counted in steps, an isolated run's warm-up
+    // (as many as measured) took crane-pub3-fast (H0 = 1 ms, 5,207 steps over 20 s) to the stop.
+    if controlled {
+        run.run_until(warm_end)?;
+    } else {
+        for _ in 0..warm {
+            run.step()?;
         }
-        run.step()?;
     }
     if let Some(p) = kind.csv {
         // Attached after the warm-up: its rows are the measured steps.
@@ -183,10 +191,12 @@ fn master_run(l: &Loaded, steps: u64, kind: RunKind, allocs: AllocCounter) -> Re
     let t0 = Instant::now();
     let mut measured = 0;
     if controlled {
-        while measured < steps && !run.reached(stop) {
-            run.step()?;
-            measured += 1;
-        }
+        // To the stop (`run_until`: plain `step`s would stay cut at the warm-up's mark).
+        run.run_until_while(stop, |_| {
+            let go = measured < steps;
+            measured += u64::from(go);
+            go
+        })?;
     } else {
         for _ in 0..steps {
             run.step()?;
