@@ -51,21 +51,28 @@ impl Stamp {
     }
 }
 
-/// The key of every file hashed so far, with its stamp then.
-static HASHED: Mutex<Vec<(std::path::PathBuf, Stamp, (u64, u64))>> = Mutex::new(Vec::new());
+/// A file hashed: its path, its stamp then and its content key.
+struct Hashed {
+    path: std::path::PathBuf,
+    stamp: Stamp,
+    key: (u64, u64),
+}
+
+/// Every file hashed so far.
+static HASHED: Mutex<Vec<Hashed>> = Mutex::new(Vec::new());
 
 /// The content key of the file at `path`: remembered while its stamp is unchanged, else read
 /// and hashed (None if it cannot be read).
 fn content_key(path: &std::path::Path) -> Option<(u64, u64)> {
     let stamp = Stamp::of(&std::fs::metadata(path).ok()?);
     let mut hashed = HASHED.lock().ok()?;
-    if let Some((_, _, k)) = hashed.iter().find(|(p, s, _)| p == path && *s == stamp) {
-        return Some(*k);
+    if let Some(h) = hashed.iter().find(|h| h.path == path && h.stamp == stamp) {
+        return Some(h.key);
     }
-    let k = key(&std::fs::read(path).ok()?);
-    hashed.retain(|(p, _, _)| p != path);
-    hashed.push((path.to_path_buf(), stamp, k));
-    Some(k)
+    let key = key(&std::fs::read(path).ok()?);
+    hashed.retain(|h| h.path != path);
+    hashed.push(Hashed { path: path.to_path_buf(), stamp, key });
+    Some(key)
 }
 
 /// Whether the cache is on (`COSIM_FMU_CACHE` is not `0`).
