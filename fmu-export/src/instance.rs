@@ -104,6 +104,16 @@ pub struct Table<M> {
     /// Name and getter of every Real output but the on-demand ones, in table order (fmi2DoStep
     /// checks their values).
     real_outputs: Vec<(&'static str, RealGetter<M>)>,
+    /// By value reference: the Real inputs (causality input with an input signal), for the
+    /// setters' fast path ([`Instance::set_inputs_fast`]).
+    inputs_by_vr: Vec<Option<RealInput<M>>>,
+}
+
+/// A Real input as the setters' fast path needs it.
+struct RealInput<M> {
+    signal: fn(&mut M) -> &mut InputSignal,
+    min: Option<f64>,
+    max: Option<f64>,
 }
 
 impl<M> Table<M> {
@@ -125,7 +135,16 @@ impl<M> Table<M> {
                 _ => None,
             })
             .collect();
-        Self { vars, description, inputs, real_outputs }
+        let inputs_by_vr = vars
+            .iter()
+            .map(|v| match &v.access {
+                Access::Real { input: Some(signal), min, max, .. } if v.causality == Causality::Input => {
+                    Some(RealInput { signal: *signal, min: *min, max: *max })
+                }
+                _ => None,
+            })
+            .collect();
+        Self { vars, description, inputs, real_outputs, inputs_by_vr }
     }
 }
 
@@ -376,6 +395,58 @@ impl<M: CoSimModel> Instance<M> {
             status = Status::Warning;
         }
         Ok(status)
+    }
+
+    /// fmi2SetReal's common case, with the general path's outcome: every value reference a Real
+    /// input and every value finite and within its bounds sets them all and returns `fmi2OK`
+    /// (inputs may be set in every state that allows fmi2SetReal). Anything else returns `None`,
+    /// changing nothing, and the general path checks, reports and sets.
+    #[inline]
+    fn set_inputs_fast(&mut self, vr: &[u32], values: &[f64]) -> Option<Status> {
+        let table: &'static Table<M> = self.table;
+        if vr.len() != values.len() || mask::SET & self.state.bit() == 0 {
+            return None;
+        }
+        for (r, x) in vr.iter().zip(values) {
+            let input = table.inputs_by_vr.get(*r as usize)?.as_ref()?;
+            let inside = x.is_finite() && !input.min.is_some_and(|m| *x < m) && !input.max.is_some_and(|m| *x > m);
+            if !inside {
+                return None;
+            }
+        }
+        for (r, x) in vr.iter().zip(values) {
+            if let Some(Some(input)) = table.inputs_by_vr.get(*r as usize) {
+                (input.signal)(&mut self.model).value = *x;
+            }
+        }
+        self.dirty = true;
+        Some(Status::Ok)
+    }
+
+    /// fmi2SetRealInputDerivatives' common case, as [`Instance::set_inputs_fast`]: every value
+    /// reference a Real input, every order in 1..=MAX_INPUT_ORDER and every value finite.
+    #[inline]
+    fn set_input_derivatives_fast(&mut self, vr: &[u32], order: &[i32], values: &[f64]) -> Option<Status> {
+        let table: &'static Table<M> = self.table;
+        if vr.len() != values.len() || vr.len() != order.len() || mask::SET & self.state.bit() == 0 {
+            return None;
+        }
+        if !M::info().interpolates_inputs {
+            return None;
+        }
+        for ((r, k), x) in vr.iter().zip(order).zip(values) {
+            table.inputs_by_vr.get(*r as usize)?.as_ref()?;
+            if !((1..=MAX_INPUT_ORDER as i32).contains(k) && x.is_finite()) {
+                return None;
+            }
+        }
+        for ((r, k), x) in vr.iter().zip(order).zip(values) {
+            if let Some(Some(input)) = table.inputs_by_vr.get(*r as usize) {
+                (input.signal)(&mut self.model).derivatives[(*k - 1) as usize] = *x;
+            }
+        }
+        self.dirty = true;
+        Some(Status::Ok)
     }
 
     fn saved(&self) -> Saved<M> {
@@ -708,6 +779,9 @@ impl<M: CoSimModel> Component for Instance<M> {
     }
 
     fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Status {
+        if let Some(status) = self.set_inputs_fast(vr, values) {
+            return status;
+        }
         self.call("fmi2SetReal", mask::SET, |s| {
             Self::check_lengths(vr, values.len())?;
             // Check everything first: a rejected call changes nothing.
@@ -864,6 +938,9 @@ impl<M: CoSimModel> Component for Instance<M> {
     }
 
     fn set_real_input_derivatives(&mut self, vr: &[u32], order: &[i32], values: &[f64]) -> Status {
+        if let Some(status) = self.set_input_derivatives_fast(vr, order, values) {
+            return status;
+        }
         self.call("fmi2SetRealInputDerivatives", mask::SET, |s| {
             Self::check_lengths(vr, values.len())?;
             Self::check_lengths(vr, order.len())?;

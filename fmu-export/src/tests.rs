@@ -25,6 +25,8 @@ struct Toy {
     x: f64,
     steps: i32,
     u: InputSignal,
+    /// A bounded input, [-2, 2] (not used by the dynamics).
+    w: InputSignal,
 }
 
 impl Default for Toy {
@@ -39,6 +41,7 @@ impl Default for Toy {
             x: 1.0,
             steps: 0,
             u: InputSignal::new(0.0),
+            w: InputSignal::new(0.0),
         }
     }
 }
@@ -76,6 +79,7 @@ impl CoSimModel for Toy {
                 .depends_on(&[("u", DependencyKind::Tunable)]),
             Variable::integer("steps", "steps taken", |m: &Self| m.steps, |m, v| m.steps = v).discrete_output(),
             Variable::calculated_parameter("r", "1/s", "effective rate", |m: &Self| m.r()),
+            Variable::input("w", "1", "bounded input", |m: &Self| m.w.value, |m| &mut m.w).min(-2.0).max(2.0),
         ]
     }
     fn initialize(&mut self, _t0: f64, ctx: &mut Context) -> Result<(), ModelError> {
@@ -115,6 +119,7 @@ impl CoSimModel for Toy {
         v.integer(&mut steps);
         self.steps = steps as i32;
         v.input(&mut self.u);
+        v.input(&mut self.w);
     }
 }
 
@@ -136,7 +141,7 @@ fn started() -> Instance<Toy> {
 fn description_matches_the_table() {
     let d = TOY.description().unwrap();
     let md = &d.model;
-    assert_eq!(md.model_variables.len(), 11);
+    assert_eq!(md.model_variables.len(), 12);
     for (i, v) in md.model_variables.iter().enumerate() {
         assert_eq!(v.value_reference as usize, i);
     }
@@ -352,4 +357,41 @@ fn setup_experiment_stop_time_is_enforced() {
     assert_eq!(i.do_step(1.2, 0.1, true), Status::Error);
     // Errors are logged even with logging off.
     assert!(i.log.history.last().unwrap().contains("stopTime"));
+}
+
+#[test]
+fn input_setters_give_the_general_outcome_on_every_path() {
+    // All-valid Real inputs take the setters' fast path; everything else the general one, with
+    // its messages. Either way a rejected call changes nothing.
+    let mut i = started();
+    let (u, w) = (vr("u"), vr("w"));
+    let read = |i: &mut Instance<Toy>| {
+        let mut v = [0.0; 2];
+        assert_eq!(i.get_real(&[u, w], &mut v), Status::Ok);
+        v
+    };
+    assert_eq!(i.set_real(&[u, w], &[0.25, -1.0]), Status::Ok);
+    assert_eq!(read(&mut i), [0.25, -1.0]);
+    assert_eq!(i.set_real(&[w], &[5.0]), Status::Warning, "an input out of bounds is set with a warning");
+    assert!(i.log.history.last().unwrap().contains("outside [-2, 2]"));
+    assert_eq!(read(&mut i), [0.25, 5.0]);
+    let rejected =
+        [(vec![u, w], vec![1.0, f64::NAN]), (vec![u, vr("rate")], vec![1.0, 1.0]), (vec![u, 999], vec![1.0, 1.0])];
+    for (vrs, values) in rejected {
+        assert_eq!(i.set_real(&vrs, &values), Status::Error, "{vrs:?} = {values:?}");
+        assert_eq!(read(&mut i), [0.25, 5.0], "{vrs:?}: nothing set");
+    }
+    assert_eq!(i.set_real(&[u, w], &[1.0]), Status::Error, "lengths differ");
+    assert_eq!(i.set_real_input_derivatives(&[u, w], &[1, 2], &[1.0, 4.0]), Status::Ok);
+    assert_eq!(i.model().u.derivatives, [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(i.model().w.derivatives, [0.0, 4.0, 0.0, 0.0]);
+    for (vrs, order) in [(vec![u, w], vec![1, 5]), (vec![u, vr("x")], vec![1, 1]), (vec![u, w], vec![0, 1])] {
+        assert_eq!(i.set_real_input_derivatives(&vrs, &order, &[9.0, 9.0]), Status::Error, "{vrs:?} {order:?}");
+        assert_eq!(i.model().u.derivatives[0], 1.0, "nothing set");
+    }
+    assert_eq!(i.set_real_input_derivatives(&[u], &[1], &[f64::INFINITY]), Status::Error);
+    assert_eq!(i.terminate(), Status::Ok);
+    assert_eq!(i.set_real(&[u], &[0.0]), Status::Error, "not in state terminated");
+    assert_eq!(i.set_real_input_derivatives(&[u], &[1], &[0.0]), Status::Error);
+    assert_eq!(read(&mut i), [0.25, 5.0]);
 }

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod coupled;
+pub mod divisor;
 pub mod models;
 pub mod nonlinear;
 pub mod subsystem;

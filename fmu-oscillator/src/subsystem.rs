@@ -8,6 +8,7 @@
 //! co-simulation, so the co-simulation error dominates. Inputs follow their polynomials
 //! (`fmi2SetRealInputDerivatives`) at every RK4 stage.
 
+use crate::divisor::Divisor;
 use fmu_export::{Context, EnumType, InputSignal, ModelError, StateVisitor};
 
 /// `DampingCase`: the three damping cases of seed 001 §A.1 (c1 = c2 = cc), or custom values.
@@ -75,6 +76,42 @@ pub struct PointMass {
     pub u1: InputSignal,
 }
 
+/// The equation of motion of one step: parameters with the damping case resolved.
+#[derive(Debug, Clone, Copy)]
+pub struct Law {
+    /// Coupling kind.
+    pub coupling: Coupling,
+    /// Mass m (kg), as a divisor.
+    pub m: Divisor,
+    /// Ground spring stiffness k (N/m).
+    pub k: f64,
+    /// Ground damper c (N·s/m).
+    pub c: f64,
+    /// Coupling spring stiffness kc (N/m).
+    pub kc: f64,
+    /// Coupling damper cc (N·s/m).
+    pub cc: f64,
+}
+
+impl Law {
+    /// Coupling force f_c = kc (x − ξ) + cc (ẋ − ξ̇) with the inputs u = (ξ, ξ̇) (eq. 38).
+    #[inline(always)]
+    pub fn coupling_force(&self, x: f64, v: f64, u: (f64, f64)) -> f64 {
+        self.kc * (x - u.0) + self.cc * (v - u.1)
+    }
+
+    /// Acceleration at (x, v) with the inputs u: eq. 37/40/41 (Spring, u = (ξ, ξ̇)) or eq. 39
+    /// (Force, u.0 = f_c).
+    #[inline(always)]
+    pub fn acceleration(&self, x: f64, v: f64, u: (f64, f64)) -> f64 {
+        let external = match self.coupling {
+            Coupling::Spring => -self.coupling_force(x, v, u),
+            Coupling::Force => u.0,
+        };
+        self.m.divide(external - self.c * v - self.k * x)
+    }
+}
+
 impl PointMass {
     /// A subsystem with the given mass, stiffness and initial velocity; kc = 100 N/m, case 1.
     pub fn new(coupling: Coupling, m: f64, k: f64, v0: f64) -> Self {
@@ -104,21 +141,27 @@ impl PointMass {
         }
     }
 
+    /// The force law with the damping case resolved (read once per step, not per RK4 stage).
+    pub fn law(&self) -> Law {
+        let (c, cc) = self.dampers();
+        Law { coupling: self.coupling, m: Divisor::new(self.m), k: self.k, c, kc: self.kc, cc }
+    }
+
+    /// The inputs (u₀, u₁) at `tau` into the step, from their polynomials.
+    #[inline]
+    pub fn inputs(&self, tau: f64) -> (f64, f64) {
+        (self.u0.at(tau), self.u1.at(tau))
+    }
+
     /// Coupling force f_c = kc (x − ξ) + cc (ẋ − ξ̇) acting from this mass on the other one
     /// (eq. 38), with the inputs at `tau` into the step.
     pub fn coupling_force(&self, x: f64, v: f64, tau: f64) -> f64 {
-        let (_, cc) = self.dampers();
-        self.kc * (x - self.u0.at(tau)) + cc * (v - self.u1.at(tau))
+        self.law().coupling_force(x, v, self.inputs(tau))
     }
 
     /// Acceleration at (x, v) with the inputs at `tau`: eq. 37/40/41 (Spring) or eq. 39 (Force).
     pub fn acceleration(&self, x: f64, v: f64, tau: f64) -> f64 {
-        let (c, _) = self.dampers();
-        let external = match self.coupling {
-            Coupling::Spring => -self.coupling_force(x, v, tau),
-            Coupling::Force => self.u0.at(tau),
-        };
-        (external - c * v - self.k * x) / self.m
+        self.law().acceleration(x, v, self.inputs(tau))
     }
 
     /// Time derivative of the coupling force at the current state (held inputs).
@@ -153,14 +196,17 @@ impl PointMass {
             return Err(ModelError::new(format!("step h = {h} needs {n} sub-steps of h_max = {}", self.h_max)));
         }
         let dt = h / n;
+        let law = self.law();
         let (mut x, mut v) = (self.x, self.v);
         for i in 0..n as u64 {
+            // Stage times τ, τ + dt/2 (k2 and k3) and τ + dt, each input evaluated once per time.
             let tau = i as f64 * dt;
-            let f = |x: f64, v: f64, s: f64| (v, self.acceleration(x, v, s));
-            let k1 = f(x, v, tau);
-            let k2 = f(x + 0.5 * dt * k1.0, v + 0.5 * dt * k1.1, tau + 0.5 * dt);
-            let k3 = f(x + 0.5 * dt * k2.0, v + 0.5 * dt * k2.1, tau + 0.5 * dt);
-            let k4 = f(x + dt * k3.0, v + dt * k3.1, tau + dt);
+            let (u_start, u_mid, u_end) = (self.inputs(tau), self.inputs(tau + 0.5 * dt), self.inputs(tau + dt));
+            let f = |x: f64, v: f64, u: (f64, f64)| (v, law.acceleration(x, v, u));
+            let k1 = f(x, v, u_start);
+            let k2 = f(x + 0.5 * dt * k1.0, v + 0.5 * dt * k1.1, u_mid);
+            let k3 = f(x + 0.5 * dt * k2.0, v + 0.5 * dt * k2.1, u_mid);
+            let k4 = f(x + dt * k3.0, v + dt * k3.1, u_end);
             x += dt / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
             v += dt / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
         }
@@ -193,5 +239,72 @@ impl PointMass {
         self.damping = i32::try_from(d).unwrap_or(1);
         s.input(&mut self.u0);
         s.input(&mut self.u1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// RK4 of eqs. 37–41 as written in the paper, every stage evaluating the inputs at its time
+    /// and dividing by m: the reference `do_step` must match bit for bit.
+    fn reference_step(p: &PointMass, h: f64) -> (f64, f64) {
+        let (c, cc) = p.dampers();
+        let a = |x: f64, v: f64, tau: f64| {
+            let external = match p.coupling {
+                Coupling::Spring => -(p.kc * (x - p.u0.at(tau)) + cc * (v - p.u1.at(tau))),
+                Coupling::Force => p.u0.at(tau),
+            };
+            (external - c * v - p.k * x) / p.m
+        };
+        let n = (h / p.h_max).ceil().max(1.0);
+        let dt = h / n;
+        let (mut x, mut v) = (p.x, p.v);
+        for i in 0..n as u64 {
+            let tau = i as f64 * dt;
+            let k1 = (v, a(x, v, tau));
+            let k2 = (v + 0.5 * dt * k1.1, a(x + 0.5 * dt * k1.0, v + 0.5 * dt * k1.1, tau + 0.5 * dt));
+            let k3 = (v + 0.5 * dt * k2.1, a(x + 0.5 * dt * k2.0, v + 0.5 * dt * k2.1, tau + 0.5 * dt));
+            let k4 = (v + dt * k3.1, a(x + dt * k3.0, v + dt * k3.1, tau + dt));
+            x += dt / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+            v += dt / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+        }
+        (x, v)
+    }
+
+    #[test]
+    fn do_step_has_the_bits_of_the_textbook_rk4() {
+        // Masses that divide exactly (1, 0.5 kg) and not (3 kg), both couplings, damping cases
+        // and custom dampers, inputs held and following cubic polynomials.
+        for (coupling, m, damping) in [
+            (Coupling::Spring, 1.0, 1),
+            (Coupling::Spring, 3.0, 3),
+            (Coupling::Force, 0.5, 2),
+            (Coupling::Force, 1.0, 4),
+            (Coupling::Spring, 0.7, 4),
+        ] {
+            let mut p = PointMass::new(coupling, m, 1000.0, -100.0);
+            p.damping = damping;
+            p.c = 0.3;
+            p.cc = 2.5;
+            p.x0 = 0.01;
+            p.initialize().unwrap();
+            for n in 0..200 {
+                let s = f64::from(n);
+                p.u0 = InputSignal { value: 0.1 * s.sin(), derivatives: [s.cos(), -0.5, 3.0 * s, 0.0] };
+                p.u1 = InputSignal {
+                    value: s.cos(),
+                    derivatives: if n % 2 == 0 { [0.0; 4] } else { [1.0, 2.0, -3.0, 4.0] },
+                };
+                let want = reference_step(&p, 1e-3);
+                p.do_step(s * 1e-3, 1e-3, &mut Context::default()).unwrap();
+                assert_eq!(
+                    (p.x.to_bits(), p.v.to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "{coupling:?} m = {m}, step {n}"
+                );
+            }
+        }
     }
 }

@@ -58,7 +58,8 @@ impl Observer for Flat {
         Ok(())
     }
     fn step(&mut self, n: u64, t: f64, values: &[f64], _b: &[BondState]) -> master::Result<()> {
-        if (n + 1).is_multiple_of(self.every) || n + 1 == self.steps {
+        // every = 1 (the common case) without the integer division of is_multiple_of.
+        if self.every == 1 || (n + 1).is_multiple_of(self.every) || n + 1 == self.steps {
             self.push(t, values);
         }
         Ok(())
@@ -471,16 +472,19 @@ impl Inner {
     }
 
     /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
-    fn rows<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyBytes>) {
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<(Vec<String>, Bound<'py, PyBytes>)> {
         let mut names = vec!["time".to_owned()];
         names.extend(self.labels.iter().cloned());
-        let Some(r) = &self.recorder else { return (names, PyBytes::new(py, &[])) };
+        let Some(r) = &self.recorder else { return Ok((names, PyBytes::new(py, &[]))) };
         let rows = r.rows.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut bytes = Vec::with_capacity(rows.len() * 8);
-        for x in rows.iter() {
-            bytes.extend_from_slice(&x.to_ne_bytes());
-        }
-        (names, PyBytes::new(py, &bytes))
+        // Written straight into the bytes object (no intermediate buffer of the same size).
+        let bytes = PyBytes::new_with(py, rows.len() * 8, |b| {
+            for (chunk, x) in b.chunks_exact_mut(8).zip(rows.iter()) {
+                chunk.copy_from_slice(&x.to_ne_bytes());
+            }
+            Ok(())
+        })?;
+        Ok((names, bytes))
     }
 }
 
@@ -595,7 +599,7 @@ impl Execution {
     }
 
     /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
-    fn _rows<'py>(&mut self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyBytes>) {
+    fn _rows<'py>(&mut self, py: Python<'py>) -> PyResult<(Vec<String>, Bound<'py, PyBytes>)> {
         self.i().rows(py)
     }
 
@@ -649,7 +653,7 @@ fn run_to_end(py: Python<'_>, mut e: Inner, check: bool) -> PyResult<(Vec<String
     if check && summary.status != Status::Ok {
         return Err(bad(summary.message.clone()));
     }
-    let (names, rows) = e.rows(py);
+    let (names, rows) = e.rows(py)?;
     Ok((names, rows, summary_json(&summary)?))
 }
 

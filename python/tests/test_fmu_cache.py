@@ -53,3 +53,24 @@ def test_a_sweep_reusing_fmus_equals_one_loading_them_per_run(monkeypatch):
     cached = cosim.sweep(FD, params, stop_time=0.5, max_workers=2)
     assert (cached["error"] == "").all()
     pd.testing.assert_frame_equal(cached, fresh, check_exact=True)
+
+
+def test_a_file_rewritten_in_place_is_loaded_anew(tmp_path):
+    """The key is remembered per file while the file is unchanged; any rewrite, even to the same
+    size within a moment, gives it a new key (here: the zip comment changed, so the bytes)."""
+    import zipfile
+
+    _cosim._fmu_cache_clear()
+    copy = tmp_path / "m1.fmu"
+    shutil.copy(FMU_DIR / "oscillator-fd-m1.fmu", copy)
+    first = _run(X0[0], fmus={"m1": str(copy)})
+    assert _cosim._fmu_cache_len() == 2
+    _run(X0[0], fmus={"m1": str(copy)})
+    assert _cosim._fmu_cache_len() == 2, "unchanged: the loaded FMU is reused"
+    for n, comment in enumerate([b"rewritten a", b"rewritten b"]):
+        with zipfile.ZipFile(copy, "a") as z:
+            z.comment = comment
+        again = _run(X0[0], fmus={"m1": str(copy)})
+        assert _cosim._fmu_cache_len() == 3 + n, f"rewrite {n + 1} (same size as before: {n == 1}) is a new FMU"
+        assert again.tobytes() == first.tobytes()
+    _cosim._fmu_cache_clear()
