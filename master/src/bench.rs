@@ -72,7 +72,7 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Fm
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;
             s.set_timing(timing);
-            v.push(Box::new(s));
+            v.push(s.boxed());
         }
     }
     Ok(v)
@@ -227,10 +227,13 @@ fn warm_up(steps: u64) -> u64 {
     (steps / 10).clamp(1, 1000)
 }
 
-/// The replay floor: the recorded calls on fresh instances, seconds per measured step.
+/// The replay floor: the recorded calls on fresh instances, less the replay loop's own cost
+/// (the same replay on instances that do nothing), seconds per measured step.
 fn replay_floor(l: &Loaded, log: &replay::Log, steps: u64) -> Result<f64> {
     let mut instances = instantiate(l, false, false)?;
-    Ok(replay::replay(log, &mut instances)? / steps as f64)
+    let inside = replay::replay(log, &mut instances)?;
+    let bare = replay::loop_cost(log, instances.len())?;
+    Ok((inside - bare).max(0.0) / steps as f64)
 }
 
 fn peers(opts: &Options, args: &[String]) -> Vec<serde_json::Value> {

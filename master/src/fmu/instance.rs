@@ -429,6 +429,13 @@ impl std::fmt::Debug for Fmu2Instance {
 }
 
 impl Fmu2Instance {
+    /// This instance as the master holds it (`Execution::new`): boxed here, so that its methods
+    /// are this crate's code (a box made in another crate calls that crate's copies of the
+    /// generic methods, inlined differently; `cosim bench` measures the master's own).
+    pub fn boxed(self) -> Box<dyn FmuInstance> {
+        Box::new(self)
+    }
+
     /// The FMU this is an instance of.
     pub fn fmu(&self) -> &Arc<Fmu2> {
         &self.fmu.0
