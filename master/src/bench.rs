@@ -281,9 +281,10 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         "# cosim bench\n\nMachine: {} logical CPUs; medians of at least {} repetitions (more for short scenarios: each variant \
          measured over ≥ 0.3 s in total, at most 101 repetitions); times per communication step.\n\n\
          *Time inside FMU calls* is measured by replay: every FMU call of a master run (same order, same \
-         arguments) is recorded and replayed on fresh instances in a bare loop, so the FMUs do exactly the \
-         same work; the master's overhead is its wall time minus the replay's, per repetition (both run \
-         back to back), median.\n",
+         arguments) is recorded and replayed on fresh instances through the same instance methods, so the FMUs \
+         do exactly the same work; the replay loop's own cost (the same replay on instances that do nothing) \
+         is taken off. The master's overhead is its wall time minus that, per repetition (all run back to \
+         back), median.\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         opts.repeat
     ));

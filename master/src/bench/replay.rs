@@ -1,8 +1,13 @@
 //! The replay floor of `cosim bench`: every FMU call a master run makes is recorded (arguments
-//! and order), then replayed on fresh instances in a bare loop. The replay's wall time is the
-//! time inside FMU calls that any master must spend for this run — the FMUs do exactly the
-//! same work, since they receive the same calls with the same values — so the master's
-//! overhead is its wall time minus the replay's, without clock reads around every call.
+//! and order), then replayed on fresh instances through the typed methods the master calls
+//! (`set_real`, `do_step`, …), so that the instances run the same code. The replay's wall time,
+//! less that of its loop alone ([`loop_cost`]: the same replay on instances that do nothing), is
+//! the time inside FMU calls that any master must spend for this run — the FMUs do exactly the
+//! same work, since they receive the same calls with the same values — so the master's overhead
+//! is its wall time minus that, without clock reads around every call. (Replayed through the one
+//! dispatch point instead, with the loop's cost left in, the floor counted 150–170 instructions
+//! per call that are not FMU time, and understated the overhead of a master making more calls per
+//! step: issue 32's FMI 2.0/3.0 comparison.)
 
 use master::error::Result;
 use master::fmu::{Call, Op};
@@ -168,7 +173,8 @@ pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> 
 /// The seconds [`replay`] takes for `log`'s measured calls on instances that do nothing: the
 /// replay loop's own cost, which is not time inside FMU calls.
 pub fn loop_cost(log: &Log, n_instances: usize) -> Result<f64> {
-    let mut idle: Vec<Box<dyn FmuInstance>> = (0..n_instances).map(|_| Box::new(Idle) as Box<dyn FmuInstance>).collect();
+    let mut idle: Vec<Box<dyn FmuInstance>> =
+        (0..n_instances).map(|_| Box::new(Idle) as Box<dyn FmuInstance>).collect();
     replay(log, &mut idle)
 }
 
@@ -206,13 +212,7 @@ impl Scratch {
             .map(|e| e.vr.1 as usize)
             .max()
             .unwrap_or(0);
-        Self {
-            reals: vec![0.0; widest],
-            ints: vec![0; widest],
-            bools: vec![false; widest],
-            flag: false,
-            real: 0.0,
-        }
+        Self { reals: vec![0.0; widest], ints: vec![0; widest], bools: vec![false; widest], flag: false, real: 0.0 }
     }
 }
 
