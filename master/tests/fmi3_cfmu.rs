@@ -317,3 +317,36 @@ fn whole_arrays_of_other_shapes_or_counts_are_refused_naming_both() {
     check("", Some("start = { ain = 1.0 }"), &["ain is an array of shape [2]: give a TOML array of 2 values"]);
     check("", Some("start = { u = [1.0, 2.0] }"), &["u is a scalar: a TOML array [1.0, 2.0]"]);
 }
+
+#[test]
+fn a_whole_array_start_value_on_the_command_line_sets_every_element() {
+    let dir = tmp("cfmu3-start-value-array");
+    let fmu = build(&dir, "cfmu3", &[]);
+    let args = ["--start-value", "ain=[2, 3]", "--start-value", "u=1", "--output-variables", "x,aout[1],aout[2]"];
+    let (code, stderr, out) = run(&dir, &fmu, &args);
+    assert_eq!(code, Some(0), "{stderr}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let last: Vec<f64> = csv.lines().last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    // time, x, aout[1], aout[2]: aout = 10 ain; x' = u + ain[1] - 0.5 = 2.5 from x = 0 (explicit
+    // Euler, exact for a constant rate).
+    assert_eq!(&last[2..], [20.0, 30.0]);
+    assert!((last[1] - 2.5).abs() < 1e-12, "{}", last[1]);
+    // Nested brackets read row by row: the same values.
+    let (code, stderr, out2) = run(&dir.join("nested"), &fmu, &["--start-value", "ain=[[2],[3]]"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let header = std::fs::read_to_string(out2.join("results.csv")).unwrap();
+    assert!(header.lines().next().unwrap().contains("aout[1]"), "{header}");
+
+    for (arg, expected) in [
+        ("ain=[1]", "--start-value ain=[1]: ain has shape [2] (2 elements) but 1 values were given: [1]"),
+        ("ain=1", "--start-value ain=1: ain is an array of shape [2]: give its 2 values in brackets, row-major (e.g. ain=[0,0]), or name an element, e.g. ain[1]"),
+        ("ain=[1,abc]", "--start-value ain=[1,abc]: \"abc\" is not a finite number (ain[2] is Real)"),
+        ("ain=[1,2", "ain is an array of shape [2]: give its 2 values in brackets"),
+        ("aout=[1,2]", "--start-value aout=[1,2]: aout[1] has causality output and cannot be given a start value"),
+    ] {
+        let (code, stderr, _) = run(&dir.join("bad"), &fmu, &["--start-value", arg]);
+        assert_eq!(code, Some(1), "{arg}: {stderr}");
+        assert!(stderr.contains(expected), "{arg}: expected {expected:?} in: {stderr}");
+        assert!(stderr.contains("cfmu3.fmu"), "{stderr}");
+    }
+}
