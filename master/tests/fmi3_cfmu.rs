@@ -350,3 +350,79 @@ fn a_whole_array_start_value_on_the_command_line_sets_every_element() {
         assert!(stderr.contains("cfmu3.fmu"), "{stderr}");
     }
 }
+
+#[test]
+fn an_ssp_connection_of_connectors_naming_whole_arrays_joins_every_element() {
+    let dir = tmp("cfmu3-ssp-array");
+    build(&dir, "cfmu3", &[]);
+    let ssd = |to: &str| {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues" version="1.0" name="arrays">
+  <ssd:System name="arrays">
+    <ssd:Elements>
+      <ssd:Component name="a" source="cfmu3.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="aout" kind="output"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="arr" kind="output"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding>
+            <ssd:ParameterValues>
+              <ssv:ParameterSet version="1.0" name="a-start">
+                <ssv:Parameters>
+                  <ssv:Parameter name="ain[1]"><ssv:Real value="2"/></ssv:Parameter>
+                  <ssv:Parameter name="ain[2]"><ssv:Real value="3"/></ssv:Parameter>
+                </ssv:Parameters>
+              </ssv:ParameterSet>
+            </ssd:ParameterValues>
+          </ssd:ParameterBinding>
+        </ssd:ParameterBindings>
+      </ssd:Component>
+      <ssd:Component name="b" source="cfmu3.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="ain" kind="input"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+      </ssd:Component>
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startElement="a" startConnector="{to}" endElement="b" endConnector="ain"/>
+    </ssd:Connections>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="1"/>
+  <ssd:Annotations>
+    <ssc:Annotation type="org.hydraulic-cosim.settings">
+      <cosim:Settings xmlns:cosim="https://example.invalid/hydraulic-cosim/ssp/settings/1.0"><![CDATA[
+[simulation]
+step = 0.1
+[outputs]
+variables = ["a.aout[1]", "a.aout[2]", "b.ain[1]", "b.ain[2]", "b.aout[2]"]
+]]></cosim:Settings>
+    </ssc:Annotation>
+  </ssd:Annotations>
+</ssd:SystemStructureDescription>
+"#
+        )
+    };
+    let path = dir.join("arrays.ssd");
+    std::fs::write(&path, ssd("aout")).unwrap();
+    let out = dir.join("out");
+    let o = cosim(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let last: Vec<f64> = csv.lines().last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    // a.ain = [2, 3] element by element from the SSV; a.aout = 10 a.ain reaches b.ain element
+    // by element; b.aout = 10 b.ain.
+    assert_eq!(&last[1..], [20.0, 30.0, 20.0, 30.0, 300.0], "{csv}");
+
+    // Arrays of other shapes: refused naming the SSD, both connectors and both shapes.
+    std::fs::write(&path, ssd("arr")).unwrap();
+    let o = cosim(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("arrays.ssd") && stderr.contains("a.arr has shape [3] but b.ain has shape [2]"),
+        "{stderr}"
+    );
+}
