@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 fn read(fmu: &Path) -> PyResult<ModelDescription> {
     let listing = master::fmu::Archive::read_model_description(fmu).map_err(err)?;
-    model_description::from_str(&listing.model_description)
+    model_description::from_str_any(&listing.model_description)
         .map_err(|e| bad(format!("{}: modelDescription.xml: {e}", fmu.display())))
 }
 
