@@ -85,7 +85,9 @@ fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
         Some(v.try_iter()?.collect::<PyResult<Vec<_>>>()?)
     } else if v.hasattr("tolist")? {
         let list = v.call_method0("tolist")?;
-        list.is_instance_of::<pyo3::types::PyList>().then(|| list.try_iter()?.collect::<PyResult<Vec<_>>>()).transpose()?
+        list.is_instance_of::<pyo3::types::PyList>()
+            .then(|| list.try_iter()?.collect::<PyResult<Vec<_>>>())
+            .transpose()?
     } else {
         None
     };
