@@ -72,7 +72,7 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Fm
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;
             s.set_timing(timing);
-            v.push(Box::new(s));
+            v.push(s.boxed());
         }
     }
     Ok(v)
@@ -237,10 +237,13 @@ fn warm_up(steps: u64) -> u64 {
     (steps / 10).clamp(1, 1000)
 }
 
-/// The replay floor: the recorded calls on fresh instances, seconds per measured step.
+/// The replay floor: the recorded calls on fresh instances, less the replay loop's own cost
+/// (the same replay on instances that do nothing), seconds per measured step.
 fn replay_floor(l: &Loaded, log: &replay::Log, steps: u64) -> Result<f64> {
     let mut instances = instantiate(l, false, false)?;
-    Ok(replay::replay(log, &mut instances)? / steps as f64)
+    let inside = replay::replay(log, &mut instances)?;
+    let bare = replay::loop_cost(log, instances.len())?;
+    Ok((inside - bare).max(0.0) / steps as f64)
 }
 
 fn peers(opts: &Options, args: &[String]) -> Vec<serde_json::Value> {
@@ -288,9 +291,10 @@ pub fn bench(scenarios: &[PathBuf], opts: &Options, allocs: AllocCounter) -> Res
         "# cosim bench\n\nMachine: {} logical CPUs; medians of at least {} repetitions (more for short scenarios: each variant \
          measured over ≥ 0.3 s in total, at most 101 repetitions); times per communication step.\n\n\
          *Time inside FMU calls* is measured by replay: every FMU call of a master run (same order, same \
-         arguments) is recorded and replayed on fresh instances in a bare loop, so the FMUs do exactly the \
-         same work; the master's overhead is its wall time minus the replay's, per repetition (both run \
-         back to back), median.\n",
+         arguments) is recorded and replayed on fresh instances through the same instance methods, so the FMUs \
+         do exactly the same work; the replay loop's own cost (the same replay on instances that do nothing) \
+         is taken off. The master's overhead is its wall time minus that, per repetition (all run back to \
+         back), median.\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         opts.repeat
     ));

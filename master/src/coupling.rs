@@ -159,6 +159,9 @@ pub struct Coupling {
     explicit: bool,
     /// The stop request the execution was handed ([`crate::Execution::interrupt_on`]).
     pub(crate) stop: Option<std::sync::Arc<dyn crate::host::StopRequest>>,
+    /// Whether any link was ever interpolated ([`Coupling::interpolate_link`]: Gauss-Seidel,
+    /// iterative coupling); until then an instance's held inputs stand as set at the step's start.
+    interpolating: bool,
 }
 
 fn slot_of(nodes: &mut [Node], v: &VarRef) -> Slot {
@@ -263,6 +266,7 @@ impl Coupling {
             sample_first_steps: sys.parallel == Parallel::Auto,
             t_step: sys.start,
             explicit: sys.exchange == Exchange::Explicit,
+            interpolating: false,
             stop: None,
         };
         let bonds = ports(&mut coupling)?;
@@ -635,7 +639,10 @@ impl Coupling {
             // Held inputs: the values at τ = 0 are set already ([`Self::begin_step`]); a link
             // interpolated since (Gauss-Seidel, iterative passes) is held at its right end τ = H.
             let node = &self.nodes[i];
-            if !node.interpolates && node.in_links.iter().any(|c| self.links[c.index()].interpolated) {
+            if self.interpolating
+                && !node.interpolates
+                && node.in_links.iter().any(|c| self.links[c.index()].interpolated)
+            {
                 self.hold_inputs(i, instances, 0.0)?;
             }
             instances[i].do_step(t, self.h_step)?;
@@ -911,6 +918,7 @@ impl Coupling {
         l.poly = if order == 0 { Poly::constant(y_end) } else { l.history.interpolate_with(t_end, y_end, order, h) };
         l.poly.c[0] += l.correction;
         l.interpolated = true;
+        self.interpolating = true;
     }
 
     /// Whether instance i steps in one `fmi2DoStep` per communication step (it has no own

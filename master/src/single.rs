@@ -8,7 +8,8 @@
 //!   start 0, stop start + 1 s, a step dividing stop − start into 500–1000 steps. Where each
 //!   value came from is in [`Single::notes`];
 //! - `--start-value name=value` is typed by the model description (Real, Integer, Boolean
-//!   `true`/`false`, String, Enumeration item name or number);
+//!   `true`/`false`, String, Enumeration item name or number); a whole FMI 3.0 array takes a
+//!   bracketed list, `name=[1,2,3]` (row-major);
 //! - `--output-interval` (a multiple of the step) and `--output-variables` (default: every
 //!   output).
 
@@ -145,7 +146,7 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         let (name, text) = arg
             .split_once('=')
             .ok_or_else(|| err(key.clone(), "expected name=value (e.g. --start-value x0=0.1)".into()))?;
-        let value = typed_value(md, name.trim(), text).map_err(|m| err(key.clone(), m))?;
+        let value = start_value(md, name.trim(), text).map_err(|m| err(key.clone(), m))?;
         draft.start(name.trim(), value);
     }
 
@@ -185,6 +186,40 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         b.outputs(dotted);
     }
     Ok(Single { builder: b, instance, notes })
+}
+
+/// `text` as the start value of `name`: a scalar ([`typed_value`]), or, when `name` is a whole
+/// FMI 3.0 array (its elements `name[1]`, …), a bracketed list of as many values, row-major
+/// (`[1, 2, 3]`; nested brackets `[[1, 2], [3, 4]]` read row by row), each typed by its element.
+fn start_value(md: &ModelDescription, name: &str, text: &str) -> std::result::Result<Value, String> {
+    let array = match crate::system::arrays::array(md, name) {
+        Some(a) => a,
+        None => return typed_value(md, name, text),
+    };
+    let raw = text.trim();
+    let balanced = raw.matches('[').count() == raw.matches(']').count();
+    let Some(inside) = raw.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|_| balanced) else {
+        return Err(format!(
+            "{name} is an array of shape {}: give its {} values in brackets, row-major (e.g. {name}=[{}]), or \
+             name an element, e.g. {}",
+            array.shape_text(),
+            array.elements.len(),
+            vec!["0"; array.elements.len()].join(","),
+            array.elements[0]
+        ));
+    };
+    let flat = inside.replace(['[', ']'], "");
+    let items: Vec<&str> = if flat.trim().is_empty() { Vec::new() } else { flat.split(',').map(str::trim).collect() };
+    if items.len() != array.elements.len() {
+        return Err(format!(
+            "{name} has shape {} ({} elements) but {} values were given: {raw}",
+            array.shape_text(),
+            array.elements.len(),
+            items.len()
+        ));
+    }
+    let values = array.elements.iter().zip(items).map(|(element, item)| typed_value(md, element, item));
+    Ok(Value::Array(values.collect::<std::result::Result<_, _>>()?))
 }
 
 /// `text` as a start value of the variable `name` of `md`, typed by its declaration; the error

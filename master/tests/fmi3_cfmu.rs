@@ -513,3 +513,112 @@ fn whole_arrays_of_other_shapes_or_counts_are_refused_naming_both() {
     check("", Some("start = { ain = 1.0 }"), &["ain is an array of shape [2]: give a TOML array of 2 values"]);
     check("", Some("start = { u = [1.0, 2.0] }"), &["u is a scalar: a TOML array [1.0, 2.0]"]);
 }
+
+#[test]
+fn a_whole_array_start_value_on_the_command_line_sets_every_element() {
+    let dir = tmp("cfmu3-start-value-array");
+    let fmu = build(&dir, "cfmu3", &[]);
+    let args = ["--start-value", "ain=[2, 3]", "--start-value", "u=1", "--output-variables", "x,aout[1],aout[2]"];
+    let (code, stderr, out) = run(&dir, &fmu, &args);
+    assert_eq!(code, Some(0), "{stderr}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let last: Vec<f64> = csv.lines().last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    // time, x, aout[1], aout[2]: aout = 10 ain; x' = u + ain[1] - 0.5 = 2.5 from x = 0 (explicit
+    // Euler, exact for a constant rate).
+    assert_eq!(&last[2..], [20.0, 30.0]);
+    assert!((last[1] - 2.5).abs() < 1e-12, "{}", last[1]);
+    // Nested brackets read row by row: the same values.
+    let (code, stderr, out2) = run(&dir.join("nested"), &fmu, &["--start-value", "ain=[[2],[3]]"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let header = std::fs::read_to_string(out2.join("results.csv")).unwrap();
+    assert!(header.lines().next().unwrap().contains("aout[1]"), "{header}");
+
+    for (arg, expected) in [
+        ("ain=[1]", "--start-value ain=[1]: ain has shape [2] (2 elements) but 1 values were given: [1]"),
+        ("ain=1", "--start-value ain=1: ain is an array of shape [2]: give its 2 values in brackets, row-major (e.g. ain=[0,0]), or name an element, e.g. ain[1]"),
+        ("ain=[1,abc]", "--start-value ain=[1,abc]: \"abc\" is not a finite number (ain[2] is Real)"),
+        ("ain=[1,2", "ain is an array of shape [2]: give its 2 values in brackets"),
+        ("aout=[1,2]", "--start-value aout=[1,2]: aout[1] has causality output and cannot be given a start value"),
+    ] {
+        let (code, stderr, _) = run(&dir.join("bad"), &fmu, &["--start-value", arg]);
+        assert_eq!(code, Some(1), "{arg}: {stderr}");
+        assert!(stderr.contains(expected), "{arg}: expected {expected:?} in: {stderr}");
+        assert!(stderr.contains("cfmu3.fmu"), "{stderr}");
+    }
+}
+
+#[test]
+fn an_ssp_connection_of_connectors_naming_whole_arrays_joins_every_element() {
+    let dir = tmp("cfmu3-ssp-array");
+    build(&dir, "cfmu3", &[]);
+    let ssd = |to: &str| {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues" version="1.0" name="arrays">
+  <ssd:System name="arrays">
+    <ssd:Elements>
+      <ssd:Component name="a" source="cfmu3.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="aout" kind="output"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="arr" kind="output"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding>
+            <ssd:ParameterValues>
+              <ssv:ParameterSet version="1.0" name="a-start">
+                <ssv:Parameters>
+                  <ssv:Parameter name="ain[1]"><ssv:Real value="2"/></ssv:Parameter>
+                  <ssv:Parameter name="ain[2]"><ssv:Real value="3"/></ssv:Parameter>
+                </ssv:Parameters>
+              </ssv:ParameterSet>
+            </ssd:ParameterValues>
+          </ssd:ParameterBinding>
+        </ssd:ParameterBindings>
+      </ssd:Component>
+      <ssd:Component name="b" source="cfmu3.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="ain" kind="input"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+      </ssd:Component>
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startElement="a" startConnector="{to}" endElement="b" endConnector="ain"/>
+    </ssd:Connections>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="1"/>
+  <ssd:Annotations>
+    <ssc:Annotation type="org.hydraulic-cosim.settings">
+      <cosim:Settings xmlns:cosim="https://example.invalid/hydraulic-cosim/ssp/settings/1.0"><![CDATA[
+[simulation]
+step = 0.1
+[outputs]
+variables = ["a.aout[1]", "a.aout[2]", "b.ain[1]", "b.ain[2]", "b.aout[2]"]
+]]></cosim:Settings>
+    </ssc:Annotation>
+  </ssd:Annotations>
+</ssd:SystemStructureDescription>
+"#
+        )
+    };
+    let path = dir.join("arrays.ssd");
+    std::fs::write(&path, ssd("aout")).unwrap();
+    let out = dir.join("out");
+    let o = cosim(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let last: Vec<f64> = csv.lines().last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    // a.ain = [2, 3] element by element from the SSV; a.aout = 10 a.ain reaches b.ain element
+    // by element; b.aout = 10 b.ain.
+    assert_eq!(&last[1..], [20.0, 30.0, 20.0, 30.0, 300.0], "{csv}");
+
+    // Arrays of other shapes: refused naming the SSD, both connectors and both shapes.
+    std::fs::write(&path, ssd("arr")).unwrap();
+    let o = cosim(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("arrays.ssd") && stderr.contains("a.arr has shape [3] but b.ain has shape [2]"),
+        "{stderr}"
+    );
+}

@@ -164,7 +164,8 @@ def simulate(
     ``energy_correction``, …: :data:`System.SETTINGS`) override the system's settings like
     ``cosim run``'s options (an unknown one raises ``TypeError``); ``extrapolation`` sets the
     order of every connection; ``start_values`` maps
-    ``"instance.variable"`` to a value (bool, int, float, or str for an enumeration item);
+    ``"instance.variable"`` to a value (bool, int, float, or str for an enumeration item; a
+    list, tuple or NumPy array for a whole FMI 3.0 array, row-major, nested lists row by row);
     ``output`` lists the recorded variables (default: the system's); ``fmus`` maps instance
     names to other FMU files. A failed run raises :class:`CosimError` unless ``check=False``
     (then the result holds the rows up to the failure and ``result.summary`` says why).

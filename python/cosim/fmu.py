@@ -50,8 +50,11 @@ def qualify(system, start_values, output):
     names = {v["name"] for v in desc["variables"]}
     inst = desc["instance"]
 
+    # A whole FMI 3.0 array is named without its index: its elements are ``name[1]``, ….
+    arrays = {n.split("[", 1)[0] for n in names if n.endswith("]") and "[" in n}
+
     def q(name):
-        return f"{inst}.{name}" if name in names else name
+        return f"{inst}.{name}" if name in names or name in arrays else name
 
     # Anything else than a dict of names / a list of names is left for simulate's own errors.
     if isinstance(start_values, dict):
@@ -68,6 +71,11 @@ def _text(value) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
+    if hasattr(value, "tolist") and not isinstance(value, (int, str)):
+        value = value.tolist()  # a NumPy array (or scalar)
+    if isinstance(value, (list, tuple)):
+        # A whole array: ``name=[v1,v2,…]`` (nested lists row by row).
+        return "[" + ",".join(_text(v) for v in value) + "]"
     return str(value)
 
 
@@ -94,7 +102,8 @@ def simulate_fmu(
     stepped at ``step_size`` and a row is kept every ``output_interval`` (a whole multiple).
     Without either, the DefaultExperiment's stepSize is the step and every step a row (FMPy
     doubles it until at most 1000 steps remain). ``start_values`` maps variable names to
-    values (bool, int, float, or str for an enumeration item); ``output`` lists the recorded
+    values (bool, int, float, or str for an enumeration item; a list, tuple or NumPy array for
+    a whole FMI 3.0 array, row-major); ``output`` lists the recorded
     variables (default: every output). ``relative_tolerance`` is refused when given: cosim calls
     ``fmi2SetupExperiment`` without a tolerance (``toleranceDefined = false``).
     """

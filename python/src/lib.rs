@@ -66,7 +66,8 @@ impl Observer for Flat {
     }
 }
 
-/// A Python start value → a builder value (bool before int: a bool is an int in Python).
+/// A Python start value → a builder value (bool before int: a bool is an int in Python); a
+/// list, tuple or NumPy array gives a whole array's values.
 fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
         return Ok(Value::Boolean(b.is_true()));
@@ -80,7 +81,23 @@ fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(s) = v.extract::<String>() {
         return Ok(Value::String(s));
     }
-    Err(PyTypeError::new_err(format!("start value {v}: not a bool, int, float or str")))
+    // A whole FMI 3.0 array: a list or tuple (nested ones row by row), or a NumPy array.
+    let items = if v.is_instance_of::<pyo3::types::PyList>() || v.is_instance_of::<pyo3::types::PyTuple>() {
+        Some(v.try_iter()?.collect::<PyResult<Vec<_>>>()?)
+    } else if v.hasattr("tolist")? {
+        let list = v.call_method0("tolist")?;
+        list.is_instance_of::<pyo3::types::PyList>()
+            .then(|| list.try_iter()?.collect::<PyResult<Vec<_>>>())
+            .transpose()?
+    } else {
+        None
+    };
+    if let Some(items) = items {
+        return Ok(Value::Array(items.iter().map(value).collect::<PyResult<_>>()?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "start value {v}: not a bool, int, float, str or a list of them (a whole array, row-major)"
+    )))
 }
 
 fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {

@@ -1,8 +1,13 @@
 //! The replay floor of `cosim bench`: every FMU call a master run makes is recorded (arguments
-//! and order), then replayed on fresh instances in a bare loop. The replay's wall time is the
-//! time inside FMU calls that any master must spend for this run — the FMUs do exactly the
-//! same work, since they receive the same calls with the same values — so the master's
-//! overhead is its wall time minus the replay's, without clock reads around every call.
+//! and order), then replayed on fresh instances through the typed methods the master calls
+//! (`set_real`, `do_step`, …), so that the instances run the same code. The replay's wall time,
+//! less that of its loop alone ([`loop_cost`]: the same replay on instances that do nothing), is
+//! the time inside FMU calls that any master must spend for this run — the FMUs do exactly the
+//! same work, since they receive the same calls with the same values — so the master's overhead
+//! is its wall time minus that, without clock reads around every call. (Replayed through the one
+//! dispatch point instead, with the loop's cost left in, the floor counted 150–170 instructions
+//! per call that are not FMU time, and understated the overhead of a master making more calls per
+//! step: issue 32's FMI 2.0/3.0 comparison.)
 
 use master::error::Result;
 use master::fmu::{Call, Op};
@@ -155,60 +160,182 @@ impl FmuInstance for Recorder {
 
 /// Replays `log` on fresh `instances` (same instances, same order); returns the seconds from the
 /// mark to the end.
+///
+/// Each call is made through the typed method the master uses (`set_real`, `do_step`, …), so the
+/// replay runs the same instance code as the master run; the loop's own cost per call (reading
+/// the record, the dispatch on its operation) is what [`loop_cost`] measures.
 pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
-    let widest = log
-        .calls
-        .iter()
-        .filter(|e| matches!(e.op, Op::GetReal | Op::GetInteger | Op::GetBoolean))
-        .map(|e| e.vr.1 as usize)
-        .max()
-        .unwrap_or(0);
-    let (mut reals, mut ints, mut bools) = (vec![0.0; widest], vec![0; widest], vec![false; widest]);
-    let mut strings = Vec::new();
-    let mut blobs: Vec<Vec<u8>> = Vec::new();
-    let (mut flag, mut real) = (false, 0.0);
-    let mut t0 = Instant::now();
-    for (k, e) in log.calls.iter().enumerate() {
-        if k == log.mark {
-            t0 = Instant::now();
-        }
-        let Some(s) = instances.get_mut(e.instance as usize) else { continue };
-        let vr = at(&log.vrs, e.vr);
-        let n = e.vr.1 as usize;
-        let call = match e.op {
-            Op::Setup => Call::Setup { start: e.x, stop: (e.n != 0).then_some(e.y) },
-            Op::EnterInitialization => Call::EnterInitialization,
-            Op::ExitInitialization => Call::ExitInitialization,
-            Op::GetReal => Call::GetReal { vr, out: &mut reals[..n] },
-            Op::SetReal => Call::SetReal { vr, values: at(&log.reals, e.values) },
-            Op::GetInteger => Call::GetInteger { vr, out: &mut ints[..n] },
-            Op::SetInteger => Call::SetInteger { vr, values: at(&log.ints, e.values) },
-            Op::GetBoolean => Call::GetBoolean { vr, out: &mut bools[..n] },
-            Op::SetBoolean => Call::SetBoolean { vr, values: at(&log.bools, e.values) },
-            Op::GetString => Call::GetString { vr, out: &mut strings },
-            Op::SetString => {
-                let refs: Vec<&str> = at(&log.strings, e.values).iter().map(String::as_str).collect();
-                s.execute(Call::SetString { vr, values: &refs })?;
-                continue;
-            }
-            Op::SetInputDerivatives => Call::SetInputDerivatives { vr, order: e.n, values: at(&log.reals, e.values) },
-            Op::DoStep => Call::DoStep { t: e.x, h: e.y },
-            Op::Terminate => Call::Terminate,
-            Op::SaveState => Call::SaveState,
-            Op::RestoreState => Call::RestoreState,
-            Op::GetBooleanStatus => Call::GetBooleanStatus { kind: e.n, out: &mut flag },
-            Op::GetRealStatus => Call::GetRealStatus { kind: e.n, out: &mut real },
-            Op::GetBinary => {
-                blobs.resize_with(n, Vec::new);
-                Call::GetBinary { vr, out: &mut blobs[..n] }
-            }
-            Op::SetBinary => {
-                let refs: Vec<&[u8]> = at(&log.blobs, e.values).iter().map(Vec::as_slice).collect();
-                s.execute(Call::SetBinary { vr, values: &refs })?;
-                continue;
-            }
-        };
-        s.execute(call)?;
+    let mark = log.mark.min(log.calls.len());
+    let (warm, timed) = log.calls.split_at(mark);
+    let mut scratch = Scratch::for_log(log);
+    for e in warm {
+        make(log, e, instances, &mut scratch)?;
+    }
+    let t0 = Instant::now();
+    for e in timed {
+        make(log, e, instances, &mut scratch)?;
     }
     Ok(t0.elapsed().as_secs_f64())
+}
+
+/// The seconds [`replay`] takes for `log`'s measured calls on instances that do nothing: the
+/// replay loop's own cost, which is not time inside FMU calls.
+pub fn loop_cost(log: &Log, n_instances: usize) -> Result<f64> {
+    let mut idle: Vec<Box<dyn FmuInstance>> =
+        (0..n_instances).map(|_| Box::new(Idle) as Box<dyn FmuInstance>).collect();
+    replay(log, &mut idle)
+}
+
+/// An instance whose every call succeeds at once (see [`loop_cost`]).
+struct Idle;
+
+impl FmuInstance for Idle {
+    fn name(&self) -> &str {
+        "idle"
+    }
+    #[inline(always)]
+    fn execute(&mut self, _call: Call<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn can_interpolate_inputs(&self) -> bool {
+        false
+    }
+}
+
+/// The getters' output buffers, as wide as the widest getter of the log.
+struct Scratch {
+    reals: Vec<f64>,
+    ints: Vec<i32>,
+    bools: Vec<bool>,
+    blobs: Vec<Vec<u8>>,
+    flag: bool,
+    real: f64,
+}
+
+impl Scratch {
+    fn for_log(log: &Log) -> Self {
+        let widest = log
+            .calls
+            .iter()
+            .filter(|e| matches!(e.op, Op::GetReal | Op::GetInteger | Op::GetBoolean))
+            .map(|e| e.vr.1 as usize)
+            .max()
+            .unwrap_or(0);
+        Self { reals: vec![0.0; widest], ints: vec![0; widest], bools: vec![false; widest], blobs: Vec::new(), flag: false, real: 0.0 }
+    }
+}
+
+/// Makes the recorded call `e` on its instance, through the typed method of its operation.
+#[inline(always)]
+fn make(log: &Log, e: &Entry, instances: &mut [Box<dyn FmuInstance>], b: &mut Scratch) -> Result<()> {
+    let Some(s) = instances.get_mut(e.instance as usize) else { return Ok(()) };
+    let vr = at(&log.vrs, e.vr);
+    let n = vr.len();
+    match e.op {
+        Op::Setup => s.setup(e.x, (e.n != 0).then_some(e.y)),
+        Op::EnterInitialization => s.enter_initialization(),
+        Op::ExitInitialization => s.exit_initialization(),
+        Op::GetReal => s.get_real(vr, &mut b.reals[..n]),
+        Op::SetReal => s.set_real(vr, at(&log.reals, e.values)),
+        Op::GetInteger => s.get_integer(vr, &mut b.ints[..n]),
+        Op::SetInteger => s.set_integer(vr, at(&log.ints, e.values)),
+        Op::GetBoolean => s.get_boolean(vr, &mut b.bools[..n]),
+        Op::SetBoolean => s.set_boolean(vr, at(&log.bools, e.values)),
+        Op::GetString => s.get_string(vr).map(drop),
+        Op::SetString => {
+            let refs: Vec<&str> = at(&log.strings, e.values).iter().map(String::as_str).collect();
+            s.set_string(vr, &refs)
+        }
+        Op::SetInputDerivatives => s.set_input_derivatives(vr, e.n, at(&log.reals, e.values)),
+        Op::DoStep => s.do_step(e.x, e.y),
+        Op::Terminate => s.terminate(),
+        Op::SaveState => s.save_state(),
+        Op::RestoreState => s.restore_state(),
+        Op::GetBooleanStatus => s.get_boolean_status(e.n, &mut b.flag),
+        Op::GetRealStatus => s.get_real_status(e.n, &mut b.real),
+        Op::GetBinary => {
+            b.blobs.resize_with(n, Vec::new);
+            s.get_binary(vr, &mut b.blobs[..n])
+        }
+        Op::SetBinary => {
+            let refs: Vec<&[u8]> = at(&log.blobs, e.values).iter().map(Vec::as_slice).collect();
+            s.set_binary(vr, &refs)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// Writes each call it gets (operation and arguments, `Debug`) into a shared list.
+    struct Echo(Arc<Mutex<Vec<String>>>);
+
+    impl FmuInstance for Echo {
+        fn name(&self) -> &str {
+            "echo"
+        }
+        fn execute(&mut self, call: Call<'_>) -> Result<()> {
+            self.0.lock().unwrap().push(format!("{call:?}"));
+            Ok(())
+        }
+        fn can_interpolate_inputs(&self) -> bool {
+            true
+        }
+    }
+
+    /// Every operation once, on two instances, with distinct arguments.
+    fn every_call(s: &mut [Box<dyn FmuInstance>]) -> Result<()> {
+        let (mut reals, mut ints, mut bools) = ([0.0; 2], [0; 3], [false; 1]);
+        let (mut flag, mut real) = (false, 0.0);
+        s[0].setup(0.5, Some(2.0))?;
+        s[1].setup(0.0, None)?;
+        s[0].enter_initialization()?;
+        s[0].set_real(&[1, 2], &[1.5, -2.5])?;
+        s[1].set_integer(&[3, 4, 5], &[7, -8, 9])?;
+        s[0].set_boolean(&[6], &[true])?;
+        s[1].set_string(&[7, 8], &["a", "b c"])?;
+        s[0].exit_initialization()?;
+        s[1].set_input_derivatives(&[9], 2, &[0.25])?;
+        s[0].do_step(0.5, 0.125)?;
+        s[1].get_real(&[10, 11], &mut reals)?;
+        s[0].get_integer(&[12, 13, 14], &mut ints)?;
+        s[1].get_boolean(&[15], &mut bools)?;
+        s[0].get_string(&[16])?;
+        s[1].save_state()?;
+        s[1].restore_state()?;
+        s[0].get_boolean_status(3, &mut flag)?;
+        s[1].get_real_status(2, &mut real)?;
+        s[1].set_binary(&[17, 19], &[&[1u8, 2][..], &[][..]])?;
+        s[0].get_binary(&[18], &mut [Vec::new()])?;
+        s[0].terminate()
+    }
+
+    #[test]
+    fn the_replay_makes_the_recorded_calls_in_order_with_their_arguments() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::new(Mutex::new(Log::default()));
+        let mut recorders: Vec<Box<dyn FmuInstance>> = (0..2)
+            .map(|i| {
+                Box::new(Recorder::new(Box::new(Echo(Arc::clone(&seen))), i, Arc::clone(&log))) as Box<dyn FmuInstance>
+            })
+            .collect();
+        every_call(&mut recorders).unwrap();
+        let made = std::mem::take(&mut *seen.lock().unwrap());
+        assert_eq!(made.len(), 19);
+        // Every operation is covered: a new one must be added to `every_call`.
+        let ops: std::collections::HashSet<Op> = log.lock().unwrap().calls.iter().map(|e| e.op).collect();
+        assert_eq!(ops.len(), Op::ALL.len());
+
+        let mut log = std::mem::take(&mut *log.lock().unwrap());
+        log.mark = 3;
+        let mut fresh: Vec<Box<dyn FmuInstance>> =
+            (0..2).map(|_| Box::new(Echo(Arc::clone(&seen))) as Box<dyn FmuInstance>).collect();
+        let seconds = replay(&log, &mut fresh).unwrap();
+        assert!(seconds >= 0.0);
+        assert_eq!(*seen.lock().unwrap(), made);
+        // The loop alone: the same calls, on instances that do nothing.
+        assert!(loop_cost(&log, 2).unwrap() >= 0.0);
+    }
 }

@@ -28,7 +28,8 @@ pub struct RunArgs {
     #[arg(long, hide = true, value_name = "FILE")]
     pub(crate) output_file: Option<PathBuf>,
     /// A start value of the FMU, NAME=VALUE, typed by its model description (Real, Integer,
-    /// Boolean true/false, String, Enumeration item name or number); repeatable.
+    /// Boolean true/false, String, Enumeration item name or number; a whole FMI 3.0 array:
+    /// NAME=[1,2,3], row-major); repeatable.
     #[arg(long = "start-value", value_name = "NAME=VALUE")]
     pub(crate) start_values: Vec<String>,
     /// Time between rows of results.csv (s): a whole multiple of the step (default: every step).

@@ -9,7 +9,7 @@ use model_description::ModelDescription;
 
 /// An array variable of a model description: its shape and its elements' names, row-major.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Array {
+pub(crate) struct Array {
     pub shape: Vec<usize>,
     pub elements: Vec<String>,
 }
@@ -23,7 +23,7 @@ impl Array {
 
 /// The array `name` of `md`, when `name` is not a scalar variable but the name of array
 /// elements `name[i,j,…]`.
-pub(super) fn array(md: &ModelDescription, name: &str) -> Option<Array> {
+pub(crate) fn array(md: &ModelDescription, name: &str) -> Option<Array> {
     if md.variable(name).is_some() {
         return None;
     }

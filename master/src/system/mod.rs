@@ -45,7 +45,7 @@
 //! variables = ["m1.x", "m2.x"]   # or "all" (default: every output of every instance)
 //! ```
 
-mod arrays;
+pub(crate) mod arrays;
 mod builder;
 mod resolve;
 mod settings;
