@@ -221,7 +221,14 @@ impl Scratch {
             .map(|e| e.vr.1 as usize)
             .max()
             .unwrap_or(0);
-        Self { reals: vec![0.0; widest], ints: vec![0; widest], bools: vec![false; widest], blobs: Vec::new(), flag: false, real: 0.0 }
+        Self {
+            reals: vec![0.0; widest],
+            ints: vec![0; widest],
+            bools: vec![false; widest],
+            blobs: Vec::new(),
+            flag: false,
+            real: 0.0,
+        }
     }
 }
 
