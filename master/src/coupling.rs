@@ -782,14 +782,6 @@ impl Coupling {
         Ok(())
     }
 
-    /// Hands the recorded Binary values to `o` ([`crate::observer::Observer::binary`]), if any.
-    #[inline]
-    pub(crate) fn hand_binary(&self, o: &mut dyn crate::observer::Observer) {
-        if !self.recorded_bytes.is_empty() {
-            o.binary(&self.recorded_bytes);
-        }
-    }
-
     /// The recorded Binary variables' values as [`Self::recorded`] read them last (column order).
     pub fn recorded_bytes(&self) -> &[Vec<u8>] {
         &self.recorded_bytes

@@ -512,7 +512,7 @@ impl Execution {
         self.coupling.recorded(&mut self.instances, &mut self.values)?;
         self.values_fresh = true;
         for o in self.observers.iter_mut() {
-            self.coupling.hand_binary(o.as_mut());
+            hand_binary(self.coupling.recorded_bytes(), o.as_mut());
             o.start(self.system.start(), &self.values, self.bonds.states())?;
         }
         Ok(())
@@ -558,7 +558,7 @@ impl Execution {
         if !self.observers.is_empty() && self.coupling.recorded(&mut self.instances, &mut self.values).is_ok() {
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
-                self.coupling.hand_binary(o.as_mut());
+                hand_binary(self.coupling.recorded_bytes(), o.as_mut());
                 o.end_early(time, &self.values, self.bonds.states())?;
             }
         }
@@ -616,7 +616,7 @@ impl Execution {
             self.coupling.recorded(&mut self.instances, &mut self.values)?;
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
-                self.coupling.hand_binary(o.as_mut());
+                hand_binary(self.coupling.recorded_bytes(), o.as_mut());
                 o.step(n, t, &self.values, self.bonds.states())?;
             }
         }
@@ -814,4 +814,12 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
         observers.push(Box::new(crate::observer::StepsCsv::create(&out_dir.join("steps.csv"), sys.start())?));
     }
     Ok(observers)
+}
+
+/// Hands the recorded Binary values to `o` ([`Observer::binary`]), if the system records any.
+#[inline]
+fn hand_binary(bytes: &[Vec<u8>], o: &mut dyn Observer) {
+    if !bytes.is_empty() {
+        o.binary(bytes);
+    }
 }
