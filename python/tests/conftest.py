@@ -49,3 +49,19 @@ def assert_bitwise_equal(result, header, rows):
         a = np.ascontiguousarray(result[name], dtype=np.float64).view(np.uint64)
         b = np.ascontiguousarray(rows[:, j]).view(np.uint64)
         assert np.array_equal(a, b), f"{name} differs"
+
+
+def build_cfmu3(directory):
+    """The small C FMI 3.0 FMU of master/tests/cfmu3 (its C source and modelDescription.xml, the
+    Rust tests' own), built with the system's cc into `directory`; returns the .fmu's path."""
+    import zipfile
+
+    src = ROOT / "master" / "tests" / "cfmu3"
+    so = directory / "cfmu3.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o", str(so),
+                    str(src / "cfmu3.c")], check=True)
+    fmu = directory / "cfmu3.fmu"
+    with zipfile.ZipFile(fmu, "w") as z:
+        z.write(src / "modelDescription.xml", "modelDescription.xml")
+        z.write(so, "binaries/x86_64-linux/cfmu3.so")
+    return fmu

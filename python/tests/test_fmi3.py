@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import cosim
-from conftest import SCENARIOS, assert_bitwise_equal, cosim_run
+from conftest import SCENARIOS, assert_bitwise_equal, build_cfmu3, cosim_run
 
 
 def mixed_crane(tmp_path, fmu_dir, crane_dir):
@@ -36,20 +36,7 @@ def test_a_system_with_a_fmi3_crane_equals_the_fmi2_system_bit_for_bit(tmp_path,
 
 
 def cfmu3(tmp_path):
-    """The small C FMI 3.0 FMU of master/tests/cfmu3 (its C source and modelDescription.xml),
-    built with the system's cc."""
-    import subprocess
-    import zipfile
-
-    src = pathlib.Path(__file__).resolve().parents[2] / "master" / "tests" / "cfmu3"
-    so = tmp_path / "cfmu3.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o", str(so),
-                    str(src / "cfmu3.c")], check=True)
-    fmu = tmp_path / "cfmu3.fmu"
-    with zipfile.ZipFile(fmu, "w") as z:
-        z.write(src / "modelDescription.xml", "modelDescription.xml")
-        z.write(so, "binaries/x86_64-linux/cfmu3.so")
-    return fmu
+    return build_cfmu3(tmp_path)
 
 
 def test_binary_variables_are_connected_and_described_but_not_recorded_in_python(tmp_path):

@@ -4,31 +4,16 @@ as ``cosim run X.fmu --start-value ain=[2,3]``. The FMU is the C test FMU of
 master/tests/fmi3_cfmu.rs (``ain``: Float64 input of shape [2]; ``aout = 10 ain``;
 ``x' = u + ain[1] - 0.5``), built here with the system's ``cc`` from its source and description."""
 
-import re
-import subprocess
-import zipfile
-
 import numpy as np
 import pytest
 
 import cosim
-from conftest import ROOT, assert_bitwise_equal, cosim_run
+from conftest import assert_bitwise_equal, build_cfmu3, cosim_run
 
 
 @pytest.fixture(scope="module")
 def cfmu3(tmp_path_factory):
-    d = tmp_path_factory.mktemp("cfmu3")
-    tests = ROOT / "master" / "tests"
-    # The one description, the Rust test's (no copy kept here).
-    xml = re.search(r'const XML: &str = r#"(.*?)"#;', (tests / "fmi3_cfmu.rs").read_text(), re.S).group(1)
-    so = d / "cfmu3.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o", str(so),
-                    str(tests / "cfmu3" / "cfmu3.c")], check=True)
-    fmu = d / "cfmu3.fmu"
-    with zipfile.ZipFile(fmu, "w") as z:
-        z.writestr("modelDescription.xml", xml)
-        z.write(so, "binaries/x86_64-linux/cfmu3.so")
-    return fmu
+    return build_cfmu3(tmp_path_factory.mktemp("cfmu3"))
 
 
 OUT = ["x", "aout[1]", "aout[2]"]
