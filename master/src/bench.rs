@@ -64,10 +64,11 @@ impl Loaded {
 
 fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn FmuInstance>>> {
     let mut v: Vec<Box<dyn FmuInstance>> = Vec::new();
-    for spec in l.sys.instances() {
+    let cpus = master::fmu::isolated::worker_cpus(l.sys.instances().len());
+    for (spec, cpu) in l.sys.instances().iter().zip(cpus) {
         if isolate {
             let exe = master::fmu::isolated::worker_exe()?;
-            let (s, _) = master::fmu::IsolatedInstance::spawn(&exe, &spec.fmu, &spec.name)?;
+            let (s, _) = master::fmu::IsolatedInstance::spawn(&exe, &spec.fmu, &spec.name, cpu)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;

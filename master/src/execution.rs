@@ -160,7 +160,9 @@ impl Execution {
             let mut descriptions = Vec::new();
             // One extraction per FMU file, shared by the workers of its instances.
             let mut archives: Vec<std::sync::Arc<crate::fmu::Archive>> = Vec::new();
-            for (name, fmu_path) in b.fmus() {
+            let fmus_of = b.fmus();
+            let cpus = crate::fmu::isolated::worker_cpus(fmus_of.len());
+            for ((name, fmu_path), cpu) in fmus_of.into_iter().zip(cpus) {
                 let archive = match archives.iter().find(|a| a.source() == fmu_path) {
                     Some(a) => std::sync::Arc::clone(a),
                     None => {
@@ -171,7 +173,7 @@ impl Execution {
                         a
                     }
                 };
-                let (instance, md) = crate::fmu::IsolatedInstance::spawn_shared(&exe, &archive, &name)
+                let (instance, md) = crate::fmu::IsolatedInstance::spawn_shared(&exe, &archive, &name, cpu)
                     .map_err(|e| b.fmu_error(&name, e))?;
                 workers.push(instance);
                 descriptions.push(md);

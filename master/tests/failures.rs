@@ -348,7 +348,7 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
 fn a_killed_worker_is_reported_by_the_next_call() {
     let fmu = paths::fmu("testing-faulty");
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_cosim"));
-    let (mut s, md) = IsolatedInstance::spawn(&exe, &fmu, "victim").unwrap();
+    let (mut s, md) = IsolatedInstance::spawn(&exe, &fmu, "victim", None).unwrap();
     assert_eq!(md.model_name, "TestingFaulty");
     assert!(s.can_interpolate_inputs());
     let y = md.variable("y").unwrap().value_reference;

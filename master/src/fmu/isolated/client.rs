@@ -105,8 +105,9 @@ impl IsolatedInstance {
     /// Starts `exe worker -- FMU NAME` (see [`super::worker_exe`]), which loads the FMU at `fmu` and
     /// instantiates it as `name`. Returns the instance and the FMU's model description. Load and
     /// instantiation errors are [`MasterError::Fmu`] naming the file, as without isolation.
-    pub fn spawn(exe: &Path, fmu: &Path, name: &str) -> Result<(Self, ModelDescription)> {
-        Self::spawn_shared(&WorkerCommand::exe(exe), &Arc::new(Archive::extract(fmu)?), name)
+    /// `cpu`: the CPU the worker is pinned to ([`super::worker_cpus`]), or `None`.
+    pub fn spawn(exe: &Path, fmu: &Path, name: &str, cpu: Option<usize>) -> Result<(Self, ModelDescription)> {
+        Self::spawn_shared(&WorkerCommand::exe(exe), &Arc::new(Archive::extract(fmu)?), name, cpu)
     }
 
     /// [`IsolatedInstance::spawn`] on an FMU the master extracted already: every instance of one
@@ -115,6 +116,7 @@ impl IsolatedInstance {
         worker: &WorkerCommand,
         archive: &Arc<Archive>,
         name: &str,
+        cpu: Option<usize>,
     ) -> Result<(Self, ModelDescription)> {
         use std::os::unix::process::CommandExt;
         let fmu = archive.source();
@@ -142,8 +144,16 @@ impl IsolatedInstance {
             .stderr(Stdio::inherit())
             // Its own process group: the terminal's SIGINT goes to the master only.
             .process_group(0);
-        // SAFETY: the closure only calls fcntl (async-signal-safe) in the forked child.
-        unsafe { command.pre_exec(move || shm::Channel::inherit_in_child(fd)) };
+        // SAFETY: the closure only calls fcntl and sched_setaffinity (async-signal-safe) in the
+        // forked child.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(cpu) = cpu {
+                    super::cpus::pin_self(cpu);
+                }
+                shm::Channel::inherit_in_child(fd)
+            })
+        };
         let mut child =
             command.spawn().map_err(|e| fmu_err(format!("cannot start the worker process {}: {e}", exe.display())))?;
         archive.host().track_group(child.id());
