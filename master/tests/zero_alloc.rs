@@ -40,6 +40,18 @@ mod cfmu3_build;
 /// One test at a time: the count is global to the process.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Steps `run` 2000 times (warm-up), then counts the allocations of the next 3000 steps.
+fn allocations_in_steps(run: &mut Execution) -> u64 {
+    for _ in 0..2000 {
+        run.step().unwrap();
+    }
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 2000..5000 {
+        run.step().unwrap();
+    }
+    ALLOCS.load(Ordering::Relaxed) - before
+}
+
 #[test]
 fn steady_state_steps_do_not_allocate() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -71,14 +83,7 @@ fn steady_state_steps_do_not_allocate() {
         let mut run = Execution::new(sys, &fmus).unwrap();
         run.observe(Box::new(ResultsCsv::create(&dir.join("results.csv"), &labels, 1).unwrap()));
         run.observe(Box::new(BondsCsv::create(&dir.join("bonds.csv"), &names, 1).unwrap()));
-        for _ in 0..2000 {
-            run.step().unwrap();
-        }
-        let before = ALLOCS.load(Ordering::Relaxed);
-        for _ in 2000..5000 {
-            run.step().unwrap();
-        }
-        let during = ALLOCS.load(Ordering::Relaxed) - before;
+        let during = allocations_in_steps(&mut run);
         assert_eq!(during, 0, "{algorithm:?}, order {order}: {during} allocations in 3000 steps");
         run.finish().unwrap();
         let rows = std::fs::read_to_string(dir.join("results.csv")).unwrap().lines().count();
@@ -147,14 +152,7 @@ fn binary_connections_and_binary_columns_do_not_allocate_per_step() {
     let mut run = Execution::new(sys, &fmus).unwrap();
     let csv = dir.join("results.csv");
     run.observe(Box::new(ResultsCsv::with_binary(&csv, &labels, 1, &[1, 2]).unwrap()));
-    for _ in 0..2000 {
-        run.step().unwrap();
-    }
-    let before = ALLOCS.load(Ordering::Relaxed);
-    for _ in 2000..5000 {
-        run.step().unwrap();
-    }
-    let during = ALLOCS.load(Ordering::Relaxed) - before;
+    let during = allocations_in_steps(&mut run);
     assert_eq!(during, 0, "{during} allocations in 3000 steps with a Binary connection and Binary columns");
     run.finish().unwrap();
     // The bytes went through: after 5000 steps the count byte is 5000 mod 256 = 0x88, b's input
