@@ -7,7 +7,8 @@
 //! - `fuzz [CASES]`: the fuzz properties with many cases, in release builds.
 //! - `docs [--long] [--bless] [FILE…]`: the doc-runner (xtask/src/docs.rs): runs the code blocks of
 //!   README.md and docs/*.md and compares their output with the one shown.
-//! - `test`: everything CI runs: third-party tools into `.venv` (FMPy), third-party FMUs
+//! - `packages [--install]`: the system packages `test` needs (system_packages.rs, the one list).
+//! - `test`: everything CI runs: the system packages (installed as root, else named), third-party tools into `.venv` (FMPy), third-party FMUs
 //!   (gemseo-fmu wheel), `fmus`, `cargo test --workspace`, clippy and rustfmt checks.
 
 mod bench;
@@ -15,6 +16,7 @@ mod demo;
 mod docs;
 mod fuzz;
 mod package;
+mod system_packages;
 mod test;
 mod tune;
 mod validate;
@@ -38,10 +40,11 @@ fn run() -> Result<()> {
         Some("docs") => docs::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
+        Some("packages") => system_packages::run(&args[1..]),
         Some("tune") => tune::run(),
         Some("validate") => validate::run(&args[1..]),
         other => bail!(
-            "unknown task {other:?}\nusage: cargo xtask fmus | demo | docs [--long] [--bless] [FILE…] | test [--quick] [--long-docs] | bench [--precision-only] | validate [--quick] [--only SECTION] | fuzz [CASES]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  docs  the doc-runner: runs the sh/python/toml blocks of README.md and docs/*.md and compares their output with the text blocks shown (--long: also those marked long; --bless: rewrite the shown output)\n  test  install test tools, build the FMUs, run every test, the doc-runner (--long-docs: its long blocks too), clippy and rustfmt\n  bench [--precision-only]  cosim bench against FMPy, libcosim and ecos, and the work-precision fronts of crane-pub3, crane2-pub3 and naya; writes docs/performance.md (and docs/img/precision-*.png) and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/; --only SECTION runs the sections whose name contains SECTION into target/validation-only.md\n  fuzz  the fuzz properties (system files, FMU archives, modelDescription reader, FMU C API) with CASES (5000) cases each, release"
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | packages [--install] | docs [--long] [--bless] [FILE…] | test [--quick] [--long-docs] | bench [--precision-only] | validate [--quick] [--only SECTION] | fuzz [CASES]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  docs  the doc-runner: runs the sh/python/toml blocks of README.md and docs/*.md and compares their output with the text blocks shown (--long: also those marked long; --bless: rewrite the shown output)\n  packages  the Debian packages the tests need, present or missing (--install: apt-get them, as `test` does)\n  test  install the system packages (as root; else name them) and test tools, build the FMUs, run every test, the doc-runner (--long-docs: its long blocks too), clippy and rustfmt\n  bench [--precision-only]  cosim bench against FMPy, libcosim and ecos, and the work-precision fronts of crane-pub3, crane2-pub3 and naya; writes docs/performance.md (and docs/img/precision-*.png) and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/; --only SECTION runs the sections whose name contains SECTION into target/validation-only.md\n  fuzz  the fuzz properties (system files, FMU archives, modelDescription reader, FMU C API) with CASES (5000) cases each, release"
         ),
     }
 }

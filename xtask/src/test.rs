@@ -15,11 +15,11 @@ fn sh(cmd: &mut Command) -> Result<()> {
 
 /// Python packages the tests need: FMPy (and lark, which `fmpy validate` needs for structured
 /// names); libcosimpy and ecospy, which run our SSP exports (master/tests/ssp_interop.rs; the
-/// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
-/// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
+/// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, in
+/// `system_packages::PACKAGES`); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
 /// for the plots of docs/python.md, which the doc-runner runs; scipy, whose MATLAB reader checks
 /// `cosim run --mat`; selenium drives the dashboard in headless Chromium
-/// (master/tests/live.rs; .ci/run installs Debian's chromium and chromium-driver).
+/// (master/tests/live.rs; Debian's chromium and chromium-driver are in `system_packages::PACKAGES`).
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -95,7 +95,7 @@ fn extract_gemseo_fmus(wheel: &Path) -> Result<()> {
 /// valgrind memcheck: zero errors and no definite leaks.
 fn valgrind(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Result<()> {
     if Command::new("valgrind").arg("--version").output().is_err() {
-        bail!("valgrind is not installed (apt-get install valgrind); .ci/run installs it");
+        bail!("valgrind is not installed (apt-get install valgrind; `cargo xtask test` installs it as root)");
     }
     let mut cmd = memcheck(cargo, root, "c_api", "definite")?;
     cmd.arg("--test-threads=1").env("FMU_DIR", fmu_dir).env("FMI_PYTHON", python);
@@ -174,6 +174,11 @@ pub fn install_wheel(cargo: &str, root: &Path, python: &Path) -> Result<()> {
 
 pub fn run(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
+    // Every system package first (installed as root, else named in one line), before any build.
+    crate::system_packages::ensure()?;
+    if !quick {
+        crate::system_packages::ensure_rust_components()?;
+    }
     let python = venv()?;
     let wheel = gemseo_wheel(&python)?;
     extract_gemseo_fmus(&wheel)?;
