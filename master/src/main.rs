@@ -214,16 +214,19 @@ enum Command {
         /// The .fmu file.
         fmu: PathBuf,
     },
-    /// Plot a run's results.csv as a PNG: titled, one panel per unit (from summary.json), time
+    /// Plot a run's results.csv as a PNG or SVG: titled (the run and its models), one panel per unit (from summary.json), time
     /// on x, the legend beside the data.
     Plot {
         /// The output directory of `cosim run` (results.csv, summary.json).
         dir: PathBuf,
         /// The columns to plot (default: every one).
         vars: Vec<String>,
-        /// The PNG to write (default: DIR/results.png).
+        /// The picture to write: PNG, or SVG when the name ends in `.svg` (default: DIR/results.png).
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Write SVG (DIR/results.svg unless --output names the file).
+        #[arg(long)]
+        svg: bool,
     },
 }
 
@@ -356,11 +359,14 @@ fn run_command(command: Command) -> Result<i32> {
             print!("{}", master::fmu::info::info(&fmu)?);
             Ok(0)
         }
-        Command::Plot { dir, vars, output } => {
+        Command::Plot { dir, vars, output, svg } => {
             let fig = master::plot::results_figure(&dir, &vars)?;
-            let png = output.unwrap_or_else(|| dir.join("results.png"));
-            master::plot::png(&png, &fig)?;
-            eprintln!("{}: {} ({} panels)", png.display(), fig.title, fig.panels.len());
+            let file = output.unwrap_or_else(|| dir.join(if svg { "results.svg" } else { "results.png" }));
+            if svg && !file.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+                anyhow::bail!("--svg writes SVG: name the file {}.svg", file.with_extension("").display());
+            }
+            master::plot::write(&file, &fig)?;
+            eprintln!("{}: {} ({} panels)", file.display(), fig.title, fig.panels.len());
             Ok(0)
         }
         Command::Worker { fmu, extracted, shm_fd, instance } => {

@@ -130,49 +130,31 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> 
         let mut draw_series = |chart_area_px: ((i32, i32), (i32, i32))| {
             layout.plot_areas.push((chart_area_px.0 .0, chart_area_px.0 .1, chart_area_px.1 .0, chart_area_px.1 .1));
         };
-        if fig.log_y {
+        let bins = chart_area.dim_in_pixel().0.saturating_sub(100).max(50) as usize;
+        let r = if fig.log_y {
             let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|x| e(&x))?;
             let mut mesh = chart.configure_mesh();
             mesh.y_desc(panel.y_label.as_str()).label_style(("sans-serif", 14)).y_label_formatter(&|v| tick(*v));
+            mesh.x_label_formatter(&|v| tick(*v)).x_labels(X_TICKS);
             if last {
                 mesh.x_desc(fig.x_label.as_str());
             }
             mesh.draw().map_err(|x| e(&x))?;
-            for (i, s) in panel.series.iter().enumerate() {
-                let style = Palette99::pick(i).to_rgba().stroke_width(width(i, n_series));
-                let pts: Vec<(f64, f64)> =
-                    s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite() && y > 0.0).collect();
-                if pts.len() <= MARKED {
-                    chart
-                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3 + width(i, n_series) / 2, style.filled())))
-                        .map_err(|x| e(&x))?;
-                }
-                chart.draw_series(LineSeries::new(pts, style)).map_err(|x| e(&x))?;
-            }
-            let r = chart.plotting_area().get_pixel_range();
-            draw_series(((r.0.start, r.1.start), (r.0.end, r.1.end)));
+            paint(&mut chart, &panel.series, true, bins)?;
+            chart.plotting_area().get_pixel_range()
         } else {
             let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(|x| e(&x))?;
             let mut mesh = chart.configure_mesh();
             mesh.y_desc(panel.y_label.as_str()).label_style(("sans-serif", 14)).y_label_formatter(&|v| tick(*v));
+            mesh.x_label_formatter(&|v| tick(*v)).x_labels(X_TICKS);
             if last {
                 mesh.x_desc(fig.x_label.as_str());
             }
             mesh.draw().map_err(|x| e(&x))?;
-            for (i, s) in panel.series.iter().enumerate() {
-                let style = Palette99::pick(i).to_rgba().stroke_width(width(i, n_series));
-                let pts: Vec<(f64, f64)> =
-                    s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite()).collect();
-                if pts.len() <= MARKED {
-                    chart
-                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3 + width(i, n_series) / 2, style.filled())))
-                        .map_err(|x| e(&x))?;
-                }
-                chart.draw_series(LineSeries::new(pts, style)).map_err(|x| e(&x))?;
-            }
-            let r = chart.plotting_area().get_pixel_range();
-            draw_series(((r.0.start, r.1.start), (r.0.end, r.1.end)));
-        }
+            paint(&mut chart, &panel.series, false, bins)?;
+            chart.plotting_area().get_pixel_range()
+        };
+        draw_series(((r.0.start, r.1.start), (r.0.end, r.1.end)));
         // The legend, in its own column right of the chart.
         let (lx, ly) = legend_area.get_base_pixel();
         layout.legend_x.push(lx);
@@ -201,6 +183,119 @@ fn tick(v: f64) -> String {
         let s = format!("{v:.4}");
         s.trim_end_matches('0').trim_end_matches('.').to_owned()
     }
+}
+
+/// Time ticks on the x axis (plotters' default gives as few as two on a long run).
+const X_TICKS: usize = 12;
+
+/// Draws `series` on `chart` (y > 0 only when `log`). A curve with more points than `bins` pixel
+/// columns is drawn as its envelope: per column the smallest and largest value, filled as a band
+/// and joined by one line through each column's extremes in the order they occur, so a transient
+/// faster than a pixel shows as a connected stroke of its full height, never as loose dots.
+fn paint<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'_, DB, CT>,
+    series: &[Series],
+    log: bool,
+    bins: usize,
+) -> std::result::Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let n = series.len();
+    for (i, s) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let style = color.stroke_width(width(i, n));
+        let pts: Vec<(f64, f64)> =
+            s.points.iter().copied().filter(|&(x, y)| x.is_finite() && y.is_finite() && (!log || y > 0.0)).collect();
+        if pts.len() <= MARKED {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3 + width(i, n) / 2, style.filled())))
+                .map_err(|x| e(&x))?;
+        }
+        match envelope(&pts, bins) {
+            Some(env) => {
+                let band: Vec<(f64, f64)> = env.upper.iter().chain(env.lower.iter().rev()).copied().collect();
+                chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.35).filled()))).map_err(|x| e(&x))?;
+                // Segment by segment: plotters joins a wide polyline with miters, which at the
+                // turn-backs of an envelope shoot far out of the plotting area.
+                chart
+                    .draw_series(env.line.windows(2).map(|w| PathElement::new(vec![w[0], w[1]], style)))
+                    .map_err(|x| e(&x))?;
+            }
+            None => {
+                chart.draw_series(LineSeries::new(pts, style)).map_err(|x| e(&x))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A curve reduced to `bins` columns of equal time: see [`envelope`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// Per column, its smallest and largest point in the order they occur (one polyline).
+    pub line: Vec<(f64, f64)>,
+    /// Per column, (column's mean time, largest value).
+    pub upper: Vec<(f64, f64)>,
+    /// Per column, (column's mean time, smallest value).
+    pub lower: Vec<(f64, f64)>,
+}
+
+/// The min/max envelope of `pts` (sorted by time) over `bins` columns of equal time; `None` when
+/// there are at most two points per column (then the curve is drawn point by point).
+pub fn envelope(pts: &[(f64, f64)], bins: usize) -> Option<Envelope> {
+    if bins == 0 || pts.len() <= 2 * bins {
+        return None;
+    }
+    let (t0, t1) = (pts.first()?.0, pts.last()?.0);
+    if t1 <= t0 {
+        return None;
+    }
+    let column = |t: f64| (((t - t0) / (t1 - t0) * bins as f64) as usize).min(bins - 1);
+    let mut env = Envelope { line: Vec::new(), upper: Vec::new(), lower: Vec::new() };
+    let mut k = 0;
+    while k < pts.len() {
+        let c = column(pts[k].0);
+        let mut j = k;
+        let (mut lo, mut hi, mut tsum) = (k, k, 0.0);
+        while j < pts.len() && column(pts[j].0) == c {
+            if pts[j].1 < pts[lo].1 {
+                lo = j;
+            }
+            if pts[j].1 > pts[hi].1 {
+                hi = j;
+            }
+            tsum += pts[j].0;
+            j += 1;
+        }
+        let tm = tsum / (j - k) as f64;
+        let (a, b) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+        env.line.push(pts[a]);
+        if b != a {
+            env.line.push(pts[b]);
+        }
+        env.upper.push((tm, pts[hi].1));
+        env.lower.push((tm, pts[lo].1));
+        k = j;
+    }
+    Some(env)
+}
+
+/// How a quantity in SI `unit` whose largest magnitude is `max_abs` reads best to an engineer:
+/// the factor the values are multiplied by and the unit shown (pressures in bar, strokes in mm,
+/// forces in kN, flows in L/min, …); `(1, unit)` when SI already reads well.
+pub fn engineering(unit: &str, max_abs: f64) -> (f64, String) {
+    let big = max_abs >= 1e3;
+    let (factor, shown) = match unit {
+        "Pa" if max_abs >= 1e4 => (1e-5, "bar"),
+        "m" if max_abs > 0.0 && max_abs < 1.0 => (1e3, "mm"),
+        "m/s" if max_abs > 0.0 && max_abs < 0.1 => (1e3, "mm/s"),
+        "N" if big => (1e-3, "kN"),
+        "N.m" | "N·m" | "Nm" if big => (1e-3, "kN.m"),
+        "W" if big => (1e-3, "kW"),
+        "J" if big => (1e-3, "kJ"),
+        "m3/s" | "m^3/s" => (6e4, "L/min"),
+        _ => (1.0, unit),
+    };
+    (factor, shown.to_owned())
 }
 
 /// Curves with at most this many points get a marker at each (a single point draws no line).
@@ -280,19 +375,69 @@ pub fn results_figure(dir: &Path, vars: &[String]) -> Result<Figure> {
     for (unit, p) in &mut panels {
         let what = if p.series.len() == 1 { p.series[0].label.clone() } else { "value".to_owned() };
         p.y_label = match unit {
-            Some(u) => format!("{what} ({u})"),
+            Some(u) => {
+                let max_abs = p.series.iter().flat_map(|s| &s.points).map(|&(_, y)| y.abs()).filter(|y| y.is_finite());
+                let (factor, shown) = engineering(u, max_abs.fold(0.0, f64::max));
+                if factor != 1.0 {
+                    for pt in p.series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+                        pt.1 *= factor;
+                    }
+                }
+                format!("{what} ({shown})")
+            }
             None => format!("{what} (no unit)"),
         };
     }
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results".into());
+    let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results".into());
     let status = summary["status"].as_str().map(|s| format!(", {s}")).unwrap_or_default();
-    let step = summary["step_size"].as_f64().map(|h| format!(", H = {h} s")).unwrap_or_default();
+    let step = summary["step_size"].as_f64().map(|h| format!(", H = {} s", tick(h))).unwrap_or_default();
     Ok(Figure {
-        title: format!("{name}: results.csv{step}{status}"),
+        title: format!("{}{step}{status}", system_name(&folder, &summary)),
         x_label: "time (s)".into(),
         panels: panels.into_iter().map(|(_, p)| p).collect(),
         log_y: false,
     })
+}
+
+/// What was simulated, for a title: the output folder's name (the run's name a user chose) and
+/// the model of each instance (`hyd: hydraulics-lumped3`), from summary.json; one FMU run under
+/// its own name reads as the model's name alone.
+fn system_name(folder: &str, summary: &serde_json::Value) -> String {
+    let models: Vec<String> = summary["instances"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|i| {
+                    let name = i["name"].as_str()?;
+                    let model = i["fmu"].as_str().map(Path::new).and_then(Path::file_stem)?.to_string_lossy();
+                    Some(if model == name { name.to_owned() } else { format!("{name}: {model}") })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    match models.as_slice() {
+        [] => format!("{folder}: results.csv"),
+        [one] if one == folder => one.clone(),
+        _ => format!("{folder} ({})", models.join(", ")),
+    }
+}
+
+/// Writes `fig` to `path`: SVG when the name ends in `.svg`, else PNG ([`png`]).
+pub fn write(path: &Path, fig: &Figure) -> Result<Layout> {
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+        svg(path, fig)
+    } else {
+        png(path, fig)
+    }
+}
+
+/// Writes `fig` as an SVG (the size of [`png`]'s picture) to `path`.
+pub fn svg(path: &Path, fig: &Figure) -> Result<Layout> {
+    let fail = |message: String| MasterError::System { path: path.to_path_buf(), key: "plot".into(), message };
+    register_font().map_err(fail)?;
+    let h = 80 + 280 * fig.panels.len().max(1) as u32;
+    let root = SVGBackend::new(path, (1000, h)).into_drawing_area();
+    draw(&root, fig).map_err(fail)
 }
 
 /// A text drawn and its anchor position (pixels).
@@ -380,5 +525,36 @@ mod tests {
         }
         // coinciding curves: the first drawn wider than the one over it
         assert!(width(0, 2) > width(1, 2));
+    }
+
+    /// A transient faster than a pixel column: a 1 kHz square wave sampled at 100 kHz over 1 s,
+    /// on 500 columns. The envelope keeps its full height in every column and its line is one
+    /// polyline through both extremes of each column (never loose points).
+    #[test]
+    fn a_fast_transient_keeps_its_full_height_as_a_connected_envelope() {
+        let pts: Vec<(f64, f64)> =
+            (0..100_000).map(|k| (k as f64 * 1e-5, if (k / 50) % 2 == 0 { 1.0 } else { -1.0 })).collect();
+        let env = envelope(&pts, 500).unwrap();
+        assert_eq!(env.upper.len(), 500);
+        assert!(env.upper.iter().all(|p| p.1 == 1.0) && env.lower.iter().all(|p| p.1 == -1.0));
+        assert_eq!(env.line.len(), 1000, "both extremes of every column");
+        assert!(env.line.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+        // few points: drawn as they are
+        assert!(envelope(&pts[..1000], 500).is_none());
+        // a ramp: the envelope's extremes are the column's first and last values
+        let ramp: Vec<(f64, f64)> = (0..10_000).map(|k| (k as f64, k as f64)).collect();
+        let env = envelope(&ramp, 100).unwrap();
+        assert_eq!((env.lower[0].1, env.upper[0].1), (0.0, 99.0));
+    }
+
+    #[test]
+    fn engineering_units_read_as_a_hydraulics_engineer_writes_them() {
+        assert_eq!(engineering("Pa", 2.1e7), (1e-5, "bar".to_owned()));
+        assert_eq!(engineering("Pa", 5e3), (1.0, "Pa".to_owned()));
+        assert_eq!(engineering("m", 0.57), (1e3, "mm".to_owned()));
+        assert_eq!(engineering("m", 3.0), (1.0, "m".to_owned()));
+        assert_eq!(engineering("N", 8829.0), (1e-3, "kN".to_owned()));
+        assert_eq!(engineering("m3/s", 1e-4), (6e4, "L/min".to_owned()));
+        assert_eq!(engineering("V", 10.0), (1.0, "V".to_owned()));
     }
 }

@@ -27,15 +27,29 @@ fn cosim_plot_of_crane_pub3_has_title_units_and_a_legend_beside_the_data() {
         .unwrap();
     let (texts, layout) = master::plot::texts(&fig).unwrap();
     let has = |t: &str| texts.iter().any(|(s, _)| s == t);
-    assert!(has("crane-pub3: results.csv, H = 0.001 s, ok"), "title: {texts:?}");
-    // one panel per unit, the unit on each y axis, time in s on x
+    assert!(has("crane-pub3 (hyd: hydraulics-lumped3, mech: multibody-crane), H = 0.001 s, ok"), "title: {texts:?}");
+    // one panel per unit, the unit on each y axis in engineering form (stroke in mm, pressures in
+    // bar), time in s on x with more than two ticks
     assert_eq!(layout.plot_areas.len(), 2);
-    assert!(has("mech.s (m)") && has("value (Pa)") && has("time (s)"), "{texts:?}");
+    assert!(has("mech.s (mm)") && has("value (bar)") && has("time (s)"), "{texts:?}");
+    let p1 = &fig.panels[1].series[0];
+    let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    let first_p1: f64 = csv.lines().nth(1).unwrap().split(',').nth(3).unwrap().parse().unwrap();
+    assert_eq!(p1.points[0].1, first_p1 * 1e-5, "hyd.p1 scaled to bar");
+    let time_ticks =
+        texts.iter().filter(|(s, _)| ["0", "2", "4", "6", "8", "10", "12", "14"].contains(&s.as_str())).count();
+    assert!(time_ticks >= 6, "readable time ticks: {texts:?}");
     // the legend: every curve, right of every plotting area
     for label in ["mech.s", "hyd.p1", "hyd.p2", "hyd.p3"] {
         let (_, (x, _)) = texts.iter().find(|(s, _)| s == label).unwrap_or_else(|| panic!("no legend {label}"));
         assert!(layout.plot_areas.iter().all(|a| *x > a.2), "legend {label} over the data");
     }
+
+    // SVG as an option: a picture of the same texts
+    let svg = Command::new(cosim).arg("plot").arg(&dir).arg("--svg").arg("hyd.p1").output().unwrap();
+    assert!(svg.status.success(), "{}", String::from_utf8_lossy(&svg.stderr));
+    let svg = std::fs::read_to_string(dir.join("results.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("hyd.p1 (bar)"), "{}", &svg[..svg.len().min(400)]);
 
     // a column that is not there: the nearest named
     let bad = Command::new(cosim).arg("plot").arg(&dir).arg("hyd.p4").output().unwrap();
