@@ -403,14 +403,11 @@ impl Execution {
         })
     }
 
-    fn var(&self, dotted: &str) -> Result<VarRef> {
-        self.system.variable(dotted).cloned().ok_or_else(|| MasterError::System {
+    fn var(&self, name: &str) -> Result<VarRef> {
+        self.system.lookup(name).cloned().map_err(|message| MasterError::System {
             path: self.system.path().to_path_buf(),
-            key: dotted.to_owned(),
-            message: format!(
-                "no variable \"{dotted}\" (instance.variable) in this system{}",
-                self.system.suggest_variable(dotted)
-            ),
+            key: name.to_owned(),
+            message: format!("{message} in this system"),
         })
     }
 

@@ -43,6 +43,7 @@ pub mod ids;
 pub mod input_kind;
 pub mod live;
 pub mod matfile;
+pub mod names;
 pub mod observer;
 pub mod plot;
 pub mod pool;

@@ -331,17 +331,13 @@ pub fn results_figure(dir: &Path, vars: &[String]) -> Result<Figure> {
     let chosen: Vec<usize> = if vars.is_empty() {
         (1..header.len()).collect()
     } else {
+        // The one naming rule (crate::names): `instance.variable` as in the header, or bare.
+        let pairs = header.iter().skip(1).map(|h| h.split_once('.').unwrap_or(("", h)));
         vars.iter()
             .map(|v| {
-                header.iter().position(|h| h == v).filter(|&i| i > 0).ok_or_else(|| {
-                    bad(
-                        v.clone(),
-                        format!(
-                            "no column \"{v}\" in results.csv{}",
-                            crate::suggest::did_you_mean(v, header.iter().skip(1).copied())
-                        ),
-                    )
-                })
+                crate::names::resolve(v, pairs.clone())
+                    .map(|k| k + 1)
+                    .map_err(|m| bad(v.clone(), format!("results.csv: {}", m.replacen("no variable", "no column", 1))))
             })
             .collect::<Result<_>>()?
     };

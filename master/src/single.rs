@@ -146,8 +146,9 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         let (name, text) = arg
             .split_once('=')
             .ok_or_else(|| err(key.clone(), "expected name=value (e.g. --start-value x0=0.1)".into()))?;
-        let value = start_value(md, name.trim(), text).map_err(|m| err(key.clone(), m))?;
-        draft.start(name.trim(), value);
+        let name = bare(md, &instance, name.trim());
+        let value = start_value(md, name, text).map_err(|m| err(key.clone(), m))?;
+        draft.start(name, value);
     }
 
     if let Some(interval) = opts.output_interval {
@@ -164,6 +165,7 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
     if let Some(names) = &opts.output_variables {
         let mut dotted = Vec::with_capacity(names.len());
         for name in names {
+            let name = bare(md, &instance, name);
             let v = md.variable(name).ok_or_else(|| {
                 err(
                     format!("--output-variables {}", names.join(",")),
@@ -186,6 +188,20 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         b.outputs(dotted);
     }
     Ok(Single { builder: b, instance, notes })
+}
+
+/// The variable's own name in `md` for a name given either bare (`x0`) or qualified with the
+/// run's instance (`VanDerPol.x0`, the results.csv column): the naming rule of [`crate::names`]
+/// for one instance. A name the FMU has as it is wins (an FMI name may contain dots).
+fn bare<'a>(md: &ModelDescription, instance: &str, name: &'a str) -> &'a str {
+    match name.strip_prefix(instance).and_then(|rest| rest.strip_prefix('.')) {
+        Some(own) if md.variable(name).is_none() && (md.variable(own).is_some() || is_array(md, own)) => own,
+        _ => name,
+    }
+}
+
+fn is_array(md: &ModelDescription, name: &str) -> bool {
+    crate::system::arrays::array(md, name).is_some()
 }
 
 /// `text` as the start value of `name`: a scalar ([`typed_value`]), or, when `name` is a whole
@@ -364,6 +380,16 @@ mod tests {
         assert_eq!((sys.start(), sys.stop(), sys.step(), sys.record_every()), (1.0, 2.0, 0.25, 2));
         assert_eq!(sys.outputs().iter().map(|v| sys.label(v)).collect::<Vec<_>>(), ["m_id.r", "m_id.y"]);
         assert_eq!(sys.instances()[0].starts.len(), 3);
+
+        // The naming rule: the results.csv column's qualified name works where the bare one does.
+        let opts = FmuOptions {
+            start_values: vec!["m_id.r=0.5".into()],
+            output_variables: Some(vec!["m_id.r".into(), "y".into()]),
+            ..Default::default()
+        };
+        let sys = single(de, &opts).unwrap().builder.build(&[&md(de)]).unwrap();
+        assert_eq!(sys.outputs().iter().map(|v| sys.label(v)).collect::<Vec<_>>(), ["m_id.r", "m_id.y"]);
+        assert_eq!(sys.instances()[0].starts.len(), 1);
 
         // Without a DefaultExperiment: FMPy's choices, said so.
         let s = single("", &FmuOptions::default()).unwrap();

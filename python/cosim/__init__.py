@@ -1,4 +1,4 @@
-"""Python front end of the co-simulation master (FMI 2.0 Co-Simulation), in FMPy's style.
+"""Python front end of the co-simulation master (FMI 2.0 and 3.0 Co-Simulation FMUs), in FMPy's style.
 
 - :func:`simulate` runs a system (TOML file, SSP, one ``.fmu``, or a :class:`System` built in
   Python) and returns a NumPy structured array (``time`` + the recorded variables), the same
@@ -6,7 +6,7 @@
 - :class:`Execution` steps a system from Python (set inputs, step, read any variable);
 - :func:`sweep` runs a parameter study on a local process pool or a Dask cluster;
 - :func:`tune` runs ``cosim tune`` and returns ``tune.json`` as a dict;
-- :func:`check` runs ``cosim check`` (behavioural FMI 2.0 compliance) and returns the report.
+- :func:`check` runs ``cosim check`` (behavioural FMI compliance) and returns the report.
 
 Errors of the master raise :class:`CosimError` with the Rust message (an FMU call error names
 the instance and the time). The GIL is released while stepping; Ctrl-C stops a run cleanly
@@ -28,7 +28,15 @@ from .system import System
 from .sweep import sweep
 from .fmu import fmu_log, info, qualify, simulate_fmu
 
+try:
+    from importlib.metadata import PackageNotFoundError, version as _version
+
+    __version__ = _version("cosim")
+except PackageNotFoundError:  # run from a source tree without the installed wheel
+    __version__ = "0+unknown"
+
 __all__ = [
+    "__version__",
     "CosimError",
     "Execution",
     "Result",
@@ -78,10 +86,42 @@ class Result(np.ndarray):
 
     summary: dict | None = None
     units: dict | None = None
+    instance: str | None = None
 
     def __array_finalize__(self, obj):
         self.summary = getattr(obj, "summary", None)
         self.units = getattr(obj, "units", None)
+        self.instance = getattr(obj, "instance", None)
+
+    def __getitem__(self, key):
+        # The one naming rule: a field is named as it is, instance-qualified (``VanDerPol.x0``)
+        # or bare (``x0``) where one instance only has it.
+        if isinstance(key, str) and self.dtype.names and key not in self.dtype.names:
+            key = self.field(key)
+        return super().__getitem__(key)
+
+    def field(self, name: str) -> str:
+        """The field ``name`` names: itself, ``instance.variable`` of a single-FMU result whose
+        fields are bare, or a bare name one instance only has; ``KeyError`` naming the nearest
+        fields otherwise."""
+        names = self.dtype.names or ()
+        if name in names:
+            return name
+        inst, dot, own = name.partition(".")
+        if dot and self.instance == inst and own in names:
+            return own
+        owners = [n for n in names if n.endswith("." + name)]
+        if len(owners) == 1:
+            return owners[0]
+        if owners:
+            raise KeyError(
+                f"{name!r} is a variable of several instances ({', '.join(owners)}): name it as instance.variable"
+            )
+        import difflib
+
+        near = difflib.get_close_matches(name, names, n=3)
+        hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+        raise KeyError(f"no field {name!r} in the result{hint}")
 
     def to_pandas(self):
         """A pandas DataFrame with one column per field (``time`` first)."""

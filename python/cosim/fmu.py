@@ -134,6 +134,7 @@ def simulate_fmu(
 
     r = _result([strip(n) for n in names], data, summary)
     r.units = {strip(k): u for k, u in r.units.items()}
+    r.instance = inst  # result["VanDerPol.x0"] reads the field "x0" (the one naming rule)
     return r
 
 

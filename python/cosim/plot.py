@@ -17,6 +17,8 @@ def plot_result(result, names=None, path=None, title=None):
 
     fields = [n for n in result.dtype.names if n != "time"] if names is None else list(names)
     units = getattr(result, "units", None) or {}
+    if hasattr(result, "field"):
+        fields = [result.field(n) for n in fields]  # the one naming rule: bare or qualified
     for n in fields:
         if n not in result.dtype.names:
             raise KeyError(f"no field {n!r} in the result (fields: {', '.join(result.dtype.names)})")

@@ -114,7 +114,8 @@ def sweep(
     directory. ``reduce`` must be picklable (a module-level function; with the local pool,
     functions of ``__main__``/Jupyter work too since the pool forks). A run that fails (an FMU
     error, a bad parameter name, an exception in ``reduce``, a lost worker) is a row with its
-    error; the other runs complete.
+    error; the other runs complete. When every run fails (say, a ``reduce`` that cannot be
+    pickled), :class:`cosim.CosimError` is raised with the first run's error instead.
     """
     import pandas as pd
 
@@ -166,6 +167,10 @@ def sweep(
             except Exception as e:  # noqa: BLE001 - a lost worker, a task that could not run
                 rows[i], errors[i] = {"status": "error"}, f"{type(e).__name__}: {e}"
             fut.release()
+    if sets and all(errors):
+        from ._cosim import CosimError
+
+        raise CosimError(f"every run of the sweep failed ({len(sets)} runs); the first, {dict(sets[0])}: {errors[0]}")
     records = []
     for values, row, error in zip(sets, rows, errors):
         rec = dict(values)

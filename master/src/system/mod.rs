@@ -507,6 +507,19 @@ impl System {
         self.variables.get(i)?.iter().find(|v| v.name == var)
     }
 
+    /// The variable `name` names by the one naming rule ([`crate::names`]: `instance.variable`,
+    /// or a bare name one instance only has); the error says why not (unknown: the nearest
+    /// names; ambiguous: the instances that have it).
+    pub fn lookup(&self, name: &str) -> std::result::Result<&VarRef, String> {
+        let pairs = self
+            .instances
+            .iter()
+            .zip(&self.variables)
+            .flat_map(|(inst, vars)| vars.iter().map(move |v| (inst.name.as_str(), v.name.as_str())));
+        let k = crate::names::resolve(name, pairs)?;
+        self.variables.iter().flatten().nth(k).ok_or_else(|| format!("no variable \"{name}\""))
+    }
+
     /// `; did you mean "inst.var"?` for an unknown `dotted` name, or "" (see [`crate::suggest`]).
     pub fn suggest_variable(&self, dotted: &str) -> String {
         let names: Vec<String> = self
