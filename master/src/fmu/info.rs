@@ -149,7 +149,7 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
 
     let _ = writeln!(out, "\nVariables ({}):", md.model_variables.len());
     let header = ["name", "vr", "type", "causality", "variability", "initial", "start", "unit", "description"];
-    let rows: Vec<[String; 9]> = md.model_variables.iter().map(|v| row(md, v)).collect();
+    let rows: Vec<[String; 9]> = md.model_variables.iter().map(|v| row(md, v).map(|c| shortened(&c))).collect();
     let mut width = header.map(str::len);
     for r in &rows {
         for (w, cell) in width.iter_mut().zip(r.iter()) {
@@ -159,13 +159,17 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
     let mut line = |cells: &[&str]| {
         let mut s = String::from(" ");
         for (i, (cell, w)) in cells.iter().zip(width.iter()).enumerate() {
+            // Padded by hand: a format width is limited to u16 (a longer one panics).
+            let pad = " ".repeat(w.saturating_sub(cell.chars().count()));
+            s.push(' ');
             if i + 1 == cells.len() {
-                s.push(' ');
                 s.push_str(cell);
             } else if i == 1 {
-                let _ = write!(s, " {cell:>w$}");
+                s.push_str(&pad);
+                s.push_str(cell);
             } else {
-                let _ = write!(s, " {cell:<w$}");
+                s.push_str(cell);
+                s.push_str(&pad);
             }
         }
         let _ = writeln!(out, "{}", s.trim_end());
@@ -283,6 +287,19 @@ fn enumerations(out: &mut String, md: &ModelDescription) {
 }
 
 /// Text from the description on one line: control characters become spaces.
+/// Longest table cell (characters): a String parameter may hold a whole JSON configuration.
+const CELL_MAX: usize = 80;
+
+/// `s` for a table cell: at most [`CELL_MAX`] characters, a longer one cut with its length said.
+fn shortened(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= CELL_MAX {
+        return s.to_owned();
+    }
+    let head: String = s.chars().take(CELL_MAX - 20).collect();
+    format!("{head}… ({n} characters)")
+}
+
 fn clean(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
@@ -290,6 +307,30 @@ fn clean(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// issue 48 #5: a String start of 70,000 characters made `cosim info` panic ("Formatting
+    /// argument out of range"): the cell is shortened and the table padded by hand.
+    #[test]
+    fn a_huge_string_start_is_shortened_in_the_table() {
+        let big = "x".repeat(70_000);
+        let cell = shortened(&big);
+        assert!(cell.ends_with("… (70000 characters)") && cell.chars().count() < 100, "{cell}");
+        assert_eq!(shortened("short"), "short");
+        // the whole report of a description with such a start: no panic, the cell shortened
+        let xml = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="M" guid="{{1}}" variableNamingConvention="flat">
+  <CoSimulation modelIdentifier="m"/>
+  <ModelVariables>
+    <ScalarVariable name="config" valueReference="0" causality="parameter" variability="fixed" initial="exact"><String start="{big}"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure/>
+</fmiModelDescription>"#
+        );
+        let md = model_description::from_str_any(&xml).unwrap();
+        let text = report(Path::new("m.fmu"), &md, &[]);
+        assert!(text.contains("… (70002 characters)") && text.len() < 10_000, "{}", &text[..text.len().min(2000)]);
+    }
 
     #[test]
     fn numbers_are_short_and_round_trip() {
