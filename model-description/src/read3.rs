@@ -40,6 +40,9 @@ pub struct Fmi3 {
 /// The value references given to array elements start here (FMUs use small references).
 pub const ARRAY_ELEMENT_VR_BASE: u32 = 0x8000_0000;
 
+/// The most elements an array variable may have to be addressed element by element.
+pub const MAX_ARRAY_ELEMENTS: usize = 100_000;
+
 /// One element of an array variable, addressed by the master as a scalar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArrayElement {
@@ -335,14 +338,26 @@ impl Parser<'_> {
         let causality = e.parse("causality", CAUSALITY_3, parse_causality3)?.unwrap_or(Some(Causality::Local));
         let variability = e.parse("variability", VARIABILITY, Variability::parse)?;
         let initial = e.parse("initial", INITIAL, Initial::parse)?;
-        let mut dims: Vec<Option<usize>> = Vec::new();
+        // Each <Dimension>: its fixed size, or why it has none.
+        let mut dims: Vec<Result<usize, String>> = Vec::new();
         let mut string_start: Option<String> = None;
         // `<Start value>` of a Binary: the value and where it is (for the hex error).
         let mut binary_start: Option<(String, Pos)> = None;
         let mut annotations = Vec::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
-                "Dimension" => dims.push(c.opt("start").and_then(|v| v.trim().parse().ok())),
+                "Dimension" => dims.push(match (c.opt("start"), c.opt("valueReference")) {
+                    (Some(v), _) => v.trim().parse::<usize>().map_err(|_| {
+                        format!(
+                            "its <Dimension start=\"{v}\"> (line {}) is not a size (a whole number >= 0)",
+                            c.pos.line
+                        )
+                    }),
+                    (None, Some(_)) => Err("its size is a structural parameter".to_owned()),
+                    (None, None) => {
+                        Err(format!("its <Dimension> (line {}) has neither start nor valueReference", c.pos.line))
+                    }
+                }),
                 "Start" => {
                     string_start = c.opt("value");
                     binary_start = c.get("value").map(|(_, v, pos)| (v.clone(), *pos));
@@ -372,19 +387,30 @@ impl Parser<'_> {
             return Ok(());
         }
         if !dims.is_empty() {
-            let sizes: Option<Vec<usize>> = dims.iter().copied().collect();
-            let len = sizes.as_ref().map(|d| d.iter().product::<usize>());
+            // The element count in checked arithmetic: the product of huge sizes must not wrap
+            // around to a small number (issue 48 #6: 2^64-1 x (2^64-3) read as 3 elements).
+            let sizes: Result<Vec<usize>, String> = dims.iter().cloned().collect();
+            let len = sizes.as_ref().ok().map(|d| d.iter().try_fold(1usize, |a, &n| a.checked_mul(n)));
             let why = match (&sizes, len) {
-                (None, _) => Some("its size is a structural parameter"),
-                (_, Some(n)) if n == 0 || n > 100_000 => Some("it has no or too many elements"),
-                _ if matches!(ty, T::String | T::Binary) => Some("String and Binary arrays are not supported"),
+                (Err(why), _) => Some(why.clone()),
+                (_, Some(None)) => Some(format!(
+                    "its dimensions {:?} give more elements than a usize holds (more than {MAX_ARRAY_ELEMENTS})",
+                    sizes.as_ref().map(Vec::as_slice).unwrap_or_default()
+                )),
+                (_, Some(Some(0))) => Some("it has no elements".to_owned()),
+                (_, Some(Some(n))) if n > MAX_ARRAY_ELEMENTS => {
+                    Some(format!("it has {n} elements (more than {MAX_ARRAY_ELEMENTS})"))
+                }
+                _ if matches!(ty, T::String | T::Binary) => {
+                    Some("String and Binary arrays are not supported".to_owned())
+                }
                 _ => None,
             };
             if let Some(why) = why {
                 x.skipped.push(format!("array variable <{} name=\"{name}\"> (line {line}): {why}", e.name));
                 return Ok(());
             }
-            let (sizes, len) = (sizes.unwrap_or_default(), len.unwrap_or(0));
+            let (sizes, len) = (sizes.unwrap_or_default(), len.flatten().unwrap_or(0));
             let starts: Vec<String> =
                 e.opt("start").map(|s| s.split_ascii_whitespace().map(str::to_owned).collect()).unwrap_or_default();
             for k in 0..len {
@@ -703,6 +729,39 @@ mod tests {
         assert!(all.contains("clocks: <Clock name=\"tick\">"), "{all}");
         assert!(all.contains("clocked variables: <Float64 name=\"q\""), "{all}");
         assert!(all.contains("scheduled execution"), "{all}");
+    }
+
+    /// issue 48 #6: the element count of an array is the product of its dimensions in checked
+    /// arithmetic; sizes whose product wraps around to a few elements (2^64-1 x (2^64-3) = 3 and
+    /// 6148914691236517206 x 3 = 2 in wrapping arithmetic) are refused, not read as small arrays.
+    #[test]
+    fn array_sizes_that_overflow_are_refused_not_wrapped() {
+        let with = |dims: &str| {
+            let xml = XML.replace("<Dimension start=\"3\"/>", dims).replace("start=\"1 2 3\"", "");
+            from_str3(&xml).unwrap()
+        };
+        for dims in [
+            "<Dimension start=\"18446744073709551615\"/><Dimension start=\"18446744073709551613\"/>",
+            "<Dimension start=\"6148914691236517206\"/><Dimension start=\"3\"/>",
+        ] {
+            let (md, x) = with(dims);
+            assert!(!md.model_variables.iter().any(|v| v.name.starts_with("arr[")), "{dims}");
+            let all = x.skipped.join("\n");
+            assert!(all.contains("name=\"arr\"") && all.contains("more elements than a usize holds"), "{all}");
+        }
+        let (_, x) = with("<Dimension start=\"1000\"/><Dimension start=\"1000\"/>");
+        assert!(x.skipped.join("\n").contains("it has 1000000 elements (more than 100000)"), "{:?}", x.skipped);
+        // a negative size is named as such, not taken for a structural parameter
+        let (_, x) = with("<Dimension start=\"-1\"/>");
+        let all = x.skipped.join("\n");
+        assert!(all.contains("<Dimension start=\"-1\">") && all.contains("is not a size"), "{all}");
+        let (_, x) = with("<Dimension valueReference=\"7\"/>");
+        assert!(x.skipped.join("\n").contains("its size is a structural parameter"), "{:?}", x.skipped);
+        // a fixed 2 x 2 array still reads element by element
+        let (md, _) = with("<Dimension start=\"2\"/><Dimension start=\"2\"/>");
+        let names: Vec<&str> =
+            md.model_variables.iter().map(|v| v.name.as_str()).filter(|n| n.starts_with("arr[")).collect();
+        assert_eq!(names, ["arr[1,1]", "arr[1,2]", "arr[2,1]", "arr[2,2]"]);
     }
 
     #[test]
