@@ -1,8 +1,8 @@
 //! In-process tests of the export layer with a model that has every variable type.
 
-use crate::ffi;
 use crate::types::*;
 use crate::*;
+use crate::{common, fmi2 as ffi};
 use model_description::{Causality, DependencyKind, VariableKind};
 use std::ffi::{c_char, c_void, CStr};
 
@@ -328,16 +328,16 @@ fn a_panicking_model_returns_fmi2error_through_the_c_abi() {
         let vr_explode = [vr("explode")];
         assert_eq!(ffi::set_boolean(c, vr_explode.as_ptr(), 1, [1].as_ptr()), Status::Ok);
         assert_eq!(ffi::enter_initialization_mode(c), Status::Ok);
-        assert_eq!(ffi::exit_initialization_mode(c), Status::Ok);
+        assert_eq!(common::exit_initialization_mode(c), Status::Ok);
         assert_eq!(ffi::do_step(c, 0.0, 0.1, 1), Status::Error);
         // The instance is in the error state: no more steps, but reset works.
         assert_eq!(ffi::do_step(c, 0.0, 0.1, 1), Status::Error);
-        assert_eq!(ffi::reset(c), Status::Ok);
+        assert_eq!(common::reset(c), Status::Ok);
         assert_eq!(ffi::enter_initialization_mode(c), Status::Ok);
-        assert_eq!(ffi::exit_initialization_mode(c), Status::Ok);
+        assert_eq!(common::exit_initialization_mode(c), Status::Ok);
         assert_eq!(ffi::do_step(c, 0.0, 0.1, 1), Status::Ok);
-        ffi::free_instance(c);
-        ffi::free_instance(c);
+        common::free_instance(c);
+        common::free_instance(c);
         // Unknown GUID and NULL name give NULL, not a crash.
         assert!(ffi::instantiate(FMUS, c"t".as_ptr(), 1, c"{x}".as_ptr(), std::ptr::null(), &callbacks, 0, 1).is_null());
         assert!(ffi::instantiate(FMUS, std::ptr::null(), 1, guid.as_ptr(), std::ptr::null(), std::ptr::null(), 0, 1)
