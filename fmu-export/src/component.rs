@@ -1,4 +1,4 @@
-//! The object-safe interface between the C ABI ([`crate::ffi`]) and a generic
+//! The object-safe interface between the C ABI ([`crate::handle`]) and a generic
 //! [`crate::instance::Instance`]: safe slices in, `fmi2Status` out.
 
 use crate::types::Status;

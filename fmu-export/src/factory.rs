@@ -119,3 +119,21 @@ impl<M: CoSimModel> Fmu for Factory<M> {
         unsafe { self.free() }
     }
 }
+
+/// Defines `pub static FMUS: &[&dyn fmu_export::Fmu]`, the FMUs a physics library serves: the
+/// list the packager (`cargo xtask fmus`) reads and that [`crate::export_fmi2`] dispatches on. It
+/// exports no `fmi2*` symbol, so any number of physics libraries can be linked into one binary.
+///
+/// ```ignore
+/// fmu_export::define_fmus!(crate::oscillator::ForceDisplacementM1, crate::oscillator::ForceDisplacementM2);
+/// ```
+#[macro_export]
+macro_rules! define_fmus {
+    ($($model:ty),+ $(,)?) => {
+        /// The FMUs this library serves.
+        pub static FMUS: &[&dyn $crate::Fmu] = &[$({
+            static F: $crate::Factory<$model> = $crate::Factory::new();
+            &F
+        }),+];
+    };
+}

@@ -1,22 +1,27 @@
-//! The FMI 2.0 Co-Simulation export layer shared by every FMU of this workspace.
+//! The FMI Co-Simulation export layer (FMI 2.0 and FMI 3.0) shared by every FMU of this workspace.
 //!
 //! A model is plain Rust: it implements [`CoSimModel`] (initialize, step, state visitor) and
 //! lists its variables in a table of [`Variable`]s. This crate does everything FMI:
 //!
 //! - [`define_fmus!`]: a physics library's list of FMUs (`pub static FMUS`), no C symbols, so
 //!   the physics crates are plain rlibs that any binary can link together;
-//! - [`ffi`] + [`export_fmi2!`]: every FMI 2.0 common and Co-Simulation `fmi2*` function with
-//!   the exact C signature, `catch_unwind` at each entry point, dispatch on the GUID so that one
-//!   library serves several FMUs. Only the thin cdylib crates under `fmus/` (the FMU binaries)
-//!   invoke it, over their physics crate's `FMUS`;
-//! - [`instance`]: the state machine (an illegal call returns `fmi2Error` and logs why), value
-//!   reference and type checks, NaN and range checks, input polynomials
-//!   (`fmi2SetRealInputDerivatives`), output derivatives, FMU states and their serialization;
+//! - [`instance`]: one instance of a model, the same for both FMI versions: the state machine
+//!   (an illegal call returns `fmi2Error` and logs why), value reference and type checks, NaN
+//!   and range checks, input polynomials (`fmi2SetRealInputDerivatives`), output derivatives,
+//!   FMU states and their serialization; [`component`]: its object-safe interface;
+//! - [`handle`]: the instance handle behind an `fmi2Component` and an `fmi3Instance` (one for
+//!   both versions), `catch_unwind` at each entry point, the C argument checks; [`common`]: the
+//!   calls both versions share (free, reset, FMU states…);
+//! - [`fmi2`] + [`export_fmi2!`]: every FMI 2.0 common and Co-Simulation `fmi2*` function with
+//!   the exact C signature, dispatch on the GUID so that one library serves several FMUs. Only
+//!   the thin cdylib crates under `fmus/` (the FMU binaries) invoke it, over their physics
+//!   crate's `FMUS`;
 //! - [`logger`]: the importer's logger with the categories of `fmi2SetDebugLogging`;
 //! - [`description`]: `modelDescription.xml` and the GUID, generated from the same table;
 //! - [`documentation`]: `documentation/index.html`, also from the table;
-//! - [`fmi3`] + [`export_fmi3!`]: the same models as FMI 3.0 Co-Simulation FMUs (the same
-//!   binary exports both APIs; `modelDescription.xml` 3.0 from the same description).
+//! - [`fmi3`] + [`export_fmi3!`]: the same models as FMI 3.0 Co-Simulation FMUs, beside
+//!   [`fmi2`] over the same handle (the same binary exports both APIs; `modelDescription.xml`
+//!   3.0 from the same description).
 //!
 //! ```
 //! use fmu_export::*;
@@ -64,19 +69,22 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod common;
 pub mod component;
 pub mod description;
 pub mod documentation;
 pub mod factory;
-pub mod ffi;
+pub mod fmi2;
 pub mod fmi3;
 pub mod grid;
+pub mod handle;
 pub mod input;
 pub mod instance;
 pub mod logger;
 pub mod model;
 pub mod state;
 pub mod types;
+pub mod types3;
 pub mod units;
 pub mod variable;
 

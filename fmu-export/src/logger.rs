@@ -43,7 +43,7 @@ pub struct Logger {
     callbacks: Option<fmi2CallbackFunctions>,
     /// The FMI 3.0 `fmi3LogMessageCallback` and its `instanceEnvironment`, for instances made
     /// by `fmi3InstantiateCoSimulation` (then `callbacks` is None).
-    fmi3: Option<(crate::fmi3::LogMessageCallback, *mut std::ffi::c_void)>,
+    fmi3: Option<(crate::types3::LogMessageCallback, *mut std::ffi::c_void)>,
     instance_name: CString,
     enabled: u8,
     /// Messages sent, kept when no callback was given (tests read them).
@@ -73,7 +73,7 @@ impl Logger {
     /// A logger for an FMI 3.0 instance: messages go to `callback` (not a printf format, so
     /// `%` is sent as is) with `environment`.
     pub fn new_fmi3(
-        callback: Option<crate::fmi3::LogMessageCallback>,
+        callback: Option<crate::types3::LogMessageCallback>,
         environment: *mut std::ffi::c_void,
         instance_name: &str,
         logging_on: bool,

@@ -1,8 +1,8 @@
 //! In-process tests of the export layer with a model that has every variable type.
 
-use crate::ffi;
 use crate::types::*;
 use crate::*;
+use crate::{common, fmi2 as ffi};
 use model_description::{Causality, DependencyKind, VariableKind};
 use std::ffi::{c_char, c_void, CStr};
 
@@ -328,16 +328,16 @@ fn a_panicking_model_returns_fmi2error_through_the_c_abi() {
         let vr_explode = [vr("explode")];
         assert_eq!(ffi::set_boolean(c, vr_explode.as_ptr(), 1, [1].as_ptr()), Status::Ok);
         assert_eq!(ffi::enter_initialization_mode(c), Status::Ok);
-        assert_eq!(ffi::exit_initialization_mode(c), Status::Ok);
+        assert_eq!(common::exit_initialization_mode(c), Status::Ok);
         assert_eq!(ffi::do_step(c, 0.0, 0.1, 1), Status::Error);
         // The instance is in the error state: no more steps, but reset works.
         assert_eq!(ffi::do_step(c, 0.0, 0.1, 1), Status::Error);
-        assert_eq!(ffi::reset(c), Status::Ok);
+        assert_eq!(common::reset(c), Status::Ok);
         assert_eq!(ffi::enter_initialization_mode(c), Status::Ok);
-        assert_eq!(ffi::exit_initialization_mode(c), Status::Ok);
+        assert_eq!(common::exit_initialization_mode(c), Status::Ok);
         assert_eq!(ffi::do_step(c, 0.0, 0.1, 1), Status::Ok);
-        ffi::free_instance(c);
-        ffi::free_instance(c);
+        common::free_instance(c);
+        common::free_instance(c);
         // Unknown GUID and NULL name give NULL, not a crash.
         assert!(ffi::instantiate(FMUS, c"t".as_ptr(), 1, c"{x}".as_ptr(), std::ptr::null(), &callbacks, 0, 1).is_null());
         assert!(ffi::instantiate(FMUS, std::ptr::null(), 1, guid.as_ptr(), std::ptr::null(), std::ptr::null(), 0, 1)
@@ -394,4 +394,97 @@ fn input_setters_give_the_general_outcome_on_every_path() {
     assert_eq!(i.set_real(&[u], &[0.0]), Status::Error, "not in state terminated");
     assert_eq!(i.set_real_input_derivatives(&[u], &[1], &[0.0]), Status::Error);
     assert_eq!(read(&mut i), [0.25, 5.0]);
+}
+
+unsafe extern "C" fn keep_log2(
+    env: *mut c_void,
+    _: *const c_char,
+    _: Status,
+    _: *const c_char,
+    message: *const c_char,
+) {
+    // SAFETY: `env` is the test's Vec<String>; `message` a NUL-terminated string.
+    unsafe { (*env.cast::<Vec<String>>()).push(CStr::from_ptr(message).to_string_lossy().into_owned()) }
+}
+
+unsafe extern "C" fn keep_log3(env: *mut c_void, _: Status, _: *const c_char, message: *const c_char) {
+    // SAFETY: as `keep_log2`.
+    unsafe { (*env.cast::<Vec<String>>()).push(CStr::from_ptr(message).to_string_lossy().into_owned()) }
+}
+
+/// One handle for both APIs ([`crate::handle`]): a 3.0 instance answers the 2.0 functions (and
+/// the shared ones of [`crate::common`]), a 2.0 instance handed to a 3.0 function is refused
+/// with a message, a foreign pointer with `Error`, and each frees by its own type.
+#[test]
+fn one_handle_serves_the_fmi2_and_fmi3_entry_points() {
+    let guid = std::ffi::CString::new(TOY.description().unwrap().guid.clone()).unwrap();
+    let time = [fmi3::Extra::of(&TOY, false).unwrap().time_vr];
+    let (mut log2, mut log3): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    let callbacks = fmi2CallbackFunctions {
+        // SAFETY: as in `a_panicking_model_returns_fmi2error_through_the_c_abi`.
+        logger: Some(unsafe {
+            std::mem::transmute::<
+                unsafe extern "C" fn(*mut c_void, *const c_char, Status, *const c_char, *const c_char),
+                unsafe extern "C" fn(*mut c_void, *const c_char, Status, *const c_char, *const c_char, ...),
+            >(keep_log2)
+        }),
+        allocate_memory: None,
+        free_memory: None,
+        step_finished: None,
+        component_environment: (&raw mut log2).cast(),
+    };
+    // SAFETY: valid arguments per FMI 2.0 and 3.0; the logs outlive the instances.
+    unsafe {
+        let c2 = ffi::instantiate(
+            FMUS,
+            c"two".as_ptr(),
+            FMI2_CO_SIMULATION,
+            guid.as_ptr(),
+            std::ptr::null(),
+            &callbacks,
+            0,
+            0,
+        );
+        let c3 = fmi3::ffi::instantiate_co_simulation(
+            FMUS,
+            c"three".as_ptr(),
+            guid.as_ptr(),
+            std::ptr::null(),
+            false,
+            false,
+            false,
+            false,
+            (&raw mut log3).cast(),
+            Some(keep_log3),
+        );
+        assert!(!c2.is_null() && !c3.is_null());
+        // The 2.0 functions and the shared ones on the 3.0 instance.
+        assert_eq!(ffi::setup_experiment(c3, 0, 0.0, 1.0, 0, 0.0), Status::Ok);
+        assert_eq!(ffi::enter_initialization_mode(c3), Status::Ok);
+        assert_eq!(common::exit_initialization_mode(c3), Status::Ok);
+        assert_eq!(ffi::do_step(c3, 1.0, 0.25, 1), Status::Ok);
+        let (mut ev, mut term, mut early, mut last) = (true, true, true, 0.0);
+        assert_eq!(fmi3::ffi::do_step(c3, 1.25, 0.25, true, &mut ev, &mut term, &mut early, &mut last), Status::Ok);
+        assert_eq!((ev, term, early, last), (false, false, false, 1.5));
+        let mut t = [0.0];
+        assert_eq!(fmi3::ffi::get_float64(c3, time.as_ptr(), 1, t.as_mut_ptr(), 1), Status::Ok);
+        assert_eq!(t, [1.5]);
+        // A 3.0 function on the 2.0 instance: refused, and the importer is told why.
+        assert_eq!(fmi3::ffi::get_float64(c2, time.as_ptr(), 1, t.as_mut_ptr(), 1), Status::Error);
+        assert!(log2.last().unwrap().contains("made by fmi2Instantiate, not fmi3InstantiateCoSimulation"), "{log2:?}");
+        assert_eq!(fmi3::ffi::do_step(c2, 0.0, 0.1, true, &mut ev, &mut term, &mut early, &mut last), Status::Error);
+        assert!(log3.is_empty(), "{log3:?}");
+        // A pointer that is no handle of ours.
+        let mut junk = [0u64; 16];
+        assert_eq!(
+            fmi3::ffi::get_float64(junk.as_mut_ptr().cast(), time.as_ptr(), 1, t.as_mut_ptr(), 1),
+            Status::Error
+        );
+        assert_eq!(ffi::do_step(junk.as_mut_ptr().cast(), 0.0, 0.1, 1), Status::Error);
+        // Each freed by its own type, once; a second free is ignored.
+        common::free_instance(c3);
+        common::free_instance(c2);
+        common::free_instance(c3);
+        assert_eq!(ffi::do_step(std::ptr::null_mut(), 0.0, 0.1, 1), Status::Error);
+    }
 }

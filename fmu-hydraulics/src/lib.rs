@@ -4,7 +4,8 @@
 //! - [`naya`]: the two-chamber cylinder of seed 004 (physics), [`fmu_naya`]: `hydraulics-naya.fmu`.
 //! - [`lumped3`]: the three-volume circuit of Publication III (physics), [`fmu_lumped3`]:
 //!   `hydraulics-lumped3.fmu`.
-//! - [`cavitation`]: the low-pressure (gas-release) law both circuits use below p_cav.
+//! - [`orifice`]: the orifice law of the three-volume circuit's valve edges and throttle;
+//!   [`cavitation`]: the low-pressure (gas-release) law both circuits use below p_cav.
 //! - [`interface`]: the interface-model (IM) mode, the circuit integrating the reduced mechanics;
 //!   [`interface_fmu`]: its state and variables, shared by the FMUs.
 //! - [`integrator`]: FWE, trapezoidal rule (Newton, analytic Jacobian), RK4;
@@ -19,6 +20,7 @@ pub mod interface;
 pub mod interface_fmu;
 pub mod lumped3;
 pub mod naya;
+pub mod orifice;
 pub mod sp;
 pub mod stepping;
 

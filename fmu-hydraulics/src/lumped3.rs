@@ -13,6 +13,7 @@
 
 use crate::cavitation::Cavitation;
 use crate::integrator::Ode;
+use crate::orifice::Orifice;
 use fmu_export::InputSignal;
 use nalgebra::{SMatrix, SVector};
 use std::f64::consts::PI;
@@ -126,72 +127,6 @@ pub struct Flows {
     pub q2v: f64,
 }
 
-/// Semi-empirical orifice law without its coefficient (eqs. 26–27): sgn(Δp) √|Δp| (√Pa) for
-/// |Δp| ≥ Δp_L; inside the laminar region |Δp| < Δp_L the line through zero and the turbulent
-/// value at ±Δp_L (Publication II §3.1.1: "computed at Δp = 2 bar … interpolated between zero
-/// and the computed value"), Δp/√Δp_L. Continuous at ±Δp_L; zero at Δp = 0.
-pub fn orifice(dp: f64, dp_lam: f64) -> f64 {
-    if dp.abs() < dp_lam {
-        dp / dp_lam.sqrt()
-    } else if dp > 0.0 {
-        dp.sqrt()
-    } else {
-        -(-dp).sqrt()
-    }
-}
-
-/// d/dΔp of [`orifice`] (1/√Pa): 1/√Δp_L inside the laminar region, 1/(2√|Δp|) outside; finite
-/// everywhere for Δp_L > 0 (it jumps by a factor 2 at ±Δp_L).
-pub fn orifice_slope(dp: f64, dp_lam: f64) -> f64 {
-    if dp.abs() < dp_lam {
-        1.0 / dp_lam.sqrt()
-    } else {
-        0.5 / dp.abs().sqrt()
-    }
-}
-
-/// [`orifice`] and [`orifice_slope`] with √Δp_L evaluated once: the same arithmetic, so the same
-/// values bit for bit, with one square root per valve edge instead of up to three.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Orifice {
-    /// Δp_L (Pa).
-    dp_lam: f64,
-    /// √Δp_L (√Pa).
-    sqrt_dp_lam: f64,
-    /// 1/√Δp_L (1/√Pa): the laminar slope.
-    laminar_slope: f64,
-}
-
-impl Orifice {
-    fn new(dp_lam: f64) -> Self {
-        let sqrt_dp_lam = dp_lam.sqrt();
-        Self { dp_lam, sqrt_dp_lam, laminar_slope: 1.0 / sqrt_dp_lam }
-    }
-
-    /// g(Δp), [`orifice`].
-    #[inline]
-    fn g(&self, dp: f64) -> f64 {
-        if dp.abs() < self.dp_lam {
-            dp / self.sqrt_dp_lam
-        } else if dp > 0.0 {
-            dp.sqrt()
-        } else {
-            -(-dp).sqrt()
-        }
-    }
-
-    /// (g(Δp), dg/dΔp), [`orifice`] and [`orifice_slope`] sharing √|Δp|.
-    #[inline]
-    fn g_and_slope(&self, dp: f64) -> (f64, f64) {
-        if dp.abs() < self.dp_lam {
-            (dp / self.sqrt_dp_lam, self.laminar_slope)
-        } else {
-            let root = dp.abs().sqrt();
-            (if dp > 0.0 { root } else { -root }, 0.5 / root)
-        }
-    }
-}
-
 /// What eqs. 20–30 need that depends on the parameters only (A1, A2, C_t, τ, the oil term of
 /// eqs. 23–25, B_e3/V3, √Δp_L), evaluated once per communication step instead of at every
 /// right-hand-side evaluation. Every value is computed exactly as the accessor that defines it.
@@ -227,8 +162,8 @@ pub struct Gains {
 }
 
 impl Constants {
-    /// (g(Δp), dg/dΔp) of the orifice law ([`orifice`], [`orifice_slope`]) with this circuit's
-    /// laminar band.
+    /// (g(Δp), dg/dΔp) of the orifice law ([`crate::orifice::orifice`],
+    /// [`crate::orifice::orifice_slope`]) with this circuit's laminar band.
     #[inline]
     pub fn orifice_g_and_slope(&self, dp: f64) -> (f64, f64) {
         self.orifice.g_and_slope(dp)
@@ -384,7 +319,7 @@ impl Lumped3 {
     /// Port mapping of the 4/3 valve (DIGEST §1.1, confirmed by Publication II eq. 33):
     /// U ≥ 0: P → V3 and V2 → T, Q_V3 = C_v U g(p_P − p3), Q2V = C_v U g(p2 − p_T);
     /// U < 0: V3 → T and P → V2, Q_V3 = C_v U g(p3 − p_T), Q2V = C_v U g(p_P − p2);
-    /// throttle Q31 = C_t g(p3 − p1), with g = [`orifice`]. Both branches vanish at U = 0.
+    /// throttle Q31 = C_t g(p3 − p1), with g = [`crate::orifice::orifice`]. Both branches vanish at U = 0.
     pub fn flows(&self, x: &SVector<f64, 4>) -> Flows {
         self.flows_with(&self.constants(), x)
     }
@@ -929,32 +864,6 @@ mod tests {
                 assert_eq!(p.at(tau), u.at(tau));
             }
         }
-    }
-
-    #[test]
-    fn orifice_law_is_continuous_and_odd() {
-        let l = 2e5;
-        for side in [-1.0, 1.0] {
-            let edge = side * l;
-            let inside = orifice(edge * (1.0 - 1e-12), l);
-            let outside = orifice(edge * (1.0 + 1e-12), l);
-            // Value at the edge: ±√(2 bar) = ±447.21 √Pa from both sides.
-            assert!((inside - side * l.sqrt()).abs() < 1e-6, "{inside}");
-            assert!((outside - side * l.sqrt()).abs() < 1e-6, "{outside}");
-            assert!((orifice(edge, l) - side * 447.213_595_5).abs() < 1e-6);
-            // Slopes finite on both sides: 1/√Δp_L inside, 1/(2√Δp_L) outside.
-            let (si, so) = (orifice_slope(edge * 0.999, l), orifice_slope(edge * 1.001, l));
-            assert!((si - 1.0 / l.sqrt()).abs() < 1e-12 && si.is_finite());
-            assert!((so - 0.5 / (1.001 * l).sqrt()).abs() < 1e-12 && so.is_finite());
-        }
-        assert_eq!(orifice(0.0, l), 0.0);
-        assert!((orifice_slope(0.0, l) - 2.236_068e-3).abs() < 1e-9);
-        for dp in [1.0, 1e5, 1.99e5, 2e5, 3e6, 7.5e6] {
-            assert_eq!(orifice(-dp, l), -orifice(dp, l));
-            assert_eq!(orifice_slope(-dp, l), orifice_slope(dp, l));
-        }
-        // Turbulent region: √Δp.
-        assert!((orifice(3e6, l) - 1_732.050_807_6).abs() < 1e-6);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! **Eqs. 33–34** (both orifices turbulent): with α = (U C_v/C_t)²,
 //! p3 = (p1 + α p_P)/(1 + α) for U > 0, p3 = (p1 + α p_T)/(1 + α) for U < 0, and p3 = p1 at
 //! U = 0 (both flows vanish). **The laminar band**, which Publication II does not address: our
-//! orifice law g (see [`crate::lumped3::orifice`]) is linear for |Δp| < Δp_L, so eqs. 33–34 are
+//! orifice law g (see [`crate::orifice::orifice`]) is linear for |Δp| < Δp_L, so eqs. 33–34 are
 //! the quasi-steady state only while both the valve edge and the throttle see |Δp| ≥ Δp_L. In
 //! the band SP takes the exact quasi-steady state of eq. 22 with the same orifice laws as the
 //! lumped-fluid model: the unique root of F(p3) = Q_V3(p3) − Q31(p3) (F is strictly decreasing

@@ -6,7 +6,8 @@
 //!   convective term, cylinder kinematics and forces, static cylinder forces);
 //! - [`rod`]: the seed 004 rod; [`crane`]: the Publication III crane and double-actuator crane;
 //!   [`fourbar`]: the Publication I four-bar (the "Gl" comparison of the semi-recursive crate);
-//! - [`solver`]: I3AL-P and I1AL with the trapezoidal rule, restart at input jumps;
+//! - [`solver`]: I3AL-P and I1AL with the trapezoidal rule, restart at input jumps; [`kkt`]: the
+//!   restart system [M Φ_qᵀ; Φ_q 0] both the solver and the static forces solve;
 //! - [`cylinder`]: the pressure-coupling cylinder law (areas, friction, end dampers);
 //! - [`diagnostics`]: the energy, constraint and Newton-counter outputs shared with the unified FMUs;
 //! - [`fmu`]: the FMU model shared by all variants, [`variants`]: the six FMUs.
@@ -19,6 +20,7 @@ pub mod diagnostics;
 pub mod fmu;
 pub mod fourbar;
 pub mod internal_step;
+pub mod kkt;
 pub mod lu;
 pub mod mechanism;
 pub mod rod;

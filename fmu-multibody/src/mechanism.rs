@@ -387,10 +387,10 @@ pub fn interface_model<const N: usize, const M: usize>(
     // The accelerations q̈ of each right-hand side, from [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; c]: on the
     // stack (evaluated after every step, so no allocation) when N + M fits, else on the heap.
     let mut x = [[0.0; N]; MAX_ACTUATORS + 1];
-    if N + M <= crate::solver::KKT_CAPACITY {
-        let kkt = crate::solver::Kkt::<N, M>::new(&mm, &j)?;
+    if N + M <= crate::kkt::KKT_CAPACITY {
+        let kkt = crate::kkt::Kkt::<N, M>::new(&mm, &j)?;
         for (col, xc) in x.iter_mut().enumerate().take(na + 1) {
-            let mut b = [0.0; crate::solver::KKT_CAPACITY];
+            let mut b = [0.0; crate::kkt::KKT_CAPACITY];
             if col < na {
                 b[..N].copy_from_slice(grads[col].as_slice());
             } else {

@@ -1,14 +1,15 @@
 //! The FMI 3.0 functions that differ from their 2.0 counterparts: instantiation, the typed
 //! getters and setters (`nValues`, `Int64`, C `bool`), `fmi3EnterInitializationMode` (2.0's
 //! `fmi2SetupExperiment` folded in) and `fmi3DoStep` with its output arguments. The others
-//! (`fmi3FreeInstance`, `fmi3Terminate`, FMU states…) call the 2.0 functions of
-//! [`crate::ffi`] directly: an `fmi3Instance` is the same slot as an `fmi2Component`.
+//! (`fmi3FreeInstance`, `fmi3Terminate`, FMU states…) are the calls both versions share,
+//! [`crate::common`]: an `fmi3Instance` is the same [`crate::handle`] as an `fmi2Component`,
+//! with the [`Extra`] table beside the component.
 #![allow(clippy::missing_safety_doc)] // the safety contract is the FMI 3.0 standard's
 
 use super::{fmi3BooleanIn, fmi3Instance, fmi3InstanceEnvironment, fmi3String, Extra, LogMessageCallback};
 use crate::component::Component;
 use crate::factory::Fmu;
-use crate::ffi::{register, slice, slice_mut, text, with, with_slot, Slot};
+use crate::handle::{register, slice, slice_mut, text, with, with_api};
 use crate::logger::{Category, Logger};
 use crate::types::{FMI2_LAST_SUCCESSFUL_TIME, FMI2_TERMINATED};
 use crate::Status;
@@ -96,7 +97,7 @@ pub unsafe fn instantiate_co_simulation(
             Err(e) => return fail(e.to_string()),
         };
         match fmu.instantiate(resources, Logger::new_fmi3(log, env, name, logging_on)) {
-            Ok(inner) => register(inner, Some(extra)),
+            Ok(inner) => register(inner, extra),
             Err(e) => fail(e.to_string()),
         }
     }));
@@ -125,13 +126,11 @@ pub unsafe fn enter_initialization_mode(
     }
 }
 
-/// The slot's 3.0 table (None for a 2.0 instance handed to a 3.0 function).
-fn extra<'a>(slot: &'a mut Slot, function: &str) -> Result<(&'a mut dyn Component, &'a Extra), Status> {
-    match &slot.v3 {
-        Some(x) => Ok((&mut *slot.inner, x)),
-        None => {
-            Err(slot.inner.fail(function, "the instance was made by fmi2Instantiate, not fmi3InstantiateCoSimulation"))
-        }
+/// The instance's 3.0 table (`x` is None for a 2.0 instance handed to a 3.0 function).
+fn extra<'a>(comp: &mut dyn Component, x: Option<&'a Extra>, function: &str) -> Result<&'a Extra, Status> {
+    match x {
+        Some(x) => Ok(x),
+        None => Err(comp.fail(function, "the instance was made by fmi2Instantiate, not fmi3InstantiateCoSimulation")),
     }
 }
 
@@ -203,14 +202,19 @@ unsafe fn typed<T, V>(
     f: impl FnOnce(&mut dyn Component, &Extra, &[u32], V) -> Status,
     view: impl FnOnce(*mut T, usize) -> Option<V>,
 ) -> Status {
-    // SAFETY: see `with_slot`; the rest forwarded.
-    unsafe { with_slot(c, function, |slot| typed_in(slot, function, vr, n, values, n_values, want, time_ok, f, view)) }
+    // SAFETY: see `with_api`; the rest forwarded.
+    unsafe {
+        with_api::<Extra>(c, function, |comp, x| {
+            typed_in(comp, x, function, vr, n, values, n_values, want, time_ok, f, view)
+        })
+    }
 }
 
-/// [`typed`] on the slot of the instance.
+/// [`typed`] on the instance's component and 3.0 table.
 #[allow(clippy::too_many_arguments)] // as `typed`
 unsafe fn typed_in<T, V>(
-    slot: &mut Slot,
+    comp: &mut dyn Component,
+    x: Option<&Extra>,
     function: &str,
     vr: *const u32,
     n: usize,
@@ -221,8 +225,8 @@ unsafe fn typed_in<T, V>(
     f: impl FnOnce(&mut dyn Component, &Extra, &[u32], V) -> Status,
     view: impl FnOnce(*mut T, usize) -> Option<V>,
 ) -> Status {
-    let (comp, x) = match extra(slot, function) {
-        Ok(p) => p,
+    let x = match extra(comp, x, function) {
+        Ok(x) => x,
         Err(s) => return s,
     };
     // SAFETY: the importer passes arrays of n and n_values elements (FMI 3.0).
@@ -237,14 +241,14 @@ unsafe fn typed_in<T, V>(
 
 /// `fmi3GetFloat64` (also the independent variable `time`). The common call (Float64
 /// variables of the model, one value each) goes straight to the component, as `fmi2GetReal`
-/// does; anything else takes [`get_float64_checked`].
+/// does; anything else takes `get_float64_checked`.
 pub unsafe fn get_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *mut f64, nv: usize) -> Status {
     const F: &str = "fmi3GetFloat64";
-    // SAFETY: see `with_slot`; the importer passes n references and nv writable values (FMI 3.0).
+    // SAFETY: see `with_api`; the importer passes n references and nv writable values (FMI 3.0).
     unsafe {
-        with_slot(c, F, |slot| match (&slot.v3, slice(vr, n), slice_mut(v, nv)) {
-            (Some(x), Some(vr), Some(out)) if x.plain_float64(vr, nv) => slot.inner.get_real(vr, out),
-            _ => get_float64_checked(slot, vr, n, v, nv),
+        with_api::<Extra>(c, F, |comp, x| match (x, slice(vr, n), slice_mut(v, nv)) {
+            (Some(x), Some(vr), Some(out)) if x.plain_float64(vr, nv) => comp.get_real(vr, out),
+            _ => get_float64_checked(comp, x, vr, n, v, nv),
         })
     }
 }
@@ -252,11 +256,19 @@ pub unsafe fn get_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *mut f64
 /// `fmi3GetFloat64` with `time`, or an error naming what is wrong with the call.
 #[cold]
 #[inline(never)]
-unsafe fn get_float64_checked(slot: &mut Slot, vr: *const u32, n: usize, v: *mut f64, nv: usize) -> Status {
+unsafe fn get_float64_checked(
+    comp: &mut dyn Component,
+    x: Option<&Extra>,
+    vr: *const u32,
+    n: usize,
+    v: *mut f64,
+    nv: usize,
+) -> Status {
     // SAFETY: forwarded; `v` has nv writable elements.
     unsafe {
         typed_in(
-            slot,
+            comp,
+            x,
             "fmi3GetFloat64",
             vr,
             n,
@@ -382,11 +394,11 @@ pub unsafe fn get_string(c: fmi3Instance, vr: *const u32, n: usize, v: *mut fmi3
 /// `fmi3SetFloat64`: as [`get_float64`], the common call straight to the component.
 pub unsafe fn set_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *const f64, nv: usize) -> Status {
     const F: &str = "fmi3SetFloat64";
-    // SAFETY: see `with_slot`; the importer passes n references and nv values (FMI 3.0).
+    // SAFETY: see `with_api`; the importer passes n references and nv values (FMI 3.0).
     unsafe {
-        with_slot(c, F, |slot| match (&slot.v3, slice(vr, n), slice(v, nv)) {
-            (Some(x), Some(vr), Some(vals)) if x.plain_float64(vr, nv) => slot.inner.set_real(vr, vals),
-            _ => set_float64_checked(slot, vr, n, v, nv),
+        with_api::<Extra>(c, F, |comp, x| match (x, slice(vr, n), slice(v, nv)) {
+            (Some(x), Some(vr), Some(vals)) if x.plain_float64(vr, nv) => comp.set_real(vr, vals),
+            _ => set_float64_checked(comp, x, vr, n, v, nv),
         })
     }
 }
@@ -394,11 +406,19 @@ pub unsafe fn set_float64(c: fmi3Instance, vr: *const u32, n: usize, v: *const f
 /// `fmi3SetFloat64` that [`set_float64`] did not pass on: an error naming what is wrong.
 #[cold]
 #[inline(never)]
-unsafe fn set_float64_checked(slot: &mut Slot, vr: *const u32, n: usize, v: *const f64, nv: usize) -> Status {
+unsafe fn set_float64_checked(
+    comp: &mut dyn Component,
+    x: Option<&Extra>,
+    vr: *const u32,
+    n: usize,
+    v: *const f64,
+    nv: usize,
+) -> Status {
     // SAFETY: forwarded; `v` has nv readable elements.
     unsafe {
         typed_in(
-            slot,
+            comp,
+            x,
             "fmi3SetFloat64",
             vr,
             n,
@@ -511,11 +531,11 @@ pub unsafe fn set_string(c: fmi3Instance, vr: *const u32, n: usize, v: *const fm
 /// else an error naming the first variable's type.
 pub unsafe fn no_such_type(c: fmi3Instance, function: &'static str, vr: *const u32, n: usize) -> Status {
     let ty = function.trim_start_matches("fmi3Get").trim_start_matches("fmi3Set");
-    // SAFETY: see `with_slot`; `vr` has n elements.
+    // SAFETY: see `with_api`; `vr` has n elements.
     unsafe {
-        with_slot(c, function, |slot| {
-            let (comp, x) = match extra(slot, function) {
-                Ok(p) => p,
+        with_api::<Extra>(c, function, |comp, x| {
+            let x = match extra(comp, x, function) {
+                Ok(x) => x,
                 Err(s) => return s,
             };
             let Some(vr) = slice(vr, n) else { return comp.fail(function, "valueReferences is NULL") };
@@ -580,28 +600,28 @@ pub unsafe fn do_step(
     early_return: *mut bool,
     last_successful_time: *mut f64,
 ) -> Status {
-    // SAFETY: see `with_slot`; the output pointers are writable (FMI 3.0).
+    // SAFETY: see `with_api`; the output pointers are writable (FMI 3.0).
     unsafe {
-        with_slot(c, DO_STEP, |slot| {
+        with_api::<Extra>(c, DO_STEP, |comp, x| {
             let (Some(x), Some(ev), Some(term), Some(early), Some(last)) = (
-                &slot.v3,
+                x,
                 event_handling_needed.as_mut(),
                 terminate_simulation.as_mut(),
                 early_return.as_mut(),
                 last_successful_time.as_mut(),
             ) else {
-                return do_step_refused(slot);
+                return do_step_refused(comp, x);
             };
             *ev = false;
             *term = false;
             *early = false;
-            let status = slot.inner.do_step(t, h, no_set_prior);
+            let status = comp.do_step(t, h, no_set_prior);
             match status {
                 Status::Ok | Status::Warning => {
-                    *last = slot.inner.time();
+                    *last = comp.time();
                     status
                 }
-                Status::Discard => discarded(&mut *slot.inner, x, t, h, term, early, last),
+                Status::Discard => discarded(comp, x, t, h, term, early, last),
                 other => other,
             }
         })
@@ -613,10 +633,10 @@ const DO_STEP: &str = "fmi3DoStep";
 /// Why [`do_step`] did not step: a 2.0 instance, or a NULL output argument.
 #[cold]
 #[inline(never)]
-fn do_step_refused(slot: &mut Slot) -> Status {
-    match extra(slot, DO_STEP) {
+fn do_step_refused(comp: &mut dyn Component, x: Option<&Extra>) -> Status {
+    match extra(comp, x, DO_STEP) {
         Err(s) => s,
-        Ok((comp, _)) => comp.fail(
+        Ok(_) => comp.fail(
             DO_STEP,
             "an output argument (eventHandlingNeeded, terminateSimulation, earlyReturn, lastSuccessfulTime) is NULL",
         ),

@@ -23,30 +23,8 @@ pub mod ffi;
 
 use crate::description::DescribeError;
 use crate::factory::Fmu;
+pub use crate::types3::*;
 use model_description::{Causality, ScalarVariable, Type3, VariableKind};
-use std::ffi::{c_char, c_void};
-
-/// `fmi3Instance`.
-pub type fmi3Instance = *mut c_void;
-/// `fmi3InstanceEnvironment`.
-pub type fmi3InstanceEnvironment = *mut c_void;
-/// `fmi3FMUState`.
-pub type fmi3FMUState = *mut c_void;
-/// `fmi3ValueReference`.
-pub type fmi3ValueReference = u32;
-/// `fmi3String`.
-pub type fmi3String = *const c_char;
-/// `fmi3Byte`.
-pub type fmi3Byte = u8;
-/// `fmi3Binary`.
-pub type fmi3Binary = *const u8;
-/// `fmi3Clock` (C `bool`).
-pub type fmi3Clock = bool;
-/// `fmi3Boolean` as it arrives in arrays: C `bool` (one byte, 0 or 1), read as bytes so that
-/// an importer's other nonzero byte is `true` instead of undefined behaviour.
-pub type fmi3BooleanIn = u8;
-/// `fmi3LogMessageCallback`.
-pub type LogMessageCallback = unsafe extern "C" fn(fmi3InstanceEnvironment, crate::Status, fmi3String, fmi3String);
 
 /// What an FMI 3.0 instance needs beyond the shared [`crate::Component`].
 pub struct Extra {
@@ -110,7 +88,7 @@ macro_rules! export_fmi3 {
 
             #[unsafe(no_mangle)] pub extern "C" fn fmi3GetVersion() -> *const c_char { c"3.0".as_ptr() }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetDebugLogging(c: fmi3Instance, on: bool, n: usize, cats: *const fmi3String) -> Status {
-                unsafe { $crate::ffi::set_debug_logging(c, i32::from(on), n, cats) }
+                unsafe { $crate::common::set_debug_logging(c, i32::from(on), n, cats) }
             }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3InstantiateModelExchange(name: fmi3String, _token: fmi3String, _res: fmi3String,
                 _visible: bool, _logging_on: bool, env: fmi3InstanceEnvironment, log: Option<LogMessageCallback>) -> fmi3Instance {
@@ -126,14 +104,14 @@ macro_rules! export_fmi3 {
                 _lock: *const c_void, _unlock: *const c_void) -> fmi3Instance {
                 unsafe { f::refuse_instantiate(name, env, log, "fmi3InstantiateScheduledExecution", "this FMU supports Co-Simulation only, not Scheduled Execution") }
             }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3FreeInstance(c: fmi3Instance) { unsafe { $crate::ffi::free_instance(c) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3FreeInstance(c: fmi3Instance) { unsafe { $crate::common::free_instance(c) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterInitializationMode(c: fmi3Instance, tol_defined: bool, tol: f64, start: f64, stop_defined: bool, stop: f64) -> Status {
                 unsafe { f::enter_initialization_mode(c, tol_defined, tol, start, stop_defined, stop) }
             }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3ExitInitializationMode(c: fmi3Instance) -> Status { unsafe { $crate::ffi::exit_initialization_mode(c) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3ExitInitializationMode(c: fmi3Instance) -> Status { unsafe { $crate::common::exit_initialization_mode(c) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterEventMode(c: fmi3Instance) -> Status { unsafe { f::unsupported(c, "fmi3EnterEventMode", f::NO_EVENT_MODE) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3Terminate(c: fmi3Instance) -> Status { unsafe { $crate::ffi::terminate(c) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3Reset(c: fmi3Instance) -> Status { unsafe { $crate::ffi::reset(c) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3Terminate(c: fmi3Instance) -> Status { unsafe { $crate::common::terminate(c) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3Reset(c: fmi3Instance) -> Status { unsafe { $crate::common::reset(c) } }
 
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetFloat64(c: fmi3Instance, vr: *const u32, n: usize, v: *mut f64, nv: usize) -> Status { unsafe { f::get_float64(c, vr, n, v, nv) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetInt32(c: fmi3Instance, vr: *const u32, n: usize, v: *mut i32, nv: usize) -> Status { unsafe { f::get_int32(c, vr, n, v, nv) } }
@@ -171,15 +149,15 @@ macro_rules! export_fmi3 {
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetVariableDependencies(c: fmi3Instance, _dependent: u32, _ei: *mut usize, _ind: *mut u32, _eii: *mut usize, _kinds: *mut i32, _n: usize) -> Status {
                 unsafe { f::unsupported(c, "fmi3GetVariableDependencies", f::NO_DEPENDENCIES) }
             }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetFMUState(c: fmi3Instance, s: *mut fmi3FMUState) -> Status { unsafe { $crate::ffi::get_fmu_state(c, s) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetFMUState(c: fmi3Instance, s: fmi3FMUState) -> Status { unsafe { $crate::ffi::set_fmu_state(c, s) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3FreeFMUState(c: fmi3Instance, s: *mut fmi3FMUState) -> Status { unsafe { $crate::ffi::free_fmu_state(c, s) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SerializedFMUStateSize(c: fmi3Instance, s: fmi3FMUState, size: *mut usize) -> Status { unsafe { $crate::ffi::serialized_fmu_state_size(c, s, size) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetFMUState(c: fmi3Instance, s: *mut fmi3FMUState) -> Status { unsafe { $crate::common::get_fmu_state(c, s) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetFMUState(c: fmi3Instance, s: fmi3FMUState) -> Status { unsafe { $crate::common::set_fmu_state(c, s) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3FreeFMUState(c: fmi3Instance, s: *mut fmi3FMUState) -> Status { unsafe { $crate::common::free_fmu_state(c, s) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SerializedFMUStateSize(c: fmi3Instance, s: fmi3FMUState, size: *mut usize) -> Status { unsafe { $crate::common::serialized_fmu_state_size(c, s, size) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SerializeFMUState(c: fmi3Instance, s: fmi3FMUState, bytes: *mut fmi3Byte, size: usize) -> Status {
-                unsafe { $crate::ffi::serialize_fmu_state(c, s, bytes.cast(), size) }
+                unsafe { $crate::common::serialize_fmu_state(c, s, bytes.cast(), size) }
             }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3DeserializeFMUState(c: fmi3Instance, bytes: *const fmi3Byte, size: usize, s: *mut fmi3FMUState) -> Status {
-                unsafe { $crate::ffi::deserialize_fmu_state(c, bytes.cast(), size, s) }
+                unsafe { $crate::common::deserialize_fmu_state(c, bytes.cast(), size, s) }
             }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetDirectionalDerivative(c: fmi3Instance, _u: *const u32, _nu: usize, _k: *const u32, _nk: usize, _seed: *const f64, _ns: usize, _sens: *mut f64, _nsens: usize) -> Status {
                 unsafe { f::unsupported(c, "fmi3GetDirectionalDerivative", "not provided (providesDirectionalDerivatives=\"false\")") }
