@@ -24,7 +24,6 @@ const FRONT_ENDS: &[&str] = &["guard", "tune", "precision", "run", "check", "pro
 /// list only shrinks.
 const KNOWN_UPWARD: &[(&str, &str, &str)] = &[
     ("system", "live", "the [live] table's type, live::LiveSpec, is declared in live/"),
-    ("execution", "live", "Execution::live_inputs takes live::LiveInputs, declared in live/"),
 ];
 
 fn src() -> PathBuf {
