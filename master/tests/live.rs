@@ -4,7 +4,6 @@
 //! hostile clients (garbage, oversized lines and frames, 1,000 messages/s, abrupt
 //! disconnects, more clients than served) leave the run and its results intact.
 
-
 use live_common::*;
 use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
@@ -527,4 +526,3 @@ fn cosim_serve_of_the_exported_ssp_waits_for_start_and_serves_the_same_live_vari
     assert_eq!(s["real_time"]["steps"], 300, "{s}");
     assert!(s["real_time"]["paused_s"].as_f64().unwrap() >= 0.25, "it waited for the start: {s}");
 }
-

@@ -106,7 +106,8 @@ fn paced_steps_with_live_inputs_and_outputs_do_not_allocate() {
     std::fs::create_dir_all(&dir).unwrap();
     run.pacer_mut().expect("real_time paces the run").set_timing_csv(dir.join("timing.csv"));
     let declared = master::live::Declared::of(&run);
-    let (hub, live_in, live_out) = master::live::connect(run.system(), builder.live.as_ref().unwrap(), &declared).unwrap();
+    let (hub, live_in, live_out) =
+        master::live::connect(run.system(), builder.live.as_ref().unwrap(), &declared).unwrap();
     run.live_inputs(Box::new(live_in));
     run.observe(Box::new(live_out));
     let drive = |k: u32| match k % 300 {

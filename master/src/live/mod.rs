@@ -122,7 +122,10 @@ pub fn connect(sys: &System, spec: &LiveSpec, declared: &Declared) -> Result<(Ar
         let given = spec.range.get(name).copied();
         if let Some([min, max]) = given {
             if !(min.is_finite() && max.is_finite() && min < max) {
-                return Err(err(format!("live.range.\"{name}\""), format!("[{min}, {max}] is not a range (min < max)")));
+                return Err(err(
+                    format!("live.range.\"{name}\""),
+                    format!("[{min}, {max}] is not a range (min < max)"),
+                ));
             }
             if max < fmu_min || min > fmu_max {
                 return Err(err(
@@ -312,7 +315,11 @@ pub fn attach(
     let path = sys.path().to_path_buf();
     let addr = opts.addr.clone().or_else(|| spec.addr.clone()).unwrap_or_else(|| DEFAULT_ADDR.to_owned());
     if let Some(t) = &spec.token {
-        policy::check_token(t).map_err(|message| MasterError::System { path: path.clone(), key: "live.token".into(), message })?;
+        policy::check_token(t).map_err(|message| MasterError::System {
+            path: path.clone(),
+            key: "live.token".into(),
+            message,
+        })?;
     }
     let (hub, live_in, live_out) = connect(sys, &spec, &Declared::of(execution))?;
     let bound = {

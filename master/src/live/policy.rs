@@ -34,7 +34,9 @@ impl Policy {
         if let Ok(a) = host.parse::<SocketAddr>() {
             let ip = a.ip();
             return a.port() == port
-                && (self.bound.ip().is_unspecified() || ip == self.bound.ip() || (ip.is_loopback() && self.bound.ip().is_loopback()));
+                && (self.bound.ip().is_unspecified()
+                    || ip == self.bound.ip()
+                    || (ip.is_loopback() && self.bound.ip().is_loopback()));
         }
         host == format!("localhost:{port}") && (self.bound.ip().is_loopback() || self.bound.ip().is_unspecified())
     }

@@ -131,7 +131,13 @@ impl Request {
                 Ok(_) => "a message is a JSON object, e.g. {\"set\": {\"hyd.U_ref\": 2.5}}".into(),
             });
         }
-        serde_json::from_str(text).map_err(|e| if e.is_syntax() || e.is_eof() { format!("not JSON ({e})") } else { e.to_string() })
+        serde_json::from_str(text).map_err(|e| {
+            if e.is_syntax() || e.is_eof() {
+                format!("not JSON ({e})")
+            } else {
+                e.to_string()
+            }
+        })
     }
 
     /// Whether the message changes the run (and needs the token when there is one).
@@ -141,7 +147,9 @@ impl Request {
 
     /// Whether it asks for anything beyond the UDP handshake.
     pub fn wants_data(&self) -> bool {
-        self.get == Some(true) || self.info == Some(true) || matches!(self.subscribe, Some(Subscribe::Auto | Subscribe::Every(_)))
+        self.get == Some(true)
+            || self.info == Some(true)
+            || matches!(self.subscribe, Some(Subscribe::Auto | Subscribe::Every(_)))
     }
 }
 

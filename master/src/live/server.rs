@@ -89,8 +89,10 @@ impl Server {
             .name("cosim-live-udp".into())
             .spawn(move || super::udp::serve(&socket, &c1.hub, c1.policy.token.as_deref(), &c1.stop))
             .map_err(io)?;
-        let thread =
-            std::thread::Builder::new().name("cosim-live".into()).spawn(move || accept_loop(&listener, &c2)).map_err(io)?;
+        let thread = std::thread::Builder::new()
+            .name("cosim-live".into())
+            .spawn(move || accept_loop(&listener, &c2))
+            .map_err(io)?;
         Ok(Self { addr: local, ctx, thread: Some(thread), udp: Some(udp) })
     }
 
@@ -259,7 +261,10 @@ fn lines(mut stream: TcpStream, mut buf: Vec<u8>, ctx: &Ctx, me: &Client) -> std
         while let Some(p) = buf.iter().position(|b| *b == b'\n') {
             let line: Vec<u8> = buf.drain(..=p).collect();
             if p > MAX_MESSAGE {
-                return refuse(&mut stream, &Reply::error(format!("a line longer than {MAX_MESSAGE} bytes; closing")).text());
+                return refuse(
+                    &mut stream,
+                    &Reply::error(format!("a line longer than {MAX_MESSAGE} bytes; closing")).text(),
+                );
             }
             partial = None;
             let reply = match std::str::from_utf8(&line) {
@@ -277,7 +282,10 @@ fn lines(mut stream: TcpStream, mut buf: Vec<u8>, ctx: &Ctx, me: &Client) -> std
             stream.write_all(format!("{reply}\n").as_bytes())?;
         }
         if buf.len() > MAX_MESSAGE {
-            return refuse(&mut stream, &Reply::error(format!("a line longer than {MAX_MESSAGE} bytes; closing")).text());
+            return refuse(
+                &mut stream,
+                &Reply::error(format!("a line longer than {MAX_MESSAGE} bytes; closing")).text(),
+            );
         }
         if !buf.is_empty() && partial.get_or_insert_with(Instant::now).elapsed() > PARTIAL_TIMEOUT {
             let e = format!("a line left unfinished for {} s; closing", PARTIAL_TIMEOUT.as_secs());
@@ -403,7 +411,12 @@ fn http(
             let response = match response {
                 Ok(r) => r,
                 Err(e) => {
-                    respond(stream, "400 Bad Request", "text/plain", format!("not a WebSocket upgrade: {e}\n").as_bytes())?;
+                    respond(
+                        stream,
+                        "400 Bad Request",
+                        "text/plain",
+                        format!("not a WebSocket upgrade: {e}\n").as_bytes(),
+                    )?;
                     return Ok(None);
                 }
             };
@@ -428,7 +441,12 @@ fn http(
             Ok(None)
         }
         _ => {
-            respond(stream, "404 Not Found", "text/plain", b"not found: the dashboard is at /, its WebSocket at /ws\n")?;
+            respond(
+                stream,
+                "404 Not Found",
+                "text/plain",
+                b"not found: the dashboard is at /, its WebSocket at /ws\n",
+            )?;
             Ok(None)
         }
     }

@@ -74,17 +74,14 @@ pub(super) fn serve(socket: &UdpSocket, hub: &Arc<Hub>, token: Option<&str>, sto
     let mut subscribers: Vec<(SocketAddr, Session)> = Vec::new();
     let mut proofs = Proofs { key: std::collections::hash_map::RandomState::new(), proven: HashMap::new() };
     while !stop.load(Ordering::Relaxed) {
-        match socket.recv_from(&mut buf) {
-            Ok((n, from)) => {
-                if let Some(reply) = answer(hub, token, &mut subscribers, &mut proofs, from, &buf[..n]) {
-                    if socket.send_to(reply.as_bytes(), from).is_err() {
-                        subscribers.retain(|(a, _)| *a != from);
-                    }
+        // A timeout, an ICMP "port unreachable" for an earlier datagram (Linux reports it on
+        // the next receive) or another transient error: go on.
+        if let Ok((n, from)) = socket.recv_from(&mut buf) {
+            if let Some(reply) = answer(hub, token, &mut subscribers, &mut proofs, from, &buf[..n]) {
+                if socket.send_to(reply.as_bytes(), from).is_err() {
+                    subscribers.retain(|(a, _)| *a != from);
                 }
             }
-            // A timeout, an ICMP "port unreachable" for an earlier datagram (Linux reports it on
-            // the next receive) or another transient error: go on.
-            Err(_) => {}
         }
         for (addr, session) in &mut subscribers {
             if !proofs.proven(*addr) {
@@ -162,7 +159,10 @@ fn answer(
     }
     if k.is_none() && fresh.subscribed {
         if subscribers.len() >= MAX_SUBSCRIBERS {
-            return reply(Reply::error(format!("{MAX_SUBSCRIBERS} subscribers already; not subscribed")).text(), proven);
+            return reply(
+                Reply::error(format!("{MAX_SUBSCRIBERS} subscribers already; not subscribed")).text(),
+                proven,
+            );
         }
         fresh.cursor = hub.latest().0;
         subscribers.push((from, fresh));

@@ -252,4 +252,3 @@ impl Ws {
 pub fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new().name(name.into()).spawn(f).unwrap()
 }
-
