@@ -421,6 +421,7 @@ fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}\n{}", String::from_utf8_lossy(&o.stdout));
     let page: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    eprintln!("the page saw: {page}");
     run.wait();
     let slider = page["slider"].as_f64().unwrap();
     assert!(slider > 5.0 && slider <= 10.0, "the drag moved the slider to {slider} V");
@@ -441,6 +442,33 @@ fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_
         assert_eq!(row[is], page[s].as_f64().unwrap(), "mech.s at t = {t}: page vs results.csv");
     }
     assert!(page["s1"].as_f64().unwrap() > page["s0"].as_f64().unwrap() + 0.005, "{page}");
+    // Axis labels with units in engineering scale.
+    for (c, label) in [
+        ("mech.s", "mech.s [mm]"),
+        ("hyd.p1", "hyd.p1 [bar]"),
+        ("hyd.U_ref", "hyd.U_ref [V]"),
+        ("cylinder.energy", "cylinder.energy [J]"),
+    ] {
+        assert_eq!(page["labels"][c], label, "{page}");
+    }
+    assert_eq!(page["start_disabled_paused"], false, "Start is enabled while paused");
+    // The schematic's boom turned (counter-clockwise on screen: a more negative angle) as the
+    // piston went out.
+    let angle = |k: &str| {
+        let t = page[k].as_str().unwrap_or_else(|| panic!("{k}: {page}"));
+        t.split("rotate(").nth(1).unwrap().split(' ').next().unwrap().parse::<f64>().unwrap()
+    };
+    assert!(angle("boom1") < angle("boom0") - 0.3, "the boom turned: {} -> {} deg", angle("boom0"), angle("boom1"));
+    // A second page opened later shows the slider where the first left it.
+    assert_eq!(page["second_slider"].as_f64(), Some(slider), "{page}");
+    // It got the history the server keeps, not only rows from its opening on.
+    assert!(page["history_s"].as_f64().unwrap() > 1.0, "{page}");
+    // A phone: every plot at least 150 px high, nothing wider than the screen; 1080p: every
+    // plot above the fold.
+    let phone = &page["sizes"]["390x844"];
+    assert!(phone[0].as_f64().unwrap() >= 150.0 && phone[1].as_f64().unwrap() <= 390.0, "{phone}");
+    let hd = &page["sizes"]["1920x1080"];
+    assert!(hd[2].as_f64().unwrap() <= 1080.0 && hd[3] == 6, "{hd}");
 }
 
 #[test]

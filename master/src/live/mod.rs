@@ -193,7 +193,11 @@ pub fn connect(sys: &System, spec: &LiveSpec, declared: &Declared) -> Result<(Ar
             ranges.insert(c.clone(), r);
         }
     }
-    let units = columns.iter().filter_map(|c| Some((c.clone(), declared.units.get(c)?.clone()))).collect();
+    let mut units: BTreeMap<String, String> =
+        columns.iter().filter_map(|c| Some((c.clone(), declared.units.get(c)?.clone()))).collect();
+    for b in sys.bonds() {
+        units.insert(format!("{}.energy", b.name), "J".into());
+    }
     let schematic = match &spec.schematic {
         None => None,
         Some(file) => Some(read_schematic(sys, file).map_err(|m| err("live.schematic".into(), m))?),

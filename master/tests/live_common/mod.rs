@@ -61,7 +61,11 @@ pub fn operator(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(paths::root().join("scenarios/crane-pub3-operator.toml")).unwrap();
     let text = text
         .replace("../target/fmu", &paths::fmu_dir().display().to_string())
-        .replace("addr = \"127.0.0.1:8033\"", "addr = \"127.0.0.1:0\"");
+        .replace("addr = \"127.0.0.1:8033\"", "addr = \"127.0.0.1:0\"")
+        .replace(
+            "crane-pub3-operator.svg",
+            &paths::root().join("scenarios/crane-pub3-operator.svg").display().to_string(),
+        );
     let p = dir.join("operator.toml");
     std::fs::write(&p, text).unwrap();
     p
