@@ -44,7 +44,9 @@ pub struct LiveSpec {
     /// Where to serve (default 127.0.0.1:8033; port 0 picks a free one).
     #[serde(default)]
     pub addr: Option<String>,
-    /// Slider range of an input, `"hyd.U_ref" = [-10, 10]` (default [-1, 1]).
+    /// Range of an input, `"hyd.U_ref" = [-10, 10]`: the slider's, and the values a client may
+    /// set (within the FMU's min/max; without it: the FMU's, or a slider of [-1, 1]); of an
+    /// output: its plot's fixed y axis.
     #[serde(default)]
     pub range: BTreeMap<String, [f64; 2]>,
     /// Keyboard keys of the dashboard: `"hyd.U_ref" = ["ArrowUp", "ArrowDown"]` raise and
@@ -53,18 +55,18 @@ pub struct LiveSpec {
     pub keys: BTreeMap<String, [String; 2]>,
     /// Origins (`http://host:port`) besides the server's own whose pages may use it (its
     /// WebSocket, its page under that host name).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_origins: Vec<String>,
     /// The access token set, release, pause and reset need on every protocol (8–128 of
     /// `A-Za-z0-9-_.`); a server bound beyond loopback without one makes a random one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
     /// Clamp a value outside an input's range to it (the reply says so) instead of refusing it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub clamp: bool,
     /// An SVG drawing of the machine for the dashboard (path from the system file's folder),
     /// its elements bound to outputs by `data-*` attributes (docs/live.md).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schematic: Option<String>,
 }
 
