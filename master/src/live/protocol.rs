@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// Largest message (a JSON line, a WebSocket message, a datagram), bytes.
+pub const MAX_MESSAGE: usize = 64 * 1024;
 /// Rows are streamed to a subscribed client this often.
 pub const STREAM_EVERY: Duration = Duration::from_millis(40);
 /// Rows per second a subscription without an explicit `every` gets at most.

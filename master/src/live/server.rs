@@ -25,8 +25,7 @@ use tungstenite::{Message, WebSocket};
 
 /// Clients served at once.
 pub const MAX_CLIENTS: usize = 32;
-/// Largest message (a JSON line or a WebSocket message), bytes.
-pub const MAX_MESSAGE: usize = 64 * 1024;
+pub use super::protocol::MAX_MESSAGE;
 /// A message (an HTTP request head, a JSON line) must be complete this long after its first byte.
 pub const PARTIAL_TIMEOUT: Duration = Duration::from_secs(5);
 /// With every slot taken, a client that has sent no complete message for this long (and is

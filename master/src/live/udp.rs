@@ -12,7 +12,7 @@
 //! 40 ms, in datagrams of at most [`MAX_DATAGRAM`] bytes) until it unsubscribes, its proof
 //! lapses, or the server stops.
 
-use super::protocol::{handle, stream_messages, Reply, Request, Session};
+use super::protocol::{handle, stream_messages, Reply, Request, Session, MAX_MESSAGE};
 use super::Hub;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -30,8 +30,6 @@ pub const LEASE: Duration = Duration::from_secs(10);
 pub const MAX_SUBSCRIBERS: usize = 32;
 /// Proven addresses remembered at once (the oldest proof is forgotten first).
 const MAX_PROVEN: usize = 1024;
-/// Largest message (as over TCP).
-const MAX_MESSAGE: usize = super::server::MAX_MESSAGE;
 
 /// The server's side of the address proofs.
 struct Proofs {
