@@ -441,3 +441,40 @@ pub fn stream_messages(hub: &Hub, session: &mut Session, max: usize) -> Vec<Stri
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Request::parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn messages_parse_into_their_types_and_bad_ones_say_what_is_wrong() {
+        let r = Request::parse(r#"{"set": {"a.x": 2}, "release": "a.y", "pause": false, "subscribe": 5}"#).unwrap();
+        assert_eq!(r.set.unwrap()["a.x"], 2.0);
+        assert_eq!(r.release.unwrap(), ["a.y"]);
+        assert_eq!((r.pause, r.subscribe), (Some(false), Some(Subscribe::Every(5))));
+        assert_eq!(Request::parse(r#"{"subscribe": false}"#).unwrap().subscribe, Some(Subscribe::Off));
+        assert!(err("hello").starts_with("not JSON"));
+        assert!(err("[1, 2]").contains("JSON object"));
+        assert!(err(r#"{"get": 0}"#).contains("get: 0 is not true or false"));
+        assert!(err(r#"{"reset": 1}"#).contains("reset: 1 is not true or false"));
+        assert!(err(r#"{"subscribe": -1}"#).contains("subscribe: -1"));
+        assert!(err(r#"{"set": {"a.x": "ten"}}"#).contains("a.x = \"ten\" is not a number"));
+        assert!(err(r#"{"set": {"a.x": 1e400}}"#).starts_with("not JSON"));
+        assert!(err(r#"{"release": 3}"#).contains("release: 3"));
+        assert!(err(r#"{"jump": true}"#).contains("unknown field `jump`"));
+    }
+
+    #[test]
+    fn controls_are_told_from_reads() {
+        assert!(Request::parse(r#"{"release": []}"#).unwrap().controls());
+        assert!(!Request::parse(r#"{"reset": false, "get": true}"#).unwrap().controls());
+        assert!(Request::parse(r#"{"subscribe": true}"#).unwrap().wants_data());
+        assert!(!Request::parse(r#"{"subscribe": false}"#).unwrap().wants_data());
+        assert!(token_matches("abc", "abc") && !token_matches("abc", "abd") && !token_matches("ab", "abc"));
+    }
+}
