@@ -116,6 +116,8 @@ fn foreign_origins_and_hosts_are_refused_and_change_nothing_the_pages_own_origin
     // The page's own origin: the page and its WebSocket are served, and drive the run.
     let r = http(&a, &format!("GET / HTTP/1.1\r\nHost: {a}\r\n\r\n"));
     assert!(r.starts_with("HTTP/1.1 200") && r.contains("<canvas"), "{:.200}", r);
+    // No other site may frame it either (a framed Start button is a click away from a trick).
+    assert!(r.contains("X-Frame-Options: DENY") && r.contains("frame-ancestors 'none'"), "{:.400}", r);
     let r = http(&a, &format!("GET / HTTP/1.1\r\nHost: localhost:{}\r\n\r\n", a.split(':').nth(1).unwrap()));
     assert!(r.starts_with("HTTP/1.1 200"), "{:.200}", r);
     let mut ws = ws_from(&a, "/ws", &format!("http://{a}"));
