@@ -232,6 +232,40 @@ fn out_of_range_sets_are_refused_or_clamped_and_results_csv_shows_the_value_appl
 }
 
 #[test]
+fn without_a_live_range_the_fmus_min_and_max_bound_a_set() {
+    // hydraulics-lumped3 declares U_ref with min -10, max 10 (issue 48 row 9: 1e300 was taken).
+    let dir = tmp("live-fmu-range");
+    let sys = operator(&dir);
+    let text = std::fs::read_to_string(&sys).unwrap();
+    let range = text.lines().find(|l| l.starts_with("range = ")).unwrap().to_owned();
+    std::fs::write(&sys, text.replace(&range, "")).unwrap();
+    let out = dir.join("out");
+    let run = start(&[
+        "run",
+        sys.to_str().unwrap(),
+        "--stop-time",
+        "0.1",
+        "--real-time",
+        "2",
+        "--paused",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut c = Lines::connect(&run.addr);
+    let info = c.ask(r#"{"info": true}"#);
+    assert_eq!(
+        (info["info"]["inputs"][0]["min"].as_f64(), info["info"]["inputs"][0]["max"].as_f64()),
+        (Some(-10.0), Some(10.0))
+    );
+    let r = c.ask(r#"{"set": {"hyd.U_ref": 1e300}}"#);
+    assert!(r["error"].as_str().is_some_and(|e| e.contains("outside its range [-10, 10]")), "{r}");
+    assert_eq!(c.ask(r#"{"set": {"hyd.U_ref": -10}, "pause": false}"#)["ok"], true);
+    drop(c);
+    run.wait();
+    assert!(spool(&out)[1..].iter().all(|r| r.1 == -10.0));
+}
+
+#[test]
 fn half_sent_clients_do_not_hold_every_slot() {
     let dir = tmp("live-slots");
     let (run, _out) = paused_run(&dir, "", "0.05");
