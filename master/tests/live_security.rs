@@ -72,7 +72,7 @@ fn ws_from(addr: &str, path: &str, origin: &str) -> Ws {
     };
     assert!(buf.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&buf));
     buf.drain(..end);
-    Ws { s, buf }
+    Ws::opened(s, buf)
 }
 
 /// The state of the live input hyd.U_ref a new client is told about: (value, source, paused).
@@ -159,6 +159,15 @@ fn with_a_token_control_needs_it_on_json_lines_websocket_and_udp() {
     let mut ws = ws_from(&a, &format!("/ws?token={token}"), &format!("http://{a}"));
     ws.send(r#"{"set": {"hyd.U_ref": 3}}"#);
     assert_eq!(ws.reply()["ok"], true);
+    // A WebSocket is told the inputs' state as it connects.
+    let later = ws_from(&a, "/ws", &format!("http://{a}"));
+    let hello = &later.hello;
+    assert_eq!(hello["state"]["inputs"]["hyd.U_ref"]["value"], 3.0, "{hello}");
+    assert_eq!(
+        (hello["state"]["inputs"]["hyd.U_ref"]["source"].as_str(), hello["state"]["paused"].as_bool()),
+        (Some("live"), Some(true))
+    );
+    drop(later);
     // A new client is told the value, its source and the pause state.
     assert_eq!(input_state(&a), (Some(3.0), "live".to_owned(), true));
     // UDP: each datagram carries its own token.

@@ -471,6 +471,11 @@ fn websocket(stream: TcpStream, rest: Vec<u8>, ctx: &Ctx, me: &Client, authorize
     let config = WebSocketConfig::default().max_message_size(Some(MAX_MESSAGE)).max_frame_size(Some(MAX_MESSAGE));
     let mut ws = WebSocket::from_partially_read(stream, rest, Role::Server, Some(config));
     let mut session = Session::new(authorized);
+    // At connect: where every input is, who drives it, and whether the run is paused.
+    let hello = Reply { state: Some(super::protocol::state(hub)), ..Reply::default() };
+    if ws.send(Message::text(hello.text())).is_err() {
+        return Ok(());
+    }
     let close = |ws: &mut WebSocket<TcpStream>, code: CloseCode, reason: &str| {
         let _ = ws.close(Some(CloseFrame { code, reason: reason.chars().take(120).collect::<String>().into() }));
         let _ = ws.flush();

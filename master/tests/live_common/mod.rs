@@ -179,6 +179,8 @@ pub fn udp_next(u: &std::net::UdpSocket, rows: bool) -> serde_json::Value {
 pub struct Ws {
     pub s: TcpStream,
     pub buf: Vec<u8>,
+    /// What the server sent at connect (`{"state": …}`).
+    pub hello: serde_json::Value,
 }
 
 impl Ws {
@@ -206,7 +208,17 @@ impl Ws {
         // RFC 6455's own example key and answer.
         assert!(head.to_ascii_lowercase().contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="), "{head}");
         buf.drain(..end);
-        Self { s, buf }
+        Self::opened(s, buf)
+    }
+    /// A WebSocket after its handshake (`buf`: what came after it): reads the state the server
+    /// sends at connect.
+    pub fn opened(s: TcpStream, buf: Vec<u8>) -> Self {
+        let mut ws = Self { s, buf, hello: serde_json::Value::Null };
+        let (op, p) = ws.frame();
+        assert_eq!(op, 1, "a text message first");
+        ws.hello = serde_json::from_slice(&p).unwrap();
+        assert!(ws.hello["state"].is_object(), "{}", ws.hello);
+        ws
     }
     pub fn send_raw(&mut self, bytes: &[u8]) {
         self.s.write_all(bytes).unwrap();
