@@ -195,10 +195,10 @@ pub(super) fn timed_out(e: &std::io::Error) -> bool {
 }
 
 /// Whether `buf` starts like an HTTP request line: an upper-case method and a space.
-fn http_method(buf: &[u8]) -> Option<&str> {
-    let end = buf.iter().position(|b| *b == b' ')?;
-    let m = &buf[..end];
-    ((1..=16).contains(&m.len()) && m.iter().all(u8::is_ascii_uppercase)).then(|| std::str::from_utf8(m).ok())?
+fn looks_like_http(buf: &[u8]) -> bool {
+    buf.iter()
+        .position(|b| *b == b' ')
+        .is_some_and(|end| (1..=16).contains(&end) && buf[..end].iter().all(u8::is_ascii_uppercase))
 }
 
 fn serve_client(mut stream: TcpStream, ctx: &Ctx, me: &Client) -> std::io::Result<()> {
@@ -227,7 +227,7 @@ fn serve_client(mut stream: TcpStream, ctx: &Ctx, me: &Client) -> std::io::Resul
             Err(e) => return Err(e),
         }
     }
-    if http_method(&buf).is_some() {
+    if looks_like_http(&buf) {
         return match http(&mut stream, &mut buf, &mut chunk, ctx, me)? {
             Some((rest, authorized)) => websocket(stream, rest, ctx, me, authorized),
             None => Ok(()),
