@@ -74,7 +74,18 @@ pub struct Execution {
     /// Paces the steps to the wall clock (real-time runs).
     pacer: Option<crate::realtime::Pacer>,
     /// Values set from outside while the run goes (`[live]` inputs).
-    live: Option<crate::live::LiveInputs>,
+    live: Option<Box<dyn InputHook>>,
+    /// Declared min/max of each recorded Real column that has one.
+    ranges: std::collections::BTreeMap<String, (Option<f64>, Option<f64>)>,
+}
+
+/// Values set from outside while the run goes (the `[live]` mailbox of `crate::live`): taken at
+/// every communication point, after the pacer's wait and before the step's inputs are set.
+pub trait InputHook: Send + std::fmt::Debug {
+    /// Applies what changed since the last communication point: overrides a time table's
+    /// signal (`Coupling::override_signal`) or sets an instance's input.
+    fn apply(&mut self, coupling: &mut crate::coupling::Coupling, instances: &mut [Box<dyn FmuInstance>])
+        -> Result<()>;
 }
 
 /// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
@@ -214,13 +225,23 @@ impl Execution {
         self
     }
 
+    /// Unit of each recorded column (`summary.json` `units`: columns without a unit left out).
+    pub fn units(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.units
+    }
+
+    /// The declared min/max of each recorded Real column that declares one.
+    pub fn declared_ranges(&self) -> &std::collections::BTreeMap<String, (Option<f64>, Option<f64>)> {
+        &self.ranges
+    }
+
     /// The pacer of a real-time run.
     pub fn pacer_mut(&mut self) -> Option<&mut crate::realtime::Pacer> {
         self.pacer.as_mut()
     }
 
-    /// Takes live input values at every communication point ([`crate::live`]).
-    pub fn live_inputs(&mut self, live: crate::live::LiveInputs) -> &mut Self {
+    /// Takes values set from outside at every communication point ([`InputHook`]).
+    pub fn live_inputs(&mut self, live: Box<dyn InputHook>) -> &mut Self {
         self.live = Some(live);
         self
     }
@@ -247,6 +268,7 @@ impl Execution {
         let interpolates: Vec<bool> = instances.iter().map(|s| s.can_interpolate_inputs()).collect();
         let (coupling, bonds) = crate::bonds::couple(&system, mds, &interpolates)?;
         let units = crate::units::output_units(&system, mds);
+        let ranges = crate::units::output_ranges(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
         let grid = match system.step_control() {
@@ -284,6 +306,7 @@ impl Execution {
             units,
             pacer: None,
             live: None,
+            ranges,
         })
     }
 

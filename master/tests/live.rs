@@ -4,119 +4,17 @@
 //! hostile clients (garbage, oversized lines and frames, 1,000 messages/s, abrupt
 //! disconnects, more clients than served) leave the run and its results intact.
 
-use fmu_harness::paths;
-use master::live::ws;
-use std::io::{BufRead, BufReader, Read, Write};
+use live_common::*;
+use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod live_common;
 mod support;
+use fmu_harness::paths;
 use support::tmp;
-
-/// The operator scenario in `dir` with the FMUs under test, served on a free port.
-fn operator(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(paths::root().join("scenarios/crane-pub3-operator.toml")).unwrap();
-    let text = text
-        .replace("../target/fmu", &paths::fmu_dir().display().to_string())
-        .replace("addr = \"127.0.0.1:8033\"", "addr = \"127.0.0.1:0\"");
-    let p = dir.join("operator.toml");
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-/// A running `cosim run` with its live address; stderr collected.
-struct Run {
-    child: Child,
-    addr: String,
-    stderr: std::thread::JoinHandle<String>,
-}
-
-fn start(args: &[&str]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cosim"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut seen = String::new();
-    let addr = loop {
-        let line = lines.next().unwrap_or_else(|| panic!("no live address in: {seen}")).unwrap();
-        seen += &line;
-        seen += "\n";
-        if let Some(rest) = line.strip_prefix("live: dashboard on http://") {
-            break rest.split('/').next().unwrap().to_owned();
-        }
-    };
-    let stderr = std::thread::spawn(move || {
-        for l in lines.map_while(Result::ok) {
-            seen += &l;
-            seen += "\n";
-        }
-        seen
-    });
-    Run { child, addr, stderr }
-}
-
-impl Run {
-    fn wait(mut self) -> String {
-        let status = self.child.wait().unwrap();
-        let err = self.stderr.join().unwrap();
-        assert!(status.success(), "{err}");
-        err
-    }
-}
-
-/// A JSON-lines client.
-struct Lines {
-    r: BufReader<TcpStream>,
-    w: TcpStream,
-}
-
-impl Lines {
-    fn connect(addr: &str) -> Self {
-        let w = TcpStream::connect(addr).unwrap();
-        w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        w.set_nodelay(true).unwrap();
-        Self { r: BufReader::new(w.try_clone().unwrap()), w }
-    }
-    fn ask(&mut self, msg: &str) -> serde_json::Value {
-        // One write per line (with Nagle, a second small write would wait for a delayed ACK).
-        self.w.write_all(format!("{msg}\n").as_bytes()).unwrap();
-        self.reply()
-    }
-    /// The next reply that is not a row stream message.
-    fn reply(&mut self) -> serde_json::Value {
-        loop {
-            let mut line = String::new();
-            self.r.read_line(&mut line).unwrap();
-            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-            if v.get("rows").is_none() {
-                return v;
-            }
-        }
-    }
-}
-
-fn results(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(str::to_owned).collect();
-    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
-}
-
-fn col(h: &[String], name: &str) -> usize {
-    h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name} in {h:?}"))
-}
-
-/// What the operator's values did in results.csv: the rows (t, U_ref, U) after the start.
-fn spool(out: &Path) -> Vec<(f64, f64, f64)> {
-    let (h, rows) = results(out);
-    let (ir, iu) = (col(&h, "hyd.U_ref"), col(&h, "hyd.U"));
-    rows.iter().map(|r| (r[0], r[ir], r[iu])).collect()
-}
 
 #[test]
 fn a_value_set_over_json_lines_reaches_the_fmu_at_the_next_communication_point() {
@@ -171,18 +69,6 @@ fn seven_point_five_then_minus_four_then_released(out: &Path) {
     assert!(rows[released - 1].2 < -1.0, "U before the release: {}", rows[released - 1].2);
 }
 
-/// The next datagram from `u` that is (`rows`) or is not a row stream message.
-fn udp_next(u: &std::net::UdpSocket, rows: bool) -> serde_json::Value {
-    let mut buf = vec![0u8; 65_536];
-    loop {
-        let n = u.recv(&mut buf).unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&buf[..n]).unwrap();
-        if v.get("rows").is_some() == rows {
-            return v;
-        }
-    }
-}
-
 #[test]
 fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply() {
     let dir = tmp("live-udp");
@@ -199,14 +85,15 @@ fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply
         "--out",
         out.to_str().unwrap(),
     ]);
-    // The same port number as the TCP side.
-    let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    u.connect(&run.addr).unwrap();
-    u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    // The same port number as the TCP side; the sender proves its address first (the cookie).
+    let (u, cookie) = udp_proven(&run.addr);
     let ask = |msg: &[u8]| {
         u.send(msg).unwrap();
         udp_next(&u, false)
     };
+    // Proven by a datagram that carries the cookie: from now on replies may be larger than
+    // the datagrams that caused them.
+    assert_eq!(ask(&with_cookie(r#"{"get": true}"#, &cookie))["ok"], true);
     let info = ask(br#"{"info": true}"#);
     assert_eq!(info["info"]["inputs"][0]["name"], "hyd.U_ref", "{info}");
     // Garbage: each datagram gets an error reply naming what is wrong, and changes nothing.
@@ -216,7 +103,9 @@ fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply
         (b"[1, 2]", "JSON object"),
         (br#"{"set": {"hyd.U_ref": "x"}}"#, "not a number"),
         (br#"{"set": {"hyd.nope": 1}}"#, "not a live input"),
-        (br#"{"set": {"hyd.U_ref": 9}, "jump": true}"#, "unknown key"),
+        (br#"{"set": {"hyd.U_ref": 9}, "jump": true}"#, "unknown field"),
+        (br#"{"set": {"hyd.U_ref": 50}}"#, "outside its range [-10, 10]"),
+        (br#"{"get": 0}"#, "get: 0 is not true or false"),
     ] {
         let r = ask(bad);
         let e = r["error"].as_str().unwrap_or_else(|| panic!("no error for {bad:?}: {r}"));
@@ -224,7 +113,7 @@ fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply
     }
     // One message per datagram; a trailing newline is allowed.
     assert_eq!(ask(b"{\"set\": {\"hyd.U_ref\": 7.5}}\n")["ok"], true);
-    assert_eq!(ask(br#"{"pause": false, "subscribe": 10}"#)["every"], 10);
+    assert_eq!(ask(&with_cookie(r#"{"pause": false, "subscribe": 10}"#, &cookie))["every"], 10);
     let rows = udp_next(&u, true);
     assert!(rows["rows"].as_array().is_some_and(|r| !r.is_empty()), "{rows}");
     std::thread::sleep(Duration::from_millis(250));
@@ -241,84 +130,6 @@ fn a_value_set_in_a_udp_datagram_reaches_the_fmu_and_garbage_gets_an_error_reply
         last = udp_next(&u, true);
     }
     assert_eq!(last["status"], "ok", "{last}");
-}
-
-/// A WebSocket client: handshake, masked frames out, unmasked frames in.
-struct Ws {
-    s: TcpStream,
-    buf: Vec<u8>,
-}
-
-impl Ws {
-    fn connect(addr: &str) -> Self {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let key = "dGhlIHNhbXBsZSBub25jZQ==";
-        write!(
-            s,
-            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        )
-        .unwrap();
-        let mut buf = Vec::new();
-        let mut b = [0u8; 1024];
-        let end = loop {
-            let n = s.read(&mut b).unwrap();
-            assert!(n > 0, "closed during the handshake");
-            buf.extend_from_slice(&b[..n]);
-            if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break p + 4;
-            }
-        };
-        let head = String::from_utf8_lossy(&buf[..end]).to_string();
-        assert!(head.starts_with("HTTP/1.1 101"), "{head}");
-        // RFC 6455's own example key and answer.
-        assert!(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "{head}");
-        buf.drain(..end);
-        Self { s, buf }
-    }
-    fn send_raw(&mut self, bytes: &[u8]) {
-        self.s.write_all(bytes).unwrap();
-    }
-    fn send(&mut self, text: &str) {
-        self.send_raw(&ws::client_frame(1, text.as_bytes(), [0x12, 0x34, 0x56, 0x78]));
-    }
-    /// The next server frame: (opcode, payload).
-    fn frame(&mut self) -> (u8, Vec<u8>) {
-        loop {
-            if self.buf.len() >= 2 {
-                let len0 = (self.buf[1] & 0x7f) as usize;
-                let (hl, len) = match len0 {
-                    126 if self.buf.len() >= 4 => (4, u16::from_be_bytes([self.buf[2], self.buf[3]]) as usize),
-                    127 if self.buf.len() >= 10 => {
-                        (10, u64::from_be_bytes(self.buf[2..10].try_into().unwrap()) as usize)
-                    }
-                    126 | 127 => (usize::MAX, 0),
-                    n => (2, n),
-                };
-                if hl != usize::MAX && self.buf.len() >= hl + len {
-                    let op = self.buf[0] & 0x0f;
-                    let payload = self.buf[hl..hl + len].to_vec();
-                    self.buf.drain(..hl + len);
-                    return (op, payload);
-                }
-            }
-            let mut b = [0u8; 65536];
-            let n = self.s.read(&mut b).unwrap();
-            assert!(n > 0, "closed");
-            self.buf.extend_from_slice(&b[..n]);
-        }
-    }
-    /// The next text reply that is not a row stream message.
-    fn reply(&mut self) -> serde_json::Value {
-        loop {
-            let (op, p) = self.frame();
-            assert_eq!(op, 1, "{}", String::from_utf8_lossy(&p));
-            let v: serde_json::Value = serde_json::from_slice(&p).unwrap();
-            if v.get("rows").is_none() {
-                return v;
-            }
-        }
-    }
 }
 
 #[test]
@@ -339,7 +150,7 @@ fn a_value_set_over_a_websocket_reaches_the_fmu_and_rows_stream_back() {
     ]);
     // The page itself.
     let mut page = TcpStream::connect(&run.addr).unwrap();
-    write!(page, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(page, "GET / HTTP/1.1\r\nHost: {}\r\n\r\n", run.addr).unwrap();
     let mut html = String::new();
     page.read_to_string(&mut html).unwrap();
     assert!(html.starts_with("HTTP/1.1 200") && html.contains("<canvas") && html.contains("/ws"), "{html:.300}");
@@ -352,7 +163,7 @@ fn a_value_set_over_a_websocket_reaches_the_fmu_and_rows_stream_back() {
     c.send(r#"{"set": {"hyd.U_ref": -6.25}, "pause": false}"#);
     assert_eq!(c.reply()["ok"], true);
     // A ping is answered with its payload.
-    c.send_raw(&ws::client_frame(9, b"hello", [1, 2, 3, 4]));
+    c.send_raw(&client_frame(9, b"hello", [1, 2, 3, 4]));
     // Rows arrive with the live value in them until the run ends.
     let k = 1 + columns.iter().position(|c| c == "hyd.U_ref").unwrap();
     let (mut rows, mut pong, mut last_t, mut skipped) = (0, false, 0.0, 0);
@@ -389,10 +200,6 @@ fn a_value_set_over_a_websocket_reaches_the_fmu_and_rows_stream_back() {
     let spool = spool(&out);
     assert!(spool[1..].iter().all(|r| r.1 == -6.25));
     assert!(spool.last().unwrap().2 < -3.0, "the valve followed: U = {}", spool.last().unwrap().2);
-}
-
-fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> std::thread::JoinHandle<()> {
-    std::thread::Builder::new().name(name.into()).spawn(f).unwrap()
 }
 
 #[test]
@@ -477,9 +284,7 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
         let (op, p) = c.frame();
         assert_eq!((op, &p[..2]), (8, &1009u16.to_be_bytes()[..]));
         // An unmasked frame on another connection: closed with 1002.
-        let mut unmasked = Vec::new();
-        ws::write_frame(&mut unmasked, 1, b"{}").unwrap();
-        c2.send_raw(&unmasked);
+        c2.send_raw(&unmasked_frame(1, b"{}"));
         let _ = c2.frame();
         let (op, p) = c2.frame();
         assert_eq!((op, &p[..2]), (8, &1002u16.to_be_bytes()[..]));
@@ -488,9 +293,10 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
     // subscribers than served, which then vanish (their sockets closed without a word).
     let a = addr.clone();
     attackers.push(spawn("udp", move || {
-        let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-        u.connect(&a).unwrap();
-        u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        // A proven sender (replies larger than its datagrams).
+        let (u, cookie) = udp_proven(&a);
+        u.send(&with_cookie(r#"{"get": true}"#, &cookie)).unwrap();
+        assert_eq!(udp_next(&u, false)["ok"], true);
         let t0 = Instant::now();
         for k in 0..1000u32 {
             let msg: &[u8] = match k % 4 {
@@ -507,18 +313,11 @@ fn hostile_clients_leave_the_run_and_its_results_intact() {
                 std::thread::sleep(wait);
             }
         }
-        let subscribers: Vec<std::net::UdpSocket> = (0..40)
-            .map(|_| {
-                let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-                s.connect(&a).unwrap();
-                s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-                s
-            })
-            .collect();
+        let subscribers: Vec<(std::net::UdpSocket, String)> = (0..40).map(|_| udp_proven(&a)).collect();
         let refused = subscribers
             .iter()
-            .filter(|s| {
-                s.send(br#"{"subscribe": 1}"#).unwrap();
+            .filter(|(s, cookie)| {
+                s.send(&with_cookie(r#"{"subscribe": 1}"#, cookie)).unwrap();
                 udp_next(s, false).get("error").is_some()
             })
             .count();
@@ -622,6 +421,7 @@ fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}\n{}", String::from_utf8_lossy(&o.stdout));
     let page: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    eprintln!("the page saw: {page}");
     run.wait();
     let slider = page["slider"].as_f64().unwrap();
     assert!(slider > 5.0 && slider <= 10.0, "the drag moved the slider to {slider} V");
@@ -642,6 +442,33 @@ fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_
         assert_eq!(row[is], page[s].as_f64().unwrap(), "mech.s at t = {t}: page vs results.csv");
     }
     assert!(page["s1"].as_f64().unwrap() > page["s0"].as_f64().unwrap() + 0.005, "{page}");
+    // Axis labels with units in engineering scale.
+    for (c, label) in [
+        ("mech.s", "mech.s [mm]"),
+        ("hyd.p1", "hyd.p1 [bar]"),
+        ("hyd.U_ref", "hyd.U_ref [V]"),
+        ("cylinder.energy", "cylinder.energy [J]"),
+    ] {
+        assert_eq!(page["labels"][c], label, "{page}");
+    }
+    assert_eq!(page["start_disabled_paused"], false, "Start is enabled while paused");
+    // The schematic's boom turned (counter-clockwise on screen: a more negative angle) as the
+    // piston went out.
+    let angle = |k: &str| {
+        let t = page[k].as_str().unwrap_or_else(|| panic!("{k}: {page}"));
+        t.split("rotate(").nth(1).unwrap().split(' ').next().unwrap().parse::<f64>().unwrap()
+    };
+    assert!(angle("boom1") < angle("boom0") - 0.3, "the boom turned: {} -> {} deg", angle("boom0"), angle("boom1"));
+    // A second page opened later shows the slider where the first left it.
+    assert_eq!(page["second_slider"].as_f64(), Some(slider), "{page}");
+    // It got the history the server keeps, not only rows from its opening on.
+    assert!(page["history_s"].as_f64().unwrap() > 1.0, "{page}");
+    // A phone: every plot at least 150 px high, nothing wider than the screen; 1080p: every
+    // plot above the fold.
+    let phone = &page["sizes"]["390x844"];
+    assert!(phone[0].as_f64().unwrap() >= 150.0 && phone[1].as_f64().unwrap() <= 390.0, "{phone}");
+    let hd = &page["sizes"]["1920x1080"];
+    assert!(hd[2].as_f64().unwrap() <= 1080.0 && hd[3] == 6, "{hd}");
 }
 
 #[test]

@@ -15,7 +15,9 @@ fn localized(name: &str, dir: &Path) -> PathBuf {
         .replace("../target/fmu", &paths::fmu_dir().display().to_string())
         .replace("../target/thirdparty", &paths::root().join("target/thirdparty").display().to_string())
         // Served scenarios (operator in the loop): a free port, not the one a user may have open.
-        .replace("addr = \"127.0.0.1:8033\"", "addr = \"127.0.0.1:0\"");
+        .replace("addr = \"127.0.0.1:8033\"", "addr = \"127.0.0.1:0\"")
+        // Files a scenario names next to it (the operator's schematic), where they are.
+        .replace("schematic = \"", &format!("schematic = \"{}/", paths::root().join("scenarios").display()));
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p

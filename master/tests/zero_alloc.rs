@@ -105,12 +105,16 @@ fn paced_steps_with_live_inputs_and_outputs_do_not_allocate() {
     let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-rt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     run.pacer_mut().expect("real_time paces the run").set_timing_csv(dir.join("timing.csv"));
-    let (hub, live_in, live_out) = master::live::connect(run.system(), builder.live.as_ref().unwrap()).unwrap();
-    run.live_inputs(live_in);
+    let declared = master::live::Declared::of(&run);
+    let (hub, live_in, live_out) =
+        master::live::connect(run.system(), builder.live.as_ref().unwrap(), &declared).unwrap();
+    run.live_inputs(Box::new(live_in));
     run.observe(Box::new(live_out));
     let drive = |k: u32| match k % 300 {
         0 => hub.release("hyd.U_ref").unwrap(),
-        k if k % 100 == 0 => hub.set("hyd.U_ref", f64::from(k) / 50.0).unwrap(),
+        k if k % 100 == 0 => {
+            hub.set("hyd.U_ref", f64::from(k) / 50.0).unwrap();
+        }
         _ => {}
     };
     for k in 0..2000 {

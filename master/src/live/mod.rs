@@ -11,21 +11,21 @@
 //!   browsers, JSON lines for other programs; [`udp`]: the same messages in UDP datagrams on
 //!   the same port number.
 
+pub mod hub;
+pub mod policy;
+pub mod protocol;
 pub mod server;
 pub mod udp;
-pub mod ws;
 
-use crate::bonds::BondState;
-use crate::coupling::Coupling;
+pub use hub::{Hub, InputInfo, LiveInputs, LiveOutputs, RunState};
+
 use crate::error::{MasterError, Result};
-use crate::fmu::FmuInstance;
-use crate::observer::{Observer, Summary};
-use crate::realtime::{Control, LiveStats};
-use crate::system::{System, VarRef};
+use crate::observer::Status;
+use crate::system::System;
+use hub::Target;
 use model_description::{BaseType, Causality};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The address served when `[live]` gives none.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8033";
@@ -44,233 +44,30 @@ pub struct LiveSpec {
     /// Where to serve (default 127.0.0.1:8033; port 0 picks a free one).
     #[serde(default)]
     pub addr: Option<String>,
-    /// Slider range of an input, `"hyd.U_ref" = [-10, 10]` (default [-1, 1]).
+    /// Range of an input, `"hyd.U_ref" = [-10, 10]`: the slider's, and the values a client may
+    /// set (within the FMU's min/max; without it: the FMU's, or a slider of [-1, 1]); of an
+    /// output: its plot's fixed y axis.
     #[serde(default)]
     pub range: BTreeMap<String, [f64; 2]>,
     /// Keyboard keys of the dashboard: `"hyd.U_ref" = ["ArrowUp", "ArrowDown"]` raise and
     /// lower an input by a twentieth of its range.
     #[serde(default)]
     pub keys: BTreeMap<String, [String; 2]>,
-}
-
-/// One live input's mailbox: the value (f64 bits), whether it is set (overrides), and whether
-/// it changed since the run last looked.
-#[derive(Debug, Default)]
-struct Slot {
-    bits: AtomicU64,
-    set: AtomicBool,
-    dirty: AtomicBool,
-}
-
-/// A live input as clients see it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct InputInfo {
-    /// `instance.variable`.
-    pub name: String,
-    /// Slider range.
-    pub min: f64,
-    /// Slider range.
-    pub max: f64,
-    /// Keys raising and lowering it, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keys: Option<[String; 2]>,
-}
-
-/// Rows kept for clients (at 1 kHz: 8 s).
-const RING_ROWS: usize = 8192;
-
-/// The latest rows: time then the streamed columns.
-#[derive(Debug)]
-struct Ring {
-    width: usize,
-    data: Vec<f64>,
-    /// Rows written in all.
-    head: u64,
-}
-
-/// What the run and the server share.
-#[derive(Debug)]
-pub struct Hub {
-    inputs: Vec<InputInfo>,
-    slots: Vec<Slot>,
-    /// Names of the streamed columns after the time.
-    columns: Vec<String>,
-    ring: Mutex<Ring>,
-    /// Rows the stepping thread could not publish because a reader held the ring.
-    pub skipped: AtomicU64,
-    /// Pause / resume.
-    pub control: Arc<Control>,
-    /// Real-time figures.
-    pub stats: Arc<LiveStats>,
-    /// `running`, then the summary's status and message.
-    status: Mutex<(String, String)>,
-    /// Communication step and stop time (for the page's axes).
-    pub step: f64,
-    /// Stop time (s).
-    pub stop: f64,
-    /// Start time (s).
-    pub start: f64,
-}
-
-impl Hub {
-    /// The live inputs.
-    pub fn inputs(&self) -> &[InputInfo] {
-        &self.inputs
-    }
-
-    /// The streamed columns (after the time).
-    pub fn columns(&self) -> &[String] {
-        &self.columns
-    }
-
-    /// Sets input `name` (it overrides its time table from the next communication point).
-    pub fn set(&self, name: &str, value: f64) -> std::result::Result<(), String> {
-        let k = self.input(name)?;
-        if !value.is_finite() {
-            return Err(format!("{name}: {value} is not a finite number"));
-        }
-        let s = &self.slots[k];
-        s.bits.store(value.to_bits(), Ordering::Relaxed);
-        s.set.store(true, Ordering::Relaxed);
-        s.dirty.store(true, Ordering::Release);
-        Ok(())
-    }
-
-    /// Releases input `name`: its time table (or its last value) drives it again.
-    pub fn release(&self, name: &str) -> std::result::Result<(), String> {
-        let k = self.input(name)?;
-        let s = &self.slots[k];
-        s.set.store(false, Ordering::Relaxed);
-        s.dirty.store(true, Ordering::Release);
-        Ok(())
-    }
-
-    fn input(&self, name: &str) -> std::result::Result<usize, String> {
-        self.inputs.iter().position(|i| i.name == name).ok_or_else(|| {
-            let names: Vec<&str> = self.inputs.iter().map(|i| i.name.as_str()).collect();
-            format!("\"{name}\" is not a live input (live inputs: {})", names.join(", "))
-        })
-    }
-
-    /// Rows after `cursor` (rows written so far counted from 1), every `every`-th: the new
-    /// cursor and the rows (time first). Rows older than the ring are gone.
-    pub fn rows_since(&self, cursor: u64, every: u64) -> (u64, Vec<Vec<f64>>) {
-        let Ok(ring) = self.ring.lock() else { return (cursor, Vec::new()) };
-        let first = cursor.max(ring.head.saturating_sub(RING_ROWS as u64));
-        let every = every.max(1);
-        let mut rows = Vec::new();
-        for n in first..ring.head {
-            if n % every != 0 && n + 1 != ring.head {
-                continue;
-            }
-            let at = (n as usize % RING_ROWS) * ring.width;
-            rows.push(ring.data[at..at + ring.width].to_vec());
-        }
-        (ring.head, rows)
-    }
-
-    /// Rows written so far and the latest row (empty before the first).
-    pub fn latest(&self) -> (u64, Vec<f64>) {
-        let Ok(ring) = self.ring.lock() else { return (0, Vec::new()) };
-        if ring.head == 0 {
-            return (0, Vec::new());
-        }
-        let at = ((ring.head - 1) as usize % RING_ROWS) * ring.width;
-        (ring.head, ring.data[at..at + ring.width].to_vec())
-    }
-
-    /// The status and message (`running` while the run goes).
-    pub fn status(&self) -> (String, String) {
-        self.status.lock().map(|s| s.clone()).unwrap_or_default()
-    }
-
-    pub(crate) fn set_status(&self, status: &str, message: &str) {
-        if let Ok(mut s) = self.status.lock() {
-            *s = (status.to_owned(), message.to_owned());
-        }
-    }
-}
-
-/// Where a live input goes: a time table's override or the input itself.
-#[derive(Debug, Clone)]
-struct Target {
-    var: VarRef,
-    signal: Option<usize>,
-}
-
-/// The run's side of the mailbox ([`crate::Execution::live_inputs`]).
-#[derive(Debug)]
-pub struct LiveInputs {
-    hub: Arc<Hub>,
-    targets: Vec<Target>,
-}
-
-impl LiveInputs {
-    /// Takes the values set since the last communication point: an input with a time table
-    /// has the table overridden (held, derivative 0) while set, and released back to it;
-    /// one without gets the value set (and keeps the last one when released).
-    pub(crate) fn apply(&mut self, coupling: &mut Coupling, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
-        for (slot, target) in self.hub.slots.iter().zip(&self.targets) {
-            if !slot.dirty.swap(false, Ordering::Acquire) {
-                continue;
-            }
-            let set = slot.set.load(Ordering::Relaxed);
-            let value = f64::from_bits(slot.bits.load(Ordering::Relaxed));
-            match target.signal {
-                Some(k) => coupling.override_signal(k, set.then_some(value)),
-                None if set => instances[target.var.instance].set_real(&[target.var.vr], &[value])?,
-                None => {}
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Publishes the streamed columns after every step (an observer; never waits for a reader).
-#[derive(Debug)]
-pub struct LiveOutputs {
-    hub: Arc<Hub>,
-    /// Position in the recorded values of each column (bond columns after them).
-    picks: Vec<usize>,
-    bonds: usize,
-    row: Vec<f64>,
-}
-
-impl LiveOutputs {
-    fn publish(&mut self, t: f64, values: &[f64], bonds: &[BondState]) {
-        self.row.clear();
-        self.row.push(t);
-        self.row.extend(self.picks.iter().map(|k| values.get(*k).copied().unwrap_or(f64::NAN)));
-        self.row.extend(bonds.iter().take(self.bonds).map(|b| b.e));
-        let Ok(mut ring) = self.hub.ring.try_lock() else {
-            self.hub.skipped.fetch_add(1, Ordering::Relaxed);
-            return;
-        };
-        let at = (ring.head as usize % RING_ROWS) * ring.width;
-        let width = ring.width;
-        ring.data[at..at + width].copy_from_slice(&self.row);
-        ring.head += 1;
-    }
-}
-
-impl Observer for LiveOutputs {
-    fn start(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.publish(t, values, bonds);
-        Ok(())
-    }
-    fn step(&mut self, _n: u64, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.publish(t, values, bonds);
-        Ok(())
-    }
-    fn end_early(&mut self, t: f64, values: &[f64], bonds: &[BondState]) -> Result<()> {
-        self.publish(t, values, bonds);
-        Ok(())
-    }
-    fn finish(&mut self, s: &Summary) -> Result<()> {
-        let status = serde_json::to_value(s.status).ok().and_then(|v| v.as_str().map(str::to_owned));
-        self.hub.set_status(status.as_deref().unwrap_or("finished"), &s.message);
-        Ok(())
-    }
+    /// Origins (`http://host:port`) besides the server's own whose pages may use it (its
+    /// WebSocket, its page under that host name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_origins: Vec<String>,
+    /// The access token set, release, pause and reset need on every protocol (8–128 of
+    /// `A-Za-z0-9-_.`); a server bound beyond loopback without one makes a random one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Clamp a value outside an input's range to it (the reply says so) instead of refusing it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clamp: bool,
+    /// An SVG drawing of the machine for the dashboard (path from the system file's folder),
+    /// its elements bound to outputs by `data-*` attributes (docs/live.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schematic: Option<String>,
 }
 
 /// The names a `[live]` table needs recorded (its inputs and outputs), to add to a system's
@@ -279,10 +76,29 @@ pub fn recorded_names(spec: &LiveSpec) -> impl Iterator<Item = &String> {
     spec.outputs.iter().chain(&spec.inputs)
 }
 
+/// What the FMUs declare of the recorded columns: units and min/max.
+#[derive(Debug, Clone, Default)]
+pub struct Declared {
+    /// Unit of each recorded column that has one.
+    pub units: BTreeMap<String, String>,
+    /// min/max of each recorded Real column that declares either.
+    pub ranges: BTreeMap<String, (Option<f64>, Option<f64>)>,
+}
+
+impl Declared {
+    /// What `execution`'s model descriptions declare.
+    pub fn of(execution: &crate::Execution) -> Self {
+        Self { units: execution.units().clone(), ranges: execution.declared_ranges().clone() }
+    }
+}
+
+/// Largest schematic read (bytes).
+const MAX_SCHEMATIC: u64 = 1 << 20;
+
 /// The hub, the run's mailbox and the publishing observer for `spec` on `sys`. Every name is
 /// checked: inputs must be Real inputs not fed by a connection, columns must be recorded.
 /// `path` and the key (`live.inputs[k]`) name a bad entry.
-pub fn connect(sys: &System, spec: &LiveSpec) -> Result<(Arc<Hub>, LiveInputs, LiveOutputs)> {
+pub fn connect(sys: &System, spec: &LiveSpec, declared: &Declared) -> Result<(Arc<Hub>, LiveInputs, LiveOutputs)> {
     let err = |key: String, message: String| MasterError::System { path: sys.path().to_path_buf(), key, message };
     let recorded: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let mut targets = Vec::new();
@@ -303,16 +119,46 @@ pub fn connect(sys: &System, spec: &LiveSpec) -> Result<(Arc<Hub>, LiveInputs, L
             ));
         }
         let signal = sys.signals().iter().position(|s| s.to.instance == var.instance && s.to.vr == var.vr);
-        let [min, max] = spec.range.get(name).copied().unwrap_or([-1.0, 1.0]);
-        if !(min.is_finite() && max.is_finite() && min < max) {
-            return Err(err(format!("live.range.\"{name}\""), format!("[{min}, {max}] is not a range (min < max)")));
+        let (fmu_min, fmu_max) = declared.ranges.get(name).copied().unwrap_or((None, None));
+        let (fmu_min, fmu_max) = (fmu_min.unwrap_or(f64::NEG_INFINITY), fmu_max.unwrap_or(f64::INFINITY));
+        let given = spec.range.get(name).copied();
+        if let Some([min, max]) = given {
+            if !(min.is_finite() && max.is_finite() && min < max) {
+                return Err(err(
+                    format!("live.range.\"{name}\""),
+                    format!("[{min}, {max}] is not a range (min < max)"),
+                ));
+            }
+            if max < fmu_min || min > fmu_max {
+                return Err(err(
+                    format!("live.range.\"{name}\""),
+                    format!("[{min}, {max}] is outside the FMU's min/max [{fmu_min}, {fmu_max}] of {name}"),
+                ));
+            }
         }
-        inputs.push(InputInfo { name: name.clone(), min, max, keys: spec.keys.get(name).cloned() });
+        let limit = match given {
+            Some([min, max]) => (min.max(fmu_min), max.min(fmu_max)),
+            None => (fmu_min, fmu_max),
+        };
+        let [min, max] = match given {
+            Some(r) => r,
+            None if limit.0.is_finite() && limit.1.is_finite() => [limit.0, limit.1],
+            None => [-1.0, 1.0],
+        };
+        inputs.push(InputInfo { name: name.clone(), min, max, keys: spec.keys.get(name).cloned(), limit });
         targets.push(Target { var, signal });
     }
-    for name in spec.range.keys().chain(spec.keys.keys()) {
+    for name in spec.keys.keys() {
         if !spec.inputs.contains(name) {
-            return Err(err(format!("live.range.\"{name}\""), format!("{name} is not in live.inputs")));
+            return Err(err(format!("live.keys.\"{name}\""), format!("{name} is not in live.inputs")));
+        }
+    }
+    for (name, [min, max]) in &spec.range {
+        if !spec.inputs.contains(name) && !spec.outputs.contains(name) {
+            return Err(err(format!("live.range.\"{name}\""), format!("{name} is not in live.inputs or live.outputs")));
+        }
+        if !(min.is_finite() && max.is_finite() && min < max) {
+            return Err(err(format!("live.range.\"{name}\""), format!("[{min}, {max}] is not a range (min < max)")));
         }
     }
     // Columns: the live outputs, then the live inputs, then each bond's Σ δE.
@@ -337,23 +183,54 @@ pub fn connect(sys: &System, spec: &LiveSpec) -> Result<(Arc<Hub>, LiveInputs, L
     }
     let bonds = sys.bonds().len();
     columns.extend(sys.bonds().iter().map(|b| format!("{}.energy", b.name)));
-    let width = 1 + columns.len();
-    let hub = Arc::new(Hub {
-        slots: inputs.iter().map(|_| Slot::default()).collect(),
-        inputs,
-        columns,
-        ring: Mutex::new(Ring { width, data: vec![f64::NAN; width * RING_ROWS], head: 0 }),
-        skipped: AtomicU64::new(0),
-        control: Arc::new(Control::default()),
-        stats: Arc::new(LiveStats::default()),
-        status: Mutex::new(("running".into(), String::new())),
-        step: sys.step(),
-        stop: sys.stop(),
-        start: sys.start(),
-    });
+    // Axes: a column's [live] range, else what the FMU declares (both ends).
+    let mut ranges = BTreeMap::new();
+    for c in &columns {
+        let r = match (spec.range.get(c), declared.ranges.get(c)) {
+            (Some(r), _) => Some(*r),
+            (None, Some((Some(lo), Some(hi)))) if lo < hi && lo.is_finite() && hi.is_finite() => Some([*lo, *hi]),
+            _ => None,
+        };
+        if let Some(r) = r {
+            ranges.insert(c.clone(), r);
+        }
+    }
+    let mut units: BTreeMap<String, String> =
+        columns.iter().filter_map(|c| Some((c.clone(), declared.units.get(c)?.clone()))).collect();
+    for b in sys.bonds() {
+        units.insert(format!("{}.energy", b.name), "J".into());
+    }
+    let schematic = match &spec.schematic {
+        None => None,
+        Some(file) => Some(read_schematic(sys, file).map_err(|m| err("live.schematic".into(), m))?),
+    };
+    let mut hub = Hub::new(inputs, columns, sys.step(), sys.stop(), sys.start());
+    hub.clamp = spec.clamp;
+    hub.units = units;
+    hub.ranges = ranges;
+    hub.schematic = schematic;
+    let width = 1 + hub.columns().len();
+    let hub = Arc::new(hub);
     let live_in = LiveInputs { hub: Arc::clone(&hub), targets };
     let live_out = LiveOutputs { hub: Arc::clone(&hub), picks, bonds, row: Vec::with_capacity(width) };
     Ok((hub, live_in, live_out))
+}
+
+/// The schematic `file` (relative to the system file's folder): SVG text of at most 1 MiB.
+fn read_schematic(sys: &System, file: &str) -> std::result::Result<String, String> {
+    use std::io::Read;
+    let path = sys.path().parent().unwrap_or(std::path::Path::new(".")).join(file);
+    let mut text = String::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_SCHEMATIC + 1).read_to_string(&mut text))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.len() as u64 > MAX_SCHEMATIC {
+        return Err(format!("{}: larger than {MAX_SCHEMATIC} bytes", path.display()));
+    }
+    if !text.contains("<svg") {
+        return Err(format!("{}: not an SVG drawing (no <svg> element)", path.display()));
+    }
+    Ok(text)
 }
 
 impl LiveInputs {
@@ -379,24 +256,25 @@ pub struct Served {
     pub server: server::Server,
 }
 
+/// The `[live]` table served when a system has none: every recorded variable readable,
+/// nothing settable.
+fn read_only(sys: &System) -> LiveSpec {
+    LiveSpec { outputs: sys.outputs().iter().map(|v| sys.label(v)).collect(), ..LiveSpec::default() }
+}
+
 impl Served {
     /// Attaches a new execution of the same system to this server (after a reset): its
     /// mailbox, its publishing observer and the pacer sharing pause and statistics.
     pub fn reattach(&self, execution: &mut crate::Execution, spec: Option<&LiveSpec>) -> Result<()> {
         let sys = execution.system();
-        let spec = spec.cloned().unwrap_or_else(|| LiveSpec {
-            outputs: sys.outputs().iter().map(|v| sys.label(v)).collect(),
-            ..LiveSpec::default()
-        });
-        let (_, live_in, live_out) = connect(sys, &spec)?;
+        let spec = spec.cloned().unwrap_or_else(|| read_only(sys));
+        let (_, live_in, live_out) = connect(sys, &spec, &Declared::of(execution))?;
         share(execution, &self.hub);
         // The inputs as set now apply from the new run's first step.
-        for s in &self.hub.slots {
-            s.dirty.store(true, Ordering::Release);
-        }
-        execution.live_inputs(live_in.rebind(&self.hub));
+        self.hub.mark_all_dirty();
+        execution.live_inputs(Box::new(live_in.rebind(&self.hub)));
         execution.observe(Box::new(live_out.rebind(&self.hub)));
-        self.hub.set_status("running", "");
+        self.hub.set_status(Status::Running, "");
         Ok(())
     }
 }
@@ -428,7 +306,8 @@ pub struct ServeOptions {
 /// Serves `execution` when the system has a `[live]` table or an address is given: the
 /// mailbox and the publishing observer are attached, the pacer shares pause and statistics
 /// (a served run without a real-time factor runs in real time), the server is started and
-/// its address printed. `None` when nothing is to be served.
+/// its address printed (with the token in the page's URL). A server bound beyond loopback
+/// without `[live] token` gets a random one (and a warning). `None` when nothing is served.
 pub fn attach(
     execution: &mut crate::Execution,
     spec: Option<&LiveSpec>,
@@ -438,25 +317,38 @@ pub fn attach(
         return Ok(None);
     }
     let sys = execution.system();
-    let default_spec;
-    let spec = match spec {
-        Some(s) => s,
-        None => {
-            // No [live] table: every recorded variable may be read, nothing set.
-            default_spec =
-                LiveSpec { outputs: sys.outputs().iter().map(|v| sys.label(v)).collect(), ..LiveSpec::default() };
-            &default_spec
-        }
-    };
+    let spec = spec.cloned().unwrap_or_else(|| read_only(sys));
+    let path = sys.path().to_path_buf();
     let addr = opts.addr.clone().or_else(|| spec.addr.clone()).unwrap_or_else(|| DEFAULT_ADDR.to_owned());
-    let (hub, live_in, live_out) = connect(sys, spec)?;
+    if let Some(t) = &spec.token {
+        policy::check_token(t).map_err(|message| MasterError::System {
+            path: path.clone(),
+            key: "live.token".into(),
+            message,
+        })?;
+    }
+    let (hub, live_in, live_out) = connect(sys, &spec, &Declared::of(execution))?;
+    let bound = {
+        use std::net::ToSocketAddrs;
+        addr.to_socket_addrs().ok().and_then(|mut a| a.next())
+    };
+    let mut token = spec.token.clone();
+    if token.is_none() && bound.is_some_and(policy::beyond_loopback) {
+        let t = policy::random_token().map_err(|source| MasterError::Io { path: "/dev/urandom".into(), source })?;
+        eprintln!(
+            "live: warning: {addr} serves beyond this machine and [live] token is not set: set, release, pause \
+             and reset need this random token (in the page's URL below); anyone on the network can watch"
+        );
+        token = Some(t);
+    }
     share(execution, &hub);
     hub.control.set_paused(opts.paused);
-    execution.live_inputs(live_in);
+    execution.live_inputs(Box::new(live_in));
     execution.observe(Box::new(live_out));
-    let server = server::Server::start(Arc::clone(&hub), &addr)?;
+    let server = server::Server::start(Arc::clone(&hub), &addr, &spec.allow_origins, token.clone())?;
+    let query = token.as_ref().map(|t| format!("?token={t}")).unwrap_or_default();
     eprintln!(
-        "live: dashboard on http://{0}/ (WebSocket ws://{0}/ws, JSON lines on tcp {0}, JSON datagrams on udp {0})",
+        "live: dashboard on http://{0}/{query} (WebSocket ws://{0}/ws, JSON lines on tcp {0}, JSON datagrams on udp {0})",
         server.addr()
     );
     if opts.paused {
