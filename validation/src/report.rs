@@ -211,6 +211,22 @@ impl Section {
         v
     }
 
+    /// For a section whose every target is met: each row that is not PASS with a target or
+    /// info without one, and every rule violation (empty when the section is as expected).
+    pub fn not_all_met(&self) -> Vec<String> {
+        let mut v = self.rule_violations();
+        for r in &self.rows {
+            let expected = if r.target.trim().is_empty() { Verdict::Info } else { Verdict::Pass };
+            if r.verdict != expected {
+                v.push(format!(
+                    "{}: {} — {} (target {}): {}, expected {expected}",
+                    r.id, r.what, r.ours, r.target, r.verdict
+                ));
+            }
+        }
+        v
+    }
+
     /// The verdict of every row, by id (for tests asserting them all).
     pub fn verdicts(&self) -> Vec<(&str, Verdict)> {
         self.rows.iter().map(|r| (r.id.as_str(), r.verdict)).collect()
