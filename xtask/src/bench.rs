@@ -96,6 +96,12 @@ pub fn run(args: &[String]) -> Result<()> {
         std::fs::write(&readme_path, new)?;
     }
     print!("{report}{internals}{fronts}");
+    // What was written follows the one-run rule (a broken marker would show here, not in CI).
+    let written = std::fs::read_to_string(&doc_path)?;
+    let wrong = crate::provenance::check(&written, &std::fs::read_to_string(&readme_path)?);
+    if !wrong.is_empty() {
+        bail!("the bench output breaks the one-run rule:\n  {}", wrong.join("\n  "));
+    }
     Ok(())
 }
 

@@ -11,8 +11,7 @@ use std::process::Command;
 pub const STAMP: &str = "<!-- bench:run ";
 
 /// The regions a stamp covers: the stamp line's region name and the marker that ends it.
-pub const REGIONS: [(&str, &str); 2] =
-    [("tables", "<!-- precision:begin -->"), ("precision", "<!-- precision:end -->")];
+const REGIONS: [(&str, &str); 2] = [("tables", "<!-- precision:begin -->"), ("precision", "<!-- precision:end -->")];
 
 /// When, where and from what this run is: UTC date and time, commit, CPU model, logical CPUs,
 /// kernel, and the 1-minute load average now (the machine's conditions).
