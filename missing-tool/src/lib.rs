@@ -39,6 +39,7 @@ pub fn message(what: &str, install: &str) -> String {
 /// # Panics
 /// Under CI, always.
 #[allow(clippy::panic)] // the rule: a missing tool fails the test under CI
+#[track_caller] // the panic names the test's line, not this one
 pub fn skip_or_fail(what: &str, install: &str) {
     let text = message(what, install);
     if in_ci() {
@@ -50,6 +51,7 @@ pub fn skip_or_fail(what: &str, install: &str) {
 }
 
 /// [`skip_or_fail`] when `present` is false; returns `present` (`if !require(…) { return; }`).
+#[track_caller]
 pub fn require(present: bool, what: &str, install: &str) -> bool {
     if !present {
         skip_or_fail(what, install);
