@@ -242,9 +242,7 @@ fn warm_up(steps: u64) -> u64 {
 /// (the same replay on instances that do nothing), seconds per measured step.
 fn replay_floor(l: &Loaded, log: &replay::Log, steps: u64) -> Result<f64> {
     let mut instances = instantiate(l, false, false)?;
-    let inside = replay::replay(log, &mut instances)?;
-    let bare = replay::loop_cost(log, instances.len())?;
-    Ok((inside - bare).max(0.0) / steps as f64)
+    Ok(replay::floor(log, &mut instances)? / steps as f64)
 }
 
 fn peers(opts: &Options, args: &[String]) -> Vec<serde_json::Value> {

@@ -240,6 +240,9 @@ pub struct LiveStats {
 #[derive(Debug, Clone, Copy, Default)]
 struct Row {
     t: f64,
+    /// When the step began, from the origin (with `step_ns` and the deadline it tells whether
+    /// the step overran: timing.csv's readers recount the overruns from it).
+    release_ns: u64,
     step_ns: u64,
     late_ns: u64,
     mono_ns: u64,
@@ -413,7 +416,8 @@ impl Pacer {
         let late_ns = moved_on.saturating_duration_since(deadline).as_nanos() as u64;
         self.max_late_ns = self.max_late_ns.max(late_ns);
         if self.rows.len() < self.rows.capacity() {
-            let mut row = Row { t, step_ns, late_ns, ..Row::default() };
+            let release_ns = self.release.saturating_duration_since(origin).as_nanos() as u64;
+            let mut row = Row { t, release_ns, step_ns, late_ns, ..Row::default() };
             if let Some((tc, last)) = &mut self.counters {
                 let c = tc.read();
                 let d = |a: u64, b: u64| a.saturating_sub(b);
@@ -535,12 +539,12 @@ fn write_rows(path: &Path, rows: &[Row], t0: f64, factor: f64) -> std::io::Resul
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         f,
-        "step,time,deadline_s,step_time_s,lateness_s,monotonic_s,cpu_s,run_delay_s,minflt,majflt,nvcsw,nivcsw"
+        "step,time,deadline_s,step_time_s,lateness_s,monotonic_s,cpu_s,run_delay_s,minflt,majflt,nvcsw,nivcsw,release_s"
     )?;
     for (n, r) in rows.iter().enumerate() {
         writeln!(
             f,
-            "{},{},{},{:e},{:e},{:.9},{:e},{:e},{},{},{},{}",
+            "{},{},{},{:e},{:e},{:.9},{:e},{:e},{},{},{},{},{:.9}",
             n + 1,
             r.t,
             (r.t - t0) / factor,
@@ -553,6 +557,7 @@ fn write_rows(path: &Path, rows: &[Row], t0: f64, factor: f64) -> std::io::Resul
             r.majflt,
             r.nvcsw,
             r.nivcsw,
+            r.release_ns as f64 * 1e-9,
         )?;
     }
     f.flush()

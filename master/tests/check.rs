@@ -403,10 +403,10 @@ fn gemseo_wheel() -> Option<PathBuf> {
 #[test]
 fn gemseo_fmus_give_the_verdicts_of_the_committed_example() {
     let Some(wheel) = gemseo_wheel() else {
-        eprintln!(
-            "\n*** SKIPPED: gemseo-fmu wheel not found (GEMSEO_FMU_WHEEL, or `cargo xtask test` downloads it). ***\n"
+        return missing_tool::skip_or_fail(
+            "the gemseo-fmu wheel (GEMSEO_FMU_WHEEL or target/thirdparty/gemseo_fmu-*.whl)",
+            "`cargo xtask test` downloads it, or `pip download --no-deps gemseo-fmu -d target/thirdparty`",
         );
-        return;
     };
     let dir = support::tmp("check-gemseo");
     let mut whl = zip::ZipArchive::new(std::fs::File::open(&wheel).unwrap()).unwrap();

@@ -129,9 +129,9 @@ fn gemseo_wheel() -> Option<PathBuf> {
 /// (with a loud message) when the wheel is absent.
 fn gemseo_fmu(name: &str, dir: &Scratch) -> Option<PathBuf> {
     let Some(wheel) = gemseo_wheel() else {
-        eprintln!(
-            "\n*** SKIPPED: gemseo-fmu wheel not found. Set GEMSEO_FMU_WHEEL=/path/to/gemseo_fmu-*.whl or run \
-             `pip download --no-deps gemseo-fmu -d target/thirdparty` in the workspace root. ***\n"
+        missing_tool::skip_or_fail(
+            "the gemseo-fmu wheel (GEMSEO_FMU_WHEEL or target/thirdparty/gemseo_fmu-*.whl)",
+            "`cargo xtask test` downloads it, or `pip download --no-deps gemseo-fmu -d target/thirdparty`",
         );
         return None;
     };

@@ -544,10 +544,12 @@ fn mutated_ssp_files_give_results_or_errors_naming_the_file() {
     let dir = scratch("ssp");
     let fmus = fmu_dir();
     let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let Ok(text) = std::fs::read_to_string(scenarios.join("oscillator-fd.toml")) else { return };
+    let text = std::fs::read_to_string(scenarios.join("oscillator-fd.toml")).expect("scenarios/oscillator-fd.toml");
     if !fmus.join("oscillator-fd-m1.fmu").exists() {
-        eprintln!("no packaged oscillator FMUs (cargo xtask fmus): SSP property skipped");
-        return;
+        return missing_tool::skip_or_fail(
+            &format!("the packaged oscillator FMUs ({}/oscillator-fd-m1.fmu)", fmus.display()),
+            "run `cargo xtask fmus` (or the whole suite with `cargo xtask test`)",
+        );
     }
     let toml = dir.join("osc.toml");
     std::fs::write(&toml, text.replace("../target/fmu/", &format!("{}/", fmus.display()))).unwrap();

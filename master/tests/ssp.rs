@@ -98,13 +98,17 @@ fn crane_pub3_round_trip_through_ssp_is_byte_identical() {
     }
 }
 
-/// The Python with FMPy ($FMI_PYTHON, else the workspace's .venv), or `None` (test skipped).
+/// The Python with FMPy ($FMI_PYTHON, else the workspace's .venv), or `None`: the test is skipped
+/// visibly, or fails under CI (`missing_tool::skip_or_fail`).
 fn fmpy_python() -> Option<PathBuf> {
     let p = std::env::var_os("FMI_PYTHON").map(PathBuf::from).unwrap_or_else(|| paths::root().join(".venv/bin/python"));
     let ok = p.exists()
         && Command::new(&p).args(["-c", "import fmpy.ssp.ssd, lxml, numpy"]).output().is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("skipped: no FMPy at {} (set FMI_PYTHON or run `cargo xtask test`)", p.display());
+        missing_tool::skip_or_fail(
+            &format!("FMPy (with lxml and numpy) in the Python at {}", p.display()),
+            "`cargo xtask test` makes .venv with FMPy, or set FMI_PYTHON to a Python with `pip install fmpy lxml numpy`",
+        );
     }
     ok.then_some(p)
 }

@@ -3,8 +3,8 @@
 //!
 //! The wheel is found through `GEMSEO_FMU_WHEEL` (path to the `.whl`) or as
 //! `target/thirdparty/gemseo_fmu-*.whl` in the workspace (the CI script runs
-//! `pip download --no-deps gemseo-fmu -d target/thirdparty`). Without it the tests say so loudly
-//! and pass.
+//! `pip download --no-deps gemseo-fmu -d target/thirdparty`). Without it the tests fail under CI
+//! (`CI=true`) and are skipped visibly elsewhere (`missing_tool::skip_or_fail`).
 
 use model_description::*;
 use std::collections::BTreeMap;
@@ -35,10 +35,9 @@ fn wheel() -> Option<PathBuf> {
 /// loud message) when the wheel is not available.
 fn descriptions() -> Option<BTreeMap<String, String>> {
     let Some(path) = wheel() else {
-        eprintln!(
-            "\n*** SKIPPED: gemseo-fmu wheel not found. Set GEMSEO_FMU_WHEEL=/path/to/\
-             gemseo_fmu-*.whl or run `pip download --no-deps gemseo-fmu -d target/thirdparty` \
-             in the workspace root. ***\n"
+        missing_tool::skip_or_fail(
+            "the gemseo-fmu wheel (GEMSEO_FMU_WHEEL or target/thirdparty/gemseo_fmu-*.whl)",
+            "`cargo xtask test` downloads it, or `pip download --no-deps gemseo-fmu -d target/thirdparty`",
         );
         return None;
     };

@@ -14,6 +14,27 @@ FMU_DIR = pathlib.Path(os.environ.get("FMU_DIR", TARGET / "fmu"))
 SCENARIOS = ROOT / "scenarios"
 
 
+def in_ci():
+    """Whether the tests run under CI: $CI is `true` or `1` (.ci/run sets it)."""
+    return os.environ.get("CI", "").lower() in ("true", "1")
+
+
+def require(module, install=None):
+    """The rule for a missing tool (the Rust tests' `missing_tool::skip_or_fail`): import and
+    return `module`; when it is missing, fail under CI (CI=true) naming the package to install,
+    else skip (pytest reports the skip). Replaces `pytest.importorskip`, which skips under CI too."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        install = install or f"pip install {module.split('.')[0]}"
+        text = f"{module} is missing ({e}): {install} (`cargo xtask test` installs it into .venv)"
+        if in_ci():
+            pytest.fail(text + " (CI=true: a missing tool fails the test instead of skipping it)", pytrace=False)
+        pytest.skip(text, allow_module_level=True)
+
+
 @pytest.fixture(scope="session")
 def root():
     return ROOT

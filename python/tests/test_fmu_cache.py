@@ -8,7 +8,7 @@ import pytest
 
 import cosim
 from cosim import _cosim
-from conftest import FMU_DIR, SCENARIOS
+from conftest import FMU_DIR, SCENARIOS, require
 
 FD = SCENARIOS / "oscillator-fd.toml"
 X0 = [0.05, 0.1, 0.2]
@@ -45,7 +45,7 @@ def test_reused_fmus_give_the_same_results_bit_for_bit(monkeypatch, tmp_path):
 
 
 def test_a_sweep_reusing_fmus_equals_one_loading_them_per_run(monkeypatch):
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     params = {"m1.x0": [0.01 * k for k in range(12)]}
     monkeypatch.setenv("COSIM_FMU_CACHE", "0")
     fresh = cosim.sweep(FD, params, stop_time=0.5, max_workers=2)

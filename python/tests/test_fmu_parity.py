@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import cosim
+from conftest import require
 
-fmpy = pytest.importorskip("fmpy")
+fmpy = require("fmpy")
 
 
 @pytest.mark.parametrize(
@@ -113,7 +114,7 @@ def test_cosim_run_mat_is_read_by_scipy_with_the_csv_numbers(tmp_path):
     from conftest import COSIM, SCENARIOS, read_csv
     import subprocess
 
-    scipy_io = pytest.importorskip("scipy.io")
+    scipy_io = require("scipy.io", "pip install scipy")
     subprocess.run([str(COSIM), "run", str(SCENARIOS / "crane-pub3.toml"), "--stop-time", "1", "--out", str(tmp_path), "--mat"],
                    check=True, capture_output=True)
     header, rows = read_csv(tmp_path / "results.csv")
@@ -134,7 +135,7 @@ def test_cosim_run_mat_is_read_by_scipy_with_the_csv_numbers(tmp_path):
 def test_result_plot_has_title_units_and_a_legend_beside_the_data(fmu_dir, tmp_path):
     from conftest import SCENARIOS
 
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import cosim
-from conftest import COSIM, SCENARIOS, assert_bitwise_equal, cosim_run
+from conftest import COSIM, SCENARIOS, assert_bitwise_equal, cosim_run, require
 
 
 def test_crane_pub3_equals_cosim_run_bit_for_bit(tmp_path):
@@ -152,7 +152,7 @@ def test_execution_set_input_from_python(fmu_dir):
 
 
 def test_to_pandas():
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     r = cosim.simulate(SCENARIOS / "oscillator-fd.toml", stop_time=0.1)
     df = r.to_pandas()
     assert isinstance(df, pd.DataFrame)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import cosim
-from conftest import FMU_DIR, SCENARIOS, cosim_run
+from conftest import FMU_DIR, SCENARIOS, cosim_run, require
 
-pd = pytest.importorskip("pandas")
-distributed = pytest.importorskip("dask.distributed")
+pd = require("pandas")
+distributed = require("dask.distributed", "pip install 'dask[distributed]'")
 
 PAIR = SCENARIOS / "bench-trivial-pair.toml"
 X0 = [0.5 + 0.25 * k for k in range(8)]

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from conftest import COSIM, FMU_DIR, SCENARIOS
+from conftest import COSIM, FMU_DIR, SCENARIOS, require
 
-distributed = pytest.importorskip("dask.distributed")
+distributed = require("dask.distributed", "pip install 'dask[distributed]'")
 
 # The double oscillator's free response, three extrapolation orders: three sequences.
 ARGS = ["--extrapolation", "0,1,2", "--h-max", "0.1"]

@@ -33,6 +33,8 @@ const T_OSC: f64 = 10.0;
 const CRANE_FLOW_FLOOR: f64 = 0.1;
 /// A run is "stable" at H when it reaches the stop time within this of the unified s (m).
 const STABLE_DS: f64 = 1e-3;
+/// Our target for a correction law's largest stable H, as a multiple of the uncorrected one.
+const STABLE_GAIN: f64 = 1.5;
 /// Without correction, and the two laws (α = 1).
 const LAWS: [Option<CorrectionLaw>; 3] = [None, Some(CorrectionLaw::Bond), Some(CorrectionLaw::Input)];
 
@@ -550,11 +552,13 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
     plots.extend(["img/energy-ecco-h.png", "img/energy-ecco-ds.png"].map(Into::into));
 
     // 3. Largest stable H, force coupling, zero-order hold, each law with and without.
-    // H divides the stop time and is a multiple of the hydraulics' 0.1 ms step.
+    // H divides the stop time and is a multiple of the hydraulics' 0.1 ms step. The quick grids
+    // (the tests) reach past 1.5× the uncorrected limits (25 ms, 2 ms), so the row can PASS as
+    // well as FAIL there.
     let sweep_a4: Vec<f64> =
-        if quick { vec![10e-3, 20e-3, 25e-3] } else { vec![5e-3, 10e-3, 20e-3, 25e-3, 40e-3, 50e-3] };
+        if quick { vec![10e-3, 25e-3, 40e-3] } else { vec![5e-3, 10e-3, 20e-3, 25e-3, 40e-3, 50e-3] };
     let sweep_pub3: Vec<f64> =
-        if quick { vec![1e-3, 2e-3, 2.5e-3] } else { vec![0.2e-3, 0.5e-3, 1e-3, 2e-3, 2.5e-3, 3.2e-3, 4e-3] };
+        if quick { vec![1e-3, 2e-3, 2.5e-3, 3.2e-3] } else { vec![0.2e-3, 0.5e-3, 1e-3, 2e-3, 2.5e-3, 3.2e-3, 4e-3] };
     let reference_a4 = crane_reference(&mut r, "crane-a4-unified.toml", Circuit::naya)?;
     let _ = writeln!(
         body,
@@ -625,21 +629,15 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
                 if quick { "" } else { "; the rows with smaller α show what a lower gain buys" }
             ));
         }
-        let verdict = if h0 > 0.0 && hi >= 1.5 * h0 {
-            Verdict::Pass
-        } else if h0 > 0.0 && hb < 1.5 * h0 {
-            // Neither law widens the range 1.5× (evidence in the table).
-            Verdict::Disputed
-        } else {
-            Verdict::Fail
-        };
+        // Our own target (the papers give no number): the default law widens the stable range 1.5×
+        // (law `bond`, kept for comparison, in the same row).
         rows.push(Row::new(
             &format!("energy.stable.{id}"),
             &format!("{id}: largest stable H (ZOH), law `input` / without (law `bond`)"),
             "",
-            format!("{} ms / {} ms ({} ms)", hi * 1e3, h0 * 1e3, hb * 1e3),
-            "≥ 1.5",
-            verdict,
+            format!("{} ms / {} ms ({} ms): ratio {:.2}", hi * 1e3, h0 * 1e3, hb * 1e3, hi / h0),
+            "ratio ≥ 1.5",
+            Verdict::of(h0 > 0.0 && hi >= STABLE_GAIN * h0),
         ));
         rows.push(Row::new(
             &format!("energy.accuracy.{id}"),
@@ -653,7 +651,7 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
             let [m, h, e] = at_acc[k].1;
             format!("{m:.3e} + {h:.3e} → {e:.3e} J")
         };
-        rows.push(Row::new(
+        rows.push(Row::info(
             &format!("energy.true.{id}"),
             &format!(
                 "{id}, ZOH, H = {} ms: true energy vs unified, max |ΔE_mech| (E_kin + E_pot) + max |ΔE_hyd| (fluid) → \
@@ -662,15 +660,13 @@ pub fn section(fmu_dir: &Path, img_dir: &Path, quick: bool) -> Result<Section> {
             ),
             "",
             format!("{} vs {} ({})", energies(2), energies(0), energies(1)),
-            "reported",
-            Verdict::Info,
         ));
     }
     let _ = writeln!(
         body,
-        "\nA stability row is DISPUTED when neither law widens the stable range by 1.5× (the table gives every run). \
-         Both corrections are computed from the previous step's error and held over the next one, so they are \
-         themselves one step late; at the stability limit of these stiff hydraulic bonds that delay limits H.{}",
+        "\nThe stability rows' target is our own (the papers give no number): the default law `input` widens the \
+         stable range by 1.5×, PASS or FAIL (the table gives every run). Both corrections are computed from the \
+         previous step's error and held over the next one, so they are themselves one step late; at the stability limit of these stiff hydraulic bonds that delay limits H.{}",
         if notes.is_empty() { String::new() } else { format!(" Measured: {}.", notes.join("; ")) }
     );
 

@@ -5,7 +5,7 @@
 
 pub mod report;
 
-pub use report::{Row, Section, Verdict};
+pub use report::{PapersMethod, Row, Section, Verdict};
 
 pub mod crane;
 pub mod energy_control;

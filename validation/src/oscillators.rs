@@ -240,6 +240,8 @@ const H0: f64 = 1e-4;
 const H_RK4: f64 = 1e-5;
 /// End of the A.3 trajectory plot (s).
 const TRAJECTORY_END: f64 = 2.0;
+/// Target of the order-2 fits from the state after the start-up step (theory: 3).
+const ORDER2_TARGET: f64 = 2.8;
 /// Errors below this (m) are at the level of the FMUs' internal RK4 (h_max = 0.1 ms) and are
 /// left out of the order fits.
 const FLOOR: f64 = 1e-8;
@@ -318,6 +320,42 @@ fn run_error(run: &RunOutput, positions: &[&str], reference: &[Vec<f64>]) -> Res
     Ok(err.is_finite().then_some(err))
 }
 
+/// The error without the start-up step (order-2 rows of the linear benchmarks): max over the
+/// communication points after the first of max_i |x_i − x̂_i(t)|, x̂(t) = e^{A(t − t_1)} z(t_1)
+/// the exact solution from the co-simulation's own state z = [x; v] at the first point t_1 = H.
+/// The first step extrapolates from one sample (zero-order hold) whatever the order, and its
+/// O(H²) state error is carried to the end; measured from z(t_1), what is left is the error of
+/// the extrapolation of order m, O(H^(m+1)). `None` as [`run_error`].
+fn restarted_error(run: &RunOutput, model: &Oscillator, positions: &[&str]) -> Result<Option<f64>> {
+    let rows = &run.results.rows;
+    if !run.ok || rows.len() < 3 {
+        return Ok(None);
+    }
+    let velocities: Vec<String> = positions.iter().map(|p| p.replace(".x", ".v")).collect();
+    let cols: Vec<usize> = positions
+        .iter()
+        .copied()
+        .chain(velocities.iter().map(String::as_str))
+        .map(|c| run.results.column(c))
+        .collect::<Result<_>>()?;
+    let d = positions.len();
+    let (t1, h) = (rows[1][0], rows[2][0] - rows[1][0]);
+    let a = model.state_matrix();
+    let phi = expm(&a.iter().map(|r| r.iter().map(|x| x * h).collect()).collect::<Vec<Vec<f64>>>());
+    let mut z: Vec<f64> = cols.iter().map(|c| rows[1][*c]).collect();
+    let mut err: f64 = 0.0;
+    for (k, row) in rows.iter().enumerate().skip(2) {
+        if (row[0] - (t1 + (k - 1) as f64 * h)).abs() > 1e-9 {
+            bail!("t = {} is not on the communication grid of H = {h}", row[0]);
+        }
+        z = phi.iter().map(|r| r.iter().zip(&z).map(|(p, q)| p * q).sum()).collect();
+        for (i, c) in cols.iter().take(d).enumerate() {
+            err = err.max((row[*c] - z[i]).abs());
+        }
+    }
+    Ok(err.is_finite().then_some(err))
+}
+
 /// Fitted order on the asymptotic range: the (up to) three smallest H whose error is finite and
 /// above [`FLOOR`]. Returns (order, Hs used).
 fn fitted_order(hs: &[f64], errs: &[Option<f64>]) -> Option<(f64, Vec<f64>)> {
@@ -355,7 +393,9 @@ springs and initial state, cubic dampers c1 = c2 = cc = 1e-4 N·s/m, see `fmu-os
 a monolithic RK4 of eqs. 57–58 at h = {H_RK4} s. The fitted order is the least-squares slope of log error \
 over log H on the asymptotic range: the three smallest H whose error is above {FLOOR} m (below that the \
 FMUs' internal RK4 at h_max = 0.1 ms and round-off dominate). Targets: ≥ 0.9 (≈ 1) for order 0, ≥ 1.8 (≈ 2) \
-for orders 1 and 2.\n"
+for orders 1 and 2 (order 2's whole-run error carries the start-up step's O(H²), see below); for order 2 on the linear \
+benchmarks also the error from the co-simulation's own state after its first step, z(t) against e^{{A(t − H)}} z(H), \
+where theory says 3: target ≥ {ORDER2_TARGET}.\n"
     );
 
     let mut failures = Vec::new();
@@ -406,6 +446,7 @@ for orders 1 and 2.\n"
             for (alg, scheme) in schemes {
                 for order in 0..=2usize {
                     let mut errs = Vec::new();
+                    let mut restarted = Vec::new();
                     for h in &hs {
                         let over = Overrides {
                             settings: Settings {
@@ -435,6 +476,9 @@ for orders 1 and 2.\n"
                             ));
                         }
                         errs.push(run_error(&run, b.positions, &reference)?);
+                        if b.linear && order == 2 {
+                            restarted.push(restarted_error(&run, &b.model, b.positions)?);
+                        }
                         if !b.linear && coupling.starts_with('f') && scheme == "Jacobi" && *h == hs[0] && order < 2 {
                             let i1 = run.results.column("m1.x")?;
                             let pts = run.results.rows.iter().filter(|r| r[0] <= TRAJECTORY_END).map(|r| (r[0], r[i1]));
@@ -457,10 +501,34 @@ for orders 1 and 2.\n"
                     };
                     let _ = writeln!(s.body, "{line} {fit_text} |");
                     let target = if order == 0 { 0.9 } else { 1.8 };
-                    let verdict = match &fit {
-                        Some((p, _)) => Verdict::of(*p >= target),
-                        None => Verdict::Info,
+                    let (target_text, verdict) = match &fit {
+                        Some((p, _)) => (format!("≥ {target}"), Verdict::of(*p >= target)),
+                        None => (String::new(), Verdict::Info),
                     };
+                    if !restarted.is_empty() {
+                        // Where the theory says 3: order 2 without the start-up step's error.
+                        let fit = fitted_order(&hs, &restarted);
+                        let (ours, target, verdict) = match &fit {
+                            Some((p, h)) => (
+                                format!("{p:.2} ({}–{})", ms(h.last().copied().unwrap_or(0.0)), ms(h[0])),
+                                format!("≥ {ORDER2_TARGET}"),
+                                Verdict::of(*p >= ORDER2_TARGET),
+                            ),
+                            None => ("n/a (errors below the floor)".into(), String::new(), Verdict::Info),
+                        };
+                        s.rows.push(Row::new(
+                            &format!("osc.{}.{}.{}.m2.restarted", b.key, &coupling[..1], scheme.to_lowercase()),
+                            &format!(
+                                "{}: {coupling}, {scheme}, extrapolation order 2, from the state after the start-up \
+                                 step: fitted convergence order",
+                                b.title
+                            ),
+                            "",
+                            ours,
+                            &target,
+                            verdict,
+                        ));
+                    }
                     s.rows.push(Row::new(
                         &format!("osc.{}.{}.{}.m{order}", b.key, &coupling[..1], scheme.to_lowercase()),
                         &format!(
@@ -469,7 +537,7 @@ for orders 1 and 2.\n"
                         ),
                         "",
                         fit_text,
-                        &format!("≥ {target}"),
+                        &target_text,
                         verdict,
                     ));
                     let pts: Vec<(f64, f64)> = hs
@@ -519,7 +587,9 @@ Jacobi, force-displacement, the error over the first 50 ms is the same O(H²) fo
 H = 1 ms, while after 2 s it is below 1e-10 m; in case 1 the order-2 error after 2 s converges with order ≈ 3 \
 between H = 2 and 1 ms and drifts to 2 as the carried start-up error takes over). A.3 (order-2 fits \
 2.3–2.8) shows the O(H³) steady-state contribution because its dampers are strongest right after the start. \
-The error table of `master/examples/oscillator_table.rs` (A.1, H = 4/2/1 ms) shows the same orders.\n"
+The error table of `master/examples/oscillator_table.rs` (A.1, H = 4/2/1 ms) shows the same orders. The rows \
+\"from the state after the start-up step\" take that carried error out: measured against the exact solution from the \
+co-simulation's state at t = H, order 2 converges with order 3.\n"
     );
     Ok(s)
 }

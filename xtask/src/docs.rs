@@ -1,5 +1,6 @@
 //! `cargo xtask docs [--long] [--bless] [FILE…]`: the doc-runner. Every fenced block tagged `sh`,
-//! `python` or `toml` in README.md and docs/*.md is run, and its standard output compared with
+//! `python` or `toml` in README.md and docs/*.md is run unless marked `skip` (with its reason) or
+//! `long`, and its standard output compared with
 //! the block tagged `text` that follows it, when there is one. `cargo xtask test` runs it after the
 //! FMUs, the release `cosim` and the Python wheel are built (`cargo xtask docs` builds them too).
 //!
@@ -23,6 +24,8 @@
 //!   `<!-- doc-runner: timeout: 600 -->` (seconds, default 300).
 //! - `--bless` rewrites the `text` blocks with the actual output (keeping `…` tokens), so shown
 //!   output is never edited by hand.
+//! - A `text` block after a `skip` or `long` block is refused: every shown output is compared on
+//!   every run. Blocks marked `skip` are listed with their reasons at the end of each run.
 
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
@@ -120,6 +123,15 @@ fn blocks(text: &str, file: &str) -> Result<Vec<Block>> {
             if let Some((close, idx)) = last_run {
                 if lines[close + 1..start].iter().all(|l| l.trim().is_empty()) {
                     let block: &mut Block = &mut out[idx];
+                    // Shown output is compared on every run: never after a block that is not.
+                    if block.directives.skip.is_some() || block.directives.long {
+                        bail!(
+                            "{file}:{}: output shown after a block the doc-runner does not run on every run \
+                             (skip or long, line {}): run the block, or show no output",
+                            start + 1,
+                            block.line
+                        );
+                    }
                     block.expected = Some((start + 1, end, body));
                 }
             }
@@ -432,6 +444,11 @@ mod tests {
         assert!(b[2].expected.is_none());
         assert!(blocks("<!-- doc-runner: skip -->\n```sh\nls\n```\n", "t.md").is_err());
         assert!(blocks("<!-- doc-runner: fast -->\n```sh\nls\n```\n", "t.md").is_err());
+        // Output shown after a block that does not run every time: refused.
+        for d in ["skip: slow", "long"] {
+            let md = format!("<!-- doc-runner: {d} -->\n```sh\necho 1\n```\n\n```text\n1\n```\n");
+            assert!(blocks(&md, "t.md").is_err(), "{d}");
+        }
     }
 
     #[test]

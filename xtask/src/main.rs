@@ -16,6 +16,7 @@ mod demo;
 mod docs;
 mod fuzz;
 mod package;
+mod provenance;
 mod system_packages;
 mod test;
 mod tune;
@@ -44,7 +45,7 @@ fn run() -> Result<()> {
         Some("tune") => tune::run(),
         Some("validate") => validate::run(&args[1..]),
         other => bail!(
-            "unknown task {other:?}\nusage: cargo xtask fmus | demo | packages [--install] | docs [--long] [--bless] [FILE…] | test [--quick] [--long-docs] | bench [--precision-only] | validate [--quick] [--only SECTION] | fuzz [CASES]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  docs  the doc-runner: runs the sh/python/toml blocks of README.md and docs/*.md and compares their output with the text blocks shown (--long: also those marked long; --bless: rewrite the shown output)\n  packages  the Debian packages the tests need, present or missing (--install: apt-get them, as `test` does)\n  test  install the system packages (as root; else name them) and test tools, build the FMUs, run every test, the doc-runner (--long-docs: its long blocks too), clippy and rustfmt\n  bench [--precision-only]  cosim bench against FMPy, libcosim and ecos, and the work-precision fronts of crane-pub3, crane2-pub3 and naya; writes docs/performance.md (and docs/img/precision-*.png) and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/; --only SECTION runs the sections whose name contains SECTION into target/validation-only.md\n  fuzz  the fuzz properties (system files, FMU archives, modelDescription reader, FMU C API) with CASES (5000) cases each, release"
+            "unknown task {other:?}\nusage: cargo xtask fmus | demo | packages [--install] | docs [--long] [--bless] [FILE…] | test [--quick] [--long-docs] | bench [--precision-only] | validate [--quick | --check] [--only SECTION] | fuzz [CASES]\n  fmus  build every FMU into target/fmu/\n  demo  build the FMUs, co-simulate the Publication III crane (crane-pub3) and its unified reference; CSVs and plots in target/demo/\n  docs  the doc-runner: runs the sh/python/toml blocks of README.md and docs/*.md and compares their output with the text blocks shown (--long: also those marked long; --bless: rewrite the shown output)\n  packages  the Debian packages the tests need, present or missing (--install: apt-get them, as `test` does)\n  test  install the system packages (as root; else name them) and test tools, build the FMUs, run every test, the doc-runner (--long-docs: its long blocks too), validate --check, clippy and rustfmt\n  bench [--precision-only]  cosim bench against FMPy, libcosim and ecos, and the work-precision fronts of crane-pub3, crane2-pub3 and naya; writes docs/performance.md (and docs/img/precision-*.png) and the README table\n  validate run the seed papers' benchmarks against their references; writes docs/validation.md and docs/img/; --check: fail when docs/validation.md differs from the generated report (CI); --only SECTION runs the sections whose name contains SECTION into target/validation-only.md\n  fuzz  the fuzz properties (system files, FMU archives, modelDescription reader, FMU C API) with CASES (5000) cases each, release"
         ),
     }
 }

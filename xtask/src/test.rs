@@ -197,6 +197,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let long = args.iter().any(|a| a == "--long-docs");
     crate::docs::run_blocks(&python, long, false, &[])?;
     if !quick {
+        // docs/validation.md must be what the code generates (issue 51): recomputed, compared.
+        let start = std::time::Instant::now();
+        crate::validate::run(&["--check".to_owned()])?;
+        eprintln!("validate --check: {:.0} s", start.elapsed().as_secs_f64());
         valgrind(&cargo, &root, &fmu_dir, &python)?;
         sh(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))?;
         sh(Command::new(&cargo).current_dir(&root).args([

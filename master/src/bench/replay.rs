@@ -1,7 +1,7 @@
 //! The replay floor of `cosim bench`: every FMU call a master run makes is recorded (arguments
 //! and order), then replayed on fresh instances through the typed methods the master calls
 //! (`set_real`, `do_step`, …), so that the instances run the same code. The replay's wall time,
-//! less that of its loop alone ([`loop_cost`]: the same replay on instances that do nothing), is
+//! less that of its loop alone ([`loop_cost_on`]: the same replay on instances that do nothing), is
 //! the time inside FMU calls that any master must spend for this run — the FMUs do exactly the
 //! same work, since they receive the same calls with the same values — so the master's overhead
 //! is its wall time minus that, without clock reads around every call. (Replayed through the one
@@ -21,7 +21,7 @@ type Span = (u32, u32);
 /// One recorded [`Call`]: its operation and scalar arguments; its arrays live in the log's flat
 /// buffers (read in order by the replay, so the replay streams through memory instead of
 /// chasing one heap block per call). Made by [`Log::record`], turned back into the [`Call`] by
-/// [`replay`].
+/// [`replay_on`].
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     instance: u32,
@@ -159,34 +159,47 @@ impl FmuInstance for Recorder {
 }
 
 /// Replays `log` on fresh `instances` (same instances, same order); returns the seconds from the
-/// mark to the end.
+/// mark to the end by `clock` (wall time for the bench, a thread's CPU time in tests).
 ///
 /// Each call is made through the typed method the master uses (`set_real`, `do_step`, …), so the
 /// replay runs the same instance code as the master run; the loop's own cost per call (reading
-/// the record, the dispatch on its operation) is what [`loop_cost`] measures.
-pub fn replay(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
+/// the record, the dispatch on its operation) is what [`loop_cost_on`] measures.
+fn replay_on(log: &Log, instances: &mut [Box<dyn FmuInstance>], clock: &dyn Fn() -> f64) -> Result<f64> {
     let mark = log.mark.min(log.calls.len());
     let (warm, timed) = log.calls.split_at(mark);
     let mut scratch = Scratch::for_log(log);
     for e in warm {
         make(log, e, instances, &mut scratch)?;
     }
-    let t0 = Instant::now();
+    let t0 = clock();
     for e in timed {
         make(log, e, instances, &mut scratch)?;
     }
-    Ok(t0.elapsed().as_secs_f64())
+    Ok(clock() - t0)
 }
 
-/// The seconds [`replay`] takes for `log`'s measured calls on instances that do nothing: the
-/// replay loop's own cost, which is not time inside FMU calls.
-pub fn loop_cost(log: &Log, n_instances: usize) -> Result<f64> {
+/// The seconds [`replay_on`] takes by `clock` for `log`'s measured calls on instances that do
+/// nothing: the replay loop's own cost, which is not time inside FMU calls.
+fn loop_cost_on(log: &Log, n_instances: usize, clock: &dyn Fn() -> f64) -> Result<f64> {
     let mut idle: Vec<Box<dyn FmuInstance>> =
         (0..n_instances).map(|_| Box::new(Idle) as Box<dyn FmuInstance>).collect();
-    replay(log, &mut idle)
+    replay_on(log, &mut idle, clock)
 }
 
-/// An instance whose every call succeeds at once (see [`loop_cost`]).
+/// The replay floor: seconds inside FMU calls of `log`'s measured calls, the [`replay_on`] on
+/// `instances` less the loop's own cost ([`loop_cost_on`]; never below 0).
+pub fn floor(log: &Log, instances: &mut [Box<dyn FmuInstance>]) -> Result<f64> {
+    let origin = Instant::now();
+    floor_on(log, instances, &|| origin.elapsed().as_secs_f64())
+}
+
+fn floor_on(log: &Log, instances: &mut [Box<dyn FmuInstance>], clock: &dyn Fn() -> f64) -> Result<f64> {
+    let inside = replay_on(log, instances, clock)?;
+    let bare = loop_cost_on(log, instances.len(), clock)?;
+    Ok((inside - bare).max(0.0))
+}
+
+/// An instance whose every call succeeds at once (see [`loop_cost_on`]).
 struct Idle;
 
 impl FmuInstance for Idle {
@@ -339,10 +352,82 @@ mod tests {
         log.mark = 3;
         let mut fresh: Vec<Box<dyn FmuInstance>> =
             (0..2).map(|_| Box::new(Echo(Arc::clone(&seen))) as Box<dyn FmuInstance>).collect();
-        let seconds = replay(&log, &mut fresh).unwrap();
-        assert!(seconds >= 0.0);
+        replay_on(&log, &mut fresh, &cpu).unwrap();
         assert_eq!(*seen.lock().unwrap(), made);
-        // The loop alone: the same calls, on instances that do nothing.
-        assert!(loop_cost(&log, 2).unwrap() >= 0.0);
+    }
+
+    /// This thread's CPU time (s): the machine may be shared, and a wall clock would count the
+    /// time other processes took the CPU away as time inside calls.
+    fn cpu() -> f64 {
+        #[repr(C)]
+        struct Timespec {
+            tv_sec: i64,
+            tv_nsec: i64,
+        }
+        unsafe extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+        let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes the struct it is given.
+        assert_eq!(unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) }, 0);
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    }
+
+    /// Every call returns at once except DoStep, which spins for `cost` of this thread's CPU
+    /// time: an FMU whose time inside calls is known.
+    struct Known {
+        cost: f64,
+    }
+
+    impl FmuInstance for Known {
+        fn name(&self) -> &str {
+            "known"
+        }
+        fn execute(&mut self, call: Call<'_>) -> Result<()> {
+            if call.op() == Op::DoStep {
+                let t0 = cpu();
+                while cpu() - t0 < self.cost {
+                    std::hint::spin_loop();
+                }
+            }
+            Ok(())
+        }
+        fn can_interpolate_inputs(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn the_floor_is_the_time_inside_calls_without_the_loops_own_cost() {
+        // 200 steps of 50 µs each, between 500 cheap calls per step (100,000 calls): the time
+        // inside calls is 10 ms (and a little more: the mock's own dispatch and the last clock
+        // read of each spin); the replay loop's own cost over the 100,200 calls is ~2 ms in a
+        // debug build, so a floor that kept it (or subtracted it twice) is off by that much.
+        let (steps, cheap, cost) = (200, 500, 50e-6);
+        let log = Arc::new(Mutex::new(Log::default()));
+        let mut rec: Vec<Box<dyn FmuInstance>> =
+            vec![Box::new(Recorder::new(Box::new(Idle), 0, Arc::clone(&log))) as Box<dyn FmuInstance>];
+        let mut out = [0.0; 1];
+        for k in 0..steps {
+            for _ in 0..cheap {
+                rec[0].get_real(&[0], &mut out).unwrap();
+            }
+            rec[0].do_step(f64::from(k) * 1e-3, 1e-3).unwrap();
+        }
+        let log = std::mem::take(&mut *log.lock().unwrap());
+        let known = f64::from(steps) * cost;
+        let mut instances: Vec<Box<dyn FmuInstance>> = vec![Box::new(Known { cost })];
+        let bare = (0..5).map(|_| loop_cost_on(&log, 1, &cpu).unwrap()).fold(f64::INFINITY, f64::min);
+        assert!(bare > 0.1 * known, "the loop's cost {bare} s is too small against {known} s to test the subtraction");
+        // The median of five floors (CPU time: what other processes take is not counted; cache
+        // misses after a switch still are).
+        let mut fs: Vec<f64> = (0..5).map(|_| floor_on(&log, &mut instances, &cpu).unwrap()).collect();
+        fs.sort_by(f64::total_cmp);
+        let f = fs[2];
+        assert!(
+            (0.97 * known..=known + 0.5 * bare).contains(&f),
+            "floor {f:.6} s for {known:.6} s inside the calls (loop cost {bare:.6} s; all: {fs:?})"
+        );
     }
 }
