@@ -48,15 +48,20 @@
 pub(crate) mod arrays;
 mod builder;
 mod resolve;
+mod schema;
 mod settings;
 pub(crate) mod toml;
 
 pub use self::toml::read_text;
 pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
-pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
+pub use builder::SystemBuilder;
+pub use schema::{
+    BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
+    SystemFile, Value, Variables,
+};
 use model_description::{BaseType, Causality};
 pub use resolve::LARGE_STEPS;
-pub use settings::{EccoSettings, Settings};
+pub use settings::{BondSettings, EccoSettings, Settings};
 use std::path::{Path, PathBuf};
 
 /// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is
@@ -369,6 +374,11 @@ pub struct System {
     pub(crate) isolate: bool,
     /// Isolated instances: longest a call may take before its worker is killed as hung (s).
     pub(crate) worker_timeout: f64,
+    /// Real-time pacing (`real_time`, `max_lateness`, `real_time_priority`); `None`: as fast as
+    /// possible.
+    pub(crate) real_time: Option<crate::realtime::RealTime>,
+    /// `[live]`: inputs and outputs served while the run goes (by the front end that serves).
+    pub(crate) live: Option<crate::live::LiveSpec>,
     /// Stop the run when a bond's Σ|δE| exceeds this (J).
     pub(crate) max_residual_energy: Option<f64>,
     /// Iterative coupling (Jacobi): at most this many passes per communication step, each
@@ -455,6 +465,14 @@ impl System {
     /// Isolated instances: longest a call may take before its worker is killed as hung.
     pub fn worker_timeout(&self) -> std::time::Duration {
         std::time::Duration::from_secs_f64(self.worker_timeout)
+    }
+    /// How the run is paced (`None`: as fast as possible); every execution of this system is.
+    pub fn real_time(&self) -> Option<&crate::realtime::RealTime> {
+        self.real_time.as_ref()
+    }
+    /// `[live]`: what a live server may set and read while the run goes.
+    pub fn live(&self) -> Option<&crate::live::LiveSpec> {
+        self.live.as_ref()
     }
     /// Divergence bound on each bond's Σ|δE| (J).
     pub fn max_residual_energy(&self) -> Option<f64> {

@@ -18,10 +18,85 @@
 //! the [`super::System`] gets the value). Every front end reads it with no further code; a CLI
 //! flag is optional sugar (`--set` reaches it already).
 
-use super::{AlgorithmKind, CorrectionLaw, Exchange, ExtrapolationSpec, Parallel, StepControlKind};
+use super::{AlgorithmKind, Exchange, ExtrapolationSpec, Parallel, StepControlKind};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
+/// Declares a struct with the per-bond settings (`energy_correction`, `energy_correction_law`,
+/// `energy_correction_gain`, `energy_correction_flow`) among its fields, at the `;`: their keys,
+/// types and docs are written once here, for [`BondSettings`], [`Settings`] (`[simulation]`) and
+/// `[[bonds]]` ([`super::BondDraft`]); each gets `bond_settings()`, its four as a [`BondSettings`].
+macro_rules! with_bond_settings {
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$bm:meta])* $bvis:vis $bfield:ident : $bty:ty,)*
+            ;
+            $($(#[$am:meta])* $avis:vis $afield:ident : $aty:ty,)*
+        }
+    ) => {
+        $(#[$m])*
+        $vis struct $name {
+            $($(#[$bm])* $bvis $bfield: $bty,)*
+            /// Energy correction (default false; a `[[bonds]]` table's own wins over
+            /// `[simulation]`'s).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction: Option<bool>,
+            /// Energy correction law: `"input"` (default) or `"bond"`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction_law: Option<$crate::system::CorrectionLaw>,
+            /// Gain α of the correction law (default 1).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction_gain: Option<f64>,
+            /// Floor of the conjugate variable in the correction law (default 0).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction_flow: Option<f64>,
+            $($(#[$am])* $avis $afield: $aty,)*
+        }
+
+        impl $name {
+            /// The per-bond settings of this table.
+            pub fn bond_settings(&self) -> $crate::system::BondSettings {
+                $crate::system::BondSettings {
+                    energy_correction: self.energy_correction,
+                    energy_correction_law: self.energy_correction_law,
+                    energy_correction_gain: self.energy_correction_gain,
+                    energy_correction_flow: self.energy_correction_flow,
+                }
+            }
+        }
+    };
+}
+pub(crate) use with_bond_settings;
+
+with_bond_settings! {
+    /// The energy correction settings of a bond: `[[bonds]]`'s own, over `[simulation]`'s (the
+    /// same keys in both tables).
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct BondSettings {
+        ;
+    }
+}
+
+impl BondSettings {
+    /// These settings, each not given taken from `base`.
+    pub fn over(self, base: BondSettings) -> BondSettings {
+        BondSettings {
+            energy_correction: self.energy_correction.or(base.energy_correction),
+            energy_correction_law: self.energy_correction_law.or(base.energy_correction_law),
+            energy_correction_gain: self.energy_correction_gain.or(base.energy_correction_gain),
+            energy_correction_flow: self.energy_correction_flow.or(base.energy_correction_flow),
+        }
+    }
+
+    /// Nothing given.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+with_bond_settings! {
 /// The settings of a run: `[simulation]` of a system file (field = key). `None`: not given.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -60,14 +135,7 @@ pub struct Settings {
     /// `[simulation.ecco]`: ECCO's tolerances and bounds.
     #[serde(skip_serializing_if = "EccoSettings::is_empty")]
     pub ecco: EccoSettings,
-    /// Energy correction on every bond (default false; a `[[bonds]]` table's own wins).
-    pub energy_correction: Option<bool>,
-    /// Energy correction law: `"input"` (default) or `"bond"`.
-    pub energy_correction_law: Option<CorrectionLaw>,
-    /// Gain α of the correction law (default 1).
-    pub energy_correction_gain: Option<f64>,
-    /// Floor of the conjugate variable in the correction law (default 0).
-    pub energy_correction_flow: Option<f64>,
+    ;
     /// Real-time pacing: simulated seconds per wall-clock second (default: as fast as possible;
     /// see [`crate::realtime`]).
     pub real_time: Option<f64>,
@@ -77,6 +145,7 @@ pub struct Settings {
     /// Lock memory and run the stepping thread under SCHED_FIFO where the OS permits (default
     /// false; a note in summary.json when refused).
     pub real_time_priority: Option<bool>,
+}
 }
 
 /// `[simulation.ecco]`; `None` takes [`super::EccoParams::default`] (`h_min`: the grid quantum,
@@ -112,6 +181,11 @@ impl EccoSettings {
 }
 
 impl Settings {
+    /// Nothing given.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
     /// The settings as a TOML table (keys not given left out).
     pub fn to_table(&self) -> Result<Table, String> {
         Table::try_from(self).map_err(|e| e.to_string())
