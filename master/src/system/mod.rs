@@ -525,6 +525,18 @@ impl System {
         self.variables.get(i)?.iter().find(|v| v.name == var)
     }
 
+    /// The resolved system as text, without its source and FMU paths: equal for the same system
+    /// however it was given (TOML, SSP, Python; for tests).
+    #[doc(hidden)]
+    pub fn describe(&self) -> String {
+        let mut s = self.clone();
+        s.path = PathBuf::new();
+        for i in &mut s.instances {
+            i.fmu = PathBuf::new();
+        }
+        format!("{s:#?}")
+    }
+
     /// `; did you mean "inst.var"?` for an unknown `dotted` name, or "" (see [`crate::suggest`]).
     pub fn suggest_variable(&self, dotted: &str) -> String {
         let names: Vec<String> = self

@@ -68,6 +68,13 @@ impl SystemFile {
         toml::to_string(self).map_err(|e| e.to_string())
     }
 
+    /// A value with every field given, from the type itself (see [`Settings::every_field_set`]):
+    /// tests check that each front end carries every key.
+    #[doc(hidden)]
+    pub fn every_field_set() -> Result<Self, String> {
+        super::settings::fill::every_field_set()
+    }
+
     /// From any TOML value (a table); an unknown key is named.
     pub fn from_value(v: toml::Value) -> Result<Self, String> {
         v.try_into().map_err(|e: toml::de::Error| e.message().trim().to_owned())
@@ -141,7 +148,8 @@ impl<'de> Deserialize<'de> for Variables {
                 Ok(Variables::List(v))
             }
         }
-        d.deserialize_any(V)
+        // A sequence is asked for; TOML and the filler of `every_field_set` hand a string too.
+        d.deserialize_seq(V)
     }
 }
 

@@ -94,6 +94,11 @@ impl BondSettings {
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
     }
+
+    /// The keys, in declaration order.
+    pub fn keys() -> &'static [&'static str] {
+        fill::keys::<BondSettings>()
+    }
 }
 
 with_bond_settings! {
@@ -247,9 +252,7 @@ impl Settings {
 
     /// The top-level keys (`start`, `stop`, …, `ecco`, …), in declaration order.
     pub fn keys() -> &'static [&'static str] {
-        let mut keys: &'static [&'static str] = &[];
-        let _ = Settings::deserialize(fill::Fields(&mut keys));
-        keys
+        fill::keys::<Settings>()
     }
 
     /// Settings with every field given (a valid value of its type: the last variant of an
@@ -257,7 +260,7 @@ impl Settings {
     /// setting, with no list of the fields to keep up to date.
     #[doc(hidden)]
     pub fn every_field_set() -> Result<Settings, String> {
-        Settings::deserialize(fill::Filler).map_err(|e| e.to_string())
+        fill::every_field_set()
     }
 }
 
@@ -299,12 +302,25 @@ impl<'de> Deserialize<'de> for ExtrapolationSpec {
 
 /// Deserializers that walk the type's own description: [`Fields`] records the field names,
 /// [`Filler`] gives every field a value.
-mod fill {
+pub(crate) mod fill {
     use serde::de::value::{MapDeserializer, SeqDeserializer, StrDeserializer};
     use serde::de::{Error as _, IntoDeserializer, Visitor};
     use serde::forward_to_deserialize_any;
 
     type Error = serde::de::value::Error;
+
+    /// The field names of struct `T`, in declaration order.
+    pub fn keys<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+        let mut keys: &'static [&'static str] = &[];
+        let _ = T::deserialize(Fields(&mut keys));
+        keys
+    }
+
+    /// A `T` with every field given (a struct's every field, `Some`, one element of a list or a
+    /// map with key `"a"`, the last variant of an enumeration, `true`, 0.25, 3, `"a"`).
+    pub fn every_field_set<T: serde::de::DeserializeOwned>() -> Result<T, String> {
+        T::deserialize(Filler).map_err(|e| e.to_string())
+    }
 
     /// Records the field names of the struct it is asked for, then fails.
     pub struct Fields<'a>(pub &'a mut &'static [&'static str]);
@@ -367,6 +383,12 @@ mod fill {
         fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             v.visit_seq(SeqDeserializer::new(std::iter::once(self)))
         }
+        fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, Error> {
+            v.visit_seq(SeqDeserializer::new(std::iter::repeat_n(self, len)))
+        }
+        fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_map(MapDeserializer::new(std::iter::once(("a", self))))
+        }
         fn deserialize_struct<V: Visitor<'de>>(
             self,
             _: &'static str,
@@ -386,8 +408,8 @@ mod fill {
         }
         forward_to_deserialize_any! {
             i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char
-            bytes byte_buf unit unit_struct newtype_struct tuple
-            tuple_struct map identifier ignored_any
+            bytes byte_buf unit unit_struct newtype_struct
+            tuple_struct identifier ignored_any
         }
     }
 }
