@@ -3,7 +3,7 @@
 //! of the schema given (checked against a value the type fills itself, so a new key fails this
 //! test until it is given here) is the same system read from its TOML file and from the SSP it
 //! exports (written and read back); an unknown key is refused by each front end, with its name.
-//! (Python builds the same system: python/tests/test_schema.py.)
+//! (Python builds the same system from the same file: python/tests/test_schema.py.)
 
 use master::fmu::FmuCache;
 use master::ssp::annotation;
@@ -13,99 +13,10 @@ use std::path::{Path, PathBuf};
 mod support;
 use support::tmp;
 
-/// The system with every key given (FMU paths below `fmus`). Its values are valid together:
-/// it resolves.
+/// The system with every key given (master/tests/every-key.toml; FMU paths below `fmus`). Its
+/// values are valid together: it resolves.
 pub fn every_key_toml(fmus: &Path) -> String {
-    let fmus = fmus.display();
-    format!(
-        r#"[simulation]
-start = 0.0
-stop = 0.5
-step = 1e-3
-algorithm = "jacobi"
-order = ["m1", "m2"]
-extrapolation = 1
-parallel = "off"
-exchange = "explicit"
-record_every = 2
-isolate = false
-worker_timeout = 30.0
-max_residual_energy = 100.0
-iterations = 2
-iteration_tolerance = 1e-8
-step_control = "fixed"
-energy_correction = true
-energy_correction_law = "input"
-energy_correction_gain = 0.5
-energy_correction_flow = 0.01
-real_time = 1000.0
-max_lateness = 10.0
-real_time_priority = false
-
-[simulation.ecco]
-rtol = 1e-3
-atol = 1e-6
-safety = 0.9
-p_gain = 0.2
-i_gain = 0.1
-h_min = 1e-4
-h_max = 1e-2
-min_rate = 0.5
-max_rate = 2.0
-
-[instances.m1]
-fmu = "{fmus}/oscillator-fd-m1.fmu"
-step = 5e-4
-start = {{ damping = "case2", x0 = 0.25 }}
-
-[instances.m2]
-fmu = "{fmus}/oscillator-fd-m2.fmu"
-
-[[connections]]
-from = "m2.x"
-to = "m1.xi"
-gain = 2.0
-offset = 0.5
-extrapolation = "I2"
-derivatives = ["m2.v"]
-
-[[connections]]
-from = "m1.F"
-to = "m2.F"
-extrapolation = 2
-
-[[inputs]]
-to = "m1.xi_dot"
-times = [0.0, 0.25]
-values = [0.0, 1.0]
-interpolation = "linear"
-
-[[bonds]]
-name = "coupling"
-ports = [
-  {{ instance = "m1", effort = "F", flow = "xi_dot", sign = -1.0 }},
-  {{ instance = "m2", effort = "F", flow = "v" }},
-]
-energy_correction = false
-energy_correction_law = "bond"
-energy_correction_gain = 0.75
-energy_correction_flow = 0.02
-
-[outputs]
-variables = ["m1.x", "m2.x", "m1.F"]
-
-[live]
-inputs = ["m1.xi_dot"]
-outputs = ["m1.x"]
-addr = "127.0.0.1:0"
-range = {{ "m1.xi_dot" = [-1.0, 1.0] }}
-keys = {{ "m1.xi_dot" = ["ArrowUp", "ArrowDown"] }}
-
-[tune]
-inputs = ["m1.xi_dot"]
-h_ini = 1e-3
-"#
-    )
+    include_str!("every-key.toml").replace("{fmus}", &fmus.display().to_string())
 }
 
 /// Every key path of `every` (a value the type filled itself; map entries under the key "a")

@@ -184,13 +184,15 @@ fn _bond_setting_keys() -> Vec<&'static str> {
     master::system::BondSettings::keys().to_vec()
 }
 
-/// A system resolved (a path or a `cosim.System` spec), described without its source's paths:
-/// equal for the same system however it was given (for tests).
+/// A system (a path or a `cosim.System` spec): its content in the one schema as TOML, then
+/// the resolved system described without its source's paths; equal for the same system however
+/// it was given (for tests).
 #[pyfunction]
 fn _describe(system: &Bound<'_, PyAny>) -> PyResult<String> {
     let Source { builder, mut fmus, ssp: _ssp } = source(system)?;
+    let file = builder.to_file().to_toml().map_err(bad)?;
     let sys = builder.load(&mut fmus).map_err(err)?;
-    Ok(sys.describe())
+    Ok(format!("{file}\n{}", sys.describe()))
 }
 
 /// Isolated instances (`isolate=True`, `isolate = true` in a system file or an SSP annotation)

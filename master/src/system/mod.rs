@@ -4,8 +4,11 @@
 //!
 //! - [`SystemBuilder`] puts a system together in code; [`SystemBuilder::build`] validates it
 //!   into a [`System`] (`resolve`: the checks).
-//! - [`Settings`] (`settings.rs`): `[simulation]`, the one settings type every front end fills
-//!   (system file, SSP annotation, Python, `cosim run --set`); a new setting is a field there.
+//! - [`SystemFile`] (`schema.rs`): the whole system file, the one serde type every front end
+//!   reads into or writes from (system file, SSP annotation, Python, `cosim tune`); its entries
+//!   are the builder's drafts. [`Settings`] (`settings.rs`): its `[simulation]`, also filled by
+//!   `cosim run --set`; a new setting is a field there.
+//! - `resolve/`: the checks, one file per part of the file.
 //! - `toml`: the system file front end, reading into the same builder:
 //!
 //! ```toml
