@@ -66,38 +66,13 @@ impl Observer for Flat {
     }
 }
 
-/// A Python start value → a builder value (bool before int: a bool is an int in Python); a
-/// list, tuple or NumPy array gives a whole array's values.
+/// A Python start value → a builder value, as the schema reads it from the same value in a
+/// `cosim.System` ([`toml_value`]: bool before int, a list, tuple or NumPy array for a whole
+/// array).
 fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
-    if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
-        return Ok(Value::Boolean(b.is_true()));
-    }
-    if v.is_instance_of::<pyo3::types::PyInt>() {
-        return Ok(Value::Integer(v.extract()?));
-    }
-    if let Ok(x) = v.extract::<f64>() {
-        return Ok(Value::Real(x));
-    }
-    if let Ok(s) = v.extract::<String>() {
-        return Ok(Value::String(s));
-    }
-    // A whole FMI 3.0 array: a list or tuple (nested ones row by row), or a NumPy array.
-    let items = if v.is_instance_of::<pyo3::types::PyList>() || v.is_instance_of::<pyo3::types::PyTuple>() {
-        Some(v.try_iter()?.collect::<PyResult<Vec<_>>>()?)
-    } else if v.hasattr("tolist")? {
-        let list = v.call_method0("tolist")?;
-        list.is_instance_of::<pyo3::types::PyList>()
-            .then(|| list.try_iter()?.collect::<PyResult<Vec<_>>>())
-            .transpose()?
-    } else {
-        None
-    };
-    if let Some(items) = items {
-        return Ok(Value::Array(items.iter().map(value).collect::<PyResult<_>>()?));
-    }
-    Err(PyTypeError::new_err(format!(
-        "start value {v}: not a bool, int, float, str or a list of them (a whole array, row-major)"
-    )))
+    toml_value(v)?
+        .map(|t| Value::from_toml(&t))
+        .ok_or_else(|| PyTypeError::new_err("start value None: give a bool, int, float, str or a list of them"))
 }
 
 /// A Python value → TOML (`None`: not given).
@@ -105,6 +80,14 @@ fn toml_value(v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
     use toml::Value as T;
     if v.is_none() {
         return Ok(None);
+    }
+    // NumPy arrays and scalars as Python values (an int64 stays an integer, not a float).
+    let plain = v.is_instance_of::<pyo3::types::PyBool>()
+        || v.is_instance_of::<pyo3::types::PyInt>()
+        || v.is_instance_of::<pyo3::types::PyFloat>()
+        || v.is_instance_of::<pyo3::types::PyString>();
+    if !plain && v.hasattr("tolist")? {
+        return toml_value(&v.call_method0("tolist")?);
     }
     if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
         return Ok(Some(T::Boolean(b.is_true())));

@@ -49,7 +49,7 @@ pub struct SystemBuilder {
     /// `bonds.x.energy_correction`): refused when built.
     pub(crate) unknown_bonds: Vec<String>,
     /// `[tune]` of a system file, kept for `cosim tune`.
-    pub(crate) tune: Option<toml::Value>,
+    pub(crate) tune: Option<super::TuneTable>,
     /// `[live]` of a system file: inputs and outputs served while the run goes.
     pub live: Option<crate::live::LiveSpec>,
 }
@@ -367,7 +367,7 @@ impl SystemBuilder {
     }
 
     /// The `[tune]` table of a system file, if any (see [`crate::tune`]).
-    pub fn tune_table(&self) -> Option<&toml::Value> {
+    pub fn tune_table(&self) -> Option<&super::TuneTable> {
         self.tune.as_ref()
     }
 }

@@ -60,7 +60,7 @@ pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
 pub use builder::SystemBuilder;
 pub use schema::{
     BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
-    SystemFile, Value, Variables,
+    SystemFile, TuneTable, Value, Variables,
 };
 use model_description::{BaseType, Causality};
 pub use resolve::LARGE_STEPS;

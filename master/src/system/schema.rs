@@ -47,10 +47,9 @@ pub struct SystemFile {
     /// `[live]`: inputs and outputs served while the run goes ([`crate::live`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<crate::live::LiveSpec>,
-    /// `[tune]`: read by `cosim tune` (its keys are checked there: `tune::space`), ignored by
-    /// `cosim run`.
+    /// `[tune]`: read by `cosim tune`, ignored by `cosim run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tune: Option<toml::Value>,
+    pub tune: Option<TuneTable>,
 }
 
 impl SystemFile {
@@ -487,4 +486,63 @@ impl BondDraft {
     pub fn new(name: &str, a: PortDraft, b: PortDraft) -> Self {
         Self { name: name.to_owned(), ports: vec![a, b], ..Self::default() }
     }
+}
+
+/// `[tune]`: the sweep of `cosim tune` (docs/system-description.md; its values are checked by
+/// `cosim tune`, which interprets them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneTable {
+    /// External inputs replaced by the test functions (`instance.variable`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
+    /// v_min, v_max of an input (default: the variable's min/max).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub range: BTreeMap<String, [f64; 2]>,
+    /// Smallest communication step of the sweep (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h_ini: Option<f64>,
+    /// Increment of the step (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h_inc: Option<f64>,
+    /// Largest step: the sweep stops there (s; default 10 h_ini).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h_max: Option<f64>,
+    /// Nominal test length T (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Sinusoids over this many periods (default: ⌈f·T⌉).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sine_periods: Option<u32>,
+    /// Test functions: `"step"`, `"ramp"`, `"impulse:0.4"`, `"sin:17.5"`, `"free"`, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<Vec<String>>,
+    /// Connections (by destination) whose extrapolation is swept (default: every Real one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extrapolate: Option<Vec<String>>,
+    /// Variables the verification compares (default: `[outputs]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Vec<String>>,
+    /// Verification: largest error relative to the reference's range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Verification reference: another system file (its `[[inputs]]` drive the same cycle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The reference's variables, one per `compare` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_compare: Option<Vec<String>>,
+    /// `[tune.space]`: the axes of the configuration space (`extrapolation`, `inst.var`,
+    /// `"a.x,b.x"`, `simulation.<key>`) with their values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub space: BTreeMap<String, toml::Value>,
+    /// `[tune.i2]`: derivative outputs for I2, per swept connection (by destination).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub i2: BTreeMap<String, Vec<String>>,
+    /// Stability criterion: κ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kappa: Option<f64>,
+    /// Stability criterion: largest residual power.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_max: Option<f64>,
 }

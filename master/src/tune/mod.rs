@@ -164,7 +164,7 @@ pub fn tune_spec(
     adjust: impl FnOnce(&mut TuneSpec) -> std::result::Result<(), String>,
 ) -> Result<TuneSpec> {
     let bad = |message: String| MasterError::System { path: base.path().to_path_buf(), key: "tune".into(), message };
-    let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
+    let mut spec = TuneSpec::from_tune(base.tune_table()).map_err(bad)?;
     adjust(&mut spec).map_err(bad)?;
     spec.check().map_err(bad)?;
     // Every variable the table names exists, checked before the sweep (issue 30 item 17: a

@@ -54,7 +54,7 @@ impl Base {
     }
 
     /// The `[tune]` table.
-    pub fn tune_table(&self) -> Option<&toml::Value> {
+    pub fn tune_table(&self) -> Option<&crate::system::TuneTable> {
         self.system.tune_table()
     }
 
