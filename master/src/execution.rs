@@ -210,11 +210,7 @@ impl Execution {
     }
 
     /// The run of `system` on its worker processes (the system's worker timeout set on each).
-    fn isolated(
-        system: System,
-        workers: Vec<crate::fmu::IsolatedInstance>,
-        mds: &[&ModelDescription],
-    ) -> Result<Self> {
+    fn isolated(system: System, workers: Vec<crate::fmu::IsolatedInstance>, mds: &[&ModelDescription]) -> Result<Self> {
         let instances: Vec<Box<dyn FmuInstance>> = workers
             .into_iter()
             .map(|mut w| {
@@ -267,7 +263,8 @@ impl Execution {
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
         // Every execution of a paced system is paced, however it was made.
-        let pacer = system.real_time().map(|rt| crate::realtime::Pacer::new(rt.clone(), system.start(), system.steps()));
+        let pacer =
+            system.real_time().map(|rt| crate::realtime::Pacer::new(rt.clone(), system.start(), system.steps()));
         let grid = match system.step_control() {
             StepControl::Fixed => None,
             StepControl::Ecco { params, quantum, units, breakpoints } => {

@@ -55,10 +55,8 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
     b.settings = b.settings.overridden_by(&simulation).map_err(|m| ("simulation".to_owned(), m))?;
     for (name, given) in &instances {
         let key = format!("instances.{name}");
-        let inst = b
-            .instances
-            .get_mut(name)
-            .ok_or_else(|| (key.clone(), format!("no component \"{name}\" in the system")))?;
+        let inst =
+            b.instances.get_mut(name).ok_or_else(|| (key.clone(), format!("no component \"{name}\" in the system")))?;
         if !given.fmu().as_os_str().is_empty() {
             return Err((format!("{key}.fmu"), "the SSD names the FMU of a component (ssd:Component source)".into()));
         }

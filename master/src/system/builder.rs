@@ -220,7 +220,9 @@ impl SystemBuilder {
         flow_floor: Option<f64>,
     ) -> &mut Self {
         match self.bond_mut(bond) {
-            Some(b) => (b.energy_correction_law, b.energy_correction_gain, b.energy_correction_flow) = (law, gain, flow_floor),
+            Some(b) => {
+                (b.energy_correction_law, b.energy_correction_gain, b.energy_correction_flow) = (law, gain, flow_floor)
+            }
             None => self.unknown_bonds.push(format!("bonds.{bond}.energy_correction_law")),
         }
         self
@@ -327,7 +329,8 @@ impl SystemBuilder {
     /// A builder from a system file's content (`path` names it in messages; relative FMU paths
     /// resolve against its folder); every instance must name its FMU.
     pub fn from_file(path: &Path, file: SystemFile) -> crate::Result<Self> {
-        let err = |key: String, message: &str| MasterError::System { path: path.to_path_buf(), key, message: message.into() };
+        let err =
+            |key: String, message: &str| MasterError::System { path: path.to_path_buf(), key, message: message.into() };
         let mut b = SystemBuilder::new();
         b.source(path);
         let SystemFile { simulation, instances, connections, inputs, bonds, outputs, live, tune } = file;

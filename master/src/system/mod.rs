@@ -58,12 +58,12 @@ pub(crate) mod toml;
 pub use self::toml::read_text;
 pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
 pub use builder::SystemBuilder;
+use model_description::{BaseType, Causality};
+pub use resolve::LARGE_STEPS;
 pub use schema::{
     BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
     SystemFile, TuneTable, Value, Variables,
 };
-use model_description::{BaseType, Causality};
-pub use resolve::LARGE_STEPS;
 pub use settings::{BondSettings, EccoSettings, Settings};
 use std::path::{Path, PathBuf};
 

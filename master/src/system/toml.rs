@@ -42,8 +42,11 @@ pub fn read_text(path: &Path) -> Result<String> {
 impl SystemBuilder {
     /// Parses system text (`path` names it in messages; FMU paths are relative to its folder).
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
-        let file = SystemFile::from_toml(text)
-            .map_err(|(key, message)| MasterError::System { path: path.to_path_buf(), key, message })?;
+        let file = SystemFile::from_toml(text).map_err(|(key, message)| MasterError::System {
+            path: path.to_path_buf(),
+            key,
+            message,
+        })?;
         Self::from_file(path, file)
     }
 }

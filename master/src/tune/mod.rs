@@ -259,8 +259,7 @@ pub struct Sweep {
 /// v0 (the file's signal at t = 0, else the start value) and [v_min, v_max] ([tune].range, else
 /// the variable's min/max) of each replaced input.
 pub fn input_ranges(base: &Base, spec: &TuneSpec) -> Result<Vec<InputRange>> {
-    let draft =
-        base.document(spec, &Config { extrapolation: space::Extrap::Order(0), params: vec![] }, false)?;
+    let draft = base.document(spec, &Config { extrapolation: space::Extrap::Order(0), params: vec![] }, false)?;
     let sys = draft.build(&base.mds())?;
     let mds = base.mds();
     let mut out = Vec::new();
@@ -304,8 +303,7 @@ pub fn sweep(base: &Base, spec: &TuneSpec, out_dir: &Path, opts: &SweepOptions) 
     let configs = spec.configs();
     let ranges = input_ranges(base, spec)?;
     let inputs: Vec<_> = spec.inputs.iter().map(|n| base.var(n)).collect::<Result<_>>()?;
-    let drafts: Vec<_> =
-        configs.iter().map(|c| base.document(spec, c, true)).collect::<Result<_>>()?;
+    let drafts: Vec<_> = configs.iter().map(|c| base.document(spec, c, true)).collect::<Result<_>>()?;
     let mut store = results::Store::open(out_dir, base, spec)?;
     let reused = store.len();
     let jobs: Vec<(usize, usize)> =

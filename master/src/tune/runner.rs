@@ -91,7 +91,9 @@ impl Base {
                 // `simulation.energy_correction`, `simulation.step_control`, `simulation.ecco.rtol`,
                 // …: a setting of `[simulation]` (energy-based coupling control as a dimension).
                 if let Some(setting) = dotted.trim().strip_prefix("simulation.") {
-                    b.settings_mut().set(setting, value.clone()).map_err(|m| err("tune.space", format!("simulation.{m}")))?;
+                    b.settings_mut()
+                        .set(setting, value.clone())
+                        .map_err(|m| err("tune.space", format!("simulation.{m}")))?;
                     continue;
                 }
                 let (inst, var) = dotted
@@ -171,6 +173,9 @@ impl Base {
             ..Default::default()
         });
         let mut b = draft.clone();
+        // The sweep's runs go as fast as they can: a paced system file is not paced here.
+        let s = b.settings_mut();
+        (s.real_time, s.max_lateness, s.real_time_priority) = (None, None, None);
         let label = |v: &VarRef| format!("{}.{}", self.names[v.instance], v.name);
         for sig in signals {
             let input = b.input(&label(&sig.to), sig.times.clone(), sig.values.clone());

@@ -33,7 +33,6 @@ use super::signals::TestFn;
 use crate::system::TuneTable;
 use std::collections::BTreeMap;
 
-
 /// An extrapolation choice of the space.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Extrap {

@@ -175,7 +175,8 @@ pub fn verify(
         ),
         Reference::System(rb, h, stop, names) => {
             let vars: Vec<VarRef> = names.iter().map(|n| rb.var(n)).collect::<Result<_>>()?;
-            let d = rb.document(spec, &Config { extrapolation: super::space::Extrap::Order(0), params: vec![] }, false)?;
+            let d =
+                rb.document(spec, &Config { extrapolation: super::space::Extrap::Order(0), params: vec![] }, false)?;
             let n = super::signals::steps_covering(stop.min(cycle.stop), *h);
             (
                 *h,

@@ -6,7 +6,11 @@ use super::*;
 impl Resolver<'_> {
     /// The `[[connections]]`: an output to an input of a compatible type, each input once; the
     /// command line's `--extrapolation` (`forced`) over each connection's own.
-    pub(super) fn connections(&self, forced: Option<usize>, default_extrapolation: &Extrapolation) -> Result<Vec<Connection>> {
+    pub(super) fn connections(
+        &self,
+        forced: Option<usize>,
+        default_extrapolation: &Extrapolation,
+    ) -> Result<Vec<Connection>> {
         let mut connections: Vec<Connection> = Vec::new();
         for (c, rc) in self.b.connections.iter().enumerate() {
             let key = format!("connections[{c}]");

@@ -18,7 +18,6 @@ mod tests;
 
 use span::{check_time_resolution, duration_words, Span};
 
-
 impl SystemBuilder {
     /// Validates the system against the model descriptions (one per instance, in
     /// [`SystemBuilder::fmus`] order): every reference, type, causality, step and setting.

@@ -52,8 +52,7 @@ fn md() -> ModelDescription {
 }
 
 fn resolve(text: &str) -> Result<System> {
-    let base =
-        "[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n";
+    let base = "[simulation]\nstop = 1.0\nstep = 0.1\n[instances.a]\nfmu = \"a.fmu\"\n[instances.b]\nfmu = \"b.fmu\"\n";
     let m = md();
     SystemBuilder::parse(Path::new("sys.toml"), &format!("{base}{text}"))?.build(&[&m, &m])
 }
@@ -155,23 +154,18 @@ fn ecco_refuses_fixed_step_fmus_and_puts_h_on_the_instances_grid() {
 fn energy_correction_needs_a_port_with_a_connected_effort_input() {
     let mut m = md();
     // y does not feed through (no algebraic loop a -> b -> a).
-    m.model_structure.outputs = vec![model_description::Unknown {
-        index: 1,
-        dependencies: Some(Vec::new()),
-        dependencies_kind: None,
-        line: 0,
-    }];
+    m.model_structure.outputs =
+        vec![model_description::Unknown { index: 1, dependencies: Some(Vec::new()), dependencies_kind: None, line: 0 }];
     let text = "[[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n[[connections]]\nfrom = \"b.y\"\nto = \"a.u\"\n\
                 [[bonds]]\nname = \"p\"\nenergy_correction = true\nports = [ { instance = \"a\", effort = \"y\", flow = \"u\" }, \
                 { instance = \"b\", effort = \"u\", flow = \"y\", sign = -1.0 } ]\n";
     let sys = resolve(text).unwrap();
     assert!(sys.bonds()[0].energy_correction);
     assert!(crate::bonds::couple(&sys, &[&m, &m], &[false, false]).is_ok());
-    let coupling_error =
-        |text: &str| match crate::bonds::couple(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
-            Ok(_) => panic!("expected an error"),
-            Err(e) => e.to_string(),
-        };
+    let coupling_error = |text: &str| match crate::bonds::couple(&resolve(text).unwrap(), &[&m, &m], &[false, false]) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    };
     // Both efforts are outputs: the bond law has no effort to correct; the input law
     // corrects the flow inputs (their conjugates are outputs).
     let text = text.replace("effort = \"u\", flow = \"y\"", "effort = \"y\", flow = \"u\"");
@@ -186,8 +180,7 @@ fn energy_correction_needs_a_port_with_a_connected_effort_input() {
     assert!(e.contains("bonds.p.energy_correction") && e.contains("connected input"), "{e}");
     // A bond's own gain is checked under its own key.
     let e = message(resolve(
-        &bond_law
-            .replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_gain = -1.0\n"),
+        &bond_law.replace("energy_correction = true\n", "energy_correction = true\nenergy_correction_gain = -1.0\n"),
     ));
     assert!(e.contains("bonds[0].energy_correction_gain") && e.contains("-1"), "{e}");
     // An override switches it off everywhere; an unknown bond name is refused.
