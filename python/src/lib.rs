@@ -70,6 +70,11 @@ impl Observer for Flat {
 /// `cosim.System` ([`toml_value`]: bool before int, a list, tuple or NumPy array for a whole
 /// array).
 fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if v.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "start value {v}: not a bool, int, float, str or a list of them (a whole array, row-major)"
+        )));
+    }
     toml_value(v)?
         .map(|t| Value::from_toml(&t))
         .ok_or_else(|| PyTypeError::new_err("start value None: give a bool, int, float, str or a list of them"))

@@ -53,12 +53,16 @@ pub struct SystemFile {
 }
 
 impl SystemFile {
-    /// Reads TOML text; `Err`: (key or position, message) — an unknown key named, with line and
-    /// column of the text.
+    /// Reads TOML text; `Err`: (key, message) — the key where the error is (`simulation.exchange`,
+    /// `connections[1].gian`), the message with line and column of the text.
     pub fn from_toml(text: &str) -> Result<Self, (String, String)> {
         toml::from_str(text).map_err(|e| {
-            let key = e.span().map(|s| format!("bytes {}..{}", s.start, s.end)).unwrap_or_default();
-            (key, e.message().to_owned() + &line_col(text, e.span().map(|s| s.start)))
+            let at = e.span().map(|s| s.start);
+            let key = at
+                .and_then(|at| key_at(text, at))
+                .or_else(|| e.span().map(|s| format!("bytes {}..{}", s.start, s.end)))
+                .unwrap_or_default();
+            (key, e.message().to_owned() + &line_col(text, at))
         })
     }
 
@@ -74,9 +78,51 @@ impl SystemFile {
         super::settings::fill::every_field_set()
     }
 
-    /// From any TOML value (a table); an unknown key is named.
+    /// From any TOML value (a table, e.g. converted from Python); `Err`: `key: message`, the
+    /// key where the error is (an unknown key, a value of the wrong type).
     pub fn from_value(v: toml::Value) -> Result<Self, String> {
-        v.try_into().map_err(|e: toml::de::Error| e.message().trim().to_owned())
+        let text = toml::to_string(&v).map_err(|e| e.to_string())?;
+        Self::from_toml(&text).map_err(|(key, message)| {
+            // The line and column are those of the text made here, not the user's: left out.
+            let message = message.split(" (line ").next().unwrap_or_default().trim();
+            if key.is_empty() {
+                message.to_owned()
+            } else {
+                format!("{key}: {message}")
+            }
+        })
+    }
+}
+
+/// The key at byte `offset` of TOML `text` (`simulation.exchange`, `bonds[0].ports`,
+/// `instances.m1.step`): the key of its line within the table header above it (`[[t]]` headers
+/// counted for the index); `None` outside a `key = value` line.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset.min(text.len()))?;
+    let start = before.rfind('\n').map_or(0, |k| k + 1);
+    let line = text[start..].lines().next().unwrap_or_default();
+    let header = |l: &str| l.trim_start().starts_with('[');
+    let key = if header(line) { None } else { Some(line.split_once('=')?.0.trim().trim_matches('"').to_owned()) };
+    let mut table: Option<String> = None;
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for l in text[..start].lines().map(str::trim).filter(|l| header(l)) {
+        let name = l.trim_start_matches('[').split(']').next().unwrap_or_default().trim().to_owned();
+        if l.starts_with("[[") {
+            let k = counts.entry(name.clone()).or_insert(0);
+            table = Some(format!("{name}[{}]", *k));
+            *k += 1;
+        } else {
+            table = Some(name);
+        }
+    }
+    if header(line) {
+        let name = line.trim().trim_start_matches('[').split(']').next().unwrap_or_default().trim();
+        return Some(name.to_owned());
+    }
+    match (table, key) {
+        (Some(t), Some(k)) => Some(format!("{t}.{k}")),
+        (None, k) => k,
+        (Some(t), None) => Some(t),
     }
 }
 
@@ -545,4 +591,23 @@ pub struct TuneTable {
     /// Stability criterion: largest residual power.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_max: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_names_the_key_it_is_at() {
+        let text = "[simulation]\nexchange = \"implicit\"\n[[bonds]]\nname = \"a\"\nports = []\n[[bonds]]\nname = \"b\"\nenergy_corection = true\n";
+        let (key, message) = SystemFile::from_toml(text).unwrap_err();
+        assert_eq!(key, "simulation.exchange", "{message}");
+        assert!(message.contains("implicit") && message.contains("line 2"), "{message}");
+        let (key, message) = SystemFile::from_toml(&text.replace("implicit", "explicit")).unwrap_err();
+        assert_eq!(key, "bonds[1].energy_corection", "{message}");
+        let v: toml::Value = toml::from_str(&text.replace("implicit", "explicit")).unwrap();
+        let e = SystemFile::from_value(v).unwrap_err();
+        assert!(e.starts_with("bonds[1].energy_corection: unknown field `energy_corection`"), "{e}");
+        assert!(!e.contains("line"), "no line of a text the user did not write: {e}");
+    }
 }
