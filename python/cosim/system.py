@@ -23,12 +23,10 @@ class System:
     >>> s.outputs(["m1.x", "m2.x"])
 
     Settings (keyword arguments or :meth:`settings`): every key of a system file's ``[simulation]``
-    (the master's one settings type, ``master::system::Settings``; :data:`SETTINGS` lists them):
-    start, stop, step, algorithm ("jacobi" | "gauss-seidel"), order, extrapolation, parallel,
-    exchange, record_every, isolate, worker_timeout, max_residual_energy, iterations,
-    iteration_tolerance, step_control ("fixed" | "ecco"), ecco (a dict: rtol, atol, …),
-    energy_correction, energy_correction_law, energy_correction_gain, energy_correction_flow.
-    An unknown key raises ``TypeError``; a bad value ``CosimError`` naming the key when run.
+    (the master's one settings type, ``master::system::Settings``; :data:`SETTINGS` lists them).
+    An unknown key raises ``TypeError``; a bad value ``CosimError`` naming the key when run. The
+    other tables: :meth:`instance`, :meth:`connect`, :meth:`input`, :meth:`bond`, :meth:`outputs`,
+    :meth:`live`, :meth:`tune`; :meth:`spec` is the whole system file as dicts (TOML keys).
     Relative FMU paths are taken relative to the current directory when run.
     """
 
