@@ -1,4 +1,8 @@
 //! The checks: a [`SystemBuilder`] validated against the model descriptions into a [`System`].
+//! [`Resolver::resolve`] runs them in order, one file per part of the system file: `span` (start,
+//! stop, step), `settings` (the other `[simulation]` keys, real-time pacing), `instances` (steps,
+//! start values), `connections` (and the `[[inputs]]` time tables), `bonds`, `outputs`,
+//! `step_control` (ECCO's grid); `tests` checks their messages.
 
 use super::builder::SystemBuilder;
 use super::schema::{ExtrapolationSpec, Value};
@@ -6,6 +10,7 @@ use super::*;
 use crate::error::{MasterError, Result};
 use crate::suggest::did_you_mean;
 use model_description::{ModelDescription, SimpleTypeKind, VariableKind};
+
 mod bonds;
 mod connections;
 mod instances;
