@@ -131,26 +131,35 @@ impl Grid {
 
 impl Execution {
     /// In-process instances of the system's FMUs, taken from `fmus` (loaded there by
-    /// [`SystemBuilder::load`] or [`FmuCache::load`]).
+    /// [`SystemBuilder::load`] or [`FmuCache::load`]); one worker process per instance when the
+    /// system is isolated (`isolate`). A system with `real_time` is paced.
     pub fn new(system: System, fmus: &FmuCache) -> Result<Self> {
         Self::new_named(system, fmus, "")
     }
 
     /// [`Execution::new`] with `suffix` appended to each instance name given to the FMU
-    /// (distinct names for runs in parallel).
+    /// (distinct names for runs in parallel). An isolated system (`isolate`) runs each instance
+    /// in its own worker process instead.
     pub fn new_named(system: System, fmus: &FmuCache, suffix: &str) -> Result<Self> {
-        let mut instances: Vec<Box<dyn FmuInstance>> = Vec::with_capacity(system.instances().len());
-        for spec in system.instances() {
-            let fmu = fmus.get(&spec.fmu).ok_or_else(|| MasterError::Fmu {
-                path: spec.fmu.clone(),
-                message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
-            })?;
-            instances.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
-        }
         let stop = fmus.host().stop.clone();
-        let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
-        let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
-        let mut e = Self::with_instances(system, instances, &mds)?;
+        let mut e = if system.isolate() {
+            let names = system.instances().iter().map(|s| (s.name.clone(), s.fmu.clone())).collect();
+            let (workers, descriptions) = Self::workers(system.path(), names, fmus, |_, e| e)?;
+            let mds: Vec<&ModelDescription> = descriptions.iter().collect();
+            Self::isolated(system, workers, &mds)?
+        } else {
+            let mut instances: Vec<Box<dyn FmuInstance>> = Vec::with_capacity(system.instances().len());
+            for spec in system.instances() {
+                let fmu = fmus.get(&spec.fmu).ok_or_else(|| MasterError::Fmu {
+                    path: spec.fmu.clone(),
+                    message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
+                })?;
+                instances.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
+            }
+            let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
+            let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
+            Self::with_instances(system, instances, &mds)?
+        };
         if let Some(s) = stop {
             e.interrupt_on(s);
         }
@@ -162,61 +171,65 @@ impl Execution {
     /// process (the master then loads no FMU binary itself).
     pub fn from_builder(b: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) -> Result<Self> {
         if b.isolated(over) {
-            let exe = crate::fmu::isolated::worker_command().map_err(|e| MasterError::System {
-                path: b.path().to_path_buf(),
-                key: "simulation.isolate".into(),
-                message: e.to_string(),
-            })?;
-            let mut workers = Vec::new();
-            let mut descriptions = Vec::new();
-            // One extraction per FMU file, shared by the workers of its instances.
-            let mut archives: Vec<std::sync::Arc<crate::fmu::Archive>> = Vec::new();
-            let fmus_of = b.fmus();
-            let cpus = crate::fmu::isolated::worker_cpus(fmus_of.len());
-            for ((name, fmu_path), cpu) in fmus_of.into_iter().zip(cpus) {
-                let archive = match archives.iter().find(|a| a.source() == fmu_path) {
-                    Some(a) => std::sync::Arc::clone(a),
-                    None => {
-                        let a = crate::fmu::Archive::extract_in(&fmu_path, fmus.host())
-                            .map_err(|e| b.fmu_error(&name, e))?;
-                        let a = std::sync::Arc::new(a);
-                        archives.push(std::sync::Arc::clone(&a));
-                        a
-                    }
-                };
-                let (instance, md) = crate::fmu::IsolatedInstance::spawn_shared(&exe, &archive, &name, cpu)
-                    .map_err(|e| b.fmu_error(&name, e))?;
-                workers.push(instance);
-                descriptions.push(md);
-            }
+            let (workers, descriptions) = Self::workers(b.path(), b.fmus(), fmus, |name, e| b.fmu_error(name, e))?;
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();
             let system = b.build_with(&mds, over)?;
-            let instances: Vec<Box<dyn FmuInstance>> = workers
-                .into_iter()
-                .map(|mut w| {
-                    w.set_timeout(system.worker_timeout());
-                    Box::new(w) as Box<dyn FmuInstance>
-                })
-                .collect();
-            let mut e = Self::with_instances(system, instances, &mds)?;
+            let mut e = Self::isolated(system, workers, &mds)?;
             if let Some(s) = fmus.host().stop.clone() {
                 e.interrupt_on(s);
             }
-            e.pace_from(b, over)?;
             return Ok(e);
         }
         let system = b.load_with(fmus, over)?;
-        let mut e = Self::new(system, fmus)?;
-        e.pace_from(b, over)?;
-        Ok(e)
+        Self::new(system, fmus)
     }
 
-    /// Paces the run when the builder or the overrides ask for real time.
-    fn pace_from(&mut self, b: &SystemBuilder, over: &Overrides) -> Result<()> {
-        if let Some(rt) = b.real_time(over)? {
-            self.pace(crate::realtime::Pacer::new(rt, self.system.start(), self.system.steps()));
+    /// One worker process per instance (`(name, FMU file)`), each FMU extracted once and shared
+    /// by the workers of its instances; with their model descriptions. `fmu_error` says an
+    /// error of instance `name`'s FMU.
+    fn workers(
+        source: &std::path::Path,
+        instances: Vec<(String, std::path::PathBuf)>,
+        fmus: &FmuCache,
+        fmu_error: impl Fn(&str, MasterError) -> MasterError,
+    ) -> Result<(Vec<crate::fmu::IsolatedInstance>, Vec<ModelDescription>)> {
+        let exe = crate::fmu::isolated::worker_command().map_err(|e| MasterError::System {
+            path: source.to_path_buf(),
+            key: "simulation.isolate".into(),
+            message: e.to_string(),
+        })?;
+        let mut workers = Vec::new();
+        let mut descriptions = Vec::new();
+        let mut archives: Vec<std::sync::Arc<crate::fmu::Archive>> = Vec::new();
+        let cpus = crate::fmu::isolated::worker_cpus(instances.len());
+        for ((name, fmu_path), cpu) in instances.into_iter().zip(cpus) {
+            let archive = match archives.iter().find(|a| a.source() == fmu_path) {
+                Some(a) => std::sync::Arc::clone(a),
+                None => {
+                    let a = crate::fmu::Archive::extract_in(&fmu_path, fmus.host()).map_err(|e| fmu_error(&name, e))?;
+                    let a = std::sync::Arc::new(a);
+                    archives.push(std::sync::Arc::clone(&a));
+                    a
+                }
+            };
+            let (instance, md) = crate::fmu::IsolatedInstance::spawn_shared(&exe, &archive, &name, cpu)
+                .map_err(|e| fmu_error(&name, e))?;
+            workers.push(instance);
+            descriptions.push(md);
         }
-        Ok(())
+        Ok((workers, descriptions))
+    }
+
+    /// The run of `system` on its worker processes (the system's worker timeout set on each).
+    fn isolated(system: System, workers: Vec<crate::fmu::IsolatedInstance>, mds: &[&ModelDescription]) -> Result<Self> {
+        let instances: Vec<Box<dyn FmuInstance>> = workers
+            .into_iter()
+            .map(|mut w| {
+                w.set_timeout(system.worker_timeout());
+                Box::new(w) as Box<dyn FmuInstance>
+            })
+            .collect();
+        Self::with_instances(system, instances, mds)
     }
 
     /// Paces every following step to the wall clock ([`crate::realtime`]).
@@ -271,6 +284,9 @@ impl Execution {
         let ranges = crate::units::output_ranges(&system, mds);
         let algorithm = algorithm::for_system(&system, &coupling);
         let output = system.step_control().output_units(system.record_every()).unwrap_or(0);
+        // Every execution of a paced system is paced, however it was made.
+        let pacer =
+            system.real_time().map(|rt| crate::realtime::Pacer::new(rt.clone(), system.start(), system.steps()));
         let grid = match system.step_control() {
             StepControl::Fixed => None,
             StepControl::Ecco { params, quantum, units, breakpoints } => {
@@ -304,7 +320,7 @@ impl Execution {
             interrupt: None,
             grid,
             units,
-            pacer: None,
+            pacer,
             live: None,
             ranges,
         })

@@ -143,7 +143,9 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
     crate::guard::doing(crate::guard::Doing::Running);
     let mut fmus = FmuCache::with_host(crate::guard::host());
     let mut execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
-    let served = crate::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
+    // `[live]` as resolved into the system (the builder's, checked).
+    let live = execution.system().live().cloned();
+    let served = crate::live::attach(&mut execution, live.as_ref(), &p.serve)?;
     loop {
         if p.timing_csv {
             match execution.pacer_mut() {
@@ -163,7 +165,7 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
         let Some(s) = served.as_ref().filter(|s| s.hub.control.take_reset()) else { return Ok(summary) };
         eprintln!("live: reset at t = {}: the run starts again", summary.time);
         execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
-        s.reattach(&mut execution, p.builder.live.as_ref())?;
+        s.reattach(&mut execution, live.as_ref())?;
     }
 }
 

@@ -115,7 +115,7 @@ fn tune_sweeps_energy_correction_and_step_control_as_dimensions() {
     let last = configs.last().unwrap();
     assert!(last.label().contains("simulation.energy_correction = true"), "{}", last.label());
     assert!(last.label().contains("simulation.step_control = ecco"), "{}", last.label());
-    let draft = base.draft(&base.document(&spec, last, true).unwrap()).unwrap();
+    let draft = base.document(&spec, last, true).unwrap();
     let sys = draft.build(&base.mds()).unwrap();
     assert!(sys.bonds().iter().all(|b| b.energy_correction));
     assert_eq!(sys.step_control().kind(), master::system::StepControlKind::Ecco);

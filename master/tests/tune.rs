@@ -25,7 +25,7 @@ fn opts(out: &Path) -> TuneOptions {
 fn brute_force_stable_limit(system: &Path, spec: &TuneSpec) -> f64 {
     let base = Base::load(system).unwrap();
     let config = Config { extrapolation: Extrap::Order(0), params: vec![] };
-    let draft = base.draft(&base.document(spec, &config, true).unwrap()).unwrap();
+    let draft = base.document(spec, &config, true).unwrap();
     let x2 = [base.var("m2.x").unwrap()];
     let mut last_stable = None;
     for h in spec.steps() {

@@ -80,7 +80,7 @@ def _portable(system):
 
     if isinstance(system, System):
         spec = system.spec()
-        for inst in spec["instances"]:
+        for inst in spec["instances"].values():
             inst["fmu"] = os.path.abspath(inst["fmu"])
         return spec
     if isinstance(system, dict):

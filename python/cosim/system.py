@@ -1,7 +1,9 @@
 """A co-simulation system put together in Python: the same content as a TOML system file
-(instances, start values, connections, time tables, bonds, outputs, settings). It is handed
-to the master's ``SystemBuilder`` when run, so every check and message is the TOML reader's.
-Plain data: a ``System`` pickles (for process pools and Dask)."""
+(instances, start values, connections, time tables, bonds, outputs, settings, live, tune).
+:meth:`System.spec` is the system file's tables as dicts, with the TOML keys; the master
+deserializes it into its one system schema (``master::system::SystemFile``, as a system file),
+so every key, check and message is the TOML reader's. Plain data: a ``System`` pickles (for
+process pools and Dask)."""
 
 from __future__ import annotations
 
@@ -21,17 +23,18 @@ class System:
     >>> s.outputs(["m1.x", "m2.x"])
 
     Settings (keyword arguments or :meth:`settings`): every key of a system file's ``[simulation]``
-    (the master's one settings type, ``master::system::Settings``; :data:`SETTINGS` lists them):
-    start, stop, step, algorithm ("jacobi" | "gauss-seidel"), order, extrapolation, parallel,
-    exchange, record_every, isolate, worker_timeout, max_residual_energy, iterations,
-    iteration_tolerance, step_control ("fixed" | "ecco"), ecco (a dict: rtol, atol, …),
-    energy_correction, energy_correction_law, energy_correction_gain, energy_correction_flow.
-    An unknown key raises ``TypeError``; a bad value ``CosimError`` naming the key when run.
+    (the master's one settings type, ``master::system::Settings``; :data:`SETTINGS` lists them).
+    An unknown key raises ``TypeError``; a bad value ``CosimError`` naming the key when run. The
+    other tables: :meth:`instance`, :meth:`connect`, :meth:`input`, :meth:`bond`, :meth:`outputs`,
+    :meth:`live`, :meth:`tune`; :meth:`spec` is the whole system file as dicts (TOML keys).
     Relative FMU paths are taken relative to the current directory when run.
     """
 
     #: The setting keys, from the master's settings type.
     SETTINGS = tuple(_cosim._setting_keys()[0])
+
+    #: A bond's own settings (the keys of ``[[bonds]]`` beside name and ports), from the master.
+    BOND_SETTINGS = tuple(_cosim._bond_setting_keys())
 
     def __init__(self, **settings):
         self._settings: dict = {}
@@ -40,6 +43,8 @@ class System:
         self._inputs: list = []
         self._bonds: list = []
         self._outputs: list | None = None
+        self._live: dict | None = None
+        self._tune: dict | None = None
         self.settings(**settings)
 
     def settings(self, **settings) -> "System":
@@ -52,7 +57,7 @@ class System:
     def instance(self, name: str, fmu, start: dict | None = None, step: float | None = None) -> "System":
         """Adds (or replaces) an instance of the FMU file ``fmu``; ``start`` maps variable names to
         start values; ``step``: own step of a multirate instance."""
-        self._instances[name] = {"name": name, "fmu": os.fspath(fmu), "start": dict(start or {}), "step": step}
+        self._instances[name] = {"fmu": os.fspath(fmu), "start": dict(start or {}), "step": step}
         return self
 
     def start(self, dotted: str, value) -> "System":
@@ -68,22 +73,39 @@ class System:
         gain: float | None = None,
         offset: float | None = None,
         extrapolation=None,
+        derivatives=None,
     ) -> "System":
-        """``target = gain · source + offset``; ``extrapolation``: an order 0-4, or
-        ``{"i2": ["inst.der1", ...]}`` (Taylor from derivative outputs)."""
+        """``target = gain · source + offset``; ``extrapolation``: an order 0-4, or ``"I2"`` with
+        ``derivatives=["inst.der1", ...]`` (Taylor from derivative outputs; also written
+        ``extrapolation={"i2": [...]}``)."""
+        if isinstance(extrapolation, dict) and "i2" in extrapolation:
+            extrapolation, derivatives = "I2", list(extrapolation["i2"])
         self._connections.append(
-            {"from": source, "to": target, "gain": gain, "offset": offset, "extrapolation": extrapolation}
+            {
+                "from": source,
+                "to": target,
+                "gain": gain,
+                "offset": offset,
+                "extrapolation": extrapolation,
+                "derivatives": None if derivatives is None else list(derivatives),
+            }
         )
         return self
 
-    def input(self, target: str, times, values, linear: bool = False) -> "System":
-        """Drives input ``target`` from a time table (steps, or linear interpolation)."""
+    def input(self, target: str, times, values, linear: bool = False, interpolation: str | None = None) -> "System":
+        """Drives input ``target`` from a time table: ``interpolation`` "step" (default) or
+        "linear" (``linear=True`` is the same as ``interpolation="linear"``)."""
+        if linear and interpolation not in (None, "linear"):
+            raise ValueError(f"linear=True and interpolation={interpolation!r} contradict each other")
         self._inputs.append(
-            {"to": target, "times": [float(t) for t in times], "values": [float(v) for v in values], "linear": linear}
+            {
+                "to": target,
+                "times": [float(t) for t in times],
+                "values": [float(v) for v in values],
+                "interpolation": "linear" if linear else interpolation,
+            }
         )
         return self
-
-    BOND_SETTINGS = ("energy_correction", "energy_correction_law", "energy_correction_gain", "energy_correction_flow")
 
     def bond(self, name: str, a, b, **correction) -> "System":
         """A power bond; each port ``(instance, effort, flow[, sign])`` or a dict with those keys.
@@ -107,16 +129,34 @@ class System:
         self._outputs = list(names)
         return self
 
+    def live(self, **table) -> "System":
+        """The ``[live]`` table: inputs and outputs served while the run goes (``cosim run``;
+        keys as in a system file: inputs, outputs, addr, range, keys)."""
+        self._live = dict(table)
+        return self
+
+    def tune(self, **table) -> "System":
+        """The ``[tune]`` table (``cosim tune``; keys as in a system file)."""
+        self._tune = dict(table)
+        return self
+
     def spec(self) -> dict:
-        """The plain-data description handed to the master."""
-        return {
-            "settings": dict(self._settings),
-            "instances": [dict(i, start=dict(i["start"])) for i in self._instances.values()],
+        """The system file's tables as plain data (TOML keys; ``None``: not given), handed to the
+        master."""
+        spec = {
+            "simulation": dict(self._settings),
+            "instances": {n: dict(i, start=dict(i["start"])) for n, i in self._instances.items()},
             "connections": [dict(c) for c in self._connections],
             "inputs": [dict(i) for i in self._inputs],
             "bonds": [dict(b) for b in self._bonds],
-            "outputs": list(self._outputs) if self._outputs is not None else None,
         }
+        if self._outputs is not None:
+            spec["outputs"] = {"variables": list(self._outputs)}
+        if self._live is not None:
+            spec["live"] = dict(self._live)
+        if self._tune is not None:
+            spec["tune"] = dict(self._tune)
+        return spec
 
     def __repr__(self) -> str:
         return (

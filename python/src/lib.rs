@@ -10,12 +10,12 @@
 use master::bonds::BondState;
 use master::fmu::FmuCache;
 use master::observer::{Observer, Status, Summary};
-use master::system::{CorrectionLaw, ExtrapolationSpec, Overrides, PortDraft, Settings, SystemBuilder, Value};
+use master::system::{Overrides, Settings, SystemBuilder, SystemFile, Value};
 use master::MasterError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
 
 mod fmu_cache;
@@ -66,57 +66,18 @@ impl Observer for Flat {
     }
 }
 
-/// A Python start value → a builder value (bool before int: a bool is an int in Python); a
-/// list, tuple or NumPy array gives a whole array's values.
+/// A Python start value → a builder value, as the schema reads it from the same value in a
+/// `cosim.System` ([`toml_value`]: bool before int, a list, tuple or NumPy array for a whole
+/// array).
 fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
-    if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
-        return Ok(Value::Boolean(b.is_true()));
+    if v.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "start value {v}: not a bool, int, float, str or a list of them (a whole array, row-major)"
+        )));
     }
-    if v.is_instance_of::<pyo3::types::PyInt>() {
-        return Ok(Value::Integer(v.extract()?));
-    }
-    if let Ok(x) = v.extract::<f64>() {
-        return Ok(Value::Real(x));
-    }
-    if let Ok(s) = v.extract::<String>() {
-        return Ok(Value::String(s));
-    }
-    // A whole FMI 3.0 array: a list or tuple (nested ones row by row), or a NumPy array.
-    let items = if v.is_instance_of::<pyo3::types::PyList>() || v.is_instance_of::<pyo3::types::PyTuple>() {
-        Some(v.try_iter()?.collect::<PyResult<Vec<_>>>()?)
-    } else if v.hasattr("tolist")? {
-        let list = v.call_method0("tolist")?;
-        list.is_instance_of::<pyo3::types::PyList>()
-            .then(|| list.try_iter()?.collect::<PyResult<Vec<_>>>())
-            .transpose()?
-    } else {
-        None
-    };
-    if let Some(items) = items {
-        return Ok(Value::Array(items.iter().map(value).collect::<PyResult<_>>()?));
-    }
-    Err(PyTypeError::new_err(format!(
-        "start value {v}: not a bool, int, float, str or a list of them (a whole array, row-major)"
-    )))
-}
-
-fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
-    match d.get_item(key)? {
-        Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
-        _ => Ok(None),
-    }
-}
-
-fn extrapolation(v: &Bound<'_, PyAny>) -> PyResult<ExtrapolationSpec> {
-    if let Ok(m) = v.extract::<usize>() {
-        return Ok(ExtrapolationSpec::Order(m));
-    }
-    if let Ok(d) = v.downcast::<PyDict>() {
-        if let Some(ders) = get::<Vec<String>>(d, "i2")? {
-            return Ok(ExtrapolationSpec::I2(Some(ders)));
-        }
-    }
-    Err(PyTypeError::new_err(format!("extrapolation {v}: an order 0-4 or {{\"i2\": [derivative outputs]}}")))
+    toml_value(v)?
+        .map(|t| Value::from_toml(&t))
+        .ok_or_else(|| PyTypeError::new_err("start value None: give a bool, int, float, str or a list of them"))
 }
 
 /// A Python value → TOML (`None`: not given).
@@ -124,6 +85,14 @@ fn toml_value(v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
     use toml::Value as T;
     if v.is_none() {
         return Ok(None);
+    }
+    // NumPy arrays and scalars as Python values (an int64 stays an integer, not a float).
+    let plain = v.is_instance_of::<pyo3::types::PyBool>()
+        || v.is_instance_of::<pyo3::types::PyInt>()
+        || v.is_instance_of::<pyo3::types::PyFloat>()
+        || v.is_instance_of::<pyo3::types::PyString>();
+    if !plain && v.hasattr("tolist")? {
+        return toml_value(&v.call_method0("tolist")?);
     }
     if let Ok(b) = v.downcast::<pyo3::types::PyBool>() {
         return Ok(Some(T::Boolean(b.is_true())));
@@ -188,96 +157,30 @@ fn _setting_keys() -> (Vec<&'static str>, String) {
     (Settings::keys().to_vec(), toml::to_string(&every).unwrap_or_default())
 }
 
-/// A system built in Python (`cosim.System.spec()`, plain dicts and lists) → the builder.
+/// A system built in Python (`cosim.System.spec()`, or a dict of the same shape: the system
+/// file's tables as dicts and lists, the TOML keys) → the one system schema
+/// ([`SystemFile`], deserialized: an unknown key is refused with its name) → the builder.
 fn builder_from_spec(spec: &Bound<'_, PyDict>) -> PyResult<SystemBuilder> {
-    let mut b = SystemBuilder::new();
-    if let Some(s) = spec.get_item("settings")? {
-        *b.settings_mut() = settings(Some(s.downcast::<PyDict>()?))?;
-    }
-    if let Some(list) = spec.get_item("instances")? {
-        for inst in list.downcast::<PyList>()?.iter() {
-            let d = inst.downcast::<PyDict>()?;
-            let name: String = get(d, "name")?.ok_or_else(|| bad("instances: an instance without a name"))?;
-            let fmu: PathBuf = get(d, "fmu")?.ok_or_else(|| bad(format!("instances.{name}: no fmu")))?;
-            let draft = b.instance(&name, fmu);
-            if let Some(h) = get(d, "step")? {
-                draft.step(h);
-            }
-            if let Some(starts) = d.get_item("start")? {
-                for (k, v) in starts.downcast::<PyDict>()?.iter() {
-                    draft.start(&k.extract::<String>()?, value(&v)?);
-                }
-            }
-        }
-    }
-    if let Some(list) = spec.get_item("connections")? {
-        for c in list.downcast::<PyList>()?.iter() {
-            let d = c.downcast::<PyDict>()?;
-            let from: String = get(d, "from")?.ok_or_else(|| bad("connections: no from"))?;
-            let to: String = get(d, "to")?.ok_or_else(|| bad("connections: no to"))?;
-            let draft = b.connect(&from, &to);
-            if let Some(g) = get(d, "gain")? {
-                draft.gain(g);
-            }
-            if let Some(o) = get(d, "offset")? {
-                draft.offset(o);
-            }
-            if let Some(e) = d.get_item("extrapolation")?.filter(|e| !e.is_none()) {
-                draft.set_extrapolation(Some(extrapolation(&e)?));
-            }
-        }
-    }
-    if let Some(list) = spec.get_item("inputs")? {
-        for i in list.downcast::<PyList>()?.iter() {
-            let d = i.downcast::<PyDict>()?;
-            let to: String = get(d, "to")?.ok_or_else(|| bad("inputs: no to"))?;
-            let times: Vec<f64> = get(d, "times")?.unwrap_or_default();
-            let values: Vec<f64> = get(d, "values")?.unwrap_or_default();
-            let draft = b.input(&to, times, values);
-            if get::<bool>(d, "linear")?.unwrap_or(false) {
-                draft.linear();
-            }
-        }
-    }
-    if let Some(list) = spec.get_item("bonds")? {
-        for bond in list.downcast::<PyList>()?.iter() {
-            let d = bond.downcast::<PyDict>()?;
-            let name: String = get(d, "name")?.ok_or_else(|| bad("bonds: no name"))?;
-            let mut ports = Vec::new();
-            for p in d.get_item("ports")?.ok_or_else(|| bad(format!("bonds.{name}: no ports")))?.try_iter()? {
-                let p = p?;
-                let p = p.downcast::<PyDict>()?;
-                let field = |k: &str| -> PyResult<String> {
-                    get::<String>(p, k)?.ok_or_else(|| bad(format!("bonds.{name}.ports: no {k}")))
-                };
-                let mut port = PortDraft::new(&field("instance")?, &field("effort")?, &field("flow")?);
-                if let Some(s) = get(p, "sign")? {
-                    port = port.sign(s);
-                }
-                ports.push(port);
-            }
-            let [a, c]: [PortDraft; 2] =
-                ports.try_into().map_err(|_| bad(format!("bonds.{name}: a bond has exactly two ports")))?;
-            b.bond(&name, a, c);
-            if let Some(on) = get(d, "energy_correction")? {
-                b.bond_energy_correction(&name, on);
-            }
-            let law = match get::<String>(d, "energy_correction_law")? {
-                Some(l) => Some(
-                    CorrectionLaw::parse(&l).map_err(|m| bad(format!("bonds.{name}.energy_correction_law: {m}")))?,
-                ),
-                None => None,
-            };
-            let (gain, flow) = (get(d, "energy_correction_gain")?, get(d, "energy_correction_flow")?);
-            if law.is_some() || gain.is_some() || flow.is_some() {
-                b.bond_correction_law(&name, law, gain, flow);
-            }
-        }
-    }
-    if let Some(out) = spec.get_item("outputs")?.filter(|o| !o.is_none()) {
-        b.outputs(out.extract::<Vec<String>>()?);
-    }
-    Ok(b)
+    let table = toml_value(spec.as_any())?.unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+    let file = SystemFile::from_value(table).map_err(|m| bad(format!("<builder>: {m}")))?;
+    SystemBuilder::from_file(std::path::Path::new("<builder>"), file).map_err(err)
+}
+
+/// The keys of a `[[bonds]]` table's own settings (`cosim.System.bond(**settings)`).
+#[pyfunction]
+fn _bond_setting_keys() -> Vec<&'static str> {
+    master::system::BondSettings::keys().to_vec()
+}
+
+/// A system (a path or a `cosim.System` spec): its content in the one schema as TOML, then
+/// the resolved system described without its source's paths; equal for the same system however
+/// it was given (for tests).
+#[pyfunction]
+fn _describe(system: &Bound<'_, PyAny>) -> PyResult<String> {
+    let Source { builder, mut fmus, ssp: _ssp } = source(system)?;
+    let file = builder.to_file().to_toml().map_err(bad)?;
+    let sys = builder.load(&mut fmus).map_err(err)?;
+    Ok(format!("{file}\n{}", sys.describe()))
 }
 
 /// Isolated instances (`isolate=True`, `isolate = true` in a system file or an SSP annotation)
@@ -796,6 +699,8 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_check, m)?)?;
     m.add_function(wrap_pyfunction!(_settings, m)?)?;
     m.add_function(wrap_pyfunction!(_setting_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(_bond_setting_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(_describe, m)?)?;
     single_fmu::register(m)?;
     Ok(())
 }

@@ -20,7 +20,7 @@ def test_every_setting_from_a_python_dict_is_the_same_settings_as_from_toml(tmp_
     assert isinstance(every["ecco"], dict) and len(every["ecco"]) == 9
     s = cosim.System(**every)
     # What the master reads from the dict, as TOML: the same settings as the TOML text.
-    assert tomllib.loads(_cosim._settings(s.spec()["settings"])) == every
+    assert tomllib.loads(_cosim._settings(s.spec()["simulation"])) == every
     # And as `cosim run --print-settings` prints for a file that gives them.
     (tmp_path / "sys.toml").write_text(
         "[simulation]\n" + every_text.split("[ecco]")[0] + "[simulation.ecco]" + every_text.split("[ecco]")[1]

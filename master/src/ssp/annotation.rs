@@ -1,9 +1,10 @@
 //! Our own SSP annotation (`type="org.hydraulic-cosim.settings"`): the settings SSP 1.0 cannot
-//! carry, as TOML text in the system-file syntax (a subset of its tables):
+//! carry, as TOML text of the system file's one schema ([`SystemFile`]): written by serializing
+//! [`content`], read back by deserialization and put over the SSD's system ([`apply`]):
 //!
 //! ```toml
-//! [simulation]        # every setting of crate::system::Settings, written from and read into that
-//! step = 1e-3         # one type (start/stop are written in ssd:DefaultExperiment instead)
+//! [simulation]        # every setting of crate::system::Settings (start/stop are written in
+//! step = 1e-3         # ssd:DefaultExperiment instead)
 //! [instances.hyd]
 //! step = 1e-4         # own step (multirate)
 //! [[connections]]     # extrapolation per connection, found by from/to (gain/offset are in the
@@ -13,221 +14,78 @@
 //! [[inputs]]          # time tables, [[bonds]], [outputs], [tune], [live]: as in the system file
 //! ```
 
-use crate::system::toml::{self as system_toml, RawBond, RawSignal};
-use crate::system::{ExtrapolationSpec, Settings, SystemBuilder};
-use serde::Deserialize;
-use std::collections::BTreeMap;
-use toml::{Table, Value};
+use crate::system::{SystemBuilder, SystemFile};
 
 /// The `type` of our annotation.
 pub const TYPE: &str = "org.hydraulic-cosim.settings";
 /// The namespace of the element inside it.
 pub const NS: &str = "https://example.invalid/hydraulic-cosim/ssp/settings/1.0";
 
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct Raw {
-    #[serde(default)]
-    simulation: Settings,
-    #[serde(default)]
-    instances: BTreeMap<String, RawInstance>,
-    #[serde(default)]
-    connections: Vec<RawConnection>,
-    #[serde(default)]
-    inputs: Vec<RawSignal>,
-    #[serde(default)]
-    bonds: Vec<RawBond>,
-    #[serde(default)]
-    outputs: Option<RawOutputs>,
-    #[serde(default)]
-    tune: Option<Value>,
-    #[serde(default)]
-    live: Option<crate::live::LiveSpec>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawInstance {
-    step: Option<f64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConnection {
-    from: String,
-    to: String,
-    extrapolation: Value,
-    derivatives: Option<Vec<String>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOutputs {
-    variables: Vec<String>,
-}
-
-fn extrapolation_value(e: &ExtrapolationSpec) -> (Value, Option<Value>) {
-    match e {
-        ExtrapolationSpec::Order(m) => (Value::Integer(i64::try_from(*m).unwrap_or(i64::MAX)), None),
-        ExtrapolationSpec::I2(d) => (
-            Value::String("I2".into()),
-            d.as_ref().map(|d| Value::Array(d.iter().map(|s| Value::String(s.clone())).collect())),
-        ),
+/// The part of `b` that SSP cannot carry, as the system file's content: the settings but start
+/// and stop (ssd:DefaultExperiment's), each instance's own step (not its FMU, which the SSD
+/// names, nor its start values, which go to parameter bindings), each connection's
+/// extrapolation (not its gain and offset: ssc:LinearTransformation), and the rest whole.
+pub fn content(b: &SystemBuilder) -> SystemFile {
+    let mut file = b.to_file();
+    (file.simulation.start, file.simulation.stop) = (None, None);
+    file.instances.retain(|_, i| i.step.is_some());
+    for i in file.instances.values_mut() {
+        i.set_fmu("");
+        i.start.clear();
     }
-}
-
-fn strings(v: &[String]) -> Value {
-    Value::Array(v.iter().map(|s| Value::String(s.clone())).collect())
-}
-
-fn floats(v: &[f64]) -> Value {
-    Value::Array(v.iter().map(|x| Value::Float(*x)).collect())
+    file.connections.retain(|c| c.extrapolation.is_some());
+    for c in &mut file.connections {
+        (c.gain, c.offset) = (None, None);
+    }
+    file
 }
 
 /// The settings of `b` that SSP cannot carry, as TOML text (empty tables left out).
 pub fn to_toml(b: &SystemBuilder) -> String {
-    let mut root = Table::new();
-    // start and stop are ssd:DefaultExperiment's.
-    let settings = Settings { start: None, stop: None, ..b.settings.clone() };
-    let sim = settings.to_table().unwrap_or_default();
-    if !sim.is_empty() {
-        root.insert("simulation".into(), Value::Table(sim));
-    }
-    let mut instances = Table::new();
-    for (name, i) in &b.instances {
-        if let Some(h) = i.step {
-            let mut t = Table::new();
-            t.insert("step".into(), Value::Float(h));
-            instances.insert(name.clone(), Value::Table(t));
-        }
-    }
-    if !instances.is_empty() {
-        root.insert("instances".into(), Value::Table(instances));
-    }
-    let connections: Vec<Value> = b
-        .connections
-        .iter()
-        .filter_map(|c| {
-            let (e, d) = extrapolation_value(c.extrapolation.as_ref()?);
-            let mut t = Table::new();
-            t.insert("from".into(), Value::String(c.from.clone()));
-            t.insert("to".into(), Value::String(c.to.clone()));
-            t.insert("extrapolation".into(), e);
-            if let Some(d) = d {
-                t.insert("derivatives".into(), d);
-            }
-            Some(Value::Table(t))
-        })
-        .collect();
-    if !connections.is_empty() {
-        root.insert("connections".into(), Value::Array(connections));
-    }
-    let inputs: Vec<Value> = b
-        .inputs
-        .iter()
-        .map(|i| {
-            let mut t = Table::new();
-            t.insert("to".into(), Value::String(i.to.clone()));
-            t.insert("times".into(), floats(&i.times));
-            t.insert("values".into(), floats(&i.values));
-            if i.linear {
-                t.insert("interpolation".into(), Value::String("linear".into()));
-            }
-            Value::Table(t)
-        })
-        .collect();
-    if !inputs.is_empty() {
-        root.insert("inputs".into(), Value::Array(inputs));
-    }
-    let bonds: Vec<Value> = b
-        .bonds
-        .iter()
-        .map(|(name, ports)| {
-            let mut t = Table::new();
-            t.insert("name".into(), Value::String(name.clone()));
-            let ports = ports
-                .iter()
-                .map(|p| {
-                    let mut pt = Table::new();
-                    pt.insert("instance".into(), Value::String(p.instance.clone()));
-                    pt.insert("effort".into(), Value::String(p.effort.clone()));
-                    pt.insert("flow".into(), Value::String(p.flow.clone()));
-                    if let Some(s) = p.sign {
-                        pt.insert("sign".into(), Value::Float(s));
-                    }
-                    Value::Table(pt)
-                })
-                .collect();
-            t.insert("ports".into(), Value::Array(ports));
-            if let Some(on) = b.bond_corrections.get(name) {
-                t.insert("energy_correction".into(), Value::Boolean(*on));
-            }
-            if let Some(own) = b.bond_laws.get(name) {
-                if let Some(l) = own.law {
-                    t.insert("energy_correction_law".into(), Value::String(l.name().into()));
-                }
-                if let Some(g) = own.gain {
-                    t.insert("energy_correction_gain".into(), Value::Float(g));
-                }
-                if let Some(f) = own.flow {
-                    t.insert("energy_correction_flow".into(), Value::Float(f));
-                }
-            }
-            Value::Table(t)
-        })
-        .collect();
-    if !bonds.is_empty() {
-        root.insert("bonds".into(), Value::Array(bonds));
-    }
-    if let Some(o) = &b.outputs {
-        let mut t = Table::new();
-        t.insert("variables".into(), strings(o));
-        root.insert("outputs".into(), Value::Table(t));
-    }
-    if let Some(tune) = &b.tune {
-        root.insert("tune".into(), tune.clone());
-    }
-    if let Some(live) = b.live.as_ref().and_then(|l| Value::try_from(l).ok()) {
-        root.insert("live".into(), live);
-    }
-    toml::to_string(&root).unwrap_or_default()
+    content(b).to_toml().unwrap_or_default()
 }
 
 /// Applies the annotation's TOML text to `b`; errors are `(key, message)`.
 pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> {
-    let raw: Raw = toml::from_str(text).map_err(|e| {
+    let file: SystemFile = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| text.get(..s.start).unwrap_or("").matches('\n').count() + 1);
         (line.map_or_else(String::new, |l| format!("line {l} of the settings")), e.message().to_owned())
     })?;
-    let extrapolation = |key: &str, v: &Value, derivatives: Option<&Vec<String>>| {
-        system_toml::extrapolation_spec(v, derivatives).map_err(|m| (key.to_owned(), m))
-    };
-    b.settings = b.settings.overridden_by(&raw.simulation).map_err(|m| ("simulation".to_owned(), m))?;
-    for (name, ri) in &raw.instances {
-        let inst = b
-            .instances
-            .get_mut(name)
-            .ok_or_else(|| (format!("instances.{name}"), format!("no component \"{name}\" in the system")))?;
-        inst.step = ri.step.or(inst.step);
+    let SystemFile { simulation, instances, connections, inputs, bonds, outputs, live, tune } = file;
+    b.settings = b.settings.overridden_by(&simulation).map_err(|m| ("simulation".to_owned(), m))?;
+    for (name, given) in &instances {
+        let key = format!("instances.{name}");
+        let inst =
+            b.instances.get_mut(name).ok_or_else(|| (key.clone(), format!("no component \"{name}\" in the system")))?;
+        if !given.fmu().as_os_str().is_empty() {
+            return Err((format!("{key}.fmu"), "the SSD names the FMU of a component (ssd:Component source)".into()));
+        }
+        inst.step = given.step.or(inst.step);
+        inst.start.extend(given.start.clone());
     }
-    for (k, rc) in raw.connections.iter().enumerate() {
+    for (k, given) in connections.into_iter().enumerate() {
         let key = format!("connections[{k}]");
-        let e = extrapolation(&format!("{key}.extrapolation"), &rc.extrapolation, rc.derivatives.as_ref())?;
-        let conn =
-            b.connections.iter_mut().find(|c| c.from == rc.from && c.to == rc.to).ok_or_else(|| {
-                (key.clone(), format!("no ssd:Connection from {} to {} in the system", rc.from, rc.to))
-            })?;
-        conn.extrapolation = Some(e);
+        let conn = b
+            .connections
+            .iter_mut()
+            .find(|c| c.from == given.from && c.to == given.to)
+            .ok_or_else(|| (key, format!("no ssd:Connection from {} to {} in the system", given.from, given.to)))?;
+        conn.gain = given.gain.or(conn.gain);
+        conn.offset = given.offset.or(conn.offset);
+        if given.extrapolation.is_some() {
+            conn.set_extrapolation(given.extrapolation_spec());
+        }
     }
-    system_toml::add_inputs_and_bonds(b, &raw.inputs, &raw.bonds)?;
-    if let Some(o) = raw.outputs {
-        b.outputs = Some(o.variables);
+    b.inputs.extend(inputs);
+    b.bonds.extend(bonds);
+    if let Some(o) = outputs {
+        b.outputs = o.list().map(<[String]>::to_vec);
     }
-    if raw.tune.is_some() {
-        b.tune = raw.tune;
+    if tune.is_some() {
+        b.tune = tune;
     }
-    if raw.live.is_some() {
-        b.live = raw.live;
+    if live.is_some() {
+        b.live = live;
     }
     Ok(())
 }
@@ -298,9 +156,9 @@ port = 1
         assert_eq!(c.settings.ecco, b.settings.ecco, "{text}");
         assert_eq!(c.settings.energy_correction, Some(true));
         assert_eq!((c.settings.energy_correction_gain, c.settings.energy_correction_flow), (Some(0.5), Some(0.1)));
-        assert_eq!(c.bond_corrections.get("cyl"), Some(&false), "{text}");
+        assert_eq!(c.bonds[0].energy_correction, Some(false), "{text}");
         assert_eq!(c.settings.energy_correction_law, Some(CorrectionLaw::Bond), "{text}");
-        assert_eq!(c.bond_laws.get("cyl"), b.bond_laws.get("cyl"), "{text}");
+        assert_eq!(c.bonds[0].bond_settings(), b.bonds[0].bond_settings(), "{text}");
         let e = apply(&mut c, "[simulation.ecco]\nrtl = 1.0\n").unwrap_err();
         assert!(e.1.contains("unknown field `rtl`"), "{e:?}");
     }

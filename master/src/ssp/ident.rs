@@ -59,8 +59,8 @@ pub(super) fn rename_instances(b: &mut SystemBuilder) -> BTreeMap<String, String
     for i in &mut b.inputs {
         i.to = var(&i.to);
     }
-    for (_, ports) in &mut b.bonds {
-        for p in ports {
+    for bond in &mut b.bonds {
+        for p in &mut bond.ports {
             if let Some(n) = map.get(&p.instance) {
                 p.instance.clone_from(n);
             }

@@ -4,7 +4,7 @@
 //! element between arrays of equal shape, a start value from a TOML array (row-major; nested
 //! arrays are read row by row).
 
-use super::builder::Value;
+use super::schema::Value;
 use model_description::ModelDescription;
 
 /// An array variable of a model description: its shape and its elements' names, row-major.

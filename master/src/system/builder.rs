@@ -3,223 +3,14 @@
 //! ([`SystemBuilder::build`]), and every error names the key the TOML file would use
 //! (`connections[2].to`, `instances.m1.start.damping`, …).
 
+use super::schema::{
+    BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Outputs, PortDraft, SystemFile, Variables,
+};
 use super::settings::{EccoSettings, Settings};
 use super::{AlgorithmKind, CorrectionLaw, EccoParams, Exchange, Parallel, StepControlKind};
 use crate::error::MasterError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// A start value as given, before the variable's type is known (checked by
-/// [`SystemBuilder::build`] against the model description: a Real accepts an integer, an
-/// enumeration accepts an item name, …).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// A number with a fraction or exponent.
-    Real(f64),
-    /// An integer.
-    Integer(i64),
-    /// A boolean.
-    Boolean(bool),
-    /// A string (also an enumeration item name).
-    String(String),
-    /// A TOML array: the start values of a whole array variable's elements, row-major.
-    Array(Vec<Value>),
-    /// A value of no FMI type (a TOML table or date), shown as written; always refused.
-    Other(String),
-}
-
-impl std::fmt::Display for Value {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Real(x) => write!(f, "{}", toml::Value::Float(*x)),
-            Self::Integer(x) => write!(f, "{x}"),
-            Self::Boolean(b) => write!(f, "{b}"),
-            Self::String(s) => write!(f, "{}", toml::Value::String(s.clone())),
-            Self::Array(items) => {
-                f.write_str("[")?;
-                for (k, v) in items.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                f.write_str("]")
-            }
-            Self::Other(s) => f.write_str(s),
-        }
-    }
-}
-
-impl From<f64> for Value {
-    fn from(x: f64) -> Self {
-        Self::Real(x)
-    }
-}
-impl From<i64> for Value {
-    fn from(x: i64) -> Self {
-        Self::Integer(x)
-    }
-}
-impl From<i32> for Value {
-    fn from(x: i32) -> Self {
-        Self::Integer(i64::from(x))
-    }
-}
-impl From<bool> for Value {
-    fn from(b: bool) -> Self {
-        Self::Boolean(b)
-    }
-}
-impl From<&str> for Value {
-    fn from(s: &str) -> Self {
-        Self::String(s.to_owned())
-    }
-}
-impl From<String> for Value {
-    fn from(s: String) -> Self {
-        Self::String(s)
-    }
-}
-
-/// Extrapolation of a connection as given: an order (checked to be 0..=4) or I2 with the
-/// source's derivative outputs (`inst.var`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExtrapolationSpec {
-    /// Lagrange polynomial of this order.
-    Order(usize),
-    /// Taylor polynomial from these derivative outputs (`None`: not given, an error).
-    I2(Option<Vec<String>>),
-}
-
-/// An instance as given.
-#[derive(Debug, Clone)]
-pub struct InstanceDraft {
-    pub(crate) fmu: PathBuf,
-    pub(crate) step: Option<f64>,
-    pub(crate) starts: BTreeMap<String, Value>,
-}
-
-impl InstanceDraft {
-    /// Own step h = H / k of an instance that cannot interpolate inputs (multirate).
-    pub fn step(&mut self, h: f64) -> &mut Self {
-        self.step = Some(h);
-        self
-    }
-    /// A start value (parameter or input) set before initialization.
-    pub fn start(&mut self, variable: &str, value: impl Into<Value>) -> &mut Self {
-        self.starts.insert(variable.to_owned(), value.into());
-        self
-    }
-    /// The FMU file (as resolved against the source's folder).
-    pub fn fmu(&self) -> &Path {
-        &self.fmu
-    }
-    /// Points the instance at another FMU file (taken as given).
-    pub fn set_fmu(&mut self, fmu: impl Into<PathBuf>) -> &mut Self {
-        self.fmu = fmu.into();
-        self
-    }
-}
-
-/// A connection as given.
-#[derive(Debug, Clone)]
-pub struct ConnectionDraft {
-    pub(crate) from: String,
-    pub(crate) to: String,
-    pub(crate) gain: Option<f64>,
-    pub(crate) offset: Option<f64>,
-    pub(crate) extrapolation: Option<ExtrapolationSpec>,
-}
-
-impl ConnectionDraft {
-    /// to = gain · from + offset.
-    pub fn gain(&mut self, gain: f64) -> &mut Self {
-        self.gain = Some(gain);
-        self
-    }
-    /// to = gain · from + offset.
-    pub fn offset(&mut self, offset: f64) -> &mut Self {
-        self.offset = Some(offset);
-        self
-    }
-    /// Lagrange extrapolation of order m (0..=4) over past communication points.
-    pub fn extrapolation(&mut self, m: usize) -> &mut Self {
-        self.extrapolation = Some(ExtrapolationSpec::Order(m));
-        self
-    }
-    /// I2: Taylor polynomial from the source's derivative outputs (`inst.var`, 1 to 4).
-    pub fn i2<S: Into<String>>(&mut self, derivatives: impl IntoIterator<Item = S>) -> &mut Self {
-        self.extrapolation = Some(ExtrapolationSpec::I2(Some(derivatives.into_iter().map(Into::into).collect())));
-        self
-    }
-    /// The extrapolation as given (`None`: the system's default).
-    pub fn extrapolation_spec(&self) -> Option<&ExtrapolationSpec> {
-        self.extrapolation.as_ref()
-    }
-    /// Replaces the extrapolation (`None`: the system's default).
-    pub fn set_extrapolation(&mut self, e: Option<ExtrapolationSpec>) -> &mut Self {
-        self.extrapolation = e;
-        self
-    }
-    /// `inst.var` of the source.
-    pub fn from(&self) -> &str {
-        &self.from
-    }
-    /// `inst.var` of the destination.
-    pub fn to(&self) -> &str {
-        &self.to
-    }
-}
-
-/// A time table driving an input, as given.
-#[derive(Debug, Clone)]
-pub struct InputDraft {
-    pub(crate) to: String,
-    pub(crate) times: Vec<f64>,
-    pub(crate) values: Vec<f64>,
-    pub(crate) linear: bool,
-}
-
-impl InputDraft {
-    /// Linear interpolation between the points (default: right-continuous steps).
-    pub fn linear(&mut self) -> &mut Self {
-        self.linear = true;
-        self
-    }
-    /// `inst.var` of the driven input.
-    pub fn to(&self) -> &str {
-        &self.to
-    }
-}
-
-/// One port of a bond as given: power into `instance` = sign · effort · flow.
-#[derive(Debug, Clone)]
-pub struct PortDraft {
-    pub(crate) instance: String,
-    pub(crate) effort: String,
-    pub(crate) flow: String,
-    pub(crate) sign: Option<f64>,
-}
-
-impl PortDraft {
-    /// A port with sign +1.
-    pub fn new(instance: &str, effort: &str, flow: &str) -> Self {
-        Self { instance: instance.into(), effort: effort.into(), flow: flow.into(), sign: None }
-    }
-    /// +1 or −1 (power flowing into the instance is positive).
-    pub fn sign(mut self, sign: f64) -> Self {
-        self.sign = Some(sign);
-        self
-    }
-}
-
-/// A `[[bonds]]` table's own correction law, gain and floor (`None`: `[simulation]`'s).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub(crate) struct BondLawDraft {
-    pub law: Option<CorrectionLaw>,
-    pub gain: Option<f64>,
-    pub flow: Option<f64>,
-}
 
 /// A co-simulation system put together in code (or read from TOML, see [`SystemBuilder::read`]).
 /// Nothing is checked until [`SystemBuilder::build`], which validates everything against the
@@ -251,15 +42,14 @@ pub struct SystemBuilder {
     pub(crate) instances: BTreeMap<String, InstanceDraft>,
     pub(crate) connections: Vec<ConnectionDraft>,
     pub(crate) inputs: Vec<InputDraft>,
-    pub(crate) bonds: Vec<(String, Vec<PortDraft>)>,
+    pub(crate) bonds: Vec<BondDraft>,
     /// `None`: every output of every instance.
     pub(crate) outputs: Option<Vec<String>>,
-    /// Energy correction per bond name (`[[bonds]] energy_correction`), over the system's.
-    pub(crate) bond_corrections: BTreeMap<String, bool>,
-    /// Correction law, gain and floor per bond name, over the system's.
-    pub(crate) bond_laws: BTreeMap<String, BondLawDraft>,
+    /// Per-bond settings given in code for a bond name no bond has (the key, e.g.
+    /// `bonds.x.energy_correction`): refused when built.
+    pub(crate) unknown_bonds: Vec<String>,
     /// `[tune]` of a system file, kept for `cosim tune`.
-    pub(crate) tune: Option<toml::Value>,
+    pub(crate) tune: Option<super::TuneTable>,
     /// `[live]` of a system file: inputs and outputs served while the run goes.
     pub live: Option<crate::live::LiveSpec>,
 }
@@ -281,8 +71,7 @@ impl SystemBuilder {
             inputs: Vec::new(),
             bonds: Vec::new(),
             outputs: None,
-            bond_corrections: BTreeMap::new(),
-            bond_laws: BTreeMap::new(),
+            unknown_bonds: Vec::new(),
             tune: None,
             live: None,
         }
@@ -398,9 +187,17 @@ impl SystemBuilder {
         self.settings.energy_correction = Some(on);
         self
     }
+    /// The bond `name` as given (its ports and own settings).
+    pub fn bond_mut(&mut self, name: &str) -> Option<&mut BondDraft> {
+        self.bonds.iter_mut().find(|b| b.name == name)
+    }
+
     /// Energy correction of one bond (by name), over the system's setting.
     pub fn bond_energy_correction(&mut self, bond: &str, on: bool) -> &mut Self {
-        self.bond_corrections.insert(bond.to_owned(), on);
+        match self.bond_mut(bond) {
+            Some(b) => b.energy_correction = Some(on),
+            None => self.unknown_bonds.push(format!("bonds.{bond}.energy_correction")),
+        }
         self
     }
     /// Energy correction gain α (default 1) and flow floor f_ε (default 0).
@@ -422,7 +219,12 @@ impl SystemBuilder {
         gain: Option<f64>,
         flow_floor: Option<f64>,
     ) -> &mut Self {
-        self.bond_laws.insert(bond.to_owned(), BondLawDraft { law, gain, flow: flow_floor });
+        match self.bond_mut(bond) {
+            Some(b) => {
+                (b.energy_correction_law, b.energy_correction_gain, b.energy_correction_flow) = (law, gain, flow_floor)
+            }
+            None => self.unknown_bonds.push(format!("bonds.{bond}.energy_correction_law")),
+        }
         self
     }
 
@@ -430,11 +232,7 @@ impl SystemBuilder {
     /// folder); the returned draft takes its step and start values.
     pub fn instance(&mut self, name: &str, fmu: impl AsRef<Path>) -> &mut InstanceDraft {
         let fmu = self.path.parent().map(|d| d.join(fmu.as_ref())).unwrap_or_else(|| fmu.as_ref().to_path_buf());
-        let d = self.instances.entry(name.to_owned()).or_insert(InstanceDraft {
-            fmu: PathBuf::new(),
-            step: None,
-            starts: BTreeMap::new(),
-        });
+        let d = self.instances.entry(name.to_owned()).or_default();
         d.fmu = fmu;
         d
     }
@@ -446,13 +244,7 @@ impl SystemBuilder {
 
     /// Connects output `from` to input `to` (both `instance.variable`).
     pub fn connect(&mut self, from: &str, to: &str) -> &mut ConnectionDraft {
-        self.connections.push(ConnectionDraft {
-            from: from.to_owned(),
-            to: to.to_owned(),
-            gain: None,
-            offset: None,
-            extrapolation: None,
-        });
+        self.connections.push(ConnectionDraft { from: from.to_owned(), to: to.to_owned(), ..Default::default() });
         let last = self.connections.len() - 1;
         &mut self.connections[last]
     }
@@ -464,9 +256,14 @@ impl SystemBuilder {
 
     /// Drives input `to` from a time table (steps; `.linear()` for linear interpolation).
     pub fn input(&mut self, to: &str, times: Vec<f64>, values: Vec<f64>) -> &mut InputDraft {
-        self.inputs.push(InputDraft { to: to.to_owned(), times, values, linear: false });
+        self.inputs.push(InputDraft { to: to.to_owned(), times, values, interpolation: None });
         let last = self.inputs.len() - 1;
         &mut self.inputs[last]
+    }
+
+    /// The time tables (`[[inputs]]`).
+    pub fn inputs(&self) -> &[InputDraft] {
+        &self.inputs
     }
 
     /// Removes the time tables whose input `keep` refuses.
@@ -477,7 +274,7 @@ impl SystemBuilder {
 
     /// A power bond between two ports.
     pub fn bond(&mut self, name: &str, a: PortDraft, b: PortDraft) -> &mut Self {
-        self.bonds.push((name.to_owned(), vec![a, b]));
+        self.bonds.push(BondDraft::new(name, a, b));
         self
     }
 
@@ -529,27 +326,51 @@ impl SystemBuilder {
         &mut self.settings
     }
 
-    /// How the run is paced ([`crate::realtime`]): `None` as fast as possible. A lateness limit
-    /// or priority without a factor means real time (factor 1).
-    pub fn real_time(&self, over: &super::Overrides) -> crate::Result<Option<crate::realtime::RealTime>> {
-        let (s, o) = (&self.settings, &over.settings);
-        let factor = o.real_time.or(s.real_time);
-        let max_lateness = o.max_lateness.or(s.max_lateness);
-        let priority = o.real_time_priority.or(s.real_time_priority).unwrap_or(false);
-        if factor.is_none() && max_lateness.is_none() && !priority {
-            return Ok(None);
+    /// A builder from a system file's content (`path` names it in messages; relative FMU paths
+    /// resolve against its folder); every instance must name its FMU.
+    pub fn from_file(path: &Path, file: SystemFile) -> crate::Result<Self> {
+        let err =
+            |key: String, message: &str| MasterError::System { path: path.to_path_buf(), key, message: message.into() };
+        let mut b = SystemBuilder::new();
+        b.source(path);
+        let SystemFile { simulation, instances, connections, inputs, bonds, outputs, live, tune } = file;
+        b.settings = simulation;
+        for (name, given) in instances {
+            if given.fmu.as_os_str().is_empty() {
+                return Err(err(format!("instances.{name}.fmu"), "no FMU given (fmu = \"path/to/model.fmu\")"));
+            }
+            if given.fmu.to_string_lossy().contains('\0') {
+                return Err(err(format!("instances.{name}.fmu"), "the path contains a NUL character"));
+            }
+            let d = b.instance(&name, &given.fmu);
+            d.step = given.step;
+            d.start = given.start;
         }
-        let rt = crate::realtime::RealTime { factor: factor.unwrap_or(1.0), max_lateness, priority, timing_csv: None };
-        rt.check().map_err(|(key, message)| crate::MasterError::System {
-            path: self.path().to_path_buf(),
-            key: format!("simulation.{key}"),
-            message,
-        })?;
-        Ok(Some(rt))
+        b.connections = connections;
+        b.inputs = inputs;
+        b.bonds = bonds;
+        b.outputs = outputs.and_then(|o| o.list().map(<[String]>::to_vec));
+        b.live = live;
+        b.tune = tune;
+        Ok(b)
+    }
+
+    /// The system as a system file's content (FMU paths as resolved).
+    pub fn to_file(&self) -> SystemFile {
+        SystemFile {
+            simulation: self.settings.clone(),
+            instances: self.instances.clone(),
+            connections: self.connections.clone(),
+            inputs: self.inputs.clone(),
+            bonds: self.bonds.clone(),
+            outputs: self.outputs.clone().map(|v| Outputs { variables: Variables::List(v) }),
+            live: self.live.clone(),
+            tune: self.tune.clone(),
+        }
     }
 
     /// The `[tune]` table of a system file, if any (see [`crate::tune`]).
-    pub fn tune_table(&self) -> Option<&toml::Value> {
+    pub fn tune_table(&self) -> Option<&super::TuneTable> {
         self.tune.as_ref()
     }
 }

@@ -4,8 +4,11 @@
 //!
 //! - [`SystemBuilder`] puts a system together in code; [`SystemBuilder::build`] validates it
 //!   into a [`System`] (`resolve`: the checks).
-//! - [`Settings`] (`settings.rs`): `[simulation]`, the one settings type every front end fills
-//!   (system file, SSP annotation, Python, `cosim run --set`); a new setting is a field there.
+//! - [`SystemFile`] (`schema.rs`): the whole system file, the one serde type every front end
+//!   reads into or writes from (system file, SSP annotation, Python, `cosim tune`); its entries
+//!   are the builder's drafts. [`Settings`] (`settings.rs`): its `[simulation]`, also filled by
+//!   `cosim run --set`; a new setting is a field there.
+//! - `resolve/`: the checks, one file per part of the file.
 //! - `toml`: the system file front end, reading into the same builder:
 //!
 //! ```toml
@@ -48,15 +51,20 @@
 pub(crate) mod arrays;
 mod builder;
 mod resolve;
+mod schema;
 mod settings;
 pub(crate) mod toml;
 
 pub use self::toml::read_text;
 pub use crate::step_control::{EccoParams, StepControl, StepControlKind};
-pub use builder::{ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, PortDraft, SystemBuilder, Value};
+pub use builder::SystemBuilder;
 use model_description::{BaseType, Causality};
 pub use resolve::LARGE_STEPS;
-pub use settings::{EccoSettings, Settings};
+pub use schema::{
+    BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
+    SystemFile, TuneTable, Value, Variables,
+};
+pub use settings::{BondSettings, EccoSettings, Settings};
 use std::path::{Path, PathBuf};
 
 /// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is
@@ -369,6 +377,11 @@ pub struct System {
     pub(crate) isolate: bool,
     /// Isolated instances: longest a call may take before its worker is killed as hung (s).
     pub(crate) worker_timeout: f64,
+    /// Real-time pacing (`real_time`, `max_lateness`, `real_time_priority`); `None`: as fast as
+    /// possible.
+    pub(crate) real_time: Option<crate::realtime::RealTime>,
+    /// `[live]`: inputs and outputs served while the run goes (by the front end that serves).
+    pub(crate) live: Option<crate::live::LiveSpec>,
     /// Stop the run when a bond's Σ|δE| exceeds this (J).
     pub(crate) max_residual_energy: Option<f64>,
     /// Iterative coupling (Jacobi): at most this many passes per communication step, each
@@ -456,6 +469,14 @@ impl System {
     pub fn worker_timeout(&self) -> std::time::Duration {
         std::time::Duration::from_secs_f64(self.worker_timeout)
     }
+    /// How the run is paced (`None`: as fast as possible); every execution of this system is.
+    pub fn real_time(&self) -> Option<&crate::realtime::RealTime> {
+        self.real_time.as_ref()
+    }
+    /// `[live]`: what a live server may set and read while the run goes.
+    pub fn live(&self) -> Option<&crate::live::LiveSpec> {
+        self.live.as_ref()
+    }
     /// Divergence bound on each bond's Σ|δE| (J).
     pub fn max_residual_energy(&self) -> Option<f64> {
         self.max_residual_energy
@@ -518,6 +539,18 @@ impl System {
             .flat_map(|(inst, vars)| vars.iter().map(move |v| (inst.name.as_str(), v.name.as_str())));
         let k = crate::names::resolve(name, pairs)?;
         self.variables.iter().flatten().nth(k).ok_or_else(|| format!("no variable \"{name}\""))
+    }
+
+    /// The resolved system as text, without its source and FMU paths: equal for the same system
+    /// however it was given (TOML, SSP, Python; for tests).
+    #[doc(hidden)]
+    pub fn describe(&self) -> String {
+        let mut s = self.clone();
+        s.path = PathBuf::new();
+        for i in &mut s.instances {
+            i.fmu = PathBuf::new();
+        }
+        format!("{s:#?}")
     }
 
     /// `; did you mean "inst.var"?` for an unknown `dotted` name, or "" (see [`crate::suggest`]).

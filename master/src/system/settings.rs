@@ -18,10 +18,90 @@
 //! the [`super::System`] gets the value). Every front end reads it with no further code; a CLI
 //! flag is optional sugar (`--set` reaches it already).
 
-use super::{AlgorithmKind, CorrectionLaw, Exchange, ExtrapolationSpec, Parallel, StepControlKind};
+use super::{AlgorithmKind, Exchange, ExtrapolationSpec, Parallel, StepControlKind};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
+/// Declares a struct with the per-bond settings (`energy_correction`, `energy_correction_law`,
+/// `energy_correction_gain`, `energy_correction_flow`) among its fields, at the `;`: their keys,
+/// types and docs are written once here, for [`BondSettings`], [`Settings`] (`[simulation]`) and
+/// `[[bonds]]` ([`super::BondDraft`]); each gets `bond_settings()`, its four as a [`BondSettings`].
+macro_rules! with_bond_settings {
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$bm:meta])* $bvis:vis $bfield:ident : $bty:ty,)*
+            ;
+            $($(#[$am:meta])* $avis:vis $afield:ident : $aty:ty,)*
+        }
+    ) => {
+        $(#[$m])*
+        $vis struct $name {
+            $($(#[$bm])* $bvis $bfield: $bty,)*
+            /// Energy correction (default false; a `[[bonds]]` table's own wins over
+            /// `[simulation]`'s).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction: Option<bool>,
+            /// Energy correction law: `"input"` (default) or `"bond"`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction_law: Option<$crate::system::CorrectionLaw>,
+            /// Gain α of the correction law (default 1).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction_gain: Option<f64>,
+            /// Floor of the conjugate variable in the correction law (default 0).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub energy_correction_flow: Option<f64>,
+            $($(#[$am])* $avis $afield: $aty,)*
+        }
+
+        impl $name {
+            /// The per-bond settings of this table.
+            pub fn bond_settings(&self) -> $crate::system::BondSettings {
+                $crate::system::BondSettings {
+                    energy_correction: self.energy_correction,
+                    energy_correction_law: self.energy_correction_law,
+                    energy_correction_gain: self.energy_correction_gain,
+                    energy_correction_flow: self.energy_correction_flow,
+                }
+            }
+        }
+    };
+}
+pub(crate) use with_bond_settings;
+
+with_bond_settings! {
+    /// The energy correction settings of a bond: `[[bonds]]`'s own, over `[simulation]`'s (the
+    /// same keys in both tables).
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct BondSettings {
+        ;
+    }
+}
+
+impl BondSettings {
+    /// These settings, each not given taken from `base`.
+    pub fn over(self, base: BondSettings) -> BondSettings {
+        BondSettings {
+            energy_correction: self.energy_correction.or(base.energy_correction),
+            energy_correction_law: self.energy_correction_law.or(base.energy_correction_law),
+            energy_correction_gain: self.energy_correction_gain.or(base.energy_correction_gain),
+            energy_correction_flow: self.energy_correction_flow.or(base.energy_correction_flow),
+        }
+    }
+
+    /// Nothing given.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The keys, in declaration order.
+    pub fn keys() -> &'static [&'static str] {
+        fill::keys::<BondSettings>()
+    }
+}
+
+with_bond_settings! {
 /// The settings of a run: `[simulation]` of a system file (field = key). `None`: not given.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -60,14 +140,7 @@ pub struct Settings {
     /// `[simulation.ecco]`: ECCO's tolerances and bounds.
     #[serde(skip_serializing_if = "EccoSettings::is_empty")]
     pub ecco: EccoSettings,
-    /// Energy correction on every bond (default false; a `[[bonds]]` table's own wins).
-    pub energy_correction: Option<bool>,
-    /// Energy correction law: `"input"` (default) or `"bond"`.
-    pub energy_correction_law: Option<CorrectionLaw>,
-    /// Gain α of the correction law (default 1).
-    pub energy_correction_gain: Option<f64>,
-    /// Floor of the conjugate variable in the correction law (default 0).
-    pub energy_correction_flow: Option<f64>,
+    ;
     /// Real-time pacing: simulated seconds per wall-clock second (default: as fast as possible;
     /// see [`crate::realtime`]).
     pub real_time: Option<f64>,
@@ -77,6 +150,7 @@ pub struct Settings {
     /// Lock memory and run the stepping thread under SCHED_FIFO where the OS permits (default
     /// false; a note in summary.json when refused).
     pub real_time_priority: Option<bool>,
+}
 }
 
 /// `[simulation.ecco]`; `None` takes [`super::EccoParams::default`] (`h_min`: the grid quantum,
@@ -112,6 +186,11 @@ impl EccoSettings {
 }
 
 impl Settings {
+    /// Nothing given.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
     /// The settings as a TOML table (keys not given left out).
     pub fn to_table(&self) -> Result<Table, String> {
         Table::try_from(self).map_err(|e| e.to_string())
@@ -173,9 +252,7 @@ impl Settings {
 
     /// The top-level keys (`start`, `stop`, …, `ecco`, …), in declaration order.
     pub fn keys() -> &'static [&'static str] {
-        let mut keys: &'static [&'static str] = &[];
-        let _ = Settings::deserialize(fill::Fields(&mut keys));
-        keys
+        fill::keys::<Settings>()
     }
 
     /// Settings with every field given (a valid value of its type: the last variant of an
@@ -183,7 +260,7 @@ impl Settings {
     /// setting, with no list of the fields to keep up to date.
     #[doc(hidden)]
     pub fn every_field_set() -> Result<Settings, String> {
-        Settings::deserialize(fill::Filler).map_err(|e| e.to_string())
+        fill::every_field_set()
     }
 }
 
@@ -225,12 +302,25 @@ impl<'de> Deserialize<'de> for ExtrapolationSpec {
 
 /// Deserializers that walk the type's own description: [`Fields`] records the field names,
 /// [`Filler`] gives every field a value.
-mod fill {
+pub(crate) mod fill {
     use serde::de::value::{MapDeserializer, SeqDeserializer, StrDeserializer};
     use serde::de::{Error as _, IntoDeserializer, Visitor};
     use serde::forward_to_deserialize_any;
 
     type Error = serde::de::value::Error;
+
+    /// The field names of struct `T`, in declaration order.
+    pub fn keys<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+        let mut keys: &'static [&'static str] = &[];
+        let _ = T::deserialize(Fields(&mut keys));
+        keys
+    }
+
+    /// A `T` with every field given (a struct's every field, `Some`, one element of a list or a
+    /// map with key `"a"`, the last variant of an enumeration, `true`, 0.25, 3, `"a"`).
+    pub fn every_field_set<T: serde::de::DeserializeOwned>() -> Result<T, String> {
+        T::deserialize(Filler).map_err(|e| e.to_string())
+    }
 
     /// Records the field names of the struct it is asked for, then fails.
     pub struct Fields<'a>(pub &'a mut &'static [&'static str]);
@@ -293,6 +383,12 @@ mod fill {
         fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             v.visit_seq(SeqDeserializer::new(std::iter::once(self)))
         }
+        fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, Error> {
+            v.visit_seq(SeqDeserializer::new(std::iter::repeat_n(self, len)))
+        }
+        fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_map(MapDeserializer::new(std::iter::once(("a", self))))
+        }
         fn deserialize_struct<V: Visitor<'de>>(
             self,
             _: &'static str,
@@ -312,8 +408,8 @@ mod fill {
         }
         forward_to_deserialize_any! {
             i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char
-            bytes byte_buf unit unit_struct newtype_struct tuple
-            tuple_struct map identifier ignored_any
+            bytes byte_buf unit unit_struct newtype_struct
+            tuple_struct identifier ignored_any
         }
     }
 }

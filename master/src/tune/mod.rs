@@ -164,7 +164,7 @@ pub fn tune_spec(
     adjust: impl FnOnce(&mut TuneSpec) -> std::result::Result<(), String>,
 ) -> Result<TuneSpec> {
     let bad = |message: String| MasterError::System { path: base.path().to_path_buf(), key: "tune".into(), message };
-    let mut spec = TuneSpec::from_table(base.tune_table()).map_err(bad)?;
+    let mut spec = TuneSpec::from_tune(base.tune_table()).map_err(bad)?;
     adjust(&mut spec).map_err(bad)?;
     spec.check().map_err(bad)?;
     // Every variable the table names exists, checked before the sweep (issue 30 item 17: a
@@ -203,7 +203,7 @@ pub fn run_sequence(path: &Path, args: &TuneArgs, t: usize, c: usize) -> Result<
     };
     let ranges = input_ranges(&base, &spec)?;
     let inputs: Vec<_> = spec.inputs.iter().map(|n| base.var(n)).collect::<Result<_>>()?;
-    let draft = base.draft(&base.document(&spec, config, true)?)?;
+    let draft = base.document(&spec, config, true)?;
     let cache = results::Cache::new();
     let seq = Sequence {
         base: &base,
@@ -259,8 +259,7 @@ pub struct Sweep {
 /// v0 (the file's signal at t = 0, else the start value) and [v_min, v_max] ([tune].range, else
 /// the variable's min/max) of each replaced input.
 pub fn input_ranges(base: &Base, spec: &TuneSpec) -> Result<Vec<InputRange>> {
-    let draft =
-        base.draft(&base.document(spec, &Config { extrapolation: space::Extrap::Order(0), params: vec![] }, false)?)?;
+    let draft = base.document(spec, &Config { extrapolation: space::Extrap::Order(0), params: vec![] }, false)?;
     let sys = draft.build(&base.mds())?;
     let mds = base.mds();
     let mut out = Vec::new();
@@ -304,8 +303,7 @@ pub fn sweep(base: &Base, spec: &TuneSpec, out_dir: &Path, opts: &SweepOptions) 
     let configs = spec.configs();
     let ranges = input_ranges(base, spec)?;
     let inputs: Vec<_> = spec.inputs.iter().map(|n| base.var(n)).collect::<Result<_>>()?;
-    let drafts: Vec<_> =
-        configs.iter().map(|c| base.document(spec, c, true).and_then(|d| base.draft(&d))).collect::<Result<_>>()?;
+    let drafts: Vec<_> = configs.iter().map(|c| base.document(spec, c, true)).collect::<Result<_>>()?;
     let mut store = results::Store::open(out_dir, base, spec)?;
     let reused = store.len();
     let jobs: Vec<(usize, usize)> =
@@ -529,12 +527,9 @@ pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOpt
         };
         let reference = match (&ref_base, &spec.reference_compare) {
             (Some(rb), Some(names)) => {
-                let sim = rb.simulation_table();
-                let num = |k: &str| {
-                    sim.and_then(|s| s.get(k)).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
-                };
-                let h = opts.reference_step.or_else(|| num("step")).unwrap_or(h_ref);
-                verify::Reference::System(rb, h, num("stop").unwrap_or(cycle.stop), names.clone())
+                let sim = rb.settings();
+                let h = opts.reference_step.or(sim.step).unwrap_or(h_ref);
+                verify::Reference::System(rb, h, sim.stop.unwrap_or(cycle.stop), names.clone())
             }
             _ => verify::Reference::SameConfig(h_ref),
         };
@@ -580,28 +575,20 @@ pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOpt
     // A system file for `cosim run` with the final choice (the verified H if there is one).
     if let Some(r) = &rep.paper {
         let h = verified.as_ref().and_then(|v| v.h).unwrap_or(r.h);
-        let mut doc = base.document(&spec, &sweep.configs[r.index], false)?;
-        doc.remove("tune");
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        if let Some(insts) = doc.get_mut("instances").and_then(toml::Value::as_table_mut) {
-            for (_, inst) in insts.iter_mut() {
-                let Some(inst) = inst.as_table_mut() else { continue };
-                if let Some(f) = inst.get("fmu").and_then(toml::Value::as_str) {
-                    let abs = std::fs::canonicalize(dir.join(f)).unwrap_or_else(|_| dir.join(f));
-                    inst.insert("fmu".into(), toml::Value::String(abs.display().to_string()));
-                }
-            }
+        let mut doc = base.document(&spec, &sweep.configs[r.index], false)?.to_file();
+        doc.tune = None;
+        for inst in doc.instances.values_mut() {
+            let abs = std::fs::canonicalize(inst.fmu()).unwrap_or_else(|_| inst.fmu().to_path_buf());
+            inst.set_fmu(abs);
         }
-        if let Some(sim) = doc.get_mut("simulation").and_then(toml::Value::as_table_mut) {
-            sim.insert("step".into(), toml::Value::Float(h));
-            let stop = sim.get("stop").and_then(toml::Value::as_float).unwrap_or(h);
-            sim.insert("stop".into(), toml::Value::Float(signals::steps_covering(stop, h) as f64 * h));
-        }
+        doc.simulation.step = Some(h);
+        let stop = doc.simulation.stop.unwrap_or(h);
+        doc.simulation.stop = Some(signals::steps_covering(stop, h) as f64 * h);
         let p = opts.out_dir.join("recommended.toml");
         let body = format!(
             "# Written by cosim tune from {}\n{}",
             path.display(),
-            toml::to_string(&doc).map_err(|e| bad(format!("recommended.toml: {e}")))?
+            doc.to_toml().map_err(|e| bad(format!("recommended.toml: {e}")))?
         );
         std::fs::write(&p, body).map_err(|source| MasterError::Io { path: p.clone(), source })?;
     }

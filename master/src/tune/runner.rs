@@ -9,7 +9,7 @@ use crate::execution::Execution;
 use crate::fmu::FmuCache;
 use crate::observer::SharedRecorder;
 use crate::suggest::did_you_mean;
-use crate::system::{Overrides, Parallel, Settings, Signal, SystemBuilder, VarRef};
+use crate::system::{Overrides, Parallel, Settings, Signal, SystemBuilder, Value, VarRef};
 use model_description::ModelDescription;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,10 +29,10 @@ pub struct RunOutcome {
     pub trace: Vec<Vec<f64>>,
 }
 
-/// The system file, its FMUs (loaded once) and the document every configuration is made from.
+/// The system file, its FMUs (loaded once) and the system every configuration is made from.
 pub struct Base {
     path: PathBuf,
-    doc: toml::Table,
+    system: SystemBuilder,
     fmus: FmuCache,
     /// Each instance's FMU file, in instance order.
     paths: Vec<PathBuf>,
@@ -44,28 +44,28 @@ impl Base {
     /// Reads the system file and loads each FMU once.
     pub fn load(path: &Path) -> Result<Self> {
         let text = crate::system::read_text(path)?;
-        let draft = SystemBuilder::parse(path, &text)?;
-        let doc: toml::Table = toml::from_str(&text).map_err(|e| MasterError::System {
-            path: path.to_path_buf(),
-            key: String::new(),
-            message: e.message().to_owned(),
-        })?;
+        let system = SystemBuilder::parse(path, &text)?;
         let mut fmus = FmuCache::with_host(crate::guard::host());
-        let (names, paths): (Vec<String>, Vec<PathBuf>) = draft.fmus().into_iter().unzip();
+        let (names, paths): (Vec<String>, Vec<PathBuf>) = system.fmus().into_iter().unzip();
         for p in &paths {
             fmus.load(p)?;
         }
-        Ok(Self { path: path.to_path_buf(), doc, fmus, paths, names, counter: AtomicU64::new(0) })
+        Ok(Self { path: path.to_path_buf(), system, fmus, paths, names, counter: AtomicU64::new(0) })
     }
 
     /// The `[tune]` table.
-    pub fn tune_table(&self) -> Option<&toml::Value> {
-        self.doc.get("tune")
+    pub fn tune_table(&self) -> Option<&crate::system::TuneTable> {
+        self.system.tune_table()
     }
 
-    /// The `[simulation]` table.
-    pub fn simulation_table(&self) -> Option<&toml::Value> {
-        self.doc.get("simulation")
+    /// The `[[inputs]]` of the system file.
+    pub fn inputs(&self) -> &[crate::system::InputDraft] {
+        self.system.inputs()
+    }
+
+    /// The `[simulation]` settings.
+    pub fn settings(&self) -> &Settings {
+        self.system.settings()
     }
 
     /// The system file.
@@ -78,95 +78,55 @@ impl Base {
         self.paths.iter().filter_map(|p| self.fmus.get(p)).map(|f| f.model_description()).collect()
     }
 
-    /// The system document with `config` applied: start values set, the swept connections'
-    /// extrapolation replaced, and the `[[inputs]]` of the replaced inputs removed when
-    /// `drop_inputs` (else kept, as in the recommended system file).
-    pub fn document(&self, spec: &TuneSpec, config: &Config, drop_inputs: bool) -> Result<toml::Table> {
+    /// The system with `config` applied: start values and `[simulation]` settings set (by
+    /// [`Settings::set`]), the swept connections' extrapolation replaced, and the `[[inputs]]`
+    /// of the replaced inputs removed when `drop_inputs` (else kept, as in the recommended
+    /// system file). FMU paths stay relative to the system file.
+    pub fn document(&self, spec: &TuneSpec, config: &Config, drop_inputs: bool) -> Result<SystemBuilder> {
         let err =
             |key: &str, message: String| MasterError::System { path: self.path.clone(), key: key.to_owned(), message };
-        let mut doc = self.doc.clone();
+        let mut b = self.system.clone();
         for (key, value) in &config.params {
             for dotted in key.split(',') {
                 // `simulation.energy_correction`, `simulation.step_control`, `simulation.ecco.rtol`,
                 // …: a setting of `[simulation]` (energy-based coupling control as a dimension).
                 if let Some(setting) = dotted.trim().strip_prefix("simulation.") {
-                    let mut table = doc
-                        .entry("simulation")
-                        .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                        .as_table_mut()
-                        .ok_or_else(|| err("simulation", "is not a table".into()))?;
-                    let mut parts: Vec<&str> = setting.split('.').collect();
-                    let last = parts.pop().unwrap_or_default();
-                    for part in parts {
-                        table = table
-                            .entry(part)
-                            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                            .as_table_mut()
-                            .ok_or_else(|| err("tune.space", format!("simulation.{part} is not a table")))?;
-                    }
-                    table.insert(last.to_owned(), value.clone());
+                    b.settings_mut()
+                        .set(setting, value.clone())
+                        .map_err(|m| err("tune.space", format!("simulation.{m}")))?;
                     continue;
                 }
                 let (inst, var) = dotted
                     .trim()
                     .split_once('.')
                     .ok_or_else(|| err("tune.space", format!("\"{dotted}\" is not instance.variable")))?;
-                let start = doc
-                    .get_mut("instances")
-                    .and_then(|i| i.get_mut(inst))
-                    .and_then(toml::Value::as_table_mut)
+                b.instance_mut(inst)
                     .ok_or_else(|| err("tune.space", format!("unknown instance \"{inst}\" in \"{dotted}\"")))?
-                    .entry("start")
-                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-                if let Some(t) = start.as_table_mut() {
-                    t.insert(var.to_owned(), value.clone());
-                }
+                    .start(var, Value::from_toml(value));
             }
         }
         let swept = |to: &str| spec.extrapolate.as_ref().is_none_or(|l| l.iter().any(|x| x == to));
-        if let Some(conns) = doc.get_mut("connections").and_then(toml::Value::as_array_mut) {
-            for c in conns.iter_mut().filter_map(toml::Value::as_table_mut) {
-                let to = c.get("to").and_then(toml::Value::as_str).unwrap_or_default().to_owned();
-                if !swept(&to) {
-                    continue;
+        for c in b.connections_mut() {
+            let to = c.to().to_owned();
+            if !swept(&to) {
+                continue;
+            }
+            match &config.extrapolation {
+                Extrap::Order(m) => {
+                    c.extrapolation(*m);
                 }
-                match &config.extrapolation {
-                    Extrap::Order(m) => {
-                        c.insert("extrapolation".into(), toml::Value::Integer(*m as i64));
-                        c.remove("derivatives");
-                    }
-                    Extrap::I2 => {
-                        let d = spec.i2.get(&to).ok_or_else(|| {
-                            err("tune.i2", format!("extrapolation I2 needs [tune.i2].\"{to}\" = [derivative outputs]"))
-                        })?;
-                        c.insert("extrapolation".into(), toml::Value::String("I2".into()));
-                        c.insert(
-                            "derivatives".into(),
-                            toml::Value::Array(d.iter().map(|s| toml::Value::String(s.clone())).collect()),
-                        );
-                    }
+                Extrap::I2 => {
+                    let d = spec.i2.get(&to).ok_or_else(|| {
+                        err("tune.i2", format!("extrapolation I2 needs [tune.i2].\"{to}\" = [derivative outputs]"))
+                    })?;
+                    c.i2(d.iter().cloned());
                 }
             }
         }
         if drop_inputs {
-            if let Some(inputs) = doc.get_mut("inputs").and_then(toml::Value::as_array_mut) {
-                inputs.retain(|i| {
-                    let to = i.get("to").and_then(toml::Value::as_str).unwrap_or_default();
-                    !spec.inputs.iter().any(|x| x == to)
-                });
-            }
+            b.retain_inputs(|i| !spec.inputs.iter().any(|x| x == i.to()));
         }
-        Ok(doc)
-    }
-
-    /// Parses a document made by [`Base::document`] (FMU paths stay relative to the system file).
-    pub fn draft(&self, doc: &toml::Table) -> Result<SystemBuilder> {
-        let text = toml::to_string(doc).map_err(|e| MasterError::System {
-            path: self.path.clone(),
-            key: String::new(),
-            message: format!("cannot write the configured system: {e}"),
-        })?;
-        SystemBuilder::parse(&self.path, &text)
+        Ok(b)
     }
 
     /// Resolves `inst.var` to a variable reference.
@@ -213,6 +173,9 @@ impl Base {
             ..Default::default()
         });
         let mut b = draft.clone();
+        // The sweep's runs go as fast as they can: a paced system file is not paced here.
+        let s = b.settings_mut();
+        (s.real_time, s.max_lateness, s.real_time_priority) = (None, None, None);
         let label = |v: &VarRef| format!("{}.{}", self.names[v.instance], v.name);
         for sig in signals {
             let input = b.input(&label(&sig.to), sig.times.clone(), sig.values.clone());

@@ -30,34 +30,8 @@
 
 use super::criterion::Criterion;
 use super::signals::TestFn;
-use serde::Deserialize;
+use crate::system::TuneTable;
 use std::collections::BTreeMap;
-
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawTune {
-    #[serde(default)]
-    inputs: Vec<String>,
-    #[serde(default)]
-    range: BTreeMap<String, [f64; 2]>,
-    h_ini: Option<f64>,
-    h_inc: Option<f64>,
-    h_max: Option<f64>,
-    duration: Option<f64>,
-    sine_periods: Option<u32>,
-    tests: Option<Vec<String>>,
-    extrapolate: Option<Vec<String>>,
-    compare: Option<Vec<String>>,
-    tolerance: Option<f64>,
-    reference: Option<String>,
-    reference_compare: Option<Vec<String>>,
-    #[serde(default)]
-    space: BTreeMap<String, toml::Value>,
-    #[serde(default)]
-    i2: BTreeMap<String, Vec<String>>,
-    kappa: Option<f64>,
-    p_max: Option<f64>,
-}
 
 /// An extrapolation choice of the space.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,12 +157,18 @@ pub fn default_tests() -> Vec<TestFn> {
 }
 
 impl TuneSpec {
-    /// Reads a `[tune]` table (`None`: defaults). Errors name the key and the value.
+    /// Reads a `[tune]` table given as TOML (`None`: defaults). Errors name the key and the value.
     pub fn from_table(table: Option<&toml::Value>) -> Result<Self, String> {
-        let raw: RawTune = match table {
-            None => RawTune::default(),
-            Some(t) => t.clone().try_into().map_err(|e: toml::de::Error| format!("[tune]: {}", e.message()))?,
-        };
+        let raw: Option<TuneTable> = table
+            .map(|t| t.clone().try_into().map_err(|e: toml::de::Error| format!("[tune]: {}", e.message())))
+            .transpose()?;
+        Self::from_tune(raw.as_ref())
+    }
+
+    /// The sweep of a `[tune]` table of the system schema (`None`: defaults), checked. Errors name
+    /// the key and the value.
+    pub fn from_tune(table: Option<&TuneTable>) -> Result<Self, String> {
+        let raw = table.cloned().unwrap_or_default();
         let mut spec = Self { inputs: raw.inputs, ..Self::default() };
         for (k, [lo, hi]) in raw.range {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {

@@ -8,7 +8,7 @@
 use super::runner::Base;
 use super::space::{Config, TuneSpec};
 use crate::error::{MasterError, Result};
-use crate::system::{Signal, VarRef};
+use crate::system::{InputDraft, Signal, VarRef};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -23,21 +23,13 @@ pub struct Cycle {
     pub signals: Vec<Signal>,
 }
 
+/// A cycle file: `stop = T` and `[[inputs]]` tables of the system file's schema.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawCycle {
     stop: f64,
-    inputs: Vec<RawInput>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawInput {
-    to: String,
-    times: Vec<f64>,
-    values: Vec<f64>,
     #[serde(default)]
-    interpolation: Option<String>,
+    inputs: Vec<InputDraft>,
 }
 
 impl Cycle {
@@ -45,43 +37,37 @@ impl Cycle {
     /// `stop = T` and `[[inputs]]` tables in the system-file format (to, times, values,
     /// interpolation).
     pub fn load(arg: &str, base: &Base) -> Result<Self> {
-        let (path, text) = if arg == "system" {
+        let (path, raw) = if arg == "system" {
+            // The system file's own `[[inputs]]` and stop time, as read.
             let p = base.path().to_path_buf();
-            (p.clone(), std::fs::read_to_string(&p).map_err(|source| MasterError::Io { path: p, source })?)
+            let stop = base.settings().stop.ok_or_else(|| MasterError::System {
+                path: p.clone(),
+                key: "stop".into(),
+                message: "no stop time".into(),
+            })?;
+            (p, RawCycle { stop, inputs: base.inputs().to_vec() })
         } else {
             let p = Path::new(arg).to_path_buf();
-            (p.clone(), std::fs::read_to_string(&p).map_err(|source| MasterError::Io { path: p, source })?)
+            let text = std::fs::read_to_string(&p).map_err(|source| MasterError::Io { path: p.clone(), source })?;
+            let raw = toml::from_str(&text).map_err(|e: toml::de::Error| MasterError::System {
+                path: p.clone(),
+                key: String::new(),
+                message: e.message().to_owned(),
+            })?;
+            (p, raw)
         };
         let err = |key: &str, message: String| MasterError::System { path: path.clone(), key: key.into(), message };
-        let doc: toml::Table = toml::from_str(&text).map_err(|e| err("", e.message().to_owned()))?;
-        let stop = if arg == "system" {
-            doc.get("simulation").and_then(|s| s.get("stop")).and_then(toml::Value::as_float)
-        } else {
-            doc.get("stop").and_then(|s| s.as_float().or_else(|| s.as_integer().map(|i| i as f64)))
-        }
-        .ok_or_else(|| err("stop", "no stop time".into()))?;
-        let inputs = doc.get("inputs").cloned().unwrap_or(toml::Value::Array(vec![]));
-        let raw: RawCycle = toml::Value::Table(toml::Table::from_iter([
-            ("stop".to_owned(), toml::Value::Float(stop)),
-            ("inputs".to_owned(), inputs),
-        ]))
-        .try_into()
-        .map_err(|e: toml::de::Error| err("inputs", e.message().to_owned()))?;
         let mut signals = Vec::new();
         for (k, i) in raw.inputs.iter().enumerate() {
-            let to = base.var(&i.to)?;
-            if i.times.is_empty() || i.times.len() != i.values.len() || i.times.windows(2).any(|w| w[1] <= w[0]) {
+            let to = base.var(i.to())?;
+            let (times, values) = (i.times(), i.values());
+            if times.is_empty() || times.len() != values.len() || times.windows(2).any(|w| w[1] <= w[0]) {
                 return Err(err(
                     &format!("inputs[{k}]"),
                     "times must be strictly increasing, as many as values".into(),
                 ));
             }
-            let linear = match i.interpolation.as_deref() {
-                None | Some("step") => false,
-                Some("linear") => true,
-                Some(o) => return Err(err(&format!("inputs[{k}].interpolation"), format!("\"{o}\""))),
-            };
-            signals.push(Signal { to, times: i.times.clone(), values: i.values.clone(), linear });
+            signals.push(Signal { to, times: times.to_vec(), values: values.to_vec(), linear: i.is_linear() });
         }
         if !(raw.stop.is_finite() && raw.stop > 0.0) {
             return Err(err("stop", format!("{} must be positive", raw.stop)));
@@ -171,7 +157,7 @@ pub fn verify(
     cycle: &Cycle,
     reference: &Reference<'_>,
 ) -> Result<(Verified, Traces)> {
-    let draft = base.draft(&base.document(spec, config, true)?)?;
+    let draft = base.document(spec, config, true)?;
     let compare_names: Vec<String> = match &spec.compare {
         Some(c) => c.clone(),
         None => {
@@ -189,11 +175,8 @@ pub fn verify(
         ),
         Reference::System(rb, h, stop, names) => {
             let vars: Vec<VarRef> = names.iter().map(|n| rb.var(n)).collect::<Result<_>>()?;
-            let d = rb.draft(&rb.document(
-                spec,
-                &Config { extrapolation: super::space::Extrap::Order(0), params: vec![] },
-                false,
-            )?)?;
+            let d =
+                rb.document(spec, &Config { extrapolation: super::space::Extrap::Order(0), params: vec![] }, false)?;
             let n = super::signals::steps_covering(stop.min(cycle.stop), *h);
             (
                 *h,

@@ -1,0 +1,202 @@
+//! The `[[connections]]` (whole arrays element by element, extrapolation, linear transform) and
+//! the `[[inputs]]` time tables driving unconnected inputs.
+
+use super::*;
+
+impl Resolver<'_> {
+    /// The `[[connections]]`: an output to an input of a compatible type, each input once; the
+    /// command line's `--extrapolation` (`forced`) over each connection's own.
+    pub(super) fn connections(
+        &self,
+        forced: Option<usize>,
+        default_extrapolation: &Extrapolation,
+    ) -> Result<Vec<Connection>> {
+        let mut connections: Vec<Connection> = Vec::new();
+        for (c, rc) in self.b.connections.iter().enumerate() {
+            let key = format!("connections[{c}]");
+            for (from_name, to_name) in self.connected_pairs(&key, &rc.from, &rc.to)? {
+                self.connection(&key, rc, &from_name, &to_name, forced, default_extrapolation, &mut connections)?;
+            }
+        }
+        Ok(connections)
+    }
+
+    /// One connection `from_name` → `to_name` of `[[connections]]` `key` (an element of it when
+    /// it joins whole arrays), checked and appended to `connections`.
+    #[allow(clippy::too_many_arguments)] // the connection, its names and the run's extrapolation
+    pub(super) fn connection(
+        &self,
+        key: &str,
+        rc: &super::schema::ConnectionDraft,
+        from_name: &str,
+        to_name: &str,
+        forced: Option<usize>,
+        default_extrapolation: &Extrapolation,
+        connections: &mut Vec<Connection>,
+    ) -> Result<()> {
+        let from = self.var(&format!("{key}.from"), from_name)?;
+        let to = self.var(&format!("{key}.to"), to_name)?;
+        if from.causality != Causality::Output {
+            return Err(self.err(
+                format!("{key}.from"),
+                format!("{} has causality {}, a connection starts at an output", from_name, from.causality),
+            ));
+        }
+        if to.causality != Causality::Input {
+            return Err(self.err(
+                format!("{key}.to"),
+                format!("{} has causality {}, a connection ends at an input", to_name, to.causality),
+            ));
+        }
+        if !Self::compatible(from.ty, to.ty) {
+            return Err(self.err(key, format!("type mismatch: {} is {}, {} is {}", from_name, from.ty, to_name, to.ty)));
+        }
+        if let Some(prev) = connections.iter().position(|p| p.to == to) {
+            return Err(
+                self.err(format!("{key}.to"), format!("{} is already connected by connections[{prev}]", to_name))
+            );
+        }
+        let mut extrapolation = match (rc.extrapolation_spec(), forced) {
+            (_, Some(m)) if m <= 4 => Extrapolation::Order(m),
+            (_, Some(m)) => return Err(self.err("--extrapolation", format!("{m} is not in 0..4"))),
+            (None, None) => default_extrapolation.clone(),
+            (Some(v), None) => self.extrapolation(&format!("{key}.extrapolation"), Some(&v))?,
+        };
+        if from.ty != BaseType::Real {
+            extrapolation = Extrapolation::Order(0);
+        }
+        let gain = rc.gain.unwrap_or(1.0);
+        let offset = rc.offset.unwrap_or(0.0);
+        for (k, x) in [("gain", gain), ("offset", offset)] {
+            if !x.is_finite() {
+                return Err(self.err(format!("{key}.{k}"), format!("{k} = {x}: must be a finite number")));
+            }
+        }
+        if from.ty != BaseType::Real && (gain != 1.0 || offset != 0.0) {
+            return Err(self.err(key, "gain and offset apply to Real connections only"));
+        }
+        connections.push(Connection { from, to, gain, offset, extrapolation });
+        Ok(())
+    }
+
+    pub(super) fn extrapolation(&self, key: &str, v: Option<&ExtrapolationSpec>) -> Result<Extrapolation> {
+        match v {
+            None => Ok(Extrapolation::Order(0)),
+            Some(ExtrapolationSpec::Order(m)) if *m <= 4 => Ok(Extrapolation::Order(*m)),
+            Some(ExtrapolationSpec::Order(m)) => {
+                Err(self.err(key, format!("extrapolation = {m} must be an integer 0..4 or \"I2\"")))
+            }
+            Some(ExtrapolationSpec::I2(derivatives)) => {
+                let names = derivatives.as_ref().ok_or_else(|| {
+                    self.err(key, "extrapolation \"I2\" needs derivatives = [\"inst.ds_dt\", \"inst.d2s_dt2\"]")
+                })?;
+                if names.is_empty() || names.len() > 4 {
+                    return Err(self.err(key, format!("I2 needs 1 to 4 derivative outputs, got {}", names.len())));
+                }
+                let derivatives =
+                    names.iter().map(|n| self.var(&format!("{key}.derivatives"), n)).collect::<Result<Vec<_>>>()?;
+                // The Taylor polynomial reads them as Real outputs after each step.
+                for (k, (d, n)) in derivatives.iter().zip(names).enumerate() {
+                    if d.ty != BaseType::Real || d.causality != Causality::Output {
+                        return Err(self.err(
+                            format!("{key}.derivatives[{k}]"),
+                            format!("{n} is a {:?} {}: I2 derivatives must be Real outputs", d.ty, d.causality),
+                        ));
+                    }
+                }
+                Ok(Extrapolation::I2 { derivatives })
+            }
+        }
+    }
+
+    pub(super) fn compatible(from: BaseType, to: BaseType) -> bool {
+        use BaseType as B;
+        matches!(
+            (from, to),
+            (B::Real, B::Real)
+                | (B::Integer | B::Enumeration, B::Integer | B::Enumeration)
+                | (B::Boolean, B::Boolean)
+                | (B::String, B::String)
+                | (B::Binary, B::Binary)
+        )
+    }
+
+    /// The array `name` of instance `inst.name` (`None`: a scalar, an unknown name or instance,
+    /// which [`Resolver::var`] reports).
+    pub(super) fn array_named(&self, dotted: &str) -> Option<(String, super::arrays::Array)> {
+        let (inst, var) = dotted.split_once('.')?;
+        let i = self.names.iter().position(|n| n == inst)?;
+        super::arrays::array(self.mds[i], var).map(|a| (inst.to_owned(), a))
+    }
+
+    /// The (from, to) pairs a connection joins: itself, or element by element when both ends
+    /// name whole arrays of equal shape.
+    pub(super) fn connected_pairs(&self, key: &str, from: &str, to: &str) -> Result<Vec<(String, String)>> {
+        match (self.array_named(from), self.array_named(to)) {
+            (None, None) => Ok(vec![(from.to_owned(), to.to_owned())]),
+            (Some((fi, fa)), Some((ti, ta))) if fa.shape == ta.shape => Ok(fa
+                .elements
+                .iter()
+                .zip(&ta.elements)
+                .map(|(f, t)| (format!("{fi}.{f}"), format!("{ti}.{t}")))
+                .collect()),
+            (Some((_, fa)), Some((_, ta))) => Err(self.err(
+                key,
+                format!(
+                    "{from} has shape {} but {to} has shape {}: a connection of whole arrays joins arrays of \
+                     equal shape (or connect elements, e.g. {from}[1])",
+                    fa.shape_text(),
+                    ta.shape_text()
+                ),
+            )),
+            (Some((_, a)), None) => Err(self.err(
+                format!("{key}.from"),
+                format!(
+                    "{from} is an array of shape {} but {to} is not: connect an element (e.g. {}) or two whole arrays",
+                    a.shape_text(),
+                    a.elements[0]
+                ),
+            )),
+            (None, Some((_, a))) => Err(self.err(
+                format!("{key}.to"),
+                format!(
+                    "{to} is an array of shape {} but {from} is not: connect an element (e.g. {}) or two whole arrays",
+                    a.shape_text(),
+                    a.elements[0]
+                ),
+            )),
+        }
+    }
+
+    /// The `[[inputs]]` (time tables) on Real inputs without a connection or another table.
+    pub(super) fn signals(&self, connections: &[Connection]) -> Result<Vec<Signal>> {
+        let mut signals: Vec<Signal> = Vec::new();
+        for (k, rs) in self.b.inputs.iter().enumerate() {
+            let key = format!("inputs[{k}]");
+            let to = self.var(&format!("{key}.to"), &rs.to)?;
+            if to.causality != Causality::Input || to.ty != BaseType::Real {
+                return Err(self.err(format!("{key}.to"), format!("{} must be a Real input", rs.to)));
+            }
+            if connections.iter().any(|c| c.to == to) || signals.iter().any(|s| s.to == to) {
+                return Err(self.err(format!("{key}.to"), format!("{} already has a connection or a signal", rs.to)));
+            }
+            if rs.times.is_empty() || rs.times.len() != rs.values.len() {
+                return Err(self.err(
+                    &key,
+                    format!(
+                        "times ({}) and values ({}) must be non-empty and of equal length",
+                        rs.times.len(),
+                        rs.values.len()
+                    ),
+                ));
+            }
+            if rs.times.windows(2).any(|w| w[1] <= w[0]) || rs.times.iter().chain(&rs.values).any(|x| !x.is_finite()) {
+                return Err(
+                    self.err(format!("{key}.times"), "times must be finite and strictly increasing, values finite")
+                );
+            }
+            signals.push(Signal { to, times: rs.times.clone(), values: rs.values.clone(), linear: rs.is_linear() });
+        }
+        Ok(signals)
+    }
+}

@@ -1,0 +1,171 @@
+//! The checks: a [`SystemBuilder`] validated against the model descriptions into a [`System`].
+//! [`Resolver::resolve`] runs them in order, one file per part of the system file: `span` (start,
+//! stop, step), `settings` (the other `[simulation]` keys, real-time pacing), `instances` (steps,
+//! start values), `connections` (and the `[[inputs]]` time tables), `bonds`, `outputs`,
+//! `step_control` (ECCO's grid); `tests` checks their messages.
+
+use super::builder::SystemBuilder;
+use super::schema::{ExtrapolationSpec, Value};
+use super::*;
+use crate::error::{MasterError, Result};
+use crate::suggest::did_you_mean;
+use model_description::{ModelDescription, SimpleTypeKind, VariableKind};
+
+mod bonds;
+mod connections;
+mod instances;
+mod outputs;
+mod settings;
+mod span;
+mod step_control;
+#[cfg(test)]
+mod tests;
+
+use span::{check_time_resolution, duration_words, Span};
+
+impl SystemBuilder {
+    /// Validates the system against the model descriptions (one per instance, in
+    /// [`SystemBuilder::fmus`] order): every reference, type, causality, step and setting.
+    pub fn build(&self, mds: &[&ModelDescription]) -> Result<System> {
+        self.build_with(mds, &Overrides::default())
+    }
+
+    /// [`SystemBuilder::build`] with command-line overrides of the settings.
+    pub fn build_with(&self, mds: &[&ModelDescription], over: &Overrides) -> Result<System> {
+        if mds.len() != self.instances.len() {
+            return Err(MasterError::System {
+                path: self.path.clone(),
+                key: "instances".into(),
+                message: format!("{} instances but {} model descriptions", self.instances.len(), mds.len()),
+            });
+        }
+        Resolver { b: self, mds, names: self.instances.keys().cloned().collect() }.resolve(over)
+    }
+
+    /// Loads every FMU once into `fmus` and validates the system against their model
+    /// descriptions ([`SystemBuilder::build_with`]).
+    pub fn load(&self, fmus: &mut crate::fmu::FmuCache) -> Result<System> {
+        self.load_with(fmus, &Overrides::default())
+    }
+
+    /// [`SystemBuilder::load`] with command-line overrides.
+    pub fn load_with(&self, fmus: &mut crate::fmu::FmuCache, over: &Overrides) -> Result<System> {
+        let loaded = self
+            .fmus()
+            .into_iter()
+            .map(|(name, p)| fmus.load(&p).map_err(|e| self.fmu_error(&name, e)))
+            .collect::<Result<Vec<_>>>()?;
+        let mds: Vec<&ModelDescription> = loaded.iter().map(|f| f.model_description()).collect();
+        self.build_with(&mds, over)
+    }
+}
+
+struct Resolver<'a> {
+    b: &'a SystemBuilder,
+    mds: &'a [&'a ModelDescription],
+    names: Vec<String>,
+}
+
+impl Resolver<'_> {
+    fn err(&self, key: impl Into<String>, message: impl Into<String>) -> MasterError {
+        MasterError::System { path: self.b.path.clone(), key: key.into(), message: message.into() }
+    }
+
+    fn instance(&self, key: &str, name: &str) -> Result<usize> {
+        self.names.iter().position(|n| n == name).ok_or_else(|| {
+            let hint = did_you_mean(name, self.names.iter().map(String::as_str));
+            self.err(key, format!("unknown instance \"{name}\" (instances: {}){hint}", self.names.join(", ")))
+        })
+    }
+
+    fn variable_of(&self, key: &str, instance: usize, name: &str) -> Result<VarRef> {
+        let md = self.mds[instance];
+        let v = md.variable(name).ok_or_else(|| {
+            self.err(
+                key,
+                format!(
+                    "instance \"{}\" ({}) has no variable \"{name}\"{}",
+                    self.names[instance],
+                    md.model_name,
+                    did_you_mean(name, md.model_variables.iter().map(|v| v.name.as_str()))
+                ),
+            )
+        })?;
+        Ok(VarRef {
+            instance,
+            name: name.to_owned(),
+            vr: v.value_reference,
+            ty: v.kind.base_type(),
+            causality: v.causality,
+        })
+    }
+
+    /// `inst.var` (the variable name may itself contain dots).
+    fn var(&self, key: &str, dotted: &str) -> Result<VarRef> {
+        let (inst, var) = dotted
+            .split_once('.')
+            .ok_or_else(|| self.err(key, format!("\"{dotted}\" is not of the form instance.variable")))?;
+        let i = self.instance(key, inst)?;
+        self.variable_of(key, i, var)
+    }
+
+    /// The whole check, step by step in this order (the first failing step names its key).
+    fn resolve(&self, over: &Overrides) -> Result<System> {
+        let sim = &self.b.settings.overridden_by(&over.settings).map_err(|m| self.err("simulation", m))?;
+        let span = self.span(sim, &over.settings)?;
+        let Span { start, stop, step, .. } = span;
+        let algorithm = sim.algorithm.unwrap_or(AlgorithmKind::Jacobi);
+        let parallel = sim.parallel.unwrap_or(Parallel::Auto);
+        let exchange = sim.exchange.unwrap_or(super::Exchange::Ordered);
+        let isolate = sim.isolate.unwrap_or(false);
+        let worker_timeout = self.worker_timeout(sim)?;
+        let max_residual_energy = self.max_residual_energy(sim)?;
+        let (iterations, iteration_tolerance) = self.iterations(sim, algorithm)?;
+        let record_every = sim.record_every.unwrap_or(1);
+        if record_every == 0 {
+            return Err(self.err("simulation.record_every", "must be at least 1"));
+        }
+        let order = self.order(sim)?;
+        let default_extrapolation = self.extrapolation("simulation.extrapolation", sim.extrapolation.as_ref())?;
+        let instances = self.instances(&span, iterations, over.force)?;
+        let connections = self.connections(over.extrapolation, &default_extrapolation)?;
+        let signals = self.signals(&connections)?;
+        let bonds = self.bonds(sim, &over.settings)?;
+        let outputs = self.outputs()?;
+        let variables = (0..self.mds.len()).map(|i| self.variables(i)).collect();
+        let energy_correction = self.energy_correction(sim)?;
+        let real_time = self.real_time(sim)?;
+        let step_control = self.step_control(sim, (start, stop, step), &instances, &signals, bonds.len())?;
+
+        Ok(System {
+            path: self.b.path.clone(),
+            start,
+            stop,
+            step,
+            algorithm,
+            order,
+            parallel,
+            exchange,
+            record_every,
+            isolate,
+            worker_timeout,
+            real_time,
+            live: self.b.live.clone(),
+            max_residual_energy,
+            iterations,
+            iteration_tolerance,
+            step_control,
+            energy_correction,
+            instances,
+            connections,
+            signals,
+            bonds,
+            outputs,
+            variables,
+        })
+    }
+}
+
+/// More fmi2DoStep calls per instance than this is refused unless forced (`cosim run --force`):
+/// such a run takes hours at best and is nearly always a typo in stop or step.
+pub const LARGE_STEPS: f64 = 1e9;

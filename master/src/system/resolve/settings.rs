@@ -1,0 +1,140 @@
+//! The run's settings that stand alone: the worker timeout, the divergence bound, iterative
+//! coupling, the Gauss-Seidel order, the system-wide energy correction and real-time pacing.
+
+use super::*;
+
+impl Resolver<'_> {
+    /// `[simulation] worker_timeout` (s), checked.
+    pub(super) fn worker_timeout(&self, sim: &Settings) -> Result<f64> {
+        let worker_timeout = sim.worker_timeout.unwrap_or(crate::fmu::isolated::DEFAULT_WORKER_TIMEOUT.as_secs_f64());
+        // Up to about 30 years: Duration::from_secs_f64 must not overflow.
+        if !(worker_timeout > 0.0 && worker_timeout <= 1e9) {
+            return Err(
+                self.err("simulation.worker_timeout", format!("{worker_timeout} s must be positive and at most 1e9 s"))
+            );
+        }
+        Ok(worker_timeout)
+    }
+
+    /// `[simulation] max_residual_energy` (J), checked.
+    pub(super) fn max_residual_energy(&self, sim: &Settings) -> Result<Option<f64>> {
+        let max_residual_energy = sim.max_residual_energy;
+        if let Some(e) = max_residual_energy {
+            if !(e.is_finite() && e > 0.0) {
+                return Err(self.err("simulation.max_residual_energy", format!("{e} J must be positive and finite")));
+            }
+        }
+        Ok(max_residual_energy)
+    }
+
+    /// `[simulation] iterations` and `iteration_tolerance`, checked against the scheme and the
+    /// instances (iterating needs FMU states).
+    pub(super) fn iterations(&self, sim: &Settings, algorithm: AlgorithmKind) -> Result<(u32, f64)> {
+        let iterations = sim.iterations.unwrap_or(1);
+        if iterations == 0 {
+            return Err(self.err("simulation.iterations", "must be at least 1 (1 = non-iterative coupling)"));
+        }
+        let iteration_tolerance = sim.iteration_tolerance.unwrap_or(1e-9);
+        if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
+            return Err(self
+                .err("simulation.iteration_tolerance", format!("{iteration_tolerance} must be positive and finite")));
+        }
+        if iterations > 1 {
+            if algorithm != AlgorithmKind::Jacobi {
+                return Err(self.err(
+                    "simulation.iterations",
+                    format!(
+                        "iterations = {iterations}: iterative coupling is a Jacobi scheme, the {} algorithm would \
+                         ignore it; use algorithm = \"jacobi\" or iterations = 1",
+                        algorithm.name()
+                    ),
+                ));
+            }
+            // Each pass restores the states saved before the step.
+            let stateless: Vec<String> = self
+                .names
+                .iter()
+                .zip(self.mds)
+                .filter(|(_, md)| !md.co_simulation.as_ref().is_some_and(|cs| cs.can_get_and_set_fmu_state))
+                .map(|(n, md)| format!("{n} ({})", md.model_name))
+                .collect();
+            if !stateless.is_empty() {
+                return Err(self.err(
+                    "simulation.iterations",
+                    format!(
+                        "iterations = {iterations} repeats each step from saved FMU states, but {} cannot get and \
+                         set FMU states (canGetAndSetFMUstate is not \"true\"); use iterations = 1",
+                        stateless.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok((iterations, iteration_tolerance))
+    }
+
+    /// `[simulation] order` (Gauss-Seidel): every instance once, as indices.
+    pub(super) fn order(&self, sim: &Settings) -> Result<Option<Vec<usize>>> {
+        Ok(match &sim.order {
+            None => None,
+            Some(names) => {
+                let mut idx = Vec::new();
+                for n in names {
+                    let i = self.instance("simulation.order", n)?;
+                    if idx.contains(&i) {
+                        return Err(self.err("simulation.order", format!("instance \"{n}\" is listed twice")));
+                    }
+                    idx.push(i);
+                }
+                if idx.len() != self.names.len() {
+                    let missing: Vec<&str> =
+                        (0..self.names.len()).filter(|i| !idx.contains(i)).map(|i| self.names[i].as_str()).collect();
+                    return Err(self.err("simulation.order", format!("missing instances: {}", missing.join(", "))));
+                }
+                Some(idx)
+            }
+        })
+    }
+
+    /// The system-wide energy correction, checked; a per-bond setting must name a bond.
+    pub(super) fn energy_correction(&self, sim: &Settings) -> Result<EnergyCorrection> {
+        if let Some(key) = self.b.unknown_bonds.first() {
+            let name = key.split('.').nth(1).unwrap_or_default();
+            return Err(self.err(key, format!("no bond named \"{name}\"")));
+        }
+        let energy_correction = EnergyCorrection {
+            law: sim.energy_correction_law.unwrap_or_default(),
+            gain: sim.energy_correction_gain.unwrap_or(1.0),
+            flow_floor: sim.energy_correction_flow.unwrap_or(0.0),
+        };
+        if !(energy_correction.gain.is_finite() && energy_correction.gain >= 0.0) {
+            return Err(self.err(
+                "simulation.energy_correction_gain",
+                format!("{} must be finite and non-negative", energy_correction.gain),
+            ));
+        }
+        if !(energy_correction.flow_floor.is_finite() && energy_correction.flow_floor >= 0.0) {
+            return Err(self.err(
+                "simulation.energy_correction_flow",
+                format!("{} must be finite and non-negative", energy_correction.flow_floor),
+            ));
+        }
+        Ok(energy_correction)
+    }
+
+    /// How the run is paced ([`crate::realtime`]): `None` as fast as possible. A lateness limit
+    /// or priority without a factor means real time (factor 1).
+    pub(super) fn real_time(&self, sim: &Settings) -> Result<Option<crate::realtime::RealTime>> {
+        let priority = sim.real_time_priority.unwrap_or(false);
+        if sim.real_time.is_none() && sim.max_lateness.is_none() && !priority {
+            return Ok(None);
+        }
+        let rt = crate::realtime::RealTime {
+            factor: sim.real_time.unwrap_or(1.0),
+            max_lateness: sim.max_lateness,
+            priority,
+            timing_csv: None,
+        };
+        rt.check().map_err(|(key, message)| self.err(format!("simulation.{key}"), message))?;
+        Ok(Some(rt))
+    }
+}
