@@ -401,7 +401,7 @@ fn live_table_errors_name_the_key_and_value() {
 
 #[test]
 fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_results_respond() {
-    // Debian's chromium + chromium-driver (.ci/run installs them) and selenium (cargo xtask test
+    // Debian's chromium + chromium-driver (`cargo xtask test` installs them) and selenium (cargo xtask test
     // installs it into .venv).
     let python = paths::python();
     let selenium = Command::new(&python).args(["-c", "import selenium"]).output().is_ok_and(|o| o.status.success());
