@@ -95,25 +95,9 @@ fn state() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-mod sys {
-    unsafe extern "C" {
-        /// `handler`: a function pointer, or 0 (SIG_DFL).
-        pub fn signal(signum: i32, handler: usize) -> usize;
-        pub fn raise(sig: i32) -> i32;
-        pub fn alarm(seconds: u32) -> u32;
-        pub fn atexit(f: extern "C" fn()) -> i32;
-        pub fn _exit(code: i32) -> !;
-        pub fn kill(pid: i32, sig: i32) -> i32;
-    }
-}
+use cosim_os::signal::SIGINT;
 
-const SIGINT: i32 = 2;
-const SIGKILL: i32 = 9;
-const SIGTERM: i32 = 15;
-/// Signals of a crash: SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV.
-const CRASHES: [i32; 5] = [4, 6, 7, 8, 11];
-
-extern "C" fn on_signal(signal: i32) {
+fn on_signal(signal: i32) {
     // Async-signal-safe: atomic stores only.
     SIGNAL.store(signal, Ordering::Relaxed);
     SIGNALS.fetch_add(1, Ordering::Relaxed);
@@ -123,15 +107,13 @@ extern "C" fn on_signal(signal: i32) {
 /// For `cosim run`: SIGINT/SIGTERM handlers, the `atexit` handler and the watchdog thread.
 pub fn install() {
     ARMED.store(true, Ordering::SeqCst);
-    // SAFETY: `signal` and `atexit` are the C library's; the handlers stay valid for the whole
-    // process; the signal handler only performs atomic stores (async-signal-safe).
-    unsafe {
-        sys::signal(SIGINT, on_signal as extern "C" fn(i32) as usize);
-        sys::signal(SIGTERM, on_signal as extern "C" fn(i32) as usize);
-        for s in CRASHES {
-            sys::signal(s, on_crash as extern "C" fn(i32) as usize);
-        }
-        sys::atexit(at_exit);
+    // The stop handler only performs atomic stores (async-signal-safe).
+    if let Err(e) = cosim_os::signal::on_stop(on_signal) {
+        eprintln!("warning: SIGINT/SIGTERM handlers not installed: {e}");
+    }
+    cosim_os::signal::on_crash(on_crash);
+    if let Err(e) = cosim_os::signal::at_exit(at_exit) {
+        eprintln!("warning: {e}");
     }
     // A panic on the main thread ends the process through exit(): not an FMU calling exit().
     let previous = std::panic::take_hook();
@@ -161,7 +143,7 @@ pub fn disarm() {
     ARMED.store(false, Ordering::SeqCst);
 }
 
-/// The signal that interrupted the run, if any (2 = SIGINT, 15 = SIGTERM).
+/// The signal that interrupted the run, if any (SIGINT or SIGTERM).
 pub fn signal() -> Option<i32> {
     Some(SIGNAL.load(Ordering::Relaxed)).filter(|s| *s != 0)
 }
@@ -172,16 +154,7 @@ pub fn exit_code(s: i32) -> i32 {
 }
 
 fn signal_name(s: i32) -> &'static str {
-    match s {
-        SIGINT => "SIGINT",
-        SIGTERM => "SIGTERM",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        11 => "SIGSEGV",
-        _ => "signal",
-    }
+    cosim_os::signal::name(s).unwrap_or("signal")
 }
 
 /// The process crashed (in process, that is inside an FMU or the master itself). Best effort,
@@ -189,27 +162,24 @@ fn signal_name(s: i32) -> &'static str {
 /// writers write, record the crash in summary.json, remove the temporary folders, kill the
 /// workers; then die of the same signal.
 extern "C" fn on_crash(signal: i32) {
-    // SAFETY: alarm, signal and raise are async-signal-safe. What `emergency` does is not (it
-    // allocates and writes files); the alarm ends the process with SIGALRM if that deadlocks.
-    unsafe {
-        sys::alarm(2);
-        if ARMED.swap(false, Ordering::SeqCst) {
-            if let Ok(mut st) = STATE.try_lock() {
-                emergency(
-                    &mut st,
-                    Status::Failed,
-                    &format!(
-                        "cosim crashed ({}) at t = {}, most likely inside an FMU call (run with --isolate to keep \
-                         the master alive)",
-                        signal_name(signal),
-                        f64::from_bits(TIME.load(Ordering::Relaxed))
-                    ),
-                );
-            }
+    // alarm and die_of are async-signal-safe. What `emergency` does is not (it allocates and
+    // writes files); the alarm ends the process with SIGALRM if that deadlocks.
+    cosim_os::signal::alarm(2);
+    if ARMED.swap(false, Ordering::SeqCst) {
+        if let Ok(mut st) = STATE.try_lock() {
+            emergency(
+                &mut st,
+                Status::Failed,
+                &format!(
+                    "cosim crashed ({}) at t = {}, most likely inside an FMU call (run with --isolate to keep \
+                     the master alive)",
+                    signal_name(signal),
+                    f64::from_bits(TIME.load(Ordering::Relaxed))
+                ),
+            );
         }
-        sys::signal(signal, 0);
-        sys::raise(signal);
     }
+    cosim_os::signal::die_of(signal);
 }
 
 fn watchdog() {
@@ -263,8 +233,8 @@ extern "C" fn at_exit() {
 fn emergency_exit(status: Status, message: &str, code: i32) -> ! {
     ARMED.store(false, Ordering::SeqCst);
     emergency(&mut state(), status, message);
-    // SAFETY: ends the process without running atexit handlers again (this may be one).
-    unsafe { sys::_exit(code) }
+    // Without running atexit handlers again (this may be one).
+    cosim_os::signal::exit_now(code)
 }
 
 /// Writes the summary (when the output files exist), kills the worker process groups, removes
@@ -295,10 +265,7 @@ fn emergency(st: &mut State, status: Status, message: &str) {
 
 fn kill_groups(st: &mut State) {
     for g in st.groups.drain(..) {
-        if let Ok(pid) = i32::try_from(g) {
-            // SAFETY: kill(2) on a process group this process created (the worker's).
-            unsafe { sys::kill(-pid, SIGKILL) };
-        }
+        cosim_os::process::kill_group(g);
     }
 }
 
@@ -373,7 +340,7 @@ impl crate::host::StopRequest for Signals {
         INTERRUPTED.load(Ordering::Relaxed)
     }
     fn by(&self) -> String {
-        signal().map_or("SIGINT/SIGTERM", |s| if s == 2 { "SIGINT" } else { "SIGTERM" }).into()
+        signal().map_or("SIGINT/SIGTERM", |s| if s == SIGINT { "SIGINT" } else { "SIGTERM" }).into()
     }
 }
 

@@ -90,12 +90,5 @@ impl Host {
 
 /// Kills the process group `pgid` (a worker and whatever it forked) with SIGKILL.
 pub fn kill_group(pgid: u32) {
-    unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
-    const SIGKILL: i32 = 9;
-    if let Ok(pid) = i32::try_from(pgid) {
-        // SAFETY: kill(2) on a process group this process created.
-        unsafe { kill(-pid, SIGKILL) };
-    }
+    cosim_os::process::kill_group(pgid);
 }

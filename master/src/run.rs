@@ -205,12 +205,6 @@ impl OutDir {
     /// Creates `dir` if needed and locks it; refuses a folder another run holds, naming its pid.
     pub fn lock(dir: &Path) -> Result<Self> {
         use std::io::{Seek, Write};
-        use std::os::fd::AsRawFd;
-        unsafe extern "C" {
-            fn flock(fd: i32, operation: i32) -> i32;
-        }
-        const LOCK_EX: i32 = 2;
-        const LOCK_NB: i32 = 4;
         let io = |source| MasterError::Io { path: dir.to_path_buf(), source };
         std::fs::create_dir_all(dir).map_err(io)?;
         let path = dir.canonicalize().map_err(io)?;
@@ -222,8 +216,9 @@ impl OutDir {
             .truncate(false)
             .open(&lock_path)
             .map_err(|source| MasterError::Io { path: lock_path.clone(), source })?;
-        // SAFETY: flock(2) on a descriptor this File owns.
-        if unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } != 0 {
+        if !cosim_os::fd::try_lock_exclusive(&file)
+            .map_err(|source| MasterError::Io { path: lock_path.clone(), source })?
+        {
             let holder = std::fs::read_to_string(&lock_path).unwrap_or_default();
             let holder = holder.trim();
             let who = if holder.is_empty() { String::new() } else { format!(" (pid {holder})") };
