@@ -714,7 +714,7 @@ fn recorded(path: &Path) -> Result<Vec<String>> {
 
 /// `cosim bench --precision`: the work–precision table of `system` against `reference`.
 pub fn precision(system: &Path, reference: &Path, args: &PrecisionArgs) -> Result<String> {
-    use master::precision::{self, Dimension, Spec};
+    use crate::precision::{self, Dimension, Spec};
     let mut grid = args
         .grid
         .iter()

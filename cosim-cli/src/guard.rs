@@ -8,7 +8,7 @@
 //!   cuts it short); after that it writes `summary.json` ("interrupted", the time reached and
 //!   which kind of call did not return), kills the worker process groups, removes the
 //!   temporary folders and ends the process with 128 + the signal number. The CSV writer
-//!   threads write every row within [`crate::observer::FLUSH_INTERVAL`], so the rows of the
+//!   threads write every row within [`master::observer::FLUSH_INTERVAL`], so the rows of the
 //!   completed steps are on disk by then.
 //! - An FMU that calls `exit()` inside a call: the `atexit` handler sees a run in progress,
 //!   lets the writer threads write the pending rows, writes `summary.json` ("failed", "an FMU
@@ -16,16 +16,16 @@
 //! - A crash in process (SIGSEGV, SIGABRT, … in an FMU): the same, best effort under an alarm,
 //!   then the process dies of the signal as it would have.
 //! - [`track_dir`] / [`track_group`]: extraction folders and worker process groups that the
-//!   paths above (and [`crate::fmu::IsolatedInstance`] on an interrupt) clean up. Nothing runs after
+//!   paths above (and [`master::fmu::IsolatedInstance`] on an interrupt) clean up. Nothing runs after
 //!   SIGKILL: the next `cosim run` removes the extraction folders of processes that no longer
-//!   exist ([`crate::fmu::archive::remove_stale_extractions`]), and workers die with the master
+//!   exist ([`master::fmu::archive::remove_stale_extractions`]), and workers die with the master
 //!   (`PR_SET_PDEATHSIG`).
 //!
 //! The state is global because signals, `exit()` and the process are; nothing in it is needed
 //! by a library user who does not call [`install`] (the registries are cheap no-ops then).
 
-use crate::bonds::BondState;
-use crate::observer::{Observer, Status, Summary};
+use master::bonds::BondState;
+use master::observer::{Observer, Status, Summary};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -135,7 +135,7 @@ pub fn install() {
         let _ = running.recv_timeout(Duration::from_secs(5));
     }
     // What an earlier cosim ended by SIGKILL left behind.
-    crate::fmu::archive::remove_stale_extractions();
+    master::fmu::archive::remove_stale_extractions();
 }
 
 /// Before the process exits normally: the `atexit` handler and the watchdog do nothing any more.
@@ -241,7 +241,7 @@ fn emergency_exit(status: Status, message: &str, code: i32) -> ! {
 /// the temporary folders and tells the user.
 fn emergency(st: &mut State, status: Status, message: &str) {
     // Every row recorded so far goes to the files first.
-    crate::observer::drain_writers(Duration::from_secs(1));
+    writers().drain(Duration::from_secs(1));
     let mut note = String::new();
     if let Some((path, mut s, started)) = st.summary.take() {
         s.status = status;
@@ -271,14 +271,14 @@ fn kill_groups(st: &mut State) {
 
 /// Kills the process group `pgid` (a worker and whatever it forked) with SIGKILL.
 pub fn kill_group(pgid: u32) {
-    crate::host::kill_group(pgid);
+    master::host::kill_group(pgid);
 }
 
 /// The guard's registry of folders and worker process groups, as the library's
-/// [`crate::host::Cleanup`].
+/// [`master::host::Cleanup`].
 pub struct Registry;
 
-impl crate::host::Cleanup for Registry {
+impl master::host::Cleanup for Registry {
     fn track_dir(&self, dir: &Path) {
         track_dir(dir);
     }
@@ -295,8 +295,18 @@ impl crate::host::Cleanup for Registry {
 
 /// What `cosim` hands the library: SIGINT/SIGTERM as the stop request ([`Signals`]) and this
 /// guard's cleanup registry ([`Registry`]).
-pub fn host() -> crate::host::Host {
-    crate::host::Host { stop: Some(std::sync::Arc::new(Signals)), cleanup: Some(std::sync::Arc::new(Registry)) }
+pub fn host() -> master::host::Host {
+    master::host::Host {
+        stop: Some(std::sync::Arc::new(Signals)),
+        cleanup: Some(std::sync::Arc::new(Registry)),
+        writers: Some(writers().clone()),
+    }
+}
+
+/// The CSV writer threads of this process's runs, drained before an abnormal end.
+fn writers() -> &'static master::observer::Writers {
+    static WRITERS: std::sync::OnceLock<master::observer::Writers> = std::sync::OnceLock::new();
+    WRITERS.get_or_init(master::observer::Writers::default)
 }
 
 /// A temporary folder to remove if the process ends abnormally.
@@ -332,10 +342,10 @@ pub fn finished() {
     state().summary = None;
 }
 
-/// SIGINT/SIGTERM as the library's stop request ([`crate::Execution::interrupt_on`]).
+/// SIGINT/SIGTERM as the library's stop request ([`master::Execution::interrupt_on`]).
 pub struct Signals;
 
-impl crate::host::StopRequest for Signals {
+impl master::host::StopRequest for Signals {
     fn requested(&self) -> bool {
         INTERRUPTED.load(Ordering::Relaxed)
     }
@@ -349,20 +359,20 @@ impl crate::host::StopRequest for Signals {
 pub struct Beacon;
 
 impl Observer for Beacon {
-    fn start(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
+    fn start(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> master::Result<()> {
         TIME.store(t.to_bits(), Ordering::Relaxed);
         Ok(())
     }
-    fn step(&mut self, n: u64, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
+    fn step(&mut self, n: u64, t: f64, _v: &[f64], _b: &[BondState]) -> master::Result<()> {
         STEPS.store(n + 1, Ordering::Relaxed);
         TIME.store(t.to_bits(), Ordering::Relaxed);
         Ok(())
     }
-    fn end_early(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> crate::Result<()> {
+    fn end_early(&mut self, t: f64, _v: &[f64], _b: &[BondState]) -> master::Result<()> {
         TIME.store(t.to_bits(), Ordering::Relaxed);
         Ok(())
     }
-    fn finish(&mut self, _s: &Summary) -> crate::Result<()> {
+    fn finish(&mut self, _s: &Summary) -> master::Result<()> {
         finished();
         Ok(())
     }

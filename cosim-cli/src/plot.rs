@@ -8,7 +8,7 @@
 //! tests render it on a backend that records the text drawn and check titles, axes and legends).
 //! Text is drawn with DejaVu Sans from the system fonts (Debian `fonts-dejavu-core`).
 
-use crate::error::{MasterError, Result};
+use master::error::{MasterError, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind};
@@ -243,7 +243,7 @@ pub fn results_figure(dir: &Path, vars: &[String]) -> Result<Figure> {
                         v.clone(),
                         format!(
                             "no column \"{v}\" in results.csv{}",
-                            crate::suggest::did_you_mean(v, header.iter().skip(1).copied())
+                            master::suggest::did_you_mean(v, header.iter().skip(1).copied())
                         ),
                     )
                 })

@@ -9,12 +9,12 @@
 //! initialization, every step and termination, with only the compared variables recorded (in
 //! memory, no file output); the median of `repeat` runs.
 
-use crate::bonds::BondState;
-use crate::error::{MasterError, Result};
-use crate::execution::Execution;
-use crate::fmu::FmuCache;
-use crate::observer::{Observer, SharedRecorder, Status};
-use crate::system::{Overrides, Settings, SystemBuilder, Value};
+use master::bonds::BondState;
+use master::error::{MasterError, Result};
+use master::execution::Execution;
+use master::fmu::FmuCache;
+use master::observer::{Observer, SharedRecorder, Status};
+use master::system::{Overrides, Settings, SystemBuilder, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -378,7 +378,7 @@ fn configure(base: &SystemBuilder, settings: &[(String, Value)]) -> Result<(Syst
         key: key.to_owned(),
         message: format!(
             "grid dimension {key}: no instance \"{inst}\" in this system{}",
-            crate::suggest::did_you_mean(inst, base.instances.keys().map(String::as_str))
+            master::suggest::did_you_mean(inst, base.instance_names())
         ),
     };
     for (key, value) in settings.iter().flat_map(|(k, v)| k.split('+').map(move |k| (k.trim().to_owned(), v))) {
@@ -693,13 +693,13 @@ mod tests {
         .collect();
         let (b, over) = configure(&base, &config).unwrap();
         let s = &over.settings;
-        assert_eq!(s.step_control, Some(crate::system::StepControlKind::Ecco));
+        assert_eq!(s.step_control, Some(master::system::StepControlKind::Ecco));
         assert_eq!((s.ecco.rtol, s.energy_correction, s.step), (Some(1e-4), Some(true), Some(2e-3)));
         assert_eq!(over.extrapolation, Some(2));
         let mut expected = SystemBuilder::new();
         expected.instance("hyd", "x.fmu").step(5e-4).start("p3_model", "SP");
         expected.instance("mech", "y.fmu").start("solver", "SP");
-        assert_eq!(format!("{:?}", b.instances), format!("{:?}", expected.instances));
+        assert_eq!(format!("{:?}", b.instance_drafts()), format!("{:?}", expected.instance_drafts()));
         let e = configure(&base, &[("instances.mecj.step".into(), Value::Real(1e-3))]).unwrap_err().to_string();
         assert!(e.contains("no instance \"mecj\"") && e.contains("did you mean \"mech\""), "{e}");
     }

@@ -1,9 +1,9 @@
 //! A progress bar on a terminal: an observer of `cosim run`'s (a front end; the library core
 //! does not attach it, see `master/tests/layers.rs`).
 
-use crate::bonds::BondState;
-use crate::error::Result;
-use crate::observer::{Observer, Summary};
+use master::bonds::BondState;
+use master::error::Result;
+use master::observer::{Observer, Summary};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::thread::JoinHandle;

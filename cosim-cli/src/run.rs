@@ -2,16 +2,16 @@
 //! a thin front end over [`Execution`]. What the input is, is decided by its content
 //! ([`detect`]), not by its name.
 
-use crate::error::{MasterError, Result};
-use crate::execution::{file_observers, Execution};
-use crate::fmu::FmuCache;
-use crate::observer::Summary;
-use crate::single::{self, FmuOptions};
-use crate::system::{Overrides, SystemBuilder};
+use master::error::{MasterError, Result};
+use master::execution::{file_observers_for, Execution};
+use master::fmu::FmuCache;
+use master::observer::Summary;
+use master::single::{self, FmuOptions};
+use master::system::{Overrides, SystemBuilder};
 use std::path::{Path, PathBuf};
 
 pub use crate::guard::INTERRUPTED;
-pub use crate::input_kind::{detect, Input};
+pub use master::input_kind::{detect, Input};
 
 /// What `cosim run` takes besides the input file.
 #[derive(Debug, Clone, Default)]
@@ -28,7 +28,7 @@ pub struct RunOptions {
     /// Write `timing.csv` (every step's wall time and lateness) of a paced run.
     pub timing_csv: bool,
     /// Serve the run live (`--serve`, `--paused`; a `[live]` table serves it too).
-    pub serve: crate::live::ServeOptions,
+    pub serve: master::live::ServeOptions,
 }
 
 /// An input ready to run: its kind, the system and what was chosen for it.
@@ -43,17 +43,17 @@ pub struct Prepared {
     /// Lines for the user (e.g. the experiment of an FMU and where its values came from).
     pub notes: Vec<String>,
     /// An SSP package's extracted files (its FMUs), kept while the input is.
-    pub package: Option<std::sync::Arc<crate::ssp::Ssp>>,
+    pub package: Option<std::sync::Arc<master::ssp::Ssp>>,
     /// `timing.csv` and live serving ([`RunOptions`]).
     pub timing_csv: bool,
     /// Live serving.
-    pub serve: crate::live::ServeOptions,
+    pub serve: master::live::ServeOptions,
 }
 
-/// The system of an SSP ([`crate::ssp::read`]); the package stays extracted while the returned
-/// [`crate::ssp::Ssp`] lives.
-pub fn ssp_builder(path: &Path, over: &Overrides) -> Result<crate::ssp::Ssp> {
-    let ssp = crate::ssp::read_in(path, &crate::guard::host())?;
+/// The system of an SSP ([`master::ssp::read`]); the package stays extracted while the returned
+/// [`master::ssp::Ssp`] lives.
+pub fn ssp_builder(path: &Path, over: &Overrides) -> Result<master::ssp::Ssp> {
+    let ssp = master::ssp::read_in(path, &crate::guard::host())?;
     ssp.check_overrides(over)?;
     Ok(ssp)
 }
@@ -77,7 +77,7 @@ fn system_options(
     }
     let mut notes = Vec::new();
     if let Some(interval) = opts.output_interval {
-        let step = over.settings.step.or(b.settings.step).ok_or_else(|| {
+        let step = over.settings.step.or(b.settings().step).ok_or_else(|| {
             err("--output-interval", "the system gives no communication step ([simulation].step)".into())
         })?;
         let k = (interval / step).round();
@@ -95,8 +95,8 @@ fn system_options(
     }
     // Live inputs and outputs are recorded (results.csv shows what the operator did).
     if let Some(spec) = b.live.clone() {
-        for name in crate::live::recorded_names(&spec) {
-            if b.outputs.as_ref().is_some_and(|list| !list.contains(name)) {
+        for name in master::live::recorded_names(&spec) {
+            if b.recorded().is_some_and(|list| !list.contains(name)) {
                 b.record(name);
             }
         }
@@ -143,7 +143,7 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
     crate::guard::doing(crate::guard::Doing::Running);
     let mut fmus = FmuCache::with_host(crate::guard::host());
     let mut execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
-    let served = crate::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
+    let served = master::live::attach(&mut execution, p.builder.live.as_ref(), &p.serve)?;
     loop {
         if p.timing_csv {
             match execution.pacer_mut() {
@@ -237,7 +237,7 @@ impl OutDir {
     }
 }
 
-/// Initializes the execution, then attaches the file observers ([`file_observers`]) and, with
+/// Initializes the execution, then attaches the file observers ([`file_observers_for`]) and, with
 /// fixed steps, a progress bar on a terminal ([`crate::progress::Progress`]), writes
 /// `summary.json` with status `running`, and runs to the stop time, stopping early on
 /// SIGINT/SIGTERM ([`INTERRUPTED`]); the outcome is in the summary of [`Execution::finish`].
@@ -251,8 +251,8 @@ pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
     let start = execution.system().start();
     let values = execution.recorded()?.to_vec();
     let bytes = execution.recorded_bytes().to_vec();
-    let mut observers = file_observers(execution.system(), out_dir)?;
-    if let crate::system::StepControl::Fixed = execution.system().step_control() {
+    let mut observers = file_observers_for(execution.system(), out_dir, &crate::guard::host())?;
+    if let master::system::StepControl::Fixed = execution.system().step_control() {
         observers.push(Box::new(crate::progress::Progress::new(execution.system().steps())));
     }
     observers.push(Box::new(crate::guard::Beacon));
@@ -265,7 +265,7 @@ pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
     }
     let summary_path = out_dir.join("summary.json");
     let running = execution.summary();
-    crate::observer::write_summary(&summary_path, &running)?;
+    master::observer::write_summary(&summary_path, &running)?;
     crate::guard::running(&summary_path, running);
     // A failure is kept by the execution and reported by its summary.
     let _ = execution.run();

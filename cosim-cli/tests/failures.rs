@@ -331,7 +331,7 @@ fn non_finite_outputs_reaching_the_master_stop_the_run() {
     }
     let out = dir.join("out");
     let mut run = Execution::with_instances(sys, instances, &mds).unwrap();
-    master::run::run_into(&mut run, &out).unwrap();
+    cosim_cli::run::run_into(&mut run, &out).unwrap();
     let s = run.finish().unwrap();
     assert_eq!(s.status, Status::Failed);
     assert_eq!(s.message, "faulty.y = NaN at t = 0.05");

@@ -19,8 +19,8 @@
 
 mod cfmu;
 
+use cosim_cli::run::{detect, prepare, RunOptions};
 use master::fmu::FmuCache;
-use master::run::{detect, prepare, RunOptions};
 use master::Execution;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -40,7 +40,7 @@ variables = ["m1.x", "m2.x"]
     let path = dir.join("system.toml");
     std::fs::write(&path, text).unwrap();
     let out = dir.join("out");
-    let summary = master::run::run_file(&path, &Overrides::default(), &out).unwrap();
+    let summary = cosim_cli::run::run_file(&path, &Overrides::default(), &out).unwrap();
     assert_eq!(summary.status, master::observer::Status::Ok, "{}", summary.message);
     // The scheme names itself in summary.json.
     assert_eq!(summary.algorithm, if iterations > 1 { "iterative-jacobi" } else { "jacobi" });
@@ -84,7 +84,7 @@ fn iterations_must_be_positive() {
         ),
     )
     .unwrap();
-    let e = master::run::run_file(&path, &Overrides::default(), &dir.join("out")).unwrap_err().to_string();
+    let e = cosim_cli::run::run_file(&path, &Overrides::default(), &dir.join("out")).unwrap_err().to_string();
     assert!(e.contains("simulation.iterations") && e.contains("at least 1"), "{e}");
 }
 

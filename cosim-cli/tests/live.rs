@@ -617,7 +617,7 @@ fn the_dashboard_in_headless_chromium_moves_the_spool_and_both_the_plot_and_the_
     let out = dir.join("out");
     // Paused until the page's Start button; 12 s of real time.
     let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "12", "--paused", "--out", out.to_str().unwrap()]);
-    let script = paths::root().join("master/tests/browser/dashboard.py");
+    let script = paths::root().join("cosim-cli/tests/browser/dashboard.py");
     let o = Command::new(&python).arg(&script).arg(format!("http://{}/", run.addr)).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}\n{}", String::from_utf8_lossy(&o.stdout));

@@ -23,9 +23,10 @@ fn cosim_plot_of_crane_pub3_has_title_units_and_a_legend_beside_the_data() {
     let png = std::fs::read(dir.join("results.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
 
-    let fig = master::plot::results_figure(&dir, &["mech.s".into(), "hyd.p1".into(), "hyd.p2".into(), "hyd.p3".into()])
-        .unwrap();
-    let (texts, layout) = master::plot::texts(&fig).unwrap();
+    let fig =
+        cosim_cli::plot::results_figure(&dir, &["mech.s".into(), "hyd.p1".into(), "hyd.p2".into(), "hyd.p3".into()])
+            .unwrap();
+    let (texts, layout) = cosim_cli::plot::texts(&fig).unwrap();
     let has = |t: &str| texts.iter().any(|(s, _)| s == t);
     assert!(has("crane-pub3: results.csv, H = 0.001 s, ok"), "title: {texts:?}");
     // one panel per unit, the unit on each y axis, time in s on x

@@ -2,9 +2,9 @@
 //! `cosim bench --precision` (work–precision): its errors against an independent comparison of
 //! two recorded runs, convergence in H, the Pareto front, and bad grids.
 
+use cosim_cli::precision::{self, Dimension, Spec};
 use master::fmu::FmuCache;
 use master::observer::SharedRecorder;
-use master::precision::{self, Dimension, Spec};
 use master::system::{Overrides, Settings, SystemBuilder};
 use master::Execution;
 use std::path::Path;

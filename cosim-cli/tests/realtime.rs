@@ -249,8 +249,8 @@ impl std::io::Write for StoppedTerminal {
 
 #[test]
 fn a_stopped_terminal_does_not_hold_up_the_steps() {
+    use cosim_cli::progress::Progress;
     use master::observer::Observer;
-    use master::progress::Progress;
     let (release, gate) = std::sync::mpsc::channel();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let term = StoppedTerminal { gate, open: false, seen: std::sync::Arc::clone(&seen) };

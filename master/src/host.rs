@@ -1,6 +1,7 @@
 //! What the program embedding the library hands it (the library keeps no process globals of its
-//! own): a [`Host`] with a stop request and a cleanup registry. `cosim` hands its signal guard's
-//! (`guard::host`: SIGINT/SIGTERM, and removal of extraction folders and worker processes if the
+//! own): a [`Host`] with a stop request, a cleanup registry and a list of CSV writer threads to
+//! drain. `cosim` hands its signal guard's (`cosim_cli::guard::host`: SIGINT/SIGTERM, removal of
+//! extraction folders and worker processes, and the rows written, if the
 //! process ends abnormally); `Host::default()` is never stopped and registers nothing (Python,
 //! tests, a program of your own; a flag of yours is an `Arc<AtomicBool>` stop request).
 //!
@@ -49,11 +50,18 @@ pub struct Host {
     pub stop: Option<Arc<dyn StopRequest>>,
     /// Told of every extraction folder and worker process; `None`: nobody.
     pub cleanup: Option<Arc<dyn Cleanup>>,
+    /// Told of the CSV writer threads of [`crate::execution::file_observers_for`], which the
+    /// program drains before it ends abnormally; `None`: nobody.
+    pub writers: Option<crate::observer::Writers>,
 }
 
 impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Host").field("stop", &self.stop.is_some()).field("cleanup", &self.cleanup.is_some()).finish()
+        f.debug_struct("Host")
+            .field("stop", &self.stop.is_some())
+            .field("cleanup", &self.cleanup.is_some())
+            .field("writers", &self.writers.is_some())
+            .finish()
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Conventions (also in README.md, "Docs that run"):
 //! - `sh`: a bash script (`set -euo pipefail`); `cosim` is the release binary; `cargo run --release
-//!   -p master --bin cosim --` runs that binary, `cargo xtask fmus` is already done (the runner built
+//!   -p cosim-cli --bin cosim --` runs that binary, `cargo xtask fmus` is already done (the runner built
 //!   them); any other `cargo` command is refused (mark the block).
 //! - `python`: a script run by the workspace's `.venv/bin/python`.
 //! - `toml`: a system file (FMU paths relative to a file in `scenarios/`), run by `cosim run`, which
@@ -224,7 +224,7 @@ fn scratch(root: &Path, name: &str) -> Result<PathBuf> {
          # doc-runner: the cargo commands the docs show, mapped to what the runner has built\n\
          case \"$*\" in\n\
          \"xtask fmus\") exit 0 ;;\n\
-         \"run --release -p master --bin cosim -- \"*) shift 7; exec cosim \"$@\" ;;\n\
+         \"run --release -p cosim-cli --bin cosim -- \"*) shift 7; exec cosim \"$@\" ;;\n\
          *) echo \"doc-runner: 'cargo $*' is not run in doc blocks: mark the block <!-- doc-runner: skip: REASON --> or long\" >&2; exit 2 ;;\n\
          esac\n",
     )?;

@@ -14,12 +14,12 @@ fn sh(cmd: &mut Command) -> Result<()> {
 }
 
 /// Python packages the tests need: FMPy (and lark, which `fmpy validate` needs for structured
-/// names); libcosimpy and ecospy, which run our SSP exports (master/tests/ssp_interop.rs; the
+/// names); libcosimpy and ecospy, which run our SSP exports (cosim-cli/tests/ssp_interop.rs; the
 /// versions of master/peers/requirements.txt; ecospy's library needs libtbb12, which .ci/run
 /// installs); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
 /// for the plots of docs/python.md, which the doc-runner runs; scipy, whose MATLAB reader checks
 /// `cosim run --mat`; selenium drives the dashboard in headless Chromium
-/// (master/tests/live.rs; .ci/run installs Debian's chromium and chromium-driver).
+/// (cosim-cli/tests/live.rs; .ci/run installs Debian's chromium and chromium-driver).
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -153,7 +153,7 @@ fn python_package(cargo: &str, root: &Path, fmu_dir: &Path, python: &Path) -> Re
 
 /// The release `cosim` binary, and the wheel maturin builds, installed into the venv.
 pub fn install_wheel(cargo: &str, root: &Path, python: &Path) -> Result<()> {
-    sh(Command::new(cargo).current_dir(root).args(["build", "--release", "-p", "master", "--bin", "cosim"]))?;
+    sh(Command::new(cargo).current_dir(root).args(["build", "--release", "-p", "cosim-cli", "--bin", "cosim"]))?;
     let wheels = crate::target_dir().join("wheels");
     let _ = std::fs::remove_dir_all(&wheels);
     sh(Command::new(python)

@@ -1,4 +1,4 @@
-//! `cosim run`: its arguments and what it does with them (the library's [`master::run`] runs).
+//! `cosim run`: its arguments and what it does with them (the library's [`crate::run`] runs).
 
 use anyhow::{Context, Result};
 use master::system::Overrides;
@@ -92,17 +92,17 @@ pub fn run(args: RunArgs) -> Result<i32> {
         // Read when each instance is created (and inherited by isolated workers).
         std::env::set_var(master::fmu::instance::LOG_ENV, level);
     }
-    master::guard::install();
+    crate::guard::install();
     let over = Overrides { settings: settings.settings()?, extrapolation, force };
     let out = out.unwrap_or_else(|| {
         PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
     });
-    let input = master::run::detect(&system)?;
+    let input = crate::run::detect(&system)?;
     eprintln!("reading {} as {}", system.display(), input.describe());
     let serve = master::live::ServeOptions { serve: serve.is_some(), addr: serve.filter(|a| !a.is_empty()), paused };
     let opts =
-        master::run::RunOptions { over, start_values, output_interval, output_variables, timing_csv: timing, serve };
-    let prepared = master::run::prepare(&system, input, &opts)?;
+        crate::run::RunOptions { over, start_values, output_interval, output_variables, timing_csv: timing, serve };
+    let prepared = crate::run::prepare(&system, input, &opts)?;
     for note in &prepared.notes {
         eprintln!("{}: {note}", system.display());
     }
@@ -110,8 +110,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         print!("{}", settings_table(&prepared)?);
         return Ok(0);
     }
-    let summary =
-        master::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
+    let summary = crate::run::run_prepared(&prepared, &out).with_context(|| format!("running {}", system.display()))?;
     if mat {
         master::matfile::write_from_csv(&out).with_context(|| format!("writing {}", out.display()))?;
     }
@@ -119,7 +118,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
 }
 
 /// `--print-settings`: the settings the run would use, as a TOML `[simulation]` table.
-fn settings_table(prepared: &master::run::Prepared) -> Result<String> {
+fn settings_table(prepared: &crate::run::Prepared) -> Result<String> {
     let s = prepared.builder.settings().overridden_by(&prepared.over.settings).map_err(anyhow::Error::msg)?;
     let mut doc = toml::Table::new();
     doc.insert("simulation".into(), toml::Value::Table(s.to_table().map_err(anyhow::Error::msg)?));
@@ -154,8 +153,8 @@ fn report(system: &Path, out: &Path, summary: &master::observer::Summary) -> i32
             out.display()
         );
         // Interrupted: the conventional status of the signal (130 for SIGINT, 143 for SIGTERM).
-        match (summary.status, master::guard::signal()) {
-            (Status::Interrupted, Some(s)) => master::guard::exit_code(s),
+        match (summary.status, crate::guard::signal()) {
+            (Status::Interrupted, Some(s)) => crate::guard::exit_code(s),
             _ => 1,
         }
     }

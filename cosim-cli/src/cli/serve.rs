@@ -3,7 +3,7 @@
 //! `--addr`), in real time unless `--real-time FACTOR` says otherwise, waiting for the page's
 //! Start button unless `--start`.
 
-use crate::Command;
+use super::Command;
 use std::path::PathBuf;
 
 /// The arguments of `cosim serve`.

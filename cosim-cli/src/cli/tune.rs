@@ -93,8 +93,8 @@ pub fn tune(args: TuneArgs) -> Result<i32> {
     };
     // SIGINT/SIGTERM stop the sweep at the next communication step of every run (the
     // guard's watchdog ends an FMU call that does not return, removing the extractions).
-    master::guard::install();
-    master::guard::doing(master::guard::Doing::Running);
+    crate::guard::install();
+    crate::guard::doing(crate::guard::Doing::Running);
     // Bad test or extrapolation names are reported before anything runs.
     let mut defaults = master::tune::space::TuneSpec::from_table(None).map_err(anyhow::Error::msg)?;
     args.apply(&mut defaults).map_err(anyhow::Error::msg)?;
@@ -119,6 +119,7 @@ pub fn tune(args: TuneArgs) -> Result<i32> {
         },
         verify,
         reference_step,
+        host: crate::guard::host(),
     };
     let tuned = master::tune::tune_file(
         &system,
@@ -129,14 +130,14 @@ pub fn tune(args: TuneArgs) -> Result<i32> {
     )
     .with_context(|| format!("tuning {}", system.display()));
     restore_stderr(stderr);
-    if let (Err(_), Some(sig)) = (&tuned, master::guard::signal()) {
+    if let (Err(_), Some(sig)) = (&tuned, crate::guard::signal()) {
         eprintln!(
             "error: tuning {}: interrupted ({}): the runs done are in {}; the same command resumes the sweep",
             system.display(),
             if sig == 2 { "SIGINT" } else { "SIGTERM" },
             out.join("tune.csv").display()
         );
-        return Ok(master::guard::exit_code(sig));
+        return Ok(crate::guard::exit_code(sig));
     }
     let tuned = tuned?;
     print!("{}", tuned.text);

@@ -1,7 +1,7 @@
 """Drives the cosim dashboard in headless Chromium (Debian's chromium + chromium-driver, with
 selenium from PyPI): opens the page of a paused operator run, starts it, drags the spool slider
 towards its right end and waits until the page's own plot data of mech.s rises. Prints what it
-saw as JSON; master/tests/live.rs checks it against the run's results.csv.
+saw as JSON; cosim-cli/tests/live.rs checks it against the run's results.csv.
 
 usage: dashboard.py URL
 """

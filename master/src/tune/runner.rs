@@ -41,8 +41,9 @@ pub struct Base {
 }
 
 impl Base {
-    /// Reads the system file and loads each FMU once.
-    pub fn load(path: &Path) -> Result<Self> {
+    /// Reads the system file and loads each FMU once; `host`: the embedding program's (its
+    /// stop request stops the runs, its cleanup registry learns of the extraction folders).
+    pub fn load(path: &Path, host: crate::host::Host) -> Result<Self> {
         let text = crate::system::read_text(path)?;
         let draft = SystemBuilder::parse(path, &text)?;
         let doc: toml::Table = toml::from_str(&text).map_err(|e| MasterError::System {
@@ -50,7 +51,7 @@ impl Base {
             key: String::new(),
             message: e.message().to_owned(),
         })?;
-        let mut fmus = FmuCache::with_host(crate::guard::host());
+        let mut fmus = FmuCache::with_host(host);
         let (names, paths): (Vec<String>, Vec<PathBuf>) = draft.fmus().into_iter().unzip();
         for p in &paths {
             fmus.load(p)?;
@@ -228,9 +229,9 @@ impl Base {
         let id = self.counter.fetch_add(1, Ordering::Relaxed);
         let mut run = Execution::new_named(sys, &self.fmus, &format!("#{id}"))?;
         run.set_timing(false);
-        // `cosim tune` installs the run guard, whose host the cache hands this run: SIGINT/SIGTERM
-        // stops it at its next step and the sweep after it (the runs done stay in tune.csv; the
-        // same command resumes).
+        // The cache hands this run the host of `Base::load` (`cosim tune`: its signal guard's):
+        // a stop request stops it at its next step and the sweep after it (the runs done stay in
+        // tune.csv; the same command resumes).
         let trace = SharedRecorder::default();
         if record.is_some() {
             run.observe(Box::new(trace.clone()));

@@ -3,7 +3,7 @@
 //! instance, from `cosim` runs of the packaged FMUs:
 //!
 //! ```text
-//! cargo xtask fmus && cargo run --release -p master --example oscillator_table
+//! cargo xtask fmus && cargo run --release -p cosim-cli --example oscillator_table
 //! ```
 
 use master::system::{AlgorithmKind, Overrides, Parallel, Settings};
@@ -20,7 +20,7 @@ fn run(scenario: &str, h: f64, order: usize, alg: AlgorithmKind) -> anyhow::Resu
     let settings =
         Settings { step: Some(h), algorithm: Some(alg), parallel: Some(Parallel::Off), ..Default::default() };
     let over = Overrides { settings, extrapolation: Some(order), ..Default::default() };
-    let s = master::run::run_file(&root.join("scenarios").join(scenario), &over, &out)?;
+    let s = cosim_cli::run::run_file(&root.join("scenarios").join(scenario), &over, &out)?;
     anyhow::ensure!(s.status == master::observer::Status::Ok, "{}", s.message);
     let text = std::fs::read_to_string(out.join("results.csv"))?;
     let mut lines = text.lines();

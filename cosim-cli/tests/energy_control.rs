@@ -107,7 +107,7 @@ fn tune_sweeps_energy_correction_and_step_control_as_dimensions() {
     );
     let system = dir.join("oscillator-tune.toml");
     std::fs::write(&system, text).unwrap();
-    let base = Base::load(&system).unwrap();
+    let base = Base::load(&system, master::host::Host::default()).unwrap();
     let table: toml::Table = toml::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
     let spec = TuneSpec::from_table(table.get("tune")).unwrap();
     let configs = spec.configs();

@@ -15,7 +15,7 @@ use std::process::Command;
 mod support;
 use support::{cosim, tmp};
 
-#[path = "cfmu3/build.rs"]
+#[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
 use cfmu3_build::{build, build_with, XML};
 
@@ -368,7 +368,7 @@ fn fmpy_reads_and_writes_the_same_binary_bytes_as_cosim() {
     let dir = tmp("cfmu3-binary-fmpy");
     let fmu = build(&dir, "cfmu3", &[]);
     // FMPy, calling fmi3SetBinary/fmi3GetBinary itself.
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cfmu3/fmpy_binary.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../master/tests/cfmu3/fmpy_binary.py");
     let o = Command::new(python()).arg(&script).arg(&fmu).args(["10", "DEADbeef"]).output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
