@@ -304,9 +304,9 @@ pub fn host() -> master::host::Host {
 }
 
 /// The CSV writer threads of this process's runs, drained before an abnormal end.
-fn writers() -> &'static master::observer::Writers {
-    static WRITERS: std::sync::OnceLock<master::observer::Writers> = std::sync::OnceLock::new();
-    WRITERS.get_or_init(master::observer::Writers::default)
+fn writers() -> &'static master::host::Writers {
+    static WRITERS: std::sync::OnceLock<master::host::Writers> = std::sync::OnceLock::new();
+    WRITERS.get_or_init(master::host::Writers::default)
 }
 
 /// A temporary folder to remove if the process ends abnormally.

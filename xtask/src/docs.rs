@@ -409,11 +409,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let long = args.iter().any(|a| a == "--long");
     let bless = args.iter().any(|a| a == "--bless");
     let only: Vec<String> = args.iter().filter(|a| !a.starts_with("--")).cloned().collect();
-    let python = crate::test::venv()?;
+    let python = crate::python::venv()?;
     crate::package::fmus()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     if !args.iter().any(|a| a == "--no-build") {
-        crate::test::install_wheel(&cargo, &crate::root(), &python)?;
+        crate::python::install_wheel(&cargo, &crate::root(), &python)?;
     }
     run_blocks(&python, long, bless, &only)
 }

@@ -35,8 +35,8 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     // The Python arguments: the wheel built and installed into .venv as `cargo xtask test` does.
-    let python = crate::test::venv()?;
-    crate::test::install_wheel(&cargo, &crate::root(), &python)?;
+    let python = crate::python::venv()?;
+    crate::python::install_wheel(&cargo, &crate::root(), &python)?;
     eprintln!("fuzz: python/tests/test_fuzz_args.py, FUZZ_CASES={cases}");
     let status = Command::new(&python)
         .current_dir(crate::root())

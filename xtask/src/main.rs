@@ -15,6 +15,7 @@ mod demo;
 mod docs;
 mod fuzz;
 mod package;
+mod python;
 mod test;
 mod tune;
 mod validate;

@@ -86,8 +86,8 @@ impl ResultsCsv {
 
 /// Where the rows go: the writer thread ([`Rows`]), or, with Binary columns, [`BinaryRows`].
 impl ResultsCsv {
-    /// Tells `writers` of this file's writer thread (see [`super::Writers`]).
-    pub fn drained_by(self, writers: &super::Writers) -> Self {
+    /// Tells `writers` of this file's writer thread (see [`crate::host::Writers`]).
+    pub fn drained_by(self, writers: &crate::host::Writers) -> Self {
         if let Sink::Numbers(rows) = &self.rows {
             rows.drained_by(writers);
         }
@@ -158,8 +158,8 @@ pub struct BondsCsv {
 }
 
 impl BondsCsv {
-    /// Tells `writers` of this file's writer thread (see [`super::Writers`]).
-    pub fn drained_by(self, writers: &super::Writers) -> Self {
+    /// Tells `writers` of this file's writer thread (see [`crate::host::Writers`]).
+    pub fn drained_by(self, writers: &crate::host::Writers) -> Self {
         self.rows.drained_by(writers);
         self
     }

@@ -84,7 +84,7 @@ pub(super) struct Handoff {
 
 pub(super) struct Queues {
     current: Vec<f64>,
-    /// [`Writers::drain`] asks for every pending row to be written now.
+    /// [`crate::host::Writers::drain`] asks for every pending row to be written now.
     drain: bool,
     /// The writer has rows in hand that are not flushed yet.
     busy: bool,
@@ -225,10 +225,11 @@ impl Rows {
         Ok((handoff, worker))
     }
 
-    /// Tells `writers` of this writer thread ([`Writers::drain`]).
-    pub(super) fn drained_by(&self, writers: &Writers) {
+    /// Tells `writers` of this writer thread ([`crate::host::Writers::drain`]).
+    pub(super) fn drained_by(&self, writers: &crate::host::Writers) {
         if let Some((handoff, _)) = &self.sink {
-            writers.add(handoff);
+            let weak: std::sync::Weak<dyn crate::host::Drain> = Arc::downgrade(handoff) as _;
+            writers.add(weak);
         }
     }
 
@@ -273,56 +274,20 @@ impl Rows {
     }
 }
 
-/// CSV writer threads (of `results.csv` and `bonds.csv`, see [`super::ResultsCsv::drained_by`]),
-/// for a program that must end abnormally while its run loop is stuck in an FMU call: `cosim`'s
-/// signal guard holds one in its [`crate::host::Host`] and drains it before it ends the process.
-/// Cheap to clone (one list shared); the library keeps no such list of its own.
-#[derive(Clone, Default)]
-pub struct Writers(Arc<Mutex<Vec<std::sync::Weak<Handoff>>>>);
-
-impl std::fmt::Debug for Writers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Writers").finish_non_exhaustive()
+/// A writer thread answers [`crate::host::Writers::drain`]: only `try_lock`s, since the stuck
+/// thread might hold a lock (a crash); the caller gives up after its limit.
+impl crate::host::Drain for Handoff {
+    fn request(&self) -> bool {
+        let Ok(mut q) = self.queues.try_lock() else { return false };
+        q.drain = true;
+        drop(q);
+        self.filled.notify_one();
+        true
     }
-}
-
-impl Writers {
-    fn add(&self, handoff: &Arc<Handoff>) {
-        let mut writers = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        writers.retain(|w| w.strong_count() > 0);
-        writers.push(Arc::downgrade(handoff));
-    }
-
-    /// Asks every writer thread to write and flush all rows recorded so far, and waits until
-    /// they did (at most `limit`). Only `try_lock`s: the stuck thread might hold a lock (a
-    /// crash), then this gives up after `limit`.
-    pub fn drain(&self, limit: std::time::Duration) {
-        let t0 = std::time::Instant::now();
-        let Ok(writers) = self.0.try_lock().map(|w| w.iter().filter_map(std::sync::Weak::upgrade).collect::<Vec<_>>())
-        else {
-            return;
-        };
-        for h in &writers {
-            while t0.elapsed() < limit {
-                if let Ok(mut q) = h.queues.try_lock() {
-                    q.drain = true;
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            h.filled.notify_one();
-        }
-        for h in &writers {
-            while t0.elapsed() < limit {
-                let done = h.queues.try_lock().is_ok_and(|q| {
-                    q.stopped || q.closed || (q.current.is_empty() && q.full.is_empty() && !q.busy && !q.drain)
-                });
-                if done {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-        }
+    fn drained(&self) -> bool {
+        self.queues
+            .try_lock()
+            .is_ok_and(|q| q.stopped || q.closed || (q.current.is_empty() && q.full.is_empty() && !q.busy && !q.drain))
     }
 }
 
