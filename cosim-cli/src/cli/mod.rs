@@ -44,7 +44,8 @@ pub struct Cli {
 /// The commands of `cosim`.
 #[derive(Subcommand)]
 pub enum Command {
-    /// Run a system file (TOML) or one FMU; writes results.csv, bonds.csv and summary.json.
+    /// Run a system file (TOML), an SSP or one FMU (FMI 2.0 or 3.0); writes results.csv, bonds.csv
+    /// and summary.json.
     ///
     /// What the file is, is decided by its content, not its name: a zip archive with
     /// modelDescription.xml is an FMU (FMI 2.0 or 3.0 Co-Simulation, run as one instance with its
