@@ -77,7 +77,7 @@ fn exchange(mech: &Instance, hyd: &Instance) {
 
 #[test]
 fn cavitation_on_the_crane_is_a_logged_warning_and_do_step_returns_ok() {
-    // crane-pub3 with held inputs at H = 1 ms cavitates at t ≈ 19.02 s (master/tests/cavitation.rs,
+    // crane-pub3 with held inputs at H = 1 ms cavitates at t ≈ 19.02 s (cosim-cli/tests/cavitation.rs,
     // issue 17), where OMSimulator used to stop on the fmi2Warning.
     let (mf, hf) = (load("multibody-crane"), load("hydraulics-lumped3"));
     let (mech, hyd) = (mf.instantiate("mech").unwrap(), hf.instantiate("hyd").unwrap());

@@ -16,7 +16,7 @@
 //! | `abort`   | calls `std::process::abort()`: the whole process dies with SIGABRT |
 //! | `terminate` | ends the simulation at `fault_time` (FMI 2.0 termination): the step that would pass it integrates up to `fault_time` and returns fmi2Discard with `fmi2Terminated` = true and `fmi2LastSuccessfulTime` = `fault_time` |
 //!
-//! Not packaged for users: it exists for `master/tests/failures.rs`.
+//! Not packaged for users: it exists for `cosim-cli/tests/failures.rs`.
 #![warn(missing_docs)]
 
 use fmu_export::{CoSimModel, Context, EnumType, InputSignal, ModelError, ModelInfo, StateVisitor, Variable};

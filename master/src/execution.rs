@@ -818,8 +818,14 @@ impl Execution {
 }
 
 /// `results.csv`, `bonds.csv`, `summary.json` (and ECCO's `steps.csv`) in `out_dir`: what
-/// `cosim run` records (it adds a progress bar, [`crate::progress`]).
+/// `cosim run` records (it adds a progress bar of its own).
 pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observer>>> {
+    file_observers_for(sys, out_dir, &crate::host::Host::default())
+}
+
+/// [`file_observers`], whose CSV writer threads `host` is told of ([`crate::host::Host::writers`]).
+pub fn file_observers_for(sys: &System, out_dir: &Path, host: &crate::host::Host) -> Result<Vec<Box<dyn Observer>>> {
+    let writers = host.writers.clone().unwrap_or_default();
     use crate::observer::{BondsCsv, ResultsCsv, SummaryJson};
     std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
@@ -841,10 +847,14 @@ pub fn file_observers(sys: &System, out_dir: &Path) -> Result<Vec<Box<dyn Observ
     };
     let mut observers: Vec<Box<dyn Observer>> = vec![
         on_grid(Box::new(
-            ResultsCsv::with_binary(&out_dir.join("results.csv"), &labels, every, &binary)?.ending_at(last),
+            ResultsCsv::with_binary(&out_dir.join("results.csv"), &labels, every, &binary)?
+                .drained_by(&writers)
+                .ending_at(last),
         )),
         on_grid(Box::new(
-            BondsCsv::with_corrections(&out_dir.join("bonds.csv"), &bond_names, &corrected, every)?.ending_at(last),
+            BondsCsv::with_corrections(&out_dir.join("bonds.csv"), &bond_names, &corrected, every)?
+                .drained_by(&writers)
+                .ending_at(last),
         )),
         Box::new(SummaryJson::new(&out_dir.join("summary.json"))),
     ];

@@ -1,6 +1,7 @@
 //! What the program embedding the library hands it (the library keeps no process globals of its
-//! own): a [`Host`] with a stop request and a cleanup registry. `cosim` hands its signal guard's
-//! (`guard::host`: SIGINT/SIGTERM, and removal of extraction folders and worker processes if the
+//! own): a [`Host`] with a stop request, a cleanup registry and a list of CSV writer threads to
+//! drain. `cosim` hands its signal guard's (`cosim_cli::guard::host`: SIGINT/SIGTERM, removal of
+//! extraction folders and worker processes, and the rows written, if the
 //! process ends abnormally); `Host::default()` is never stopped and registers nothing (Python,
 //! tests, a program of your own; a flag of yours is an `Arc<AtomicBool>` stop request).
 //!
@@ -10,7 +11,8 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 /// Whether the user asked the run to stop, checked at every communication point (and between
 /// the passes of iterative coupling, and while waiting for a worker process).
@@ -42,18 +44,78 @@ pub trait Cleanup: Send + Sync {
     fn untrack_group(&self, pgid: u32);
 }
 
-/// The handle: a stop request and a cleanup registry, each optional; cheap to clone.
+/// Something that writes in the background (a CSV writer thread of results.csv or bonds.csv)
+/// and can be asked to write everything it holds now.
+pub trait Drain: Send + Sync {
+    /// Asks it to write and flush every pending row now, without waiting; `false`: it could not
+    /// be asked now (a lock is held), ask again.
+    fn request(&self) -> bool;
+    /// Whether it has written everything asked for (or has stopped).
+    fn drained(&self) -> bool;
+}
+
+/// Background writers ([`Drain`]), for a program that must end abnormally while its run loop is
+/// stuck in an FMU call: `cosim`'s signal guard holds one list in its [`Host`] and drains it
+/// before it ends the process. Cheap to clone (one list shared); the library keeps no such list
+/// of its own.
+#[derive(Clone, Default)]
+pub struct Writers(Arc<Mutex<Vec<Weak<dyn Drain>>>>);
+
+impl std::fmt::Debug for Writers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writers").finish_non_exhaustive()
+    }
+}
+
+impl Writers {
+    /// A writer to drain (held weakly: a finished run's writers drop out).
+    pub fn add(&self, writer: Weak<dyn Drain>) {
+        let mut writers = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        writers.retain(|w| w.strong_count() > 0);
+        writers.push(writer);
+    }
+
+    /// Asks every writer to write and flush all rows recorded so far, and waits until they did
+    /// (at most `limit`). Only `try_lock`s: the stuck thread might hold a lock (a crash), then
+    /// this gives up after `limit`.
+    pub fn drain(&self, limit: Duration) {
+        let t0 = Instant::now();
+        let Ok(writers) = self.0.try_lock().map(|w| w.iter().filter_map(Weak::upgrade).collect::<Vec<_>>()) else {
+            return;
+        };
+        for w in &writers {
+            while t0.elapsed() < limit && !w.request() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        for w in &writers {
+            while t0.elapsed() < limit && !w.drained() {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+/// The handle: a stop request, a cleanup registry and the writers to drain, each optional;
+/// cheap to clone.
 #[derive(Clone, Default)]
 pub struct Host {
     /// Asked at every communication point; `None`: never.
     pub stop: Option<Arc<dyn StopRequest>>,
     /// Told of every extraction folder and worker process; `None`: nobody.
     pub cleanup: Option<Arc<dyn Cleanup>>,
+    /// Told of the CSV writer threads of [`crate::execution::file_observers_for`], which the
+    /// program drains before it ends abnormally; `None`: nobody.
+    pub writers: Option<Writers>,
 }
 
 impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Host").field("stop", &self.stop.is_some()).field("cleanup", &self.cleanup.is_some()).finish()
+        f.debug_struct("Host")
+            .field("stop", &self.stop.is_some())
+            .field("cleanup", &self.cleanup.is_some())
+            .field("writers", &self.writers.is_some())
+            .finish()
     }
 }
 
@@ -90,12 +152,5 @@ impl Host {
 
 /// Kills the process group `pgid` (a worker and whatever it forked) with SIGKILL.
 pub fn kill_group(pgid: u32) {
-    unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
-    const SIGKILL: i32 = 9;
-    if let Ok(pid) = i32::try_from(pgid) {
-        // SAFETY: kill(2) on a process group this process created.
-        unsafe { kill(-pid, SIGKILL) };
-    }
+    cosim_os::process::kill_group(pgid);
 }

@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(detect(&toml).unwrap(), Input::Toml);
         assert!(matches!(detect(&dir.join("missing")), Err(MasterError::Io { .. })));
         // An SSD without a system: the SSP reader names what is missing.
-        let e = crate::run::ssp_builder(&ssd, &crate::system::Overrides::default()).unwrap_err().to_string();
+        let e = crate::ssp::read_in(&ssd, &crate::host::Host::default()).unwrap_err().to_string();
         assert!(e.contains("d.xml"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }

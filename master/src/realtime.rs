@@ -566,26 +566,12 @@ fn write_rows(path: &Path, rows: &[Row], t0: f64, factor: f64) -> std::io::Resul
 /// `mlockall(MCL_CURRENT | MCL_FUTURE)` and `SCHED_FIFO` (priority 50) for the calling thread;
 /// returns a note for each the OS refused (e.g. without CAP_IPC_LOCK / CAP_SYS_NICE).
 pub fn raise_priority() -> Vec<String> {
-    #[repr(C)]
-    struct SchedParam {
-        sched_priority: i32,
-    }
-    unsafe extern "C" {
-        fn mlockall(flags: i32) -> i32;
-        fn sched_setscheduler(pid: i32, policy: i32, param: *const SchedParam) -> i32;
-    }
-    const MCL_CURRENT: i32 = 1;
-    const MCL_FUTURE: i32 = 2;
-    const SCHED_FIFO: i32 = 1;
     let mut notes = Vec::new();
-    // SAFETY: plain system calls with valid arguments; they change no memory of ours.
-    if unsafe { mlockall(MCL_CURRENT | MCL_FUTURE) } != 0 {
-        notes.push(format!("memory not locked (mlockall: {})", std::io::Error::last_os_error()));
+    if let Err(e) = cosim_os::thread::lock_memory() {
+        notes.push(format!("memory not locked (mlockall: {e})"));
     }
-    let param = SchedParam { sched_priority: 50 };
-    // SAFETY: as above; `param` outlives the call.
-    if unsafe { sched_setscheduler(0, SCHED_FIFO, &param) } != 0 {
-        notes.push(format!("scheduling priority not raised (SCHED_FIFO: {})", std::io::Error::last_os_error()));
+    if let Err(e) = cosim_os::thread::fifo_priority(50) {
+        notes.push(format!("scheduling priority not raised (SCHED_FIFO: {e})"));
     }
     notes
 }

@@ -50,7 +50,7 @@ pub fn output_ranges(system: &System, mds: &[&ModelDescription]) -> BTreeMap<Str
 pub fn output_units(system: &System, mds: &[&ModelDescription]) -> BTreeMap<String, String> {
     let mut units = BTreeMap::from([("time".to_owned(), "s".to_owned())]);
     // One name index per description: a run may record 100 000 outputs of one FMU, and a search
-    // per output made setting the run up quadratic (master/tests/hostile.rs).
+    // per output made setting the run up quadratic (cosim-cli/tests/hostile.rs).
     let index: Vec<HashMap<&str, &ScalarVariable>> =
         mds.iter().map(|md| md.model_variables.iter().map(|v| (v.name.as_str(), v)).collect()).collect();
     for v in system.outputs() {

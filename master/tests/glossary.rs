@@ -224,9 +224,9 @@ fn the_glossary_names_only_keys_that_exist() {
 #[test]
 fn the_readme_says_how_to_put_cosim_on_the_path_and_links_the_glossary() {
     let readme = read(&root().join("README.md"));
-    assert!(readme.contains("cargo install --path master"), "install command missing");
+    assert!(readme.contains("cargo install --path cosim-cli"), "install command missing");
     assert!(readme.contains("(docs/glossary.md)"), "glossary link missing");
-    // What `cargo install --path master` installs: the package's binary `cosim`.
-    let manifest = read(&root().join("master/Cargo.toml"));
+    // What `cargo install --path cosim-cli` installs: the package's binary `cosim`.
+    let manifest = read(&root().join("cosim-cli/Cargo.toml"));
     assert!(manifest.contains("[[bin]]\nname = \"cosim\""), "{manifest}");
 }

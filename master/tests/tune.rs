@@ -23,7 +23,7 @@ fn opts(out: &Path) -> TuneOptions {
 /// Brute force: the largest H of the tune grid up to which every co-simulation of the free
 /// oscillator decays (max |x2| over the last second below that over the first second).
 fn brute_force_stable_limit(system: &Path, spec: &TuneSpec) -> f64 {
-    let base = Base::load(system).unwrap();
+    let base = Base::load(system, master::host::Host::default()).unwrap();
     let config = Config { extrapolation: Extrap::Order(0), params: vec![] };
     let draft = base.document(spec, &config, true).unwrap();
     let x2 = [base.var("m2.x").unwrap()];

@@ -246,17 +246,19 @@ fn source(system: &Bound<'_, PyAny>) -> PyResult<Source> {
         .extract()
         .map_err(|_| PyTypeError::new_err("system: a path (TOML, .ssp, .ssd, .fmu) or a cosim.System"))?;
     // Decided by content, as `cosim run` does.
-    match master::run::detect(&path).map_err(err)? {
-        master::run::Input::Fmu => {
+    match master::input_kind::detect(&path).map_err(err)? {
+        master::input_kind::Input::Fmu => {
             // One instance named after the model identifier, the FMU's DefaultExperiment.
             let single = master::single::builder(&path, &master::single::FmuOptions::default()).map_err(err)?;
             Ok(Source { builder: single.builder, fmus, ssp: None })
         }
-        master::run::Input::Ssp => {
+        master::input_kind::Input::Ssp => {
             let ssp = master::ssp::read(&path).map_err(err)?;
             Ok(Source { builder: ssp.builder.clone(), fmus, ssp: Some(ssp) })
         }
-        master::run::Input::Toml => Ok(Source { builder: SystemBuilder::read(&path).map_err(err)?, fmus, ssp: None }),
+        master::input_kind::Input::Toml => {
+            Ok(Source { builder: SystemBuilder::read(&path).map_err(err)?, fmus, ssp: None })
+        }
     }
 }
 
@@ -598,6 +600,8 @@ fn _tune(
         sweep: master::tune::SweepOptions { jobs, progress: None, dask: None },
         verify,
         reference_step: None,
+        // No process state from the library: no signal guard (Python has its own KeyboardInterrupt).
+        host: master::host::Host::default(),
     };
     py.allow_threads(|| -> master::Result<String> {
         std::fs::create_dir_all(&out_dir).map_err(|source| MasterError::Io { path: out_dir.clone(), source })?;
@@ -630,7 +634,9 @@ fn _tune(
 fn _tune_sequence(py: Python<'_>, system: PathBuf, args: &str, test: usize, config: usize) -> PyResult<String> {
     register_worker(py)?;
     let args: master::tune::TuneArgs = serde_json::from_str(args).map_err(|e| bad(format!("tune args: {e}")))?;
-    let (rows, limit) = py.allow_threads(|| master::tune::run_sequence(&system, &args, test, config)).map_err(err)?;
+    let (rows, limit) = py
+        .allow_threads(|| master::tune::run_sequence(&system, &args, test, config, master::host::Host::default()))
+        .map_err(err)?;
     serde_json::to_string(&master::tune::dask::Finished { rows, limit }).map_err(|e| bad(e.to_string()))
 }
 

@@ -48,7 +48,7 @@ def fmu_dir():
 
 def cosim_run(system, out_dir, *args):
     """`cosim run SYSTEM --out OUT ARGS…` → (header, rows as float64 array) of results.csv."""
-    assert COSIM.exists(), f"no cosim binary at {COSIM}: cargo build --release -p master --bin cosim"
+    assert COSIM.exists(), f"no cosim binary at {COSIM}: cargo build --release -p cosim-cli --bin cosim"
     subprocess.run([str(COSIM), "run", str(system), "--out", str(out_dir), *map(str, args)], check=True,
                    capture_output=True)
     return read_csv(pathlib.Path(out_dir) / "results.csv")

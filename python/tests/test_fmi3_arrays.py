@@ -1,7 +1,7 @@
 """Whole FMI 3.0 arrays as start values from Python (issue 32): a list, tuple or NumPy array
 gives every element (row-major), in ``cosim.simulate`` and ``cosim.simulate_fmu``, bit for bit
 as ``cosim run X.fmu --start-value ain=[2,3]``. The FMU is the C test FMU of
-master/tests/fmi3_cfmu.rs (``ain``: Float64 input of shape [2]; ``aout = 10 ain``;
+cosim-cli/tests/fmi3_cfmu.rs (``ain``: Float64 input of shape [2]; ``aout = 10 ain``;
 ``x' = u + ain[1] - 0.5``), built here with the system's ``cc`` from its source and description."""
 
 import numpy as np

@@ -37,7 +37,7 @@ TIMES = [0.0, 0.01, -1.0, math.nan, math.inf, -math.inf, 1e308, "0.1", None]
 
 # Pacing settings (issue 33) are left out: `real_time = 1e-12` is a run that waits 5e10 s for its
 # first deadline by design, not a hang. `cosim run` ends such a wait on SIGINT at once
-# (master/tests/realtime.rs); from Python signals are seen between steps only, so the alarm could
+# (cosim-cli/tests/realtime.rs); from Python signals are seen between steps only, so the alarm could
 # not end it (case 4250 of FUZZ_SEED=30 hung `cargo xtask fuzz` after issue 33 added the settings).
 UNPACED_SETTINGS = [k for k in cosim.System.SETTINGS if k not in ("real_time", "max_lateness", "real_time_priority")]
 

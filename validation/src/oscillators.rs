@@ -587,7 +587,7 @@ Jacobi, force-displacement, the error over the first 50 ms is the same O(H²) fo
 H = 1 ms, while after 2 s it is below 1e-10 m; in case 1 the order-2 error after 2 s converges with order ≈ 3 \
 between H = 2 and 1 ms and drifts to 2 as the carried start-up error takes over). A.3 (order-2 fits \
 2.3–2.8) shows the O(H³) steady-state contribution because its dampers are strongest right after the start. \
-The error table of `master/examples/oscillator_table.rs` (A.1, H = 4/2/1 ms) shows the same orders. The rows \
+The error table of `cosim-cli/examples/oscillator_table.rs` (A.1, H = 4/2/1 ms) shows the same orders. The rows \
 \"from the state after the start-up step\" take that carried error out: measured against the exact solution from the \
 co-simulation's state at t = H, order 2 converges with order 3.\n"
     );

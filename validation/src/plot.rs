@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// DejaVu Sans as plotters' `sans-serif`, as `cosim plot` registers it.
 fn register_font() -> Result<()> {
-    master::plot::register_font().map_err(|m| anyhow!(m))
+    cosim_cli::plot::register_font().map_err(|m| anyhow!(m))
 }
 
 /// One curve: legend label, points (x, y).
@@ -18,22 +18,22 @@ pub struct Series<'a> {
     pub points: Vec<(f64, f64)>,
 }
 
-/// Writes a PNG line plot of `series` to `path` with `master::plot`: the title, the axis labels
+/// Writes a PNG line plot of `series` to `path` with `cosim_cli::plot`: the title, the axis labels
 /// (with their units), the legend beside the data, coinciding curves all visible.
 pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series<'_>]) -> Result<()> {
-    let fig = master::plot::Figure {
+    let fig = cosim_cli::plot::Figure {
         title: title.to_owned(),
         x_label: x_label.to_owned(),
-        panels: vec![master::plot::Panel {
+        panels: vec![cosim_cli::plot::Panel {
             y_label: y_label.to_owned(),
             series: series
                 .iter()
-                .map(|s| master::plot::Series { label: s.label.to_owned(), points: s.points.clone() })
+                .map(|s| cosim_cli::plot::Series { label: s.label.to_owned(), points: s.points.clone() })
                 .collect(),
         }],
         log_y: false,
     };
-    master::plot::png(path, &fig).map_err(|e| anyhow!("{e}"))?;
+    cosim_cli::plot::png(path, &fig).map_err(|e| anyhow!("{e}"))?;
     Ok(())
 }
 

@@ -17,7 +17,7 @@ fn run_scenario(name: &str, fmu_dir: &Path, out: &Path) -> Result<(master::obser
     std::fs::write(&system, text.replace("../target/fmu/", &format!("{}/", fmu_dir.display())))
         .with_context(|| format!("writing {}", system.display()))?;
     let dir = out.join(name);
-    let summary = master::run::run_file(&system, &Overrides::default(), &dir)?;
+    let summary = cosim_cli::run::run_file(&system, &Overrides::default(), &dir)?;
     if summary.status != master::observer::Status::Ok {
         bail!("{name}: {}", summary.message);
     }

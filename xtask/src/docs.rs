@@ -6,7 +6,7 @@
 //!
 //! Conventions (also in README.md, "Docs that run"):
 //! - `sh`: a bash script (`set -euo pipefail`); `cosim` is the release binary; `cargo run --release
-//!   -p master --bin cosim --` runs that binary, `cargo xtask fmus` is already done (the runner built
+//!   -p cosim-cli --bin cosim --` runs that binary, `cargo xtask fmus` is already done (the runner built
 //!   them); any other `cargo` command is refused (mark the block).
 //! - `python`: a script run by the workspace's `.venv/bin/python`.
 //! - `toml`: a system file (FMU paths relative to a file in `scenarios/`), run by `cosim run`, which
@@ -236,7 +236,7 @@ fn scratch(root: &Path, name: &str) -> Result<PathBuf> {
          # doc-runner: the cargo commands the docs show, mapped to what the runner has built\n\
          case \"$*\" in\n\
          \"xtask fmus\") exit 0 ;;\n\
-         \"run --release -p master --bin cosim -- \"*) shift 7; exec cosim \"$@\" ;;\n\
+         \"run --release -p cosim-cli --bin cosim -- \"*) shift 7; exec cosim \"$@\" ;;\n\
          *) echo \"doc-runner: 'cargo $*' is not run in doc blocks: mark the block <!-- doc-runner: skip: REASON --> or long\" >&2; exit 2 ;;\n\
          esac\n",
     )?;
@@ -421,11 +421,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let long = args.iter().any(|a| a == "--long");
     let bless = args.iter().any(|a| a == "--bless");
     let only: Vec<String> = args.iter().filter(|a| !a.starts_with("--")).cloned().collect();
-    let python = crate::test::venv()?;
+    let python = crate::python::venv()?;
     crate::package::fmus()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     if !args.iter().any(|a| a == "--no-build") {
-        crate::test::install_wheel(&cargo, &crate::root(), &python)?;
+        crate::python::install_wheel(&cargo, &crate::root(), &python)?;
     }
     run_blocks(&python, long, bless, &only)
 }

@@ -1,6 +1,6 @@
 //! `cargo xtask fuzz [CASES]`: the fuzz properties with many cases, in release builds — the
 //! inputs of `cosim run` (mutated system files, FMU archives and SSPs,
-//! `master/tests/fuzz_inputs.rs`), the modelDescription reader, the FMU C API, and the Python
+//! `cosim-cli/tests/fuzz_inputs.rs`), the modelDescription reader, the FMU C API, and the Python
 //! package's argument parsing (`python/tests/test_fuzz_args.py`, against the wheel maturin builds). CI runs the same properties briefly (their
 //! default case counts) as part of `cargo test`. `FUZZ_SEED` picks another deterministic run of
 //! the input fuzzer.
@@ -19,7 +19,7 @@ pub fn run(args: &[String]) -> Result<()> {
     crate::package::fmus()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for (package, test) in [
-        ("master", "fuzz_inputs"),
+        ("cosim-cli", "fuzz_inputs"),
         ("model-description", "fuzz"),
         ("fmu-harness", "fuzz_c_api_oscillator"),
         ("fmu-harness", "fuzz_c_api_hydraulics"),
@@ -35,8 +35,8 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     // The Python arguments: the wheel built and installed into .venv as `cargo xtask test` does.
-    let python = crate::test::venv()?;
-    crate::test::install_wheel(&cargo, &crate::root(), &python)?;
+    let python = crate::python::venv()?;
+    crate::python::install_wheel(&cargo, &crate::root(), &python)?;
     eprintln!("fuzz: python/tests/test_fuzz_args.py, FUZZ_CASES={cases}");
     let status = Command::new(&python)
         .current_dir(crate::root())

@@ -17,6 +17,7 @@ mod docs;
 mod fuzz;
 mod package;
 mod provenance;
+mod python;
 mod system_packages;
 mod test;
 mod tune;

@@ -49,7 +49,7 @@ pub const PACKAGES: &[Package] = &[
     },
     Package {
         name: "libtbb12",
-        why: "ecospy's libecosc.so (master/tests/ssp_interop.rs)",
+        why: "ecospy's libecosc.so (cosim-cli/tests/ssp_interop.rs)",
         present: || library("libtbb.so.12"),
     },
     Package {
@@ -59,12 +59,12 @@ pub const PACKAGES: &[Package] = &[
     },
     Package {
         name: "chromium",
-        why: "the dashboard's browser tests (master/tests/live.rs)",
+        why: "the dashboard's browser tests (cosim-cli/tests/live.rs)",
         present: || file("/usr/bin/chromium"),
     },
     Package {
         name: "chromium-driver",
-        why: "selenium's driver of chromium (master/tests/live.rs)",
+        why: "selenium's driver of chromium (cosim-cli/tests/live.rs)",
         present: || file("/usr/bin/chromedriver"),
     },
     Package {

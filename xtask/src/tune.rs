@@ -53,7 +53,7 @@ pub fn run() -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(&cargo)
         .current_dir(&root)
-        .args(["build", "--release", "-p", "master", "--bin", "cosim"])
+        .args(["build", "--release", "-p", "cosim-cli", "--bin", "cosim"])
         .status()?;
     if !status.success() {
         bail!("building cosim failed");

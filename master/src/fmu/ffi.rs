@@ -692,22 +692,7 @@ impl Drop for Instance {
 /// reads from stdin or prints to stdout (`printf`) cannot corrupt the protocol. Returns
 /// (requests in, responses out).
 pub(crate) fn take_stdio_for_protocol() -> std::io::Result<(std::fs::File, std::fs::File)> {
-    use std::os::fd::{AsFd, AsRawFd};
-    unsafe extern "C" {
-        fn dup2(oldfd: c_int, newfd: c_int) -> c_int;
-    }
-    let requests = std::io::stdin().as_fd().try_clone_to_owned()?;
-    let responses = std::io::stdout().as_fd().try_clone_to_owned()?;
-    let null = std::fs::File::open("/dev/null")?;
-    // SAFETY: dup2 only manipulates the descriptor table; both old descriptors are open (the
-    // /dev/null file and stderr), 0 and 1 are the standard descriptors, whose previous pipes
-    // live on in the duplicates taken above. No Rust object owns descriptor 0 or 1 exclusively
-    // (std's Stdin/Stdout use them by number), so nothing is closed behind an owner's back.
-    let (a, b) = unsafe { (dup2(null.as_raw_fd(), 0), dup2(2, 1)) };
-    if a < 0 || b < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((std::fs::File::from(requests), std::fs::File::from(responses)))
+    cosim_os::fd::take_stdio_for_protocol()
 }
 
 #[cfg(test)]

@@ -110,34 +110,6 @@ struct Header {
 
 const _: () = assert!(std::mem::size_of::<Header>() <= HEADER);
 
-mod sys {
-    use std::ffi::{c_char, c_int, c_long, c_uint, c_void};
-    #[repr(C)]
-    pub struct Timespec {
-        pub tv_sec: i64,
-        pub tv_nsec: i64,
-    }
-    unsafe extern "C" {
-        pub fn memfd_create(name: *const c_char, flags: c_uint) -> c_int;
-        pub fn ftruncate(fd: c_int, len: i64) -> c_int;
-        pub fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void;
-        pub fn munmap(addr: *mut c_void, len: usize) -> c_int;
-        pub fn syscall(num: c_long, ...) -> c_long;
-        pub fn sched_yield() -> c_int;
-        pub fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
-    }
-    pub const MFD_CLOEXEC: c_uint = 1;
-    pub const PROT_READ_WRITE: c_int = 1 | 2;
-    pub const MAP_SHARED: c_int = 1;
-    pub const F_SETFD: c_int = 2;
-    #[cfg(target_arch = "x86_64")]
-    pub const SYS_FUTEX: c_long = 202;
-    #[cfg(target_arch = "aarch64")]
-    pub const SYS_FUTEX: c_long = 98;
-    pub const FUTEX_WAIT: c_int = 0;
-    pub const FUTEX_WAKE: c_int = 1;
-}
-
 /// One mapping of the channel (the master's or the worker's).
 pub struct Channel {
     base: *mut u8,
@@ -157,8 +129,8 @@ impl std::fmt::Debug for Channel {
 impl Drop for Channel {
     fn drop(&mut self) {
         self.waits.answered();
-        // SAFETY: the mapping of `new`, unmapped once; nothing borrows it past `&self`.
-        unsafe { sys::munmap(self.base.cast(), SIZE) };
+        // SAFETY: the mapping of `map`, unmapped once; nothing borrows it past `&self`.
+        unsafe { cosim_os::shm::unmap(self.base, SIZE) };
     }
 }
 
@@ -166,18 +138,7 @@ impl Channel {
     /// A new channel (the master's side): an anonymous memory file, close-on-exec (see
     /// [`Channel::inherit_in_child`]).
     pub fn create() -> io::Result<Self> {
-        // SAFETY: a NUL-terminated name; the descriptor returned is owned below.
-        let fd = unsafe { sys::memfd_create(c"cosim-worker".as_ptr(), sys::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: a fresh descriptor nobody else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        // SAFETY: ftruncate on our descriptor.
-        if unsafe { sys::ftruncate(fd.as_raw_fd(), SIZE as i64) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Self::map(fd)
+        Self::map(cosim_os::shm::create("cosim-worker", SIZE as u64)?)
     }
 
     /// The worker's side: maps the descriptor the master passed (`cosim worker --shm-fd N`).
@@ -188,13 +149,8 @@ impl Channel {
     }
 
     fn map(fd: OwnedFd) -> io::Result<Self> {
-        // SAFETY: a shared read-write mapping of the whole file, which is SIZE bytes long.
-        let p =
-            unsafe { sys::mmap(std::ptr::null_mut(), SIZE, sys::PROT_READ_WRITE, sys::MAP_SHARED, fd.as_raw_fd(), 0) };
-        if p as isize == -1 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Self { base: p.cast(), fd, waits: Waits::default() })
+        let base = cosim_os::shm::map(&fd, SIZE)?;
+        Ok(Self { base, fd, waits: Waits::default() })
     }
 
     /// The descriptor to name on the worker's command line.
@@ -205,11 +161,7 @@ impl Channel {
     /// For `Command::pre_exec` in the forked child: clears close-on-exec on descriptor `fd` so
     /// that the worker (only this one) inherits it. Async-signal-safe.
     pub fn inherit_in_child(fd: RawFd) -> io::Result<()> {
-        // SAFETY: fcntl(F_SETFD) on a descriptor of the child's own table.
-        if unsafe { sys::fcntl(fd, sys::F_SETFD, 0) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        cosim_os::shm::inherit_in_child(fd)
     }
 
     fn header(&self) -> &Header {
@@ -393,8 +345,7 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, poll: Duration,
         // workers, `cosim bench` bench-trivial-pair --isolate: 29 µs per step yielding every 512
         // spins, 9.4–9.6 µs every 64, 7.2 µs every 16, 6.5–8.8 µs every 1–4; with one worker
         // (bench-trivial) 1.9 µs at 16 and 64, 2.5 µs at 1).
-        // SAFETY: sched_yield has no preconditions.
-        unsafe { sys::sched_yield() };
+        std::thread::yield_now();
     }
     let deadline = start + poll + limit;
     loop {
@@ -416,25 +367,11 @@ fn wait_for(word: &AtomicU32, target: u32, sleeping: &AtomicU32, poll: Duration,
 }
 
 fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
-    let ts = sys::Timespec { tv_sec: timeout.as_secs() as i64, tv_nsec: i64::from(timeout.subsec_nanos()) };
-    // SAFETY: FUTEX_WAIT on a live aligned u32 with a valid timespec; it returns at once if the
-    // word no longer holds `expected`, on a wake, a signal or the timeout.
-    unsafe {
-        sys::syscall(
-            sys::SYS_FUTEX,
-            word.as_ptr(),
-            sys::FUTEX_WAIT,
-            expected,
-            &ts as *const sys::Timespec,
-            0usize,
-            0u32,
-        )
-    };
+    cosim_os::futex::wait(word, expected, timeout);
 }
 
 fn futex_wake(word: &AtomicU32) {
-    // SAFETY: FUTEX_WAKE on a live aligned u32.
-    unsafe { sys::syscall(sys::SYS_FUTEX, word.as_ptr(), sys::FUTEX_WAKE, i32::MAX, 0usize, 0usize, 0u32) };
+    cosim_os::futex::wake(word);
 }
 
 #[cfg(test)]
@@ -553,10 +490,8 @@ mod tests {
     }
 
     unsafe fn libc_dup(fd: RawFd) -> RawFd {
-        unsafe extern "C" {
-            fn dup(fd: i32) -> i32;
-        }
-        // SAFETY: dup of a descriptor we own.
-        unsafe { dup(fd) }
+        use std::os::fd::{BorrowedFd, IntoRawFd};
+        // SAFETY: the caller's descriptor is open for the duration of the call.
+        cosim_os::shm::dup(unsafe { BorrowedFd::borrow_raw(fd) }).unwrap().into_raw_fd()
     }
 }

@@ -85,6 +85,16 @@ impl ResultsCsv {
 }
 
 /// Where the rows go: the writer thread ([`Rows`]), or, with Binary columns, [`BinaryRows`].
+impl ResultsCsv {
+    /// Tells `writers` of this file's writer thread (see [`crate::host::Writers`]).
+    pub fn drained_by(self, writers: &crate::host::Writers) -> Self {
+        if let Sink::Numbers(rows) = &self.rows {
+            rows.drained_by(writers);
+        }
+        self
+    }
+}
+
 enum Sink {
     Numbers(Rows),
     WithBinary(BinaryRows),
@@ -145,6 +155,14 @@ pub struct BondsCsv {
     /// Number of the run's last step (always recorded), if known.
     steps: u64,
     corrected: Vec<bool>,
+}
+
+impl BondsCsv {
+    /// Tells `writers` of this file's writer thread (see [`crate::host::Writers`]).
+    pub fn drained_by(self, writers: &crate::host::Writers) -> Self {
+        self.rows.drained_by(writers);
+        self
+    }
 }
 
 impl BondsCsv {

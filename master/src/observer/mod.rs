@@ -1,5 +1,5 @@
 //! *What is recorded*: `results.csv`, `bonds.csv`, `summary.json`, `steps.csv`, in memory
-//! (the progress bar of `cosim run` is a front end's, [`crate::progress`]). Each observer has default no-op methods; the run loop calls `start` once, `step`
+//! (the progress bar of `cosim run` is a front end's, `cosim_cli::progress`). Each observer has default no-op methods; the run loop calls `start` once, `step`
 //! after every communication step, `finish` once (also after a failure, so everything computed
 //! up to the failure is on disk).
 //!
@@ -20,7 +20,6 @@ mod summary_json;
 pub use csv::{csv_field, csv_header, BondsCsv, ResultsCsv, StepsCsv};
 pub use grid::OutputGrid;
 pub use memory::{Callback, Recorder, SharedRecorder};
-pub(crate) use rows::drain_writers;
 pub use rows::FLUSH_INTERVAL;
 pub use summary::{AlgorithmStats, BondSummary, InstanceSummary, IterationSummary, Status, Summary};
 pub use summary_json::{write_summary, SummaryJson};

@@ -84,7 +84,7 @@ pub(super) struct Handoff {
 
 pub(super) struct Queues {
     current: Vec<f64>,
-    /// [`drain_writers`] asks for every pending row to be written now.
+    /// [`crate::host::Writers::drain`] asks for every pending row to be written now.
     drain: bool,
     /// The writer has rows in hand that are not flushed yet.
     busy: bool,
@@ -222,10 +222,15 @@ impl Rows {
             q = handoff.emptied.wait(q).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         drop(q);
-        let mut writers = WRITERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        writers.retain(|w| w.strong_count() > 0);
-        writers.push(Arc::downgrade(&handoff));
         Ok((handoff, worker))
+    }
+
+    /// Tells `writers` of this writer thread ([`crate::host::Writers::drain`]).
+    pub(super) fn drained_by(&self, writers: &crate::host::Writers) {
+        if let Some((handoff, _)) = &self.sink {
+            let weak: std::sync::Weak<dyn crate::host::Drain> = Arc::downgrade(handoff) as _;
+            writers.add(weak);
+        }
     }
 
     /// Appends one row: `first` then `rest` (together `width` values).
@@ -269,39 +274,20 @@ impl Rows {
     }
 }
 
-/// The writer threads' hand-offs, for [`drain_writers`].
-pub(super) static WRITERS: Mutex<Vec<std::sync::Weak<Handoff>>> = Mutex::new(Vec::new());
-
-/// Asks every CSV writer thread to write and flush all rows recorded so far, and waits until
-/// they did (at most `limit`). For the run guard ([`crate::guard`]) when the process is about
-/// to end abnormally while the run loop is stuck in an FMU call. Only `try_lock`s: the stuck
-/// thread might hold a lock (a crash), then this gives up after `limit`.
-pub(crate) fn drain_writers(limit: std::time::Duration) {
-    let t0 = std::time::Instant::now();
-    let Ok(writers) = WRITERS.try_lock().map(|w| w.iter().filter_map(std::sync::Weak::upgrade).collect::<Vec<_>>())
-    else {
-        return;
-    };
-    for h in &writers {
-        while t0.elapsed() < limit {
-            if let Ok(mut q) = h.queues.try_lock() {
-                q.drain = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        h.filled.notify_one();
+/// A writer thread answers [`crate::host::Writers::drain`]: only `try_lock`s, since the stuck
+/// thread might hold a lock (a crash); the caller gives up after its limit.
+impl crate::host::Drain for Handoff {
+    fn request(&self) -> bool {
+        let Ok(mut q) = self.queues.try_lock() else { return false };
+        q.drain = true;
+        drop(q);
+        self.filled.notify_one();
+        true
     }
-    for h in &writers {
-        while t0.elapsed() < limit {
-            let done = h.queues.try_lock().is_ok_and(|q| {
-                q.stopped || q.closed || (q.current.is_empty() && q.full.is_empty() && !q.busy && !q.drain)
-            });
-            if done {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+    fn drained(&self) -> bool {
+        self.queues
+            .try_lock()
+            .is_ok_and(|q| q.stopped || q.closed || (q.current.is_empty() && q.full.is_empty() && !q.busy && !q.drain))
     }
 }
 

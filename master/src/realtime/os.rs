@@ -30,23 +30,6 @@ pub struct ThreadCounters {
     schedstat: Option<std::fs::File>,
 }
 
-#[cfg(target_os = "linux")]
-mod sys {
-    #[repr(C)]
-    pub struct Timespec {
-        pub tv_sec: i64,
-        pub tv_nsec: i64,
-    }
-    unsafe extern "C" {
-        pub fn getrusage(who: i32, usage: *mut [i64; 18]) -> i32;
-        pub fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-        pub fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
-    }
-    pub const RUSAGE_THREAD: i32 = 1;
-    pub const CLOCK_MONOTONIC: i32 = 1;
-    pub const PR_SET_TIMERSLACK: i32 = 29;
-}
-
 impl ThreadCounters {
     /// For the calling thread (the counters read later are this thread's).
     pub fn open() -> Self {
@@ -65,19 +48,12 @@ impl ThreadCounters {
         let mut c = Counters::default();
         #[cfg(target_os = "linux")]
         {
-            let mut ts = sys::Timespec { tv_sec: 0, tv_nsec: 0 };
-            // SAFETY: a valid pointer to a timespec that outlives the call.
-            if unsafe { sys::clock_gettime(sys::CLOCK_MONOTONIC, &mut ts) } == 0 {
-                c.mono_ns = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-            }
-            // struct rusage on 64-bit Linux: two timevals (4 longs), then 14 longs.
-            let mut ru = [0i64; 18];
-            // SAFETY: `ru` is as large as struct rusage on 64-bit Linux and outlives the call.
-            if unsafe { sys::getrusage(sys::RUSAGE_THREAD, &mut ru) } == 0 {
-                c.minflt = ru[8] as u64;
-                c.majflt = ru[9] as u64;
-                c.nvcsw = ru[16] as u64;
-                c.nivcsw = ru[17] as u64;
+            c.mono_ns = cosim_os::thread::monotonic_ns();
+            if let Some(u) = cosim_os::thread::usage() {
+                c.minflt = u.minflt;
+                c.majflt = u.majflt;
+                c.nvcsw = u.nvcsw;
+                c.nivcsw = u.nivcsw;
             }
             if let Some(f) = &self.schedstat {
                 use std::os::unix::fs::FileExt;
@@ -100,9 +76,8 @@ impl ThreadCounters {
 pub fn min_timer_slack() -> Option<String> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: PR_SET_TIMERSLACK takes a number; no memory is passed.
-        if unsafe { sys::prctl(sys::PR_SET_TIMERSLACK, 1, 0, 0, 0) } != 0 {
-            return Some(format!("timer slack not lowered (prctl: {})", std::io::Error::last_os_error()));
+        if let Err(e) = cosim_os::thread::min_timer_slack() {
+            return Some(format!("timer slack not lowered (prctl: {e})"));
         }
     }
     None
@@ -172,11 +147,7 @@ mod tests {
     fn timer_slack_can_be_lowered() {
         assert_eq!(min_timer_slack(), None);
         #[cfg(target_os = "linux")]
-        {
-            const PR_GET_TIMERSLACK: i32 = 30;
-            // SAFETY: PR_GET_TIMERSLACK takes no memory; it returns the slack.
-            assert_eq!(unsafe { sys::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) }, 1);
-        }
+        assert_eq!(cosim_os::thread::timer_slack().ok(), Some(1));
     }
 
     #[test]

@@ -316,6 +316,21 @@ impl SystemBuilder {
         over.settings.isolate.or(self.settings.isolate).unwrap_or(false)
     }
 
+    /// The instances' names, in order.
+    pub fn instance_names(&self) -> impl Iterator<Item = &str> {
+        self.instances.keys().map(String::as_str)
+    }
+
+    /// The instances as drafted, by name.
+    pub fn instance_drafts(&self) -> &BTreeMap<String, InstanceDraft> {
+        &self.instances
+    }
+
+    /// The recorded variables as given ([`Self::outputs`]), if any.
+    pub fn recorded(&self) -> Option<&[String]> {
+        self.outputs.as_deref()
+    }
+
     /// The settings as given (`[simulation]`).
     pub fn settings(&self) -> &Settings {
         &self.settings

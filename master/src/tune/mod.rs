@@ -189,9 +189,15 @@ pub fn tune_spec(
 
 /// One (test `t`, configuration `c`) sequence of the sweep of `path` with `args`, run on its own
 /// (no results file): its rows in H order and its limit. What a Dask worker of
-/// `cosim tune --dask` runs.
-pub fn run_sequence(path: &Path, args: &TuneArgs, t: usize, c: usize) -> Result<(Vec<Row>, Limit)> {
-    let base = Base::load(path)?;
+/// `cosim tune --dask` runs. `host`: the embedding program's ([`crate::host::Host`]).
+pub fn run_sequence(
+    path: &Path,
+    args: &TuneArgs,
+    t: usize,
+    c: usize,
+    host: crate::host::Host,
+) -> Result<(Vec<Row>, Limit)> {
+    let base = Base::load(path, host)?;
     let spec = tune_spec(&base, |s| args.apply(s))?;
     let configs = spec.configs();
     let (Some(test), Some(config)) = (spec.tests.get(t), configs.get(c)) else {
@@ -487,6 +493,9 @@ pub struct TuneOptions {
     pub verify: Option<String>,
     /// Reference step of the verification (s; default H_inc).
     pub reference_step: Option<f64>,
+    /// The embedding program's stop request and cleanup registry (`cosim tune`: its signal
+    /// guard's; Python: none).
+    pub host: crate::host::Host,
 }
 
 /// Everything `cosim tune` produced.
@@ -505,7 +514,7 @@ pub struct Tuned {
 /// `cosim tune`: reads the system file's `[tune]` table, lets `adjust` apply command-line
 /// overrides, sweeps, reports, verifies, and writes the output files.
 pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOptions) -> Result<Tuned> {
-    let base = Base::load(path)?;
+    let base = Base::load(path, opts.host.clone())?;
     let bad = |message: String| MasterError::System { path: path.to_path_buf(), key: "tune".into(), message };
     let spec = tune_spec(&base, |s| {
         adjust(s);
@@ -522,7 +531,9 @@ pub fn tune_file(path: &Path, adjust: impl FnOnce(&mut TuneSpec), opts: &TuneOpt
         let h_ref = opts.reference_step.unwrap_or(spec.h_inc);
         let config = &sweep.configs[paper.index];
         let ref_base = match &spec.reference {
-            Some(r) => Some(Base::load(&path.parent().map(Path::to_path_buf).unwrap_or_default().join(r))?),
+            Some(r) => {
+                Some(Base::load(&path.parent().map(Path::to_path_buf).unwrap_or_default().join(r), opts.host.clone())?)
+            }
             None => None,
         };
         let reference = match (&ref_base, &spec.reference_compare) {

@@ -41,11 +41,12 @@ pub struct Base {
 }
 
 impl Base {
-    /// Reads the system file and loads each FMU once.
-    pub fn load(path: &Path) -> Result<Self> {
+    /// Reads the system file and loads each FMU once; `host`: the embedding program's (its
+    /// stop request stops the runs, its cleanup registry learns of the extraction folders).
+    pub fn load(path: &Path, host: crate::host::Host) -> Result<Self> {
         let text = crate::system::read_text(path)?;
         let system = SystemBuilder::parse(path, &text)?;
-        let mut fmus = FmuCache::with_host(crate::guard::host());
+        let mut fmus = FmuCache::with_host(host);
         let (names, paths): (Vec<String>, Vec<PathBuf>) = system.fmus().into_iter().unzip();
         for p in &paths {
             fmus.load(p)?;
@@ -191,9 +192,9 @@ impl Base {
         let id = self.counter.fetch_add(1, Ordering::Relaxed);
         let mut run = Execution::new_named(sys, &self.fmus, &format!("#{id}"))?;
         run.set_timing(false);
-        // `cosim tune` installs the run guard, whose host the cache hands this run: SIGINT/SIGTERM
-        // stops it at its next step and the sweep after it (the runs done stay in tune.csv; the
-        // same command resumes).
+        // The cache hands this run the host of `Base::load` (`cosim tune`: its signal guard's):
+        // a stop request stops it at its next step and the sweep after it (the runs done stay in
+        // tune.csv; the same command resumes).
         let trace = SharedRecorder::default();
         if record.is_some() {
             run.observe(Box::new(trace.clone()));

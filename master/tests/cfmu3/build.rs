@@ -16,7 +16,8 @@ pub fn build(dir: &Path, name: &str, cflags: &[&str]) -> PathBuf {
 
 /// [`build`] with the description `xml`.
 pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cfmu3/cfmu3.c");
+    let src = Path::new(file!()).parent().map_or_else(PathBuf::new, Path::to_path_buf).join("cfmu3.c");
+    let src = if src.is_absolute() { src } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(src) };
     let so = dir.join(format!("{name}.so"));
     let out = Command::new("cc")
         .args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w"])

@@ -1,4 +1,4 @@
-"""FMPy drives cfmu3.fmu on its own (master/tests/fmi3_cfmu.rs, the independent cross-check of
+"""FMPy drives cfmu3.fmu on its own (cosim-cli/tests/fmi3_cfmu.rs, the independent cross-check of
 cosim's Binary path): prints FMPy's reading of the description's Binary start values, then sets
 bin_in (hex argv[3]) with fmi3SetBinary in initialization mode, takes argv[2] steps of 0.1 s and
 prints `k,bin_in,bin_out` (hex) after initialization and after every step."""

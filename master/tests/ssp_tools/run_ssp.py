@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs an SSP written by `cosim export-ssp` in a third-party tool, for master/tests/ssp_interop.rs.
+"""Runs an SSP written by `cosim export-ssp` in a third-party tool, for cosim-cli/tests/ssp_interop.rs.
 
     run_ssp.py TOOL SSP --stop T --step H --outputs inst.var,... --csv OUT
                [--input inst.var=t0:v0,t1:v1,...]

@@ -1,15 +1,10 @@
-//! What the end-to-end tests of the `cosim` binary share: running it, and a fresh directory.
+//! What the tests share: a fresh directory, a committed scenario on the FMUs under test, the A1
+//! crane (`cosim-cli/tests/support/mod.rs` adds running the `cosim` binary).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod a1;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-/// Runs the `cosim` binary of this build with `args`.
-pub fn cosim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cosim")).args(args).output().unwrap()
-}
 
 /// A fresh directory per call (tests run in parallel threads of one process).
 pub fn tmp(name: &str) -> PathBuf {

@@ -81,17 +81,10 @@ impl std::fmt::Debug for IsolatedInstance {
 pub(crate) fn describe_exit(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     if let Some(sig) = status.signal() {
-        let name = match sig {
-            4 => ", SIGILL",
-            6 => ", SIGABRT",
-            7 => ", SIGBUS",
-            8 => ", SIGFPE",
-            9 => ", SIGKILL",
-            11 => ", SIGSEGV",
-            15 => ", SIGTERM",
-            _ => "",
-        };
-        format!("worker process died (signal {sig}{name})")
+        match cosim_os::signal::name(sig) {
+            Some(name) => format!("worker process died (signal {sig}, {name})"),
+            None => format!("worker process died (signal {sig})"),
+        }
     } else {
         match status.code() {
             Some(0) => "worker process exited (exit code 0) without answering".to_owned(),
@@ -226,27 +219,13 @@ impl IsolatedInstance {
     /// that does not return within [`WORKER_GRACE`] gets the worker killed. Either way its
     /// process group is killed.
     fn wait_readable(&mut self) -> Wait {
-        use std::os::fd::AsRawFd;
-        #[repr(C)]
-        struct PollFd {
-            fd: i32,
-            events: i16,
-            revents: i16,
-        }
-        unsafe extern "C" {
-            fn poll(fds: *mut PollFd, n: u64, timeout_ms: i32) -> i32;
-        }
-        const POLLIN: i16 = 1;
         if !self.responses.buffer().is_empty() {
             return Wait::Ready;
         }
-        let fd = self.responses.get_ref().as_raw_fd();
         let mut interrupted: Option<Instant> = None;
         loop {
-            let mut p = PollFd { fd, events: POLLIN, revents: 0 };
-            // SAFETY: one valid pollfd for the duration of the call.
-            let r = unsafe { poll(&mut p, 1, 100) };
-            if r > 0 || (r < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted) {
+            let readable = cosim_os::fd::wait_readable(self.responses.get_ref(), Duration::from_millis(100));
+            if !matches!(readable, Ok(false)) {
                 // Readable, closed or an error: reading tells which.
                 return Wait::Ready;
             }

@@ -14,14 +14,7 @@
 /// The CPUs this process may run on (its affinity mask), in increasing order; empty when the
 /// mask cannot be read.
 fn allowed() -> Vec<usize> {
-    let mut mask = [0u64; 16];
-    // SAFETY: the buffer is 1024 bits long and its size is passed with it.
-    // (glibc's wrapper: 0 on success, -1 on error.)
-    let status = unsafe { sys::sched_getaffinity(0, std::mem::size_of_val(&mask), mask.as_mut_ptr()) };
-    if status != 0 {
-        return Vec::new();
-    }
-    (0..mask.len() * 64).filter(|&c| mask[c / 64] >> (c % 64) & 1 == 1).collect()
+    cosim_os::cpu::allowed()
 }
 
 /// The CPU of each of `workers` worker processes (see the module documentation).
@@ -40,19 +33,7 @@ fn place(workers: usize, allowed: &[usize]) -> Vec<Option<usize>> {
 /// Pins the calling process to `cpu` (in a forked child before `exec`: only the system call,
 /// which is async-signal-safe). Errors are ignored (best effort).
 pub fn pin_self(cpu: usize) {
-    let mut mask = [0u64; 16];
-    if let Some(word) = mask.get_mut(cpu / 64) {
-        *word = 1 << (cpu % 64);
-        // SAFETY: the buffer is 1024 bits long and its size is passed with it.
-        unsafe { sys::sched_setaffinity(0, std::mem::size_of_val(&mask), mask.as_ptr()) };
-    }
-}
-
-mod sys {
-    unsafe extern "C" {
-        pub fn sched_getaffinity(pid: i32, size: usize, mask: *mut u64) -> i32;
-        pub fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
-    }
+    cosim_os::cpu::pin_self(cpu);
 }
 
 #[cfg(test)]

@@ -34,19 +34,10 @@ pub fn serve_args(args: &[String]) -> std::io::Result<()> {
 /// the master's thread that started the worker: a program that starts isolated instances on a
 /// thread that ends before the run does loses its workers with that thread.)
 pub(crate) fn die_with_the_master() {
-    unsafe extern "C" {
-        fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
-        fn getppid() -> i32;
-    }
-    const PR_SET_PDEATHSIG: i32 = 1;
-    const SIGKILL: u64 = 9;
-    // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid only change or read this process's attributes.
-    unsafe {
-        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-        // The master died before the prctl: nobody is left to serve.
-        if getppid() == 1 {
-            std::process::exit(1);
-        }
+    let _ = cosim_os::process::die_with_parent();
+    // The master died before the prctl: nobody is left to serve.
+    if cosim_os::process::orphaned() {
+        std::process::exit(1);
     }
 }
 
@@ -181,13 +172,7 @@ pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str, shm_fd: i32) -> s
     let mut buffers = Buffers::default();
     let mut last = 0;
     // The master's death also ends the worker through PR_SET_PDEATHSIG; this is the fallback.
-    let master_alive = || {
-        unsafe extern "C" {
-            fn getppid() -> i32;
-        }
-        // SAFETY: getppid has no preconditions.
-        unsafe { getppid() != 1 }
-    };
+    let master_alive = || !cosim_os::process::orphaned();
     while let Some(seq) = channel.wait_request(last, &mut req, master_alive)? {
         last = seq;
         execute_batch(&mut instance, &req, &mut buffers, &mut out, |i| channel.set_progress(i))

@@ -1,0 +1,96 @@
+"""Drives the cosim dashboard in headless Chromium (Debian's chromium + chromium-driver, with
+selenium from PyPI): opens the page of a paused operator run, starts it, drags the spool slider
+towards its right end and waits until the page's own plot data of mech.s rises, and the
+schematic's boom turns; opens a second page (its slider must show the first one's value), and
+measures the layout at 390x844 (a phone) and 1920x1080. Prints what it saw as JSON;
+cosim-cli/tests/live.rs checks it against the run's results.csv.
+
+usage: dashboard.py URL
+"""
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+
+def wait(driver, js, timeout, what):
+    end = time.time() + timeout
+    while time.time() < end:
+        v = driver.execute_script(js)
+        if v:
+            return v
+        time.sleep(0.05)
+    raise SystemExit(f"timed out after {timeout} s waiting for {what}")
+
+
+def main(url):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"]:
+        opts.add_argument(a)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    try:
+        driver.get(url)
+        wait(driver, "return window.cosim && window.cosim.info !== null && "
+             "document.getElementById('slider-hyd.U_ref') !== null", 30, "the page to connect")
+        labels = driver.execute_script("return window.cosim.labels;")
+        start_disabled_paused = driver.find_element(By.ID, "start").get_attribute("disabled") is not None
+        driver.find_element(By.ID, "start").click()
+        wait(driver, "return window.cosim.t.length > 100", 30, "rows to arrive")
+        wait(driver, "return window.cosim.status === 'running' && document.getElementById('start').disabled;", 10,
+             "Start to be disabled while running")
+        boom = "const b = document.getElementById('boom'); return b ? b.getAttribute('transform') : null;"
+        boom0 = wait(driver, boom, 10, "the schematic")
+        last = "const c = window.cosim; return [c.t[c.t.length-1], c.values['mech.s'][c.values['mech.s'].length-1], " \
+               "c.values['hyd.U_ref'][c.values['hyd.U_ref'].length-1]];"
+        t0, s0, u0 = driver.execute_script(last)
+        slider = driver.find_element(By.ID, "slider-hyd.U_ref")
+        width = slider.size["width"]
+        # A real drag: from the middle (0 V) to near the right end.
+        ActionChains(driver).click_and_hold(slider).move_by_offset(int(width * 0.45), 0).release().perform()
+        value = float(slider.get_attribute("value"))
+        t_move = driver.execute_script(last)[0]
+        # The page's plot data of s responds, and its U_ref column shows the value set.
+        wait(driver, f"const c = window.cosim, s = c.values['mech.s'], u = c.values['hyd.U_ref']; "
+             f"return s[s.length-1] > {s0} + 0.005 && Math.abs(u[u.length-1] - {value}) < 1e-9;", 15,
+             "the plot of mech.s to rise")
+        t1, s1, u1 = driver.execute_script(last)
+        boom1 = driver.execute_script(boom)
+        # A second page, opened later: its slider shows where the first one left it.
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(url)
+        wait(driver, "return window.cosim && window.cosim.state !== null && "
+             "document.getElementById('slider-hyd.U_ref') !== null", 30, "the second page to connect")
+        second = float(driver.find_element(By.ID, "slider-hyd.U_ref").get_attribute("value"))
+        history_s = driver.execute_script("const t = window.cosim.t; return t.length ? t[t.length-1] - t[0] : 0;")
+        # A phone (390x844) and a 1080p screen.
+        layout = ("const r = [...document.querySelectorAll('#plots canvas')].map(c => c.getBoundingClientRect());"
+                  "return [Math.min(...r.map(x => x.height)), document.documentElement.scrollWidth,"
+                  " Math.max(...r.map(x => x.bottom)), r.length];")
+        sizes = {}
+        for w, h in [(390, 844), (1920, 1080)]:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": w < 500})
+            time.sleep(0.5)
+            sizes[f"{w}x{h}"] = driver.execute_script(layout)
+        driver.close()
+        driver.switch_to.window(first)
+        drawn = driver.execute_script(
+            "const g = document.getElementById('plot-mech.s').getContext('2d');"
+            "const d = g.getImageData(0, 0, g.canvas.width, g.canvas.height).data;"
+            "let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i+2] > 150 && d[i] < 100) n++; return n;")
+        print(json.dumps({"slider": value, "t0": t0, "s0": s0, "u0": u0, "t_move": t_move,
+                          "t1": t1, "s1": s1, "u1": u1, "plot_pixels": drawn, "labels": labels,
+                          "start_disabled_paused": start_disabled_paused, "boom0": boom0, "boom1": boom1,
+                          "second_slider": second, "history_s": history_s, "sizes": sizes}))
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
