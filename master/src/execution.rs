@@ -75,6 +75,10 @@ pub struct Execution {
     pacer: Option<crate::realtime::Pacer>,
     /// Values set from outside while the run goes (`[live]` inputs).
     live: Option<crate::live::LiveInputs>,
+    /// The communication point whose inputs are set, (t, H, H handed to doStep): connections
+    /// are propagated (and feedthrough outputs refreshed) before a point's row is written, and
+    /// again before its step only when H or an input changed since ([`Execution::propagate`]).
+    propagated: Option<(f64, f64, f64)>,
 }
 
 /// The variable-step grid of an ECCO run: time counted in quanta Δ from the start.
@@ -284,6 +288,7 @@ impl Execution {
             units,
             pacer: None,
             live: None,
+            propagated: None,
         })
     }
 
@@ -319,6 +324,7 @@ impl Execution {
     /// The instances (for calls outside the run loop; stepping them directly desynchronizes
     /// the coupling).
     pub fn instances_mut(&mut self) -> &mut [Box<dyn FmuInstance>] {
+        self.propagated = None;
         &mut self.instances
     }
 
@@ -455,6 +461,7 @@ impl Execution {
                 message: format!("{dotted} is {}, not Real", v.ty),
             });
         }
+        self.propagated = None;
         self.instances[v.instance].set_real(&[v.vr], &[value])
     }
 
@@ -511,6 +518,9 @@ impl Execution {
             instance.exit_initialization()?;
         }
         self.coupling.initialize(&mut self.instances)?;
+        // The start row like every other: connections propagated first.
+        self.size_step();
+        self.propagate()?;
         self.coupling.recorded(&mut self.instances, &mut self.values)?;
         self.values_fresh = true;
         for o in self.observers.iter_mut() {
@@ -579,20 +589,10 @@ impl Execution {
         }
         if let Some(live) = &mut self.live {
             live.apply(&mut self.coupling, &mut self.instances)?;
+            self.propagated = None;
         }
-        let units = match &self.grid {
-            None => {
-                self.coupling.set_step_size(self.system.time_at(n + 1) - t);
-                0
-            }
-            Some(g) => {
-                let k = g.next_units();
-                let t_end = g.time(self.system.start(), g.now + k);
-                self.coupling.set_variable_step(t_end - t);
-                k
-            }
-        };
-        self.coupling.begin_step(&mut self.instances, t)?;
+        let units = self.size_step();
+        self.propagate()?;
         self.bonds.begin(&self.coupling);
         self.algorithm.step(&mut self.coupling, &mut self.instances, n, t)?;
         let h = self.coupling.h();
@@ -613,6 +613,12 @@ impl Execution {
             g.history.push((g.time(self.system.start(), g.now), h, eps));
         }
         let t = self.grid_time();
+        // The communication point t: connections propagated and feedthrough outputs refreshed
+        // before its row, the stop time's included (with the last step's H there).
+        if !self.at_stop() {
+            self.size_step();
+        }
+        self.propagate()?;
         self.values_fresh = false;
         if !self.observers.is_empty() {
             self.coupling.recorded(&mut self.instances, &mut self.values)?;
@@ -625,6 +631,47 @@ impl Execution {
         if let Some(p) = &mut self.pacer {
             p.after_step(t, self.interrupt.as_deref())?;
         }
+        Ok(())
+    }
+
+    /// Sizes the step from the current point (fixed: t_{n+1} − t_n; ECCO: the controller's,
+    /// cut at breakpoints, the stop time and `run_until`'s target); returns it in quanta (ECCO)
+    /// or 0. Depends only on the run's state: sizing the same point twice gives the same H.
+    fn size_step(&mut self) -> u64 {
+        let t = self.grid_time();
+        match &self.grid {
+            None => {
+                self.coupling.set_step_size(self.system.time_at(self.steps + 1) - t);
+                0
+            }
+            Some(g) => {
+                let k = g.next_units();
+                let t_end = g.time(self.system.start(), g.now + k);
+                self.coupling.set_variable_step(t_end - t);
+                k
+            }
+        }
+    }
+
+    /// Whether the run is at its stop time.
+    fn at_stop(&self) -> bool {
+        match &self.grid {
+            None => self.steps >= self.system.steps(),
+            Some(g) => g.now >= g.span,
+        }
+    }
+
+    /// Sets every input at the current point ([`Coupling::begin_step`]: time tables, links,
+    /// feedthrough outputs re-read) unless done already for this point and step size with no
+    /// input changed since (a live value, [`Execution::set_real`]); repeating it is exact.
+    fn propagate(&mut self) -> Result<()> {
+        let key = (self.grid_time(), self.coupling.h(), self.coupling.step_size());
+        if self.propagated.is_some_and(|p| p.0.to_bits() == key.0.to_bits() && p.1 == key.1 && p.2 == key.2) {
+            return Ok(());
+        }
+        self.propagated = None;
+        self.coupling.begin_step(&mut self.instances, key.0)?;
+        self.propagated = Some(key);
         Ok(())
     }
 
