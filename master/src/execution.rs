@@ -3,11 +3,14 @@
 //! bench, the validation report, tests, and a Python binding).
 //!
 //! One communication step from t_n to t_n + H:
-//! 1. [`Coupling::begin_step`]: inputs at t_n (time tables, extrapolated links, feedthrough order);
+//! 1. [`Coupling::begin_step`]: inputs at t_n (time tables, extrapolated links, feedthrough order),
+//!    unless set already at the end of the previous step with nothing changed since;
 //! 2. [`Bonds::begin`]: residual power at t_n as the inputs were set;
 //! 3. [`Algorithm::step`]: the scheme steps every instance and reads its outputs at t_n + H;
 //! 4. [`Bonds::end`]: residual power and energy over the step, the divergence bound;
-//! 5. the recorded values are read and every observer's `step` is called.
+//! 5. the inputs at t_n + H are set (item 1 for the point reached, the stop time's included), so
+//!    that its row shows feedthrough outputs and inputs of its time; the recorded values are read
+//!    and every observer's `step` is called.
 
 use crate::algorithm::{self, Algorithm};
 use crate::bonds::{BondState, Bonds};
