@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn the_remainder_of_a_float_accumulated_time_is_zero_internal_steps() {
         // OMSimulator's last naya step (H = 10 ms, h = 0.2 ms and none).
-        let (t, big_h) = (9.9999999999998312, 1.6875389974302379e-13);
+        let (t, big_h) = (9.999_999_999_999_831, 1.687_538_997_430_238e-13);
         for h in [2e-4, 0.0] {
             assert!(is_remainder(t, big_h, h));
         }
