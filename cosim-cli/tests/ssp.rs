@@ -267,12 +267,13 @@ fn hand_written_ssd_and_ssp_with_ssv_ssm_and_linear_transformation_give_the_expe
     // linear transformation); xi = 2 x2 + 0.5 = 0.7 (connection transformation); v = 0.
     assert_eq!(first[col(&h, "m1.x")], 0.25);
     assert_eq!(first[col(&h, "m2.x")], 0.1);
-    // At t = 0 the inputs are still 0: F(0) = kc (x1 - 0) = 12.5 (kc = 100 would give 25).
-    let f = first[col(&h, "m1.F")];
-    assert!((f - 50.0 * 0.25).abs() < 1e-12, "F(0) = kc x1 = 12.5, got {f}");
-    // xi used over the first step = 2 x2(0) + 0.5 = 0.7 (order 0 extrapolation).
-    let xi = rows[1][col(&h, "m1.xi")];
+    // The start row is written after the start point's exchange (issue 47): xi = 2 x2(0) + 0.5 =
+    // 0.7 (the connection's transformation), F(0) = kc (x1 - xi) = 50 (0.25 - 0.7) = -22.5
+    // (kc = 100 would give -45).
+    let xi = first[col(&h, "m1.xi")];
     assert!((xi - 0.7).abs() < 1e-15, "xi = 2 x2 + 0.5 = 0.7, got {xi}");
+    let f = first[col(&h, "m1.F")];
+    assert!((f - 50.0 * (0.25 - 0.7)).abs() < 1e-12, "F(0) = kc (x1 - xi) = -22.5, got {f}");
 
     // The same system as a TOML file gives the same bytes.
     let fmu = |n: &str| dir.join(format!("resources/{n}.fmu")).display().to_string();

@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! Issue 31: `cosim export-ssp` outputs run in the third-party tools that are on PyPI (FMPy,
 //! libcosim through libcosimpy, ecos through ecospy) with cosim's results for the same SSP in the
-//! same scheme; the SSD follows OMSimulator's rules (OMSimulator itself is not on a package
-//! registry: its rules are checked on the XML); an SSP in OMSimulator's dialect runs in cosim.
+//! same scheme; the SSD follows OMSimulator's rules (checked on the XML here; OMSimulator itself,
+//! on no package registry, runs the exports in `omsimulator.rs` and seed 004's naya system below
+//! where `../shared/peers/` has it); an SSP in OMSimulator's dialect runs in cosim.
 //!
 //! The tools' schemes, and the cosim run each is compared with (`--extrapolation 0` everywhere:
 //! none of the tools extrapolates):
@@ -46,10 +47,33 @@ fn script() -> PathBuf {
     paths::root().join("master/tests/ssp_tools/run_ssp.py")
 }
 
-/// Runs a tool of `run_ssp.py`; Err(stderr) when the tool fails.
+/// Runs a tool of `run_ssp.py` at H = 1 ms; Err(stdout and stderr: the FMUs' log and the
+/// error) when the tool fails.
 fn tool(name: &str, ssp: &Path, stop: f64, outputs: &str, csv: &Path, input: Option<&str>) -> Result<String, String> {
+    tool_at(name, ssp, stop, 0.001, outputs, csv, input)
+}
+
+/// [`tool`] at H = `step`.
+fn tool_at(
+    name: &str,
+    ssp: &Path,
+    stop: f64,
+    step: f64,
+    outputs: &str,
+    csv: &Path,
+    input: Option<&str>,
+) -> Result<String, String> {
     let mut cmd = Command::new(python());
-    cmd.arg(script()).args([name, s(ssp), "--stop", &stop.to_string(), "--step", "0.001", "--outputs", outputs]);
+    cmd.arg(script()).args([
+        name,
+        s(ssp),
+        "--stop",
+        &stop.to_string(),
+        "--step",
+        &step.to_string(),
+        "--outputs",
+        outputs,
+    ]);
     cmd.args(["--csv", s(csv)]);
     if let Some(i) = input {
         cmd.args(["--input", i]);
@@ -58,7 +82,7 @@ fn tool(name: &str, ssp: &Path, stop: f64, outputs: &str, csv: &Path, input: Opt
     if o.status.success() {
         Ok(String::from_utf8_lossy(&o.stdout).into_owned())
     } else {
-        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+        Err(String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
     }
 }
 
@@ -141,8 +165,9 @@ fn oscillator_fd_runs_in_fmpy_libcosim_and_ecos_with_cosims_results() {
     let dir = tmp("interop-osc");
     let toml = scenario("oscillator-fd.toml", &dir);
     let (name_ssp, int_ssp) = (dir.join("name.ssp"), dir.join("integer.ssp"));
-    export(&toml, &name_ssp, &[]);
-    export(&toml, &int_ssp, &["--enumerations", "integer"]);
+    // The default writes enumerations as ssv:Integer, SSP 1.0's ssv:Enumeration on request.
+    export(&toml, &name_ssp, &["--enumerations", "name"]);
+    export(&toml, &int_ssp, &[]);
     for ssp in [&name_ssp, &int_ssp] {
         let v = tool("fmpy-validate", ssp, 0.0, "", &dir.join("none.csv"), None).unwrap();
         assert!(v.contains("oscillator_fd, 2 components"), "{v}");
@@ -157,12 +182,12 @@ fn oscillator_fd_runs_in_fmpy_libcosim_and_ecos_with_cosims_results() {
     tool_ok("fmpy-loop", &int_ssp, 10.0, xv, &fmpy_loop, None);
     assert_close("fmpy-loop vs cosim (ordered exchange)", &fmpy_loop, &ordered, 10_001);
 
-    // simulate_ssp records connectors only (m2.x, m2.v); libcosim and ecos run the SSP 1.0 form.
+    // simulate_ssp records connectors only (m2.x, m2.v); every tool runs the default export.
     let (fmpy, libcosim, ecos) = (dir.join("fmpy.csv"), dir.join("libcosim.csv"), dir.join("ecos.csv"));
     tool_ok("fmpy", &int_ssp, 10.0, "m2.x,m2.v", &fmpy, None);
-    tool_ok("libcosim", &name_ssp, 10.0, "m2.x,m2.v", &libcosim, None);
-    tool_ok("ecos", &name_ssp, 10.0, "m2.x,m2.v", &ecos, None);
-    explicit_tools(&dir, &name_ssp, &[("fmpy simulate_ssp", fmpy), ("libcosim", libcosim), ("ecos", ecos)], 10_000);
+    tool_ok("libcosim", &int_ssp, 10.0, "m2.x,m2.v", &libcosim, None);
+    tool_ok("ecos", &int_ssp, 10.0, "m2.x,m2.v", &ecos, None);
+    explicit_tools(&dir, &int_ssp, &[("fmpy simulate_ssp", fmpy), ("libcosim", libcosim), ("ecos", ecos)], 10_000);
 }
 
 /// A non-default enumeration start value (damping = custom, with dampers to ground and cc = 0):
@@ -182,8 +207,8 @@ fn a_non_default_enumeration_start_value_is_applied_where_the_tool_can() {
     let custom_toml = dir.join("custom.toml");
     std::fs::write(&custom_toml, custom).unwrap();
     let (name_ssp, int_ssp, default_ssp) = (dir.join("name.ssp"), dir.join("integer.ssp"), dir.join("case1.ssp"));
-    export(&custom_toml, &name_ssp, &[]);
-    export(&custom_toml, &int_ssp, &["--enumerations", "integer"]);
+    export(&custom_toml, &name_ssp, &["--enumerations", "name"]);
+    export(&custom_toml, &int_ssp, &[]);
     export(&toml, &default_ssp, &[]);
     let ssv = |p: &Path| {
         let mut z = zip::ZipArchive::new(std::fs::File::open(p).unwrap()).unwrap();
@@ -220,7 +245,7 @@ fn a_non_default_enumeration_start_value_is_applied_where_the_tool_can() {
     }
     let (case1_fmpy, case1_libcosim) = (dir.join("case1-fmpy.csv"), dir.join("case1-libcosim.csv"));
     let case1_int = dir.join("case1-int.ssp");
-    export(&toml, &case1_int, &["--enumerations", "integer"]);
+    export(&toml, &case1_int, &[]);
     tool_ok("fmpy", &case1_int, 10.0, "m2.x,m2.v", &case1_fmpy, None);
     tool_ok("libcosim", &int_ssp, 10.0, "m2.x,m2.v", &case1_libcosim, None);
     assert_close("libcosim on damping = custom vs FMPy on case1", &case1_libcosim, &case1_fmpy, 10_000);
@@ -433,4 +458,80 @@ fn an_ssp_in_omsimulators_dialect_runs_with_its_step() {
     let o = cosim(&["run", s(&v3), "--out", s(&dir.join("out-v3"))]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && stderr.contains("\"3.0\": only SSP 1.x is supported"), "{stderr}");
+}
+
+/// Seed 004's naya system (issue 47) from the default export in every tool, with cosim's s(10)
+/// and p1(10) (and every row of s and p1) within each tool's scheme. Its valve reference κ is a
+/// time table (κ0 − 0.01 from 2 s, κ0 + 0.01 from 6 s), which SSP 1.0 cannot carry: each driver
+/// sets it before every step, as cosim applies it.
+/// - OMSimulator (`../shared/peers/`, skipped visibly where absent): cosim's scheme (Jacobi, held
+///   inputs, feedthrough order), its accumulated time and its remainder step to 10 s: 1e-10.
+/// - FMPy: `simulate_ssp` cannot: it starts every connection at 0.0, so the hydraulics get
+///   s = 0, a piston beyond its stroke, and refuse the first step (asserted, so that a release
+///   that starts from the outputs shows up here). `fmpy-loop` (FMPy's functions in
+///   simulate_ssp's loop, connections from the outputs' initial values) is cosim's ordered
+///   exchange: [`REL`].
+/// - libcosim and ecos read each output once after the step (cosim `--exchange explicit`; the
+///   hydraulic force feeds through from ṡ) and apply no FMI 2.0 enumeration (`integrator = FWE`
+///   does not reach them: the hydraulics integrate with their default, the trapezoidal rule, at
+///   the bound h = 0.2 ms): compared with cosim `--exchange explicit` on that integrator, [`REL`].
+#[test]
+fn naya_runs_in_omsimulator_fmpy_libcosim_and_ecos_with_cosims_s_and_p1() {
+    let dir = tmp("interop-naya");
+    let toml = scenario("naya.toml", &dir);
+    let ssp = dir.join("naya.ssp");
+    export(&toml, &ssp, &[]);
+    let kappa = "hyd.kappa=0:0.464608,2:0.454608,6:0.474608";
+    assert!(std::fs::read_to_string(&toml).unwrap().contains("values = [0.464608, 0.454608, 0.474608]"));
+    let sp = "mech.s,hyd.p1";
+    let ordered = cosim_run(&ssp, &dir.join("cosim"), sp, &[]);
+    let last = |p: &Path| read_csv(p).1.last().cloned().unwrap();
+    let c = last(&ordered);
+    assert_eq!(c[0], 10.0);
+    eprintln!("cosim: s(10) = {} m, p1(10) = {} Pa", c[1], c[2]);
+    // The spool's steps move the piston: s(10) is not the start's 0.5 m.
+    assert!((c[1] - 0.5708).abs() < 1e-3 && (c[2] - 3.4615e6).abs() < 1e3, "{c:?}");
+
+    if let Some(oms) = support::peers::omsimulator() {
+        let csv = dir.join("omsimulator.csv");
+        let mut cmd = Command::new(python());
+        cmd.arg(script()).args(["omsimulator", s(&ssp), "--stop", "10", "--step", "0.01", "--outputs", sp]);
+        cmd.args(["--csv", s(&csv), "--oms", s(&oms), "--input", kappa]);
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (d, n, at) = compare(&csv, &ordered);
+        let x = last(&csv);
+        eprintln!("OMSimulator: s(10) = {}, p1(10) = {}; {n} rows, largest difference {d:.1e} ({at})", x[1], x[2]);
+        assert!(n == 1001 && d <= 1e-10, "OMSimulator: {d:e} ({at}), {n} rows");
+    }
+
+    let run = |name: &str, csv: &Path, input: Option<&str>| tool_at(name, &ssp, 10.0, 0.01, sp, csv, input);
+    let e = run("fmpy", &dir.join("fmpy.csv"), None).unwrap_err();
+    assert!(e.contains("s = 0 m puts the piston beyond the end of stroke"), "{e}");
+    let fmpy_loop = dir.join("fmpy-loop.csv");
+    run("fmpy-loop", &fmpy_loop, Some(kappa)).unwrap_or_else(|e| panic!("fmpy-loop: {e}"));
+    assert_close("naya fmpy-loop vs cosim (ordered exchange)", &fmpy_loop, &ordered, 1001);
+    let x = last(&fmpy_loop);
+    eprintln!("FMPy (fmpy-loop): s(10) = {}, p1(10) = {}", x[1], x[2]);
+
+    // libcosim and ecos: the explicit exchange on the hydraulics' default integrator.
+    let tr_toml = dir.join("naya-tr.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&tr_toml, text.replace("integrator = \"FWE\"", "integrator = \"TR\"")).unwrap();
+    let tr_ssp = dir.join("naya-tr.ssp");
+    export(&tr_toml, &tr_ssp, &[]);
+    let explicit_tr = cosim_run(&tr_ssp, &dir.join("cosim-tr-explicit"), sp, &["--exchange", "explicit"]);
+    let explicit_fwe = cosim_run(&ssp, &dir.join("cosim-explicit"), sp, &["--exchange", "explicit"]);
+    let (e_fwe, e_tr) = (last(&explicit_fwe), last(&explicit_tr));
+    eprintln!(
+        "cosim --exchange explicit: FWE s(10) = {}, p1(10) = {}; TR s(10) = {}, p1(10) = {}",
+        e_fwe[1], e_fwe[2], e_tr[1], e_tr[2]
+    );
+    for name in ["libcosim", "ecos"] {
+        let csv = dir.join(format!("{name}.csv"));
+        run(name, &csv, Some(kappa)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_close(&format!("naya {name} vs cosim --exchange explicit, integrator TR"), &csv, &explicit_tr, 1000);
+        let x = last(&csv);
+        eprintln!("{name}: s(10) = {}, p1(10) = {}", x[1], x[2]);
+    }
 }

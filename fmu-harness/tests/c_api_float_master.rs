@@ -108,3 +108,43 @@ fn cavitation_on_the_crane_is_a_logged_warning_and_do_step_returns_ok() {
     let t_cav = hyd.get(&["t_cav"])[0];
     assert!(t_cav > 0.0 && t_cav < 0.5, "time spent cavitating {t_cav} s");
 }
+
+/// OMSimulator's naya run (issue 47): H = 10 ms accumulated (`t += H`) reaches
+/// t = 9.99999999999983 s after 1000 steps, and the last `fmi2DoStep` to the stop time is
+/// 1.69e-13 s long. The rod's I3AL-P took it literally and failed ("(h^2/4) alpha = 0.000
+/// times the largest mass", then Newton), the hydraulics refused it (H smaller than their h);
+/// now both take it as a remainder of the master's time: fmi2OK, no internal step, the state
+/// held.
+#[test]
+fn naya_takes_the_remainder_step_of_a_float_time_master_to_the_stop_time() {
+    let grid = float_grid(1e-2, 10.0);
+    assert_eq!(grid.len(), 1001);
+    let (t_last, h_last) = *grid.last().unwrap();
+    assert!(h_last > 0.0 && h_last < 1e-12 && t_last + h_last == 10.0, "t = {t_last}, H = {h_last:e}");
+    let (mech_fmu, hyd_fmu) = (load("multibody-rod"), load("hydraulics-naya"));
+    let (mech, hyd) = (mech_fmu.instantiate("mech").unwrap(), hyd_fmu.instantiate("hyd").unwrap());
+    mech.initialize(0.0);
+    hyd.initialize(0.0);
+    let kappa0 = hyd.get(&["kappa0"])[0];
+    for (k, &(t, h)) in grid.iter().enumerate() {
+        // Seed 004's spool law (scenarios/naya.toml).
+        let kappa = kappa0
+            + if t >= 6.0 {
+                0.01
+            } else if t >= 2.0 {
+                -0.01
+            } else {
+                0.0
+            };
+        assert_eq!(hyd.set(&["kappa"], &[kappa]), status::OK);
+        exchange(&mech, &hyd);
+        let before = (mech.get(&["s", "s_dot"]), hyd.get(&["p1", "p2"]));
+        assert_eq!(mech.do_step(t, h), status::OK, "mech, t = {t}, H = {h:e}: {}", mech.last_log());
+        assert_eq!(hyd.do_step(t, h), status::OK, "hyd, t = {t}, H = {h:e}: {}", hyd.last_log());
+        if k + 1 == grid.len() {
+            assert_eq!((mech.get(&["s", "s_dot"]), hyd.get(&["p1", "p2"])), before, "the remainder holds the state");
+        }
+    }
+    let s = mech.get(&["s"])[0];
+    assert!((s - 0.5).abs() > 0.01, "the spool's steps moved the piston: s(10) = {s}");
+}

@@ -325,6 +325,10 @@ impl Lumped3Fmu {
     fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let (m_eff, f_eff) = self.im.held()?;
         self.results = None;
+        if fmu_export::grid::is_remainder(t, h, self.stepping.h) {
+            // A master's float-time remainder changes nothing, the prediction included.
+            return Ok(());
+        }
         let im = Lumped3Im { circuit: &self.circuit, u_ref: &self.u_ref };
         let ode = ImOde { circuit: &im, m_eff, f_eff };
         let x = self.x;

@@ -212,6 +212,10 @@ impl NayaFmu {
     /// held.
     fn do_step_im(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let (m_eff, f_eff) = self.im.held()?;
+        if fmu_export::grid::is_remainder(t, h, self.stepping.h) {
+            // A master's float-time remainder changes nothing, the prediction included.
+            return Ok(());
+        }
         let im = NayaIm { circuit: &self.circuit, kappa: &self.kappa };
         let ode = ImOde { circuit: &im, m_eff, f_eff };
         let mut y = SVector::<f64, 4>::new(self.p[0], self.p[1], self.s.value, self.s_dot.value);

@@ -155,6 +155,11 @@ impl Stepping {
     ) -> Result<(), ModelError> {
         let method = self.method()?;
         let n = self.substeps(t, big_h)?;
+        if n == 0 {
+            // A master's float-time remainder: the state (and the last step's diagnostics) held
+            // (fmu_export::grid).
+            return Ok(());
+        }
         let dt = big_h / n as f64;
         let newton = Newton {
             abs_tol: self.newton_tol,

@@ -770,9 +770,10 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
 
     fn do_step(&mut self, t: f64, big_h: f64, ctx: &mut Context) -> Result<(), ModelError> {
         let n = self.substeps(t, big_h)?;
-        let dt = big_h / n as f64;
+        // n = 0: a master's float-time remainder, the state held (fmu_export::grid).
+        let dt = big_h / n.max(1) as f64;
         let method = self.settings.method;
-        if !self.warned {
+        if !self.warned && n > 0 {
             let ratio = match method {
                 Method::I3alP => 0.25 * dt * dt * self.settings.alpha_i3al,
                 Method::I1al => self.settings.alpha_i1al,
@@ -831,7 +832,10 @@ impl<V: Variant<M>, const M: usize> CoSimModel for MbFmu<V, M> {
         self.work = work;
         self.power_end = power_start;
         self.u_end = u_end;
-        self.counters.book_step(max_it, total, n, restarted);
+        if n > 0 {
+            // A remainder step is no step of the FMU's own (its counters describe the last one).
+            self.counters.book_step(max_it, total, n, restarted);
+        }
         Ok(())
     }
 

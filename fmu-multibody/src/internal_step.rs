@@ -36,10 +36,12 @@ impl InternalStep {
         u32::try_from(self.max_iter).unwrap_or(1)
     }
 
-    /// Number of internal steps in the communication step `big_h` from `t`.
+    /// Number of internal steps in the communication step `big_h` from `t` (0 for a remainder
+    /// of a master's float time, [`fmu_export::grid::is_remainder`]).
     pub fn substeps(&self, t: f64, big_h: f64) -> Result<u64, ModelError> {
         if self.h == 0.0 {
-            return Ok(1);
+            // One internal step per communication step; none over a master's float-time remainder.
+            return Ok(u64::from(!fmu_export::grid::is_remainder(t, big_h, 0.0)));
         }
         fmu_export::grid::internal_steps(t, big_h, self.h)
     }

@@ -151,6 +151,10 @@ impl Core {
 
     /// Internal steps of the communication step H: (count, size).
     fn substeps(&self, t: f64, hh: f64) -> Result<(usize, f64), ModelError> {
+        if fmu_export::grid::is_remainder(t, hh, self.h) {
+            // A master's float-time remainder: no internal step, the state held.
+            return Ok((0, hh));
+        }
         if self.h == 0.0 || self.h >= hh {
             return Ok((1, hh));
         }
@@ -161,6 +165,11 @@ impl Core {
     /// Advances over [t, t + H], `drive(τ0, τ1)` giving the drive of the sub-step [τ0, τ1].
     fn advance(&mut self, t: f64, hh: f64, drive: impl Fn(f64, f64) -> Drive) -> Result<(), ModelError> {
         let (k, dt) = self.substeps(t, hh)?;
+        if k == 0 {
+            // A master's float-time remainder: the state (and the last step's diagnostics) held.
+            self.st.t = t + hh;
+            return Ok(());
+        }
         let set = Settings {
             dt,
             alpha: self.alpha,

@@ -400,7 +400,8 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
 
     fn do_step(&mut self, t: f64, big_h: f64, _ctx: &mut Context) -> Result<(), ModelError> {
         let n = self.substeps(t, big_h)?;
-        let dt = big_h / n as f64;
+        // n = 0: a master's float-time remainder, the state held (fmu_export::grid).
+        let dt = big_h / n.max(1) as f64;
         let mut st = self.state.clone();
         let u0 = self.inputs_at(0.0);
         let jumped = (0..Self::cylinders()).any(|k| u0[k].to_bits() != self.u_end[k].to_bits());
@@ -428,7 +429,10 @@ impl<V: Variant<M, P>, const M: usize, const P: usize> CoSimModel for UnifiedFmu
         self.work = work;
         self.power_end = power_start;
         self.u_end = self.inputs_at(big_h);
-        self.counters.book_step(max_it, total, n, jumped && self.restart);
+        if n > 0 {
+            // A remainder step is no step of the FMU's own (its counters describe the last one).
+            self.counters.book_step(max_it, total, n, jumped && self.restart);
+        }
         Ok(())
     }
 

@@ -47,6 +47,9 @@ pub(crate) struct RealLink {
     pub(crate) correction: f64,
     /// Per-input energy correction of this input (law `input`), if a bond asks for it.
     pub(crate) input_correction: Option<InputCorrection>,
+    /// `correction` and the input correction's (start_power, h) before the newest history time
+    /// was first extrapolated: extrapolating at that time again starts from them.
+    before: (f64, f64, f64),
 }
 
 /// The per-input energy correction of one link ([`crate::bonds`]): after each step the input's
@@ -93,10 +96,15 @@ pub(crate) struct Node {
     pub(crate) out_names: Vec<String>,
     /// Position of each value reference in `out_vrs` (a system may read 100 000 outputs).
     pub(crate) out_index: HashMap<u32, usize>,
-    /// Subset of `out_vrs` positions that have direct feedthrough from inputs and feed others.
+    /// Subset of `out_vrs` positions that have direct feedthrough from inputs.
     pub(crate) ft_positions: Vec<usize>,
     pub(crate) ft_vrs: Vec<u32>,
     pub(crate) ft_vals: Vec<f64>,
+    /// Subset of `out_vrs` positions that are inputs (recorded): read again once set, so that a
+    /// row shows the inputs of its time.
+    pub(crate) inputs_read: Vec<usize>,
+    pub(crate) inputs_read_vrs: Vec<u32>,
+    pub(crate) inputs_read_vals: Vec<f64>,
     /// Real inputs: first those fed by connections (`in_links`, same positions), then those
     /// driven by time tables (`in_signals`), set in one batched call per instance.
     pub(crate) in_vrs: Vec<u32>,
@@ -232,6 +240,7 @@ impl Coupling {
                 correction_impulse: 0.0,
                 correction: 0.0,
                 input_correction: None,
+                before: (0.0, 0.0, 0.0),
             });
         }
 
@@ -301,8 +310,19 @@ impl Coupling {
             for u in &md.model_structure.outputs {
                 unknowns.entry(u.index as usize).or_insert(u);
             }
+            let inputs: HashSet<u32> = md
+                .model_variables
+                .iter()
+                .filter(|v| v.kind.base_type() == BaseType::Real && v.causality == Causality::Input)
+                .map(|v| v.value_reference)
+                .collect();
             for (pos, vr) in node.out_vrs.iter().enumerate() {
                 let Some(&idx) = output_index.get(vr) else {
+                    if inputs.contains(vr) {
+                        node.inputs_read.push(pos);
+                        node.inputs_read_vrs.push(*vr);
+                        node.inputs_read_vals.push(0.0);
+                    }
                     continue;
                 };
                 let unknown = unknowns.get(&(idx + 1));
@@ -432,6 +452,17 @@ impl Coupling {
 
     /// The polynomial a link delivers during this step (I2 uses the source's derivative outputs).
     fn extrapolate(&mut self, c: usize, t: f64) {
+        // The same point again ([`Self::begin_step`] repeated): from the state before the first time.
+        let l = &mut self.links[c];
+        if l.history.last().is_some_and(|(t0, _)| t0.to_bits() == t.to_bits()) {
+            l.correction = l.before.0;
+            if let Some(ic) = &mut l.input_correction {
+                (ic.start_power, ic.h) = (l.before.1, l.before.2);
+            }
+        } else {
+            let (p, h) = l.input_correction.map_or((0.0, 0.0), |ic| (ic.start_power, ic.h));
+            l.before = (l.correction, p, h);
+        }
         let y = self.value(self.links[c].src) * self.links[c].gain + self.links[c].offset;
         let mut derivs = [0.0; MAX_ORDER];
         let n_derivs = self.links[c].i2.len().min(MAX_ORDER);
@@ -713,7 +744,9 @@ impl Coupling {
     }
 
     /// Sets every input at t_n = start + n·H: copies the discrete connections, evaluates the
-    /// time tables, extrapolates each link from its history and applies it. By default
+    /// time tables, extrapolates each link from its history and applies it. Called again at the
+    /// same t_n (a new H, an input set from outside since) it gives what one call with the
+    /// final state would have given. By default
     /// ([`Exchange::Ordered`]) instances whose outputs feed through go first and those outputs
     /// are re-read after their inputs changed; with [`Exchange::Explicit`] (the papers' explicit
     /// Jacobi) every link uses the outputs as read at t_n, before any input was set.
@@ -732,6 +765,13 @@ impl Coupling {
             self.apply_inputs(InstanceId::new(i), instances, 0.0, true)?;
             if !self.explicit {
                 self.refresh_feedthrough(i, instances)?;
+            }
+            let node = &mut self.nodes[i];
+            if !node.inputs_read.is_empty() {
+                instances[i].get_real(&node.inputs_read_vrs, &mut node.inputs_read_vals)?;
+                for (k, pos) in node.inputs_read.iter().enumerate() {
+                    node.out_vals[*pos] = node.inputs_read_vals[k];
+                }
             }
         }
         Ok(())

@@ -3,11 +3,14 @@
 //! bench, the validation report, tests, and a Python binding).
 //!
 //! One communication step from t_n to t_n + H:
-//! 1. [`Coupling::begin_step`]: inputs at t_n (time tables, extrapolated links, feedthrough order);
+//! 1. [`Coupling::begin_step`]: inputs at t_n (time tables, extrapolated links, feedthrough order),
+//!    unless set already at the end of the previous step with nothing changed since;
 //! 2. [`Bonds::begin`]: residual power at t_n as the inputs were set;
 //! 3. [`Algorithm::step`]: the scheme steps every instance and reads its outputs at t_n + H;
 //! 4. [`Bonds::end`]: residual power and energy over the step, the divergence bound;
-//! 5. the recorded values are read and every observer's `step` is called.
+//! 5. the inputs at t_n + H are set (item 1 for the point reached, the stop time's included), so
+//!    that its row shows feedthrough outputs and inputs of its time; the recorded values are read
+//!    and every observer's `step` is called.
 
 use crate::algorithm::{self, Algorithm};
 use crate::bonds::{BondState, Bonds};
@@ -77,6 +80,10 @@ pub struct Execution {
     live: Option<Box<dyn InputHook>>,
     /// Declared min/max of each recorded Real column that has one.
     ranges: std::collections::BTreeMap<String, (Option<f64>, Option<f64>)>,
+    /// The communication point whose inputs are set, (t, H, H handed to doStep): connections
+    /// are propagated (and feedthrough outputs refreshed) before a point's row is written, and
+    /// again before its step only when H or an input changed since ([`Execution::propagate`]).
+    propagated: Option<(f64, f64, f64)>,
 }
 
 /// Values set from outside while the run goes (the `[live]` mailbox of `crate::live`): taken at
@@ -323,6 +330,7 @@ impl Execution {
             pacer,
             live: None,
             ranges,
+            propagated: None,
         })
     }
 
@@ -358,6 +366,7 @@ impl Execution {
     /// The instances (for calls outside the run loop; stepping them directly desynchronizes
     /// the coupling).
     pub fn instances_mut(&mut self) -> &mut [Box<dyn FmuInstance>] {
+        self.propagated = None;
         &mut self.instances
     }
 
@@ -491,6 +500,7 @@ impl Execution {
                 message: format!("{dotted} is {}, not Real", v.ty),
             });
         }
+        self.propagated = None;
         self.instances[v.instance].set_real(&[v.vr], &[value])
     }
 
@@ -547,6 +557,9 @@ impl Execution {
             instance.exit_initialization()?;
         }
         self.coupling.initialize(&mut self.instances)?;
+        // The start row like every other: connections propagated first.
+        self.size_step();
+        self.propagate()?;
         self.coupling.recorded(&mut self.instances, &mut self.values)?;
         self.values_fresh = true;
         for o in self.observers.iter_mut() {
@@ -615,20 +628,10 @@ impl Execution {
         }
         if let Some(live) = &mut self.live {
             live.apply(&mut self.coupling, &mut self.instances)?;
+            self.propagated = None;
         }
-        let units = match &self.grid {
-            None => {
-                self.coupling.set_step_size(self.system.time_at(n + 1) - t);
-                0
-            }
-            Some(g) => {
-                let k = g.next_units();
-                let t_end = g.time(self.system.start(), g.now + k);
-                self.coupling.set_variable_step(t_end - t);
-                k
-            }
-        };
-        self.coupling.begin_step(&mut self.instances, t)?;
+        let units = self.size_step();
+        self.propagate()?;
         self.bonds.begin(&self.coupling);
         self.algorithm.step(&mut self.coupling, &mut self.instances, n, t)?;
         let h = self.coupling.h();
@@ -649,6 +652,12 @@ impl Execution {
             g.history.push((g.time(self.system.start(), g.now), h, eps));
         }
         let t = self.grid_time();
+        // The communication point t: connections propagated and feedthrough outputs refreshed
+        // before its row, the stop time's included (with the last step's H there).
+        if !self.at_stop() {
+            self.size_step();
+        }
+        self.propagate()?;
         self.values_fresh = false;
         if !self.observers.is_empty() {
             self.coupling.recorded(&mut self.instances, &mut self.values)?;
@@ -661,6 +670,47 @@ impl Execution {
         if let Some(p) = &mut self.pacer {
             p.after_step(t, self.interrupt.as_deref())?;
         }
+        Ok(())
+    }
+
+    /// Sizes the step from the current point (fixed: t_{n+1} − t_n; ECCO: the controller's,
+    /// cut at breakpoints, the stop time and `run_until`'s target); returns it in quanta (ECCO)
+    /// or 0. Depends only on the run's state: sizing the same point twice gives the same H.
+    fn size_step(&mut self) -> u64 {
+        let t = self.grid_time();
+        match &self.grid {
+            None => {
+                self.coupling.set_step_size(self.system.time_at(self.steps + 1) - t);
+                0
+            }
+            Some(g) => {
+                let k = g.next_units();
+                let t_end = g.time(self.system.start(), g.now + k);
+                self.coupling.set_variable_step(t_end - t);
+                k
+            }
+        }
+    }
+
+    /// Whether the run is at its stop time.
+    fn at_stop(&self) -> bool {
+        match &self.grid {
+            None => self.steps >= self.system.steps(),
+            Some(g) => g.now >= g.span,
+        }
+    }
+
+    /// Sets every input at the current point ([`Coupling::begin_step`]: time tables, links,
+    /// feedthrough outputs re-read) unless done already for this point and step size with no
+    /// input changed since (a live value, [`Execution::set_real`]); repeating it is exact.
+    fn propagate(&mut self) -> Result<()> {
+        let key = (self.grid_time(), self.coupling.h(), self.coupling.step_size());
+        if self.propagated.is_some_and(|p| p.0.to_bits() == key.0.to_bits() && p.1 == key.1 && p.2 == key.2) {
+            return Ok(());
+        }
+        self.propagated = None;
+        self.coupling.begin_step(&mut self.instances, key.0)?;
+        self.propagated = Some(key);
         Ok(())
     }
 

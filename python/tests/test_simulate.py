@@ -74,9 +74,11 @@ def test_system_gain_offset_and_time_table(fmu_dir):
     s.connect("a.y", "b.u", gain=2.0, offset=1.0, extrapolation=0)
     s.input("a.u", [0.0, 0.5], [0.0, 1.0])
     r = cosim.simulate(s, output=["a.y", "b.y", "b.u"])
-    # a: x' = 0 until 0.5, then 1 → a.y(1) = 1.5; b.u = 2·a.y + 1 (held over each step).
+    # a: x' = 0 until 0.5, then 1 → a.y(1) = 1.5; b.u = 2·a.y + 1, in every row from the row's a.y
+    # (a row is written after its point's exchange, the stop time's included: issue 47).
     assert r["a.y"][-1] == pytest.approx(1.5, abs=1e-9)
-    assert r["b.u"][-1] == pytest.approx(2.0 * r["a.y"][-2] + 1.0, abs=1e-12)
+    assert r["b.u"][-1] == pytest.approx(2.0 * r["a.y"][-1] + 1.0, abs=1e-12)
+    assert np.allclose(r["b.u"], 2.0 * r["a.y"] + 1.0, rtol=0, atol=1e-12)
 
 
 def test_single_fmu_uses_its_default_experiment(fmu_dir):

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 /// `cosim export-ssp --enumerations`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum EnumerationsArg {
-    /// ssv:Enumeration with the item's name (SSP 1.0).
+    /// ssv:Enumeration with the item's name (SSP 1.0's form).
     Name,
-    /// ssv:Integer with the item's value.
+    /// ssv:Integer with the item's value (the default: every reader tested takes it).
     Integer,
 }
 
@@ -20,12 +20,12 @@ pub struct ExportSspArgs {
     /// The .ssp to write (default: `<system file stem>.ssp`).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Start values of FMI enumeration variables in the .ssv: `name` writes SSP 1.0's
-    /// ssv:Enumeration (the item's name; cosim applies it, FMPy fails on it, OMSimulator
-    /// ignores it); `integer` writes ssv:Integer with the item's value, which cosim, FMPy and
-    /// OMSimulator apply (fmi2SetInteger) but which is not SSP 1.0's form for an enumeration
-    /// (libcosim and ecos apply neither).
-    #[arg(long, value_enum, default_value = "name")]
+    /// Start values of FMI enumeration variables in the .ssv: `integer` (default) writes
+    /// ssv:Integer with the item's value, which cosim, FMPy and OMSimulator apply
+    /// (fmi2SetInteger) and libcosim and ecos load (they apply no enumeration); `name` writes
+    /// SSP 1.0's ssv:Enumeration (the item's name; cosim applies it, FMPy fails on it,
+    /// OMSimulator ignores it).
+    #[arg(long, value_enum, default_value = "integer")]
     enumerations: EnumerationsArg,
 }
 

@@ -1,7 +1,8 @@
 /* A minimal FMI 2.0 co-simulation FMU for the master's tests (built with the system's `cc`).
  * Real variables by value reference: 0 = u (input), 1 = x (output, x' = u, explicit Euler over
  * each fmi2DoStep), 2 = n (output, number of fmi2DoStep calls), 3 = t (output, the FMU's time),
- * 4 .. NREAL-1 = outputs holding their value reference. The modelDescription is written by the
+ * 4 .. NREAL-1 = outputs holding their value reference (with -DPASS, y4 = u: a direct
+ * feedthrough). -DSTATES: FMU states (get, set, free). The modelDescription is written by the
  * test (tests/cfmu/mod.rs); this file only has to agree on the value references. */
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,10 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
     for (size_t i = 0; i < n; i++) {
         if (vr[i] >= NREAL) return fmi2Error;
         v[i] = s->r[vr[i]];
+#ifdef PASS
+        /* -DPASS: y4 is a direct feedthrough of u (y4 = u at every instant). */
+        if (vr[i] == 4) v[i] = s->r[0];
+#endif
     }
     return fmi2OK;
 }
@@ -81,9 +86,31 @@ NONE(fmi2GetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, fm
 NONE(fmi2SetInteger, fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[])
 NONE(fmi2SetBoolean, fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[])
 NONE(fmi2SetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[])
+#ifdef STATES
+/* -DSTATES: FMU states are copies of the variables (canGetAndSetFMUstate). */
+EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s) {
+    State *copy = *s ? *s : malloc(sizeof(State));
+    if (!copy) return fmi2Error;
+    memcpy(copy, c, sizeof(State));
+    *s = copy;
+    return fmi2OK;
+}
+EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) {
+    if (!s) return fmi2Error;
+    memcpy(c, s, sizeof(State));
+    return fmi2OK;
+}
+EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s) {
+    (void)c;
+    free(*s);
+    *s = NULL;
+    return fmi2OK;
+}
+#else
 NONE(fmi2GetFMUstate, fmi2Component c, fmi2FMUstate *s)
 NONE(fmi2SetFMUstate, fmi2Component c, fmi2FMUstate s)
 NONE(fmi2FreeFMUstate, fmi2Component c, fmi2FMUstate *s)
+#endif
 NONE(fmi2SerializedFMUstateSize, fmi2Component c, fmi2FMUstate s, size_t *n)
 NONE(fmi2SerializeFMUstate, fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
 NONE(fmi2DeSerializeFMUstate, fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s)

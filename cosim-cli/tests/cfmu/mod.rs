@@ -28,6 +28,9 @@ pub struct Spec {
     pub vendor_annotation: String,
     /// Declare that `x` depends directly on `u` (direct feedthrough).
     pub feedthrough: bool,
+    /// `y4 = u` at every instant (built with `-DPASS`, declared as depending on `u`; needs
+    /// `n_real` ≥ 5): a real direct feedthrough.
+    pub pass: bool,
 }
 
 impl Spec {
@@ -42,6 +45,7 @@ impl Spec {
             cflags: Vec::new(),
             vendor_annotation: String::new(),
             feedthrough: false,
+            pass: false,
         }
     }
 
@@ -82,7 +86,7 @@ impl Spec {
         }
         xml += &format!("</ModelVariables>{nl}<ModelStructure>{nl}<Outputs>{nl}");
         for vr in 1..self.n_real {
-            let deps = if vr == 1 && self.feedthrough { "1" } else { "" };
+            let deps = if (vr == 1 && self.feedthrough) || (vr == 4 && self.pass) { "1" } else { "" };
             xml += &format!(r#"<Unknown index="{}" dependencies="{deps}"/>{nl}"#, vr + 1);
         }
         xml += &format!("</Outputs>{nl}<InitialUnknowns>{nl}");
@@ -101,6 +105,7 @@ impl Spec {
             .args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w"])
             .arg(format!("-DNREAL={}", self.n_real))
             .args(&self.cflags)
+            .args(self.pass.then_some("-DPASS"))
             .arg("-o")
             .arg(&so)
             .arg(&src)

@@ -243,9 +243,11 @@ fn a_held_input_takes_the_table_value_at_the_step_start() {
     run.run().unwrap();
     let log = log.lock().unwrap();
     let set: Vec<f64> = log.iter().filter_map(|e| e.strip_prefix("a.u = ")).map(|v| v.parse().unwrap()).collect();
-    // Initialization sets u(start), then each step its t_n.
+    // Initialization sets u(start) as a start value and again when it exchanges the start
+    // point; each step then sets the point it reached, t_{n+1} (the stop time's included), before
+    // that point's row — the value held over the next step.
     let expected: Vec<f64> =
-        std::iter::once(table(START)).chain((0..STEPS).map(|n| table(START + f64::from(n) * H))).collect();
+        std::iter::once(table(START)).chain((0..=STEPS).map(|n| table(START + f64::from(n) * H))).collect();
     assert_eq!(set.len(), expected.len(), "{log:?}");
     for (u, e) in set.iter().zip(&expected) {
         assert!((u - e).abs() <= 1e-12, "{set:?} vs {expected:?}");
@@ -271,6 +273,15 @@ fn feedthrough_pair(exchange: Option<Exchange>) -> (Execution, Log) {
     (Execution::with_instances(sys, instances, &[&ma, &mb]).unwrap(), log)
 }
 
+/// The calls that end the initialization (the start point's exchange) and those of one step
+/// (which ends with the exchange of the point it reached, before that point's row).
+fn first_step(run: &mut Execution, log: &Log) -> (Vec<String>, Vec<String>) {
+    log.lock().unwrap().clear();
+    run.initialize().unwrap();
+    let init = std::mem::take(&mut *log.lock().unwrap());
+    (init, one_step(run, log))
+}
+
 fn one_step(run: &mut Execution, log: &Log) -> Vec<String> {
     run.initialize().unwrap();
     log.lock().unwrap().clear();
@@ -283,10 +294,11 @@ fn the_default_exchange_re_reads_a_feedthrough_output_after_its_inputs_are_set()
     let (mut run, log) = feedthrough_pair(None);
     // At t = 0: a.y = x_a + u_a = 1 + 0 read at initialization; a gets u = b.y = 10 first, its
     // y is read again (1 + 10 = 11) and handed to b.
-    assert_eq!(
-        one_step(&mut run, &log),
-        ["a.u = 10", "a.get [0]", "b.u = 11", "a.step 0", "b.step 0", "a.get [0]", "b.get [0]"]
-    );
+    let (init, step) = first_step(&mut run, &log);
+    assert!(init.ends_with(&["a.u = 10", "a.get [0]", "b.u = 11"].map(String::from)), "{init:?}");
+    // Both step on those inputs (ẋ = u + 1): x_a = 1 + 0.5·11 = 6.5, x_b = 10 + 0.5·12 = 16. The
+    // exchange at 0.5 s: a.u = b.y = 16 first, a.y read again (6.5 + 16 = 22.5) and handed to b.
+    assert_eq!(step, ["a.step 0", "b.step 0", "a.get [0]", "b.get [0]", "a.u = 16", "a.get [0]", "b.u = 22.5"]);
 }
 
 #[test]
@@ -294,11 +306,14 @@ fn the_explicit_exchange_reads_every_output_once_at_t_n_before_any_input_is_set(
     let (mut run, log) = feedthrough_pair(Some(Exchange::Explicit));
     // b gets a.y as read at the end of the previous step (here: initialization, 1 + 0), not
     // the value after a's new input.
-    assert_eq!(one_step(&mut run, &log), ["a.u = 10", "b.u = 1", "a.step 0", "b.step 0", "a.get [0]", "b.get [0]"]);
-    // Step 2: x_a = 1 + 0.5·11 = 6.5, a.y read at 0.5 s = 6.5 + 10 (its input of step 1);
-    // x_b = 10 + 0.5·2 = 11.
+    let (init, step) = first_step(&mut run, &log);
+    assert!(init.ends_with(&["a.u = 10", "b.u = 1"].map(String::from)), "{init:?}");
+    // The exchange at 0.5 s from the outputs as read after the step: x_b = 10 + 0.5·2 = 11 → a.u;
+    // a.y = x_a + u_a = 6.5 + 10 (its input of step 1) → b.u, not read again after a.u is set.
+    assert_eq!(step, ["a.step 0", "b.step 0", "a.get [0]", "b.get [0]", "a.u = 11", "b.u = 16.5"]);
+    // Step 2: x_a = 6.5 + 0.5·12 = 12.5, a.y = 12.5 + 11; x_b = 11 + 0.5·17.5 = 19.75.
     let calls = one_step(&mut run, &log);
-    assert_eq!(calls, ["a.u = 11", "b.u = 16.5", "a.step 0.5", "b.step 0.5", "a.get [0]", "b.get [0]"]);
+    assert_eq!(calls, ["a.step 0.5", "b.step 0.5", "a.get [0]", "b.get [0]", "a.u = 19.75", "b.u = 23.5"]);
     // Each output read once per step, after the steps, never between setting inputs.
     for name in ["a", "b"] {
         assert_eq!(calls.iter().filter(|c| c.starts_with(&format!("{name}.get"))).count(), 1);

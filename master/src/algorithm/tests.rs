@@ -30,7 +30,16 @@ fn execution(configure: impl FnOnce(&mut SystemBuilder)) -> (Execution, Arc<Mute
     (Execution::with_instances(sys, instances, &[&md, &md]).unwrap(), log)
 }
 
-/// The calls made by one step (after initialization).
+/// The calls that end the initialization (the exchange of the start point) and one step's.
+fn first_step(run: &mut Execution, log: &Arc<Mutex<Vec<String>>>) -> (Vec<String>, Vec<String>) {
+    log.lock().unwrap().clear();
+    run.initialize().unwrap();
+    let init = std::mem::take(&mut *log.lock().unwrap());
+    (init, one_step(run, log))
+}
+
+/// The calls made by one step (after initialization): the steps and reads, then the exchange of
+/// the point reached (before its row).
 fn one_step(run: &mut Execution, log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
     run.initialize().unwrap();
     log.lock().unwrap().clear();
@@ -41,15 +50,17 @@ fn one_step(run: &mut Execution, log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
 #[test]
 fn jacobi_sets_every_input_from_t_n_then_steps_every_instance_then_reads() {
     let (mut run, log) = execution(|_| {});
+    let (init, step) = first_step(&mut run, &log);
+    assert!(init.ends_with(&["a.u = 10", "b.u = 1"].map(String::from)), "inputs from the values at t = 0: {init:?}");
     assert_eq!(
-        one_step(&mut run, &log),
-        ["a.u = 10", "b.u = 1", "a.step 0", "b.step 0", "a.get [0]", "b.get [0]"],
-        "inputs from the values at t = 0, then both steps, then both outputs"
+        step,
+        ["a.step 0", "b.step 0", "a.get [0]", "b.get [0]", "a.u = 11", "b.u = 6.5"],
+        "both steps, both outputs, then the inputs at t = 0.5 from them"
     );
     // x_a(0.5) = 1 + 0.5 (10 + 1), x_b(0.5) = 10 + 0.5 (1 + 1).
     assert_eq!(run.recorded().unwrap(), [6.5, 11.0]);
     let calls = one_step(&mut run, &log);
-    assert_eq!(calls[..2], ["a.u = 11", "b.u = 6.5"]);
+    assert_eq!(calls[..2], ["a.step 0.5", "b.step 0.5"], "the inputs set at 0.5 s stand");
 }
 
 #[test]
@@ -57,11 +68,14 @@ fn gauss_seidel_gives_later_instances_the_new_outputs() {
     let (mut run, log) = execution(|b| {
         b.algorithm(AlgorithmKind::GaussSeidel).order(["b", "a"]);
     });
+    let (init, step) = first_step(&mut run, &log);
+    assert!(init.ends_with(&["a.u = 10", "b.u = 1"].map(String::from)), "{init:?}");
     assert_eq!(
-        one_step(&mut run, &log),
-        ["a.u = 10", "b.u = 1", "b.step 0", "b.get [0]", "a.u = 11", "a.u = 11", "a.step 0", "a.get [0]"],
+        step,
+        ["b.step 0", "b.get [0]", "a.u = 11", "a.u = 11", "a.step 0", "a.get [0]", "a.u = 11", "b.u = 7"],
         "b steps first on a's x(0); a then sees b's x(0.5) = 10 + 0.5·2 (set with the interpolation's \
-         value at τ = 0 and its right end, held by an instance that cannot interpolate)"
+         value at τ = 0 and its right end, held by an instance that cannot interpolate); then the \
+         exchange at 0.5 s"
     );
     assert_eq!(run.recorded().unwrap(), [1.0 + 0.5 * 12.0, 11.0]);
 }
@@ -89,8 +103,9 @@ fn iterative_jacobi_repeats_the_step_from_saved_states_until_the_links_converge(
     let (mut run, log) = execution(|b| {
         b.iterations(50).iteration_tolerance(1e-12);
     });
-    let calls = one_step(&mut run, &log);
-    assert_eq!(calls[..4], ["a.u = 10", "b.u = 1", "a.save", "b.save"]);
+    let (init, calls) = first_step(&mut run, &log);
+    assert!(init.ends_with(&["a.u = 10", "b.u = 1"].map(String::from)), "{init:?}");
+    assert_eq!(calls[..2], ["a.save", "b.save"]);
     let restores = calls.iter().filter(|c| *c == "a.restore").count();
     let (passes, unconverged) = run.iteration_stats();
     assert_eq!((passes, unconverged), (restores as u64 + 1, 0), "{calls:?}");

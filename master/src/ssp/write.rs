@@ -32,15 +32,16 @@ pub(super) const OMS_TYPE: &str = "org.openmodelica";
 /// How start values of FMI enumeration variables are written in the `.ssv`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum EnumerationForm {
-    /// `ssv:Enumeration value="item"`: SSP 1.0's form (the item's name). cosim applies it;
-    /// FMPy's `simulate_ssp` fails on it (it sets `int(value)`), OMSimulator ignores it
-    /// ("Unknown ParameterBinding-type") and simulates the FMU's default.
-    #[default]
+    /// `ssv:Enumeration value="item"`: SSP 1.0's form (the item's name), on request
+    /// (`cosim export-ssp --enumerations name`). cosim applies it; FMPy's `simulate_ssp` fails
+    /// on it (it sets `int(value)`), OMSimulator ignores it ("Unknown ParameterBinding-type")
+    /// and simulates the FMU's default.
     Name,
-    /// `ssv:Integer value="k"` (the item's value), which cosim, FMPy and OMSimulator apply with
-    /// `fmi2SetInteger`, as FMI 2.0 sets enumerations (libcosim and ecos apply no enumeration in
-    /// any form). Not SSP 1.0's form for an enumeration parameter: an explicit choice
-    /// (`cosim export-ssp --enumerations integer`).
+    /// `ssv:Integer value="k"` (the item's value), the default: the form every reader tested
+    /// takes — cosim, FMPy and OMSimulator apply it with `fmi2SetInteger`, as FMI 2.0 sets
+    /// enumerations; libcosim and ecos load it without error (they apply no enumeration in any
+    /// form, so the FMU's default stays).
+    #[default]
     Integer,
 }
 

@@ -16,6 +16,14 @@ TOOL:
                  manipulator before each step
   ecos           ecospy EcosSimulation(ssp_path=SSP, step_size=H), init with the SSP's parameter set;
                  --input through set_real before each step
+  omsimulator    OMSimulator's C API (libOMSimulator.so of the extracted tarball given by --oms
+                 DIR, through ctypes): oms_importFile(SSP), oms_initialize, then oms_doStep per
+                 step (its step: the SSD's oms:FixedStepMaster, --step must equal it); --input
+                 through oms_setReal at each point before its row is read (held over the next
+                 step); a failed step writes the rows so far. Its time is accumulated (t += H): the
+                 rows are labelled k·H, and when the N-th step ends short of the stop time one
+                 more oms_doStep takes the remainder (as OMSimulator's own simulate does), the
+                 last row after it. Run in a scratch directory (it unpacks there).
 
 Writes OUT: a CSV `time,<outputs>` with a row at t = 0 (where the tool can read it) and one after
 every step, time = k·H. Prints the tool's version on stdout. Exit 1 with the error on stderr.
@@ -202,18 +210,105 @@ def run_ecos(a):
     print(f"ecospy {EcosLib.version()}")
 
 
+def run_omsimulator(a):
+    import ctypes
+    import re
+    lib = ctypes.CDLL(os.path.join(a.oms, "lib", "x86_64-linux-gnu", "libOMSimulator.so"))
+    c_str = ctypes.c_char_p
+    lib.oms_getVersion.restype = c_str
+    lib.oms_importFile.argtypes = [c_str, ctypes.POINTER(c_str)]
+    lib.oms_getReal.argtypes = [c_str, ctypes.POINTER(ctypes.c_double)]
+    lib.oms_setReal.argtypes = [c_str, ctypes.c_double]
+    lib.oms_getTime.argtypes = [c_str, ctypes.POINTER(ctypes.c_double)]
+    lib.oms_setStopTime.argtypes = [c_str, ctypes.c_double]
+    lib.oms_setResultFile.argtypes = [c_str, c_str, ctypes.c_int]
+    for f in ["oms_setTempDirectory", "oms_instantiate", "oms_initialize",
+              "oms_doStep", "oms_terminate", "oms_delete"]:
+        getattr(lib, f).argtypes = [c_str]
+    with zipfile.ZipFile(a.ssp) as z:
+        ssd = z.read("SystemStructure.ssd").decode()
+    system = re.search(r"<ssd:System\s[^>]*name=\"([^\"]+)\"", ssd).group(1)
+    step = re.search(r"stepSize=\"([^\"]+)\"", ssd)
+    if step is None or float(step.group(1)) != a.step:
+        raise SystemExit(f"the SSD's oms:FixedStepMaster stepSize is {step and step.group(1)}, not --step {a.step}")
+    ssp, out, cwd = os.path.abspath(a.ssp), os.path.abspath(a.csv), os.getcwd()
+    work = tempfile.mkdtemp()
+    ok = lambda status, what: status == 0 or (_ for _ in ()).throw(RuntimeError(f"OMSimulator: {what} failed"))
+    try:
+        # It unpacks into its working directory (oms_importFile takes the path from there).
+        os.chdir(work)
+        lib.oms_setTempDirectory(work.encode())
+        cref = c_str()
+        ok(lib.oms_importFile(ssp.encode(), ctypes.byref(cref)), f"oms_importFile({ssp})")
+        model = cref.value
+        ok(lib.oms_setStopTime(model, a.stop), "oms_setStopTime")
+        ok(lib.oms_setResultFile(model, os.path.join(work, "r.mat").encode(), 1), "oms_setResultFile")
+        ok(lib.oms_instantiate(model), "oms_instantiate")
+        inputs = [table(s) for s in a.input]
+        name = lambda o: model + b"." + system.encode() + b"." + o.encode()
+        for var, f in inputs:
+            ok(lib.oms_setReal(name(var), f(0.0)), f"oms_setReal({var})")
+        ok(lib.oms_initialize(model), "oms_initialize")
+        x, k_int = ctypes.c_double(), ctypes.c_int()
+        lib.oms_getVariableType.argtypes = [c_str, ctypes.POINTER(ctypes.c_int)]
+        lib.oms_getInteger.argtypes = [c_str, ctypes.POINTER(ctypes.c_int)]
+        # oms_signal_type_real = 0; Integer and Enumeration columns through oms_getInteger.
+        kinds = []
+        for o in a.outputs:
+            ok(lib.oms_getVariableType(name(o), ctypes.byref(k_int)), f"oms_getVariableType({o})")
+            kinds.append(k_int.value)
+        def read():
+            out = []
+            for o, kind in zip(a.outputs, kinds):
+                if kind == 0:
+                    ok(lib.oms_getReal(name(o), ctypes.byref(x)), f"oms_getReal({o})")
+                    out.append(x.value)
+                else:
+                    ok(lib.oms_getInteger(name(o), ctypes.byref(k_int)), f"oms_getInteger({o})")
+                    out.append(float(k_int.value))
+            return out
+        rows = [[0.0] + read()]
+        n = int(round(a.stop / a.step))
+        for k in range(n):
+            if lib.oms_doStep(model) != 0:
+                # The rows so far are written: a failure is compared with cosim's (same step).
+                write(out, a.outputs, rows)
+                raise RuntimeError(f"OMSimulator: oms_doStep from t = {k * a.step} failed")
+            # The time tables' values at the point reached, set before its row is read (as
+            # cosim sets a point's inputs before its row) and held over the next step.
+            for var, f in inputs:
+                ok(lib.oms_setReal(name(var), f((k + 1) * a.step)), f"oms_setReal({var})")
+            rows.append([(k + 1) * a.step] + read())
+        ok(lib.oms_getTime(model, ctypes.byref(x)), "oms_getTime")
+        if x.value < a.stop:
+            # Its float time ended short of the stop time: the remainder step, as its simulate takes it.
+            ok(lib.oms_doStep(model), f"oms_doStep of the remainder {a.stop - x.value:e} s from t = {x.value!r}")
+            rows[-1] = [n * a.step] + read()
+        ok(lib.oms_getTime(model, ctypes.byref(x)), "oms_getTime")
+        if not math.isclose(x.value, a.stop, rel_tol=1e-12):
+            raise RuntimeError(f"OMSimulator ended at t = {x.value!r}, expected {a.stop}")
+        lib.oms_terminate(model)
+        lib.oms_delete(model)
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(work, ignore_errors=True)
+    write(out, a.outputs, rows)
+    print(f"OMSimulator {lib.oms_getVersion().decode()}")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("tool", choices=["fmpy-validate", "fmpy", "fmpy-loop", "libcosim", "ecos"])
+    p.add_argument("tool", choices=["fmpy-validate", "fmpy", "fmpy-loop", "libcosim", "ecos", "omsimulator"])
     p.add_argument("ssp")
     p.add_argument("--stop", type=float)
     p.add_argument("--step", type=float)
     p.add_argument("--outputs", type=lambda s: s.split(","), default=[])
     p.add_argument("--csv")
     p.add_argument("--input", action="append", default=[])
+    p.add_argument("--oms", help="omsimulator: the folder the OMSimulator tarball was extracted into")
     a = p.parse_args()
     {"fmpy-validate": run_fmpy_validate, "fmpy": run_fmpy, "fmpy-loop": run_fmpy_loop,
-     "libcosim": run_libcosim, "ecos": run_ecos}[a.tool](a)
+     "libcosim": run_libcosim, "ecos": run_ecos, "omsimulator": run_omsimulator}[a.tool](a)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod a1;
+pub mod peers;
 
 use std::path::PathBuf;
 
