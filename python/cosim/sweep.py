@@ -114,8 +114,10 @@ def sweep(
     directory. ``reduce`` must be picklable (a module-level function; with the local pool,
     functions of ``__main__``/Jupyter work too since the pool forks). A run that fails (an FMU
     error, a bad parameter name, an exception in ``reduce``, a lost worker) is a row with its
-    error; the other runs complete. When every run fails (say, a ``reduce`` that cannot be
-    pickled), :class:`cosim.CosimError` is raised with the first run's error instead.
+    error; the other runs complete. A run that fails in its FMUs is a result (a row with status
+    ``failed``: a stability map is made of them). When no run gives a result at all — every row
+    an exception of the sweep's machinery, say a ``reduce`` that raises or cannot be pickled, or a
+    parameter name no run knows — :class:`cosim.CosimError` is raised with the first error.
     """
     import pandas as pd
 
@@ -167,10 +169,10 @@ def sweep(
             except Exception as e:  # noqa: BLE001 - a lost worker, a task that could not run
                 rows[i], errors[i] = {"status": "error"}, f"{type(e).__name__}: {e}"
             fut.release()
-    if sets and all(errors):
+    if sets and all(error and (row or {}).get("status") == "error" for row, error in zip(rows, errors)):
         from ._cosim import CosimError
 
-        raise CosimError(f"every run of the sweep failed ({len(sets)} runs); the first, {dict(sets[0])}: {errors[0]}")
+        raise CosimError(f"no run of the sweep gave a result ({len(sets)} runs); the first, {dict(sets[0])}: {errors[0]}")
     records = []
     for values, row, error in zip(sets, rows, errors):
         rec = dict(values)

@@ -51,9 +51,16 @@ def _bad_reduce(result, summary):
     raise ValueError("reducer broke")
 
 
-def test_a_sweep_whose_every_run_fails_raises_with_the_first_error():
-    with pytest.raises(cosim.CosimError, match="every run of the sweep failed \\(2 runs\\).*reducer broke"):
+def test_a_sweep_where_no_run_gives_a_result_raises_with_the_first_error():
+    with pytest.raises(cosim.CosimError, match="no run of the sweep gave a result \\(2 runs\\).*reducer broke"):
         cosim.sweep(SCENARIOS / "bench-trivial-pair.toml", {"a.x0": [1.0, 2.0]}, reduce=_bad_reduce, stop_time=0.01)
+    # every run failing in its FMU is a result (a stability map is made of them): rows, no exception
+    df = cosim.sweep(
+        SCENARIOS / "bench-trivial-pair.toml",
+        [{"a.fault": "error", "a.fault_time": 0.002}, {"a.fault": "error", "a.fault_time": 0.004}],
+        stop_time=0.01,
+    )
+    assert list(df["status"]) == ["failed", "failed"] and all("fmi2DoStep" in e for e in df["error"])
     # one run fails, the other not: a row each, no exception
     df = cosim.sweep(SCENARIOS / "bench-trivial-pair.toml", [{"a.x0": 1.0}, {"nosuch.x0": 1.0}], stop_time=0.01)
     assert list(df["error"] == "") == [True, False] and "nosuch" in df["error"][1]
