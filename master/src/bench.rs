@@ -44,7 +44,7 @@ fn parallel(p: Parallel) -> Overrides {
 
 fn load(path: &Path, over: &Overrides) -> Result<Loaded> {
     let builder = SystemBuilder::read(path)?;
-    let mut fmus = FmuCache::default();
+    let mut fmus = FmuCache::with_host(master::guard::host());
     let sys = builder.load_with(&mut fmus, over)?;
     Ok(Loaded { builder, over: over.clone(), sys, fmus })
 }
@@ -67,8 +67,10 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Fm
     let cpus = master::fmu::isolated::worker_cpus(l.sys.instances().len());
     for (spec, cpu) in l.sys.instances().iter().zip(cpus) {
         if isolate {
-            let exe = master::fmu::isolated::worker_exe()?;
-            let (s, _) = master::fmu::IsolatedInstance::spawn(&exe, &spec.fmu, &spec.name, cpu)?;
+            // Extracted with the run's host: its workers share one count of busy workers.
+            let worker = master::fmu::isolated::worker_command(l.fmus.host())?;
+            let archive = std::sync::Arc::new(master::fmu::Archive::extract_in(&spec.fmu, l.fmus.host())?);
+            let (s, _) = master::fmu::IsolatedInstance::spawn_shared(&worker, &archive, &spec.name, cpu)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;

@@ -91,6 +91,9 @@ enum Command {
         /// The descriptor of the master's shared memory (inherited).
         #[arg(long)]
         shm_fd: i32,
+        /// Which of the FMU's messages are printed on stderr (the master's `--fmu-log`).
+        #[arg(long, value_name = "LEVEL", value_parser = ["all", "warning", "error", "none"], default_value = "warning")]
+        fmu_log: String,
         /// The .fmu file.
         fmu: PathBuf,
         /// The instance name.
@@ -228,10 +231,6 @@ enum Command {
 }
 
 fn main() {
-    // This binary serves `cosim worker` itself: isolated instances run in copies of it.
-    if let Ok(exe) = std::env::current_exe() {
-        master::fmu::isolated::set_worker_command(master::fmu::isolated::WorkerCommand::exe(&exe));
-    }
     let code = match run() {
         Ok(code) => code,
         Err(e) => {
@@ -363,8 +362,10 @@ fn run_command(command: Command) -> Result<i32> {
             eprintln!("{}: {} ({} panels)", png.display(), fig.title, fig.panels.len());
             Ok(0)
         }
-        Command::Worker { fmu, extracted, shm_fd, instance } => {
-            master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance, shm_fd)
+        Command::Worker { fmu, extracted, shm_fd, fmu_log, instance } => {
+            let level = master::host::LogLevel::parse(&fmu_log).unwrap_or_default();
+            let log: std::sync::Arc<dyn master::host::FmuLog> = std::sync::Arc::new(master::host::StderrLog(level));
+            master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance, shm_fd, Some(log))
                 .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
             Ok(0)
         }

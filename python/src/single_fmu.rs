@@ -138,7 +138,7 @@ fn _simulate_fmu<'py>(
     start_values: Vec<String>,
     output: Option<Vec<String>>,
     check: bool,
-) -> PyResult<(String, Vec<String>, Bound<'py, PyBytes>, String)> {
+) -> PyResult<(String, Vec<(String, &'static str)>, Bound<'py, PyBytes>, String)> {
     super::register_worker(py)?;
     let opts = master::single::FmuOptions {
         start: start_time,
@@ -149,7 +149,7 @@ fn _simulate_fmu<'py>(
         output_variables: output,
     };
     let single = master::single::builder(&fmu, &opts).map_err(err)?;
-    let src = Source { builder: single.builder, fmus: FmuCache::default(), ssp: None };
+    let src = Source { builder: single.builder, fmus: FmuCache::with_host(crate::host()), ssp: None };
     let none = Options {
         stop_time: None,
         step: None,

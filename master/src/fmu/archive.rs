@@ -622,7 +622,7 @@ mod tests {
             fn untrack_group(&self, _: u32) {}
         }
         let seen = std::sync::Arc::new(Seen::default());
-        let host = Host { stop: None, cleanup: Some(seen.clone()) };
+        let host = Host { cleanup: Some(seen.clone()), ..Host::default() };
         let a = Archive::extract_in(&zip_path, &host).unwrap();
         let dir = a.dir().to_path_buf();
         assert_eq!(*seen.0.lock().unwrap(), [(true, dir.clone())]);
