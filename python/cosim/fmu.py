@@ -129,11 +129,10 @@ def simulate_fmu(
         check=check,
     )
     prefix = inst + "."
-    def strip(column):
-        n, t = column
-        return (n[len(prefix):] if n.startswith(prefix) else n), t
+    def strip(n):
+        return n[len(prefix):] if n.startswith(prefix) else n
 
-    r = _result([strip(n) for n in names], data, summary)
+    r = _result([(strip(n), t) for n, t in names], data, summary)
     r.units = {strip(k): u for k, u in r.units.items()}
     return r
 
