@@ -90,11 +90,20 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn floor(l: &Loaded, i: usize, steps: u64) -> Result<f64> {
     let spec = &l.sys.instances()[i];
     let fmu = l.fmus.get(&spec.fmu).context("FMU not loaded")?;
-    let mut s = fmu.instantiate(&format!("{}-floor", spec.name))?;
+    // The version's own instance, called directly (no dispatch: the floor).
+    match fmu.instantiate(&format!("{}-floor", spec.name))? {
+        master::fmu::Instance::Fmi2(mut s) => floor_of(&mut s, l, i, steps),
+        master::fmu::Instance::Fmi3(mut s) => floor_of(&mut s, l, i, steps),
+    }
+}
+
+/// [`floor`] on instance `s` of instance `i`'s FMU.
+fn floor_of<S: FmuInstance>(s: &mut S, l: &Loaded, i: usize, steps: u64) -> Result<f64> {
+    let spec = &l.sys.instances()[i];
     s.set_timing(false);
     s.setup(l.sys.start(), None)?;
     for (v, value) in &spec.starts {
-        value.apply(&mut s, v.vr)?;
+        value.apply(s, v.vr)?;
     }
     s.enter_initialization()?;
     s.exit_initialization()?;

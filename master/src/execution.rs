@@ -134,7 +134,7 @@ impl Execution {
                 path: spec.fmu.clone(),
                 message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
             })?;
-            instances.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
+            instances.push(fmu.instantiate(&format!("{}{suffix}", spec.name))?.boxed());
         }
         let stop = fmus.host().stop.clone();
         let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();

@@ -30,6 +30,12 @@ fn err(e: MasterError) -> PyErr {
     CosimError::new_err(e.to_string())
 }
 
+/// The recorded columns, each (name, NumPy type), and the row-major bytes of the rows.
+pub(crate) type Rows<'py> = (Vec<(String, &'static str)>, Bound<'py, PyBytes>);
+
+/// [`Rows`] and the summary (JSON).
+pub(crate) type RowsAndSummary<'py> = (Vec<(String, &'static str)>, Bound<'py, PyBytes>, String);
+
 fn bad(message: impl Into<String>) -> PyErr {
     CosimError::new_err(message.into())
 }
@@ -584,7 +590,7 @@ impl Inner {
 
     /// Everything recorded so far: (the columns with "time" first, each (name, NumPy type:
     /// "<f8", or "<i8"/"<u8" for exact 64-bit integers), row-major bytes of 8-byte fields).
-    fn rows<'py>(&self, py: Python<'py>) -> PyResult<(Vec<(String, &'static str)>, Bound<'py, PyBytes>)> {
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Rows<'py>> {
         let kinds = match &self.recorder {
             Some(r) => r.kinds.lock().unwrap_or_else(PoisonError::into_inner).clone(),
             None => vec!["<f8"; self.labels.len()],
@@ -715,7 +721,7 @@ impl Execution {
     }
 
     /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
-    fn _rows<'py>(&mut self, py: Python<'py>) -> PyResult<(Vec<(String, &'static str)>, Bound<'py, PyBytes>)> {
+    fn _rows<'py>(&mut self, py: Python<'py>) -> PyResult<Rows<'py>> {
         self.i().rows(py)
     }
 
@@ -749,17 +755,13 @@ fn _simulate<'py>(
     extrapolation: Option<usize>,
     check: bool,
     settings: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(Vec<(String, &'static str)>, Bound<'py, PyBytes>, String)> {
+) -> PyResult<RowsAndSummary<'py>> {
     let o = Options { stop_time, step, start_values, output, fmus, extrapolation, settings };
     run_to_end(py, Inner::create(system, o, true)?, check)
 }
 
 /// Runs `e` to its stop time: (column names, rows as float64 bytes, summary JSON); see `_simulate`.
-fn run_to_end(
-    py: Python<'_>,
-    mut e: Inner,
-    check: bool,
-) -> PyResult<(Vec<(String, &'static str)>, Bound<'_, PyBytes>, String)> {
+fn run_to_end(py: Python<'_>, mut e: Inner, check: bool) -> PyResult<RowsAndSummary<'_>> {
     let stop = e.exec()?.system().stop();
     let r = e.advance(py, stop, u64::MAX);
     if let Err(interrupt) = r.as_ref() {

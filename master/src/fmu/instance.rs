@@ -62,13 +62,6 @@ impl Instance {
         }
     }
 
-    fn inner(&mut self) -> &mut dyn FmuInstance {
-        match self {
-            Self::Fmi2(i) => i,
-            Self::Fmi3(i) => i,
-        }
-    }
-
     /// The FMU this is an instance of.
     pub fn fmu(&self) -> &Arc<Fmu> {
         &self.core().fmu.0
@@ -117,7 +110,10 @@ impl FmuInstance for Instance {
         &self.core().name
     }
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
-        self.inner().execute(call)
+        match self {
+            Self::Fmi2(i) => i.execute(call),
+            Self::Fmi3(i) => i.execute(call),
+        }
     }
     fn version(&self) -> Version {
         match self {
@@ -147,7 +143,10 @@ impl FmuInstance for Instance {
         }
     }
     fn set_timing(&mut self, on: bool) {
-        self.inner().set_timing(on);
+        match self {
+            Self::Fmi2(i) => i.set_timing(on),
+            Self::Fmi3(i) => i.set_timing(on),
+        }
     }
 }
 
@@ -194,20 +193,21 @@ impl Core {
         status
     }
 
-    /// Maps a status to `Ok` or [`MasterError::Call`] naming `function`. `messages_before` is the
-    /// FMU's message count before the call, to tell whether the last message belongs to this call.
+    /// Maps a status to `Ok` or [`MasterError::Call`] naming `function()` (a name asked for only
+    /// on that cold path: the hot path costs one comparison). `messages_before` is the FMU's
+    /// message count before the call, to tell whether the last message belongs to this call.
     #[inline]
     pub(crate) fn check(
         &mut self,
         version: Version,
-        function: &'static str,
+        function: impl FnOnce() -> &'static str,
         (status, messages_before): (c_int, u64),
         env: &ffi::InstanceEnv,
     ) -> Result<()> {
         if status == ffi::OK {
             return Ok(());
         }
-        self.check_status(version, function, status, messages_before, env)
+        self.check_status(version, function(), status, messages_before, env)
     }
 
     /// [`Self::check`] for a status other than OK.
@@ -268,11 +268,11 @@ impl Core {
     }
 
     #[inline]
-    pub(crate) fn lengths(&self, function: &'static str, refs: usize, values: usize) -> Result<()> {
+    pub(crate) fn lengths(&self, function: impl FnOnce() -> &'static str, refs: usize, values: usize) -> Result<()> {
         if refs == values {
             Ok(())
         } else {
-            Err(self.invalid(function, format!("{refs} value references but {values} values")))
+            Err(self.invalid(function(), format!("{refs} value references but {values} values")))
         }
     }
 }
@@ -329,12 +329,12 @@ impl Fmi2Instance {
     /// `fmi2Reset`: back to the state after instantiation.
     pub fn reset(&mut self) -> Result<()> {
         let s = self.call(ffi::Instance::reset);
-        self.core.check(V, "fmi2Reset", s, self.instance.env())
+        self.core.check(V, || "fmi2Reset", s, self.instance.env())
     }
 
     /// `fmi2GetRealOutputDerivatives` (one order for all given references).
     pub fn get_output_derivatives(&mut self, vr: &[u32], order: i32, out: &mut [f64]) -> Result<()> {
-        let function = "fmi2GetRealOutputDerivatives";
+        let function = || "fmi2GetRealOutputDerivatives";
         self.core.lengths(function, vr.len(), out.len())?;
         let orders = vec![order; vr.len()];
         let s = self.call(|r| r.get_real_output_derivatives(vr, &orders, out));
@@ -353,7 +353,9 @@ impl FmuInstance for Fmi2Instance {
     // is known: the match folds away and the hot path costs what a direct call did.
     #[inline(always)]
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
-        let function = call.op().function(V);
+        let op = call.op();
+        // Named only where an error needs it (folded away on the hot path).
+        let function = move || op.function(V);
         let s = match call {
             Call::Setup { start, stop } => {
                 self.core.time = start;
@@ -391,7 +393,7 @@ impl FmuInstance for Fmi2Instance {
                         Err(_) => {
                             self.ints = ints;
                             let why = format!("value reference {r}: {v} is outside the range of fmi2Integer (32 bits)");
-                            return Err(self.core.invalid(function, why));
+                            return Err(self.core.invalid(function(), why));
                         }
                     }
                 }
@@ -415,7 +417,7 @@ impl FmuInstance for Fmi2Instance {
             Call::SetString { vr, values } => {
                 self.core.lengths(function, vr.len(), values.len())?;
                 if let Some(v) = values.iter().find(|v| v.contains('\0')) {
-                    return Err(self.core.invalid(function, format!("the value {v:?} contains a NUL character")));
+                    return Err(self.core.invalid(function(), format!("the value {v:?} contains a NUL character")));
                 }
                 self.call(|i| i.set_string(vr, values))
             }

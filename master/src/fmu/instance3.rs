@@ -127,6 +127,10 @@ pub struct Fmi3Instance {
     shadow: HashMap<u32, Vec<f64>>,
     /// Reused fmi3Boolean buffer.
     bools: Vec<u8>,
+    /// `fmi3GetFloat64` and `fmi3SetFloat64`, copied out of the table: the hot path reads each
+    /// with one load.
+    get_float64: Get<f64>,
+    set_float64: Set<f64>,
 }
 
 impl std::fmt::Debug for Fmi3Instance {
@@ -141,7 +145,10 @@ impl std::fmt::Debug for Fmi3Instance {
 impl Fmi3Instance {
     pub(crate) fn new(raw: Instance3, types: Arc<Types3>, core: Core) -> Self {
         let shadow = types.starts.clone();
+        let (get_float64, set_float64) = (raw.api().get_float64, raw.api().set_float64);
         Self {
+            get_float64,
+            set_float64,
             raw,
             core,
             types,
@@ -163,7 +170,7 @@ impl Fmi3Instance {
     }
 
     #[inline]
-    fn check(&mut self, function: &'static str, s: (c_int, u64)) -> Result<()> {
+    fn check(&mut self, function: impl FnOnce() -> &'static str, s: (c_int, u64)) -> Result<()> {
         self.core.check(V, function, s, self.raw.env())
     }
 
@@ -204,13 +211,13 @@ impl Fmi3Instance {
             None => {
                 let mut v = T::default();
                 let s = self.call(|i| i.get(get, &[r], std::slice::from_mut(&mut v)));
-                self.check(function, s)?;
+                self.check(|| function, s)?;
                 Ok(v)
             }
             Some(el) => {
                 let mut buf = vec![T::default(); el.len];
                 let s = self.call(|i| i.get(get, &[el.array_vr], &mut buf));
-                self.check(function, s)?;
+                self.check(|| function, s)?;
                 Ok(buf.get(el.index).copied().unwrap_or_default())
             }
         }
@@ -219,7 +226,7 @@ impl Fmi3Instance {
     /// Sets scalar `r` to `v` with setter `set`.
     fn set_one<T: Copy>(&mut self, set: Set<T>, function: &'static str, r: u32, v: T) -> Result<()> {
         let s = self.call(|i| i.set(set, &[r], &[v]));
-        self.check(function, s)
+        self.check(|| function, s)
     }
 
     /// An integer value of `r` of any integer type, exactly.
@@ -294,7 +301,7 @@ impl Fmi3Instance {
                     values[el.index] = *v;
                     let s = self.call(|i| i.set(api.set_float64, &[el.array_vr], &values));
                     self.shadow.insert(el.array_vr, values);
-                    self.check("fmi3SetFloat64", s)?;
+                    self.check(|| "fmi3SetFloat64", s)?;
                 }
                 Some((ty, Some(_))) => {
                     let why = format!("{}: setting an element of a {ty} array is not supported", self.var(*r));
@@ -325,11 +332,11 @@ impl Fmi3Instance {
             *o = *b != 0;
         }
         self.bools = raw;
-        self.check("fmi3GetBoolean", s)
+        self.check(|| "fmi3GetBoolean", s)
     }
 
     /// `fmi3DoStep` and what its outputs mean to the master (module documentation).
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, t: f64, h: f64) -> Result<()> {
         const F: &str = "fmi3DoStep";
         self.core.time = t;
@@ -344,17 +351,17 @@ impl Fmi3Instance {
         self.last_time = if last.is_finite() { last } else { t };
         let (status, before) = s;
         if status > DISCARD {
-            return self.check(F, s);
+            return self.check(|| F, s);
         }
         if r.terminate_simulation {
             self.terminated = true;
             self.raw
                 .env()
                 .note(OK, &format!("{F}(t = {t}, h = {h}): terminateSimulation = true at lastSuccessfulTime = {last}"));
-            return self.check(F, (DISCARD, before));
+            return self.check(|| F, (DISCARD, before));
         }
         if status == DISCARD {
-            return self.check(F, s);
+            return self.check(|| F, s);
         }
         if r.early_return {
             return Err(MasterError::Call {
@@ -378,7 +385,7 @@ impl Fmi3Instance {
                 ),
             );
         }
-        self.check(F, s)?;
+        self.check(|| F, s)?;
         self.core.time = t + h;
         Ok(())
     }
@@ -387,16 +394,16 @@ impl Fmi3Instance {
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
         let s = self.call(Instance3::reset);
-        self.check("fmi3Reset", s)
+        self.check(|| "fmi3Reset", s)
     }
 
     /// `fmi3GetOutputDerivatives` (one order for all given references).
     pub(crate) fn get_output_derivatives(&mut self, vr: &[u32], order: i32, out: &mut [f64]) -> Result<()> {
         let function = "fmi3GetOutputDerivatives";
-        self.core.lengths(function, vr.len(), out.len())?;
+        self.core.lengths(|| function, vr.len(), out.len())?;
         let orders = vec![order; vr.len()];
         let s = self.call(|i| i.get_output_derivatives(vr, &orders, out));
-        self.check(function, s)
+        self.check(|| function, s)
     }
 }
 
@@ -408,7 +415,9 @@ impl FmuInstance for Fmi3Instance {
     // Always inlined into the typed methods, as FMI 2.0's.
     #[inline(always)]
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
-        let function = call.op().function(V);
+        let op = call.op();
+        // Named only where an error needs it (folded away on the hot path).
+        let function = move || op.function(V);
         let s = match call {
             Call::Setup { start, stop } => {
                 self.core.time = start;
@@ -428,7 +437,7 @@ impl FmuInstance for Fmi3Instance {
                     return self.get_floats(vr, out);
                 }
                 {
-                    let f = self.raw.api().get_float64;
+                    let f = self.get_float64;
                     self.call(|i| i.get(f, vr, out))
                 }
             }
@@ -438,7 +447,7 @@ impl FmuInstance for Fmi3Instance {
                     return self.set_floats(vr, values);
                 }
                 {
-                    let f = self.raw.api().set_float64;
+                    let f = self.set_float64;
                     self.call(|i| i.set(f, vr, values))
                 }
             }
@@ -446,10 +455,10 @@ impl FmuInstance for Fmi3Instance {
                 self.core.lengths(function, vr.len(), out.len())?;
                 if !self.types.all(vr, ValueType::Int64) {
                     for (r, o) in vr.iter().zip(out.iter_mut()) {
-                        let v = self.get_int(function, *r)?;
+                        let v = self.get_int(function(), *r)?;
                         *o = i64::try_from(v).map_err(|_| {
                             let why = format!("{} = {v} does not fit Int64: read it as UInt64", self.var(*r));
-                            self.refuse(function, why)
+                            self.refuse(function(), why)
                         })?;
                     }
                     return Ok(());
@@ -463,7 +472,7 @@ impl FmuInstance for Fmi3Instance {
                 self.core.lengths(function, vr.len(), values.len())?;
                 if !self.types.all(vr, ValueType::Int64) {
                     for (r, v) in vr.iter().zip(values) {
-                        self.set_int(function, *r, i128::from(*v))?;
+                        self.set_int(function(), *r, i128::from(*v))?;
                     }
                     return Ok(());
                 }
@@ -476,10 +485,10 @@ impl FmuInstance for Fmi3Instance {
                 self.core.lengths(function, vr.len(), out.len())?;
                 if !self.types.all(vr, ValueType::UInt64) {
                     for (r, o) in vr.iter().zip(out.iter_mut()) {
-                        let v = self.get_int(function, *r)?;
+                        let v = self.get_int(function(), *r)?;
                         *o = u64::try_from(v).map_err(|_| {
                             let why = format!("{} = {v} does not fit UInt64: read it as Int64", self.var(*r));
-                            self.refuse(function, why)
+                            self.refuse(function(), why)
                         })?;
                     }
                     return Ok(());
@@ -492,7 +501,7 @@ impl FmuInstance for Fmi3Instance {
             Call::SetUInt64 { vr, values } => {
                 self.core.lengths(function, vr.len(), values.len())?;
                 for (r, v) in vr.iter().zip(values) {
-                    self.set_int(function, *r, i128::from(*v))?;
+                    self.set_int(function(), *r, i128::from(*v))?;
                 }
                 return Ok(());
             }
@@ -518,30 +527,30 @@ impl FmuInstance for Fmi3Instance {
             Call::SetString { vr, values } => {
                 self.core.lengths(function, vr.len(), values.len())?;
                 if let Some(v) = values.iter().find(|v| v.contains('\0')) {
-                    return Err(self.refuse(function, format!("the value {v:?} contains a NUL character")));
+                    return Err(self.refuse(function(), format!("the value {v:?} contains a NUL character")));
                 }
                 self.call(|i| i.set_string(vr, values))
             }
             Call::GetBinary { vr, out } => {
                 self.core.lengths(function, vr.len(), out.len())?;
                 if let Some(r) = vr.iter().find(|r| self.types.ty(**r) != Some(ValueType::Binary)) {
-                    return Err(self.wrong(function, *r, "Binary"));
+                    return Err(self.wrong(function(), *r, "Binary"));
                 }
                 if self.raw.api().get_binary.is_none() {
-                    return Err(self.refuse(function, "the binary does not export fmi3GetBinary".into()));
+                    return Err(self.refuse(function(), "the binary does not export fmi3GetBinary".into()));
                 }
                 self.call(|i| i.get_binary(vr, out))
             }
             Call::SetBinary { vr, values } => {
                 self.core.lengths(function, vr.len(), values.len())?;
                 if let Some(r) = vr.iter().find(|r| self.types.ty(**r) != Some(ValueType::Binary)) {
-                    return Err(self.wrong(function, *r, "Binary"));
+                    return Err(self.wrong(function(), *r, "Binary"));
                 }
                 if let Some(why) = super::binary::too_big(self.core.fmu.0.binary_max(), vr, values) {
-                    return Err(self.refuse(function, why));
+                    return Err(self.refuse(function(), why));
                 }
                 if self.raw.api().set_binary.is_none() {
-                    return Err(self.refuse(function, "the binary does not export fmi3SetBinary".into()));
+                    return Err(self.refuse(function(), "the binary does not export fmi3SetBinary".into()));
                 }
                 self.call(|i| i.set_binary(vr, values))
             }
@@ -561,7 +570,7 @@ impl FmuInstance for Fmi3Instance {
                 return Ok(());
             }
             Call::GetBooleanStatus { kind, .. } | Call::GetRealStatus { kind, .. } => {
-                return Err(self.refuse(function, format!("FMI 3.0 has no status of kind {kind}")));
+                return Err(self.refuse(function(), format!("FMI 3.0 has no status of kind {kind}")));
             }
             other @ (Call::SetInputDerivatives { .. }
             | Call::GetClock { .. }

@@ -173,7 +173,8 @@ pub fn serve(
         Some(dir) => Fmu::load_extracted(fmu, dir, log),
         None => Fmu::load_in(fmu, &Host { log, ..Host::default() }),
     };
-    let loaded = loaded.and_then(|f| f.instantiate(name));
+    // Boxed as the version's own instance: one dynamic dispatch per call, as in process.
+    let loaded = loaded.and_then(|f| f.instantiate(name)).map(crate::fmu::Instance::boxed);
     let mut instance = match loaded {
         Ok(instance) => {
             Enc(&mut out).u8(TAG_OK);
@@ -203,7 +204,7 @@ pub fn serve(
     };
     while let Some(seq) = channel.wait_request(last, &mut req, master_alive)? {
         last = seq;
-        execute_batch(&mut instance, &req, &mut buffers, &mut out, |i| channel.set_progress(i))
+        execute_batch(instance.as_mut(), &req, &mut buffers, &mut out, |i| channel.set_progress(i))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         channel.send_response(seq, &out)?;
     }
