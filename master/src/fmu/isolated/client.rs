@@ -551,7 +551,9 @@ impl FmuInstance for IsolatedInstance {
     }
 
     fn execute(&mut self, mut call: Call<'_>) -> Result<()> {
-        let function = call.op().function(self.version);
+        let (op, version) = (call.op(), self.version);
+        // Named only where an error needs it.
+        let function = move || op.function(version);
         self.complete_step()?;
         match call {
             Call::Setup { start, .. } => self.time = start,
@@ -562,7 +564,7 @@ impl FmuInstance for IsolatedInstance {
             _ => {}
         }
         if let Some(m) = &self.dead {
-            let e = self.worker_error(function, m.clone());
+            let e = self.worker_error(function(), m.clone());
             self.clear_batch();
             return Err(e);
         }
@@ -574,7 +576,7 @@ impl FmuInstance for IsolatedInstance {
             }
             if let Some(results) = self.take_prefetched() {
                 let r = decode_results(&mut call, &mut Dec(&self.prefetched[results]));
-                return r.map_err(|e| self.garbled(function, e));
+                return r.map_err(|e| self.garbled(function(), e));
             }
         } else {
             self.learning = false;
@@ -613,7 +615,7 @@ impl FmuInstance for IsolatedInstance {
             return Ok(());
         }
         let r = decode_results(&mut call, &mut self.round_trip()?);
-        r.map_err(|e| self.garbled(function, e))?;
+        r.map_err(|e| self.garbled(function(), e))?;
         if let Call::DoStep { t, h } = call {
             self.stepped(t, h);
         }
