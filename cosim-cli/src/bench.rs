@@ -44,7 +44,7 @@ fn parallel(p: Parallel) -> Overrides {
 
 fn load(path: &Path, over: &Overrides) -> Result<Loaded> {
     let builder = SystemBuilder::read(path)?;
-    let mut fmus = FmuCache::default();
+    let mut fmus = FmuCache::with_host(crate::guard::host());
     let sys = builder.load_with(&mut fmus, over)?;
     Ok(Loaded { builder, over: over.clone(), sys, fmus })
 }
@@ -67,8 +67,10 @@ fn instantiate(l: &Loaded, timing: bool, isolate: bool) -> Result<Vec<Box<dyn Fm
     let cpus = master::fmu::isolated::worker_cpus(l.sys.instances().len());
     for (spec, cpu) in l.sys.instances().iter().zip(cpus) {
         if isolate {
-            let exe = master::fmu::isolated::worker_exe()?;
-            let (s, _) = master::fmu::IsolatedInstance::spawn(&exe, &spec.fmu, &spec.name, cpu)?;
+            // Extracted with the run's host: its workers share one count of busy workers.
+            let worker = master::fmu::isolated::worker_command(l.fmus.host())?;
+            let archive = std::sync::Arc::new(master::fmu::Archive::extract_in(&spec.fmu, l.fmus.host())?);
+            let (s, _) = master::fmu::IsolatedInstance::spawn_shared(&worker, &archive, &spec.name, cpu)?;
             v.push(Box::new(s));
         } else if let Some(f) = l.fmus.get(&spec.fmu) {
             let mut s = f.instantiate(&spec.name)?;
@@ -88,11 +90,20 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn floor(l: &Loaded, i: usize, steps: u64) -> Result<f64> {
     let spec = &l.sys.instances()[i];
     let fmu = l.fmus.get(&spec.fmu).context("FMU not loaded")?;
-    let mut s = fmu.instantiate(&format!("{}-floor", spec.name))?;
+    // The version's own instance, called directly (no dispatch: the floor).
+    match fmu.instantiate(&format!("{}-floor", spec.name))? {
+        master::fmu::Instance::Fmi2(mut s) => floor_of(&mut s, l, i, steps),
+        master::fmu::Instance::Fmi3(mut s) => floor_of(&mut s, l, i, steps),
+    }
+}
+
+/// [`floor`] on instance `s` of instance `i`'s FMU.
+fn floor_of<S: FmuInstance>(s: &mut S, l: &Loaded, i: usize, steps: u64) -> Result<f64> {
+    let spec = &l.sys.instances()[i];
     s.set_timing(false);
     s.setup(l.sys.start(), None)?;
     for (v, value) in &spec.starts {
-        value.apply(&mut s, v.vr)?;
+        value.apply(s, v.vr)?;
     }
     s.enter_initialization()?;
     s.exit_initialization()?;

@@ -293,13 +293,39 @@ impl master::host::Cleanup for Registry {
     }
 }
 
-/// What `cosim` hands the library: SIGINT/SIGTERM as the stop request ([`Signals`]) and this
-/// guard's cleanup registry ([`Registry`]).
+/// The level of the FMU messages `cosim` prints (`cosim run --fmu-log`; unset: `$COSIM_LOG`,
+/// else warning).
+static FMU_LOG: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(u8::MAX);
+
+/// Sets which FMU messages [`host`]'s log sink prints (`--fmu-log LEVEL`).
+pub fn set_fmu_log(level: master::host::LogLevel) {
+    FMU_LOG.store(level as u8, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The level set by [`set_fmu_log`], else the one `$COSIM_LOG` names (the command line's
+/// environment variable: `COSIM_LOG=all cosim run …`), else warning.
+pub fn fmu_log() -> master::host::LogLevel {
+    use master::host::LogLevel;
+    match [LogLevel::All, LogLevel::Warning, LogLevel::Error, LogLevel::None]
+        .get(usize::from(FMU_LOG.load(std::sync::atomic::Ordering::Relaxed)))
+    {
+        Some(level) => *level,
+        None => std::env::var("COSIM_LOG").ok().and_then(|v| LogLevel::parse(&v)).unwrap_or_default(),
+    }
+}
+
+/// What `cosim` hands the library: SIGINT/SIGTERM as the stop request ([`Signals`]), this
+/// guard's cleanup registry ([`Registry`]), the CSV writers it drains, FMU messages printed on stderr at the level of
+/// `--fmu-log` ([`master::host::StderrLog`]) and this executable as the worker of isolated
+/// instances (it serves `cosim worker`).
 pub fn host() -> master::host::Host {
     master::host::Host {
         stop: Some(std::sync::Arc::new(Signals)),
         cleanup: Some(std::sync::Arc::new(Registry)),
         writers: Some(writers().clone()),
+        log: Some(std::sync::Arc::new(master::host::StderrLog(fmu_log()))),
+        workers: std::env::current_exe().ok().map(|exe| master::fmu::isolated::WorkerCommand::exe(&exe)),
+        busy_workers: master::host::BusyWorkers::default(),
     }
 }
 

@@ -35,10 +35,8 @@ fn allocations() -> u64 {
 }
 
 fn main() {
-    // This binary serves `cosim worker` itself: isolated instances run in copies of it.
-    if let Ok(exe) = std::env::current_exe() {
-        master::fmu::isolated::set_worker_command(master::fmu::isolated::WorkerCommand::exe(&exe));
-    }
+    // This binary serves `cosim worker` itself: `guard::host()` names it as the worker command
+    // of isolated instances.
     let code = match run() {
         Ok(code) => code,
         Err(e) => {

@@ -252,15 +252,15 @@ pub fn run_into(execution: &mut Execution, out_dir: &Path) -> Result<()> {
     execution.initialize()?;
     let start = execution.system().start();
     let values = execution.recorded()?.to_vec();
-    let bytes = execution.recorded_bytes().to_vec();
+    let exact = execution.recorded_exact().to_vec();
     let mut observers = file_observers_for(execution.system(), out_dir, &crate::guard::host())?;
     if let master::system::StepControl::Fixed = execution.system().step_control() {
         observers.push(Box::new(crate::progress::Progress::new(execution.system().steps())));
     }
     observers.push(Box::new(crate::guard::Beacon));
     for mut o in observers {
-        if !bytes.is_empty() {
-            o.binary(&bytes);
+        if !exact.is_empty() {
+            o.exact(&exact);
         }
         o.start(start, &values, execution.bonds())?;
         execution.observe(o);

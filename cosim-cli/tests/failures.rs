@@ -286,7 +286,7 @@ fn diverging_residual_energy_stops_the_run() {
 /// A vendor FMU that returns NaN with fmi2OK (ours refuse to): the engine stops at the first
 /// non-finite output it reads, naming the instance, the variable and the time.
 struct NanAfter {
-    inner: master::Fmu2Instance,
+    inner: master::Instance,
     from: f64,
     now: f64,
 }
@@ -298,7 +298,7 @@ impl FmuInstance for NanAfter {
     fn execute(&mut self, mut call: master::Call<'_>) -> master::Result<()> {
         self.inner.execute(call.reborrow())?;
         match call {
-            master::Call::GetReal { out, .. } if self.now >= self.from - 1e-12 => {
+            master::Call::GetFloat64 { out, .. } if self.now >= self.from - 1e-12 => {
                 out.iter_mut().for_each(|x| *x = f64::NAN)
             }
             master::Call::DoStep { t, h } => self.now = t + h,

@@ -1,14 +1,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! A small C FMI 3.0 FMU (`cfmu3/cfmu3.c`, built here with the system's `cc`, packaged with the
 //! description below) through the master's instance abstraction: Int64, UInt64, Int8, Float32,
-//! Boolean and String variables through the 3.0 functions of their types (values outside the
-//! master's 32-bit integers refused naming the reference), Binary variables through
+//! Boolean and String variables through the 3.0 functions of their types (64-bit integers exact
+//! from start values to results.csv, values outside a variable's type refused naming it),
+//! Int64 and String connections, Binary variables through
 //! fmi3GetBinary/fmi3SetBinary (start values, connections, hex columns of results.csv, maxSize
 //! and type refusals, FMPy's bytes; Binary arrays left out and listed), array variables, FMU
 //! state get/set/serialize, `terminateSimulation` ending a run at `lastSuccessfulTime`, `earlyReturnAllowed = false` at instantiation (an FMU that returns early
 //! anyway fails the run with the reason), `eventHandlingNeeded` reported as a warning.
 
-use master::fmu::{Fmu2, FmuInstance};
+use master::fmu::{Fmu, FmuInstance};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,7 +23,7 @@ use cfmu3_build::{build, build_with, XML};
 #[test]
 fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     let dir = tmp("cfmu3-types");
-    let fmu = Fmu2::load(&build(&dir, "cfmu3", &[])).unwrap();
+    let fmu = Fmu::load(&build(&dir, "cfmu3", &[])).unwrap();
     let md = fmu.model_description();
     let names: Vec<&str> = md.model_variables.iter().map(|v| v.name.as_str()).collect();
     // Scalar Binary variables are in; Binary arrays are left out; array elements are scalars `name[i]`.
@@ -51,7 +52,13 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
             "aout[1]",
             "aout[2]",
             "bin_in",
-            "bin_out"
+            "bin_out",
+            "big_in",
+            "big_echo",
+            "huge",
+            "label_in",
+            "label_out",
+            "label_len"
         ]
     );
     let vr = |n: &str| md.variable(n).unwrap().value_reference;
@@ -60,15 +67,29 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     let mut s = fmu.instantiate("c").unwrap();
     s.setup(0.0, Some(1.0)).unwrap();
     s.enter_initialization().unwrap();
-    s.set_integer(&[6], &[-5]).unwrap();
+    s.set_int64(&[6], &[-5]).unwrap();
     s.set_string(&[5], &["hello"]).unwrap();
-    // Int8 range and the master's 32-bit range are checked with the reference named.
-    let e = s.set_integer(&[6], &[300]).unwrap_err().to_string();
-    assert!(e.contains("value reference 6: 300 is outside the range of Int8"), "{e}");
+    // The Int8 range is checked with the variable named, and the error names the FMI 3.0 function.
+    let e = s.set_int64(&[6], &[300]).unwrap_err().to_string();
+    assert!(e.contains("small (value reference 6): 300 is outside the range of Int8 (-128 to 127)"), "{e}");
+    assert!(e.contains("fmi3SetInt8"), "{e}");
+    // 64-bit integers are exact: UInt64 5,000,000,000 read through both integer carriers.
     let mut i = [0];
-    let e = s.get_integer(&[4], &mut i).unwrap_err().to_string();
-    assert!(e.contains("value reference 4 (UInt64) = 5000000000 does not fit the master's 32-bit integers"), "{e}");
-    s.set_integer(&[4], &[7]).unwrap();
+    s.get_int64(&[4], &mut i).unwrap();
+    assert_eq!(i, [5_000_000_000]);
+    let mut u = [0u64];
+    s.get_uint64(&[4], &mut u).unwrap();
+    assert_eq!(u, [5_000_000_000]);
+    s.set_uint64(&[4], &[(1 << 63) + 1]).unwrap();
+    s.get_uint64(&[4], &mut u).unwrap();
+    assert_eq!(u, [(1 << 63) + 1]);
+    let e = s.get_int64(&[4], &mut i).unwrap_err().to_string();
+    assert!(e.contains("big (value reference 4) = 9223372036854775809 does not fit Int64: read it as UInt64"), "{e}");
+    // A type FMI 3.0 does not have under that name: the error names the real function.
+    let mut r1 = [0.0];
+    let e = s.get_real(&[3], &mut r1).unwrap_err().to_string();
+    assert!(e.contains("fmi3GetFloat64") && e.contains("its type is Int64, not Float64 or Float32"), "{e}");
+    s.set_int64(&[4], &[7]).unwrap();
     s.exit_initialization().unwrap();
     s.set_real(&[1], &[2.0]).unwrap();
     let mut t = 0.0;
@@ -77,7 +98,7 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
         t += 0.1;
     }
     let mut ints = [0; 3];
-    s.get_integer(&[3, 4, 6], &mut ints).unwrap();
+    s.get_int64(&[3, 4, 6], &mut ints).unwrap();
     assert_eq!(ints, [3, 7, -5], "count (Int64), big (UInt64), small (Int8)");
     let mut r = [0.0; 3];
     s.get_real(&[0, 2, 7], &mut r).unwrap();
@@ -101,7 +122,7 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     let mut again = [0.0; 2];
     s.get_real(&[0, 2], &mut again).unwrap();
     assert_eq!(again, after);
-    s.get_integer(&[3], &mut i).unwrap();
+    s.get_int64(&[3], &mut i).unwrap();
     assert_eq!(i, [4]);
 
     // Array elements: read from the whole array, an input element set within the whole array
@@ -206,7 +227,7 @@ fn cosim_info_lists_binary_variables_with_mime_type_and_max_size() {
 #[test]
 fn binary_values_go_through_fmi3_get_and_set_binary() {
     let dir = tmp("cfmu3-binary");
-    let fmu = Fmu2::load(&build(&dir, "cfmu3", &[])).unwrap();
+    let fmu = Fmu::load(&build(&dir, "cfmu3", &[])).unwrap();
     let vr = |n: &str| fmu.variable(n).unwrap().value_reference;
     let (blob, bin_in, bin_out) = (vr("blob"), vr("bin_in"), vr("bin_out"));
     let mut s = fmu.instantiate("c").unwrap();
@@ -225,7 +246,7 @@ fn binary_values_go_through_fmi3_get_and_set_binary() {
     assert_eq!(out[0], [1, 2, 3, 4, 5, 6, 7, 8], "unchanged");
     // A value reference of another type.
     let e = s.get_binary(&[vr("x")], &mut out[..1]).unwrap_err().to_string();
-    assert!(e.contains("value reference 2: its FMI 3.0 type is Float64, not Binary"), "{e}");
+    assert!(e.contains("fmi3GetBinary") && e.contains("x (value reference 2): its type is Float64, not Binary"), "{e}");
     s.enter_initialization().unwrap();
     s.set_binary(&[bin_in], &[&[0xaa, 0xbb, 0xcc]]).unwrap();
     s.exit_initialization().unwrap();
@@ -374,7 +395,7 @@ fn fmpy_reads_and_writes_the_same_binary_bytes_as_cosim() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
     // The description's start values (written in upper case): FMPy's reading and ours.
-    let md = Fmu2::load(&fmu).unwrap();
+    let md = Fmu::load(&fmu).unwrap();
     let ours: Vec<String> = md
         .variables()
         .iter()
@@ -622,4 +643,67 @@ variables = ["a.aout[1]", "a.aout[2]", "b.ain[1]", "b.ain[2]", "b.aout[2]"]
         stderr.contains("arrays.ssd") && stderr.contains("a.arr has shape [3] but b.ain has shape [2]"),
         "{stderr}"
     );
+}
+
+/// 64-bit integers are exact end to end: an Int64 start value of 5,000,000,000 (over 32 bits)
+/// reaches the FMU, which echoes it, and the UInt64 output 2^63 + 1 (not an f64) reaches
+/// results.csv digit for digit, in process and isolated.
+#[test]
+fn int64_start_values_and_uint64_outputs_reach_results_csv_exactly() {
+    for flags in [&[][..], &["--isolate"][..]] {
+        let dir = tmp("cfmu3-int64");
+        let fmu = build(&dir, "cfmu3", &[]);
+        let mut args = vec!["--start-value", "big_in=5000000000", "--output-variables", "big_echo,huge,x"];
+        args.extend_from_slice(flags);
+        let (code, stderr, out) = run(&dir, &fmu, &args);
+        assert_eq!(code, Some(0), "{stderr}");
+        let (header, rows) = csv_text(&out);
+        assert_eq!(header, ["time", "cfmu3.big_echo", "cfmu3.huge", "cfmu3.x"]);
+        assert_eq!(rows.len(), 11);
+        for r in &rows {
+            // As every integral number of results.csv up to 2^53 (".0"); beyond, its digits.
+            assert_eq!((r[1].as_str(), r[2].as_str()), ("5000000000.0", "9223372036854775809"), "{r:?}");
+        }
+        // Out of the variable's range: refused naming the variable, its type and the function.
+        let (code, stderr, _) = run(&dir, &fmu, &["--start-value", "small=300"]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            stderr.contains("small (value reference 6): 300 is outside the range of Int8 (-128 to 127)"),
+            "{stderr}"
+        );
+    }
+}
+
+/// Int64, String and Binary values through connections: a.big_echo → b.big_in (5,000,000,000),
+/// a.label_out → b.label_in (a String), in process and isolated.
+#[test]
+fn int64_and_string_values_flow_through_connections() {
+    for flags in [&[][..], &["--isolate"][..]] {
+        let dir = tmp("cfmu3-int64-system");
+        let sys = two_instances(
+            &dir,
+            "[[connections]]\nfrom = \"a.big_echo\"\nto = \"b.big_in\"\n\n\
+             [[connections]]\nfrom = \"a.label_out\"\nto = \"b.label_in\"\n\n\
+             [outputs]\nvariables = [\"b.big_echo\", \"b.label_len\", \"a.huge\"]\n",
+        );
+        let t = std::fs::read_to_string(&sys).unwrap().replace(
+            "start = { ain = [2.0, 3.0] }",
+            "start = { ain = [2.0, 3.0], big_in = 5000000000, label = \"hello\" }",
+        );
+        std::fs::write(&sys, t).unwrap();
+        let out = dir.join("out");
+        let mut args = vec!["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let o = cosim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (header, rows) = csv_text(&out);
+        assert_eq!(header, ["time", "b.big_echo", "b.label_len", "a.huge"]);
+        // Connections are copied at communication points: b's inputs at t = 0 are its start values.
+        assert_eq!(rows[0][1..], ["0.0", "0.0", "9223372036854775809"]);
+        assert_eq!(rows.len(), 11);
+        for r in &rows[1..] {
+            // b.label_in = a.label_out = "hello/" (a's label_in is empty): 6 characters.
+            assert_eq!(r[1..], ["5000000000.0", "6.0", "9223372036854775809"], "{r:?}");
+        }
+    }
 }

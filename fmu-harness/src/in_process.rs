@@ -128,7 +128,7 @@ impl FmuInstance for InProcess {
     }
 
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
-        let function = call.op().function();
+        let function = call.op().function(master::fmu::Version::Fmi2);
         let mut time = self.t;
         let c = &mut self.component;
         let s = match call {
@@ -138,10 +138,23 @@ impl FmuInstance for InProcess {
             }
             Call::EnterInitialization => c.enter_initialization_mode(),
             Call::ExitInitialization => c.exit_initialization_mode(),
-            Call::GetReal { vr, out } => c.get_real(vr, out),
-            Call::SetReal { vr, values } => c.set_real(vr, values),
-            Call::GetInteger { vr, out } => c.get_integer(vr, out),
-            Call::SetInteger { vr, values } => c.set_integer(vr, values),
+            Call::GetFloat64 { vr, out } => c.get_real(vr, out),
+            Call::SetFloat64 { vr, values } => c.set_real(vr, values),
+            Call::GetInt64 { vr, out } => {
+                let mut v = vec![0; vr.len()];
+                let s = c.get_integer(vr, &mut v);
+                for (o, x) in out.iter_mut().zip(v) {
+                    *o = i64::from(x);
+                }
+                s
+            }
+            Call::SetInt64 { vr, values } => {
+                let Ok(v) = values.iter().map(|x| i32::try_from(*x)).collect::<std::result::Result<Vec<i32>, _>>()
+                else {
+                    return Err(call_unsupported(&self.name, "a value outside fmi2Integer's 32 bits"));
+                };
+                c.set_integer(vr, &v)
+            }
             Call::GetBoolean { vr, out } => {
                 let mut v = vec![0; vr.len()];
                 let s = c.get_boolean(vr, &mut v);
@@ -210,8 +223,15 @@ impl FmuInstance for InProcess {
                 }
                 Err(s) => s,
             },
-            // FMI 2.0 has no Binary.
-            call @ (Call::GetBinary { .. } | Call::SetBinary { .. }) => return Err(call.unsupported(&self.name)),
+            // FMI 2.0 has no Binary, UInt64, clocks or event mode.
+            call @ (Call::GetBinary { .. }
+            | Call::SetBinary { .. }
+            | Call::GetUInt64 { .. }
+            | Call::SetUInt64 { .. }
+            | Call::GetClock { .. }
+            | Call::SetClock { .. }
+            | Call::EnterEventMode
+            | Call::UpdateDiscreteStates) => return Err(call.unsupported(&self.name)),
         };
         self.check(function, time, s)
     }
@@ -222,5 +242,15 @@ impl FmuInstance for InProcess {
 
     fn fmu_warnings(&self) -> u64 {
         self.warnings
+    }
+}
+
+/// The error of a call the harness refuses before calling the FMU.
+fn call_unsupported(instance: &str, why: &str) -> MasterError {
+    MasterError::Worker {
+        instance: instance.to_owned(),
+        function: "fmi2SetInteger",
+        time: f64::NAN,
+        message: why.to_owned(),
     }
 }

@@ -22,8 +22,8 @@ impl FmuInstance for NoOp {
     #[inline]
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
         match call {
-            Call::GetReal { out, .. } => out.iter_mut().for_each(|o| *o = self.y),
-            Call::SetReal { values, .. } => self.u = values.first().copied().unwrap_or(0.0),
+            Call::GetFloat64 { out, .. } => out.iter_mut().for_each(|o| *o = self.y),
+            Call::SetFloat64 { values, .. } => self.u = values.first().copied().unwrap_or(0.0),
             Call::DoStep { h, .. } => self.y += h * self.u,
             _ => {}
         }

@@ -7,7 +7,8 @@
 
 use crate::error::{MasterError, Result};
 use crate::extrapolation::{History, Poly, MAX_ORDER};
-use crate::fmu::FmuInstance;
+use crate::fmu::value::Carrier;
+use crate::fmu::{FmuInstance, Value, ValueType};
 pub use crate::ids::{InstanceId, LinkId};
 use crate::system::{Exchange, Extrapolation, Parallel, System, VarRef};
 use model_description::{BaseType, Causality, ModelDescription};
@@ -75,14 +76,23 @@ impl InputCorrection {
     }
 }
 
-/// A non-Real connection: copied at communication points.
+/// A non-Real connection: copied at communication points as a [`Value`] of the source's type
+/// (exact: Int64, UInt64, String, Binary alike; a String or Binary buffer grows to the largest
+/// value once, then every copy reuses it).
 #[derive(Debug, Clone)]
 struct DiscreteLink {
     from: VarRef,
     to: VarRef,
-    /// A Binary connection's bytes: the buffer grows to the largest value once, then every
-    /// copy reuses it (no allocation per step).
-    bytes: [Vec<u8>; 1],
+    /// The value copied; its carrier is decided at the first copy (from the source instance's
+    /// [`FmuInstance::value_type`]).
+    value: Value,
+    typed: bool,
+}
+
+/// The carrier of variable `v` of `instance`: its own type's where the instance knows it, else
+/// its base type's (an FMI 2.0 Integer is an Int32).
+fn carrier(instance: &dyn FmuInstance, v: &VarRef) -> Carrier {
+    instance.value_type(v.vr).unwrap_or_else(|| ValueType::of2(v.ty)).carrier()
 }
 
 /// Per-instance tables.
@@ -145,8 +155,10 @@ pub struct Coupling {
     input_order: Vec<usize>,
     recorded: Vec<Slot>,
     recorded_discrete: Vec<(usize, VarRef)>,
-    /// The recorded Binary variables' values, in column order (read with the other values).
-    recorded_bytes: Vec<Vec<u8>>,
+    /// The recorded non-Real variables' values, exact, in column order (read with the other
+    /// values; typed at the first read, `recorded_typed`).
+    recorded_exact: Vec<Value>,
+    recorded_typed: bool,
     /// Inputs driven by time tables.
     signals: Vec<crate::system::Signal>,
     /// A live value replacing each time table while set (NaN: the table's; [`crate::live`]).
@@ -210,7 +222,12 @@ impl Coupling {
         let mut discrete = Vec::new();
         for c in &sys.connections {
             if c.from.ty != BaseType::Real {
-                discrete.push(DiscreteLink { from: c.from.clone(), to: c.to.clone(), bytes: [Vec::new()] });
+                discrete.push(DiscreteLink {
+                    from: c.from.clone(),
+                    to: c.to.clone(),
+                    value: Value::Float(0.0),
+                    typed: false,
+                });
                 continue;
             }
             let src = slot_of(&mut nodes, &c.from);
@@ -266,7 +283,8 @@ impl Coupling {
             input_order: Vec::new(),
             recorded: Vec::new(),
             recorded_discrete: Vec::new(),
-            recorded_bytes: Vec::new(),
+            recorded_exact: Vec::new(),
+            recorded_typed: false,
             signals: sys.signals.clone(),
             signal_override: vec![f64::NAN; sys.signals.len()],
             names,
@@ -286,9 +304,7 @@ impl Coupling {
             } else {
                 let pos = coupling.recorded.len() + coupling.recorded_discrete.len();
                 coupling.recorded_discrete.push((pos, v.clone()));
-                if v.ty == BaseType::Binary {
-                    coupling.recorded_bytes.push(Vec::new());
-                }
+                coupling.recorded_exact.push(Value::Float(0.0));
             }
         }
         let (nodes, links, names) = (&mut coupling.nodes, &coupling.links, &coupling.names);
@@ -621,27 +637,12 @@ impl Coupling {
 
     fn copy_discrete(&mut self, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
         for d in &mut self.discrete {
-            match d.from.ty {
-                BaseType::Boolean => {
-                    let mut v = [false];
-                    instances[d.from.instance].get_boolean(&[d.from.vr], &mut v)?;
-                    instances[d.to.instance].set_boolean(&[d.to.vr], &v)?;
-                }
-                BaseType::String => {
-                    let v = instances[d.from.instance].get_string(&[d.from.vr])?;
-                    let refs: Vec<&str> = v.iter().map(String::as_str).collect();
-                    instances[d.to.instance].set_string(&[d.to.vr], &refs)?;
-                }
-                BaseType::Binary => {
-                    instances[d.from.instance].get_binary(&[d.from.vr], &mut d.bytes)?;
-                    instances[d.to.instance].set_binary(&[d.to.vr], &[d.bytes[0].as_slice()])?;
-                }
-                _ => {
-                    let mut v = [0];
-                    instances[d.from.instance].get_integer(&[d.from.vr], &mut v)?;
-                    instances[d.to.instance].set_integer(&[d.to.vr], &v)?;
-                }
+            if !d.typed {
+                d.value = Value::zero(carrier(instances[d.from.instance].as_ref(), &d.from));
+                d.typed = true;
             }
+            d.value.read(instances[d.from.instance].as_mut(), d.from.vr)?;
+            d.value.write(instances[d.to.instance].as_mut(), d.to.vr)?;
         }
         Ok(())
     }
@@ -790,41 +791,31 @@ impl Coupling {
         self.timing = on;
     }
 
-    /// Recorded values (Real slots; non-Real recorded variables are read here too; a Binary
-    /// one is NaN there, its bytes in [`Self::recorded_bytes`]).
+    /// Recorded values as numbers (Real slots; the non-Real recorded variables are read here
+    /// too, exactly into [`Self::recorded_exact`], and as [`Value::as_f64`] into `out`: a
+    /// Binary or String one is NaN there).
     pub fn recorded(&mut self, instances: &mut [Box<dyn FmuInstance>], out: &mut Vec<f64>) -> Result<()> {
         out.clear();
         for s in &self.recorded {
             out.push(self.value(*s));
         }
-        let mut bytes = self.recorded_bytes.iter_mut();
-        for (pos, v) in &self.recorded_discrete {
-            let x = match v.ty {
-                BaseType::Binary => {
-                    if let Some(b) = bytes.next() {
-                        instances[v.instance].get_binary(&[v.vr], std::slice::from_mut(b))?;
-                    }
-                    f64::NAN
-                }
-                BaseType::Boolean => {
-                    let mut b = [false];
-                    instances[v.instance].get_boolean(&[v.vr], &mut b)?;
-                    f64::from(u8::from(b[0]))
-                }
-                _ => {
-                    let mut k = [0];
-                    instances[v.instance].get_integer(&[v.vr], &mut k)?;
-                    f64::from(k[0])
-                }
-            };
-            out.insert((*pos).min(out.len()), x);
+        if !self.recorded_typed {
+            for ((_, v), x) in self.recorded_discrete.iter().zip(&mut self.recorded_exact) {
+                *x = Value::zero(carrier(instances[v.instance].as_ref(), v));
+            }
+            self.recorded_typed = true;
+        }
+        for ((pos, v), x) in self.recorded_discrete.iter().zip(&mut self.recorded_exact) {
+            x.read(instances[v.instance].as_mut(), v.vr)?;
+            out.insert((*pos).min(out.len()), x.as_f64());
         }
         Ok(())
     }
 
-    /// The recorded Binary variables' values as [`Self::recorded`] read them last (column order).
-    pub fn recorded_bytes(&self) -> &[Vec<u8>] {
-        &self.recorded_bytes
+    /// The recorded non-Real variables' values as [`Self::recorded`] read them last, exact, with
+    /// their columns (0-based among the recorded values).
+    pub fn recorded_exact(&self) -> (&[Value], impl Iterator<Item = usize> + '_) {
+        (&self.recorded_exact, self.recorded_discrete.iter().map(|(pos, _)| *pos))
     }
 
     /// Counts the doStep of instance `i` that ended the simulation (it returned before being

@@ -148,7 +148,7 @@ impl MasterError {
     /// Whether this is an FMU call that returned `fmi2Discard` (in process or from a worker
     /// process: the status text starts with the status name).
     pub fn is_discard(&self) -> bool {
-        matches!(self, Self::Call { status, .. } if status.starts_with("fmi2Discard"))
+        matches!(self, Self::Call { status, .. } if status.starts_with("fmi2Discard") || status.starts_with("fmi3Discard"))
     }
 }
 

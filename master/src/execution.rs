@@ -161,7 +161,7 @@ impl Execution {
                     path: spec.fmu.clone(),
                     message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
                 })?;
-                instances.push(Box::new(fmu.instantiate(&format!("{}{suffix}", spec.name))?));
+                instances.push(fmu.instantiate(&format!("{}{suffix}", spec.name))?.boxed());
             }
             let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
             let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
@@ -200,7 +200,7 @@ impl Execution {
         fmus: &FmuCache,
         fmu_error: impl Fn(&str, MasterError) -> MasterError,
     ) -> Result<(Vec<crate::fmu::IsolatedInstance>, Vec<ModelDescription>)> {
-        let exe = crate::fmu::isolated::worker_command().map_err(|e| MasterError::System {
+        let exe = crate::fmu::isolated::worker_command(fmus.host()).map_err(|e| MasterError::System {
             path: source.to_path_buf(),
             key: "simulation.isolate".into(),
             message: e.to_string(),
@@ -411,10 +411,10 @@ impl Execution {
         Ok(&self.values)
     }
 
-    /// The recorded Binary variables' values (in the order of their columns) as
+    /// The recorded non-Real variables' exact values (in the order of their columns) as
     /// [`Execution::recorded`] read them last; empty when none is recorded.
-    pub fn recorded_bytes(&self) -> &[Vec<u8>] {
-        self.coupling.recorded_bytes()
+    pub fn recorded_exact(&self) -> &[crate::fmu::Value] {
+        self.coupling.recorded_exact().0
     }
 
     /// Bond states after the last step.
@@ -477,9 +477,10 @@ impl Execution {
                 Ok(f64::from(u8::from(b[0])))
             }
             BaseType::Integer | BaseType::Enumeration => {
-                let mut k = [0];
-                instance.get_integer(&[v.vr], &mut k)?;
-                Ok(f64::from(k[0]))
+                let carrier = instance.value_type(v.vr).map_or(crate::fmu::value::Carrier::Int, |t| t.carrier());
+                let mut x = crate::fmu::Value::zero(carrier);
+                x.read(instance.as_mut(), v.vr)?;
+                Ok(x.as_f64())
             }
             BaseType::String | BaseType::Binary => Err(MasterError::System {
                 path: self.system.path().to_path_buf(),
@@ -563,7 +564,7 @@ impl Execution {
         self.coupling.recorded(&mut self.instances, &mut self.values)?;
         self.values_fresh = true;
         for o in self.observers.iter_mut() {
-            hand_binary(self.coupling.recorded_bytes(), o.as_mut());
+            hand_exact(self.coupling.recorded_exact().0, o.as_mut());
             o.start(self.system.start(), &self.values, self.bonds.states())?;
         }
         Ok(())
@@ -609,7 +610,7 @@ impl Execution {
         if !self.observers.is_empty() && self.coupling.recorded(&mut self.instances, &mut self.values).is_ok() {
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
-                hand_binary(self.coupling.recorded_bytes(), o.as_mut());
+                hand_exact(self.coupling.recorded_exact().0, o.as_mut());
                 o.end_early(time, &self.values, self.bonds.states())?;
             }
         }
@@ -663,7 +664,7 @@ impl Execution {
             self.coupling.recorded(&mut self.instances, &mut self.values)?;
             self.values_fresh = true;
             for o in self.observers.iter_mut() {
-                hand_binary(self.coupling.recorded_bytes(), o.as_mut());
+                hand_exact(self.coupling.recorded_exact().0, o.as_mut());
                 o.step(n, t, &self.values, self.bonds.states())?;
             }
         }
@@ -879,7 +880,7 @@ pub fn file_observers_for(sys: &System, out_dir: &Path, host: &crate::host::Host
     use crate::observer::{BondsCsv, ResultsCsv, SummaryJson};
     std::fs::create_dir_all(out_dir).map_err(|source| MasterError::Io { path: out_dir.to_path_buf(), source })?;
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
-    let binary: Vec<usize> = (0..sys.outputs().len()).filter(|k| sys.outputs()[*k].ty == BaseType::Binary).collect();
+    let exact: Vec<usize> = (0..sys.outputs().len()).filter(|k| sys.outputs()[*k].ty != BaseType::Real).collect();
     let bond_names: Vec<String> = sys.bonds().iter().map(|b| b.name.clone()).collect();
     let corrected: Vec<bool> = sys.bonds().iter().map(|b| b.energy_correction).collect();
     // The last communication step is recorded even when record_every does not divide the step
@@ -897,7 +898,7 @@ pub fn file_observers_for(sys: &System, out_dir: &Path, host: &crate::host::Host
     };
     let mut observers: Vec<Box<dyn Observer>> = vec![
         on_grid(Box::new(
-            ResultsCsv::with_binary(&out_dir.join("results.csv"), &labels, every, &binary)?
+            ResultsCsv::with_exact(&out_dir.join("results.csv"), &labels, every, &exact)?
                 .drained_by(&writers)
                 .ending_at(last),
         )),
@@ -914,10 +915,10 @@ pub fn file_observers_for(sys: &System, out_dir: &Path, host: &crate::host::Host
     Ok(observers)
 }
 
-/// Hands the recorded Binary values to `o` ([`Observer::binary`]), if the system records any.
+/// Hands the recorded non-Real values to `o` ([`Observer::exact`]), if the system records any.
 #[inline]
-fn hand_binary(bytes: &[Vec<u8>], o: &mut dyn Observer) {
-    if !bytes.is_empty() {
-        o.binary(bytes);
+fn hand_exact(values: &[crate::fmu::Value], o: &mut dyn Observer) {
+    if !values.is_empty() {
+        o.exact(values);
     }
 }

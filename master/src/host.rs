@@ -1,8 +1,9 @@
 //! What the program embedding the library hands it (the library keeps no process globals of its
-//! own): a [`Host`] with a stop request, a cleanup registry and a list of CSV writer threads to
-//! drain. `cosim` hands its signal guard's (`cosim_cli::guard::host`: SIGINT/SIGTERM, removal of
-//! extraction folders and worker processes, and the rows written, if the
-//! process ends abnormally); `Host::default()` is never stopped and registers nothing (Python,
+//! own): a [`Host`] with a stop request, a cleanup registry, a list of CSV writer threads to
+//! drain, a sink for the FMUs' log messages ([`FmuLog`]; the library prints nothing itself) and
+//! how to start worker processes. `cosim` hands its signal guard's (`cosim_cli::guard::host`:
+//! SIGINT/SIGTERM, removal of extraction folders and worker processes, and the rows written, if
+//! the process ends abnormally); `Host::default()` is never stopped and registers nothing (Python,
 //! tests, a program of your own; a flag of yours is an `Arc<AtomicBool>` stop request).
 //!
 //! Handed in through [`crate::fmu::FmuCache::with_host`] (extractions, and the workers of
@@ -96,8 +97,81 @@ impl Writers {
     }
 }
 
-/// The handle: a stop request, a cleanup registry and the writers to drain, each optional;
-/// cheap to clone.
+/// Which FMU messages a [`FmuLog`] wants, most verbose first (`cosim run --fmu-log LEVEL`,
+/// Python `cosim.fmu_log(LEVEL)`). Messages are counted whatever the level (`summary.json`
+/// `instances[].fmu_warnings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogLevel {
+    /// Every message; instances are created with `loggingOn = true`.
+    All,
+    /// Messages of status Warning or worse (the default).
+    #[default]
+    Warning,
+    /// Error or worse.
+    Error,
+    /// None.
+    None,
+}
+
+impl LogLevel {
+    /// The level names, most verbose first.
+    pub const NAMES: [&'static str; 4] = ["all", "warning", "error", "none"];
+
+    /// The level named `name` (any case).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "all" => Some(Self::All),
+            "warning" => Some(Self::Warning),
+            "error" => Some(Self::Error),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The least severe FMI status (0 OK … 4 Fatal, the same in FMI 2.0 and 3.0) it passes on.
+    pub fn lowest_status(self) -> i32 {
+        match self {
+            Self::All => 0,
+            Self::Warning => 1,
+            Self::Error => 3,
+            Self::None => i32::MAX,
+        }
+    }
+}
+
+/// Where the FMUs' log messages go (and the master's own notes about an FMU call, such as a
+/// warning status without a message). Called from the FMU's logger callback, on any thread the
+/// FMU calls it on: an implementation must not panic.
+pub trait FmuLog: Send + Sync {
+    /// Which messages it wants ([`FmuLog::message`] gets only those).
+    fn level(&self) -> LogLevel;
+    /// A message of instance `instance`, category `category` (`cosim` for the master's notes).
+    fn message(&self, instance: &str, category: &str, message: &str);
+}
+
+/// The sink of `cosim` and the Python package: each message on stderr as `[instance] category:
+/// message`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StderrLog(pub LogLevel);
+
+impl FmuLog for StderrLog {
+    fn level(&self) -> LogLevel {
+        self.0
+    }
+    fn message(&self, instance: &str, category: &str, message: &str) {
+        use std::io::Write as _;
+        // Ignore a failing stderr: logging must never unwind into the FMU.
+        let _ = writeln!(std::io::stderr().lock(), "[{instance}] {category}: {message}");
+    }
+}
+
+/// The handle: a stop request, a cleanup registry, the writers to drain, an FMU log sink and a
+/// worker command, each optional; cheap to clone.
 #[derive(Clone, Default)]
 pub struct Host {
     /// Asked at every communication point; `None`: never.
@@ -107,7 +181,21 @@ pub struct Host {
     /// Told of the CSV writer threads of [`crate::execution::file_observers_for`], which the
     /// program drains before it ends abnormally; `None`: nobody.
     pub writers: Option<Writers>,
+    /// Gets the FMUs' messages; `None`: they are counted (and the last one is named in errors)
+    /// but go nowhere.
+    pub log: Option<Arc<dyn FmuLog>>,
+    /// How to start the worker process of an isolated instance (`cosim` names itself, Python its
+    /// interpreter); `None`: `$COSIM_WORKER_EXE`, else isolated instances are refused saying so.
+    pub workers: Option<crate::fmu::isolated::WorkerCommand>,
+    /// The worker processes of this host's isolated instances busy at the moment (shared by its
+    /// clones; the shared-memory channels' waiting policy reads it).
+    pub busy_workers: BusyWorkers,
 }
+
+/// A count of busy worker processes, shared by the clones of one [`Host`] (a new count for each
+/// `Host::default()`).
+#[derive(Clone, Default, Debug)]
+pub struct BusyWorkers(pub(crate) Arc<std::sync::atomic::AtomicUsize>);
 
 impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -115,11 +203,18 @@ impl std::fmt::Debug for Host {
             .field("stop", &self.stop.is_some())
             .field("cleanup", &self.cleanup.is_some())
             .field("writers", &self.writers.is_some())
+            .field("log", &self.log.as_ref().map(|l| l.level()))
+            .field("workers", &self.workers)
+            .field("busy_workers", &self.busy_workers.0.load(Ordering::Relaxed))
             .finish()
     }
 }
 
 impl Host {
+    /// The level of the log sink ([`LogLevel::None`] without one).
+    pub fn log_level(&self) -> LogLevel {
+        self.log.as_ref().map_or(LogLevel::None, |l| l.level())
+    }
     /// Whether a stop was requested.
     pub fn stop_requested(&self) -> bool {
         self.stop.as_ref().is_some_and(|s| s.requested())

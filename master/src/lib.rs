@@ -66,5 +66,5 @@ pub mod units;
 pub use error::{MasterError, Result};
 pub use execution::Execution;
 pub use fmu::{Call, FmuInstance};
-pub use fmu::{Fmu2, Fmu2Instance};
+pub use fmu::{Fmi2Instance, Fmi3Instance, Fmu, Instance};
 pub use system::{System, SystemBuilder};

@@ -53,7 +53,7 @@ pub struct Single {
 /// and builds its system ([`from_description`]).
 pub fn builder(fmu: &Path, opts: &FmuOptions) -> Result<Single> {
     let listing = Archive::read_model_description(fmu)?;
-    let (md, _) = crate::fmu::instance::read_description(fmu, &listing.model_description)?;
+    let (md, _) = crate::fmu::load::read_description(fmu, &listing.model_description)?;
     from_description(fmu, &md, opts)
 }
 
@@ -259,6 +259,10 @@ fn typed_value(md: &ModelDescription, name: &str, text: &str) -> std::result::Re
             Ok(x) if x.is_finite() => Ok(Value::Real(x)),
             _ => Err(bad("a finite number")),
         },
+        // FMI 3.0: up to 64 bits (the instance checks the variable's own type when it sets it).
+        BaseType::Integer if md.fmi_version.starts_with("3.") => {
+            raw.parse::<i64>().map(Value::Integer).map_err(|_| bad("a 64-bit integer"))
+        }
         BaseType::Integer => raw.parse::<i32>().map(Value::from).map_err(|_| bad("a 32-bit integer")),
         BaseType::Boolean => match raw.to_ascii_lowercase().as_str() {
             "true" | "1" => Ok(Value::Boolean(true)),

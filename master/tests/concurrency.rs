@@ -3,7 +3,7 @@
 //! the results of the same instances stepped one after the other.
 
 use fmu_harness::paths;
-use master::{Fmu2, FmuInstance};
+use master::{Fmu, FmuInstance};
 use model_description::{BaseType, Causality};
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ const CASES: &[(&str, &str, f64, f64)] = &[
 const PER_FMU: usize = 4;
 const STEPS: u64 = 200;
 
-fn trajectory(fmu: &Arc<Fmu2>, input: &str, value: f64, name: &str) -> Vec<f64> {
+fn trajectory(fmu: &Arc<Fmu>, input: &str, value: f64, name: &str) -> Vec<f64> {
     let md = fmu.model_description();
     let outs: Vec<u32> = md
         .model_variables
@@ -45,7 +45,7 @@ fn trajectory(fmu: &Arc<Fmu2>, input: &str, value: f64, name: &str) -> Vec<f64> 
 
 #[test]
 fn instances_on_many_threads_equal_sequential_runs() {
-    let fmus: Vec<Arc<Fmu2>> = CASES.iter().map(|(f, ..)| Fmu2::load(&paths::fmu(f)).unwrap()).collect();
+    let fmus: Vec<Arc<Fmu>> = CASES.iter().map(|(f, ..)| Fmu::load(&paths::fmu(f)).unwrap()).collect();
     let jobs: Vec<(usize, usize)> = (0..CASES.len()).flat_map(|c| (0..PER_FMU).map(move |k| (c, k))).collect();
     let run = |(c, k): (usize, usize)| {
         let (_, input, base, inc) = CASES[c];

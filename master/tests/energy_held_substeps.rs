@@ -52,7 +52,7 @@ impl FmuInstance for Mass {
     }
     fn execute(&mut self, call: Call<'_>) -> master::Result<()> {
         match call {
-            Call::GetReal { vr, out } => {
+            Call::GetFloat64 { vr, out } => {
                 for (o, v) in out.iter_mut().zip(vr) {
                     *o = match v {
                         0 => self.x,
@@ -62,7 +62,7 @@ impl FmuInstance for Mass {
                     };
                 }
             }
-            Call::SetReal { vr, values } => {
+            Call::SetFloat64 { vr, values } => {
                 for (v, value) in vr.iter().zip(values) {
                     self.u[(*v - 3) as usize] = *value;
                 }

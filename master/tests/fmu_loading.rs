@@ -4,7 +4,7 @@
 
 use fmu_harness::paths;
 use master::fmu::{info, Archive};
-use master::{Fmu2, FmuInstance, MasterError};
+use master::{Fmu, FmuInstance, MasterError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -78,7 +78,7 @@ fn description(id: &str, cs: bool, me: bool) -> Vec<u8> {
 }
 
 fn load_err(path: &Path) -> String {
-    match Fmu2::load(path) {
+    match Fmu::load(path) {
         Ok(_) => panic!("{} loaded but should have been refused", path.display()),
         Err(e) => {
             assert!(matches!(e, MasterError::Fmu { .. }), "{e:?}");
@@ -143,7 +143,7 @@ fn gemseo_fmu(name: &str, dir: &Scratch) -> Option<PathBuf> {
     Some(out)
 }
 
-fn vr(fmu: &Fmu2, name: &str) -> u32 {
+fn vr(fmu: &Fmu, name: &str) -> u32 {
     fmu.variable(name).unwrap_or_else(|| panic!("no variable {name}")).value_reference
 }
 
@@ -152,7 +152,7 @@ fn vr(fmu: &Fmu2, name: &str) -> u32 {
 
 #[test]
 fn two_instances_of_one_fmu_step_independently() {
-    let fmu = Fmu2::load(&paths::fmu("oscillator-fd-m2")).unwrap();
+    let fmu = Fmu::load(&paths::fmu("oscillator-fd-m2")).unwrap();
     assert_eq!(fmu.model_identifier(), "oscillator_fd_m2");
     assert!(fmu.resource_uri().starts_with("file:///") && fmu.resource_uri().ends_with("/resources/"));
     let (x, v, x0, f) = (vr(&fmu, "x"), vr(&fmu, "v"), vr(&fmu, "x0"), vr(&fmu, "F"));
@@ -200,7 +200,7 @@ fn two_instances_of_one_fmu_step_independently() {
 
 #[test]
 fn the_fmu_stays_loaded_while_an_instance_lives() {
-    let fmu = Fmu2::load(&paths::fmu("oscillator-fd-m1")).unwrap();
+    let fmu = Fmu::load(&paths::fmu("oscillator-fd-m1")).unwrap();
     let dir = fmu.extracted_dir().to_path_buf();
     assert!(dir.join("modelDescription.xml").is_file());
     let mut s = fmu.instantiate("m1").unwrap();
@@ -216,9 +216,9 @@ fn the_fmu_stays_loaded_while_an_instance_lives() {
 
 #[test]
 fn an_instance_moves_to_another_thread_with_identical_results() {
-    let fmu = Fmu2::load(&paths::fmu("oscillator-fd-m2")).unwrap();
+    let fmu = Fmu::load(&paths::fmu("oscillator-fd-m2")).unwrap();
     let x = vr(&fmu, "x");
-    let run = move |mut s: master::Fmu2Instance| {
+    let run = move |mut s: master::Instance| {
         s.setup(0.0, None).unwrap();
         s.enter_initialization().unwrap();
         s.exit_initialization().unwrap();
@@ -238,7 +238,7 @@ fn an_instance_moves_to_another_thread_with_identical_results() {
 
 #[test]
 fn the_fmus_log_message_reaches_the_call_error() {
-    let fmu = Fmu2::load(&paths::fmu("oscillator-fd-m1")).unwrap();
+    let fmu = Fmu::load(&paths::fmu("oscillator-fd-m1")).unwrap();
     let mut s = fmu.instantiate("early").unwrap();
     let err = s.do_step(0.0, 1e-3).unwrap_err();
     let MasterError::Call { instance, function, time, status, last_log } = &err else { panic!("{err:?}") };
@@ -260,16 +260,16 @@ fn the_fmus_log_message_reaches_the_call_error() {
 
 #[test]
 fn integer_boolean_and_string_access() {
-    let fmu = Fmu2::load(&paths::fmu("oscillator-fd-m1")).unwrap();
+    let fmu = Fmu::load(&paths::fmu("oscillator-fd-m1")).unwrap();
     let damping = vr(&fmu, "damping");
     let mut s = fmu.instantiate("types").unwrap();
     s.setup(0.0, None).unwrap();
-    s.set_integer(&[damping], &[2]).unwrap();
+    s.set_int64(&[damping], &[2]).unwrap();
     s.enter_initialization().unwrap();
     let mut out = [0];
-    s.get_integer(&[damping], &mut out).unwrap();
+    s.get_int64(&[damping], &mut out).unwrap();
     assert_eq!(out, [2]);
-    let err = s.set_integer(&[damping], &[7]).unwrap_err().to_string();
+    let err = s.set_int64(&[damping], &[7]).unwrap_err().to_string();
     assert!(err.contains("fmi2SetInteger") && err.contains("DampingCase"), "{err}");
     // The oscillator has no Boolean or String variables: the FMU refuses unknown references.
     assert!(s.get_boolean(&[4242], &mut [false]).is_err());
@@ -286,7 +286,7 @@ fn guid_mismatch_is_refused_with_the_fmus_message() {
         let end = start + xml[start..].find('"').unwrap();
         format!("{}{{00000000-0000-0000-0000-000000000000}}{}", &xml[..start], &xml[end..])
     });
-    let fmu = Fmu2::load(&path).unwrap();
+    let fmu = Fmu::load(&path).unwrap();
     let err = fmu.instantiate("g").unwrap_err().to_string();
     assert!(err.contains(&path.display().to_string()), "{err}");
     assert!(err.contains("fmi2Instantiate(\"g\") returned NULL"), "{err}");
@@ -352,7 +352,7 @@ fn info_works_without_a_runnable_binary_and_shows_validation_problems() {
 fn openmodelica_mass_spring_subsystem_runs_one_second() {
     let dir = Scratch::new("om");
     let Some(path) = gemseo_fmu("MassSpringSubSystem1.fmu", &dir) else { return };
-    let fmu = Fmu2::load(&path).unwrap();
+    let fmu = Fmu::load(&path).unwrap();
     assert!(fmu.co_simulation().can_interpolate_inputs);
     let (x1, v1, x2) = (vr(&fmu, "x1"), vr(&fmu, "v1"), vr(&fmu, "x2"));
     let mut s = fmu.instantiate("ms1").unwrap();
@@ -389,7 +389,7 @@ fn openmodelica_guid_mismatch_message_is_formatted_from_printf_arguments() {
     let Some(orig) = gemseo_fmu("MassSpringSubSystem1.fmu", &dir) else { return };
     let path = dir.path("MassSpringSubSystem1-wrong-guid.fmu");
     with_description(&orig, &path, |xml| xml.replace("{aa410c3d-2cd8-42f4-8d0e-0a542e75e445}", "{wrong-guid}"));
-    let fmu = Fmu2::load(&path).unwrap();
+    let fmu = Fmu::load(&path).unwrap();
     let err = fmu.instantiate("ms1").unwrap_err().to_string();
     // OpenModelica logs "fmi2Instantiate: Wrong GUID %s. Expected %s." with both GUIDs as
     // arguments: they appear in the text, no '%s' is left.
@@ -414,7 +414,7 @@ fn info_on_the_openmodelica_fmu() {
 
 #[test]
 fn a_missing_file_is_named() {
-    let err = Fmu2::load(Path::new("/nonexistent/x.fmu")).unwrap_err();
+    let err = Fmu::load(Path::new("/nonexistent/x.fmu")).unwrap_err();
     assert!(matches!(err, MasterError::Io { .. }), "{err:?}");
     assert!(err.to_string().contains("/nonexistent/x.fmu"), "{err}");
 }

@@ -137,16 +137,17 @@ fn paced_steps_with_live_inputs_and_outputs_do_not_allocate() {
 }
 
 #[test]
-fn binary_connections_and_binary_columns_do_not_allocate_per_step() {
+fn binary_and_int64_connections_and_exact_columns_do_not_allocate_per_step() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-binary-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let fmu = cfmu3_build::build(&dir, "cfmu3", &[]);
     let toml = dir.join("system.toml");
     let text = format!(
-        "[simulation]\nstop = 1000.0\nstep = 0.1\n\n[instances.a]\nfmu = \"{f}\"\nstart = {{ bin_in = \"0a0b0c0d\" }}\n\n\
+        "[simulation]\nstop = 1000.0\nstep = 0.1\n\n[instances.a]\nfmu = \"{f}\"\nstart = {{ bin_in = \"0a0b0c0d\", big_in = 5000000000 }}\n\n\
          [instances.b]\nfmu = \"{f}\"\n\n[[connections]]\nfrom = \"a.bin_out\"\nto = \"b.bin_in\"\n\n\
-         [outputs]\nvariables = [\"a.x\", \"a.bin_out\", \"b.bin_out\"]\n",
+         [[connections]]\nfrom = \"a.big_echo\"\nto = \"b.big_in\"\n\n\
+         [outputs]\nvariables = [\"a.x\", \"a.bin_out\", \"b.bin_out\", \"b.big_echo\", \"a.huge\"]\n",
         f = fmu.display()
     );
     std::fs::write(&toml, text).unwrap();
@@ -155,13 +156,13 @@ fn binary_connections_and_binary_columns_do_not_allocate_per_step() {
     let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
     let mut run = Execution::new(sys, &fmus).unwrap();
     let csv = dir.join("results.csv");
-    run.observe(Box::new(ResultsCsv::with_binary(&csv, &labels, 1, &[1, 2]).unwrap()));
+    run.observe(Box::new(ResultsCsv::with_exact(&csv, &labels, 1, &[1, 2, 3, 4]).unwrap()));
     let during = allocations_in_steps(&mut run);
-    assert_eq!(during, 0, "{during} allocations in 3000 steps with a Binary connection and Binary columns");
+    assert_eq!(during, 0, "{during} allocations in 3000 steps with Binary and Int64 connections and exact columns");
     run.finish().unwrap();
     // The bytes went through: after 5000 steps the count byte is 5000 mod 256 = 0x88; b's input is
     // a's output of the row's time (exchanged before the row, issue 47), b.bin_out its reverse.
     let last = std::fs::read_to_string(&csv).unwrap().lines().last().unwrap().to_owned();
-    assert!(last.ends_with(",0d0c0b0a88,880a0b0c0d88"), "{last}");
+    assert!(last.ends_with(",0d0c0b0a88,880a0b0c0d88,5000000000.0,9223372036854775809"), "{last}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -136,8 +136,10 @@ class Result(np.ndarray):
 
 
 def _structured(names, data) -> np.ndarray:
+    """The rows as a structured array: ``names`` are (name, NumPy type) pairs, each field 8 bytes
+    (``<f8``, or ``<i8``/``<u8`` for a column of 64-bit integers, which stay exact)."""
     flat = np.frombuffer(data, dtype=np.float64)
-    dtype = np.dtype([(n, np.float64) for n in names])
+    dtype = np.dtype([(n, np.dtype(t)) for n, t in names])
     if flat.size == 0:
         return np.zeros(0, dtype=dtype)
     return flat.reshape(-1, len(names)).view(dtype).reshape(-1)

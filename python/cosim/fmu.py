@@ -132,7 +132,7 @@ def simulate_fmu(
     def strip(n):
         return n[len(prefix):] if n.startswith(prefix) else n
 
-    r = _result([strip(n) for n in names], data, summary)
+    r = _result([(strip(n), t) for n, t in names], data, summary)
     r.units = {strip(k): u for k, u in r.units.items()}
     r.instance = inst  # result["VanDerPol.x0"] reads the field "x0" (the one naming rule)
     return r
@@ -140,15 +140,22 @@ def simulate_fmu(
 
 LOG_LEVELS = ("all", "warning", "error", "none")
 
+# A level set before this process started (a sweep worker of a process that called fmu_log).
+if os.environ.get("COSIM_LOG", "").lower() in LOG_LEVELS:
+    _cosim._set_fmu_log(os.environ["COSIM_LOG"].lower())
+
 
 def fmu_log(level: str) -> str | None:
     """Which FMU messages are printed on stderr from now on (in this process and the workers it
     starts, sweeps included): ``"all"``, ``"warning"`` (the default), ``"error"`` or ``"none"``,
     as ``cosim run --fmu-log``. Warnings are counted whatever the level:
     ``result.summary["instances"][i]["fmu_warnings"]``. Returns the previous level (``None``:
-    the default). Sets ``$COSIM_LOG``, which the master reads when it creates an instance."""
+    the default). The level is the one of this process's log sink, which the master takes when
+    it creates an instance; ``$COSIM_LOG`` carries it to the Python processes this one starts
+    (a sweep's workers read it when they import ``cosim``)."""
     if level not in LOG_LEVELS:
         raise ValueError(f"fmu_log: {level!r} is not one of {', '.join(LOG_LEVELS)}")
     previous = os.environ.get("COSIM_LOG")
     os.environ["COSIM_LOG"] = level
+    _cosim._set_fmu_log(level)
     return previous

@@ -12,7 +12,7 @@
 //! off (every run loads its FMUs afresh, as `cosim run` does). Isolated runs (`isolate = True`)
 //! never load the library in the Python process and are left alone.
 
-use master::fmu::{Fmu2, FmuCache};
+use master::fmu::{Fmu, FmuCache};
 use master::system::{Overrides, SystemBuilder};
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex};
@@ -23,7 +23,7 @@ struct Entry {
     /// The process that loaded it (a forked sweep worker inherits the parent's entries, whose
     /// extraction folders it must not remove).
     pid: u32,
-    fmu: Arc<Fmu2>,
+    fmu: Arc<Fmu>,
 }
 
 static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -102,7 +102,7 @@ pub fn prepare(builder: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) {
         let fmu = match cache.iter().find(|e| e.key == k) {
             Some(e) => Arc::clone(&e.fmu),
             None => {
-                let Ok(f) = Fmu2::load(&path) else { continue };
+                let Ok(f) = Fmu::load_in(&path, &crate::host()) else { continue };
                 cache.push(Entry { key: k, pid: std::process::id(), fmu: Arc::clone(&f) });
                 f
             }

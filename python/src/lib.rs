@@ -30,29 +30,76 @@ fn err(e: MasterError) -> PyErr {
     CosimError::new_err(e.to_string())
 }
 
+/// The recorded columns, each (name, NumPy type), and the row-major bytes of the rows.
+pub(crate) type Rows<'py> = (Vec<(String, &'static str)>, Bound<'py, PyBytes>);
+
+/// [`Rows`] and the summary (JSON).
+pub(crate) type RowsAndSummary<'py> = (Vec<(String, &'static str)>, Bound<'py, PyBytes>, String);
+
 fn bad(message: impl Into<String>) -> PyErr {
     CosimError::new_err(message.into())
 }
 
-/// The recorded values as one flat row-major buffer: `time, v1, …, vn` at the start and after
-/// every `every`-th step and the last (the rows of `cosim run`'s results.csv).
+/// The recorded values as one flat row-major buffer of 8-byte fields: `time, v1, …, vn` at the
+/// start and after every `every`-th step and the last (the rows of `cosim run`'s results.csv). A
+/// column of 64-bit integers holds them exactly, as `i64` or `u64` (its NumPy type in `kinds`);
+/// every other column is an `f64`.
 #[derive(Clone)]
 struct Flat {
     rows: Arc<Mutex<Vec<f64>>>,
     every: u64,
     /// The run's number of steps: the last one is recorded too.
     steps: u64,
+    /// The non-Real columns (0-based among the values) and their exact values of the next row.
+    exact: Arc<Vec<usize>>,
+    pending: Vec<master::fmu::Value>,
+    /// The NumPy type of each value column ("<f8", "<i8", "<u8"), set by the first exact values.
+    kinds: Arc<Mutex<Vec<&'static str>>>,
 }
 
 impl Flat {
     fn push(&self, t: f64, values: &[f64]) {
         let mut rows = self.rows.lock().unwrap_or_else(PoisonError::into_inner);
         rows.push(t);
+        if self.pending.is_empty() {
+            rows.extend_from_slice(values);
+            return;
+        }
+        let start = rows.len();
         rows.extend_from_slice(values);
+        for (k, v) in self.exact.iter().zip(&self.pending) {
+            let bits = match v {
+                master::fmu::Value::Int(i) => f64::from_bits(*i as u64),
+                master::fmu::Value::UInt(u) => f64::from_bits(*u),
+                _ => continue,
+            };
+            if let Some(x) = rows.get_mut(start + k) {
+                *x = bits;
+            }
+        }
     }
 }
 
 impl Observer for Flat {
+    fn exact(&mut self, values: &[master::fmu::Value]) {
+        if self.pending.len() != values.len() {
+            let mut kinds = self.kinds.lock().unwrap_or_else(PoisonError::into_inner);
+            for (k, v) in self.exact.iter().zip(values) {
+                if let Some(slot) = kinds.get_mut(*k) {
+                    *slot = match v {
+                        master::fmu::Value::Int(_) => "<i8",
+                        master::fmu::Value::UInt(_) => "<u8",
+                        _ => "<f8",
+                    };
+                }
+            }
+            self.pending = values.to_vec();
+        } else {
+            for (p, v) in self.pending.iter_mut().zip(values) {
+                p.assign(v);
+            }
+        }
+    }
     fn start(&mut self, t: f64, values: &[f64], _b: &[BondState]) -> master::Result<()> {
         self.push(t, values);
         Ok(())
@@ -202,11 +249,56 @@ fn register_worker(py: Python<'_>) -> PyResult<()> {
         // An embedded interpreter without sys.executable: worker_command() says what to set.
         return Ok(());
     };
-    master::fmu::isolated::set_worker_command(master::fmu::isolated::WorkerCommand {
+    *WORKERS.lock().unwrap_or_else(PoisonError::into_inner) = Some(master::fmu::isolated::WorkerCommand {
         program: PathBuf::from(python),
         args: ["-I", "-S", "-c", WORKER_CODE, module.as_str()].map(Into::into).to_vec(),
     });
     Ok(())
+}
+
+/// How this interpreter starts the worker of an isolated instance (set by [`register_worker`]).
+static WORKERS: Mutex<Option<master::fmu::isolated::WorkerCommand>> = Mutex::new(None);
+
+/// The level of `cosim.fmu_log(LEVEL)` (default warning).
+static FMU_LOG: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(1);
+
+fn fmu_log_level() -> master::host::LogLevel {
+    master::host::LogLevel::NAMES
+        .get(usize::from(FMU_LOG.load(std::sync::atomic::Ordering::Relaxed)))
+        .and_then(|n| master::host::LogLevel::parse(n))
+        .unwrap_or_default()
+}
+
+/// The FMU log sink of this process: stderr at the level of `cosim.fmu_log` when an instance is
+/// created.
+struct PyLog;
+
+impl master::host::FmuLog for PyLog {
+    fn level(&self) -> master::host::LogLevel {
+        fmu_log_level()
+    }
+    fn message(&self, instance: &str, category: &str, message: &str) {
+        master::host::StderrLog(self.level()).message(instance, category, message);
+    }
+}
+
+/// What this process hands the library: FMU messages on stderr ([`PyLog`]) and this interpreter
+/// as the worker of isolated instances.
+pub(crate) fn host() -> master::host::Host {
+    master::host::Host {
+        log: Some(Arc::new(PyLog)),
+        workers: WORKERS.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+        ..master::host::Host::default()
+    }
+}
+
+/// Sets which FMU messages are printed (`cosim.fmu_log`); returns the previous level's name.
+#[pyfunction]
+fn _set_fmu_log(level: &str) -> PyResult<String> {
+    let previous = fmu_log_level().name().to_owned();
+    let l = master::host::LogLevel::parse(level).ok_or_else(|| bad(format!("fmu_log: {level:?} is not a level")))?;
+    FMU_LOG.store(l as u8, std::sync::atomic::Ordering::Relaxed);
+    Ok(previous)
 }
 
 /// Unloads the FMUs this process keeps loaded between runs (see `fmu_cache`).
@@ -225,7 +317,10 @@ fn _fmu_cache_len() -> usize {
 /// `worker --extracted DIR --shm-fd N -- FMU NAME`; returns when the master closes the channel.
 #[pyfunction]
 fn _worker(args: Vec<String>) -> PyResult<()> {
-    master::fmu::isolated::serve_args(&args).map_err(|e| bad(e.to_string()))
+    master::fmu::isolated::serve_args(&args, |level| {
+        Some(Arc::new(master::host::StderrLog(level)) as Arc<dyn master::host::FmuLog>)
+    })
+    .map_err(|e| bad(e.to_string()))
 }
 
 /// What a run is made from: the builder and what must outlive the execution.
@@ -238,7 +333,7 @@ struct Source {
 
 fn source(system: &Bound<'_, PyAny>) -> PyResult<Source> {
     register_worker(system.py())?;
-    let fmus = FmuCache::default();
+    let fmus = FmuCache::with_host(host());
     if let Ok(d) = system.downcast::<PyDict>() {
         return Ok(Source { builder: builder_from_spec(d)?, fmus, ssp: None });
     }
@@ -342,10 +437,15 @@ impl Inner {
         // With ECCO the step count is not known in advance: every step goes to the recorder,
         // through the output grid when record_every > 1 (rows at the output times and the end).
         let ecco = sys.step_control().kind() == master::system::StepControlKind::Ecco;
+        let exact: Vec<usize> =
+            (0..sys.outputs().len()).filter(|k| sys.outputs()[*k].ty != model_description::BaseType::Real).collect();
         let recorder = record.then(|| Flat {
             rows: Arc::new(Mutex::new(Vec::with_capacity(values.min(1 << 24)))),
             every: if ecco { 1 } else { every },
             steps: if ecco { u64::MAX } else { sys.steps() },
+            exact: Arc::new(exact),
+            pending: Vec::new(),
+            kinds: Arc::new(Mutex::new(vec!["<f8"; labels.len()])),
         });
         if let Some(r) = &recorder {
             let span = (sys.start(), sys.stop());
@@ -393,10 +493,15 @@ impl Inner {
         self.summary.as_ref().ok_or_else(|| bad("no summary"))
     }
 
-    /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
-    fn rows<'py>(&self, py: Python<'py>) -> PyResult<(Vec<String>, Bound<'py, PyBytes>)> {
-        let mut names = vec!["time".to_owned()];
-        names.extend(self.labels.iter().cloned());
+    /// Everything recorded so far: (the columns with "time" first, each (name, NumPy type:
+    /// "<f8", or "<i8"/"<u8" for exact 64-bit integers), row-major bytes of 8-byte fields).
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Rows<'py>> {
+        let kinds = match &self.recorder {
+            Some(r) => r.kinds.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+            None => vec!["<f8"; self.labels.len()],
+        };
+        let mut names = vec![("time".to_owned(), "<f8")];
+        names.extend(self.labels.iter().cloned().zip(kinds));
         let Some(r) = &self.recorder else { return Ok((names, PyBytes::new(py, &[]))) };
         let rows = r.rows.lock().unwrap_or_else(PoisonError::into_inner);
         // Written straight into the bytes object (no intermediate buffer of the same size).
@@ -521,7 +626,7 @@ impl Execution {
     }
 
     /// Everything recorded so far: (column names with "time" first, row-major float64 bytes).
-    fn _rows<'py>(&mut self, py: Python<'py>) -> PyResult<(Vec<String>, Bound<'py, PyBytes>)> {
+    fn _rows<'py>(&mut self, py: Python<'py>) -> PyResult<Rows<'py>> {
         self.i().rows(py)
     }
 
@@ -555,13 +660,13 @@ fn _simulate<'py>(
     extrapolation: Option<usize>,
     check: bool,
     settings: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(Vec<String>, Bound<'py, PyBytes>, String)> {
+) -> PyResult<RowsAndSummary<'py>> {
     let o = Options { stop_time, step, start_values, output, fmus, extrapolation, settings };
     run_to_end(py, Inner::create(system, o, true)?, check)
 }
 
 /// Runs `e` to its stop time: (column names, rows as float64 bytes, summary JSON); see `_simulate`.
-fn run_to_end(py: Python<'_>, mut e: Inner, check: bool) -> PyResult<(Vec<String>, Bound<'_, PyBytes>, String)> {
+fn run_to_end(py: Python<'_>, mut e: Inner, check: bool) -> PyResult<RowsAndSummary<'_>> {
     let stop = e.exec()?.system().stop();
     let r = e.advance(py, stop, u64::MAX);
     if let Err(interrupt) = r.as_ref() {
@@ -667,7 +772,7 @@ fn _check(
     let timeout = master::check::timeout_from_seconds(timeout).map_err(|e| bad(format!("timeout = {e}")))?;
     let worker = match worker {
         Some(w) => w,
-        None => master::fmu::isolated::worker_exe().map_err(err)?,
+        None => master::fmu::isolated::worker_exe(&host()).map_err(err)?,
     };
     if worker.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python")) {
         return Err(bad(format!(
@@ -685,7 +790,7 @@ fn _check(
         cycles,
         only: only.unwrap_or_default(),
         worker_exe: Some(worker),
-        host: master::host::Host::default(),
+        host: host(),
     };
     let report = py.allow_threads(|| master::check::check(&fmu, &opts)).map_err(err)?;
     Ok(report.json())
@@ -702,6 +807,7 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_fmu_paths, m)?)?;
     m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_fmu_log, m)?)?;
     m.add_function(wrap_pyfunction!(_check, m)?)?;
     m.add_function(wrap_pyfunction!(_settings, m)?)?;
     m.add_function(wrap_pyfunction!(_setting_keys, m)?)?;

@@ -125,6 +125,10 @@ fn _info(fmu: PathBuf) -> PyResult<String> {
 /// `cosim.simulate_fmu`: one FMU as `cosim run X.fmu` runs it; `start_values` as `name=value`
 /// texts typed by the model description, `output` bare names. Returns what `_simulate` returns
 /// (column names are `instance.variable`; the Python side strips the instance).
+/// The instance name, the recorded columns (each (name, NumPy type)), the rows' bytes and the
+/// summary (JSON).
+type InstanceRows<'py> = (String, Vec<(String, &'static str)>, Bound<'py, PyBytes>, String);
+
 #[pyfunction]
 #[pyo3(signature = (fmu, start_time=None, stop_time=None, step_size=None, output_interval=None, start_values=Vec::new(), output=None, check=true))]
 #[allow(clippy::too_many_arguments)]
@@ -138,7 +142,7 @@ fn _simulate_fmu<'py>(
     start_values: Vec<String>,
     output: Option<Vec<String>>,
     check: bool,
-) -> PyResult<(String, Vec<String>, Bound<'py, PyBytes>, String)> {
+) -> PyResult<InstanceRows<'py>> {
     super::register_worker(py)?;
     let opts = master::single::FmuOptions {
         start: start_time,
@@ -149,7 +153,7 @@ fn _simulate_fmu<'py>(
         output_variables: output,
     };
     let single = master::single::builder(&fmu, &opts).map_err(err)?;
-    let src = Source { builder: single.builder, fmus: FmuCache::default(), ssp: None };
+    let src = Source { builder: single.builder, fmus: FmuCache::with_host(crate::host()), ssp: None };
     let none = Options {
         stop_time: None,
         step: None,

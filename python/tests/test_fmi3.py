@@ -57,3 +57,20 @@ def test_binary_variables_are_connected_and_described_but_not_recorded_in_python
     assert list(r["b.count"][-2:]) == [9.0, 10.0]
     with pytest.raises(cosim.CosimError, match=r'"0xZZ" is not a Binary value for bin_in'):
         cosim.simulate(s, output=["a.count"], start_values={"b.bin_in": "0xZZ"})
+
+
+def test_64_bit_integers_and_strings_are_exact_through_connections_and_results(tmp_path):
+    fmu = cfmu3(tmp_path)
+    s = cosim.System(stop=1.0, step=0.1)
+    s.instance("a", fmu, start={"big_in": 5_000_000_000, "label": "hello"}).instance("b", fmu)
+    s.connect("a.big_echo", "b.big_in")
+    s.connect("a.label_out", "b.label_in")
+    r = cosim.simulate(s, output=["b.big_echo", "a.huge", "b.label_len"])
+    # Int64 and UInt64 columns keep their integers (a float64 holds neither 2**63 + 1 nor, in
+    # general, an Int64); the rest stays float64.
+    assert (r["b.big_echo"].dtype, r["a.huge"].dtype, r["b.label_len"].dtype) == (np.int64, np.uint64, np.float64)
+    # Connections are copied at communication points: b's inputs at t = 0 are its start values.
+    assert list(r["b.big_echo"]) == [0] + [5_000_000_000] * 10
+    assert {int(x) for x in r["a.huge"]} == {2**63 + 1}
+    # b.label_in = a.label_out = "hello/": a String through a connection.
+    assert list(r["b.label_len"]) == [0.0] + [6.0] * 10

@@ -28,7 +28,7 @@ struct Entry {
     op: Op,
     /// Value references (getters: how many values too).
     vr: Span,
-    /// Values in the array of their type (`reals`, `ints`, `bools`, `strings`).
+    /// Values in the array of their type (`reals`, `ints`, `uints`, `bools`, `strings`).
     values: Span,
     /// `start`/`stop` of Setup, `t`/`h` of DoStep; `order` of SetInputDerivatives, whether
     /// Setup has a stop, the status kind of GetBooleanStatus/GetRealStatus.
@@ -45,7 +45,8 @@ pub struct Log {
     mark: usize,
     vrs: Vec<u32>,
     reals: Vec<f64>,
-    ints: Vec<i32>,
+    ints: Vec<i64>,
+    uints: Vec<u64>,
     bools: Vec<bool>,
     strings: Vec<String>,
     blobs: Vec<Vec<u8>>,
@@ -77,20 +78,26 @@ impl Log {
                 e.y = stop.unwrap_or(0.0);
                 e.n = i32::from(stop.is_some());
             }
-            Call::GetReal { vr, .. }
-            | Call::GetInteger { vr, .. }
+            Call::GetFloat64 { vr, .. }
+            | Call::GetInt64 { vr, .. }
+            | Call::GetUInt64 { vr, .. }
+            | Call::GetClock { vr, .. }
             | Call::GetBoolean { vr, .. }
             | Call::GetString { vr, .. }
             | Call::GetBinary { vr, .. } => e.vr = span(&mut self.vrs, vr),
-            Call::SetReal { vr, values } => {
+            Call::SetFloat64 { vr, values } => {
                 e.vr = span(&mut self.vrs, vr);
                 e.values = span(&mut self.reals, values);
             }
-            Call::SetInteger { vr, values } => {
+            Call::SetInt64 { vr, values } => {
                 e.vr = span(&mut self.vrs, vr);
                 e.values = span(&mut self.ints, values);
             }
-            Call::SetBoolean { vr, values } => {
+            Call::SetUInt64 { vr, values } => {
+                e.vr = span(&mut self.vrs, vr);
+                e.values = span(&mut self.uints, values);
+            }
+            Call::SetBoolean { vr, values } | Call::SetClock { vr, values } => {
                 e.vr = span(&mut self.vrs, vr);
                 e.values = span(&mut self.bools, values);
             }
@@ -117,7 +124,9 @@ impl Log {
             | Call::ExitInitialization
             | Call::Terminate
             | Call::SaveState
-            | Call::RestoreState => {}
+            | Call::RestoreState
+            | Call::EnterEventMode
+            | Call::UpdateDiscreteStates => {}
         }
         self.calls.push(e);
     }
@@ -218,7 +227,8 @@ impl FmuInstance for Idle {
 /// The getters' output buffers, as wide as the widest getter of the log.
 struct Scratch {
     reals: Vec<f64>,
-    ints: Vec<i32>,
+    ints: Vec<i64>,
+    uints: Vec<u64>,
     bools: Vec<bool>,
     blobs: Vec<Vec<u8>>,
     flag: bool,
@@ -230,13 +240,14 @@ impl Scratch {
         let widest = log
             .calls
             .iter()
-            .filter(|e| matches!(e.op, Op::GetReal | Op::GetInteger | Op::GetBoolean))
+            .filter(|e| matches!(e.op, Op::GetFloat64 | Op::GetInt64 | Op::GetUInt64 | Op::GetBoolean | Op::GetClock))
             .map(|e| e.vr.1 as usize)
             .max()
             .unwrap_or(0);
         Self {
             reals: vec![0.0; widest],
             ints: vec![0; widest],
+            uints: vec![0; widest],
             bools: vec![false; widest],
             blobs: Vec::new(),
             flag: false,
@@ -255,10 +266,16 @@ fn make(log: &Log, e: &Entry, instances: &mut [Box<dyn FmuInstance>], b: &mut Sc
         Op::Setup => s.setup(e.x, (e.n != 0).then_some(e.y)),
         Op::EnterInitialization => s.enter_initialization(),
         Op::ExitInitialization => s.exit_initialization(),
-        Op::GetReal => s.get_real(vr, &mut b.reals[..n]),
-        Op::SetReal => s.set_real(vr, at(&log.reals, e.values)),
-        Op::GetInteger => s.get_integer(vr, &mut b.ints[..n]),
-        Op::SetInteger => s.set_integer(vr, at(&log.ints, e.values)),
+        Op::GetFloat64 => s.get_real(vr, &mut b.reals[..n]),
+        Op::SetFloat64 => s.set_real(vr, at(&log.reals, e.values)),
+        Op::GetInt64 => s.get_int64(vr, &mut b.ints[..n]),
+        Op::SetInt64 => s.set_int64(vr, at(&log.ints, e.values)),
+        Op::GetUInt64 => s.get_uint64(vr, &mut b.uints[..n]),
+        Op::SetUInt64 => s.set_uint64(vr, at(&log.uints, e.values)),
+        Op::GetClock => s.execute(Call::GetClock { vr, out: &mut b.bools[..n] }),
+        Op::SetClock => s.execute(Call::SetClock { vr, values: at(&log.bools, e.values) }),
+        Op::EnterEventMode => s.execute(Call::EnterEventMode),
+        Op::UpdateDiscreteStates => s.execute(Call::UpdateDiscreteStates),
         Op::GetBoolean => s.get_boolean(vr, &mut b.bools[..n]),
         Op::SetBoolean => s.set_boolean(vr, at(&log.bools, e.values)),
         Op::GetString => s.get_string(vr).map(drop),
@@ -307,20 +324,26 @@ mod tests {
 
     /// Every operation once, on two instances, with distinct arguments.
     fn every_call(s: &mut [Box<dyn FmuInstance>]) -> Result<()> {
-        let (mut reals, mut ints, mut bools) = ([0.0; 2], [0; 3], [false; 1]);
+        let (mut reals, mut ints, mut uints, mut bools) = ([0.0; 2], [0; 3], [0u64; 1], [false; 1]);
         let (mut flag, mut real) = (false, 0.0);
         s[0].setup(0.5, Some(2.0))?;
         s[1].setup(0.0, None)?;
         s[0].enter_initialization()?;
         s[0].set_real(&[1, 2], &[1.5, -2.5])?;
-        s[1].set_integer(&[3, 4, 5], &[7, -8, 9])?;
+        s[1].set_int64(&[3, 4, 5], &[7, -8, 5_000_000_000])?;
+        s[0].set_uint64(&[20], &[(1 << 63) + 1])?;
+        s[1].execute(Call::SetClock { vr: &[21], values: &[true] })?;
+        s[0].execute(Call::EnterEventMode)?;
+        s[0].execute(Call::UpdateDiscreteStates)?;
         s[0].set_boolean(&[6], &[true])?;
         s[1].set_string(&[7, 8], &["a", "b c"])?;
         s[0].exit_initialization()?;
         s[1].set_input_derivatives(&[9], 2, &[0.25])?;
         s[0].do_step(0.5, 0.125)?;
         s[1].get_real(&[10, 11], &mut reals)?;
-        s[0].get_integer(&[12, 13, 14], &mut ints)?;
+        s[0].get_int64(&[12, 13, 14], &mut ints)?;
+        s[1].get_uint64(&[22], &mut uints)?;
+        s[1].execute(Call::GetClock { vr: &[23], out: &mut bools })?;
         s[1].get_boolean(&[15], &mut bools)?;
         s[0].get_string(&[16])?;
         s[1].save_state()?;
@@ -343,7 +366,7 @@ mod tests {
             .collect();
         every_call(&mut recorders).unwrap();
         let made = std::mem::take(&mut *seen.lock().unwrap());
-        assert_eq!(made.len(), 21);
+        assert_eq!(made.len(), 27);
         // Every operation is covered: a new one must be added to `every_call`.
         let ops: std::collections::HashSet<Op> = log.lock().unwrap().calls.iter().map(|e| e.op).collect();
         assert_eq!(ops.len(), Op::ALL.len());

@@ -20,8 +20,8 @@ pub struct RunArgs {
     /// the descriptions) next to results.csv.
     #[arg(long)]
     pub(crate) mat: bool,
-    /// Which FMU messages are printed on stderr: all, warning (default), error, none
-    /// (sets COSIM_LOG); summary.json counts the warnings (instances[].fmu_warnings) anyway.
+    /// Which FMU messages are printed on stderr: all, warning (default), error, none;
+    /// summary.json counts the warnings (instances[].fmu_warnings) anyway.
     #[arg(long, value_name = "LEVEL", value_parser = ["all", "warning", "error", "none"])]
     pub(crate) fmu_log: Option<String>,
     /// Not an option of cosim (FMPy's and libcosim's): refused with a pointer to --out DIR.
@@ -88,9 +88,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
             f.display()
         );
     }
-    if let Some(level) = fmu_log {
-        // Read when each instance is created (and inherited by isolated workers).
-        std::env::set_var(master::fmu::instance::LOG_ENV, level);
+    if let Some(level) = fmu_log.as_deref().and_then(master::host::LogLevel::parse) {
+        // The level of the log sink `guard::host` hands the library (passed on to isolated workers).
+        crate::guard::set_fmu_log(level);
     }
     crate::guard::install();
     let over = Overrides { settings: settings.settings()?, extrapolation, force };

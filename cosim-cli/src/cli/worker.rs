@@ -12,6 +12,9 @@ pub struct WorkerArgs {
     /// The descriptor of the master's shared memory (inherited).
     #[arg(long)]
     shm_fd: i32,
+    /// Which of the FMU's messages are printed on stderr (the master's `--fmu-log`).
+    #[arg(long, value_name = "LEVEL", value_parser = ["all", "warning", "error", "none"], default_value = "warning")]
+    fmu_log: String,
     /// The .fmu file.
     fmu: PathBuf,
     /// The instance name.
@@ -20,8 +23,10 @@ pub struct WorkerArgs {
 
 /// Serves the instance until the master closes the channel.
 pub fn worker(args: WorkerArgs) -> Result<i32> {
-    let WorkerArgs { extracted, shm_fd, fmu, instance } = args;
-    master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance, shm_fd)
+    let WorkerArgs { extracted, shm_fd, fmu_log, fmu, instance } = args;
+    let level = master::host::LogLevel::parse(&fmu_log).unwrap_or_default();
+    let log: std::sync::Arc<dyn master::host::FmuLog> = std::sync::Arc::new(master::host::StderrLog(level));
+    master::fmu::isolated::serve(&fmu, extracted.as_deref(), &instance, shm_fd, Some(log))
         .with_context(|| format!("worker for instance {instance} of {}", fmu.display()))?;
     Ok(0)
 }

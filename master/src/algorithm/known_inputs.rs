@@ -52,13 +52,13 @@ impl FmuInstance for Mock {
     }
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
         match call {
-            Call::GetReal { vr, out } => {
+            Call::GetFloat64 { vr, out } => {
                 for (o, v) in out.iter_mut().zip(vr) {
                     *o = if *v == 0 { self.y() } else { self.u };
                 }
                 self.note(format!("get {vr:?}"));
             }
-            Call::SetReal { vr, values } => {
+            Call::SetFloat64 { vr, values } => {
                 assert_eq!(vr, [1]);
                 // A new value starts a new input line (its derivatives follow, if any).
                 (self.u, self.du) = (values[0], 0.0);

@@ -10,7 +10,7 @@ use model_description::{BaseType, Causality};
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.
 fn read_all(
     p: &Probe,
-    s: &mut crate::Fmu2Instance,
+    s: &mut crate::Fmi2Instance,
     pick: impl Fn(Causality) -> bool,
     when: &str,
 ) -> Result<usize, String> {
@@ -36,7 +36,7 @@ fn read_all(
         p.note(format_args!("fmi2Get{ty} of {} variables {when}", vrs.len()));
         let r = match ty {
             BaseType::Real => s.get_real(&vrs, &mut vec![0.0; vrs.len()]),
-            BaseType::Integer | BaseType::Enumeration => s.get_integer(&vrs, &mut vec![0; vrs.len()]),
+            BaseType::Integer | BaseType::Enumeration => s.get_int64(&vrs, &mut vec![0; vrs.len()]),
             BaseType::Boolean => s.get_boolean(&vrs, &mut vec![false; vrs.len()]),
             BaseType::String => s.get_string(&vrs).map(|_| ()),
             BaseType::Binary => s.get_binary(&vrs, &mut vec![Vec::new(); vrs.len()]),

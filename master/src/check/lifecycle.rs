@@ -79,7 +79,10 @@ pub fn load(p: &mut Probe) -> Outcome {
     }
     p.note("fmi2FreeInstance of load");
     drop(s);
-    let missing = p.fmu.binary().missing_optional();
+    let missing = match p.binary() {
+        Ok(b) => b.missing_optional(),
+        Err(e) => return Outcome::fail(e),
+    };
     if !missing.is_empty() {
         partial = Some(format!(
             "the binary does not export {}: a master cannot learn that the FMU ended the simulation (FMI 2.0 §4.2.3)",

@@ -300,7 +300,7 @@ pub enum PlanValue {
     /// Real.
     Real(f64),
     /// Integer or Enumeration.
-    Integer(i32),
+    Integer(i64),
     /// Boolean.
     Boolean(bool),
     /// String.

@@ -3,7 +3,7 @@
 //! comparison of two runs, and the trace line written before each FMU call.
 
 use super::{Plan, PlanValue};
-use crate::fmu::{Fmu2, Fmu2Instance, FmuInstance};
+use crate::fmu::{Fmi2Instance, Fmu, FmuInstance, Instance};
 use model_description::{BaseType, Causality, CoSimulation, ScalarVariable};
 use std::fs::File;
 use std::io::Write;
@@ -29,7 +29,7 @@ pub type Rows = Vec<Vec<f64>>;
 /// A loaded FMU in a worker, with the plan of the checks.
 pub struct Probe {
     /// The FMU.
-    pub fmu: Arc<Fmu2>,
+    pub fmu: Arc<Fmu>,
     /// Experiment and start values.
     pub plan: Plan,
     /// Where trace lines go (`None`: nowhere, e.g. in unit tests).
@@ -49,7 +49,7 @@ fn var(index: usize, v: &ScalarVariable) -> Var {
 
 impl Probe {
     /// A probe of `fmu` running `plan`, tracing to `out`.
-    pub fn new(fmu: Arc<Fmu2>, plan: Plan, out: Option<File>) -> Self {
+    pub fn new(fmu: Arc<Fmu>, plan: Plan, out: Option<File>) -> Self {
         let vars = fmu.variables();
         let of = |ty: BaseType| -> Vec<Var> {
             vars.iter()
@@ -100,14 +100,22 @@ impl Probe {
         self.plan.start + k as f64 * self.plan.step
     }
 
+    /// The FMU's FMI 2.0 binary (`cosim check` checks FMI 2.0 FMUs only).
+    pub(crate) fn binary(&self) -> Result<&Arc<crate::fmu::ffi::Binary>, String> {
+        self.fmu.binary().ok_or_else(|| "cosim check checks FMI 2.0 FMUs only".to_owned())
+    }
+
     /// `fmi2Instantiate` as `name`.
-    pub fn instantiate(&self, name: &str) -> Result<Fmu2Instance, String> {
+    pub fn instantiate(&self, name: &str) -> Result<Fmi2Instance, String> {
         self.note(format_args!("fmi2Instantiate(\"{name}\")"));
-        self.fmu.instantiate(name).map_err(|e| e.to_string())
+        match self.fmu.instantiate(name).map_err(|e| e.to_string())? {
+            Instance::Fmi2(i) => Ok(i),
+            Instance::Fmi3(_) => Err("cosim check checks FMI 2.0 FMUs only".into()),
+        }
     }
 
     /// `fmi2SetupExperiment`, the start values, `fmi2EnterInitializationMode`.
-    pub fn enter(&self, s: &mut Fmu2Instance) -> Result<(), String> {
+    pub fn enter(&self, s: &mut Fmi2Instance) -> Result<(), String> {
         let p = &self.plan;
         self.note(format_args!("fmi2SetupExperiment(start = {}, stop = {}) of {}", p.start, p.stop, s.name()));
         s.setup(p.start, Some(p.stop)).map_err(|e| e.to_string())?;
@@ -115,7 +123,7 @@ impl Probe {
             self.note(format_args!("fmi2Set* of start value vr {vr} = {v:?}"));
             let r = match v {
                 PlanValue::Real(x) => s.set_real(&[*vr], &[*x]),
-                PlanValue::Integer(x) => s.set_integer(&[*vr], &[*x]),
+                PlanValue::Integer(x) => s.set_int64(&[*vr], &[*x]),
                 PlanValue::Boolean(x) => s.set_boolean(&[*vr], &[*x]),
                 PlanValue::String(x) => s.set_string(&[*vr], &[x.as_str()]),
                 PlanValue::Binary(x) => s.set_binary(&[*vr], &[x.as_slice()]),
@@ -127,22 +135,22 @@ impl Probe {
     }
 
     /// [`Probe::enter`] and `fmi2ExitInitializationMode`.
-    pub fn init(&self, s: &mut Fmu2Instance) -> Result<(), String> {
+    pub fn init(&self, s: &mut Fmi2Instance) -> Result<(), String> {
         self.enter(s)?;
         self.note(format_args!("fmi2ExitInitializationMode of {}", s.name()));
         s.exit_initialization().map_err(|e| e.to_string())
     }
 
     /// Every output now, [`Probe::outputs`] order.
-    pub fn read(&self, s: &mut Fmu2Instance) -> Result<Vec<f64>, String> {
+    pub fn read(&self, s: &mut Fmi2Instance) -> Result<Vec<f64>, String> {
         let mut row = vec![0.0; self.real_vr.len()];
         if !self.real_vr.is_empty() {
             s.get_real(&self.real_vr, &mut row).map_err(|e| e.to_string())?;
         }
         if !self.int_vr.is_empty() {
             let mut v = vec![0; self.int_vr.len()];
-            s.get_integer(&self.int_vr, &mut v).map_err(|e| e.to_string())?;
-            row.extend(v.into_iter().map(f64::from));
+            s.get_int64(&self.int_vr, &mut v).map_err(|e| e.to_string())?;
+            row.extend(v.into_iter().map(|k| k as f64));
         }
         if !self.bool_vr.is_empty() {
             let mut v = vec![false; self.bool_vr.len()];
@@ -153,14 +161,14 @@ impl Probe {
     }
 
     /// `fmi2DoStep` from communication point `k` over H.
-    pub fn step(&self, s: &mut Fmu2Instance, k: u64) -> Result<(), String> {
+    pub fn step(&self, s: &mut Fmi2Instance, k: u64) -> Result<(), String> {
         let t = self.time(k);
         self.note(format_args!("fmi2DoStep(t = {t}, h = {}) of {}", self.plan.step, s.name()));
         s.do_step(t, self.plan.step).map_err(|e| e.to_string())
     }
 
     /// Steps `from..to` on the grid, reading the outputs after each step.
-    pub fn run(&self, s: &mut Fmu2Instance, from: u64, to: u64) -> Result<Rows, String> {
+    pub fn run(&self, s: &mut Fmi2Instance, from: u64, to: u64) -> Result<Rows, String> {
         let mut rows = Vec::with_capacity((to - from) as usize);
         for k in from..to {
             self.step(s, k)?;

@@ -7,7 +7,7 @@
 use super::probe::{Probe, Var};
 use super::Outcome;
 use crate::fmu::FmuInstance;
-use crate::Fmu2Instance;
+use crate::Fmi2Instance;
 use model_description::Unknown;
 
 /// One measured response: (input, output index in [`Probe::outputs`], input change, output before,
@@ -15,7 +15,7 @@ use model_description::Unknown;
 type Response = (Var, usize, f64, f64, f64);
 
 /// Which outputs change (bitwise) when each input is perturbed, without a step.
-fn responses(p: &Probe, s: &mut Fmu2Instance, when: &str) -> Result<Vec<Response>, String> {
+fn responses(p: &Probe, s: &mut Fmi2Instance, when: &str) -> Result<Vec<Response>, String> {
     let mut found = Vec::new();
     let y0 = p.read(s)?;
     for v in p.inputs.clone() {

@@ -15,7 +15,7 @@
 use super::probe::Probe;
 use super::{find, Outcome, Plan, Runner};
 use crate::error::{MasterError, Result};
-use crate::fmu::{Archive, Fmu2};
+use crate::fmu::{Archive, Fmu};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -48,7 +48,7 @@ impl Supervisor {
         let archive = Archive::extract_in(fmu, &opts.host)?;
         let exe = match &opts.worker_exe {
             Some(p) => p.clone(),
-            None => crate::fmu::isolated::worker_exe()?,
+            None => crate::fmu::isolated::worker_exe(&opts.host)?,
         };
         let plan = serde_json::to_string(plan).map_err(|e| MasterError::Fmu {
             path: fmu.to_path_buf(),
@@ -238,7 +238,8 @@ pub fn serve(fmu: &Path, extracted: &Path, id: &str, plan: &str) -> std::io::Res
         let Runner::Worker(f) = check.runner else { return Err(format!("check {id} does not run in a worker")) };
         let plan: Plan = serde_json::from_str(plan).map_err(|e| format!("bad plan: {e}"))?;
         let _ = writeln!(out, "call loading the binary (dlopen, fmi2GetTypesPlatform, fmi2GetVersion)");
-        let loaded = Fmu2::load_extracted(fmu, extracted).map_err(|e| e.to_string())?;
+        let loaded = Fmu::load_extracted(fmu, extracted, Some(std::sync::Arc::new(crate::host::StderrLog::default())))
+            .map_err(|e| e.to_string())?;
         let mut probe = Probe::new(loaded, plan, out.try_clone().ok());
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut probe)));
         r.map_err(|p| {

@@ -1,7 +1,7 @@
 //! [`FmuCache`]: each FMU file loaded (unzipped, library opened) once however many instances and
 //! runs use it — the one cache of `cosim run`, tune, bench and the validation report.
 
-use super::instance::Fmu2;
+use super::load::Fmu;
 use crate::error::Result;
 use crate::host::Host;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// Loaded FMUs by path.
 #[derive(Default)]
 pub struct FmuCache {
-    loaded: Vec<(PathBuf, Arc<Fmu2>)>,
+    loaded: Vec<(PathBuf, Arc<Fmu>)>,
     host: Host,
 }
 
@@ -27,23 +27,23 @@ impl FmuCache {
     }
 
     /// The FMU at `path`, loaded now if it was not before.
-    pub fn load(&mut self, path: &Path) -> Result<Arc<Fmu2>> {
+    pub fn load(&mut self, path: &Path) -> Result<Arc<Fmu>> {
         if let Some(f) = self.get(path) {
             return Ok(Arc::clone(f));
         }
-        let f = Fmu2::load_in(path, &self.host)?;
+        let f = Fmu::load_in(path, &self.host)?;
         self.loaded.push((path.to_path_buf(), Arc::clone(&f)));
         Ok(f)
     }
 
     /// Uses `fmu` (loaded elsewhere, e.g. by a front end's cache across runs) for `path`.
-    pub fn insert(&mut self, path: &Path, fmu: Arc<Fmu2>) {
+    pub fn insert(&mut self, path: &Path, fmu: Arc<Fmu>) {
         self.loaded.retain(|(p, _)| p != path);
         self.loaded.push((path.to_path_buf(), fmu));
     }
 
     /// The FMU at `path` if loaded.
-    pub fn get(&self, path: &Path) -> Option<&Arc<Fmu2>> {
+    pub fn get(&self, path: &Path) -> Option<&Arc<Fmu>> {
         self.loaded.iter().find(|(p, _)| p == path).map(|(_, f)| f)
     }
 }

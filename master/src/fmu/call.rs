@@ -7,11 +7,13 @@
 
 use crate::error::MasterError;
 
-/// Defines [`Call`] and [`Op`] from one list: `Variant { fields } = op code, "fmi2Function";`.
+/// Defines [`Call`] and [`Op`] from one list:
+/// `Variant { fields } = op code, "fmi2Function", "fmi3Function";` (`""`: the version has no such
+/// function; the instance refuses the call naming the operation).
 macro_rules! calls {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident $({ $($field:ident : $ty:ty),* $(,)? })? = $code:literal, $function:literal;
+        $variant:ident $({ $($field:ident : $ty:ty),* $(,)? })? = $code:literal, $f2:literal, $f3:literal;
     )*) => {
         /// One FMU call with its arguments; results are written to the `out` slices.
         #[derive(Debug)]
@@ -40,10 +42,18 @@ macro_rules! calls {
                 }
             }
 
-            /// The FMI function this operation calls (named in errors).
-            pub const fn function(self) -> &'static str {
+            /// The operation's name, the same for every version (`GetFloat64`).
+            pub const fn name(self) -> &'static str {
                 match self {
-                    $( Op::$variant => $function, )*
+                    $( Op::$variant => stringify!($variant), )*
+                }
+            }
+
+            /// The FMI function this operation calls in `version` (named in errors), or "" when
+            /// that version has none.
+            pub const fn function_of(self, version: Version) -> &'static str {
+                match (self, version) {
+                    $( (Op::$variant, Version::Fmi2) => $f2, (Op::$variant, Version::Fmi3) => $f3, )*
                 }
             }
         }
@@ -60,49 +70,90 @@ macro_rules! calls {
     };
 }
 
+/// The FMI version of an instance: which C API its calls go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Version {
+    /// FMI 2.0 (`fmi2*`).
+    Fmi2,
+    /// FMI 3.0 (`fmi3*`).
+    Fmi3,
+}
+
+impl Op {
+    /// The FMI function named in errors: that of `version`, or, where it has none, the
+    /// operation's name.
+    pub const fn function(self, version: Version) -> &'static str {
+        let f = self.function_of(version);
+        if f.is_empty() {
+            self.name()
+        } else {
+            f
+        }
+    }
+}
+
 calls! {
-    /// `fmi2SetupExperiment` (no tolerance, start, optional stop).
-    Setup { start: f64, stop: Option<f64> } = 1, "fmi2SetupExperiment";
-    /// `fmi2EnterInitializationMode`.
-    EnterInitialization = 2, "fmi2EnterInitializationMode";
-    /// `fmi2ExitInitializationMode`.
-    ExitInitialization = 3, "fmi2ExitInitializationMode";
-    /// `fmi2GetReal`.
-    GetReal { vr: &'a [u32], out: &'a mut [f64] } = 4, "fmi2GetReal";
-    /// `fmi2SetReal`.
-    SetReal { vr: &'a [u32], values: &'a [f64] } = 5, "fmi2SetReal";
-    /// `fmi2GetInteger` (also Enumerations).
-    GetInteger { vr: &'a [u32], out: &'a mut [i32] } = 6, "fmi2GetInteger";
-    /// `fmi2SetInteger`.
-    SetInteger { vr: &'a [u32], values: &'a [i32] } = 7, "fmi2SetInteger";
-    /// `fmi2GetBoolean`.
-    GetBoolean { vr: &'a [u32], out: &'a mut [bool] } = 8, "fmi2GetBoolean";
-    /// `fmi2SetBoolean`.
-    SetBoolean { vr: &'a [u32], values: &'a [bool] } = 9, "fmi2SetBoolean";
-    /// `fmi2GetString`; `out` is replaced by the values.
-    GetString { vr: &'a [u32], out: &'a mut Vec<String> } = 10, "fmi2GetString";
-    /// `fmi2SetString`.
-    SetString { vr: &'a [u32], values: &'a [&'a str] } = 11, "fmi2SetString";
-    /// `fmi2SetRealInputDerivatives` (one order for all given references).
-    SetInputDerivatives { vr: &'a [u32], order: i32, values: &'a [f64] } = 12, "fmi2SetRealInputDerivatives";
-    /// `fmi2DoStep(t, h, noSetFMUStatePriorToCurrentPoint = true)`.
-    DoStep { t: f64, h: f64 } = 13, "fmi2DoStep";
-    /// `fmi2Terminate`.
-    Terminate = 14, "fmi2Terminate";
-    /// `fmi2GetFMUstate` into the instance's one saved-state slot (reused: a later save
-    /// overwrites it; the instance frees it when dropped).
-    SaveState = 15, "fmi2GetFMUstate";
-    /// `fmi2SetFMUstate` from the state saved last.
-    RestoreState = 16, "fmi2SetFMUstate";
-    /// `fmi2GetBooleanStatus(kind)` (asked after a discarded step: [`status_kind::TERMINATED`]).
-    GetBooleanStatus { kind: i32, out: &'a mut bool } = 17, "fmi2GetBooleanStatus";
-    /// `fmi2GetRealStatus(kind)` (asked after a termination: [`status_kind::LAST_SUCCESSFUL_TIME`]).
-    GetRealStatus { kind: i32, out: &'a mut f64 } = 18, "fmi2GetRealStatus";
+    /// `fmi2SetupExperiment` (no tolerance, start, optional stop); FMI 3.0 passes them to
+    /// `fmi3EnterInitializationMode`.
+    Setup { start: f64, stop: Option<f64> } = 1, "fmi2SetupExperiment", "fmi3EnterInitializationMode";
+    /// `fmi2EnterInitializationMode` / `fmi3EnterInitializationMode`.
+    EnterInitialization = 2, "fmi2EnterInitializationMode", "fmi3EnterInitializationMode";
+    /// `fmi2ExitInitializationMode` / `fmi3ExitInitializationMode`.
+    ExitInitialization = 3, "fmi2ExitInitializationMode", "fmi3ExitInitializationMode";
+    /// Float64 and Float32 values (`fmi2GetReal`, `fmi3GetFloat64`, `fmi3GetFloat32` widened
+    /// exactly; fixed-size array elements).
+    GetFloat64 { vr: &'a [u32], out: &'a mut [f64] } = 4, "fmi2GetReal", "fmi3GetFloat64";
+    /// `fmi2SetReal`, `fmi3SetFloat64` (`fmi3SetFloat32`: rounded to the nearest `f32`, as the
+    /// FMU stores it).
+    SetFloat64 { vr: &'a [u32], values: &'a [f64] } = 5, "fmi2SetReal", "fmi3SetFloat64";
+    /// Int8…Int64, UInt8…UInt32 and Enumeration values, exact in `i64` (`fmi2GetInteger`,
+    /// `fmi3GetInt64`, `fmi3GetInt8`, …).
+    GetInt64 { vr: &'a [u32], out: &'a mut [i64] } = 6, "fmi2GetInteger", "fmi3GetInt64";
+    /// `fmi2SetInteger`, `fmi3SetInt64`, … (a value outside the variable's type is refused
+    /// naming it).
+    SetInt64 { vr: &'a [u32], values: &'a [i64] } = 7, "fmi2SetInteger", "fmi3SetInt64";
+    /// `fmi2GetBoolean` / `fmi3GetBoolean`.
+    GetBoolean { vr: &'a [u32], out: &'a mut [bool] } = 8, "fmi2GetBoolean", "fmi3GetBoolean";
+    /// `fmi2SetBoolean` / `fmi3SetBoolean`.
+    SetBoolean { vr: &'a [u32], values: &'a [bool] } = 9, "fmi2SetBoolean", "fmi3SetBoolean";
+    /// `fmi2GetString` / `fmi3GetString`; `out` is replaced by the values.
+    GetString { vr: &'a [u32], out: &'a mut Vec<String> } = 10, "fmi2GetString", "fmi3GetString";
+    /// `fmi2SetString` / `fmi3SetString`.
+    SetString { vr: &'a [u32], values: &'a [&'a str] } = 11, "fmi2SetString", "fmi3SetString";
+    /// `fmi2SetRealInputDerivatives` (one order for all given references; FMI 3.0 has none).
+    SetInputDerivatives { vr: &'a [u32], order: i32, values: &'a [f64] } = 12, "fmi2SetRealInputDerivatives", "";
+    /// `fmi2DoStep(t, h, noSetFMUStatePriorToCurrentPoint = true)` / `fmi3DoStep`.
+    DoStep { t: f64, h: f64 } = 13, "fmi2DoStep", "fmi3DoStep";
+    /// `fmi2Terminate` / `fmi3Terminate`.
+    Terminate = 14, "fmi2Terminate", "fmi3Terminate";
+    /// `fmi2GetFMUstate` / `fmi3GetFMUState` into the instance's one saved-state slot (reused:
+    /// a later save overwrites it; the instance frees it when dropped).
+    SaveState = 15, "fmi2GetFMUstate", "fmi3GetFMUState";
+    /// `fmi2SetFMUstate` / `fmi3SetFMUState` from the state saved last.
+    RestoreState = 16, "fmi2SetFMUstate", "fmi3SetFMUState";
+    /// After a discarded step: did the instance end the simulation ([`status_kind::TERMINATED`]:
+    /// `fmi2GetBooleanStatus`; FMI 3.0: the last `fmi3DoStep`'s `terminateSimulation`).
+    GetBooleanStatus { kind: i32, out: &'a mut bool } = 17, "fmi2GetBooleanStatus", "fmi3DoStep";
+    /// Where it ended ([`status_kind::LAST_SUCCESSFUL_TIME`]: `fmi2GetRealStatus`; FMI 3.0: the
+    /// last `fmi3DoStep`'s `lastSuccessfulTime`).
+    GetRealStatus { kind: i32, out: &'a mut f64 } = 18, "fmi2GetRealStatus", "fmi3DoStep";
     /// `fmi3GetBinary` (FMI 3.0 only): each value's bytes copied into the `out` buffer of the same
     /// position (cleared first; no allocation once a buffer has grown to the value's size).
-    GetBinary { vr: &'a [u32], out: &'a mut [Vec<u8>] } = 19, "fmi3GetBinary";
+    GetBinary { vr: &'a [u32], out: &'a mut [Vec<u8>] } = 19, "", "fmi3GetBinary";
     /// `fmi3SetBinary` (FMI 3.0 only).
-    SetBinary { vr: &'a [u32], values: &'a [&'a [u8]] } = 20, "fmi3SetBinary";
+    SetBinary { vr: &'a [u32], values: &'a [&'a [u8]] } = 20, "", "fmi3SetBinary";
+    /// UInt64 values (`fmi3GetUInt64`, FMI 3.0 only), exact.
+    GetUInt64 { vr: &'a [u32], out: &'a mut [u64] } = 21, "", "fmi3GetUInt64";
+    /// `fmi3SetUInt64` (FMI 3.0 only).
+    SetUInt64 { vr: &'a [u32], values: &'a [u64] } = 22, "", "fmi3SetUInt64";
+    /// `fmi3GetClock` (FMI 3.0 only): the place of clocks; no instance runs them yet (issue 52).
+    GetClock { vr: &'a [u32], out: &'a mut [bool] } = 23, "", "fmi3GetClock";
+    /// `fmi3SetClock` (FMI 3.0 only; issue 52).
+    SetClock { vr: &'a [u32], values: &'a [bool] } = 24, "", "fmi3SetClock";
+    /// `fmi3EnterEventMode` (FMI 3.0 only): the place of event mode; not run yet (issues 43, 52).
+    EnterEventMode = 25, "", "fmi3EnterEventMode";
+    /// `fmi3UpdateDiscreteStates` (FMI 3.0 only; issues 43, 52).
+    UpdateDiscreteStates = 26, "", "fmi3UpdateDiscreteStates";
 }
 
 /// `fmi2StatusKind` values (FMI 2.0 §4.2.3), the `kind` of [`Call::GetBooleanStatus`] and
@@ -127,10 +178,16 @@ impl Call<'_> {
             Call::Setup { start, stop } => Call::Setup { start: *start, stop: *stop },
             Call::EnterInitialization => Call::EnterInitialization,
             Call::ExitInitialization => Call::ExitInitialization,
-            Call::GetReal { vr, out } => Call::GetReal { vr, out },
-            Call::SetReal { vr, values } => Call::SetReal { vr, values },
-            Call::GetInteger { vr, out } => Call::GetInteger { vr, out },
-            Call::SetInteger { vr, values } => Call::SetInteger { vr, values },
+            Call::GetFloat64 { vr, out } => Call::GetFloat64 { vr, out },
+            Call::SetFloat64 { vr, values } => Call::SetFloat64 { vr, values },
+            Call::GetInt64 { vr, out } => Call::GetInt64 { vr, out },
+            Call::SetInt64 { vr, values } => Call::SetInt64 { vr, values },
+            Call::GetUInt64 { vr, out } => Call::GetUInt64 { vr, out },
+            Call::SetUInt64 { vr, values } => Call::SetUInt64 { vr, values },
+            Call::GetClock { vr, out } => Call::GetClock { vr, out },
+            Call::SetClock { vr, values } => Call::SetClock { vr, values },
+            Call::EnterEventMode => Call::EnterEventMode,
+            Call::UpdateDiscreteStates => Call::UpdateDiscreteStates,
             Call::GetBoolean { vr, out } => Call::GetBoolean { vr, out },
             Call::SetBoolean { vr, values } => Call::SetBoolean { vr, values },
             Call::GetString { vr, out } => Call::GetString { vr, out },
@@ -150,15 +207,32 @@ impl Call<'_> {
     /// The error of an instance that does not implement this call (e.g. a test double without
     /// FMU states): [`MasterError::Worker`] naming the instance and the FMI function.
     pub fn unsupported(&self, instance: &str) -> MasterError {
+        self.unsupported_in(instance, Version::Fmi2)
+    }
+
+    /// [`Call::unsupported`] of an instance of `version`: a call that version has no function
+    /// for says so; event mode and clocks say which issue brings them.
+    pub fn unsupported_in(&self, instance: &str, version: Version) -> MasterError {
         let op = self.op();
+        let function = op.function(version);
         let message = match op {
             Op::SaveState | Op::RestoreState => {
                 "this instance cannot save and restore its state (iterative coupling needs canGetAndSetFMUstate)"
                     .to_owned()
             }
-            _ => format!("this instance does not implement {}", op.function()),
+            Op::GetClock | Op::SetClock | Op::EnterEventMode | Op::UpdateDiscreteStates => format!(
+                "{function}: not yet: cosim runs FMI 3.0 Co-Simulation without event mode and clocks (issues 43, 52)"
+            ),
+            _ if op.function_of(version).is_empty() => {
+                let v = match version {
+                    Version::Fmi2 => "FMI 2.0",
+                    Version::Fmi3 => "FMI 3.0",
+                };
+                format!("{v} has no function for {} (the variable's type does not exist in {v})", op.name())
+            }
+            _ => format!("this instance does not implement {function}"),
         };
-        MasterError::Worker { instance: instance.to_owned(), function: op.function(), time: f64::NAN, message }
+        MasterError::Worker { instance: instance.to_owned(), function, time: f64::NAN, message }
     }
 }
 
@@ -172,13 +246,18 @@ mod tests {
         for (i, op) in Op::ALL.iter().enumerate() {
             assert_eq!(Op::from_code(*op as u8), Some(*op));
             assert_eq!(*op as u8 as usize, i + 1, "op codes are 1.. in list order");
-            let binary = matches!(op, Op::GetBinary | Op::SetBinary);
-            assert!(op.function().starts_with(if binary { "fmi3" } else { "fmi2" }));
+            let (f2, f3) = (op.function_of(Version::Fmi2), op.function_of(Version::Fmi3));
+            assert!(f2.is_empty() || f2.starts_with("fmi2"), "{f2}");
+            assert!(f3.is_empty() || f3.starts_with("fmi3"), "{f3}");
         }
         assert_eq!(Op::from_code(0), None);
         assert_eq!(Op::from_code(Op::ALL.len() as u8 + 1), None);
-        assert_eq!(Call::SaveState.op().function(), "fmi2GetFMUstate");
+        assert_eq!(Call::SaveState.op().function(Version::Fmi2), "fmi2GetFMUstate");
+        assert_eq!(Op::GetFloat64.function(Version::Fmi3), "fmi3GetFloat64");
+        assert_eq!(Op::GetUInt64.function(Version::Fmi2), "GetUInt64");
         let mut out = [0.0; 2];
-        assert_eq!(Call::GetReal { vr: &[1, 2], out: &mut out }.op(), Op::GetReal);
+        assert_eq!(Call::GetFloat64 { vr: &[1, 2], out: &mut out }.op(), Op::GetFloat64);
+        let e = Call::EnterEventMode.unsupported_in("a", Version::Fmi3).to_string();
+        assert!(e.contains("fmi3EnterEventMode") && e.contains("not yet"), "{e}");
     }
 }

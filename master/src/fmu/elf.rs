@@ -20,7 +20,7 @@ fn u64_at(b: &[u8], at: usize) -> Option<usize> {
 /// [`REQUIRED_SYMBOLS`]; else why not, e.g. "is not an ELF file", "does not export
 /// fmi2DoStep". A library without section headers is accepted unchecked (only loading tells).
 pub(crate) fn check_fmi_library(bytes: &[u8], fmi3: bool) -> Result<(), String> {
-    let required: &[&str] = if fmi3 { super::ffi::v3::REQUIRED_SYMBOLS3 } else { REQUIRED_SYMBOLS };
+    let required: &[&str] = if fmi3 { super::ffi3::REQUIRED_SYMBOLS3 } else { REQUIRED_SYMBOLS };
     if bytes.get(..4) != Some(b"\x7fELF") || bytes.len() < 64 {
         return Err("is not an ELF file (a Linux shared library)".into());
     }

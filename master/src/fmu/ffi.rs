@@ -1,4 +1,5 @@
-//! The FMI 2.0 C API: the only module with raw pointers and `unsafe`.
+//! The FMI 2.0 C API (with `ffi3.rs` for FMI 3.0, the only modules with raw pointers and
+//! `unsafe`), and the logger environment both versions share ([`InstanceEnv`]).
 //!
 //! [`Binary`] is a loaded `binaries/linux64/<modelIdentifier>.so` with every FMI 2.0 common and
 //! Co-Simulation function resolved once into a typed function pointer. [`Instance`] is one
@@ -11,14 +12,10 @@
 //! per-instance [`InstanceEnv`] whose first member is the sink.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::io::Write;
 use std::path::Path;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-
-#[path = "ffi3.rs"]
-pub(crate) mod v3;
 
 /// `fmi2OK`.
 pub(crate) const OK: c_int = 0;
@@ -53,7 +50,7 @@ pub(crate) fn status_name(status: c_int) -> String {
     }
 }
 
-use fmi_api::{Component, Vr};
+use fmi_api::Component;
 
 /// `fmi2CallbackLogger` as FMI 2.0 declares it (variadic).
 type LoggerFn = unsafe extern "C" fn(*mut c_void, *const c_char, c_int, *const c_char, *const c_char, ...);
@@ -100,8 +97,6 @@ pub(crate) const REQUIRED_SYMBOLS: &[&str] = fmi_api::Fmi2::REQUIRED;
 /// [`Instance`] holds an `Arc` of it.
 pub(crate) struct Binary {
     api: Api,
-    /// An FMI 3.0 binary: its `fmi3*` functions, behind the adapters in `api` (see `ffi3.rs`).
-    v3: Option<v3::V3>,
     // Declared after `api`: the function pointers are never used after the library is closed.
     _lib: libloading::os::unix::Library,
 }
@@ -125,18 +120,7 @@ impl Binary {
                 m.symbol, m.error
             )
         })?;
-        Ok(Self { api, v3: None, _lib: lib })
-    }
-
-    /// As [`Binary::load`] for an FMI 3.0 binary: resolves every `fmi3*` function the master
-    /// calls; `types` gives the 3.0 type of each value reference.
-    pub(crate) fn load3(so: &Path, types: v3::Types3) -> Result<Self, String> {
-        use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-        // SAFETY: as in `load`.
-        let lib =
-            unsafe { Library::open(Some(so), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
-        let (api, v3) = v3::load(&lib, types)?;
-        Ok(Self { api, v3: Some(v3), _lib: lib })
+        Ok(Self { api, _lib: lib })
     }
 
     /// `fmi2GetTypesPlatform()` ("default" for every standard binary).
@@ -157,18 +141,15 @@ impl Binary {
         self.api.missing_optional()
     }
 
-    /// `fmi2GetVersion()` ("2.0"), or `fmi3GetVersion()` of a 3.0 binary.
+    /// `fmi2GetVersion()` ("2.0").
     pub(crate) fn version(&self) -> String {
-        if let Some(v3) = &self.v3 {
-            return v3::binary_version(v3);
-        }
         // SAFETY: as in `types_platform`.
         unsafe { text((self.api.get_version)()) }
     }
 }
 
 /// The address of `name` (NUL-terminated) in `lib`; a missing or NULL symbol is an error.
-fn symbol(lib: &libloading::os::unix::Library, name: &[u8]) -> Result<NonNull<c_void>, String> {
+pub(super) fn symbol(lib: &libloading::os::unix::Library, name: &[u8]) -> Result<NonNull<c_void>, String> {
     // SAFETY: only the address is read (as a data pointer); the caller types it.
     let p = unsafe { lib.get::<*mut c_void>(name) }.map_err(|e| e.to_string())?;
     NonNull::new(*p).ok_or_else(|| "the symbol's address is NULL".to_owned())
@@ -178,7 +159,7 @@ fn symbol(lib: &libloading::os::unix::Library, name: &[u8]) -> Result<NonNull<c_
 ///
 /// # Safety
 /// `p` is NULL or points to a NUL-terminated string valid for the duration of the call.
-unsafe fn text(p: *const c_char) -> String {
+pub(super) unsafe fn text(p: *const c_char) -> String {
     if p.is_null() {
         String::new()
     } else {
@@ -187,19 +168,22 @@ unsafe fn text(p: *const c_char) -> String {
     }
 }
 
-/// Per-instance state behind the `componentEnvironment` pointer. `#[repr(C)]` with the sink
-/// first: `csrc/logger.c` reads it as `struct cosim_log_env`. Allocated before
-/// `fmi2Instantiate` and freed only after `fmi2FreeInstance`, so it outlives the component; the
-/// FMU may also keep the pointer to `callbacks` (OpenModelica FMUs do), which lives here too.
+/// Per-instance state behind the `componentEnvironment` pointer (FMI 2.0) or
+/// `instanceEnvironment` (FMI 3.0). `#[repr(C)]` with the sink first: `csrc/logger.c` reads it as
+/// `struct cosim_log_env`. Allocated before instantiation and freed only after the instance is
+/// freed, so it outlives it; the FMU may also keep the pointer to `callbacks` (OpenModelica FMUs
+/// do), which lives here too.
 #[repr(C)]
-struct InstanceEnv {
+pub(crate) struct InstanceEnv {
     sink: LogSink,
     callbacks: CallbackFunctions,
     /// Our name of the instance, for the log lines.
     name: String,
-    /// Print the messages of this status or worse (`COSIM_LOG`: all → fmi2OK, default
-    /// fmi2Warning, `error` → fmi2Error, `none` → nothing); every message is counted either way.
+    /// Hand the messages of this status or worse to `log` ([`crate::host::LogLevel`]); every
+    /// message is counted either way.
     echo_from: c_int,
+    /// The host's sink ([`crate::host::Host::log`]).
+    log: Option<Arc<dyn crate::host::FmuLog>>,
     /// The last message the FMU logged.
     last: Mutex<String>,
     /// Number of messages logged so far.
@@ -229,9 +213,94 @@ impl InstanceEnv {
             self.warned.fetch_add(1, Ordering::Relaxed);
         }
         if status >= self.echo_from {
-            // Ignore a failing stderr: logging must never unwind into the FMU.
-            let _ = writeln!(std::io::stderr().lock(), "[{}] {category}: {message}", self.name);
+            if let Some(log) = &self.log {
+                log.message(&self.name, category, message);
+            }
         }
+    }
+
+    /// A note of the master about a call of this instance (e.g. a warning status without a
+    /// message), to the sink at `status`, not counted as the FMU's message.
+    pub(crate) fn note(&self, status: c_int, message: &str) {
+        if status >= self.echo_from {
+            if let Some(log) = &self.log {
+                log.message(&self.name, "cosim", message);
+            }
+        }
+    }
+
+    /// Allocates the environment of an instance named `name` (the strings are kept for FMUs
+    /// that keep the pointers); the caller frees it with [`InstanceEnv::free`] after the
+    /// instance is freed. Its `componentEnvironment` points to itself.
+    pub(crate) fn create(
+        name: &str,
+        guid: &str,
+        resources: &str,
+        log: Option<Arc<dyn crate::host::FmuLog>>,
+    ) -> Result<NonNull<Self>, InstantiateError> {
+        let c_name = CString::new(name).map_err(|_| InstantiateError::Nul("instance name"))?;
+        let c_guid = CString::new(guid).map_err(|_| InstantiateError::Nul("GUID"))?;
+        let c_resources = CString::new(resources).map_err(|_| InstantiateError::Nul("resource location"))?;
+        let echo_from = log.as_ref().map_or(c_int::MAX, |l| l.level().lowest_status());
+        let env = Box::new(Self {
+            sink: log_sink,
+            callbacks: CallbackFunctions {
+                logger: Some(cosim_fmi2_logger),
+                allocate_memory: Some(calloc),
+                free_memory: Some(free),
+                step_finished: None,
+                component_environment: std::ptr::null_mut(),
+            },
+            name: name.to_owned(),
+            echo_from,
+            log,
+            last: Mutex::new(String::new()),
+            count: AtomicU64::new(0),
+            warned: AtomicU64::new(0),
+            c_name,
+            c_guid,
+            c_resources,
+        });
+        // A raw allocation (not a Box field) because the FMU holds pointers into it while the
+        // instance moves around.
+        let env = NonNull::from(Box::leak(env));
+        let env_ptr = env.as_ptr();
+        // SAFETY: env_ptr is the live allocation made just above; nothing else references it yet.
+        unsafe { (*env_ptr).callbacks.component_environment = env_ptr.cast() };
+        Ok(env)
+    }
+
+    /// Frees an environment made by [`InstanceEnv::create`], returning its last message.
+    ///
+    /// # Safety
+    /// `env` came from [`InstanceEnv::create`], is freed once, and no instance refers to it any
+    /// more (freed, or never made).
+    pub(crate) unsafe fn free(env: NonNull<Self>) -> String {
+        // SAFETY: per this function's contract.
+        let env = unsafe { Box::from_raw(env.as_ptr()) };
+        let last = env.last().clone();
+        last
+    }
+
+    /// The instance name, GUID/token and resource location as C strings.
+    pub(crate) fn c_strings(&self) -> (*const c_char, *const c_char, *const c_char) {
+        (self.c_name.as_ptr(), self.c_guid.as_ptr(), self.c_resources.as_ptr())
+    }
+
+    /// Messages so far.
+    #[inline]
+    pub(crate) fn message_count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// The last message.
+    pub(crate) fn last_message(&self) -> String {
+        self.last().clone()
+    }
+
+    /// Messages so far, and those of status Warning.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (self.count.load(Ordering::Relaxed), self.warned.load(Ordering::Relaxed))
     }
 }
 
@@ -282,113 +351,48 @@ unsafe impl Send for Instance {}
 
 impl Instance {
     /// `fmi2Instantiate(name, fmi2CoSimulation, guid, resource_uri, callbacks, visible = false,
-    /// logging_on)`.
+    /// logging_on)`; the FMU's messages go to `log`.
     pub(crate) fn new(
         binary: &Arc<Binary>,
         name: &str,
         guid: &str,
         resource_uri: &str,
         logging_on: bool,
-        echo_from: c_int,
+        log: Option<Arc<dyn crate::host::FmuLog>>,
     ) -> Result<Self, InstantiateError> {
-        let c_name = CString::new(name).map_err(|_| InstantiateError::Nul("instance name"))?;
-        let c_guid = CString::new(guid).map_err(|_| InstantiateError::Nul("GUID"))?;
-        let c_resources = CString::new(resource_uri).map_err(|_| InstantiateError::Nul("resource location"))?;
-        let env = Box::new(InstanceEnv {
-            sink: log_sink,
-            callbacks: CallbackFunctions {
-                logger: Some(cosim_fmi2_logger),
-                allocate_memory: Some(calloc),
-                free_memory: Some(free),
-                step_finished: None,
-                component_environment: std::ptr::null_mut(),
-            },
-            name: name.to_owned(),
-            echo_from,
-            last: Mutex::new(String::new()),
-            count: AtomicU64::new(0),
-            warned: AtomicU64::new(0),
-            c_name,
-            c_guid,
-            c_resources,
-        });
-        // A raw allocation (not a Box field) because the FMU holds pointers into it while we
-        // move the Instance around; freed in Drop (or below on failure).
-        let env = NonNull::from(Box::leak(env));
+        let env = InstanceEnv::create(name, guid, resource_uri, log)?;
         let env_ptr = env.as_ptr();
-        // SAFETY: env_ptr is the live allocation made just above; nothing else references it yet.
-        unsafe { (*env_ptr).callbacks.component_environment = env_ptr.cast() };
         // SAFETY: FMI 2.0 fmi2Instantiate with NUL-terminated strings and a callbacks struct, all
         // inside the environment allocation, which outlives the component (freed after
         // fmi2FreeInstance in Drop). Only shared access to the allocation happens from now on.
         let component = unsafe {
             let e = &*env_ptr;
-            if let Some(v3) = &binary.v3 {
-                // SAFETY: as above; the V3 lives in the Arc'd Binary, which outlives the component.
-                return Self::finish(
-                    v3::instantiate(
-                        v3,
-                        e.c_name.as_ptr(),
-                        e.c_guid.as_ptr(),
-                        e.c_resources.as_ptr(),
-                        env_ptr.cast(),
-                        logging_on,
-                    ),
-                    env,
-                    binary,
-                );
-            }
+            let (c_name, c_guid, c_resources) = e.c_strings();
             (binary.api.instantiate)(
-                e.c_name.as_ptr(),
+                c_name,
                 FMI2_CO_SIMULATION,
-                e.c_guid.as_ptr(),
-                e.c_resources.as_ptr(),
+                c_guid,
+                c_resources,
                 std::ptr::from_ref(&e.callbacks).cast(),
                 0,
                 c_int::from(logging_on),
             )
         };
-        Self::finish(component, env, binary)
-    }
-
-    /// The instance of `component`, or the error of a NULL one (the environment is freed).
-    fn finish(component: Component, env: NonNull<InstanceEnv>, binary: &Arc<Binary>) -> Result<Self, InstantiateError> {
-        let env_ptr = env.as_ptr();
         match NonNull::new(component) {
             Some(component) => Ok(Self { component, env, binary: Arc::clone(binary), saved: std::ptr::null_mut() }),
-            None => {
-                // SAFETY: the FMU returned no component, so nothing refers to the environment
-                // any more (an FMU that failed to instantiate must not call back); it came from
-                // Box::leak above.
-                let env = unsafe { Box::from_raw(env_ptr) };
-                let last = env.last().clone();
-                Err(InstantiateError::Null(last))
-            }
+            // SAFETY: the FMU returned no component, so nothing refers to the environment any
+            // more (an FMU that failed to instantiate must not call back).
+            None => Err(InstantiateError::Null(unsafe { InstanceEnv::free(env) })),
         }
     }
 
-    fn env(&self) -> &InstanceEnv {
+    pub(crate) fn env(&self) -> &InstanceEnv {
         // SAFETY: the environment lives until Drop and is only accessed through shared refs.
         unsafe { self.env.as_ref() }
     }
 
     fn c(&self) -> Component {
         self.component.as_ptr()
-    }
-
-    /// The last message the FMU logged for this instance.
-    pub(crate) fn last_log(&self) -> String {
-        self.env().last().clone()
-    }
-
-    /// How many messages the FMU has logged for this instance.
-    pub(crate) fn message_count(&self) -> u64 {
-        self.env().count.load(Ordering::Relaxed)
-    }
-
-    /// How many of them had status fmi2Warning.
-    pub(crate) fn warning_count(&self) -> u64 {
-        self.env().warned.load(Ordering::Relaxed)
     }
 
     /// `fmi2SetDebugLogging(on, categories)`.
@@ -529,24 +533,6 @@ impl Instance {
         unsafe { (self.binary.api.set_string)(self.c(), vr.as_ptr(), vr.len(), ptrs.as_ptr()) }
     }
 
-    /// `fmi3GetBinary` (FMI 3.0 binaries; [`NOT_CALLED`] for a 2.0 one, which has no Binary).
-    pub(crate) fn get_binary(&mut self, vr: &[u32], out: &mut [Vec<u8>]) -> c_int {
-        if vr.len() != out.len() || self.binary.v3.is_none() {
-            return NOT_CALLED;
-        }
-        // SAFETY: a live 3.0 component (an adapter made by `v3::instantiate`).
-        unsafe { v3::get_binary(self.c(), vr, out) }
-    }
-
-    /// `fmi3SetBinary` (as [`Self::get_binary`]).
-    pub(crate) fn set_binary(&mut self, vr: &[u32], values: &[&[u8]]) -> c_int {
-        if vr.len() != values.len() || self.binary.v3.is_none() {
-            return NOT_CALLED;
-        }
-        // SAFETY: as in `get_binary`.
-        unsafe { v3::set_binary(self.c(), vr, values) }
-    }
-
     /// `fmi2SetRealInputDerivatives`.
     pub(crate) fn set_real_input_derivatives(&mut self, vr: &[u32], order: &[i32], values: &[f64]) -> c_int {
         if vr.len() != order.len() || vr.len() != values.len() {
@@ -682,8 +668,8 @@ impl Drop for Instance {
         // SAFETY: the component came from fmi2Instantiate and is freed exactly once, here.
         unsafe { (self.binary.api.free_instance)(self.c()) };
         // SAFETY: after fmi2FreeInstance the FMU holds no reference to the environment; it came
-        // from Box::leak in `new` and is freed exactly once, here.
-        drop(unsafe { Box::from_raw(self.env.as_ptr()) });
+        // from InstanceEnv::create in `new` and is freed exactly once, here.
+        unsafe { InstanceEnv::free(self.env) };
     }
 }
 
@@ -711,6 +697,7 @@ mod tests {
             },
             name: name.into(),
             echo_from: WARNING,
+            log: None,
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
             warned: AtomicU64::new(0),

@@ -69,13 +69,13 @@ impl FmuInstance for MockInstance {
     }
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
         match call {
-            Call::GetReal { vr, out } => {
+            Call::GetFloat64 { vr, out } => {
                 for (o, v) in out.iter_mut().zip(vr) {
                     *o = if *v == 0 { self.x } else { self.u };
                 }
                 self.note(format!("get {vr:?}"));
             }
-            Call::SetReal { vr, values } => {
+            Call::SetFloat64 { vr, values } => {
                 if vr != [1] {
                     return Err(self.refuse(&format!("set_real {vr:?}: the mock's only input is vr 1")));
                 }

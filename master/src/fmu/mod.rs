@@ -1,19 +1,31 @@
-//! Loading any FMI 2.0 Co-Simulation FMU and driving its instances through a safe API.
+//! Loading any FMI 2.0 or FMI 3.0 Co-Simulation FMU and driving its instances through one safe,
+//! version-neutral API: the schemes, observers and checker see [`FmuInstance`] and [`Call`]
+//! only, with the values of [`value`] (every FMI 3.0 type).
 //!
 //! - `cache`: [`FmuCache`], each FMU loaded once.
 //! - `archive`: unzips into a private temporary folder (removed on drop), refusing unsafe entries.
-//! - `ffi`: the only module that holds raw pointers: library, resolved `fmi2*` symbols, callbacks
-//!   (a C shim formats the FMU's variadic log messages).
+//! - `value`: [`ValueType`], [`Value`], [`Shape`]: the value model of every version.
 //! - `call`: [`Call`], the one list of FMU operations; [`FmuInstance::execute`] dispatches it.
-//! - `binary`: FMI 3.0 Binary `maxSize`, checked before `fmi3SetBinary` (the adapters that call
-//!   `fmi3GetBinary`/`fmi3SetBinary` are in `ffi3_binary.rs`).
-//! - `instance`: [`FmuInstance`] implemented by [`Fmu2Instance`].
+//! - `ffi` (FMI 2.0) and `ffi3` (FMI 3.0): the only modules that hold raw pointers: library,
+//!   resolved symbols (the tables of `fmi-api`), callbacks (a C shim formats FMI 2.0's variadic
+//!   log messages; both versions' messages go to the host's log sink, [`crate::host::FmuLog`]).
+//! - `load`: [`Fmu`], a loaded FMU of either version.
+//! - `instance`: [`Instance`] (by version), [`Fmi2Instance`]; `instance3`: [`Fmi3Instance`]. Each
+//!   calls its own version's functions; errors name them (`fmi3GetFloat64`, not `fmi2GetReal`).
+//! - `binary`: FMI 3.0 Binary `maxSize`, checked before `fmi3SetBinary`.
 //! - `isolated`: [`FmuInstance`] implemented by [`IsolatedInstance`], an instance in a worker process
 //!   (`cosim run --isolate`).
+//!
+//! The places of what comes next: a Model Exchange instance driven by the master's solver is a
+//! variant of [`Instance`] and of the loaded binary (`load::Binary`), made by
+//! [`Fmu::instantiate_model_exchange`] (issue 43); event mode and clocks are the calls
+//! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::GetClock`] and
+//! [`Call::SetClock`] (issue 52); arrays sized by structural parameters are [`Shape::Structural`]
+//! (issue 43). Until then each is refused with a "not yet" error naming it.
 
 use crate::error::{MasterError, Result};
 
-/// One FMU instance as the algorithms see it. Value references are those of the FMU;
+/// One FMU instance as the algorithms see it, whatever its FMI version. Value references are those of the FMU;
 /// strings and status handling stay inside the implementation. Every error names the instance,
 /// the function, the time and the FMU's last log message.
 ///
@@ -29,9 +41,19 @@ use crate::error::{MasterError, Result};
 pub trait FmuInstance: Send {
     /// Instance name.
     fn name(&self) -> &str;
+    /// The FMI version whose functions the calls go to (named in errors).
+    fn version(&self) -> call::Version {
+        call::Version::Fmi2
+    }
     /// Executes one FMU call: the one dispatch point. A call the instance does not implement
     /// fails (see [`Call::unsupported`]).
     fn execute(&mut self, call: Call<'_>) -> Result<()>;
+    /// The type of variable `vr` where the instance knows it (FMI 3.0: every type; `None`: take
+    /// the base type of the description, whose integers are Int32). Asked once per variable when
+    /// a run is set up, never per step.
+    fn value_type(&self, _vr: u32) -> Option<ValueType> {
+        None
+    }
     /// Whether the FMU declares `canInterpolateInputs`.
     fn can_interpolate_inputs(&self) -> bool;
     /// Time spent inside FMU calls so far (s) and the number of `fmi2DoStep` calls.
@@ -39,7 +61,7 @@ pub trait FmuInstance: Send {
         (0.0, 0)
     }
     /// Warnings the FMU gave so far (messages of status fmi2Warning, calls that returned it),
-    /// printed or not (`COSIM_LOG`); 0 where they are not counted (worker processes).
+    /// handed to the log sink or not; 0 where they are not counted (worker processes).
     fn fmu_warnings(&self) -> u64 {
         0
     }
@@ -73,25 +95,35 @@ pub trait FmuInstance: Send {
     fn exit_initialization(&mut self) -> Result<()> {
         self.execute(Call::ExitInitialization)
     }
-    /// `fmi2GetReal`.
+    /// Float64 and Float32 values ([`Call::GetFloat64`]: `fmi2GetReal`, `fmi3GetFloat64`, …).
     #[inline]
     fn get_real(&mut self, vr: &[u32], out: &mut [f64]) -> Result<()> {
-        self.execute(Call::GetReal { vr, out })
+        self.execute(Call::GetFloat64 { vr, out })
     }
-    /// `fmi2SetReal`.
+    /// [`Call::SetFloat64`].
     #[inline]
     fn set_real(&mut self, vr: &[u32], values: &[f64]) -> Result<()> {
-        self.execute(Call::SetReal { vr, values })
+        self.execute(Call::SetFloat64 { vr, values })
     }
-    /// `fmi2GetInteger` (also Enumerations).
+    /// Integer and Enumeration values but UInt64, exact ([`Call::GetInt64`]).
     #[inline]
-    fn get_integer(&mut self, vr: &[u32], out: &mut [i32]) -> Result<()> {
-        self.execute(Call::GetInteger { vr, out })
+    fn get_int64(&mut self, vr: &[u32], out: &mut [i64]) -> Result<()> {
+        self.execute(Call::GetInt64 { vr, out })
     }
-    /// `fmi2SetInteger`.
+    /// [`Call::SetInt64`] (a value outside the variable's type is refused naming it).
     #[inline]
-    fn set_integer(&mut self, vr: &[u32], values: &[i32]) -> Result<()> {
-        self.execute(Call::SetInteger { vr, values })
+    fn set_int64(&mut self, vr: &[u32], values: &[i64]) -> Result<()> {
+        self.execute(Call::SetInt64 { vr, values })
+    }
+    /// UInt64 values, exact ([`Call::GetUInt64`], FMI 3.0).
+    #[inline]
+    fn get_uint64(&mut self, vr: &[u32], out: &mut [u64]) -> Result<()> {
+        self.execute(Call::GetUInt64 { vr, out })
+    }
+    /// [`Call::SetUInt64`].
+    #[inline]
+    fn set_uint64(&mut self, vr: &[u32], values: &[u64]) -> Result<()> {
+        self.execute(Call::SetUInt64 { vr, values })
     }
     /// `fmi2GetBoolean`.
     #[inline]
@@ -188,18 +220,25 @@ mod cache;
 pub mod call;
 mod elf;
 pub(crate) mod ffi;
+pub(crate) mod ffi3;
 pub mod info;
 pub mod instance;
+mod instance3;
 pub mod isolated;
+pub(crate) mod load;
 pub mod mock;
 mod shm;
+pub mod value;
 
 pub use archive::Archive;
 pub use cache::FmuCache;
-pub use call::{Call, Op};
+pub use call::{Call, Op, Version};
 pub use info::info;
-pub use instance::{Fmu2, Fmu2Instance};
+pub use instance::{Fmi2Instance, Instance};
+pub use instance3::Fmi3Instance;
 pub use isolated::IsolatedInstance;
+pub use load::Fmu;
+pub use value::{Shape, Value, ValueType};
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ use std::cell::Cell;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Bytes of each of the two buffers (the mapping is sparse: only the pages a message touches
@@ -37,10 +37,6 @@ const LONG_WAIT: Duration = Duration::from_micros(50);
 /// How long the master polls before it sleeps when [`Waits::sleep_early`] says so.
 const SHORT_POLL: Duration = Duration::from_micros(5);
 
-/// Requests sent and not yet answered, over all channels of this process (the master's): the
-/// worker processes busy at this moment.
-static OUTSTANDING: AtomicUsize = AtomicUsize::new(0);
-
 /// The master's waiting policy on one channel. A master that polls while as many workers as
 /// CPUs are busy keeps a CPU a worker needs: with two workers stepping at once (overlapped
 /// Jacobi) and the master polling on 2 CPUs, three always-runnable processes share two CPUs,
@@ -55,8 +51,11 @@ static OUTSTANDING: AtomicUsize = AtomicUsize::new(0);
 struct Waits {
     /// The last wait for a response took at least [`LONG_WAIT`] (or ran out).
     long: Cell<bool>,
-    /// A request of this channel is counted in [`OUTSTANDING`].
+    /// A request of this channel is counted in `busy`.
     outstanding: Cell<bool>,
+    /// Requests sent and not yet answered over all channels of one host (the master's
+    /// [`crate::host::Host::busy_workers`]): the worker processes busy at this moment.
+    busy: Arc<AtomicUsize>,
 }
 
 impl Waits {
@@ -72,13 +71,13 @@ impl Waits {
 
     fn sent(&self) {
         if !self.outstanding.replace(true) {
-            OUTSTANDING.fetch_add(1, Ordering::Relaxed);
+            self.busy.fetch_add(1, Ordering::Relaxed);
         }
     }
 
     fn answered(&self) {
         if self.outstanding.replace(false) {
-            OUTSTANDING.fetch_sub(1, Ordering::Relaxed);
+            self.busy.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }
@@ -136,9 +135,12 @@ impl Drop for Channel {
 
 impl Channel {
     /// A new channel (the master's side): an anonymous memory file, close-on-exec (see
-    /// [`Channel::inherit_in_child`]).
-    pub fn create() -> io::Result<Self> {
-        Self::map(cosim_os::shm::create("cosim-worker", SIZE as u64)?)
+    /// [`Channel::inherit_in_child`]); `busy` counts the busy workers of its host
+    /// ([`crate::host::Host::busy_workers`]).
+    pub fn create(busy: &crate::host::BusyWorkers) -> io::Result<Self> {
+        let mut channel = Self::map(cosim_os::shm::create("cosim-worker", SIZE as u64)?)?;
+        channel.waits.busy = Arc::clone(&busy.0);
+        Ok(channel)
     }
 
     /// The worker's side: maps the descriptor the master passed (`cosim worker --shm-fd N`).
@@ -231,7 +233,7 @@ impl Channel {
     /// response with the old number, and this is a protocol error instead.
     pub fn wait_response(&self, seq: u32, slice: Duration, out: &mut Vec<u8>) -> io::Result<bool> {
         let h = self.header();
-        let busy = OUTSTANDING.load(Ordering::Relaxed);
+        let busy = self.waits.busy.load(Ordering::Relaxed);
         let poll = if self.waits.sleep_early(busy, cpus()) { SHORT_POLL } else { POLL };
         let waited = wait_for(&h.response_seq, seq, &h.master_sleeping, poll, slice);
         self.waits.learn(waited);
@@ -383,7 +385,7 @@ mod tests {
     /// responses in order, across threads, including a wait that sleeps on the futex.
     #[test]
     fn requests_and_responses_cross_between_two_mappings() {
-        let master = Channel::create().unwrap();
+        let master = Channel::create(&crate::host::BusyWorkers::default()).unwrap();
         // SAFETY: dup of our own descriptor, owned by the second mapping.
         let dup = unsafe { libc_dup(master.fd()) };
         let worker = Channel::open(dup).unwrap();
@@ -424,7 +426,7 @@ mod tests {
     fn a_forged_response_number_is_a_protocol_error() {
         // Issue 30 item 16: a worker (its FMU) that writes the response number itself made the
         // master take the previous response as the answer to the new request.
-        let master = Channel::create().unwrap();
+        let master = Channel::create(&crate::host::BusyWorkers::default()).unwrap();
         // SAFETY: a duplicate of the master's descriptor, owned by the second mapping.
         let worker = Channel::open(unsafe { libc_dup(master.fd()) }).unwrap();
         let mut out = Vec::new();
@@ -474,7 +476,7 @@ mod tests {
         assert_eq!(sleeping.load(Ordering::SeqCst), 0, "no sleeper left announced");
         assert_eq!(wait_for(&word, 2, &sleeping, SHORT_POLL, Duration::from_millis(1)), None);
         // The busy count: a channel's request counts once until answered (or the channel goes).
-        let master = Channel::create().unwrap();
+        let master = Channel::create(&crate::host::BusyWorkers::default()).unwrap();
         // SAFETY: a duplicate of the master's descriptor, owned by the second mapping.
         let worker = Channel::open(unsafe { libc_dup(master.fd()) }).unwrap();
         assert!(!master.waits.outstanding.get());

@@ -1,24 +1,25 @@
-//! `results.csv` rows with FMI 3.0 Binary columns ([`BinaryRows`]): numbers as the writer thread
-//! writes them, each Binary value as lower-case hexadecimal (two digits per byte, an empty
-//! value an empty field), formatted and written on the run's thread (the rows of floats of
-//! [`super::rows::Rows`] cannot carry bytes).
+//! `results.csv` rows with exact columns ([`BinaryRows`]): numbers as the writer thread writes
+//! them, each non-Real column from its exact [`Value`] ([`Value::write_csv`]: an integer beyond
+//! 2^53 in full, a Binary value as lower-case hexadecimal, two digits per byte, an empty value an
+//! empty field), formatted and written on the run's thread (the rows of floats of
+//! [`super::rows::Rows`] cannot carry them).
 
 use super::files::io;
 use super::rows::number;
 use crate::error::Result;
+use crate::fmu::Value;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// Rows of `time` and the recorded values, the `binary` columns from the last
-/// [`BinaryRows::set`].
+/// Rows of `time` and the recorded values, the exact columns from the last [`BinaryRows::set`].
 pub(super) struct BinaryRows {
     path: PathBuf,
     out: Option<BufWriter<File>>,
-    /// Binary columns, 0-based among the values, ascending.
+    /// Exact columns, 0-based among the values, ascending.
     binary: Vec<usize>,
     /// Their current values (buffers reused from row to row).
-    bytes: Vec<Vec<u8>>,
+    bytes: Vec<Value>,
     line: Vec<u8>,
     digits: zmij::Buffer,
 }
@@ -29,16 +30,16 @@ impl BinaryRows {
             path: path.to_path_buf(),
             out: Some(out),
             binary: binary.to_vec(),
-            bytes: vec![Vec::new(); binary.len()],
+            bytes: vec![Value::Float(f64::NAN); binary.len()],
             line: Vec::with_capacity(256),
             digits: zmij::Buffer::new(),
         }
     }
 
-    /// The Binary values of the next row.
-    pub(super) fn set(&mut self, values: &[Vec<u8>]) {
+    /// The exact values of the next row.
+    pub(super) fn set(&mut self, values: &[Value]) {
         for (b, v) in self.bytes.iter_mut().zip(values) {
-            b.clone_from(v);
+            b.assign(v);
         }
     }
 
@@ -50,7 +51,11 @@ impl BinaryRows {
         for (k, x) in values.iter().enumerate() {
             self.line.push(b',');
             if self.binary.get(next) == Some(&k) {
-                model_description::push_hex(&mut self.line, self.bytes.get(next).map_or(&[][..], Vec::as_slice));
+                let digits = &mut self.digits;
+                match self.bytes.get(next) {
+                    Some(v) => v.write_csv(&mut self.line, |line, x| number(line, digits, x)),
+                    None => number(&mut self.line, digits, *x),
+                }
                 next += 1;
             } else {
                 number(&mut self.line, &mut self.digits, *x);

@@ -52,11 +52,13 @@ impl ResultsCsv {
         })
     }
 
-    /// As [`ResultsCsv::create`], the columns `binary` (0-based among `labels`, ascending)
-    /// holding FMI 3.0 Binary values, written as lower-case hexadecimal (two digits per byte;
-    /// an empty value is an empty field). Such a file is written on the run's thread; without
-    /// Binary columns this is [`ResultsCsv::create`].
-    pub fn with_binary(path: &Path, labels: &[String], every: u64, binary: &[usize]) -> Result<Self> {
+    /// As [`ResultsCsv::create`], the columns `exact` (0-based among `labels`, ascending: every
+    /// non-Real column) written from their exact values ([`Observer::exact`]): integers in full
+    /// (as the other numbers up to 2^53, where a float is exact; their digits beyond), Binary as
+    /// lower-case hexadecimal (two digits per byte; an empty value is an empty field). Such a
+    /// file is written on the run's thread; without such columns this is [`ResultsCsv::create`].
+    pub fn with_exact(path: &Path, labels: &[String], every: u64, exact: &[usize]) -> Result<Self> {
+        let binary = exact;
         if binary.is_empty() {
             return Self::create(path, labels, every);
         }
@@ -116,7 +118,7 @@ impl Sink {
 }
 
 impl Observer for ResultsCsv {
-    fn binary(&mut self, values: &[Vec<u8>]) {
+    fn exact(&mut self, values: &[crate::fmu::Value]) {
         if let Sink::WithBinary(r) = &mut self.rows {
             r.set(values);
         }

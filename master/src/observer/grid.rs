@@ -58,7 +58,7 @@ impl Observer for OutputGrid {
     fn finish(&mut self, summary: &Summary) -> Result<()> {
         self.inner.finish(summary)
     }
-    fn binary(&mut self, values: &[Vec<u8>]) {
-        self.inner.binary(values);
+    fn exact(&mut self, values: &[crate::fmu::Value]) {
+        self.inner.exact(values);
     }
 }

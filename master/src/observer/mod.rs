@@ -50,9 +50,10 @@ pub trait Observer: Send {
     fn finish(&mut self, _summary: &Summary) -> Result<()> {
         Ok(())
     }
-    /// The values of the recorded Binary variables (FMI 3.0), in the order of their columns,
-    /// for the row that the next `start`, `step` or `end_early` records (whose `values` hold
-    /// NaN in those columns). Only called when the system records Binary variables. Default:
-    /// nothing (only `results.csv` writes them, as hexadecimal).
-    fn binary(&mut self, _values: &[Vec<u8>]) {}
+    /// The exact values of the recorded non-Real variables (Int64 and UInt64 in full, String,
+    /// Binary, …: [`crate::fmu::Value`]), in the order of their columns, for the row that the
+    /// next `start`, `step` or `end_early` records (whose `values` hold [`crate::fmu::Value::as_f64`]
+    /// of each: NaN for Binary and String). Only called when the system records non-Real
+    /// variables. Default: nothing (`results.csv` writes them exactly, Binary as hexadecimal).
+    fn exact(&mut self, _values: &[crate::fmu::Value]) {}
 }

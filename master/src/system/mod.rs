@@ -174,8 +174,9 @@ pub struct VarRef {
 pub enum StartValue {
     /// fmi2Real.
     Real(f64),
-    /// fmi2Integer or enumeration.
-    Integer(i32),
+    /// An integer or enumeration value (Int8…Int64, UInt8…UInt64 up to 2^63 − 1, Enumeration;
+    /// FMI 2.0: 32 bits), exact; the instance refuses a value outside its variable's type.
+    Integer(i64),
     /// fmi2Boolean.
     Boolean(bool),
     /// fmi2String.
@@ -185,11 +186,15 @@ pub enum StartValue {
 }
 
 impl StartValue {
-    /// Sets this value on variable `vr` of an instance (the matching `fmi2Set*`).
+    /// Sets this value on variable `vr` of an instance (the setter of its type: `fmi2SetReal`,
+    /// `fmi3SetInt64`, `fmi3SetUInt64`, …).
     pub fn apply(&self, instance: &mut dyn crate::fmu::FmuInstance, vr: u32) -> crate::Result<()> {
         match self {
             Self::Real(x) => instance.set_real(&[vr], &[*x]),
-            Self::Integer(x) => instance.set_integer(&[vr], &[*x]),
+            Self::Integer(x) if instance.value_type(vr) == Some(crate::fmu::ValueType::UInt64) && *x >= 0 => {
+                instance.set_uint64(&[vr], &[*x as u64])
+            }
+            Self::Integer(x) => instance.set_int64(&[vr], &[*x]),
             Self::Boolean(x) => instance.set_boolean(&[vr], &[*x]),
             Self::String(x) => instance.set_string(&[vr], &[x.as_str()]),
             Self::Binary(x) => instance.set_binary(&[vr], &[x.as_slice()]),

@@ -10,7 +10,9 @@
  * start 0.5 1.5), 14 flags (Boolean[2] output: x > 0, x > 1), 15 aout (Float64[2] output: 10 ain),
  * 16 bin_in (Binary input, start 0102, maxSize 8), 17 bin_out (Binary output: bin_in's bytes
  * reversed, then the low byte of count), 18 blob_arr (Binary[2] parameter: never called, the
- * master leaves Binary arrays out).
+ * master leaves Binary arrays out), 19 big_in (Int64 input, start 0), 20 big_echo (Int64 output = big_in),
+ * 21 huge (UInt64 output = 2^63 + 1), 22 label_in (String input, start ""), 23 label_out (String output:
+ * label "/" label_in), 24 label_len (Float64 output: the length of label_in).
  * -DALWAYS_EARLY: every step returns early at its midpoint, allowed or not.
  * -DEVENT_AT=k: step k sets eventHandlingNeeded. */
 #include <stdbool.h>
@@ -26,12 +28,12 @@ typedef void (*Log)(void *env, S status, const char *category, const char *messa
 
 typedef struct {
     double time, u, x, term_at, ain[2];
-    int64_t count;
+    int64_t count, big_in;
     uint64_t big;
     uint8_t blob[16], bin_in[8];
     size_t blob_n, bin_in_n;
     int8_t small;
-    char label[64];
+    char label[64], label_in[64], label_out[130];
     bool early_allowed, terminated;
 } State;
 
@@ -87,6 +89,7 @@ EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size
         case 12: for (int j = 0; j < 3; j++) v[k++] = (j + 1) * c->s.x; break;
         case 13: v[k++] = c->s.ain[0]; v[k++] = c->s.ain[1]; break;
         case 15: v[k++] = 10 * c->s.ain[0]; v[k++] = 10 * c->s.ain[1]; break;
+        case 24: v[k++] = (double)strlen(c->s.label_in); break;
         default: CHECK(0);
         }
     }
@@ -111,13 +114,21 @@ EXPORT S fmi3GetFloat32(void *p, const unsigned vr[], size_t n, float v[], size_
 EXPORT S fmi3SetFloat32(void *p, const unsigned vr[], size_t n, const float v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
 EXPORT S fmi3GetInt64(void *p, const unsigned vr[], size_t n, int64_t v[], size_t nv) {
     Inst *c = p;
-    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 3); v[i] = c->s.count; }
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 3) v[i] = c->s.count; else if (vr[i] == 19 || vr[i] == 20) v[i] = c->s.big_in; else CHECK(0);
+    }
     return OK;
 }
-EXPORT S fmi3SetInt64(void *p, const unsigned vr[], size_t n, const int64_t v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+EXPORT S fmi3SetInt64(void *p, const unsigned vr[], size_t n, const int64_t v[], size_t nv) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 19); c->s.big_in = v[i]; }
+    return OK;
+}
 EXPORT S fmi3GetUInt64(void *p, const unsigned vr[], size_t n, uint64_t v[], size_t nv) {
     Inst *c = p;
-    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 4); v[i] = c->s.big; }
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 4) v[i] = c->s.big; else if (vr[i] == 21) v[i] = 9223372036854775809ULL; else CHECK(0);
+    }
     return OK;
 }
 EXPORT S fmi3SetUInt64(void *p, const unsigned vr[], size_t n, const uint64_t v[], size_t nv) {
@@ -155,12 +166,22 @@ EXPORT S fmi3GetBoolean(void *p, const unsigned vr[], size_t n, bool v[], size_t
 EXPORT S fmi3SetBoolean(void *p, const unsigned vr[], size_t n, const bool v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
 EXPORT S fmi3GetString(void *p, const unsigned vr[], size_t n, const char *v[], size_t nv) {
     Inst *c = p;
-    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 5); v[i] = c->s.label; }
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] == 5) v[i] = c->s.label;
+        else if (vr[i] == 22) v[i] = c->s.label_in;
+        else if (vr[i] == 23) {
+            strcpy(c->s.label_out, c->s.label); strcat(c->s.label_out, "/"); strcat(c->s.label_out, c->s.label_in);
+            v[i] = c->s.label_out;
+        } else CHECK(0);
+    }
     return OK;
 }
 EXPORT S fmi3SetString(void *p, const unsigned vr[], size_t n, const char *const v[], size_t nv) {
     Inst *c = p;
-    for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 5 && strlen(v[i]) < 63); strcpy(c->s.label, v[i]); }
+    for (size_t i = 0; i < n; i++) {
+        CHECK((vr[i] == 5 || vr[i] == 22) && strlen(v[i]) < 63);
+        strcpy(vr[i] == 5 ? c->s.label : c->s.label_in, v[i]);
+    }
     return OK;
 }
 EXPORT S fmi3GetBinary(void *p, const unsigned vr[], size_t n, size_t sz[], const uint8_t *v[], size_t nv) {

@@ -7,7 +7,7 @@ use super::request::{decode_results, encode_request, prefetchable};
 use super::{DEFAULT_WORKER_TIMEOUT, WORKER_GRACE};
 use crate::error::{MasterError, Result};
 use crate::fmu::archive::Archive;
-use crate::fmu::{shm, Call, FmuInstance, Op};
+use crate::fmu::{shm, Call, FmuInstance, Op, Version};
 use model_description::ModelDescription;
 use std::io::BufReader;
 use std::path::Path;
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const BATCH_FLUSH: usize = 1 << 20;
 
 /// One instance running in a worker process. Implements [`FmuInstance`]; errors name the instance as
-/// [`crate::fmu::Fmu2Instance`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
+/// [`crate::fmu::Instance`]'s do, plus [`MasterError::Worker`] when the process dies. Dropping it
 /// closes the worker's stdin (the worker frees the instance and exits) and reaps the process,
 /// killing it if it does not exit within a second.
 pub struct IsolatedInstance {
@@ -42,6 +42,10 @@ pub struct IsolatedInstance {
     busy: Duration,
     steps: u64,
     can_interpolate_inputs: bool,
+    /// The FMU's version (the functions named in errors).
+    version: Version,
+    /// FMI 3.0: the type of each variable (read from the description the master reads).
+    types: std::collections::HashMap<u32, crate::fmu::ValueType>,
     /// Set once the worker is gone: every later call fails with this message.
     dead: Option<String>,
     /// Prefetch (module docs): the getter requests made since the last `fmi2DoStep` before any
@@ -116,9 +120,18 @@ impl IsolatedInstance {
         let fmu_err = |message: String| MasterError::Fmu { path: fmu.to_path_buf(), message };
         let xml = archive.model_description()?;
         let md = model_description::from_str_any(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
+        let types = match model_description::from_str3(&xml) {
+            Ok((md3, x)) => md3
+                .model_variables
+                .iter()
+                .zip(&x.types)
+                .map(|(v, t)| (v.value_reference, crate::fmu::ValueType::of3(*t)))
+                .collect(),
+            Err(_) => std::collections::HashMap::new(),
+        };
         drop(xml);
-        let channel =
-            shm::Channel::create().map_err(|e| fmu_err(format!("cannot create the worker's shared memory: {e}")))?;
+        let channel = shm::Channel::create(&archive.host().busy_workers)
+            .map_err(|e| fmu_err(format!("cannot create the worker's shared memory: {e}")))?;
         let fd = channel.fd();
         let exe = &worker.program;
         let mut command = Command::new(exe);
@@ -129,6 +142,8 @@ impl IsolatedInstance {
             .arg(archive.dir())
             .arg("--shm-fd")
             .arg(fd.to_string())
+            .arg("--fmu-log")
+            .arg(archive.host().log_level().name())
             .arg("--")
             .arg(fmu)
             .arg(name)
@@ -170,6 +185,8 @@ impl IsolatedInstance {
             busy: Duration::ZERO,
             steps: 0,
             can_interpolate_inputs: false,
+            version: if md.fmi_version.starts_with("3.") { Version::Fmi3 } else { Version::Fmi2 },
+            types,
             dead: None,
             seen: Vec::with_capacity(64),
             learning: false,
@@ -326,7 +343,7 @@ impl IsolatedInstance {
     /// response body after the OK tag, or the error the worker reported (naming the call of the
     /// batch it concerns).
     fn round_trip(&mut self) -> Result<Dec<'_>> {
-        let last = self.pending.last().map_or("fmi2DoStep", |op| op.function());
+        let last = self.pending.last().map_or(Op::DoStep, |op| *op).function(self.version);
         if let Some(m) = &self.dead {
             let e = self.worker_error(last, m.clone());
             self.clear_batch();
@@ -339,7 +356,7 @@ impl IsolatedInstance {
 
     /// The second half of [`Self::round_trip`]: waits for the answer to the batch sent at `t0`.
     fn receive(&mut self, sent: std::result::Result<u32, String>, t0: Instant) -> Result<Dec<'_>> {
-        let last = self.pending.last().map_or("fmi2DoStep", |op| op.function());
+        let last = self.pending.last().map_or(Op::DoStep, |op| *op).function(self.version);
         let waited = match sent {
             Ok(seq) => self.wait_response(seq),
             Err(e) => Wait::Garbled(e),
@@ -349,7 +366,7 @@ impl IsolatedInstance {
         let in_flight = |s: &Self| {
             let i = s.channel.progress() as usize;
             match s.pending.get(i) {
-                Some(op) => op.function(),
+                Some(op) => op.function(s.version),
                 // A speculative getter after the step.
                 None if i >= s.sent_main => {
                     let mut at = 0;
@@ -357,7 +374,7 @@ impl IsolatedInstance {
                     entry
                         .and_then(|r| s.learned.get(r.start))
                         .and_then(|c| Op::from_code(*c))
-                        .map_or(last, |op| op.function())
+                        .map_or(last, |op| op.function(s.version))
                 }
                 None => last,
             }
@@ -394,7 +411,7 @@ impl IsolatedInstance {
             };
             match index {
                 Ok(i) if i < self.pending.len() && (i + 1 == self.pending.len() || !matches!(reply, Reply::Ok)) => {
-                    (self.pending[i].function(), reply)
+                    (self.pending[i].function(self.version), reply)
                 }
                 Ok(i) => (last, Reply::Garbled(format!("response to request {i} of {}", self.pending.len()))),
                 Err(e) => (last, Reply::Garbled(e)),
@@ -513,7 +530,9 @@ impl FmuInstance for IsolatedInstance {
     }
 
     fn execute(&mut self, mut call: Call<'_>) -> Result<()> {
-        let function = call.op().function();
+        let (op, version) = (call.op(), self.version);
+        // Named only where an error needs it.
+        let function = move || op.function(version);
         self.complete_step()?;
         match call {
             Call::Setup { start, .. } => self.time = start,
@@ -524,7 +543,7 @@ impl FmuInstance for IsolatedInstance {
             _ => {}
         }
         if let Some(m) = &self.dead {
-            let e = self.worker_error(function, m.clone());
+            let e = self.worker_error(function(), m.clone());
             self.clear_batch();
             return Err(e);
         }
@@ -536,7 +555,7 @@ impl FmuInstance for IsolatedInstance {
             }
             if let Some(results) = self.take_prefetched() {
                 let r = decode_results(&mut call, &mut Dec(&self.prefetched[results]));
-                return r.map_err(|e| self.garbled(function, e));
+                return r.map_err(|e| self.garbled(function(), e));
             }
         } else {
             self.learning = false;
@@ -556,8 +575,9 @@ impl FmuInstance for IsolatedInstance {
         }
         let deferred = matches!(
             call,
-            Call::SetReal { .. }
-                | Call::SetInteger { .. }
+            Call::SetFloat64 { .. }
+                | Call::SetInt64 { .. }
+                | Call::SetUInt64 { .. }
                 | Call::SetBoolean { .. }
                 | Call::SetString { .. }
                 | Call::SetBinary { .. }
@@ -574,7 +594,7 @@ impl FmuInstance for IsolatedInstance {
             return Ok(());
         }
         let r = decode_results(&mut call, &mut self.round_trip()?);
-        r.map_err(|e| self.garbled(function, e))?;
+        r.map_err(|e| self.garbled(function(), e))?;
         if let Call::DoStep { t, h } = call {
             self.stepped(t, h);
         }
@@ -591,6 +611,14 @@ impl FmuInstance for IsolatedInstance {
 
     fn can_interpolate_inputs(&self) -> bool {
         self.can_interpolate_inputs
+    }
+
+    fn version(&self) -> Version {
+        self.version
+    }
+
+    fn value_type(&self, vr: u32) -> Option<crate::fmu::ValueType> {
+        self.types.get(&vr).copied()
     }
 
     /// Round-trip time of every call (worker time plus the pipes) and the `fmi2DoStep` count.

@@ -53,7 +53,12 @@ impl Enc<'_> {
         v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
         self
     }
-    pub(super) fn i32s(&mut self, v: &[i32]) -> &mut Self {
+    pub(super) fn i64s(&mut self, v: &[i64]) -> &mut Self {
+        self.len(v.len());
+        v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
+        self
+    }
+    pub(super) fn u64s(&mut self, v: &[u64]) -> &mut Self {
         self.len(v.len());
         v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
         self
@@ -138,11 +143,19 @@ impl<'a> Dec<'a> {
         }
         Ok(())
     }
-    pub(super) fn i32s(&mut self, out: &mut Vec<i32>) -> DecResult<()> {
-        let n = self.count(4)?;
+    pub(super) fn i64s(&mut self, out: &mut Vec<i64>) -> DecResult<()> {
+        let n = self.count(8)?;
         out.clear();
         for _ in 0..n {
-            out.push(self.i32()?);
+            out.push(i64::from_le_bytes(self.array()?));
+        }
+        Ok(())
+    }
+    pub(super) fn u64s(&mut self, out: &mut Vec<u64>) -> DecResult<()> {
+        let n = self.count(8)?;
+        out.clear();
+        for _ in 0..n {
+            out.push(u64::from_le_bytes(self.array()?));
         }
         Ok(())
     }
@@ -189,12 +202,19 @@ impl<'a> Dec<'a> {
         }
         out.iter_mut().try_for_each(|o| self.f64().map(|x| *o = x))
     }
-    pub(super) fn i32s_into(&mut self, out: &mut [i32]) -> DecResult<()> {
-        let n = self.count(4)?;
+    pub(super) fn i64s_into(&mut self, out: &mut [i64]) -> DecResult<()> {
+        let n = self.count(8)?;
         if n != out.len() {
             return Err(format!("{n} values returned for {} requested", out.len()));
         }
-        out.iter_mut().try_for_each(|o| self.i32().map(|x| *o = x))
+        out.iter_mut().try_for_each(|o| self.array().map(|x| *o = i64::from_le_bytes(x)))
+    }
+    pub(super) fn u64s_into(&mut self, out: &mut [u64]) -> DecResult<()> {
+        let n = self.count(8)?;
+        if n != out.len() {
+            return Err(format!("{n} values returned for {} requested", out.len()));
+        }
+        out.iter_mut().try_for_each(|o| self.array().map(|x| *o = u64::from_le_bytes(x)))
     }
     pub(super) fn bools_into(&mut self, out: &mut [bool]) -> DecResult<()> {
         let n = self.count(1)?;

@@ -1,5 +1,5 @@
 //! How a worker process is started: the program serving `cosim worker` ([`WorkerCommand`]),
-//! registered by the front end or named by `$COSIM_WORKER_EXE`.
+//! handed in by the front end ([`crate::host::Host::workers`]) or named by `$COSIM_WORKER_EXE`.
 
 use super::WORKER_EXE_ENV;
 use crate::error::{MasterError, Result};
@@ -21,20 +21,12 @@ impl WorkerCommand {
     }
 }
 
-static WORKER: std::sync::Mutex<Option<WorkerCommand>> = std::sync::Mutex::new(None);
-
-/// Declares how this program starts workers: the `cosim` binary registers itself, the Python
-/// package its interpreter with the extension module. A program that registers nothing must
-/// set `$COSIM_WORKER_EXE` to run isolated instances (the running executable is not assumed
-/// to serve `worker`: an interpreter would run a script named `worker` from the working
-/// directory).
-pub fn set_worker_command(command: WorkerCommand) {
-    *WORKER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(command);
-}
-
 /// How workers are started: `$COSIM_WORKER_EXE` (an absolute path to a `cosim` binary), else
-/// what the program registered ([`set_worker_command`]), else an error saying so.
-pub fn worker_command() -> Result<WorkerCommand> {
+/// what the program handed in with `host` (`cosim` names itself, the Python package its
+/// interpreter with the extension module), else an error saying so (the running executable is
+/// not assumed to serve `worker`: an interpreter would run a script named `worker` from the
+/// working directory).
+pub fn worker_command(host: &crate::host::Host) -> Result<WorkerCommand> {
     let err = |message: String| MasterError::Isolation { message };
     if let Some(p) = std::env::var_os(WORKER_EXE_ENV) {
         let p = PathBuf::from(p);
@@ -46,8 +38,8 @@ pub fn worker_command() -> Result<WorkerCommand> {
         }
         return Ok(WorkerCommand::exe(&p));
     }
-    if let Some(c) = WORKER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone() {
-        return Ok(c);
+    if let Some(c) = &host.workers {
+        return Ok(c.clone());
     }
     let exe = std::env::current_exe().map_or_else(|_| "this program".to_owned(), |p| p.display().to_string());
     Err(err(format!(
@@ -57,6 +49,6 @@ pub fn worker_command() -> Result<WorkerCommand> {
 }
 
 /// The executable that serves `worker` ([`worker_command`]'s program; its arguments ignored).
-pub fn worker_exe() -> Result<PathBuf> {
-    worker_command().map(|c| c.program)
+pub fn worker_exe(host: &crate::host::Host) -> Result<PathBuf> {
+    worker_command(host).map(|c| c.program)
 }

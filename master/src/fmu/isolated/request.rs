@@ -12,13 +12,16 @@ pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::Setup { start, stop } => {
             e.f64(*start).u8(u8::from(stop.is_some())).f64(stop.unwrap_or(0.0));
         }
-        Call::GetReal { vr, out } => {
+        Call::GetFloat64 { vr, out } => {
             e.u32s(vr).len(out.len());
         }
-        Call::GetInteger { vr, out } => {
+        Call::GetInt64 { vr, out } => {
             e.u32s(vr).len(out.len());
         }
-        Call::GetBoolean { vr, out } => {
+        Call::GetUInt64 { vr, out } => {
+            e.u32s(vr).len(out.len());
+        }
+        Call::GetBoolean { vr, out } | Call::GetClock { vr, out } => {
             e.u32s(vr).len(out.len());
         }
         Call::GetString { vr, .. } => {
@@ -30,13 +33,16 @@ pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::SetBinary { vr, values } => {
             e.u32s(vr).blobs(values);
         }
-        Call::SetReal { vr, values } => {
+        Call::SetFloat64 { vr, values } => {
             e.u32s(vr).f64s(values);
         }
-        Call::SetInteger { vr, values } => {
-            e.u32s(vr).i32s(values);
+        Call::SetInt64 { vr, values } => {
+            e.u32s(vr).i64s(values);
         }
-        Call::SetBoolean { vr, values } => {
+        Call::SetUInt64 { vr, values } => {
+            e.u32s(vr).u64s(values);
+        }
+        Call::SetBoolean { vr, values } | Call::SetClock { vr, values } => {
             e.u32s(vr).bools(values);
         }
         Call::SetString { vr, values } => {
@@ -55,7 +61,9 @@ pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
         | Call::ExitInitialization
         | Call::Terminate
         | Call::SaveState
-        | Call::RestoreState => {}
+        | Call::RestoreState
+        | Call::EnterEventMode
+        | Call::UpdateDiscreteStates => {}
     }
 }
 
@@ -64,7 +72,8 @@ pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
 pub(super) struct Buffers {
     vrs: Vec<u32>,
     reals: Vec<f64>,
-    ints: Vec<i32>,
+    ints: Vec<i64>,
+    uints: Vec<u64>,
     bools: Vec<bool>,
     strings: Vec<String>,
     blobs: Vec<Vec<u8>>,
@@ -95,42 +104,64 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
         }
         Op::EnterInitialization => Call::EnterInitialization,
         Op::ExitInitialization => Call::ExitInitialization,
-        Op::GetReal => {
+        Op::GetFloat64 => {
             d.u32s(&mut b.vrs)?;
             let n = wanted(&mut d, 8)?;
             b.reals.clear();
             b.reals.resize(n, 0.0);
-            Call::GetReal { vr: &b.vrs, out: &mut b.reals }
+            Call::GetFloat64 { vr: &b.vrs, out: &mut b.reals }
         }
-        Op::SetReal => {
+        Op::SetFloat64 => {
             d.u32s(&mut b.vrs)?;
             d.f64s(&mut b.reals)?;
-            Call::SetReal { vr: &b.vrs, values: &b.reals }
+            Call::SetFloat64 { vr: &b.vrs, values: &b.reals }
         }
-        Op::GetInteger => {
+        Op::GetInt64 => {
             d.u32s(&mut b.vrs)?;
-            let n = wanted(&mut d, 4)?;
+            let n = wanted(&mut d, 8)?;
             b.ints.clear();
             b.ints.resize(n, 0);
-            Call::GetInteger { vr: &b.vrs, out: &mut b.ints }
+            Call::GetInt64 { vr: &b.vrs, out: &mut b.ints }
         }
-        Op::SetInteger => {
+        Op::SetInt64 => {
             d.u32s(&mut b.vrs)?;
-            d.i32s(&mut b.ints)?;
-            Call::SetInteger { vr: &b.vrs, values: &b.ints }
+            d.i64s(&mut b.ints)?;
+            Call::SetInt64 { vr: &b.vrs, values: &b.ints }
         }
-        Op::GetBoolean => {
+        Op::GetUInt64 => {
+            d.u32s(&mut b.vrs)?;
+            let n = wanted(&mut d, 8)?;
+            b.uints.clear();
+            b.uints.resize(n, 0);
+            Call::GetUInt64 { vr: &b.vrs, out: &mut b.uints }
+        }
+        Op::SetUInt64 => {
+            d.u32s(&mut b.vrs)?;
+            d.u64s(&mut b.uints)?;
+            Call::SetUInt64 { vr: &b.vrs, values: &b.uints }
+        }
+        Op::GetBoolean | Op::GetClock => {
             d.u32s(&mut b.vrs)?;
             let n = wanted(&mut d, 1)?;
             b.bools.clear();
             b.bools.resize(n, false);
-            Call::GetBoolean { vr: &b.vrs, out: &mut b.bools }
+            if op == Op::GetClock {
+                Call::GetClock { vr: &b.vrs, out: &mut b.bools }
+            } else {
+                Call::GetBoolean { vr: &b.vrs, out: &mut b.bools }
+            }
         }
-        Op::SetBoolean => {
+        Op::SetBoolean | Op::SetClock => {
             d.u32s(&mut b.vrs)?;
             d.bools(&mut b.bools)?;
-            Call::SetBoolean { vr: &b.vrs, values: &b.bools }
+            if op == Op::SetClock {
+                Call::SetClock { vr: &b.vrs, values: &b.bools }
+            } else {
+                Call::SetBoolean { vr: &b.vrs, values: &b.bools }
+            }
         }
+        Op::EnterEventMode => Call::EnterEventMode,
+        Op::UpdateDiscreteStates => Call::UpdateDiscreteStates,
         Op::GetString => {
             d.u32s(&mut b.vrs)?;
             b.strings.clear();
@@ -172,7 +203,7 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
         }
     };
     if !d.0.is_empty() {
-        return Err(format!("{} bytes left after request {}", d.0.len(), op.function()));
+        return Err(format!("{} bytes left after request {}", d.0.len(), op.name()));
     }
     Ok(f(call))
 }
@@ -180,13 +211,16 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
 /// Appends the results of an executed `call` (a getter's values) to an OK response.
 pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
     match call {
-        Call::GetReal { out, .. } => {
+        Call::GetFloat64 { out, .. } => {
             e.f64s(out);
         }
-        Call::GetInteger { out, .. } => {
-            e.i32s(out);
+        Call::GetInt64 { out, .. } => {
+            e.i64s(out);
         }
-        Call::GetBoolean { out, .. } => {
+        Call::GetUInt64 { out, .. } => {
+            e.u64s(out);
+        }
+        Call::GetBoolean { out, .. } | Call::GetClock { out, .. } => {
             e.bools(out);
         }
         Call::GetString { out, .. } => {
@@ -204,8 +238,12 @@ pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::Setup { .. }
         | Call::EnterInitialization
         | Call::ExitInitialization
-        | Call::SetReal { .. }
-        | Call::SetInteger { .. }
+        | Call::SetFloat64 { .. }
+        | Call::SetInt64 { .. }
+        | Call::SetUInt64 { .. }
+        | Call::SetClock { .. }
+        | Call::EnterEventMode
+        | Call::UpdateDiscreteStates
         | Call::SetBoolean { .. }
         | Call::SetString { .. }
         | Call::SetBinary { .. }
@@ -221,9 +259,10 @@ pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
 /// values as asked for).
 pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<()> {
     match call {
-        Call::GetReal { out, .. } => d.f64s_into(out),
-        Call::GetInteger { out, .. } => d.i32s_into(out),
-        Call::GetBoolean { out, .. } => d.bools_into(out),
+        Call::GetFloat64 { out, .. } => d.f64s_into(out),
+        Call::GetInt64 { out, .. } => d.i64s_into(out),
+        Call::GetUInt64 { out, .. } => d.u64s_into(out),
+        Call::GetBoolean { out, .. } | Call::GetClock { out, .. } => d.bools_into(out),
         Call::GetString { out, .. } => {
             **out = d.strs()?;
             Ok(())
@@ -245,8 +284,12 @@ pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<
         Call::Setup { .. }
         | Call::EnterInitialization
         | Call::ExitInitialization
-        | Call::SetReal { .. }
-        | Call::SetInteger { .. }
+        | Call::SetFloat64 { .. }
+        | Call::SetInt64 { .. }
+        | Call::SetUInt64 { .. }
+        | Call::SetClock { .. }
+        | Call::EnterEventMode
+        | Call::UpdateDiscreteStates
         | Call::SetBoolean { .. }
         | Call::SetString { .. }
         | Call::SetBinary { .. }
@@ -260,5 +303,5 @@ pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<
 
 /// Getters whose requests are learned and prefetched after a step.
 pub(super) fn prefetchable(op: Op) -> bool {
-    matches!(op, Op::GetReal | Op::GetInteger | Op::GetBoolean)
+    matches!(op, Op::GetFloat64 | Op::GetInt64 | Op::GetUInt64 | Op::GetBoolean)
 }

@@ -48,8 +48,10 @@ impl FmuInstance for Echo {
     fn execute(&mut self, call: Call<'_>) -> Result<()> {
         self.seen.push(format!("{call:?}"));
         match call {
-            Call::GetReal { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = f64::from(*v) * 0.5),
-            Call::GetInteger { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = -(*v as i32)),
+            Call::GetFloat64 { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = f64::from(*v) * 0.5),
+            Call::GetInt64 { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = -i64::from(*v) * 5_000_000_000),
+            Call::GetUInt64 { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = (1 << 63) + u64::from(*v)),
+            Call::GetClock { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = v % 2 == 0),
             Call::GetBoolean { vr, out } => out.iter_mut().zip(vr).for_each(|(o, v)| *o = v % 2 == 1),
             Call::GetString { vr, out } => *out = vr.iter().map(|v| format!("s{v}")).collect(),
             // Binary: `v` bytes of value `v` (reference 0: empty).
@@ -100,13 +102,18 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     let mut instance = Echo::default();
     let vr = [3, 1, 4];
     let (mut reals, mut ints, mut bools, mut strings) = ([0.0; 3], [0; 3], [false; 3], Vec::new());
+    let (mut uints, mut ticks) = ([0u64; 3], [false; 3]);
     let calls = [
         Call::Setup { start: 0.25, stop: Some(2.0) },
         Call::Setup { start: -1.0, stop: None },
         Call::EnterInitialization,
         Call::ExitInitialization,
-        Call::SetReal { vr: &vr, values: &[1.5, f64::NAN, -0.0] },
-        Call::SetInteger { vr: &vr, values: &[7, -8, i32::MIN] },
+        Call::SetFloat64 { vr: &vr, values: &[1.5, f64::NAN, -0.0] },
+        Call::SetInt64 { vr: &vr, values: &[7, -8, i64::MIN] },
+        Call::SetUInt64 { vr: &vr, values: &[u64::MAX, 0, (1 << 63) + 1] },
+        Call::SetClock { vr: &vr, values: &[true, false, true] },
+        Call::EnterEventMode,
+        Call::UpdateDiscreteStates,
         Call::SetBoolean { vr: &vr, values: &[true, false, true] },
         Call::SetString { vr: &vr, values: &["a", "ß", ""] },
         Call::SetBinary { vr: &vr, values: &[&[0, 255], &[], &[7; 300]] },
@@ -121,8 +128,12 @@ fn every_call_round_trips_through_the_isolated_encoding() {
         over_the_wire(&mut instance, call).unwrap();
     }
     // Getters: the worker's values arrive in the caller's slices.
-    over_the_wire(&mut instance, Call::GetReal { vr: &vr, out: &mut reals }).unwrap();
-    over_the_wire(&mut instance, Call::GetInteger { vr: &vr, out: &mut ints }).unwrap();
+    over_the_wire(&mut instance, Call::GetFloat64 { vr: &vr, out: &mut reals }).unwrap();
+    over_the_wire(&mut instance, Call::GetInt64 { vr: &vr, out: &mut ints }).unwrap();
+    over_the_wire(&mut instance, Call::GetUInt64 { vr: &vr, out: &mut uints }).unwrap();
+    over_the_wire(&mut instance, Call::GetClock { vr: &vr, out: &mut ticks }).unwrap();
+    assert_eq!(uints, [(1 << 63) + 3, (1 << 63) + 1, (1 << 63) + 4]);
+    assert_eq!(ticks, [false, false, true]);
     over_the_wire(&mut instance, Call::GetBoolean { vr: &vr, out: &mut bools }).unwrap();
     over_the_wire(&mut instance, Call::GetString { vr: &vr, out: &mut strings }).unwrap();
     let mut blobs = vec![Vec::new(); 3];
@@ -134,15 +145,20 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     assert!(flag);
     assert_eq!(real, 2.25);
     ops.extend([
-        Op::GetReal,
-        Op::GetInteger,
+        Op::GetFloat64,
+        Op::GetInt64,
+        Op::GetUInt64,
+        Op::GetClock,
         Op::GetBoolean,
         Op::GetString,
         Op::GetBinary,
         Op::GetBooleanStatus,
         Op::GetRealStatus,
     ]);
-    assert_eq!((reals, ints, bools), ([1.5, 0.5, 2.0], [-3, -1, -4], [true, true, false]));
+    assert_eq!(
+        (reals, ints, bools),
+        ([1.5, 0.5, 2.0], [-15_000_000_000, -5_000_000_000, -20_000_000_000], [true, true, false])
+    );
     assert_eq!(strings, ["s3", "s1", "s4"]);
     for op in Op::ALL {
         assert!(ops.contains(op), "{op:?} is tested");
@@ -155,7 +171,7 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     // A getter whose slice and references differ in length still reaches the instance (which
     // reports the mismatch); the client takes exactly as many values as it asked for.
     let mut two = [0.0; 2];
-    over_the_wire(&mut instance, Call::GetReal { vr: &vr, out: &mut two }).unwrap();
+    over_the_wire(&mut instance, Call::GetFloat64 { vr: &vr, out: &mut two }).unwrap();
     assert_eq!(two, [1.5, 0.5]);
 }
 
@@ -178,9 +194,9 @@ fn a_batch_stops_at_the_first_failing_call() {
     let mut seen = Vec::new();
     let mut reals = [0.0; 2];
     let ok = batch(&[
-        Call::SetReal { vr: &[1], values: &[2.0] },
+        Call::SetFloat64 { vr: &[1], values: &[2.0] },
         Call::DoStep { t: 0.0, h: 0.1 },
-        Call::GetReal { vr: &[4, 6], out: &mut reals },
+        Call::GetFloat64 { vr: &[4, 6], out: &mut reals },
     ]);
     execute_batch(&mut instance, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
     assert_eq!(seen, [0, 1, 2]);
@@ -192,7 +208,7 @@ fn a_batch_stops_at_the_first_failing_call() {
     // RestoreState fails on a fresh instance: index 1, the step after it never runs.
     let mut fresh = Echo::default();
     let failing =
-        batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::RestoreState, Call::DoStep { t: 0.0, h: 0.1 }]);
+        batch(&[Call::SetFloat64 { vr: &[1], values: &[2.0] }, Call::RestoreState, Call::DoStep { t: 0.0, h: 0.1 }]);
     execute_batch(&mut fresh, &failing, &mut b, &mut out, |_| {}).unwrap();
     let mut d = Dec(&out);
     assert_eq!((d.u32(), d.u8()), (Ok(1), Ok(TAG_CALL_ERROR)));
@@ -214,8 +230,8 @@ fn speculative_getters_follow_a_successful_batch() {
     }
     let (mut reals, mut ints) = ([0.0; 2], [0; 1]);
     let spec = [
-        request(&Call::GetReal { vr: &[4, 6], out: &mut reals }),
-        request(&Call::GetInteger { vr: &[3], out: &mut ints }),
+        request(&Call::GetFloat64 { vr: &[4, 6], out: &mut reals }),
+        request(&Call::GetInt64 { vr: &[3], out: &mut ints }),
     ];
     let batch = |main: &[Call<'_>]| {
         let mut out = Vec::new();
@@ -230,7 +246,7 @@ fn speculative_getters_follow_a_successful_batch() {
     };
     let (mut b, mut out, mut seen) = (Buffers::default(), Vec::new(), Vec::new());
     let mut instance = Echo::default();
-    let ok = batch(&[Call::SetReal { vr: &[1], values: &[2.0] }, Call::DoStep { t: 0.0, h: 0.1 }]);
+    let ok = batch(&[Call::SetFloat64 { vr: &[1], values: &[2.0] }, Call::DoStep { t: 0.0, h: 0.1 }]);
     execute_batch(&mut instance, &ok, &mut b, &mut out, |i| seen.push(i)).unwrap();
     assert_eq!(seen, [0, 1, 2, 3], "the speculative getters are numbered after the calls");
     assert_eq!(&out[..5], &[1, 0, 0, 0, TAG_OK], "the step's response comes first");
@@ -246,8 +262,8 @@ fn speculative_getters_follow_a_successful_batch() {
     let mut d = Dec(&out[second]);
     assert_eq!(d.u8(), Ok(TAG_OK));
     let mut got = Vec::new();
-    d.i32s(&mut got).unwrap();
-    assert_eq!(got, [-3]);
+    d.i64s(&mut got).unwrap();
+    assert_eq!(got, [-15_000_000_000]);
     // A failing call: no speculation.
     let mut fresh = Echo::default();
     let failing = batch(&[Call::RestoreState]);
@@ -272,13 +288,11 @@ fn garbled_requests_are_protocol_errors() {
     let mut req = Vec::new();
     encode_request(&Call::DoStep { t: 0.0, h: 1.0 }, &mut Enc(&mut req));
     req.push(0);
-    assert!(execute(&mut instance, &req, &mut b, &mut out)
-        .unwrap_err()
-        .contains("1 bytes left after request fmi2DoStep"));
+    assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("1 bytes left after request DoStep"));
     req.truncate(req.len() - 2);
     assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("truncated"));
     let mut req = Vec::new();
-    Enc(&mut req).u8(Op::GetReal as u8).u32s(&[1]).u32(u32::MAX);
+    Enc(&mut req).u8(Op::GetFloat64 as u8).u32s(&[1]).u32(u32::MAX);
     assert!(execute(&mut instance, &req, &mut b, &mut out).unwrap_err().contains("values requested"));
     assert!(instance.seen.is_empty(), "nothing garbled was executed");
 }

@@ -5,19 +5,25 @@ use super::codec::{Dec, DecResult, Enc, TAG_CALL_ERROR, TAG_OK, TAG_OTHER_ERROR}
 use super::frame::{framed, write_frame};
 use super::request::{decode_request, encode_results, prefetchable, Buffers};
 use crate::error::MasterError;
-use crate::fmu::{ffi, shm, Fmu2, FmuInstance, Op};
+use crate::fmu::{ffi, shm, Fmu, FmuInstance, Op};
+use crate::host::{FmuLog, Host, LogLevel};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// `worker --extracted DIR --shm-fd N -- FMU NAME` (what [`super::IsolatedInstance::spawn_shared`]
-/// passes) for a front end without `cosim`'s command line: parses and [`serve`]s.
-pub fn serve_args(args: &[String]) -> std::io::Result<()> {
+/// `worker --extracted DIR --shm-fd N --fmu-log LEVEL -- FMU NAME` (what
+/// [`super::IsolatedInstance::spawn_shared`] passes) for a front end without `cosim`'s command
+/// line: parses and [`serve`]s, the FMU's messages of LEVEL handed to `log` (made from the level).
+pub fn serve_args(args: &[String], log: impl FnOnce(LogLevel) -> Option<Arc<dyn FmuLog>>) -> std::io::Result<()> {
     let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("worker arguments: {m}"));
     let mut it = args.iter().map(String::as_str).skip_while(|a| *a != "worker").skip(1);
-    let (mut extracted, mut fd) = (None, None);
+    let (mut extracted, mut fd, mut level) = (None, None, LogLevel::default());
     loop {
         match it.next() {
+            Some("--fmu-log") => {
+                level = it.next().and_then(LogLevel::parse).ok_or_else(|| bad("no or an unknown LEVEL"))?;
+            }
             Some("--extracted") => extracted = Some(PathBuf::from(it.next().ok_or_else(|| bad("no DIR"))?)),
             Some("--shm-fd") => fd = Some(it.next().and_then(|n| n.parse().ok()).ok_or_else(|| bad("no FD"))?),
             Some("--") => break,
@@ -26,7 +32,7 @@ pub fn serve_args(args: &[String]) -> std::io::Result<()> {
     }
     let fmu = PathBuf::from(it.next().ok_or_else(|| bad("no FMU"))?);
     let name = it.next().ok_or_else(|| bad("no instance name"))?;
-    serve(&fmu, extracted.as_deref(), name, fd.ok_or_else(|| bad("no --shm-fd"))?)
+    serve(&fmu, extracted.as_deref(), name, fd.ok_or_else(|| bad("no --shm-fd"))?, log(level))
 }
 
 /// The worker gets SIGKILL when the master dies, however it dies (`PR_SET_PDEATHSIG`): a worker
@@ -139,19 +145,27 @@ pub(super) fn speculate(
 
 /// The worker process (`cosim worker --shm-fd N -- FMU INSTANCE`): maps the master's shared
 /// memory, loads the FMU, instantiates it, sends the handshake over stdout and serves batches
-/// until the master closes the channel. Returns when the master is gone; `Err` only for I/O or
-/// protocol errors (the master reports those as the death of the worker).
-pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str, shm_fd: i32) -> std::io::Result<()> {
+/// until the master closes the channel. The FMU's messages go to `log`. Returns when the master
+/// is gone; `Err` only for I/O or protocol errors (the master reports those as the death of the
+/// worker).
+pub fn serve(
+    fmu: &Path,
+    extracted: Option<&Path>,
+    name: &str,
+    shm_fd: i32,
+    log: Option<Arc<dyn FmuLog>>,
+) -> std::io::Result<()> {
     die_with_the_master();
     let channel = shm::Channel::open(shm_fd)?;
     let (_stdin, responses) = ffi::take_stdio_for_protocol()?;
     let mut output: BufWriter<File> = BufWriter::with_capacity(256, responses);
     let mut out = Vec::with_capacity(256);
-    let fmu2 = match extracted {
-        Some(dir) => Fmu2::load_extracted(fmu, dir),
-        None => Fmu2::load(fmu),
+    let loaded = match extracted {
+        Some(dir) => Fmu::load_extracted(fmu, dir, log),
+        None => Fmu::load_in(fmu, &Host { log, ..Host::default() }),
     };
-    let loaded = fmu2.and_then(|f| f.instantiate(name));
+    // Boxed as the version's own instance: one dynamic dispatch per call, as in process.
+    let loaded = loaded.and_then(|f| f.instantiate(name)).map(crate::fmu::Instance::boxed);
     let mut instance = match loaded {
         Ok(instance) => {
             Enc(&mut out).u8(TAG_OK);
@@ -175,7 +189,7 @@ pub fn serve(fmu: &Path, extracted: Option<&Path>, name: &str, shm_fd: i32) -> s
     let master_alive = || !cosim_os::process::orphaned();
     while let Some(seq) = channel.wait_request(last, &mut req, master_alive)? {
         last = seq;
-        execute_batch(&mut instance, &req, &mut buffers, &mut out, |i| channel.set_progress(i))
+        execute_batch(instance.as_mut(), &req, &mut buffers, &mut out, |i| channel.set_progress(i))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         channel.send_response(seq, &out)?;
     }

@@ -142,18 +142,24 @@ impl Resolver<'_> {
             }
             (BaseType::Real, Value::Real(x)) => Ok(StartValue::Real(*x)),
             (BaseType::Real, Value::Integer(x)) => Ok(StartValue::Real(*x as f64)),
+            // FMI 3.0 integers are up to 64 bits: the instance checks the value against the
+            // variable's own type (Int8 … UInt64) when it sets it, naming both.
+            (BaseType::Integer, Value::Integer(x)) if md.fmi_version.starts_with("3.") => Ok(StartValue::Integer(*x)),
             (BaseType::Integer, Value::Integer(x)) => {
-                i32::try_from(*x).map(StartValue::Integer).map_err(|_| bad("32-bit integer"))
+                i32::try_from(*x).map(|_| StartValue::Integer(*x)).map_err(|_| bad("32-bit integer"))
+            }
+            (BaseType::Enumeration, Value::Integer(x)) if md.fmi_version.starts_with("3.") => {
+                Ok(StartValue::Integer(*x))
             }
             (BaseType::Enumeration, Value::Integer(x)) => {
-                i32::try_from(*x).map(StartValue::Integer).map_err(|_| bad("enumeration value"))
+                i32::try_from(*x).map(|_| StartValue::Integer(*x)).map_err(|_| bad("enumeration value"))
             }
             (BaseType::Enumeration, Value::String(item)) => {
                 let sv = md.variable(&var.name);
                 let ty = sv.and_then(|v| v.kind.declared_type()).and_then(|t| md.simple_type(t));
                 match ty.map(|t| &t.kind) {
                     Some(SimpleTypeKind::Enumeration { items, .. }) => {
-                        items.iter().find(|i| &i.name == item).map(|i| StartValue::Integer(i.value)).ok_or_else(|| {
+                        items.iter().find(|i| &i.name == item).map(|i| StartValue::Integer(i.value.into())).ok_or_else(|| {
                             let names: Vec<&str> = items.iter().map(|i| i.name.as_str()).collect();
                             self.err(key, format!("\"{item}\" is not an item of {} ({})", var.name, names.join(", ")))
                         })
@@ -211,7 +217,7 @@ impl Resolver<'_> {
         })?;
         let given = starts.iter().find(|(v, _)| v.name == "h").and_then(|(_, value)| match value {
             StartValue::Real(x) => Some(*x),
-            StartValue::Integer(k) => Some(f64::from(*k)),
+            StartValue::Integer(k) => Some(*k as f64),
             _ => None,
         });
         let start = match &sv.kind {
