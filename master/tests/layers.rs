@@ -438,6 +438,23 @@ fn no_import_cycle_between_top_level_modules_of_any_crate() {
     assert!(cycles.is_empty(), "import cycles between a crate's modules:\n{}", cycles.join("\n"));
 }
 
+/// The layering of the export layer (issue 42 item 2): the instance handle and the calls both FMI
+/// versions share are below the 2.0 and 3.0 entry points, which do not import each other.
+#[test]
+fn the_fmi2_and_fmi3_entry_points_sit_beside_each_other() {
+    let export = graph_of("fmu-export");
+    let edges = &export.edges;
+    for (api, other) in [("fmi2", "fmi3"), ("fmi3", "fmi2")] {
+        assert!(edges[api].contains_key("handle"), "{api} does not use the handle: the parser lost it");
+        assert!(!edges[api].contains_key(other), "{api} imports {other}: {:?}", edges[api][other]);
+    }
+    for below in ["handle", "common", "instance", "component", "logger", "factory", "types", "types3"] {
+        for api in ["fmi2", "fmi3"] {
+            assert!(!edges.get(below).is_some_and(|e| e.contains_key(api)), "{below} imports {api}");
+        }
+    }
+}
+
 #[test]
 fn the_known_upward_imports_are_still_there() {
     let graphs = workspace_graphs();
