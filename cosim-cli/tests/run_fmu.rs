@@ -255,10 +255,7 @@ fn a_terminating_instance_ends_a_system_run() {
     run.observe(Box::new(trace.clone()));
     run.run().unwrap();
     let e = run.value("osc.xx").unwrap_err().to_string();
-    assert!(
-        e.contains("no variable \"osc.xx\"") && e.contains("did you mean \"osc.x0\" or \"osc.x\"?"),
-        "{e}"
-    );
+    assert!(e.contains("no variable \"osc.xx\"") && e.contains("did you mean \"osc.x0\" or \"osc.x\"?"), "{e}");
     assert!(run.is_terminated());
     assert_eq!((run.steps(), run.time()), (6, 0.055));
     match run.step() {

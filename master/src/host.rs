@@ -10,7 +10,7 @@
 //! isolated instances, which take it from their FMU's [`crate::fmu::Archive`]), and
 //! [`crate::Execution::interrupt_on`] (taken from the cache by `Execution::from_builder`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -186,10 +186,27 @@ pub struct Host {
     pub log: Option<Arc<dyn FmuLog>>,
     /// How to start the worker process of an isolated instance (`cosim` names itself, Python its
     /// interpreter); `None`: `$COSIM_WORKER_EXE`, else isolated instances are refused saying so.
-    pub workers: Option<crate::fmu::isolated::WorkerCommand>,
+    pub workers: Option<WorkerCommand>,
     /// The worker processes of this host's isolated instances busy at the moment (shared by its
     /// clones; the shared-memory channels' waiting policy reads it).
     pub busy_workers: BusyWorkers,
+}
+
+/// How to start the worker process of an isolated instance (the library's
+/// `fmu::isolated::worker_command` reads it): `program ARGS… worker --extracted DIR --shm-fd N -- FMU NAME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCommand {
+    /// An absolute path (a worker is never looked up in `$PATH` or the working directory).
+    pub program: PathBuf,
+    /// Arguments before `worker` (e.g. an interpreter's `-c CODE`).
+    pub args: Vec<std::ffi::OsString>,
+}
+
+impl WorkerCommand {
+    /// An executable that serves `worker` itself (the `cosim` binary).
+    pub fn exe(program: &Path) -> Self {
+        Self { program: program.to_path_buf(), args: Vec::new() }
+    }
 }
 
 /// A count of busy worker processes, shared by the clones of one [`Host`] (a new count for each

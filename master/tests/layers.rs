@@ -16,9 +16,8 @@ use std::path::{Path, PathBuf};
 /// Edges left out of the cycle check, (crate folder, from, to, why): each closes a circle that
 /// another branch of issue 42 / 45 removes. A test fails once one of them is gone, so that this
 /// list only shrinks (drop the entry then).
-const KNOWN_UPWARD: &[(&str, &str, &str, &str)] = &[
-    ("master", "system", "live", "the [live] table's type, live::LiveSpec, is declared in live/ (issue 45)"),
-];
+const KNOWN_UPWARD: &[(&str, &str, &str, &str)] =
+    &[("master", "system", "live", "the [live] table's type, live::LiveSpec, is declared in live/ (issue 45)")];
 
 /// Circles left out of the cycle check, (crate folder, its modules, why): imports among these
 /// modules are not followed. A test fails once they no longer form one circle (drop the entry,

@@ -300,28 +300,6 @@ impl Value {
             Self::Clock(b) => instance.execute(super::Call::SetClock { vr: &[vr], values: &[*b] }),
         }
     }
-
-    /// Writes the value as `results.csv` writes it: through `float` (the writer's number format)
-    /// where a float is exact (Floats, Booleans, integers up to 2^53 in magnitude), an integer
-    /// beyond in full (its decimal digits), Binary as lower-case hexadecimal, a String as a CSV
-    /// field.
-    pub fn write_csv(&self, line: &mut Vec<u8>, float: impl FnOnce(&mut Vec<u8>, f64)) {
-        use std::io::Write as _;
-        const EXACT: u64 = 1 << 53;
-        match self {
-            Self::Float(_) | Self::Boolean(_) | Self::Clock(_) => float(line, self.as_f64()),
-            Self::Int(k) if k.unsigned_abs() <= EXACT => float(line, *k as f64),
-            Self::UInt(k) if *k <= EXACT => float(line, *k as f64),
-            Self::Int(k) => {
-                let _ = write!(line, "{k}");
-            }
-            Self::UInt(k) => {
-                let _ = write!(line, "{k}");
-            }
-            Self::String(s) => line.extend_from_slice(crate::observer::csv_field(s).as_bytes()),
-            Self::Binary(b) => model_description::push_hex(line, b),
-        }
-    }
 }
 
 impl fmt::Display for Value {
@@ -366,12 +344,6 @@ mod tests {
         assert_eq!(integer(ValueType::Int8, 128).unwrap_err(), "128 is outside the range of Int8 (-128 to 127)");
         assert!(integer(ValueType::UInt32, -1).is_err());
         assert!(integer(ValueType::Float64, 1).is_err());
-        let mut line = Vec::new();
-        Value::UInt((1 << 63) + 1).write_csv(&mut line, |_, _| unreachable!());
-        assert_eq!(line, b"9223372036854775809");
-        line.clear();
-        Value::Binary(vec![0xc0, 0xff, 0xee]).write_csv(&mut line, |_, _| unreachable!());
-        assert_eq!(line, b"c0ffee");
     }
 
     #[test]

@@ -3,23 +3,9 @@
 
 use super::WORKER_EXE_ENV;
 use crate::error::{MasterError, Result};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// How to start a worker: `program ARGS… worker --extracted DIR --shm-fd N -- FMU NAME`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerCommand {
-    /// An absolute path (a worker is never looked up in `$PATH` or the working directory).
-    pub program: PathBuf,
-    /// Arguments before `worker` (e.g. an interpreter's `-c CODE`).
-    pub args: Vec<std::ffi::OsString>,
-}
-
-impl WorkerCommand {
-    /// An executable that serves `worker` itself (the `cosim` binary).
-    pub fn exe(program: &Path) -> Self {
-        Self { program: program.to_path_buf(), args: Vec::new() }
-    }
-}
+pub use crate::host::WorkerCommand;
 
 /// How workers are started: `$COSIM_WORKER_EXE` (an absolute path to a `cosim` binary), else
 /// what the program handed in with `host` (`cosim` names itself, the Python package its

@@ -158,12 +158,14 @@ impl Resolver<'_> {
                 let sv = md.variable(&var.name);
                 let ty = sv.and_then(|v| v.kind.declared_type()).and_then(|t| md.simple_type(t));
                 match ty.map(|t| &t.kind) {
-                    Some(SimpleTypeKind::Enumeration { items, .. }) => {
-                        items.iter().find(|i| &i.name == item).map(|i| StartValue::Integer(i.value.into())).ok_or_else(|| {
+                    Some(SimpleTypeKind::Enumeration { items, .. }) => items
+                        .iter()
+                        .find(|i| &i.name == item)
+                        .map(|i| StartValue::Integer(i.value.into()))
+                        .ok_or_else(|| {
                             let names: Vec<&str> = items.iter().map(|i| i.name.as_str()).collect();
                             self.err(key, format!("\"{item}\" is not an item of {} ({})", var.name, names.join(", ")))
-                        })
-                    }
+                        }),
                     _ => Err(bad("enumeration item")),
                 }
             }
