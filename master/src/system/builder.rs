@@ -301,7 +301,13 @@ impl SystemBuilder {
         if fmu == Some(self.path.as_path()) || matches!(e, MasterError::System { .. }) {
             return e;
         }
-        MasterError::System { path: self.path.clone(), key: format!("instances.{name}.fmu"), message: e.to_string() }
+        // A path that names no file: the nearest FMU of its folder, if one is close.
+        let hint = fmu.filter(|f| !f.exists()).map(nearest_fmu).unwrap_or_default();
+        MasterError::System {
+            path: self.path.clone(),
+            key: format!("instances.{name}.fmu"),
+            message: format!("{e}{hint}"),
+        }
     }
 
     /// Instance names and FMU paths, sorted by name (the order of the instances in the
@@ -388,4 +394,18 @@ impl SystemBuilder {
     pub fn tune_table(&self) -> Option<&super::TuneTable> {
         self.tune.as_ref()
     }
+}
+
+/// `; did you mean "b.fmu"?` when a file of `fmu`'s folder ending in `.fmu` is close to its name
+/// (a typing slip in an FMU path), else "".
+fn nearest_fmu(fmu: &Path) -> String {
+    let (Some(name), Some(dir)) = (fmu.file_name().and_then(|n| n.to_str()), fmu.parent()) else {
+        return String::new();
+    };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let Ok(entries) = std::fs::read_dir(dir) else { return String::new() };
+    let mut names: Vec<String> =
+        entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.ends_with(".fmu")).collect();
+    names.sort();
+    crate::suggest::did_you_mean(name, names.iter().map(String::as_str))
 }
