@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! Issue 49 item 5: the system file's common mistakes, each refused with where it is
-//! (`file:line:column` for what the TOML reader finds) and the nearest known name.
+//! (`file:line:column` for what the TOML reader finds, `file:line` of the key for what is checked
+//! against the FMUs) and the nearest known name.
 
 use fmu_harness::paths;
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ fn a_value_of_the_wrong_type_or_a_misspelt_keyword_names_its_line_and_column() {
 fn an_unknown_instance_in_a_connection_names_the_instance_meant() {
     let (e, toml) = refused("instance", "from = \"m2.x\"", "from = \"m22.x\"");
     let want = format!(
-        "error: {}: connections[0].from: unknown instance \"m22\" (instances: m1, m2); did you mean \"m2\"?",
+        "error: {}:21: connections[0].from: unknown instance \"m22\" (instances: m1, m2); did you mean \"m2\"?",
         toml.display()
     );
     assert_eq!(e, want);
@@ -63,7 +64,7 @@ fn an_unknown_instance_in_a_connection_names_the_instance_meant() {
 #[test]
 fn a_wrong_fmu_path_names_the_nearest_fmu_of_its_folder() {
     let (e, toml) = refused("fmu", "oscillator-fd-m1.fmu", "oscilator-fd-m1.fmu");
-    assert!(e.starts_with(&format!("error: {}: instances.m1.fmu: ", toml.display())), "{e}");
+    assert!(e.starts_with(&format!("error: {}:13: instances.m1.fmu: ", toml.display())), "{e}");
     assert!(e.contains("oscilator-fd-m1.fmu: No such file or directory"), "{e}");
     assert!(e.ends_with("; did you mean \"oscillator-fd-m1.fmu\"?"), "{e}");
     // Nothing near: no suggestion.

@@ -136,6 +136,44 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
     }
 }
 
+/// The line (1-based) in TOML `text` of `key` (`connections[0].to`, `instances.m1.fmu`): of its
+/// `key = value` line or table header, else of the nearest enclosing one that is written
+/// (`bonds[0].ports[1].instance`: the line of `bonds[0].ports`); `None` when there is none.
+pub(crate) fn key_line(text: &str, key: &str) -> Option<usize> {
+    let mut lines: BTreeMap<String, usize> = BTreeMap::new();
+    let mut table: Option<String> = None;
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let l = raw.trim();
+        let k = if l.starts_with('[') {
+            let name = l.trim_start_matches('[').split(']').next().unwrap_or_default().trim().to_owned();
+            table = Some(if l.starts_with("[[") {
+                let n = counts.entry(name.clone()).or_insert(0);
+                *n += 1;
+                format!("{name}[{}]", *n - 1)
+            } else {
+                name
+            });
+            table.clone()
+        } else if let Some((k, _)) = l.split_once('=') {
+            let k = k.trim().trim_matches('"');
+            Some(table.as_ref().map_or_else(|| k.to_owned(), |t| format!("{t}.{k}")))
+        } else {
+            None
+        };
+        if let Some(k) = k {
+            lines.entry(k).or_insert(i + 1);
+        }
+    }
+    let mut key = key;
+    loop {
+        if let Some(line) = lines.get(key) {
+            return Some(*line);
+        }
+        key = &key[..key.rfind(['.', '['])?];
+    }
+}
+
 /// An error reading a system file's TOML text ([`SystemFile::from_toml_at`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TomlError {
@@ -665,6 +703,14 @@ mod tests {
         // A misspelt keyword value.
         let e = SystemFile::from_toml_at("[simulation]\nalgorithm = \"jacobbi\"\n").unwrap_err();
         assert_eq!((e.message.as_str(), e.at), ("unknown variant `jacobbi`; did you mean \"jacobi\"?", Some((2, 13))));
+        // The line of a key checked later (resolve): its own, else its table's.
+        let text = "[simulation]\nstop = 1.0\n[instances.m1]\nfmu = \"a.fmu\"\n[[connections]]\nfrom = \"a.x\"\n\
+                    [[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n";
+        assert_eq!(key_line(text, "connections[1].to"), Some(9));
+        assert_eq!(key_line(text, "connections[0].to"), Some(5), "not given: the table's header");
+        assert_eq!(key_line(text, "instances.m1.fmu"), Some(4));
+        assert_eq!(key_line(text, "simulation.step"), Some(1));
+        assert_eq!((key_line(text, "--step"), key_line(text, "connections")), (None, None));
         // Columns count characters, not bytes.
         assert_eq!(line_column("ä = 1\nöö = 2", 11), (2, 3));
     }

@@ -51,6 +51,8 @@ impl SystemBuilder {
             key: e.key,
             message: e.message,
         })?;
-        Self::from_file(path, file)
+        let mut b = Self::from_file(path, file)?;
+        b.text = Some(text.into());
+        Ok(b)
     }
 }
