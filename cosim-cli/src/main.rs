@@ -53,7 +53,7 @@ fn main() {
 /// The error and its causes as "a: b: c", each said once: a cause whose text its parent's
 /// message already ends with (an OS error in `MasterError::Io`'s message and again as its
 /// source) is left out, and so is the context "running x.toml" before a message that starts
-/// with "x.toml: ".
+/// with "x.toml: " or "x.toml:7:1: ".
 fn error_chain(e: &anyhow::Error) -> String {
     let messages: Vec<String> = e.chain().map(ToString::to_string).collect();
     let mut out = String::new();
@@ -62,7 +62,7 @@ fn error_chain(e: &anyhow::Error) -> String {
             continue;
         }
         let file = m.strip_prefix("running ").unwrap_or_default();
-        if messages.get(i + 1).is_some_and(|next| !file.is_empty() && next.starts_with(&format!("{file}: "))) {
+        if messages.get(i + 1).is_some_and(|next| !file.is_empty() && next.starts_with(&format!("{file}:"))) {
             continue;
         }
         if !out.is_empty() {

@@ -165,7 +165,7 @@ fn system_file_errors_name_the_file_key_and_value() {
     fails_with(&BASE.replace("stop = 0.1", "stop = -1.0"), &["simulation.stop", "after the start time"]);
     fails_with(
         &BASE.replace("stop = 0.1", "stop = 0.1\nalgoritm = \"jacobi\""),
-        &["bad.toml", "unknown field `algoritm`", "line 4"],
+        &["bad.toml:4:1: simulation.algoritm: unknown field `algoritm`; did you mean \"algorithm\"?"],
     );
     fails_with(
         &BASE.replace("[instances.m1]", "[instances.m1]\nstart = { damping = \"case7\" }"),

@@ -52,6 +52,8 @@ pub struct SystemBuilder {
     pub(crate) tune: Option<super::TuneTable>,
     /// `[live]` of a system file: inputs and outputs served while the run goes.
     pub live: Option<crate::live::LiveSpec>,
+    /// The system file's text, when read from one: errors naming a key name its line.
+    pub(crate) text: Option<std::sync::Arc<str>>,
 }
 
 impl Default for SystemBuilder {
@@ -74,6 +76,7 @@ impl SystemBuilder {
             unknown_bonds: Vec::new(),
             tune: None,
             live: None,
+            text: None,
         }
     }
 
@@ -82,6 +85,15 @@ impl SystemBuilder {
     pub fn source(&mut self, path: &Path) -> &mut Self {
         self.path = path.to_path_buf();
         self
+    }
+
+    /// The source named in an error at `key`: `x.toml:LINE` when the text read has the key (or
+    /// the table it is in), else the source alone.
+    pub(crate) fn at(&self, key: &str) -> PathBuf {
+        match self.text.as_deref().and_then(|text| super::schema::key_line(text, key)) {
+            Some(line) => format!("{}:{line}", self.path.display()).into(),
+            None => self.path.clone(),
+        }
     }
 
     /// The source named in messages.
@@ -301,7 +313,10 @@ impl SystemBuilder {
         if fmu == Some(self.path.as_path()) || matches!(e, MasterError::System { .. }) {
             return e;
         }
-        MasterError::System { path: self.path.clone(), key: format!("instances.{name}.fmu"), message: e.to_string() }
+        // A path that names no file: the nearest FMU of its folder, if one is close.
+        let hint = fmu.filter(|f| !f.exists()).map(nearest_fmu).unwrap_or_default();
+        let key = format!("instances.{name}.fmu");
+        MasterError::System { path: self.at(&key), key, message: format!("{e}{hint}") }
     }
 
     /// Instance names and FMU paths, sorted by name (the order of the instances in the
@@ -388,4 +403,18 @@ impl SystemBuilder {
     pub fn tune_table(&self) -> Option<&super::TuneTable> {
         self.tune.as_ref()
     }
+}
+
+/// `; did you mean "b.fmu"?` when a file of `fmu`'s folder ending in `.fmu` is close to its name
+/// (a typing slip in an FMU path), else "".
+fn nearest_fmu(fmu: &Path) -> String {
+    let (Some(name), Some(dir)) = (fmu.file_name().and_then(|n| n.to_str()), fmu.parent()) else {
+        return String::new();
+    };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let Ok(entries) = std::fs::read_dir(dir) else { return String::new() };
+    let mut names: Vec<String> =
+        entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.ends_with(".fmu")).collect();
+    names.sort();
+    crate::suggest::did_you_mean(name, names.iter().map(String::as_str))
 }

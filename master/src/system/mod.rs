@@ -62,7 +62,7 @@ use model_description::{BaseType, Causality};
 pub use resolve::LARGE_STEPS;
 pub use schema::{
     BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
-    SystemFile, TuneTable, Value, Variables,
+    SystemFile, TomlError, TuneTable, Value, Variables,
 };
 pub use settings::{BondSettings, EccoSettings, Settings};
 use std::path::{Path, PathBuf};

@@ -56,13 +56,23 @@ impl SystemFile {
     /// Reads TOML text; `Err`: (key, message) — the key where the error is (`simulation.exchange`,
     /// `connections[1].gian`), the message with line and column of the text.
     pub fn from_toml(text: &str) -> Result<Self, (String, String)> {
+        Self::from_toml_at(text).map_err(|e| {
+            let at = e.at.map_or_else(String::new, |(line, column)| format!(" (line {line}, column {column})"));
+            (e.key, e.message + &at)
+        })
+    }
+
+    /// From TOML text; `Err`: the key where the error is, the message (an unknown key with the
+    /// nearest known key instead of the list of them, when one is close) and the line and column
+    /// (1-based) where the error is in `text`.
+    pub fn from_toml_at(text: &str) -> Result<Self, TomlError> {
         toml::from_str(text).map_err(|e| {
             let at = e.span().map(|s| s.start);
             let key = at
                 .and_then(|at| key_at(text, at))
                 .or_else(|| e.span().map(|s| format!("bytes {}..{}", s.start, s.end)))
                 .unwrap_or_default();
-            (key, e.message().to_owned() + &line_col(text, at))
+            TomlError { key, message: suggest_field(e.message()), at: at.map(|at| line_column(text, at)) }
         })
     }
 
@@ -126,13 +136,83 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
     }
 }
 
-/// ` (line L, column C)` of a byte offset in `text`, or "".
-pub(crate) fn line_col(text: &str, offset: Option<usize>) -> String {
-    let Some(off) = offset else { return String::new() };
-    let before = &text[..off.min(text.len())];
+/// The line (1-based) in TOML `text` of `key` (`connections[0].to`, `instances.m1.fmu`): of its
+/// `key = value` line or table header, else of the nearest enclosing one that is written
+/// (`bonds[0].ports[1].instance`: the line of `bonds[0].ports`); `None` when there is none.
+pub(crate) fn key_line(text: &str, key: &str) -> Option<usize> {
+    let mut lines: BTreeMap<String, usize> = BTreeMap::new();
+    let mut table: Option<String> = None;
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let l = raw.trim();
+        let k = if l.starts_with('[') {
+            let name = l.trim_start_matches('[').split(']').next().unwrap_or_default().trim().to_owned();
+            table = Some(if l.starts_with("[[") {
+                let n = counts.entry(name.clone()).or_insert(0);
+                *n += 1;
+                format!("{name}[{}]", *n - 1)
+            } else {
+                name
+            });
+            table.clone()
+        } else if let Some((k, _)) = l.split_once('=') {
+            let k = k.trim().trim_matches('"');
+            Some(table.as_ref().map_or_else(|| k.to_owned(), |t| format!("{t}.{k}")))
+        } else {
+            None
+        };
+        if let Some(k) = k {
+            lines.entry(k).or_insert(i + 1);
+        }
+    }
+    let mut key = key;
+    loop {
+        if let Some(line) = lines.get(key) {
+            return Some(*line);
+        }
+        key = &key[..key.rfind(['.', '['])?];
+    }
+}
+
+/// An error reading a system file's TOML text ([`SystemFile::from_toml_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TomlError {
+    /// The key where the error is (`simulation.stpe`, `connections[0].from`).
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+    /// Line and column (1-based) in the text.
+    pub at: Option<(usize, usize)>,
+}
+
+/// serde's "unknown field `stpe`, expected one of `start`, `stop`, `step`, …" as "unknown field
+/// `stpe`; did you mean \"step\"?" when a known field is close (the same for an unknown variant:
+/// a misspelt keyword value); unchanged otherwise.
+fn suggest_field(message: &str) -> String {
+    let Some((what, rest)) = message.split_once(" `") else { return message.to_owned() };
+    if what != "unknown field" && what != "unknown variant" {
+        return message.to_owned();
+    }
+    let Some((name, expected)) = rest.split_once('`') else { return message.to_owned() };
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let hint = crate::suggest::did_you_mean(name, known.iter().copied());
+    if hint.is_empty() {
+        message.to_owned()
+    } else {
+        format!("{what} `{name}`{hint}")
+    }
+}
+
+/// Line and column (1-based; the column counted in characters) of byte `offset` of `text`.
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut off = offset.min(text.len());
+    while !text.is_char_boundary(off) {
+        off -= 1;
+    }
+    let before = &text[..off];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    format!(" (line {line}, column {col})")
+    (line, col)
 }
 
 /// `[outputs]`.
@@ -609,5 +689,29 @@ mod tests {
         let e = SystemFile::from_value(v).unwrap_err();
         assert!(e.starts_with("bonds[1].energy_corection: unknown field `energy_corection`"), "{e}");
         assert!(!e.contains("line"), "no line of a text the user did not write: {e}");
+    }
+
+    #[test]
+    fn an_unknown_key_gets_the_nearest_key_instead_of_the_list() {
+        let e = SystemFile::from_toml_at("[simulation]\nstop = 1.0\n  stpe = 0.1\n").unwrap_err();
+        assert_eq!(e.key, "simulation.stpe");
+        assert_eq!(e.message, "unknown field `stpe`; did you mean \"step\"?");
+        assert_eq!(e.at, Some((3, 3)));
+        // Nothing close: the list stays.
+        let e = SystemFile::from_toml_at("[simulation]\nzzzqqq = 1\n").unwrap_err();
+        assert!(e.message.starts_with("unknown field `zzzqqq`, expected one of `start`"), "{}", e.message);
+        // A misspelt keyword value.
+        let e = SystemFile::from_toml_at("[simulation]\nalgorithm = \"jacobbi\"\n").unwrap_err();
+        assert_eq!((e.message.as_str(), e.at), ("unknown variant `jacobbi`; did you mean \"jacobi\"?", Some((2, 13))));
+        // The line of a key checked later (resolve): its own, else its table's.
+        let text = "[simulation]\nstop = 1.0\n[instances.m1]\nfmu = \"a.fmu\"\n[[connections]]\nfrom = \"a.x\"\n\
+                    [[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\n";
+        assert_eq!(key_line(text, "connections[1].to"), Some(9));
+        assert_eq!(key_line(text, "connections[0].to"), Some(5), "not given: the table's header");
+        assert_eq!(key_line(text, "instances.m1.fmu"), Some(4));
+        assert_eq!(key_line(text, "simulation.step"), Some(1));
+        assert_eq!((key_line(text, "--step"), key_line(text, "connections")), (None, None));
+        // Columns count characters, not bytes.
+        assert_eq!(line_column("ä = 1\nöö = 2", 11), (2, 3));
     }
 }

@@ -1,6 +1,6 @@
 //! The TOML front end: a system file read into a [`SystemBuilder`] through the one schema
-//! ([`SystemFile`]: syntax errors and unknown keys with line and column; values of the wrong TOML
-//! type with their key). Everything else is checked by [`SystemBuilder::build`], the same checks
+//! ([`SystemFile`]: syntax errors, unknown keys and values of the wrong TOML type as
+//! `file:line:column: key: message`). Everything else is checked by [`SystemBuilder::build`], the same checks
 //! as for a system built in code.
 
 use super::schema::SystemFile;
@@ -42,11 +42,17 @@ pub fn read_text(path: &Path) -> Result<String> {
 impl SystemBuilder {
     /// Parses system text (`path` names it in messages; FMU paths are relative to its folder).
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
-        let file = SystemFile::from_toml(text).map_err(|(key, message)| MasterError::System {
-            path: path.to_path_buf(),
-            key,
-            message,
+        // `file:line:column: key: message`, the form editors and terminals jump to.
+        let file = SystemFile::from_toml_at(text).map_err(|e| MasterError::System {
+            path: match e.at {
+                Some((line, column)) => format!("{}:{line}:{column}", path.display()).into(),
+                None => path.to_path_buf(),
+            },
+            key: e.key,
+            message: e.message,
         })?;
-        Self::from_file(path, file)
+        let mut b = Self::from_file(path, file)?;
+        b.text = Some(text.into());
+        Ok(b)
     }
 }

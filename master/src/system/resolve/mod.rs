@@ -68,7 +68,8 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn err(&self, key: impl Into<String>, message: impl Into<String>) -> MasterError {
-        MasterError::System { path: self.b.path.clone(), key: key.into(), message: message.into() }
+        let key = key.into();
+        MasterError::System { path: self.b.at(&key), key, message: message.into() }
     }
 
     fn instance(&self, key: &str, name: &str) -> Result<usize> {
