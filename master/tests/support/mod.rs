@@ -17,10 +17,13 @@ pub fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// A copy of a committed scenario in `dir` whose FMU paths point at the FMUs under test.
+/// A copy of a committed scenario in `dir` whose FMU paths point at the FMUs under test (ours,
+/// and the third-party FMUs `cargo xtask test` extracts into `target/thirdparty`).
 pub fn scenario(name: &str, dir: &std::path::Path) -> PathBuf {
     use fmu_harness::paths;
     let text = std::fs::read_to_string(paths::root().join("scenarios").join(name)).unwrap();
+    let thirdparty = paths::root().join("target/thirdparty");
+    let text = text.replace("../target/thirdparty", &thirdparty.display().to_string());
     let text = text.replace("../target/fmu", &paths::fmu_dir().display().to_string());
     std::fs::create_dir_all(dir).unwrap();
     let p = dir.join(name);
