@@ -69,8 +69,8 @@ def test_64_bit_integers_and_strings_are_exact_through_connections_and_results(t
     # Int64 and UInt64 columns keep their integers (a float64 holds neither 2**63 + 1 nor, in
     # general, an Int64); the rest stays float64.
     assert (r["b.big_echo"].dtype, r["a.huge"].dtype, r["b.label_len"].dtype) == (np.int64, np.uint64, np.float64)
-    # Connections are copied at communication points: b's inputs at t = 0 are its start values.
-    assert list(r["b.big_echo"]) == [0] + [5_000_000_000] * 10
+    # Every row, the start time's included, is written after its point's exchange (issue 47).
+    assert list(r["b.big_echo"]) == [5_000_000_000] * 11
     assert {int(x) for x in r["a.huge"]} == {2**63 + 1}
     # b.label_in = a.label_out = "hello/": a String through a connection.
-    assert list(r["b.label_len"]) == [0.0] + [6.0] * 10
+    assert list(r["b.label_len"]) == [6.0] * 11
