@@ -131,29 +131,22 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> 
             layout.plot_areas.push((chart_area_px.0 .0, chart_area_px.0 .1, chart_area_px.1 .0, chart_area_px.1 .1));
         };
         let bins = chart_area.dim_in_pixel().0.saturating_sub(100).max(50) as usize;
-        let r = if fig.log_y {
-            let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|x| e(&x))?;
-            let mut mesh = chart.configure_mesh();
-            mesh.y_desc(panel.y_label.as_str()).label_style(("sans-serif", 14)).y_label_formatter(&|v| tick(*v));
-            mesh.x_label_formatter(&|v| tick(*v)).x_labels(X_TICKS);
-            if last {
-                mesh.x_desc(fig.x_label.as_str());
-            }
-            mesh.draw().map_err(|x| e(&x))?;
-            paint(&mut chart, &panel.series, true, bins)?;
-            chart.plotting_area().get_pixel_range()
-        } else {
-            let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(|x| e(&x))?;
-            let mut mesh = chart.configure_mesh();
-            mesh.y_desc(panel.y_label.as_str()).label_style(("sans-serif", 14)).y_label_formatter(&|v| tick(*v));
-            mesh.x_label_formatter(&|v| tick(*v)).x_labels(X_TICKS);
-            if last {
-                mesh.x_desc(fig.x_label.as_str());
-            }
-            mesh.draw().map_err(|x| e(&x))?;
-            paint(&mut chart, &panel.series, false, bins)?;
-            chart.plotting_area().get_pixel_range()
-        };
+        // One set-up for both y axes (their coordinate types differ, so a macro, not a function).
+        macro_rules! chart {
+            ($y:expr, $log:expr) => {{
+                let mut chart = builder.build_cartesian_2d(x0..x1, $y).map_err(|x| e(&x))?;
+                let mut mesh = chart.configure_mesh();
+                mesh.y_desc(panel.y_label.as_str()).label_style(("sans-serif", 14)).y_label_formatter(&|v| tick(*v));
+                mesh.x_label_formatter(&|v| tick(*v)).x_labels(X_TICKS);
+                if last {
+                    mesh.x_desc(fig.x_label.as_str());
+                }
+                mesh.draw().map_err(|x| e(&x))?;
+                paint(&mut chart, &panel.series, $log, bins)?;
+                chart.plotting_area().get_pixel_range()
+            }};
+        }
+        let r = if fig.log_y { chart!((y0..y1).log_scale(), true) } else { chart!(y0..y1, false) };
         draw_series(((r.0.start, r.1.start), (r.0.end, r.1.end)));
         // The legend, in its own column right of the chart.
         let (lx, ly) = legend_area.get_base_pixel();
