@@ -11,6 +11,7 @@
 //!   [`coupling`] layer (link histories, extrapolation, inputs) and [`bonds`] (residual energy);
 //! - [`execution`]: [`Execution`], the one run loop: system + instances + algorithm + observers;
 //! - [`observer`]: *what is recorded* (CSV, summary, in-memory, callbacks);
+//! - [`ode`]: the integrators that drive Model Exchange FMUs between communication points;
 //! - [`live`]: the live protocol (dashboard, WebSocket, JSON lines, UDP) of a served run;
 //! - [`single`] (one FMU as a system), [`tune`] (the Publication III configuration search) and
 //!   [`check`] (the behavioural FMI 2.0 compliance check, each check in a worker process): library
@@ -53,6 +54,7 @@ pub mod live;
 pub mod matfile;
 pub mod names;
 pub mod observer;
+pub mod ode;
 pub mod pool;
 pub mod realtime;
 pub mod single;

@@ -1,0 +1,142 @@
+//! Integrators of ordinary differential equations x' = f(t, x) with root functions g(t, x): the
+//! solvers that drive Model Exchange FMUs between communication points (issue 52).
+//!
+//! The contract between the two sides:
+//! - the caller (an ME instance, or a group of ME instances integrated as one ODE) implements
+//!   [`OdeProblem`]: the right-hand side and the event indicators, evaluated at any (t, x) the
+//!   integrator asks for;
+//! - an [`Integrator`] (made by [`integrator`] from [`Options`]) advances one internal step at a
+//!   time ([`Integrator::step`], CVODE's `CV_ONE_STEP`), never past `t_stop`, and stops at the
+//!   first sign change of a root function ([`Advance::Root`], the state interpolated to the
+//!   located time). Between steps the caller handles what FMI asks for (completed integrator
+//!   step, events, discrete state updates) and, when the states jumped, calls
+//!   [`Integrator::reset`].
+//!
+//! The problem is borrowed for each call, not owned, so that the caller keeps its FMU instances
+//! and can call them between steps.
+
+use std::fmt;
+
+/// An ODE x' = f(t, x) with `n_roots` root functions g(t, x) (FMI's event indicators).
+pub trait OdeProblem {
+    /// Number of states.
+    fn dim(&self) -> usize;
+    /// Number of root functions.
+    fn n_roots(&self) -> usize {
+        0
+    }
+    /// `dx` = f(t, x). `x` and `dx` have [`OdeProblem::dim`] elements.
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), OdeError>;
+    /// `g` = g(t, x), [`OdeProblem::n_roots`] values.
+    fn roots(&mut self, _t: f64, _x: &[f64], _g: &mut [f64]) -> Result<(), OdeError> {
+        Ok(())
+    }
+}
+
+/// The integration method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Stiff, variable step (and order): the default.
+    Bdf,
+    /// Explicit Euler with the fixed step [`Options::fixed_step`].
+    Euler,
+    /// Classical fourth-order Runge–Kutta with the fixed step [`Options::fixed_step`].
+    Rk4,
+}
+
+/// Options of an integrator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// The method.
+    pub method: Method,
+    /// Relative tolerance (variable-step methods).
+    pub rtol: f64,
+    /// Absolute tolerance (variable-step methods).
+    pub atol: f64,
+    /// Largest internal step (s); `f64::INFINITY` for none.
+    pub max_step: f64,
+    /// The step of the fixed-step methods (s).
+    pub fixed_step: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { method: Method::Bdf, rtol: 1e-6, atol: 1e-8, max_step: f64::INFINITY, fixed_step: 1e-3 }
+    }
+}
+
+/// What one call of [`Integrator::step`] reached.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Advance {
+    /// An internal step ended at `t` (≤ `t_stop`; `t == t_stop` when the stop was reached).
+    Step {
+        /// The time reached.
+        t: f64,
+    },
+    /// Root functions changed sign within the last step; the integrator stopped at the located
+    /// time `t`, its state interpolated there.
+    Root {
+        /// The located time.
+        t: f64,
+        /// Per root function: +1 rising, −1 falling, 0 no sign change.
+        directions: Vec<i8>,
+    },
+}
+
+/// Counters of an integrator, reported in summary.json.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Internal steps taken.
+    pub steps: u64,
+    /// Evaluations of the right-hand side (Jacobian columns by finite differences included).
+    pub rhs_evaluations: u64,
+    /// Evaluations of the root functions.
+    pub root_evaluations: u64,
+    /// Jacobians formed.
+    pub jacobians: u64,
+    /// Steps rejected by the error test or by a failed Newton iteration.
+    pub rejected_steps: u64,
+}
+
+/// An integration failure, or a failure of the problem's callbacks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OdeError {
+    /// What went wrong, with the time and step size where they matter.
+    pub message: String,
+}
+
+impl OdeError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+impl fmt::Display for OdeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OdeError {}
+
+/// An integrator: one internal step at a time.
+pub trait Integrator: Send {
+    /// (Re)starts at (t, x): at the start and after every event that changed the states or the
+    /// equations. Evaluates the problem as it needs (initial step size, root values at t).
+    fn reset(&mut self, problem: &mut dyn OdeProblem, t: f64, x: &[f64]) -> Result<(), OdeError>;
+    /// One internal step towards `t_stop`, never past it, stopping at the first root.
+    fn step(&mut self, problem: &mut dyn OdeProblem, t_stop: f64) -> Result<Advance, OdeError>;
+    /// The time last reached.
+    fn time(&self) -> f64;
+    /// The state at [`Integrator::time`].
+    fn state(&self) -> &[f64];
+    /// Counters so far.
+    fn stats(&self) -> Stats;
+}
+
+/// A new integrator for a problem of `dim` states and `n_roots` root functions.
+pub fn integrator(dim: usize, n_roots: usize, options: &Options) -> Result<Box<dyn Integrator>, OdeError> {
+    let _ = (dim, n_roots);
+    Err(OdeError::new(format!("the {:?} integrator is not built yet (issue 52)", options.method)))
+}
