@@ -438,9 +438,11 @@ fn a_parameter_set_that_is_no_xml_is_named_with_the_ssd_line_that_names_it() {
     assert_ne!(bound, text, "the export binds resources/start-values.ssv");
     std::fs::write(&ssd, &bound).unwrap();
     let line = bound.lines().position(|l| l.contains("../passwd")).unwrap() + 1;
+    let column = bound.lines().nth(line - 1).and_then(|l| l.find("source=")).unwrap() + 1;
     let o = cosim(&["run", s(&ssd), "--out", s(&dir.join("out"))]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("passwd") && e.contains("no root element"), "{e}");
-    assert!(e.contains(&format!("named by ssd:ParameterBinding/@source, line {line} of {}", ssd.display())), "{e}");
+    let by = format!("named by ssd:ParameterBinding/@source (line {line}, column {column}) of {}", ssd.display());
+    assert!(e.contains(&by), "{e}");
 }

@@ -355,10 +355,11 @@ fn malformed_ssps_give_clear_errors() {
     let good = oscillator_ssd(CONNECTIONS, SETTINGS);
     let line_of = |needle: &str| good.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let src_line = line_of("source=\"resources/oscillator-fd-m2.fmu\"");
+    let src_column = good.lines().nth(src_line - 1).and_then(|l| l.find("source=")).unwrap() + 1;
     refused(
         "missing-fmu",
         &good.replace("resources/oscillator-fd-m2.fmu", "resources/nope.fmu"),
-        &["SystemStructure.ssd", &format!("ssd:Component/@source (line {src_line})"), "nope.fmu", "file not found"],
+        &["SystemStructure.ssd", &format!("ssd:Component/@source (line {src_line}, column {src_column})"), "nope.fmu", "file not found"],
     );
     refused(
         "bad-xml",
@@ -435,9 +436,11 @@ fn a_parameter_of_an_unknown_component_names_the_ssv_file_and_line() {
     let (dir, ssd) = oscillator_dir("ssv-component", &oscillator_ssd(CONNECTIONS, SETTINGS));
     std::fs::write(dir.join("resources/params.ssv"), PARAMS.replace("m2.x0", "m3.x0")).unwrap();
     let err = run_err(&ssd, &[]);
+    // The line and the column of the attribute that names the unknown component.
+    let column = PARAMS.lines().nth(3).and_then(|l| l.find("name=")).unwrap() + 1;
     assert!(
         err.contains("resources/params.ssv")
-            && err.contains("ssv:Parameter/@name (line 4)")
+            && err.contains(&format!("ssv:Parameter/@name (line 4, column {column})"))
             && err.contains("unknown component \"m3\""),
         "{err}"
     );

@@ -26,7 +26,7 @@ pub(super) struct Source {
 
 fn err(shown: &Path, node: &Node, attr: Option<&str>, message: impl Into<String>) -> MasterError {
     let key = match attr {
-        Some(a) => format!("{}/@{a} (line {})", node.label(), node.line),
+        Some(a) => node.at_attr(a),
         None => node.at(),
     };
     MasterError::System { path: shown.to_path_buf(), key, message: message.into() }
@@ -59,6 +59,7 @@ struct Connector {
 
 struct Component {
     line: usize,
+    column: usize,
     connectors: BTreeMap<String, Connector>,
 }
 
@@ -93,7 +94,7 @@ impl Source {
         let text = std::fs::read_to_string(&real)
             .map_err(|e| err(&self.shown, node, Some(attr), format!("\"{uri}\" cannot be read as UTF-8 text: {e}")))?;
         // The file's own error, and which reference of which SSD led to it.
-        let by = format!("(named by {}/@{attr}, line {} of {})", node.label(), node.line, self.shown.display());
+        let by = format!("(named by {} of {})", node.at_attr(attr), self.shown.display());
         let root = xml::parse(&text).map_err(|m| MasterError::System {
             path: shown.clone(),
             key: "XML".into(),
@@ -225,8 +226,8 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
     if let (None, Some((h, node))) = (b.settings.step, oms_step) {
         b.step(h);
         notes.push(format!(
-            "communication step H = {h} s from OMSimulator's annotation oms:FixedStepMaster (line {})",
-            node.line
+            "communication step H = {h} s from OMSimulator's annotation oms:FixedStepMaster (line {}, column {})",
+            node.line, node.column
         ));
     }
     Ok((b, notes))
@@ -282,7 +283,7 @@ fn component(
             shown,
             e,
             Some("name"),
-            format!("duplicate element name \"{name}\" (also at line {})", prev.line),
+            format!("duplicate element name \"{name}\" (also at line {}, column {})", prev.line, prev.column),
         ));
     }
     if name.is_empty() || name.contains('.') {
@@ -356,7 +357,7 @@ fn component(
             _ => return Err(err(shown, child, None, "unsupported element")),
         }
     }
-    components.insert(name.to_owned(), Component { line: e.line, connectors });
+    components.insert(name.to_owned(), Component { line: e.line, column: e.column, connectors });
     Ok(())
 }
 
