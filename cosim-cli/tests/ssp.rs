@@ -359,7 +359,12 @@ fn malformed_ssps_give_clear_errors() {
     refused(
         "missing-fmu",
         &good.replace("resources/oscillator-fd-m2.fmu", "resources/nope.fmu"),
-        &["SystemStructure.ssd", &format!("ssd:Component/@source (line {src_line}, column {src_column})"), "nope.fmu", "file not found"],
+        &[
+            "SystemStructure.ssd",
+            &format!("ssd:Component/@source (line {src_line}, column {src_column})"),
+            "nope.fmu",
+            "file not found",
+        ],
     );
     refused(
         "bad-xml",
@@ -369,7 +374,12 @@ fn malformed_ssps_give_clear_errors() {
     refused(
         "unknown-connector",
         &good.replace(r#"endConnector="xi_dot""#, r#"endConnector="xi_dott""#),
-        &["ssd:Connection/@endConnector", "unknown connector \"xi_dott\" of \"m1\"", "xi, xi_dot"],
+        &[
+            "ssd:Connection/@endConnector",
+            "unknown connector \"xi_dott\" of \"m1\"",
+            "xi, xi_dot",
+            "did you mean \"xi_dot\"?",
+        ],
     );
     refused(
         "cyclic",
@@ -441,7 +451,8 @@ fn a_parameter_of_an_unknown_component_names_the_ssv_file_and_line() {
     assert!(
         err.contains("resources/params.ssv")
             && err.contains(&format!("ssv:Parameter/@name (line 4, column {column})"))
-            && err.contains("unknown component \"m3\""),
+            && err.contains("unknown component \"m3\"")
+            && err.contains("did you mean \"m1\" or \"m2\"?"),
         "{err}"
     );
     std::fs::write(dir.join("resources/params.ssv"), "<ssv:ParameterSet").unwrap();

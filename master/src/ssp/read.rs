@@ -374,7 +374,16 @@ fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, 
         let connector = required(shown, c, co)?;
         let comp = components.get(element).ok_or_else(|| {
             let names: Vec<&str> = components.keys().map(String::as_str).collect();
-            err(shown, c, Some(el), format!("unknown element \"{element}\" (components: {})", names.join(", ")))
+            err(
+                shown,
+                c,
+                Some(el),
+                format!(
+                    "unknown element \"{element}\" (components: {}){}",
+                    names.join(", "),
+                    crate::suggest::did_you_mean(element, names.iter().copied())
+                ),
+            )
         })?;
         let k = comp.connectors.get(connector).ok_or_else(|| {
             let names: Vec<&str> = comp.connectors.keys().map(String::as_str).collect();
@@ -383,8 +392,9 @@ fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, 
                 c,
                 Some(co),
                 format!(
-                    "unknown connector \"{connector}\" of \"{element}\" (declared connectors: {})",
-                    if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                    "unknown connector \"{connector}\" of \"{element}\" (declared connectors: {}){}",
+                    if names.is_empty() { "none".to_owned() } else { names.join(", ") },
+                    crate::suggest::did_you_mean(connector, names.iter().copied())
                 ),
             )
         })?;
@@ -640,7 +650,11 @@ fn apply_bindings(
                     &file,
                     p,
                     Some("name"),
-                    format!("\"{name}\": unknown component \"{comp}\" (components: {})", names.join(", ")),
+                    format!(
+                        "\"{name}\": unknown component \"{comp}\" (components: {}){}",
+                        names.join(", "),
+                        crate::suggest::did_you_mean(&comp, names.iter().copied())
+                    ),
                 ));
             }
             if let (Some(unit), Value::Real(x)) = (v.attr("unit"), &value) {
