@@ -243,3 +243,35 @@ fn a_problem_without_states_still_finds_time_roots() {
     assert_eq!(found.len(), 1);
     assert!((found[0] - 0.3).abs() < 1e-12);
 }
+
+/// The work on Robertson and Van der Pol at the settings of docs/solvers/compare_scipy.py, held
+/// to SciPy's BDF numbers there (docs/model-exchange.md, "Solvers"): within 1.5× its steps and
+/// evaluations, the error within 10× of its error.
+#[test]
+fn work_against_scipy_bdf() {
+    // (f, y0, t_end, rtol, atol, reference, SciPy BDF: steps, rhs, max relative error)
+    type Case = (fn(f64, &[f64], &mut [f64]), &'static [f64], f64, f64, f64, &'static [f64], u64, u64, f64);
+    let cases: [Case; 2] = [
+        (
+            robertson,
+            &[1.0, 0.0, 0.0],
+            1e5,
+            1e-6,
+            1e-10,
+            &[1.786592114210e-2, 7.274751468437e-8, 9.821340061104e-1],
+            327,
+            922,
+            6.3e-6,
+        ),
+        (van_der_pol, &[2.0, 0.0], 3000.0, 1e-6, 1e-8, &[-1.51060693676], 1647, 5325, 7.5e-5),
+    ];
+    for (f, y0, t_end, rtol, atol, reference, steps, rhs, error) in cases {
+        let mut p = ode(y0.len(), f);
+        let it = run(&mut p, &bdf(rtol, atol), 0.0, y0, t_end);
+        let s = it.stats();
+        let err = reference.iter().zip(it.state()).map(|(r, y)| ((y - r) / r).abs()).fold(0.0, f64::max);
+        eprintln!("t_end {t_end:e}: {s:?}, max relative error {err:.1e}");
+        assert!(s.steps as f64 <= 1.5 * steps as f64 && s.rhs_evaluations as f64 <= 1.5 * rhs as f64, "{s:?}");
+        assert!(err <= 10.0 * error, "error {err:e}");
+    }
+}
