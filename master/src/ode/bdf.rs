@@ -524,11 +524,35 @@ impl Integrator for Bdf {
     }
 
     fn step(&mut self, problem: &mut dyn OdeProblem, t_stop: f64) -> Result<Advance, OdeError> {
-        if !self.started {
-            return Err(OdeError::new("the integrator was not (re)started after its last error"));
-        }
         if t_stop.is_nan() || t_stop < self.t {
             return Err(OdeError::new(format!("cannot step back from t = {} to t = {t_stop}", self.t)));
+        }
+        let advance = self.step_inner(problem, t_stop);
+        if advance.is_err() {
+            // Refused until a reset: the state may be half-updated.
+            self.started = false;
+        }
+        advance
+    }
+
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.x
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+}
+
+impl Bdf {
+    /// [`Integrator::step`], the integrator left as it is on an error.
+    fn step_inner(&mut self, problem: &mut dyn OdeProblem, t_stop: f64) -> Result<Advance, OdeError> {
+        if !self.started {
+            return Err(OdeError::new("the integrator was not (re)started after its last error"));
         }
         let n = self.n;
         if self.t < self.tn {
@@ -553,32 +577,14 @@ impl Integrator for Bdf {
         if self.t == t_stop {
             return Ok(Advance::Step { t: self.t });
         }
-        if let Err(e) = self.advance(problem, t_stop) {
-            self.started = false;
-            return Err(e);
-        }
+        self.advance(problem, t_stop)?;
         let tn = self.tn;
-        if let Err(e) = self.roots.end(problem, tn, &self.d[..n], &mut self.stats) {
-            self.started = false;
-            return Err(e);
-        }
+        self.roots.end(problem, tn, &self.d[..n], &mut self.stats)?;
         if let Some(root) = self.search(problem)? {
             return Ok(root);
         }
         self.t = tn;
         self.x.copy_from_slice(&self.d[..n]);
         Ok(Advance::Step { t: tn })
-    }
-
-    fn time(&self) -> f64 {
-        self.t
-    }
-
-    fn state(&self) -> &[f64] {
-        &self.x
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
     }
 }

@@ -103,11 +103,35 @@ impl Integrator for Fixed {
     }
 
     fn step(&mut self, problem: &mut dyn OdeProblem, t_stop: f64) -> Result<Advance, OdeError> {
-        if !self.started {
-            return Err(OdeError::new("the integrator was not (re)started after its last error"));
-        }
         if t_stop.is_nan() || t_stop < self.t {
             return Err(OdeError::new(format!("cannot step back from t = {} to t = {t_stop}", self.t)));
+        }
+        let advance = self.step_inner(problem, t_stop);
+        if advance.is_err() {
+            // Refused until a reset: the state may be half-updated.
+            self.started = false;
+        }
+        advance
+    }
+
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.x
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+}
+
+impl Fixed {
+    /// [`Integrator::step`], the integrator left as it is on an error.
+    fn step_inner(&mut self, problem: &mut dyn OdeProblem, t_stop: f64) -> Result<Advance, OdeError> {
+        if !self.started {
+            return Err(OdeError::new("the integrator was not (re)started after its last error"));
         }
         if self.t < self.t1 {
             // Stopped at a root inside the last step, without a reset since.
@@ -142,18 +166,11 @@ impl Integrator for Fixed {
         std::mem::swap(&mut self.f0, &mut self.f1);
         self.t0 = self.t1;
         let dt = t_new - self.t0;
-        let result = match self.method {
-            Method::Euler => {
-                euler::step(&self.x0, &self.f0, dt, &mut self.x1);
-                Ok(())
-            }
-            _ => self.rk4.step(problem, self.t0, &self.x0, &self.f0, dt, &mut self.x1, &mut self.stats),
+        match self.method {
+            Method::Euler => euler::step(&self.x0, &self.f0, dt, &mut self.x1),
+            _ => self.rk4.step(problem, self.t0, &self.x0, &self.f0, dt, &mut self.x1, &mut self.stats)?,
         }
-        .and_then(|()| eval_rhs(problem, t_new, &self.x1, &mut self.f1, &mut self.stats));
-        if let Err(e) = result {
-            self.started = false;
-            return Err(e);
-        }
+        eval_rhs(problem, t_new, &self.x1, &mut self.f1, &mut self.stats)?;
         self.stats.steps += 1;
         self.t1 = t_new;
         if landing {
@@ -161,27 +178,12 @@ impl Integrator for Fixed {
         } else {
             self.n += 1;
         }
-        if let Err(e) = self.roots.end(problem, t_new, &self.x1, &mut self.stats) {
-            self.started = false;
-            return Err(e);
-        }
+        self.roots.end(problem, t_new, &self.x1, &mut self.stats)?;
         if let Some(root) = self.search(problem)? {
             return Ok(root);
         }
         self.t = t_new;
         self.x.copy_from_slice(&self.x1);
         Ok(Advance::Step { t: t_new })
-    }
-
-    fn time(&self) -> f64 {
-        self.t
-    }
-
-    fn state(&self) -> &[f64] {
-        &self.x
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
     }
 }
