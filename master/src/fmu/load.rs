@@ -44,7 +44,12 @@ pub struct Fmu {
     live: AtomicUsize,
     /// `maxSize` of the Binary variables that declare one (checked before fmi3SetBinary).
     binary_max: super::binary::MaxSizes,
-    archive: Archive,
+    /// FMI 3.0: the structural parameters, with the values this FMU's arrays are sized by.
+    structural: Vec<model_description::Structural>,
+    /// FMI 3.0: why these values cannot be run (an array too large…); instantiation refuses.
+    configuration: Vec<String>,
+    /// Shared by the FMU configured with other structural parameters ([`Fmu::configured`]).
+    archive: Arc<Archive>,
 }
 
 impl std::fmt::Debug for Fmu {
@@ -176,7 +181,8 @@ impl Fmu {
                     ));
                 }
                 let binary = Binary::Fmi3(Arc::new(binary), Arc::new(types));
-                return Ok(Self::assemble(path, archive, md, cs, binary, log));
+                let fmu = Self::assemble(path, Arc::new(archive), md, cs, binary, log);
+                return Ok(fmu.with_structural(x));
             }
             None => ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?,
         };
@@ -200,24 +206,26 @@ impl Fmu {
                 ),
             ));
         }
-        Ok(Self::assemble(path, archive, md, cs, Binary::Fmi2(Arc::new(binary)), log))
+        Ok(Arc::new(Self::assemble(path, Arc::new(archive), md, cs, Binary::Fmi2(Arc::new(binary)), log)))
     }
 
     fn assemble(
         path: &Path,
-        archive: Archive,
+        archive: Arc<Archive>,
         md: ModelDescription,
         cs: CoSimulation,
         binary: Binary,
         log: Option<Arc<dyn FmuLog>>,
-    ) -> Arc<Self> {
+    ) -> Self {
         let mut by_name = HashMap::with_capacity(md.model_variables.len());
         for (i, v) in md.model_variables.iter().enumerate() {
             by_name.entry(v.name.clone()).or_insert(i);
         }
-        Arc::new(Self {
+        Self {
             binary,
             log,
+            structural: Vec::new(),
+            configuration: Vec::new(),
             binary_max: super::binary::max_sizes(&md),
             by_name,
             path: path.to_path_buf(),
@@ -226,7 +234,39 @@ impl Fmu {
             md,
             cs,
             archive,
-        })
+        }
+    }
+
+    /// `self` with the structural parameters of `x` (its reading of the description).
+    fn with_structural(mut self, x: &model_description::Fmi3) -> Arc<Self> {
+        self.structural = x.structural.clone();
+        self.configuration = x.configuration.clone();
+        Arc::new(self)
+    }
+
+    /// FMI 3.0: the structural parameters, with the values this FMU is configured with (its
+    /// start values, unless [`Fmu::configured`]).
+    pub fn structural(&self) -> &[model_description::Structural] {
+        &self.structural
+    }
+
+    /// This FMU with the structural parameters `values` (by name) set over their start values:
+    /// the description read again with the arrays sized by them (each value checked against its
+    /// parameter's type and bounds and each array against the element limit first: an error
+    /// names the variable, the value and the bounds); its instances are configured with these
+    /// values in configuration mode. Shares the extracted folder and the library with `self`.
+    pub fn configured(self: &Arc<Self>, values: &[(&str, i128)]) -> Result<Arc<Self>> {
+        let Binary::Fmi3(binary, _) = &self.binary else {
+            return Err(fmu_error(&self.path, "an FMI 2.0 FMU has no structural parameters".into()));
+        };
+        let xml = self.archive.model_description()?;
+        let (md, x) = model_description::from_str3_configured(&xml, values)
+            .map_err(|m| fmu_error(&self.path, format!("structural parameters: {m}")))?;
+        let types = Types3::new(&md, &x);
+        let binary = Binary::Fmi3(Arc::clone(binary), Arc::new(types));
+        let cs = self.cs.clone();
+        let fmu = Self::assemble(&self.path, Arc::clone(&self.archive), md, cs, binary, self.log.clone());
+        Ok(fmu.with_structural(&x))
     }
 
     /// Instantiates the FMU as a Co-Simulation instance named `name`, with the description's
@@ -236,6 +276,15 @@ impl Fmu {
     /// GUID).
     pub fn instantiate(self: &Arc<Self>, name: &str) -> Result<Instance> {
         let cs = &self.cs;
+        if !self.configuration.is_empty() {
+            return Err(fmu_error(
+                &self.path,
+                format!(
+                    "cannot instantiate \"{name}\" with these structural parameters: {}",
+                    self.configuration.join("; ")
+                ),
+            ));
+        }
         if cs.can_be_instantiated_only_once_per_process && self.live.load(Ordering::SeqCst) > 0 {
             return Err(fmu_error(
                 &self.path,
@@ -283,7 +332,9 @@ impl Fmu {
                     let _ = raw.set_debug_logging(true, &categories);
                 }
                 self.live.fetch_add(1, Ordering::SeqCst);
-                Instance::Fmi3(Fmi3Instance::new(raw, Arc::clone(types), self.core(name)))
+                let mut instance = Fmi3Instance::new(raw, Arc::clone(types), self.core(name));
+                instance.configure()?;
+                Instance::Fmi3(instance)
             }
         };
         Ok(instance)

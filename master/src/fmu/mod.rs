@@ -231,7 +231,7 @@ mod shm;
 pub mod value;
 
 pub use archive::Archive;
-pub use cache::FmuCache;
+pub use cache::{Configuration, FmuCache};
 pub use call::{Call, Op, Version};
 pub use info::info;
 pub use instance::{Fmi2Instance, Instance};
