@@ -48,6 +48,8 @@ pub struct Fmi3 {
     /// Problems of the structural parameters' values (a size outside its bounds, too many
     /// elements): [`from_str3_configured`] refuses a configuration that has any, naming each.
     pub configuration: Vec<String>,
+    /// `<ScheduledExecution modelIdentifier>`, when the FMU offers it.
+    pub scheduled_execution: Option<String>,
     /// Reading state: the variables by value reference, the integer constants, the sizes.
     scan: Scan,
 }
@@ -169,6 +171,7 @@ impl Parser<'_> {
                     p.ignore(c)?;
                 }
                 "ScheduledExecution" => {
+                    x.scheduled_execution = c.opt("modelIdentifier");
                     x.unsupported.push(format!(
                         "scheduled execution: <ScheduledExecution> (line {}) — cosim runs Co-Simulation",
                         c.pos.line
@@ -371,32 +374,41 @@ impl Parser<'_> {
         let mut refuse: Option<String> = None;
         // Whether a dimension follows a structural parameter.
         let mut resized = false;
+        // Each dimension as written: its size, or the name of the variable it follows.
+        let mut dim_names: Vec<String> = Vec::new();
         let mut string_start: Option<String> = None;
         // `<Start value>` of a Binary: the value and where it is (for the hex error).
         let mut binary_start: Option<(String, Pos)> = None;
         let mut annotations = Vec::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
-                "Dimension" => dims.push(match (c.opt("start"), c.opt("valueReference")) {
-                    (Some(v), _) => v.trim().parse::<usize>().map_err(|_| {
-                        format!(
-                            "its <Dimension start=\"{v}\"> (line {}) is not a size (a whole number >= 0)",
-                            c.pos.line
-                        )
-                    }),
-                    (None, Some(r)) => match {
-                        resized = true;
-                        x.scan.size(&r, c.pos.line)
-                    } {
-                        Ok(Ok(n)) => Ok(n),
-                        Ok(Err(why)) => Err(why),
-                        Err(refused) => {
-                            refuse.get_or_insert(refused);
-                            Err(String::new())
+                "Dimension" => dims.push({
+                    dim_names.push(match (c.opt("start"), c.opt("valueReference")) {
+                        (Some(v), _) => v.trim().to_owned(),
+                        (None, Some(r)) => parse_u32(&r).and_then(|vr| x.scan.names.get(&vr).cloned()).unwrap_or(r),
+                        (None, None) => String::new(),
+                    });
+                    match (c.opt("start"), c.opt("valueReference")) {
+                        (Some(v), _) => v.trim().parse::<usize>().map_err(|_| {
+                            format!(
+                                "its <Dimension start=\"{v}\"> (line {}) is not a size (a whole number >= 0)",
+                                c.pos.line
+                            )
+                        }),
+                        (None, Some(r)) => match {
+                            resized = true;
+                            x.scan.size(&r, c.pos.line)
+                        } {
+                            Ok(Ok(n)) => Ok(n),
+                            Ok(Err(why)) => Err(why),
+                            Err(refused) => {
+                                refuse.get_or_insert(refused);
+                                Err(String::new())
+                            }
+                        },
+                        (None, None) => {
+                            Err(format!("its <Dimension> (line {}) has neither start nor valueReference", c.pos.line))
                         }
-                    },
-                    (None, None) => {
-                        Err(format!("its <Dimension> (line {}) has neither start nor valueReference", c.pos.line))
                     }
                 }),
                 "Start" => {
@@ -482,7 +494,12 @@ impl Parser<'_> {
             }
             let (sizes, len) = (sizes.unwrap_or_default(), len.flatten().unwrap_or(0));
             if resized {
-                x.resized.push(ResizedArray { name: name.clone(), shape: sizes.clone(), line });
+                x.resized.push(ResizedArray {
+                    name: name.clone(),
+                    dims: dim_names.clone(),
+                    shape: sizes.clone(),
+                    line,
+                });
             }
             let starts: Vec<String> =
                 e.opt("start").map(|s| s.split_ascii_whitespace().map(str::to_owned).collect()).unwrap_or_default();

@@ -134,6 +134,8 @@ fn size_of(name: &str, v: i128) -> Result<usize, String> {
 pub struct ResizedArray {
     /// The array's name (its elements are `name[i]`, …).
     pub name: String,
+    /// Its dimensions as written: a size, or the name of the variable it follows (`["n", "2"]`).
+    pub dims: Vec<String>,
     /// Its shape.
     pub shape: Vec<usize>,
     /// Its line in `modelDescription.xml`.

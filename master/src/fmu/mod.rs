@@ -218,6 +218,7 @@ pub mod archive;
 mod binary;
 mod cache;
 pub mod call;
+pub mod capabilities;
 mod elf;
 pub(crate) mod ffi;
 pub(crate) mod ffi3;

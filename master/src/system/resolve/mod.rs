@@ -61,7 +61,11 @@ impl SystemBuilder {
             let configuration = self.configuration(&name, base.structural())?;
             let fmu = fmus.load_configured(&p, &configuration).map_err(|e| {
                 let key = format!("instances.{name}.start");
-                MasterError::System { path: self.at(&key), key, message: e.to_string() }
+                let message = match e {
+                    MasterError::Fmu { message, .. } => message,
+                    e => e.to_string(),
+                };
+                MasterError::System { path: self.at(&key), key, message }
             })?;
             loaded.push(fmu);
             configurations.push(configuration);
