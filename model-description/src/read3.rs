@@ -7,10 +7,12 @@
 //! out); `Boolean`, `String` (`<Start value>`), `Enumeration` as in 2.0; `<…Type>` type
 //! definitions likewise; `instantiationToken` → `guid`; `ModelStructure` value references →
 //! 1-based indices. Scalar `Binary` variables are [`VariableKind::Binary`] (`mimeType`,
-//! `maxSize`, the `<Start value>` xs:hexBinary decoded). `Clock` variables and arrays of String,
-//! Binary or structural size are not in `model_variables`: they are listed in
-//! [`Fmi3::unsupported`] (Clock) or [`Fmi3::skipped`] (those arrays), each with its line. The
-//! same line-and-column errors as the 2.0 reader (a malformed hex start value too).
+//! `maxSize`, the `<Start value>` xs:hexBinary decoded). `Clock` variables and arrays of String or
+//! Binary are not in `model_variables`: they are listed in [`Fmi3::unsupported`] (Clock) or
+//! [`Fmi3::skipped`] (those arrays), each with its line. Structural parameters are parameters of
+//! `model_variables` (and [`Fmi3::structural`]); the arrays they size have the elements their
+//! values give (`structural.rs`). The same line-and-column errors as the 2.0 reader (a malformed
+//! hex start value too).
 
 use super::*;
 #[path = "structural.rs"]

@@ -288,7 +288,7 @@ mod tests {
         assert_eq!(checks, ["interface", "clocks"]);
         let text = plan.refusal_text(Stage::Load).unwrap();
         assert!(
-            text.contains("Model Exchange only") && text.contains("clocks: <Clock name=\"tick\"> (line 6)"),
+            text.contains("Model Exchange only") && text.contains("clocks: <Clock name=\"tick\"> (line 5)"),
             "{text}"
         );
     }

@@ -202,10 +202,17 @@ fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::F
     let rows: Vec<[String; 9]> = md
         .model_variables
         .iter()
-        .map(|v| {
+        .enumerate()
+        .map(|(i, v)| {
             let mut r = row(md, v);
             if structural(v) {
                 r[3] = "structuralParameter".into();
+            }
+            // FMI 3.0: the variable's own type (UInt64, Float32…: what run sets and gets it as).
+            if let Some(t) =
+                fmi3.and_then(|x| x.types.get(i)).filter(|t| t.is_integer() || t.as_str().starts_with("Float"))
+            {
+                r[2] = t.as_str().to_owned();
             }
             r.map(|c| shortened(&c))
         })

@@ -79,7 +79,7 @@ impl SystemBuilder {
     }
 
     /// The start values of instance `name` that set its FMU's structural parameters, as
-    /// integers (a TOML integer, or a string of digits for a UInt64 beyond 2^63 - 1).
+    /// integers (a whole number; anything else is an error naming the key).
     fn configuration(
         &self,
         name: &str,
@@ -91,8 +91,6 @@ impl SystemBuilder {
             let Some(value) = draft.start.get(&s.name) else { continue };
             let v = match value {
                 Value::Integer(v) => Some(i128::from(*v)),
-                Value::String(t) => t.trim().parse::<i128>().ok(),
-                Value::Real(x) if x.fract() == 0.0 && x.abs() < 1e30 => Some(*x as i128),
                 _ => None,
             };
             let Some(v) = v else {
