@@ -221,7 +221,7 @@ fn info_lists_the_structural_parameters_and_the_arrays_they_size() {
     assert!(info.contains("n (UInt64, start 3, min 1, max 5): sizes x [n] = [3], A [n, n] = [3, 3]"), "{info}");
     assert!(info.contains("cosim uses:       Co-Simulation"), "{info}");
     // The variable table: n's causality and type as the FMU declares them.
-    let n = info.lines().find(|l| l.trim_start().starts_with("n ")).unwrap();
+    let n = info.lines().rfind(|l| l.trim_start().starts_with("n ")).unwrap();
     for cell in ["UInt64", "structuralParameter", "fixed", "3"] {
         assert!(n.split_whitespace().any(|c| c == cell), "{cell} not in {n}");
     }
