@@ -397,17 +397,16 @@ impl Parser<'_> {
                                 c.pos.line
                             )
                         }),
-                        (None, Some(r)) => match {
+                        (None, Some(r)) => {
                             resized = true;
-                            x.scan.size(&r, c.pos.line)
-                        } {
-                            Ok(Ok(n)) => Ok(n),
-                            Ok(Err(why)) => Err(why),
-                            Err(refused) => {
-                                refuse.get_or_insert(refused);
-                                Err(String::new())
+                            match x.scan.size(&r, c.pos.line) {
+                                Ok(size) => size,
+                                Err(refused) => {
+                                    refuse.get_or_insert(refused);
+                                    Err(String::new())
+                                }
                             }
-                        },
+                        }
                         (None, None) => {
                             Err(format!("its <Dimension> (line {}) has neither start nor valueReference", c.pos.line))
                         }
