@@ -253,6 +253,10 @@ table! {
                 unsafe extern "C" fn(Component, *const Vr, usize, *mut usize, *mut *const u8, usize) -> Status,
             set_binary = "fmi3SetBinary":
                 unsafe extern "C" fn(Component, *const Vr, usize, *const usize, *const *const u8, usize) -> Status,
+            // Configuration mode: the structural parameters are set in it (an FMU without
+            // structural parameters need not export it).
+            enter_configuration_mode = "fmi3EnterConfigurationMode": unsafe extern "C" fn(Component) -> Status,
+            exit_configuration_mode = "fmi3ExitConfigurationMode": unsafe extern "C" fn(Component) -> Status,
         }
     }
 }

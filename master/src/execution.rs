@@ -157,13 +157,14 @@ impl Execution {
         } else {
             let mut instances: Vec<Box<dyn FmuInstance>> = Vec::with_capacity(system.instances().len());
             for spec in system.instances() {
-                let fmu = fmus.get(&spec.fmu).ok_or_else(|| MasterError::Fmu {
+                let fmu = fmus.get_configured(&spec.fmu, &spec.configuration).ok_or_else(|| MasterError::Fmu {
                     path: spec.fmu.clone(),
                     message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
                 })?;
                 instances.push(fmu.instantiate(&format!("{}{suffix}", spec.name))?.boxed());
             }
-            let fmus: Vec<_> = system.instances().iter().filter_map(|s| fmus.get(&s.fmu)).collect();
+            let fmus: Vec<_> =
+                system.instances().iter().filter_map(|s| fmus.get_configured(&s.fmu, &s.configuration)).collect();
             let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
             Self::with_instances(system, instances, &mds)?
         };

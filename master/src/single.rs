@@ -53,8 +53,53 @@ pub struct Single {
 /// and builds its system ([`from_description`]).
 pub fn builder(fmu: &Path, opts: &FmuOptions) -> Result<Single> {
     let listing = Archive::read_model_description(fmu)?;
-    let (md, _) = crate::fmu::load::read_description(fmu, &listing.model_description)?;
+    let (md, x) = crate::fmu::load::read_description(fmu, &listing.model_description)?;
+    let md = match x {
+        Some(x) if !x.structural.is_empty() => {
+            configured_description(fmu, &listing.model_description, &x, opts)?.unwrap_or(md)
+        }
+        _ => md,
+    };
     from_description(fmu, &md, opts)
+}
+
+/// The description of an FMI 3.0 FMU read again with the structural parameters the
+/// `--start-value`s set (its arrays sized by them), `None` when they set none. A value that is
+/// not an integer, or outside its parameter's bounds, is an error naming the option.
+fn configured_description(
+    fmu: &Path,
+    xml: &str,
+    x: &model_description::Fmi3,
+    opts: &FmuOptions,
+) -> Result<Option<ModelDescription>> {
+    let err = |key: String, message: String| MasterError::System { path: fmu.to_path_buf(), key, message };
+    let mut values = Vec::new();
+    let mut keys = Vec::new();
+    for arg in &opts.start_values {
+        let Some((name, text)) = arg.split_once('=') else { continue };
+        let name = name.trim();
+        // Bare (`n`) or qualified with the instance (`statespace.n`).
+        let Some(s) = x
+            .structural
+            .iter()
+            .find(|s| name == s.name || name.strip_suffix(s.name.as_str()).is_some_and(|p| p.ends_with('.')))
+        else {
+            continue;
+        };
+        let key = format!("--start-value {arg}");
+        let v = text.trim().parse::<i128>().map_err(|_| {
+            err(
+                key.clone(),
+                format!("structural parameter {} is a {}: {text:?} is not an integer", s.name, s.ty.as_str()),
+            )
+        })?;
+        values.push((s.name.as_str(), v));
+        keys.push(key);
+    }
+    if values.is_empty() {
+        return Ok(None);
+    }
+    model_description::from_str3_configured(xml, &values).map(|(md, _)| Some(md)).map_err(|m| err(keys.join(", "), m))
 }
 
 /// FMPy's `auto_interval`: a round step dividing `t` into roughly 500–1000 steps.

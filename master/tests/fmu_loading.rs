@@ -331,7 +331,8 @@ fn info_works_without_a_runnable_binary_and_shows_validation_problems() {
     write_zip(&me, vec![Entry::File("modelDescription.xml", description("m", false, true))]);
     let text = info(&me).unwrap();
     assert!(text.contains("Model Exchange (modelIdentifier m)"), "{text}");
-    assert!(text.contains("no: the FMU has no Co-Simulation interface"), "{text}");
+    assert!(text.contains("Runs with cosim:  no: the FMU supports Model Exchange only"), "{text}");
+    assert!(text.contains("cosim uses:       none of them"), "{text}");
     // An output without <InitialUnknowns> entry and a CS FMU without the binary.
     let cs = dir.path("no-binary.fmu");
     write_zip(&cs, vec![Entry::File("modelDescription.xml", description("m", true, false))]);

@@ -35,7 +35,10 @@ pub mod write;
 pub mod write3;
 
 pub use model::*;
-pub use read::read3::{from_str3, ArrayElement, Fmi3, ARRAY_ELEMENT_VR_BASE};
+pub use read::read3::{
+    from_str3, from_str3_configured, ArrayElement, Fmi3, ResizedArray, Structural, ARRAY_ELEMENT_VR_BASE,
+    MAX_ARRAY_ELEMENTS, MAX_STRUCTURAL_VALUE,
+};
 pub use read::{from_str, ReadError};
 pub use validate::{validate, Problem, Severity};
 pub use write::to_xml;

@@ -7,12 +7,18 @@
 //! out); `Boolean`, `String` (`<Start value>`), `Enumeration` as in 2.0; `<…Type>` type
 //! definitions likewise; `instantiationToken` → `guid`; `ModelStructure` value references →
 //! 1-based indices. Scalar `Binary` variables are [`VariableKind::Binary`] (`mimeType`,
-//! `maxSize`, the `<Start value>` xs:hexBinary decoded). `Clock` variables and arrays of String,
-//! Binary or structural size are not in `model_variables`: they are listed in
-//! [`Fmi3::unsupported`] (Clock) or [`Fmi3::skipped`] (those arrays), each with its line. The
-//! same line-and-column errors as the 2.0 reader (a malformed hex start value too).
+//! `maxSize`, the `<Start value>` xs:hexBinary decoded). `Clock` variables and arrays of String or
+//! Binary are not in `model_variables`: they are listed in [`Fmi3::unsupported`] (Clock) or
+//! [`Fmi3::skipped`] (those arrays), each with its line. Structural parameters are parameters of
+//! `model_variables` (and [`Fmi3::structural`]); the arrays they size have the elements their
+//! values give (`structural.rs`). The same line-and-column errors as the 2.0 reader (a malformed
+//! hex start value too).
 
 use super::*;
+#[path = "structural.rs"]
+mod structural;
+use structural::Scan;
+pub use structural::{from_str3_configured, ResizedArray, Structural, MAX_STRUCTURAL_VALUE};
 
 /// What a 3.0 description adds to the [`ModelDescription`] it is read into.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -35,6 +41,19 @@ pub struct Fmi3 {
     /// row-major) in `model_variables` with a value reference of its own (from
     /// [`ARRAY_ELEMENT_VR_BASE`] on): which array and which element it is.
     pub elements: Vec<ArrayElement>,
+    /// The structural parameters (`causality="structuralParameter"`, integer types) with the
+    /// values this description was read with (their start values, or those given to
+    /// [`from_str3_configured`]); each is also a parameter in `model_variables`.
+    pub structural: Vec<Structural>,
+    /// The arrays sized by structural parameters, with the shape they were read with.
+    pub resized: Vec<ResizedArray>,
+    /// Problems of the structural parameters' values (a size outside its bounds, too many
+    /// elements): [`from_str3_configured`] refuses a configuration that has any, naming each.
+    pub configuration: Vec<String>,
+    /// `<ScheduledExecution modelIdentifier>`, when the FMU offers it.
+    pub scheduled_execution: Option<String>,
+    /// Reading state: the variables by value reference, the integer constants, the sizes.
+    scan: Scan,
 }
 
 /// The value references given to array elements start here (FMUs use small references).
@@ -56,8 +75,20 @@ pub struct ArrayElement {
     pub len: usize,
 }
 
-/// Reads an FMI 3.0 `modelDescription.xml` (`fmiVersion` 3.x).
+/// Reads an FMI 3.0 `modelDescription.xml` (`fmiVersion` 3.x); arrays sized by structural
+/// parameters have the sizes of the parameters' start values ([`from_str3_configured`] for
+/// others).
 pub fn from_str3(xml: &str) -> Result<(ModelDescription, Fmi3), ReadError> {
+    let first = read3(xml, Scan::default())?;
+    if !first.1.scan.pending {
+        return Ok(first);
+    }
+    let sizes = structural::sizes(&first.1, &[]);
+    read3(xml, first.1.scan.with_sizes(sizes))
+}
+
+/// One reading of the description, with what an earlier one found (`scan`).
+fn read3(xml: &str, scan: Scan) -> Result<(ModelDescription, Fmi3), ReadError> {
     let src = xml.strip_prefix('\u{feff}').unwrap_or(xml);
     let mut p = Parser::new(src);
     let root = match p.next()? {
@@ -65,7 +96,7 @@ pub fn from_str3(xml: &str) -> Result<(ModelDescription, Fmi3), ReadError> {
         Ev::End(at) => return Err(p.xml_error_at(at, "end tag without a start tag".into())),
         Ev::Eof => return Err(p.xml_error_at(src.len(), "no root element".into())),
     };
-    let out = p.model_description3(root)?;
+    let out = p.model_description3(root, scan)?;
     match p.next()? {
         Ev::Elem(e) => {
             Err(p.xml_error_at_pos(e.pos, format!("element <{}> after the end of the root element", e.name)))
@@ -102,7 +133,7 @@ const KIND3_LIST: &str =
     "a space-separated list of dependency kinds (independent, dependent, constant, fixed, tunable, discrete)";
 
 impl Parser<'_> {
-    fn model_description3(&mut self, e: Elem) -> Result<(ModelDescription, Fmi3), ReadError> {
+    fn model_description3(&mut self, e: Elem, scan: Scan) -> Result<(ModelDescription, Fmi3), ReadError> {
         if e.name != "fmiModelDescription" {
             return Err(ReadError::WrongRoot { line: e.pos.line, column: e.pos.column, found: e.name });
         }
@@ -128,7 +159,7 @@ impl Parser<'_> {
                 .unwrap_or_default(),
             ..ModelDescription::default()
         };
-        let mut x = Fmi3::default();
+        let mut x = Fmi3 { scan, ..Fmi3::default() };
         // ModelStructure by value reference, resolved to indices once the variables are known.
         let mut structure: Vec<Unknown3> = Vec::new();
         // `<BinaryType name mimeType maxSize>`: what a Binary variable of that declaredType
@@ -142,6 +173,7 @@ impl Parser<'_> {
                     p.ignore(c)?;
                 }
                 "ScheduledExecution" => {
+                    x.scheduled_execution = c.opt("modelIdentifier");
                     x.unsupported.push(format!(
                         "scheduled execution: <ScheduledExecution> (line {}) — cosim runs Co-Simulation",
                         c.pos.line
@@ -335,27 +367,49 @@ impl Parser<'_> {
         use crate::Type3 as T;
         let name = e.req("name")?;
         let value_reference = e.req_parse("valueReference", UINT, parse_u32)?;
-        let causality = e.parse("causality", CAUSALITY_3, parse_causality3)?.unwrap_or(Some(Causality::Local));
-        let variability = e.parse("variability", VARIABILITY, Variability::parse)?;
+        let mut causality = e.parse("causality", CAUSALITY_3, parse_causality3)?.unwrap_or(Some(Causality::Local));
+        let mut variability = e.parse("variability", VARIABILITY, Variability::parse)?;
         let initial = e.parse("initial", INITIAL, Initial::parse)?;
         // Each <Dimension>: its fixed size, or why it has none.
         let mut dims: Vec<Result<usize, String>> = Vec::new();
+        // A dimension that names no usable variable: the FMU is refused (`unsupported`).
+        let mut refuse: Option<String> = None;
+        // Whether a dimension follows a structural parameter.
+        let mut resized = false;
+        // Each dimension as written: its size, or the name of the variable it follows.
+        let mut dim_names: Vec<String> = Vec::new();
         let mut string_start: Option<String> = None;
         // `<Start value>` of a Binary: the value and where it is (for the hex error).
         let mut binary_start: Option<(String, Pos)> = None;
         let mut annotations = Vec::new();
         self.children(&e, |p, c| {
             match c.name.as_str() {
-                "Dimension" => dims.push(match (c.opt("start"), c.opt("valueReference")) {
-                    (Some(v), _) => v.trim().parse::<usize>().map_err(|_| {
-                        format!(
-                            "its <Dimension start=\"{v}\"> (line {}) is not a size (a whole number >= 0)",
-                            c.pos.line
-                        )
-                    }),
-                    (None, Some(_)) => Err("its size is a structural parameter".to_owned()),
-                    (None, None) => {
-                        Err(format!("its <Dimension> (line {}) has neither start nor valueReference", c.pos.line))
+                "Dimension" => dims.push({
+                    dim_names.push(match (c.opt("start"), c.opt("valueReference")) {
+                        (Some(v), _) => v.trim().to_owned(),
+                        (None, Some(r)) => parse_u32(&r).and_then(|vr| x.scan.names.get(&vr).cloned()).unwrap_or(r),
+                        (None, None) => String::new(),
+                    });
+                    match (c.opt("start"), c.opt("valueReference")) {
+                        (Some(v), _) => v.trim().parse::<usize>().map_err(|_| {
+                            format!(
+                                "its <Dimension start=\"{v}\"> (line {}) is not a size (a whole number >= 0)",
+                                c.pos.line
+                            )
+                        }),
+                        (None, Some(r)) => {
+                            resized = true;
+                            match x.scan.size(&r, c.pos.line) {
+                                Ok(size) => size,
+                                Err(refused) => {
+                                    refuse.get_or_insert(refused);
+                                    Err(String::new())
+                                }
+                            }
+                        }
+                        (None, None) => {
+                            Err(format!("its <Dimension> (line {}) has neither start nor valueReference", c.pos.line))
+                        }
                     }
                 }),
                 "Start" => {
@@ -379,11 +433,34 @@ impl Parser<'_> {
             x.unsupported.push(format!("clocked variables: <{} name=\"{name}\" clocks=…> (line {line})", e.name));
             return Ok(());
         }
+        x.scan.names.entry(value_reference).or_insert_with(|| name.clone());
+        if variability == Some(Variability::Constant) && ty.is_integer() {
+            if let Some(v) = e.opt("start").and_then(|s| s.trim().parse::<i128>().ok()) {
+                x.scan.constants.insert(value_reference, v);
+            }
+        }
         if causality.is_none() {
-            x.unsupported.push(format!(
-                "structural parameters: <{} name=\"{name}\" causality=\"structuralParameter\"> (line {line})",
-                e.name
-            ));
+            if !ty.is_integer() || !dims.is_empty() {
+                x.unsupported.push(format!(
+                    "structural parameters of type {}{}: <{} name=\"{name}\" causality=\"structuralParameter\"> \
+                     (line {line}) — cosim configures scalar integer structural parameters",
+                    e.name,
+                    if dims.is_empty() { "" } else { " arrays" },
+                    e.name
+                ));
+                return Ok(());
+            }
+            x.structural.push(structural::Structural::read(&e, &name, value_reference, ty, line)?);
+            // In the data model a parameter (set by the importer in configuration mode).
+            causality = Some(Causality::Parameter);
+            variability = variability.or(Some(Variability::Fixed));
+        }
+        if let Some(why) = refuse {
+            x.unsupported.push(format!("array variable <{} name=\"{name}\"> (line {line}): {why}", e.name));
+            return Ok(());
+        }
+        if resized && x.scan.sizes.is_none() {
+            // First reading: the sizes are known once every structural parameter is.
             return Ok(());
         }
         if !dims.is_empty() {
@@ -407,10 +484,24 @@ impl Parser<'_> {
                 _ => None,
             };
             if let Some(why) = why {
+                // A size that follows the structural parameters' values is a problem of this
+                // configuration (refused when configured), not of the FMU.
+                if resized && !matches!(ty, T::String | T::Binary) && len != Some(Some(0)) {
+                    x.configuration.push(format!("array variable <{} name=\"{name}\"> (line {line}): {why}", e.name));
+                    return Ok(());
+                }
                 x.skipped.push(format!("array variable <{} name=\"{name}\"> (line {line}): {why}", e.name));
                 return Ok(());
             }
             let (sizes, len) = (sizes.unwrap_or_default(), len.flatten().unwrap_or(0));
+            if resized {
+                x.resized.push(ResizedArray {
+                    name: name.clone(),
+                    dims: dim_names.clone(),
+                    shape: sizes.clone(),
+                    line,
+                });
+            }
             let starts: Vec<String> =
                 e.opt("start").map(|s| s.split_ascii_whitespace().map(str::to_owned).collect()).unwrap_or_default();
             for k in 0..len {
@@ -755,8 +846,9 @@ mod tests {
         let (_, x) = with("<Dimension start=\"-1\"/>");
         let all = x.skipped.join("\n");
         assert!(all.contains("<Dimension start=\"-1\">") && all.contains("is not a size"), "{all}");
+        // a size that follows an output (not a structural parameter): the FMU is refused
         let (_, x) = with("<Dimension valueReference=\"7\"/>");
-        assert!(x.skipped.join("\n").contains("its size is a structural parameter"), "{:?}", x.skipped);
+        assert!(x.unsupported.join("\n").contains("names n, which is neither a structural parameter"), "{x:?}");
         // a fixed 2 x 2 array still reads element by element
         let (md, _) = with("<Dimension start=\"2\"/><Dimension start=\"2\"/>");
         let names: Vec<&str> =

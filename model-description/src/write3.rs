@@ -50,6 +50,21 @@ pub enum Type3 {
 }
 
 impl Type3 {
+    /// `Int8` … `UInt64` (not Enumeration).
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            Self::Int8
+                | Self::UInt8
+                | Self::Int16
+                | Self::UInt16
+                | Self::Int32
+                | Self::UInt32
+                | Self::Int64
+                | Self::UInt64
+        )
+    }
+
     /// The element name, also the type name in `fmi3Get<Type>`.
     pub fn as_str(self) -> &'static str {
         match self {

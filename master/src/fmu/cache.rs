@@ -7,10 +7,15 @@ use crate::host::Host;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Loaded FMUs by path.
+/// The structural parameters an FMU is configured with, by name (FMI 3.0; empty: the start
+/// values).
+pub type Configuration = Vec<(String, i128)>;
+
+/// Loaded FMUs by path (and by configuration of their structural parameters).
 #[derive(Default)]
 pub struct FmuCache {
     loaded: Vec<(PathBuf, Arc<Fmu>)>,
+    configured: Vec<(PathBuf, Configuration, Arc<Fmu>)>,
     host: Host,
 }
 
@@ -18,7 +23,7 @@ impl FmuCache {
     /// An empty cache whose extractions, worker processes and runs ([`crate::Execution::from_builder`])
     /// are handed `host`.
     pub fn with_host(host: Host) -> Self {
-        Self { loaded: Vec::new(), host }
+        Self { loaded: Vec::new(), configured: Vec::new(), host }
     }
 
     /// The host handed in ([`Host::default`] unless [`FmuCache::with_host`]).
@@ -39,7 +44,32 @@ impl FmuCache {
     /// Uses `fmu` (loaded elsewhere, e.g. by a front end's cache across runs) for `path`.
     pub fn insert(&mut self, path: &Path, fmu: Arc<Fmu>) {
         self.loaded.retain(|(p, _)| p != path);
+        self.configured.retain(|(p, _, _)| p != path);
         self.loaded.push((path.to_path_buf(), fmu));
+    }
+
+    /// The FMU at `path` configured with the structural parameters `values` ([`Fmu::configured`]),
+    /// loaded and configured now if it was not before; with no values, [`FmuCache::load`].
+    pub fn load_configured(&mut self, path: &Path, values: &[(String, i128)]) -> Result<Arc<Fmu>> {
+        let base = self.load(path)?;
+        if values.is_empty() {
+            return Ok(base);
+        }
+        if let Some(f) = self.get_configured(path, values) {
+            return Ok(Arc::clone(f));
+        }
+        let named: Vec<(&str, i128)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let f = base.configured(&named)?;
+        self.configured.push((path.to_path_buf(), values.to_vec(), Arc::clone(&f)));
+        Ok(f)
+    }
+
+    /// The FMU at `path` configured with `values` if loaded ([`FmuCache::get`] with no values).
+    pub fn get_configured(&self, path: &Path, values: &[(String, i128)]) -> Option<&Arc<Fmu>> {
+        if values.is_empty() {
+            return self.get(path);
+        }
+        self.configured.iter().find(|(p, c, _)| p == path && c.as_slice() == values).map(|(_, _, f)| f)
     }
 
     /// The FMU at `path` if loaded.

@@ -178,6 +178,17 @@ impl Instance3 {
         unsafe { (self.binary.api.terminate)(self.c()) }
     }
 
+    /// `fmi3EnterConfigurationMode` (`enter`) or `fmi3ExitConfigurationMode`; `NOT_CALLED` when
+    /// the binary lacks it.
+    pub(crate) fn configuration_mode(&mut self, enter: bool) -> c_int {
+        let api = &self.binary.api;
+        let Some(f) = (if enter { api.enter_configuration_mode } else { api.exit_configuration_mode }) else {
+            return NOT_CALLED;
+        };
+        // SAFETY: live instance.
+        unsafe { f(self.c()) }
+    }
+
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> c_int {
         // SAFETY: live instance.

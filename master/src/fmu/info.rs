@@ -1,7 +1,7 @@
 //! `cosim info FMU`: a human-readable report of an FMU's metadata, capabilities and variables.
 
 use super::archive::Archive;
-use crate::error::{MasterError, Result};
+use crate::error::Result;
 pub use crate::suggest::number;
 use model_description::{ModelDescription, ScalarVariable, Severity, SimpleTypeKind, VariableKind};
 use std::fmt::Write;
@@ -17,19 +17,17 @@ use std::path::Path;
 /// unreadable descriptions (including FMI 1.0 / 3.0) are errors.
 pub fn info(path: &Path) -> Result<String> {
     let listing = Archive::read_model_description(path)?;
-    let md = model_description::from_str_any(&listing.model_description)
-        .map_err(|e| MasterError::Fmu { path: path.to_path_buf(), message: format!("modelDescription.xml: {e}") })?;
-    let mut text = report(path, &md, &listing.entries);
-    if md.fmi_version.starts_with("3.") {
-        skipped3(&mut text, &listing.model_description);
+    let (md, fmi3) = super::load::parse_description(path, &listing.model_description)?;
+    let mut text = report(path, &md, fmi3.as_ref(), &listing.entries);
+    if let Some(x) = &fmi3 {
+        skipped3(&mut text, x);
     }
     Ok(text)
 }
 
 /// The variables of a 3.0 description the master reads but cannot address (arrays of String or
 /// Binary or sized by a structural parameter), each with its line.
-fn skipped3(out: &mut String, xml: &str) {
-    let Ok((_, x)) = model_description::from_str3(xml) else { return };
+fn skipped3(out: &mut String, x: &model_description::Fmi3) {
     if x.skipped.is_empty() {
         return;
     }
@@ -44,7 +42,45 @@ Variables cosim does not address ({}; not settable, connectable or recorded):",
     }
 }
 
-fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
+/// The structural parameters and the arrays each sizes (with the start values):
+/// `  n (UInt64, start 3, min 1, max 5): sizes x [n] = [3], A [n, n] = [3, 3]`.
+fn structural3(out: &mut String, x: &model_description::Fmi3) {
+    if x.structural.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nStructural parameters ({}; set in configuration mode from start values, e.g. --start-value {}=…):",
+        x.structural.len(),
+        x.structural[0].name
+    );
+    let shape = |d: &[String]| format!("[{}]", d.join(", "));
+    for s in &x.structural {
+        let bound = |what: &str, b: Option<i128>| b.map(|b| format!(", {what} {b}")).unwrap_or_default();
+        let sized: Vec<String> = x
+            .resized
+            .iter()
+            .filter(|a| a.dims.contains(&s.name))
+            .map(|a| {
+                let sizes: Vec<String> = a.shape.iter().map(ToString::to_string).collect();
+                format!("{} {} = {}", a.name, shape(&a.dims), shape(&sizes))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {} ({}{}{}{}){}",
+            clean(&s.name),
+            s.ty.as_str(),
+            bound("start", s.start),
+            bound("min", s.min),
+            bound("max", s.max),
+            if sized.is_empty() { String::new() } else { format!(": sizes {}", clean(&sized.join(", "))) }
+        );
+    }
+}
+
+fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::Fmi3>, entries: &[String]) -> String {
+    let plan = super::capabilities::Plan::of(md, fmi3);
     let mut out = String::new();
     let mut field = |name: &str, value: &str| {
         let _ = writeln!(out, "{:<18}{}", format!("{name}:"), clean(value));
@@ -69,14 +105,10 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
         }
     }
     field("Naming", md.variable_naming_convention.as_str());
-    let mut interfaces = Vec::new();
-    if let Some(cs) = &md.co_simulation {
-        interfaces.push(format!("Co-Simulation (modelIdentifier {})", cs.model_identifier));
-    }
-    if let Some(me) = &md.model_exchange {
-        interfaces.push(format!("Model Exchange (modelIdentifier {})", me.model_identifier));
-    }
+    let interfaces: Vec<String> =
+        plan.declared.iter().map(|(i, id)| format!("{} (modelIdentifier {id})", i.name())).collect();
     field("Interfaces", &if interfaces.is_empty() { "none".to_owned() } else { interfaces.join(", ") });
+    field("cosim uses", plan.used.map_or("none of them", |i| i.name()));
     let binaries: Vec<&str> = entries
         .iter()
         .map(String::as_str)
@@ -87,9 +119,12 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
         Some(cs) => {
             let platform = if md.fmi_version.starts_with("3.") { "x86_64-linux" } else { "linux64" };
             let so = format!("binaries/{platform}/{}.so", cs.model_identifier);
-            let runnable = match Archive::check_runnable(path, &so) {
-                Ok(()) => format!("yes ({so})"),
-                Err(why) => format!("no: {why}"),
+            // What `cosim run` refuses: the description's capability checks first (the
+            // loader's own list), then the archive and the binary.
+            let runnable = match (plan.refusals.first(), Archive::check_runnable(path, &so)) {
+                (Some(r), _) => format!("no: {r}"),
+                (None, Ok(())) => format!("yes ({so})"),
+                (None, Err(why)) => format!("no: {why}"),
             };
             field("Runs with cosim", &runnable);
             out.push_str("\nCo-Simulation capabilities:\n");
@@ -110,8 +145,22 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
             let _ = writeln!(out, "  {:<40}{}", "maxOutputDerivativeOrder", cs.max_output_derivative_order);
         }
         None => {
-            let _ = writeln!(out, "{:<18}no: the FMU has no Co-Simulation interface", "Runs with cosim:");
+            let first = plan.refusals.first().map_or_else(String::new, ToString::to_string);
+            let _ = writeln!(out, "{:<18}no: {first}", "Runs with cosim:");
         }
+    }
+    if !plan.refusals.is_empty() {
+        let _ = writeln!(out, "\nRefused by cosim ({}):", plan.refusals.len());
+        for r in &plan.refusals {
+            let when = match r.stage {
+                super::capabilities::Stage::Load => "",
+                super::capabilities::Stage::Configure => " [with these start values]",
+            };
+            let _ = writeln!(out, "  {}{when}: {}", r.check, clean(&r.to_string()));
+        }
+    }
+    if let Some(x) = fmi3 {
+        structural3(&mut out, x);
     }
 
     out.push_str("\nDefault experiment: ");
@@ -149,7 +198,25 @@ fn report(path: &Path, md: &ModelDescription, entries: &[String]) -> String {
 
     let _ = writeln!(out, "\nVariables ({}):", md.model_variables.len());
     let header = ["name", "vr", "type", "causality", "variability", "initial", "start", "unit", "description"];
-    let rows: Vec<[String; 9]> = md.model_variables.iter().map(|v| row(md, v).map(|c| shortened(&c))).collect();
+    let structural = |v: &ScalarVariable| fmi3.is_some_and(|x| x.structural.iter().any(|s| s.name == v.name));
+    let rows: Vec<[String; 9]> = md
+        .model_variables
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut r = row(md, v);
+            if structural(v) {
+                r[3] = "structuralParameter".into();
+            }
+            // FMI 3.0: the variable's own type (UInt64, Float32…: what run sets and gets it as).
+            if let Some(t) =
+                fmi3.and_then(|x| x.types.get(i)).filter(|t| t.is_integer() || t.as_str().starts_with("Float"))
+            {
+                r[2] = t.as_str().to_owned();
+            }
+            r.map(|c| shortened(&c))
+        })
+        .collect();
     let mut width = header.map(str::len);
     for r in &rows {
         for (w, cell) in width.iter_mut().zip(r.iter()) {
@@ -328,7 +395,7 @@ mod tests {
 </fmiModelDescription>"#
         );
         let md = model_description::from_str_any(&xml).unwrap();
-        let text = report(Path::new("m.fmu"), &md, &[]);
+        let text = report(Path::new("m.fmu"), &md, None, &[]);
         assert!(text.contains("… (70002 characters)") && text.len() < 10_000, "{}", &text[..text.len().min(2000)]);
     }
 
@@ -366,7 +433,7 @@ mod tests {
   <ModelStructure/>
 </fmiModelDescription>"#;
         let md = model_description::from_str(xml).unwrap();
-        let text = report(Path::new("m.fmu"), &md, &[]);
+        let text = report(Path::new("m.fmu"), &md, None, &[]);
         assert!(
             text.contains("\nEnumerations:\n  Mode (mode) - how it runs\n      1 slow - the slow one\n      2 fast\n"),
             "{text}"

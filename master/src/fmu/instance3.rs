@@ -44,6 +44,9 @@ pub(crate) struct Types3 {
     starts: HashMap<u32, Vec<f64>>,
     /// Every Float variable is a scalar Float64: the Float64 calls are a plain forward.
     floats_are_float64: bool,
+    /// The structural parameters (not in `types`: never on a getter's or setter's fast path):
+    /// name, type and the value each instance is configured with, by value reference.
+    pub(crate) structural: Vec<(u32, String, ValueType, i128)>,
 }
 
 impl Types3 {
@@ -54,9 +57,17 @@ impl Types3 {
             elements: HashMap::new(),
             starts: HashMap::new(),
             floats_are_float64: true,
+            structural: x
+                .structural
+                .iter()
+                .filter_map(|s| Some((s.vr, s.name.clone(), ValueType::of3(s.ty), s.value?)))
+                .collect(),
         };
         for (v, ty) in md.model_variables.iter().zip(&x.types) {
             let ty = ValueType::of3(*ty);
+            if x.structural.iter().any(|s| s.vr == v.value_reference) {
+                continue;
+            }
             match x.elements.iter().find(|el| el.vr == v.value_reference) {
                 Some(el) => {
                     t.elements.insert(el.vr, (*el, ty));
@@ -100,7 +111,11 @@ impl Types3 {
     fn lookup(&self, vr: u32) -> Option<(ValueType, Option<ArrayElement>)> {
         match self.ty(vr) {
             Some(t) => Some((t, None)),
-            None => self.elements.get(&vr).map(|(el, t)| (*t, Some(*el))),
+            None => self
+                .elements
+                .get(&vr)
+                .map(|(el, t)| (*t, Some(*el)))
+                .or_else(|| self.structural.iter().find(|s| s.0 == vr).map(|s| (s.2, None))),
         }
     }
 
@@ -248,6 +263,23 @@ impl Fmi3Instance {
 
     /// Sets integer `r` of any integer type to `v`, refused outside the type's range.
     fn set_int(&mut self, function: &'static str, r: u32, v: i128) -> Result<()> {
+        if let Some((_, name, _, configured)) = self.types.structural.iter().find(|s| s.0 == r) {
+            // Set in configuration mode at instantiation ([`Fmi3Instance::configure`]): the same
+            // value again is that value; another one would change the arrays' sizes mid-run.
+            if v == *configured {
+                return Ok(());
+            }
+            let why = format!(
+                "structural parameter {name} is configured as {configured} (set before instantiation, in \
+                 configuration mode); it cannot be set to {v} afterwards"
+            );
+            return Err(self.refuse(function, why));
+        }
+        self.set_int_now(function, r, v)
+    }
+
+    /// [`Self::set_int`] without the structural parameters' guard.
+    fn set_int_now(&mut self, function: &'static str, r: u32, v: i128) -> Result<()> {
         let api = *self.raw.api();
         let Some((ty, el)) = self.types.lookup(r) else { return Err(self.wrong(function, r, "an integer type")) };
         if el.is_some() {
@@ -390,11 +422,51 @@ impl Fmi3Instance {
         Ok(())
     }
 
+    /// Configuration mode right after instantiation (FMI 3.0 §2.3.2): each structural parameter
+    /// set to its configured value between `fmi3EnterConfigurationMode` and
+    /// `fmi3ExitConfigurationMode`, then read back — the arrays were sized from these values, so
+    /// an FMU that holds another one is an error naming the parameter. Nothing without
+    /// structural parameters.
+    pub(crate) fn configure(&mut self) -> Result<()> {
+        if self.types.structural.is_empty() {
+            return Ok(());
+        }
+        let missing =
+            |name: &str| format!("the FMU has structural parameters but does not export {name} (FMI 3.0 requires it)");
+        if self.raw.api().enter_configuration_mode.is_none() {
+            return Err(self.refuse("fmi3EnterConfigurationMode", missing("fmi3EnterConfigurationMode")));
+        }
+        if self.raw.api().exit_configuration_mode.is_none() {
+            return Err(self.refuse("fmi3ExitConfigurationMode", missing("fmi3ExitConfigurationMode")));
+        }
+        let s = self.call(|i| i.configuration_mode(true));
+        self.check(|| "fmi3EnterConfigurationMode", s)?;
+        let structural = self.types.structural.clone();
+        for (vr, _, ty, v) in &structural {
+            self.set_int_now(ty.fmi3_setter(), *vr, *v)?;
+        }
+        let s = self.call(|i| i.configuration_mode(false));
+        self.check(|| "fmi3ExitConfigurationMode", s)?;
+        for (vr, name, ty, v) in &structural {
+            let now = self.get_int(ty.fmi3_setter(), *vr)?;
+            if now != *v {
+                let why = format!(
+                    "structural parameter {name} reads {now} after configuration mode, not the {v} set: \
+                     the arrays sized by it would not match the FMU's"
+                );
+                return Err(self.refuse("fmi3ExitConfigurationMode", why));
+            }
+        }
+        Ok(())
+    }
+
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
         let s = self.call(Instance3::reset);
-        self.check(|| "fmi3Reset", s)
+        self.check(|| "fmi3Reset", s)?;
+        // Reset puts the structural parameters back to their start values.
+        self.configure()
     }
 
     /// `fmi3GetOutputDerivatives` (one order for all given references).

@@ -44,7 +44,13 @@ pub struct Fmu {
     live: AtomicUsize,
     /// `maxSize` of the Binary variables that declare one (checked before fmi3SetBinary).
     binary_max: super::binary::MaxSizes,
-    archive: Archive,
+    /// FMI 3.0: the structural parameters, with the values this FMU's arrays are sized by.
+    structural: Vec<model_description::Structural>,
+    /// FMI 3.0: why these structural parameter values cannot be run (an array too large…: the
+    /// capability checks of stage `Configure`); instantiation refuses.
+    configuration: Option<String>,
+    /// Shared by the FMU configured with other structural parameters ([`Fmu::configured`]).
+    archive: Arc<Archive>,
 }
 
 impl std::fmt::Debug for Fmu {
@@ -58,10 +64,21 @@ impl std::fmt::Debug for Fmu {
     }
 }
 
-/// Reads an FMU's `modelDescription.xml`, FMI 2.0 or 3.0 (with the 3.0 extras); an FMI 3.0
-/// description that uses what cosim does not support (clocks, scheduled execution, structural
-/// parameters) is refused here, naming each feature and its line.
+/// Reads an FMU's `modelDescription.xml`, FMI 2.0 or 3.0 (with the 3.0 extras); a description
+/// that uses what cosim does not support (the checks of [`super::capabilities::CHECKS`] of stage
+/// `Load`: FMI version, interface, modelIdentifier, clocks, scheduled execution…) is refused here,
+/// naming each feature and its line.
 pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
+    let (md, fmi3) = parse_description(path, xml)?;
+    let plan = super::capabilities::Plan::of(&md, fmi3.as_ref());
+    if let Some(why) = plan.refusal_text(super::capabilities::Stage::Load) {
+        return Err(fmu_error(path, why));
+    }
+    Ok((md, fmi3))
+}
+
+/// [`read_description`] without the capability checks (`cosim info` reports them).
+pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
     let (md, fmi3) = match model_description::from_str(xml) {
         Ok(md) => (md, None),
         Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
@@ -71,18 +88,6 @@ pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescripti
         }
         Err(e) => return Err(fmu_error(path, format!("modelDescription.xml: {e}"))),
     };
-    if let Some(x) = &fmi3 {
-        if !x.unsupported.is_empty() {
-            return Err(fmu_error(
-                path,
-                format!(
-                    "modelDescription.xml: this FMI 3.0 FMU uses what cosim does not support (it runs FMI 3.0 \
-                     Co-Simulation without event mode, clocks or scheduled execution):\n  {}",
-                    x.unsupported.join("\n  ")
-                ),
-            ));
-        }
-    }
     Ok((md, fmi3))
 }
 
@@ -118,35 +123,12 @@ impl Fmu {
     fn from_archive(path: &Path, archive: Archive, log: Option<Arc<dyn FmuLog>>) -> Result<Arc<Self>> {
         let xml = archive.model_description()?;
         let (md, fmi3) = read_description(path, &xml)?;
-        if md.fmi_version != "2.0" && fmi3.is_none() {
-            return Err(fmu_error(
-                path,
-                format!(
-                    "modelDescription.xml: fmiVersion=\"{}\": this is not an FMI 2.0 or 3.0 FMU, only FMI 2.0 and 3.0 are supported",
-                    md.fmi_version
-                ),
-            ));
-        }
+        // The description's refusals are `read_description`'s (capabilities.rs): a Co-Simulation
+        // interface with a usable modelIdentifier is there.
         let Some(cs) = md.co_simulation.clone() else {
-            let message = match &md.model_exchange {
-                Some(me) => format!(
-                    "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
-                     <CoSimulation> element): cosim runs Co-Simulation FMUs",
-                    me.model_identifier
-                ),
-                None => "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: \
-                         cosim runs Co-Simulation FMUs"
-                    .into(),
-            };
-            return Err(fmu_error(path, message));
+            return Err(fmu_error(path, "modelDescription.xml has no <CoSimulation> element".into()));
         };
         let id = &cs.model_identifier;
-        if id.is_empty() || id.contains(['/', '\\', '\0']) || id == "." || id == ".." {
-            return Err(fmu_error(
-                path,
-                format!("modelDescription.xml: modelIdentifier \"{}\" is not a valid file name", id.escape_debug()),
-            ));
-        }
         let platform_dir = if fmi3.is_some() { "x86_64-linux" } else { "linux64" };
         let so_rel = format!("binaries/{platform_dir}/{id}.so");
         let so = archive.dir().join(&so_rel);
@@ -176,7 +158,8 @@ impl Fmu {
                     ));
                 }
                 let binary = Binary::Fmi3(Arc::new(binary), Arc::new(types));
-                return Ok(Self::assemble(path, archive, md, cs, binary, log));
+                let fmu = Self::assemble(path, Arc::new(archive), md, cs, binary, log);
+                return Ok(fmu.with_structural(x));
             }
             None => ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?,
         };
@@ -200,24 +183,26 @@ impl Fmu {
                 ),
             ));
         }
-        Ok(Self::assemble(path, archive, md, cs, Binary::Fmi2(Arc::new(binary)), log))
+        Ok(Arc::new(Self::assemble(path, Arc::new(archive), md, cs, Binary::Fmi2(Arc::new(binary)), log)))
     }
 
     fn assemble(
         path: &Path,
-        archive: Archive,
+        archive: Arc<Archive>,
         md: ModelDescription,
         cs: CoSimulation,
         binary: Binary,
         log: Option<Arc<dyn FmuLog>>,
-    ) -> Arc<Self> {
+    ) -> Self {
         let mut by_name = HashMap::with_capacity(md.model_variables.len());
         for (i, v) in md.model_variables.iter().enumerate() {
             by_name.entry(v.name.clone()).or_insert(i);
         }
-        Arc::new(Self {
+        Self {
             binary,
             log,
+            structural: Vec::new(),
+            configuration: None,
             binary_max: super::binary::max_sizes(&md),
             by_name,
             path: path.to_path_buf(),
@@ -226,7 +211,40 @@ impl Fmu {
             md,
             cs,
             archive,
-        })
+        }
+    }
+
+    /// `self` with the structural parameters of `x` (its reading of the description).
+    fn with_structural(mut self, x: &model_description::Fmi3) -> Arc<Self> {
+        self.structural = x.structural.clone();
+        let plan = super::capabilities::Plan::of(&self.md, Some(x));
+        self.configuration = plan.refusal_text(super::capabilities::Stage::Configure);
+        Arc::new(self)
+    }
+
+    /// FMI 3.0: the structural parameters, with the values this FMU is configured with (its
+    /// start values, unless [`Fmu::configured`]).
+    pub fn structural(&self) -> &[model_description::Structural] {
+        &self.structural
+    }
+
+    /// This FMU with the structural parameters `values` (by name) set over their start values:
+    /// the description read again with the arrays sized by them (each value checked against its
+    /// parameter's type and bounds and each array against the element limit first: an error
+    /// names the variable, the value and the bounds); its instances are configured with these
+    /// values in configuration mode. Shares the extracted folder and the library with `self`.
+    pub fn configured(self: &Arc<Self>, values: &[(&str, i128)]) -> Result<Arc<Self>> {
+        let Binary::Fmi3(binary, _) = &self.binary else {
+            return Err(fmu_error(&self.path, "an FMI 2.0 FMU has no structural parameters".into()));
+        };
+        let xml = self.archive.model_description()?;
+        let (md, x) = model_description::from_str3_configured(&xml, values)
+            .map_err(|m| fmu_error(&self.path, format!("structural parameters: {m}")))?;
+        let types = Types3::new(&md, &x);
+        let binary = Binary::Fmi3(Arc::clone(binary), Arc::new(types));
+        let cs = self.cs.clone();
+        let fmu = Self::assemble(&self.path, Arc::clone(&self.archive), md, cs, binary, self.log.clone());
+        Ok(fmu.with_structural(&x))
     }
 
     /// Instantiates the FMU as a Co-Simulation instance named `name`, with the description's
@@ -236,6 +254,9 @@ impl Fmu {
     /// GUID).
     pub fn instantiate(self: &Arc<Self>, name: &str) -> Result<Instance> {
         let cs = &self.cs;
+        if let Some(why) = &self.configuration {
+            return Err(fmu_error(&self.path, format!("cannot instantiate \"{name}\": {why}")));
+        }
         if cs.can_be_instantiated_only_once_per_process && self.live.load(Ordering::SeqCst) > 0 {
             return Err(fmu_error(
                 &self.path,
@@ -283,7 +304,9 @@ impl Fmu {
                     let _ = raw.set_debug_logging(true, &categories);
                 }
                 self.live.fetch_add(1, Ordering::SeqCst);
-                Instance::Fmi3(Fmi3Instance::new(raw, Arc::clone(types), self.core(name)))
+                let mut instance = Fmi3Instance::new(raw, Arc::clone(types), self.core(name));
+                instance.configure()?;
+                Instance::Fmi3(instance)
             }
         };
         Ok(instance)

@@ -20,8 +20,9 @@
 //! variant of [`Instance`] and of the loaded binary (`load::Binary`), made by
 //! [`Fmu::instantiate_model_exchange`] (issue 43); event mode and clocks are the calls
 //! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::GetClock`] and
-//! [`Call::SetClock`] (issue 52); arrays sized by structural parameters are [`Shape::Structural`]
-//! (issue 43). Until then each is refused with a "not yet" error naming it.
+//! [`Call::SetClock`] (issue 52). Until then each is refused with a "not yet" error naming it.
+//! Arrays sized by structural parameters ([`Shape::Structural`]) are read with the parameters'
+//! values ([`Fmu::configured`]); `capabilities`: what the loader refuses and `cosim info` reports.
 
 use crate::error::{MasterError, Result};
 
@@ -218,6 +219,7 @@ pub mod archive;
 mod binary;
 mod cache;
 pub mod call;
+pub mod capabilities;
 mod elf;
 pub(crate) mod ffi;
 pub(crate) mod ffi3;
@@ -231,7 +233,7 @@ mod shm;
 pub mod value;
 
 pub use archive::Archive;
-pub use cache::FmuCache;
+pub use cache::{Configuration, FmuCache};
 pub use call::{Call, Op, Version};
 pub use info::info;
 pub use instance::{Fmi2Instance, Instance};

@@ -190,21 +190,10 @@ pub enum Shape {
     /// A fixed-size array (FMI 3.0 `<Dimension start>`): its dimensions. The master addresses
     /// each element as a scalar of its own (`name[i]`, see `model_description::ArrayElement`).
     Fixed(Vec<usize>),
-    /// An array sized by structural parameters (`<Dimension valueReference>`): refused until
-    /// issue 43 (see [`Shape::refusal`]).
-    Structural,
-}
-
-impl Shape {
-    /// Why a variable of this shape cannot be run yet (`None`: it can).
-    pub fn refusal(&self, variable: &str) -> Option<String> {
-        match self {
-            Self::Structural => {
-                Some(format!("{variable} is an array sized by a structural parameter: not supported yet (issue 43)"))
-            }
-            _ => None,
-        }
-    }
+    /// An array sized by structural parameters (`<Dimension valueReference>`): the shape their
+    /// values give (`model_description::from_str3_configured`); addressed element by element as
+    /// a fixed-size one.
+    Structural(Vec<usize>),
 }
 
 /// One value of any type, owned.
@@ -353,6 +342,5 @@ mod tests {
         assert_eq!(ValueType::of3(Type3::UInt64).carrier(), Carrier::UInt);
         assert_eq!(ValueType::of3(Type3::Clock).carrier(), Carrier::Clock);
         assert_eq!(ValueType::of2(BaseType::Integer), ValueType::Int32);
-        assert!(Shape::Structural.refusal("a").unwrap().contains("issue 43"));
     }
 }

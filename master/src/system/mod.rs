@@ -219,6 +219,10 @@ pub struct InstanceSpec {
     pub fixed_step: Option<f64>,
     /// Start values.
     pub starts: Vec<(VarRef, StartValue)>,
+    /// FMI 3.0: the structural parameters the instance's FMU is configured with (the start values
+    /// of [`InstanceSpec::starts`] that name one; filled by [`SystemBuilder::load`]): the FMU of
+    /// this configuration is [`crate::fmu::FmuCache::get_configured`]'s.
+    pub configuration: crate::fmu::Configuration,
 }
 
 /// Extrapolation of a connection.

@@ -1,5 +1,6 @@
 //! The small C FMI 3.0 test FMU `cfmu3.c` (its description `modelDescription.xml`), built at test time with the
-//! system's `cc` and packaged: shared by `fmi3_cfmu.rs` and `zero_alloc.rs`.
+//! system's `cc` and packaged: shared by `fmi3_cfmu.rs` and `zero_alloc.rs`; likewise `statespace.c`
+//! (`statespace.xml`: an FMU sized by a structural parameter) for `fmi3_structural.rs`.
 #![allow(dead_code, reason = "each test file uses part of it")]
 
 use std::io::Write as _;
@@ -16,7 +17,20 @@ pub fn build(dir: &Path, name: &str, cflags: &[&str]) -> PathBuf {
 
 /// [`build`] with the description `xml`.
 pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf {
-    let src = Path::new(file!()).parent().map_or_else(PathBuf::new, Path::to_path_buf).join("cfmu3.c");
+    build_source(dir, name, "cfmu3", cflags, xml)
+}
+
+/// The description packaged with `statespace.c` (x' = A x + B u of size n, a structural parameter).
+pub const STATESPACE_XML: &str = include_str!("statespace.xml");
+
+/// Builds `statespace.c` into `dir/<name>.fmu` with the description `xml`.
+pub fn build_statespace(dir: &Path, name: &str, xml: &str) -> PathBuf {
+    build_source(dir, name, "statespace", &["-lm"], xml)
+}
+
+/// Builds `<source>.c` of this folder with `cflags` into `dir/<name>.fmu` (modelIdentifier `source`).
+pub fn build_source(dir: &Path, name: &str, source: &str, cflags: &[&str], xml: &str) -> PathBuf {
+    let src = Path::new(file!()).parent().map_or_else(PathBuf::new, Path::to_path_buf).join(format!("{source}.c"));
     let src = if src.is_absolute() { src } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(src) };
     let so = dir.join(format!("{name}.so"));
     let out = Command::new("cc")
@@ -25,6 +39,7 @@ pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf
         .arg("-o")
         .arg(&so)
         .arg(&src)
+        .args(cflags.iter().filter(|f| f.starts_with("-l")))
         .output()
         .expect("the system's `cc` is needed to build the test FMUs");
     assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -33,7 +48,7 @@ pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf
     let o = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
     w.start_file("modelDescription.xml", o).unwrap();
     w.write_all(xml.as_bytes()).unwrap();
-    w.start_file("binaries/x86_64-linux/cfmu3.so", o).unwrap();
+    w.start_file(format!("binaries/x86_64-linux/{source}.so"), o).unwrap();
     w.write_all(&std::fs::read(&so).unwrap()).unwrap();
     w.finish().unwrap();
     fmu

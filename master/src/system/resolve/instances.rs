@@ -89,6 +89,7 @@ impl Resolver<'_> {
                 step: ri.step,
                 fixed_step,
                 starts,
+                configuration: Vec::new(),
             });
         }
         Ok(instances)

@@ -49,14 +49,65 @@ impl SystemBuilder {
     }
 
     /// [`SystemBuilder::load`] with command-line overrides.
+    ///
+    /// An FMI 3.0 FMU with structural parameters is configured with the instance's start values
+    /// of them ([`crate::fmu::Fmu::configured`]: its arrays sized by them) before the system is
+    /// checked against its description.
     pub fn load_with(&self, fmus: &mut crate::fmu::FmuCache, over: &Overrides) -> Result<System> {
-        let loaded = self
-            .fmus()
-            .into_iter()
-            .map(|(name, p)| fmus.load(&p).map_err(|e| self.fmu_error(&name, e)))
-            .collect::<Result<Vec<_>>>()?;
+        let mut loaded = Vec::new();
+        let mut configurations = Vec::new();
+        for (name, p) in self.fmus() {
+            let base = fmus.load(&p).map_err(|e| self.fmu_error(&name, e))?;
+            let configuration = self.configuration(&name, base.structural())?;
+            let fmu = fmus.load_configured(&p, &configuration).map_err(|e| {
+                let key = format!("instances.{name}.start");
+                let message = match e {
+                    MasterError::Fmu { message, .. } => message,
+                    e => e.to_string(),
+                };
+                MasterError::System { path: self.at(&key), key, message }
+            })?;
+            loaded.push(fmu);
+            configurations.push(configuration);
+        }
         let mds: Vec<&ModelDescription> = loaded.iter().map(|f| f.model_description()).collect();
-        self.build_with(&mds, over)
+        let mut system = self.build_with(&mds, over)?;
+        for (spec, c) in system.instances.iter_mut().zip(configurations) {
+            spec.configuration = c;
+        }
+        Ok(system)
+    }
+
+    /// The start values of instance `name` that set its FMU's structural parameters, as
+    /// integers (a whole number; anything else is an error naming the key).
+    fn configuration(
+        &self,
+        name: &str,
+        structural: &[model_description::Structural],
+    ) -> Result<crate::fmu::Configuration> {
+        let Some(draft) = self.instances.get(name) else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for s in structural {
+            let Some(value) = draft.start.get(&s.name) else { continue };
+            let v = match value {
+                Value::Integer(v) => Some(i128::from(*v)),
+                _ => None,
+            };
+            let Some(v) = v else {
+                let key = format!("instances.{name}.start.{}", s.name);
+                return Err(MasterError::System {
+                    path: self.at(&key),
+                    key,
+                    message: format!(
+                        "structural parameter {} is a {}: {value:?} is not an integer",
+                        s.name,
+                        s.ty.as_str()
+                    ),
+                });
+            };
+            out.push((s.name.clone(), v));
+        }
+        Ok(out)
     }
 }
 
