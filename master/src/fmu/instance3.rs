@@ -10,17 +10,22 @@
 //! - fixed-size array elements (value references from `ARRAY_ELEMENT_VR_BASE`) are read by
 //!   reading the whole array; a Float64 element is set by setting the whole array from the values
 //!   set so far (kept per instance from the start values);
-//! - `fmi3DoStep` is called with `eventModeUsed = false`, `earlyReturnAllowed = false`:
-//!   `terminateSimulation` becomes the master's termination protocol (the step is discarded,
-//!   [`Call::GetBooleanStatus`] answers terminated and [`Call::GetRealStatus`] the
-//!   `lastSuccessfulTime`); `eventHandlingNeeded` is noted as a warning (FMI 3.0 §4.2.2: without
-//!   event mode the FMU handles its events internally); an early return is an error.
-//! - event mode and clocks ([`Call::EnterEventMode`], [`Call::GetClock`], …): not yet (issues
-//!   43, 52); input derivatives do not exist in FMI 3.0.
+//! - an FMU without `hasEventMode` is instantiated with `eventModeUsed = false`,
+//!   `earlyReturnAllowed = false`: `terminateSimulation` becomes the master's termination
+//!   protocol (the step is discarded, [`Call::GetBooleanStatus`] answers terminated and
+//!   [`Call::GetRealStatus`] the `lastSuccessfulTime`); `eventHandlingNeeded` is noted as a
+//!   warning (FMI 3.0 §4.2.2: without event mode the FMU handles its events internally); an
+//!   early return is an error.
+//! - an FMU with `hasEventMode` runs in event mode (`events.rs`): [`Call::DoStep`] from t to
+//!   t + h handles every event inside the step at its own time (early return, `nextEventTime`)
+//!   and reaches t + h; [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`],
+//!   [`Call::EnterStepMode`], [`Call::GetClock`] and [`Call::SetClock`] call their functions
+//!   (refused naming the function when the binary lacks it); input derivatives do not exist in
+//!   FMI 3.0.
 
 use super::call::{status_kind, Version};
 use super::ffi::{DISCARD, OK, WARNING};
-use super::ffi3::{Get, Instance3, Set};
+use super::ffi3::{Get, Instance3, Modes, Set};
 use super::instance::Core;
 use super::value::ValueType;
 use super::{Call, FmuInstance};
@@ -44,6 +49,8 @@ pub(crate) struct Types3 {
     starts: HashMap<u32, Vec<f64>>,
     /// Every Float variable is a scalar Float64: the Float64 calls are a plain forward.
     floats_are_float64: bool,
+    /// How instances are instantiated (event mode when the FMU declares `hasEventMode`).
+    pub(crate) modes: Modes,
 }
 
 impl Types3 {
@@ -54,6 +61,11 @@ impl Types3 {
             elements: HashMap::new(),
             starts: HashMap::new(),
             floats_are_float64: true,
+            modes: Modes {
+                event_mode_used: x.has_event_mode,
+                early_return_allowed: x.has_event_mode && x.might_return_early,
+                intermediate_update: x.has_event_mode && x.provides_intermediate_update,
+            },
         };
         for (v, ty) in md.model_variables.iter().zip(&x.types) {
             let ty = ValueType::of3(*ty);
@@ -121,8 +133,10 @@ pub struct Fmi3Instance {
     start: f64,
     stop: Option<f64>,
     /// `terminateSimulation` and `lastSuccessfulTime` of the last step.
-    terminated: bool,
-    last_time: f64,
+    pub(super) terminated: bool,
+    pub(super) last_time: f64,
+    /// Event mode (`events.rs`): the `nextEventTime` the FMU announced last, and counts.
+    pub(super) events: super::events::EventState,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
     /// Reused fmi3Boolean buffer.
@@ -157,6 +171,7 @@ impl Fmi3Instance {
             stop: None,
             terminated: false,
             last_time: f64::NAN,
+            events: super::events::EventState::default(),
             shadow,
             bools: Vec::new(),
         }
@@ -164,13 +179,13 @@ impl Fmi3Instance {
 
     /// Runs one FMI call: its status and the FMU's message count before it.
     #[inline(always)]
-    fn call(&mut self, f: impl FnOnce(&mut Instance3) -> c_int) -> (c_int, u64) {
+    pub(super) fn call(&mut self, f: impl FnOnce(&mut Instance3) -> c_int) -> (c_int, u64) {
         let before = self.raw.env().message_count();
         (self.core.timed(&mut self.raw, f), before)
     }
 
     #[inline]
-    fn check(&mut self, function: impl FnOnce() -> &'static str, s: (c_int, u64)) -> Result<()> {
+    pub(super) fn check(&mut self, function: impl FnOnce() -> &'static str, s: (c_int, u64)) -> Result<()> {
         self.core.check(V, function, s, self.raw.env())
     }
 
@@ -190,7 +205,7 @@ impl Fmi3Instance {
     }
 
     /// A call refused before the FMU is called.
-    fn refuse(&self, function: &'static str, why: String) -> MasterError {
+    pub(super) fn refuse(&self, function: &'static str, why: String) -> MasterError {
         self.core.invalid(function, why)
     }
 
@@ -338,6 +353,9 @@ impl Fmi3Instance {
     /// `fmi3DoStep` and what its outputs mean to the master (module documentation).
     #[inline(always)]
     fn step(&mut self, t: f64, h: f64) -> Result<()> {
+        if self.types.modes.event_mode_used {
+            return self.step_with_events(t, h);
+        }
         const F: &str = "fmi3DoStep";
         self.core.time = t;
         let mut r = super::ffi3::StepResult::default();
@@ -390,6 +408,11 @@ impl Fmi3Instance {
         Ok(())
     }
 
+    /// How the instance was instantiated (event mode, early return).
+    pub(super) fn modes(&self) -> Modes {
+        self.types.modes
+    }
+
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
@@ -430,7 +453,15 @@ impl FmuInstance for Fmi3Instance {
                 let (tolerance, start, stop) = (self.tolerance, self.start, self.stop);
                 self.call(|i| i.enter_initialization_mode(tolerance, start, stop))
             }
-            Call::ExitInitialization => self.call(Instance3::exit_initialization_mode),
+            Call::ExitInitialization => {
+                let s = self.call(Instance3::exit_initialization_mode);
+                self.check(function, s)?;
+                if self.types.modes.event_mode_used {
+                    // FMI 3.0 §4.2: with eventModeUsed the instance is in event mode now.
+                    return self.event_iteration(self.start, true);
+                }
+                return Ok(());
+            }
             Call::GetFloat64 { vr, out } => {
                 self.core.lengths(function, vr.len(), out.len())?;
                 if !self.types.floats_are_float64 && !self.types.all(vr, ValueType::Float64) {
@@ -555,7 +586,12 @@ impl FmuInstance for Fmi3Instance {
                 self.call(|i| i.set_binary(vr, values))
             }
             Call::DoStep { t, h } => return self.step(t, h),
-            Call::Terminate => self.call(Instance3::terminate),
+            Call::Terminate => {
+                if self.types.modes.event_mode_used {
+                    self.note_event_counts();
+                }
+                self.call(Instance3::terminate)
+            }
             Call::SaveState => self.call(Instance3::save_state),
             Call::RestoreState => {
                 self.terminated = false;
@@ -572,11 +608,29 @@ impl FmuInstance for Fmi3Instance {
             Call::GetBooleanStatus { kind, .. } | Call::GetRealStatus { kind, .. } => {
                 return Err(self.refuse(function(), format!("FMI 3.0 has no status of kind {kind}")));
             }
-            other @ (Call::SetInputDerivatives { .. }
-            | Call::GetClock { .. }
-            | Call::SetClock { .. }
-            | Call::EnterEventMode
-            | Call::UpdateDiscreteStates) => {
+            Call::EnterEventMode => {
+                self.present(function(), self.raw.api().enter_event_mode.is_some())?;
+                self.call(Instance3::enter_event_mode)
+            }
+            Call::EnterStepMode => {
+                self.present(function(), self.raw.api().enter_step_mode.is_some())?;
+                self.call(Instance3::enter_step_mode)
+            }
+            Call::UpdateDiscreteStates { out } => {
+                self.present(function(), self.raw.api().update_discrete_states.is_some())?;
+                self.call(|i| i.update_discrete_states(out))
+            }
+            Call::GetClock { vr, out } => {
+                self.core.lengths(function, vr.len(), out.len())?;
+                self.present(function(), self.raw.api().get_clock.is_some())?;
+                self.call(|i| i.get_clock(vr, out))
+            }
+            Call::SetClock { vr, values } => {
+                self.core.lengths(function, vr.len(), values.len())?;
+                self.present(function(), self.raw.api().set_clock.is_some())?;
+                self.call(|i| i.set_clock(vr, values))
+            }
+            other @ Call::SetInputDerivatives { .. } => {
                 let mut e = other.unsupported_in(&self.core.name, V);
                 if let MasterError::Worker { time, .. } = &mut e {
                     *time = self.core.time;

@@ -277,8 +277,9 @@ impl Fmu {
                 Instance::Fmi2(Fmi2Instance::new(raw, self.core(name)))
             }
             Binary::Fmi3(binary, types) => {
-                let mut raw = ffi3::Instance3::new(binary, name, &self.md.guid, &self.resource_uri, all, log)
-                    .map_err(|e| failed(e, "fmi3InstantiateCoSimulation"))?;
+                let mut raw =
+                    ffi3::Instance3::new(binary, name, &self.md.guid, &self.resource_uri, all, log, types.modes)
+                        .map_err(|e| failed(e, "fmi3InstantiateCoSimulation"))?;
                 if !categories.is_empty() {
                     let _ = raw.set_debug_logging(true, &categories);
                 }

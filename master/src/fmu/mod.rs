@@ -18,10 +18,11 @@
 //!
 //! The places of what comes next: a Model Exchange instance driven by the master's solver is a
 //! variant of [`Instance`] and of the loaded binary (`load::Binary`), made by
-//! [`Fmu::instantiate_model_exchange`] (issue 43); event mode and clocks are the calls
-//! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::GetClock`] and
-//! [`Call::SetClock`] (issue 52); arrays sized by structural parameters are [`Shape::Structural`]
-//! (issue 43). Until then each is refused with a "not yet" error naming it.
+//! [`Fmu::instantiate_model_exchange`] (issue 43); arrays sized by structural parameters are
+//! [`Shape::Structural`] (issue 43). Until then each is refused with a "not yet" error naming it.
+//! Event mode: the calls [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`],
+//! [`Call::EnterStepMode`], [`Call::GetClock`] and [`Call::SetClock`]; `events`: FMI 3.0
+//! Co-Simulation in event mode (early return, `nextEventTime`).
 
 use crate::error::{MasterError, Result};
 
@@ -219,6 +220,7 @@ mod binary;
 mod cache;
 pub mod call;
 mod elf;
+mod events;
 pub(crate) mod ffi;
 pub(crate) mod ffi3;
 pub mod info;
@@ -232,7 +234,7 @@ pub mod value;
 
 pub use archive::Archive;
 pub use cache::FmuCache;
-pub use call::{Call, Op, Version};
+pub use call::{Call, DiscreteStates, Op, Version};
 pub use info::info;
 pub use instance::{Fmi2Instance, Instance};
 pub use instance3::Fmi3Instance;
