@@ -189,7 +189,7 @@ impl Fmi3Instance {
                         F,
                         now,
                         format!(
-                            "{F}(t = {now}, h = {sub}) returned early at t = {last} although the master \
+                            "an early return at t = {last} (step t = {now}, h = {sub}) although the master \
                              instantiated it with earlyReturnAllowed = false"
                         ),
                     ));
@@ -199,8 +199,7 @@ impl Fmi3Instance {
                         F,
                         now,
                         format!(
-                            "{F}(t = {now}, h = {sub}) returned early with lastSuccessfulTime = {last}, outside \
-                             the step [{now}, {}]",
+                            "an early return with lastSuccessfulTime = {last}, outside the step [{now}, {}]",
                             now + sub
                         ),
                     ));

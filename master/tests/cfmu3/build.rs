@@ -16,7 +16,13 @@ pub fn build(dir: &Path, name: &str, cflags: &[&str]) -> PathBuf {
 
 /// [`build`] with the description `xml`.
 pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf {
-    let src = Path::new(file!()).parent().map_or_else(PathBuf::new, Path::to_path_buf).join("cfmu3.c");
+    build_source(dir, name, "cfmu3", cflags, xml)
+}
+
+/// Builds `<source>.c` (next to this file) with `cflags` into `dir/<name>.fmu`, its binary
+/// `binaries/x86_64-linux/<source>.so` (the description's modelIdentifier is `source`).
+pub fn build_source(dir: &Path, name: &str, source: &str, cflags: &[&str], xml: &str) -> PathBuf {
+    let src = Path::new(file!()).parent().map_or_else(PathBuf::new, Path::to_path_buf).join(format!("{source}.c"));
     let src = if src.is_absolute() { src } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(src) };
     let so = dir.join(format!("{name}.so"));
     let out = Command::new("cc")
@@ -25,6 +31,7 @@ pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf
         .arg("-o")
         .arg(&so)
         .arg(&src)
+        .arg("-lm")
         .output()
         .expect("the system's `cc` is needed to build the test FMUs");
     assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -33,7 +40,7 @@ pub fn build_with(dir: &Path, name: &str, cflags: &[&str], xml: &str) -> PathBuf
     let o = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
     w.start_file("modelDescription.xml", o).unwrap();
     w.write_all(xml.as_bytes()).unwrap();
-    w.start_file("binaries/x86_64-linux/cfmu3.so", o).unwrap();
+    w.start_file(format!("binaries/x86_64-linux/{source}.so"), o).unwrap();
     w.write_all(&std::fs::read(&so).unwrap()).unwrap();
     w.finish().unwrap();
     fmu
