@@ -35,7 +35,7 @@ pub mod write;
 pub mod write3;
 
 pub use model::*;
-pub use read::read3::{from_str3, ArrayElement, Fmi3, ARRAY_ELEMENT_VR_BASE};
+pub use read::read3::{from_str3, ArrayElement, Clock3, Fmi3, ARRAY_ELEMENT_VR_BASE};
 pub use read::{from_str, ReadError};
 pub use validate::{validate, Problem, Severity};
 pub use write::to_xml;

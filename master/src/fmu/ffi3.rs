@@ -84,6 +84,18 @@ unsafe extern "C" fn intermediate_update3(
     }
 }
 
+/// The FMU's `fmi3ClockUpdateCallback`: counted (cosim activates time-based clocks only).
+unsafe extern "C" fn clock_update3(env: *mut c_void) {
+    if !env.is_null() {
+        // SAFETY: env is the InstanceEnv given at instantiation, alive while the instance lives.
+        unsafe { (*env.cast::<InstanceEnv>()).count_intermediate_update() };
+    }
+}
+
+/// `fmi3LockPreemptionCallback` / `fmi3UnlockPreemptionCallback`: nothing to lock, the master
+/// activates one partition at a time from one thread.
+unsafe extern "C" fn lock_preemption3() {}
+
 /// How an instance is instantiated: FMI 3.0 Co-Simulation's event mode and early return.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Modes {
@@ -93,6 +105,8 @@ pub(crate) struct Modes {
     pub(crate) early_return_allowed: bool,
     /// Pass the (inert) `fmi3IntermediateUpdateCallback`.
     pub(crate) intermediate_update: bool,
+    /// Scheduled Execution (`fmi3InstantiateScheduledExecution`, `scheduled.rs`).
+    pub(crate) scheduled: bool,
 }
 
 /// What `fmi3UpdateDiscreteStates` returned besides its status.
@@ -168,6 +182,64 @@ impl Instance3 {
             // SAFETY: no instance was made, so nothing refers to the environment.
             None => Err(InstantiateError::Null(unsafe { InstanceEnv::free(env) })),
         }
+    }
+
+    /// `fmi3InstantiateScheduledExecution(name, token, resources, visible = false, logging_on,
+    /// env, logger, clockUpdate, lockPreemption, unlockPreemption)`: the callbacks count (clock
+    /// updates) or do nothing (the master activates partitions from one thread).
+    pub(crate) fn new_scheduled(
+        binary: &Arc<Binary3>,
+        name: &str,
+        token: &str,
+        resource_uri: &str,
+        logging_on: bool,
+        log: Option<Arc<dyn crate::host::FmuLog>>,
+    ) -> Result<Self, InstantiateError> {
+        let path = resource_uri.strip_prefix("file://").unwrap_or(resource_uri);
+        let path = if path.ends_with('/') { path.to_owned() } else { format!("{path}/") };
+        let env = InstanceEnv::create(name, token, &path, log)?;
+        let env_ptr = env.as_ptr();
+        let inst = match binary.api.instantiate_scheduled_execution {
+            // SAFETY: as `new`: strings inside the environment, which outlives the instance; our
+            // callbacks never unwind.
+            Some(f) => unsafe {
+                let (c_name, c_token, c_path) = (*env_ptr).c_strings();
+                f(
+                    c_name,
+                    c_token,
+                    c_path,
+                    false,
+                    logging_on,
+                    env_ptr.cast(),
+                    Some(log3),
+                    Some(clock_update3),
+                    Some(lock_preemption3),
+                    Some(lock_preemption3),
+                )
+            },
+            None => std::ptr::null_mut(),
+        };
+        match NonNull::new(inst) {
+            Some(inst) => Ok(Self { inst, env, binary: Arc::clone(binary), saved: std::ptr::null_mut() }),
+            // SAFETY: no instance was made, so nothing refers to the environment.
+            None => Err(InstantiateError::Null(unsafe { InstanceEnv::free(env) })),
+        }
+    }
+
+    /// `fmi3ActivateModelPartition(clock, activationTime)`; NOT_CALLED when the binary lacks it.
+    pub(crate) fn activate_model_partition(&mut self, clock: u32, time: f64) -> c_int {
+        let Some(f) = self.binary.api.activate_model_partition else { return NOT_CALLED };
+        // SAFETY: live instance, scalar arguments.
+        unsafe { f(self.c(), clock, time) }
+    }
+
+    /// `fmi3GetIntervalDecimal` of one clock: (status, interval, qualifier).
+    pub(crate) fn get_interval_decimal(&mut self, clock: u32) -> (c_int, f64, c_int) {
+        let Some(f) = self.binary.api.get_interval_decimal else { return (NOT_CALLED, 0.0, 0) };
+        let (mut interval, mut qualifier) = (0.0, 0);
+        // SAFETY: live instance; one reference, one interval and one qualifier to write.
+        let s = unsafe { f(self.c(), &clock, 1, &mut interval, &mut qualifier) };
+        (s, interval, qualifier)
     }
 
     pub(crate) fn env(&self) -> &InstanceEnv {

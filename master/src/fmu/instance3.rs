@@ -51,6 +51,8 @@ pub(crate) struct Types3 {
     floats_are_float64: bool,
     /// How instances are instantiated (event mode when the FMU declares `hasEventMode`).
     pub(crate) modes: Modes,
+    /// The `<Clock>` variables (Scheduled Execution activates their partitions).
+    pub(crate) clocks: Vec<model_description::Clock3>,
 }
 
 impl Types3 {
@@ -65,7 +67,9 @@ impl Types3 {
                 event_mode_used: x.has_event_mode,
                 early_return_allowed: x.has_event_mode && x.might_return_early,
                 intermediate_update: x.has_event_mode && x.provides_intermediate_update,
+                scheduled: !x.has_co_simulation && x.scheduled_execution.is_some(),
             },
+            clocks: x.clocks.clone(),
         };
         for (v, ty) in md.model_variables.iter().zip(&x.types) {
             let ty = ValueType::of3(*ty);
@@ -137,6 +141,8 @@ pub struct Fmi3Instance {
     pub(super) last_time: f64,
     /// Event mode (`events.rs`): the `nextEventTime` the FMU announced last, and counts.
     pub(super) events: super::events::EventState,
+    /// Scheduled Execution (`scheduled.rs`): the clocks' intervals and activation counts.
+    pub(super) schedule: super::scheduled::Schedule,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
     /// Reused fmi3Boolean buffer.
@@ -172,6 +178,7 @@ impl Fmi3Instance {
             terminated: false,
             last_time: f64::NAN,
             events: super::events::EventState::default(),
+            schedule: super::scheduled::Schedule::default(),
             shadow,
             bools: Vec::new(),
         }
@@ -356,6 +363,9 @@ impl Fmi3Instance {
         if self.types.modes.event_mode_used {
             return self.step_with_events(t, h);
         }
+        if self.types.modes.scheduled {
+            return self.step_scheduled(t, h);
+        }
         const F: &str = "fmi3DoStep";
         self.core.time = t;
         let mut r = super::ffi3::StepResult::default();
@@ -413,6 +423,11 @@ impl Fmi3Instance {
         self.types.modes
     }
 
+    /// The FMU's `<Clock>` variables.
+    pub(super) fn clocks(&self) -> &[model_description::Clock3] {
+        &self.types.clocks
+    }
+
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
@@ -459,6 +474,9 @@ impl FmuInstance for Fmi3Instance {
                 if self.types.modes.event_mode_used {
                     // FMI 3.0 §4.2: with eventModeUsed the instance is in event mode now.
                     return self.event_iteration(self.start, true);
+                }
+                if self.types.modes.scheduled {
+                    return self.start_scheduled();
                 }
                 return Ok(());
             }
@@ -589,6 +607,9 @@ impl FmuInstance for Fmi3Instance {
             Call::Terminate => {
                 if self.types.modes.event_mode_used {
                     self.note_event_counts();
+                }
+                if self.types.modes.scheduled {
+                    self.note_activations();
                 }
                 self.call(Instance3::terminate)
             }

@@ -229,6 +229,7 @@ mod instance3;
 pub mod isolated;
 pub(crate) mod load;
 pub mod mock;
+mod scheduled;
 mod shm;
 pub mod value;
 
