@@ -1,6 +1,6 @@
 //! The FMI C API function tables, each written once: [`Fmi2`] (FMI 2.0 common and
 //! Co-Simulation functions, `fmi2FunctionTypes.h`) and [`Fmi3`] (the FMI 3.0 functions a
-//! Co-Simulation master without event mode or clocks calls, `fmi3FunctionTypes.h`).
+//! Co-Simulation master calls, `fmi3FunctionTypes.h`; event mode, clocks and Scheduled Execution optional).
 //!
 //! One list per version gives the struct of typed function pointers, the symbol names
 //! ([`Fmi2::REQUIRED`], [`Fmi2::OPTIONAL`]) and the resolver ([`Fmi2::resolve`]), so the
@@ -174,8 +174,9 @@ table! {
 }
 
 table! {
-    /// The FMI 3.0 functions a Co-Simulation master without event mode, clocks or scheduled
-    /// execution calls (FMI 3.0.1 §2.3, §4.2). `fmi3Boolean` is C `bool`; arrays of it are
+    /// The FMI 3.0 functions a Co-Simulation master calls (FMI 3.0.1 §2.3, §4.2); those of
+    /// event mode, clocks and Scheduled Execution are optional (only FMUs that declare them are
+    /// called with them). `fmi3Boolean` is C `bool`; arrays of it are
     /// passed as bytes.
     Fmi3 {
         required {
