@@ -1,6 +1,6 @@
 //! The FMI C API function tables, each written once: [`Fmi2`] (FMI 2.0 common and
 //! Co-Simulation functions, `fmi2FunctionTypes.h`) and [`Fmi3`] (the FMI 3.0 functions a
-//! Co-Simulation master without event mode or clocks calls, `fmi3FunctionTypes.h`).
+//! Co-Simulation master calls, `fmi3FunctionTypes.h`; event mode, clocks and Scheduled Execution optional).
 //!
 //! One list per version gives the struct of typed function pointers, the symbol names
 //! ([`Fmi2::REQUIRED`], [`Fmi2::OPTIONAL`]) and the resolver ([`Fmi2::resolve`]), so the
@@ -26,6 +26,16 @@ pub type CallbacksPtr = *const c_void;
 
 /// `fmi3LogMessageCallback`.
 pub type LogMessage3 = unsafe extern "C" fn(*mut c_void, Status, *const c_char, *const c_char);
+
+/// `fmi3IntermediateUpdateCallback(env, time, setRequested, getAllowed, stepFinished,
+/// canReturnEarly, *earlyReturnRequested, *earlyReturnTime)`.
+pub type IntermediateUpdate3 = unsafe extern "C" fn(*mut c_void, f64, bool, bool, bool, bool, *mut bool, *mut f64);
+
+/// `fmi3ClockUpdateCallback(env)` (Scheduled Execution).
+pub type ClockUpdate3 = unsafe extern "C" fn(*mut c_void);
+
+/// `fmi3LockPreemptionCallback` / `fmi3UnlockPreemptionCallback` (Scheduled Execution).
+pub type LockPreemption3 = unsafe extern "C" fn();
 
 /// A symbol the library does not export (or exports as NULL): its name and the loader's error.
 #[derive(Debug)]
@@ -164,8 +174,9 @@ table! {
 }
 
 table! {
-    /// The FMI 3.0 functions a Co-Simulation master without event mode, clocks or scheduled
-    /// execution calls (FMI 3.0.1 §2.3, §4.2). `fmi3Boolean` is C `bool`; arrays of it are
+    /// The FMI 3.0 functions a Co-Simulation master calls (FMI 3.0.1 §2.3, §4.2); those of
+    /// event mode, clocks and Scheduled Execution are optional (only FMUs that declare them are
+    /// called with them). `fmi3Boolean` is C `bool`; arrays of it are
     /// passed as bytes.
     Fmi3 {
         required {
@@ -184,7 +195,7 @@ table! {
                 usize,
                 *mut c_void,
                 Option<LogMessage3>,
-                *const c_void,
+                Option<IntermediateUpdate3>,
             ) -> Component,
             free_instance = "fmi3FreeInstance": unsafe extern "C" fn(Component),
             enter_initialization_mode = "fmi3EnterInitializationMode":
@@ -257,6 +268,37 @@ table! {
             // structural parameters need not export it).
             enter_configuration_mode = "fmi3EnterConfigurationMode": unsafe extern "C" fn(Component) -> Status,
             exit_configuration_mode = "fmi3ExitConfigurationMode": unsafe extern "C" fn(Component) -> Status,
+            // Event mode, clocks and Scheduled Execution (issue 43): only FMUs that declare
+            // them are called with them; a binary without them runs as before.
+            enter_event_mode = "fmi3EnterEventMode": unsafe extern "C" fn(Component) -> Status,
+            update_discrete_states = "fmi3UpdateDiscreteStates": unsafe extern "C" fn(
+                Component,
+                *mut bool,
+                *mut bool,
+                *mut bool,
+                *mut bool,
+                *mut bool,
+                *mut f64,
+            ) -> Status,
+            enter_step_mode = "fmi3EnterStepMode": unsafe extern "C" fn(Component) -> Status,
+            get_clock = "fmi3GetClock": unsafe extern "C" fn(Component, *const Vr, usize, *mut u8) -> Status,
+            set_clock = "fmi3SetClock": unsafe extern "C" fn(Component, *const Vr, usize, *const u8) -> Status,
+            get_interval_decimal = "fmi3GetIntervalDecimal":
+                unsafe extern "C" fn(Component, *const Vr, usize, *mut f64, *mut c_int) -> Status,
+            get_shift_decimal = "fmi3GetShiftDecimal": unsafe extern "C" fn(Component, *const Vr, usize, *mut f64) -> Status,
+            instantiate_scheduled_execution = "fmi3InstantiateScheduledExecution": unsafe extern "C" fn(
+                *const c_char,
+                *const c_char,
+                *const c_char,
+                bool,
+                bool,
+                *mut c_void,
+                Option<LogMessage3>,
+                Option<ClockUpdate3>,
+                Option<LockPreemption3>,
+                Option<LockPreemption3>,
+            ) -> Component,
+            activate_model_partition = "fmi3ActivateModelPartition": unsafe extern "C" fn(Component, Vr, f64) -> Status,
         }
     }
 }

@@ -231,7 +231,8 @@ impl FmuInstance for InProcess {
             | Call::GetClock { .. }
             | Call::SetClock { .. }
             | Call::EnterEventMode
-            | Call::UpdateDiscreteStates) => return Err(call.unsupported(&self.name)),
+            | Call::UpdateDiscreteStates { .. }
+            | Call::EnterStepMode) => return Err(call.unsupported(&self.name)),
         };
         self.check(function, time, s)
     }

@@ -36,7 +36,7 @@ pub mod write3;
 
 pub use model::*;
 pub use read::read3::{
-    from_str3, from_str3_configured, ArrayElement, Fmi3, ResizedArray, Structural, ARRAY_ELEMENT_VR_BASE,
+    from_str3, from_str3_configured, ArrayElement, Clock3, Fmi3, ResizedArray, Structural, ARRAY_ELEMENT_VR_BASE,
     MAX_ARRAY_ELEMENTS, MAX_STRUCTURAL_VALUE,
 };
 pub use read::{from_str, ReadError};

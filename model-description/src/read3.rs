@@ -50,10 +50,37 @@ pub struct Fmi3 {
     /// Problems of the structural parameters' values (a size outside its bounds, too many
     /// elements): [`from_str3_configured`] refuses a configuration that has any, naming each.
     pub configuration: Vec<String>,
-    /// `<ScheduledExecution modelIdentifier>`, when the FMU offers it.
+    /// The `<Clock>` variables (not in `model_variables`), in document order.
+    pub clocks: Vec<Clock3>,
+    /// The variables with a `clocks` attribute: name, line, the value references it names.
+    pub clocked: Vec<(String, u32, Vec<u32>)>,
+    /// `<ScheduledExecution modelIdentifier>`.
     pub scheduled_execution: Option<String>,
+    /// The description has a `<CoSimulation>` element.
+    pub has_co_simulation: bool,
     /// Reading state: the variables by value reference, the integer constants, the sizes.
     scan: Scan,
+}
+
+/// One `<Clock>` variable (FMI 3.0 §2.4.7.1).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Clock3 {
+    /// `name`.
+    pub name: String,
+    /// `valueReference`.
+    pub vr: u32,
+    /// `causality="input"` (else output or local).
+    pub input: bool,
+    /// `intervalVariability`: constant, fixed, tunable, changing, countdown or triggered.
+    pub interval_variability: String,
+    /// `intervalDecimal` (s).
+    pub interval_decimal: Option<f64>,
+    /// `shiftDecimal` (s, default 0).
+    pub shift_decimal: f64,
+    /// `priority` (Scheduled Execution: the smaller, the earlier at the same tick).
+    pub priority: Option<u32>,
+    /// The line of its element.
+    pub line: u32,
 }
 
 /// The value references given to array elements start here (FMUs use small references).
@@ -173,7 +200,7 @@ impl Parser<'_> {
                     p.ignore(c)?;
                 }
                 "ScheduledExecution" => {
-                    x.scheduled_execution = c.opt("modelIdentifier");
+                    x.scheduled_execution = Some(c.req("modelIdentifier")?);
                     x.unsupported.push(format!(
                         "scheduled execution: <ScheduledExecution> (line {}) — cosim runs Co-Simulation",
                         c.pos.line
@@ -198,6 +225,7 @@ impl Parser<'_> {
                         source_files: Vec::new(),
                     });
                     x.has_event_mode = c.flag("hasEventMode")?;
+                    x.has_co_simulation = true;
                     x.might_return_early = c.flag("mightReturnEarlyFromDoStep")?;
                     x.provides_intermediate_update = c.flag("providesIntermediateUpdate")?;
                     p.ignore(c)?;
@@ -427,11 +455,22 @@ impl Parser<'_> {
         let line = e.pos.line;
         if ty == T::Clock {
             x.unsupported.push(format!("clocks: <Clock name=\"{name}\"> (line {line})"));
+            x.clocks.push(Clock3 {
+                name,
+                vr: value_reference,
+                input: e.opt("causality").as_deref() == Some("input"),
+                interval_variability: e.opt("intervalVariability").unwrap_or_else(|| "constant".into()),
+                interval_decimal: e.f64("intervalDecimal")?,
+                shift_decimal: e.f64("shiftDecimal")?.unwrap_or(0.0),
+                priority: e.u32("priority")?,
+                line,
+            });
             return Ok(());
         }
-        if e.get("clocks").is_some() {
+        if let Some((_, clocks, _)) = e.get("clocks") {
             x.unsupported.push(format!("clocked variables: <{} name=\"{name}\" clocks=…> (line {line})", e.name));
-            return Ok(());
+            let refs = clocks.split_ascii_whitespace().map(|r| r.parse::<u32>().unwrap_or(u32::MAX)).collect();
+            x.clocked.push((name.clone(), line, refs));
         }
         x.scan.names.entry(value_reference).or_insert_with(|| name.clone());
         if variability == Some(Variability::Constant) && ty.is_integer() {

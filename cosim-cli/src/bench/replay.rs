@@ -10,7 +10,7 @@
 //! step: issue 32's FMI 2.0/3.0 comparison.)
 
 use master::error::Result;
-use master::fmu::{Call, Op};
+use master::fmu::{Call, DiscreteStates, Op};
 use master::FmuInstance;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -126,7 +126,8 @@ impl Log {
             | Call::SaveState
             | Call::RestoreState
             | Call::EnterEventMode
-            | Call::UpdateDiscreteStates => {}
+            | Call::UpdateDiscreteStates { .. }
+            | Call::EnterStepMode => {}
         }
         self.calls.push(e);
     }
@@ -275,7 +276,8 @@ fn make(log: &Log, e: &Entry, instances: &mut [Box<dyn FmuInstance>], b: &mut Sc
         Op::GetClock => s.execute(Call::GetClock { vr, out: &mut b.bools[..n] }),
         Op::SetClock => s.execute(Call::SetClock { vr, values: at(&log.bools, e.values) }),
         Op::EnterEventMode => s.execute(Call::EnterEventMode),
-        Op::UpdateDiscreteStates => s.execute(Call::UpdateDiscreteStates),
+        Op::UpdateDiscreteStates => s.execute(Call::UpdateDiscreteStates { out: &mut DiscreteStates::default() }),
+        Op::EnterStepMode => s.execute(Call::EnterStepMode),
         Op::GetBoolean => s.get_boolean(vr, &mut b.bools[..n]),
         Op::SetBoolean => s.set_boolean(vr, at(&log.bools, e.values)),
         Op::GetString => s.get_string(vr).map(drop),
@@ -334,7 +336,8 @@ mod tests {
         s[0].set_uint64(&[20], &[(1 << 63) + 1])?;
         s[1].execute(Call::SetClock { vr: &[21], values: &[true] })?;
         s[0].execute(Call::EnterEventMode)?;
-        s[0].execute(Call::UpdateDiscreteStates)?;
+        s[0].execute(Call::UpdateDiscreteStates { out: &mut DiscreteStates::default() })?;
+        s[0].execute(Call::EnterStepMode)?;
         s[0].set_boolean(&[6], &[true])?;
         s[1].set_string(&[7, 8], &["a", "b c"])?;
         s[0].exit_initialization()?;

@@ -146,14 +146,33 @@ calls! {
     GetUInt64 { vr: &'a [u32], out: &'a mut [u64] } = 21, "", "fmi3GetUInt64";
     /// `fmi3SetUInt64` (FMI 3.0 only).
     SetUInt64 { vr: &'a [u32], values: &'a [u64] } = 22, "", "fmi3SetUInt64";
-    /// `fmi3GetClock` (FMI 3.0 only): the place of clocks; no instance runs them yet (issue 52).
+    /// `fmi3GetClock` (FMI 3.0 only, in event mode): which output clocks ticked.
     GetClock { vr: &'a [u32], out: &'a mut [bool] } = 23, "", "fmi3GetClock";
-    /// `fmi3SetClock` (FMI 3.0 only; issue 52).
+    /// `fmi3SetClock` (FMI 3.0 only, in event mode): input clocks that tick now.
     SetClock { vr: &'a [u32], values: &'a [bool] } = 24, "", "fmi3SetClock";
-    /// `fmi3EnterEventMode` (FMI 3.0 only): the place of event mode; not run yet (issues 43, 52).
+    /// `fmi3EnterEventMode` (FMI 3.0 only; from step mode, continuous-time mode or
+    /// initialization's end).
     EnterEventMode = 25, "", "fmi3EnterEventMode";
-    /// `fmi3UpdateDiscreteStates` (FMI 3.0 only; issues 43, 52).
-    UpdateDiscreteStates = 26, "", "fmi3UpdateDiscreteStates";
+    /// `fmi3UpdateDiscreteStates` (FMI 3.0 only, in event mode): one iteration of the event
+    /// iteration; its outputs in `out`.
+    UpdateDiscreteStates { out: &'a mut DiscreteStates } = 26, "", "fmi3UpdateDiscreteStates";
+    /// `fmi3EnterStepMode` (FMI 3.0 Co-Simulation only): event mode back to step mode.
+    EnterStepMode = 27, "", "fmi3EnterStepMode";
+}
+
+/// The outputs of one `fmi3UpdateDiscreteStates` call (FMI 3.0 §3.2.2).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DiscreteStates {
+    /// `discreteStatesNeedUpdate`: call `fmi3UpdateDiscreteStates` again.
+    pub need_update: bool,
+    /// `terminateSimulation`.
+    pub terminate: bool,
+    /// `nominalsOfContinuousStatesChanged`.
+    pub nominals_changed: bool,
+    /// `valuesOfContinuousStatesChanged`.
+    pub values_changed: bool,
+    /// `nextEventTime` when `nextEventTimeDefined`.
+    pub next_event_time: Option<f64>,
 }
 
 /// `fmi2StatusKind` values (FMI 2.0 §4.2.3), the `kind` of [`Call::GetBooleanStatus`] and
@@ -187,7 +206,8 @@ impl Call<'_> {
             Call::GetClock { vr, out } => Call::GetClock { vr, out },
             Call::SetClock { vr, values } => Call::SetClock { vr, values },
             Call::EnterEventMode => Call::EnterEventMode,
-            Call::UpdateDiscreteStates => Call::UpdateDiscreteStates,
+            Call::UpdateDiscreteStates { out } => Call::UpdateDiscreteStates { out },
+            Call::EnterStepMode => Call::EnterStepMode,
             Call::GetBoolean { vr, out } => Call::GetBoolean { vr, out },
             Call::SetBoolean { vr, values } => Call::SetBoolean { vr, values },
             Call::GetString { vr, out } => Call::GetString { vr, out },
@@ -220,9 +240,9 @@ impl Call<'_> {
                 "this instance cannot save and restore its state (iterative coupling needs canGetAndSetFMUstate)"
                     .to_owned()
             }
-            Op::GetClock | Op::SetClock | Op::EnterEventMode | Op::UpdateDiscreteStates => format!(
-                "{function}: not yet: cosim runs FMI 3.0 Co-Simulation without event mode and clocks (issues 43, 52)"
-            ),
+            Op::GetClock | Op::SetClock | Op::EnterEventMode | Op::UpdateDiscreteStates | Op::EnterStepMode => {
+                format!("{function}: this instance has no event mode (the FMU does not declare it, or does not export {function})")
+            }
             _ if op.function_of(version).is_empty() => {
                 let v = match version {
                     Version::Fmi2 => "FMI 2.0",
@@ -258,6 +278,6 @@ mod tests {
         let mut out = [0.0; 2];
         assert_eq!(Call::GetFloat64 { vr: &[1, 2], out: &mut out }.op(), Op::GetFloat64);
         let e = Call::EnterEventMode.unsupported_in("a", Version::Fmi3).to_string();
-        assert!(e.contains("fmi3EnterEventMode") && e.contains("not yet"), "{e}");
+        assert!(e.contains("fmi3EnterEventMode") && e.contains("no event mode"), "{e}");
     }
 }

@@ -157,14 +157,14 @@ fn other_fmi3(f: &Facts) -> Vec<Refusal> {
             check: "FMI 3.0 features",
             stage: Stage::Load,
             what: u.clone(),
-            why: "cosim runs FMI 3.0 Co-Simulation without event mode, clocks or scheduled execution",
+            why: "cosim runs FMI 3.0 Co-Simulation (with event mode, without clocks) and Scheduled Execution",
         })
         .collect()
 }
 
 /// FMI 3.0 clocks and clocked variables.
 fn clocks(f: &Facts) -> Vec<Refusal> {
-    unsupported(f, &["clocks:", "clocked variables:"], "clocks", "cosim does not run FMI 3.0 clocks yet")
+    unsupported(f, &["clocks:", "clocked variables:"], "clocks", "cosim runs FMI 3.0 clocks in Scheduled Execution FMUs (time-based input clocks), not in Co-Simulation")
 }
 
 /// FMI 3.0 `<ScheduledExecution>`.
@@ -222,7 +222,10 @@ impl Plan {
     /// The plan for the description `md` (with `fmi3` for an FMI 3.0 one).
     pub fn of(md: &ModelDescription, fmi3: Option<&Fmi3>) -> Self {
         let mut declared = Vec::new();
-        if let Some(cs) = &md.co_simulation {
+        // A Scheduled Execution FMU without <CoSimulation> runs as one participant (the loader
+        // gives it a Co-Simulation description of its own): it does not declare Co-Simulation.
+        let se_only = fmi3.is_some_and(|x| !x.has_co_simulation && x.scheduled_execution.is_some());
+        if let Some(cs) = md.co_simulation.as_ref().filter(|_| !se_only) {
             declared.push((Interface::CoSimulation, cs.model_identifier.clone()));
         }
         if let Some(me) = &md.model_exchange {
@@ -233,7 +236,11 @@ impl Plan {
         }
         let facts = Facts { md, fmi3 };
         let refusals: Vec<Refusal> = CHECKS.iter().flat_map(|c| (c.refusals)(&facts)).collect();
-        let used = md.co_simulation.as_ref().map(|_| Interface::CoSimulation);
+        let used = if se_only {
+            Some(Interface::ScheduledExecution)
+        } else {
+            md.co_simulation.as_ref().map(|_| Interface::CoSimulation)
+        };
         Self { declared, used, refusals }
     }
 

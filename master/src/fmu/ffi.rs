@@ -191,6 +191,8 @@ pub(crate) struct InstanceEnv {
     /// Number of messages of status fmi2Warning logged so far (physical-state reports come with
     /// fmi2OK from the call: the message is where the warning is).
     warned: AtomicU64,
+    /// Number of `fmi3IntermediateUpdateCallback` calls (FMI 3.0 event mode).
+    intermediate: AtomicU64,
     /// The strings passed to fmi2Instantiate, kept for FMUs that keep the pointers.
     c_name: CString,
     c_guid: CString,
@@ -257,6 +259,7 @@ impl InstanceEnv {
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
             warned: AtomicU64::new(0),
+            intermediate: AtomicU64::new(0),
             c_name,
             c_guid,
             c_resources,
@@ -296,6 +299,16 @@ impl InstanceEnv {
     /// The last message.
     pub(crate) fn last_message(&self) -> String {
         self.last().clone()
+    }
+
+    /// Counts one `fmi3IntermediateUpdateCallback` call.
+    pub(crate) fn count_intermediate_update(&self) {
+        self.intermediate.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `fmi3IntermediateUpdateCallback` calls so far.
+    pub(crate) fn intermediate_updates(&self) -> u64 {
+        self.intermediate.load(Ordering::Relaxed)
     }
 
     /// Messages so far, and those of status Warning.
@@ -701,6 +714,7 @@ mod tests {
             last: Mutex::new(String::new()),
             count: AtomicU64::new(0),
             warned: AtomicU64::new(0),
+            intermediate: AtomicU64::new(0),
             c_name: CString::default(),
             c_guid: CString::default(),
             c_resources: CString::default(),

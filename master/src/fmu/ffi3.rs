@@ -58,6 +58,60 @@ unsafe extern "C" fn log3(env: *mut c_void, status: c_int, category: *const c_ch
     unsafe { log_sink(env, std::ptr::null(), status, category, message) }
 }
 
+/// The FMU's `fmi3IntermediateUpdateCallback`: cosim sets no intermediate inputs, reads no
+/// intermediate outputs and never asks for an early return; the call is counted (never unwinds).
+unsafe extern "C" fn intermediate_update3(
+    env: *mut c_void,
+    _time: f64,
+    _set_requested: bool,
+    _get_allowed: bool,
+    _step_finished: bool,
+    _can_return_early: bool,
+    early_return_requested: *mut bool,
+    early_return_time: *mut f64,
+) {
+    if !early_return_requested.is_null() {
+        // SAFETY: the FMU passes a writable fmi3Boolean.
+        unsafe { *early_return_requested = false };
+    }
+    if !early_return_time.is_null() {
+        // SAFETY: a writable fmi3Float64; not read while earlyReturnRequested is false.
+        unsafe { *early_return_time = 0.0 };
+    }
+    if !env.is_null() {
+        // SAFETY: env is the InstanceEnv given at instantiation, alive while the instance lives.
+        unsafe { (*env.cast::<InstanceEnv>()).count_intermediate_update() };
+    }
+}
+
+/// The FMU's `fmi3ClockUpdateCallback`: counted (cosim activates time-based clocks only).
+unsafe extern "C" fn clock_update3(env: *mut c_void) {
+    if !env.is_null() {
+        // SAFETY: env is the InstanceEnv given at instantiation, alive while the instance lives.
+        unsafe { (*env.cast::<InstanceEnv>()).count_intermediate_update() };
+    }
+}
+
+/// `fmi3LockPreemptionCallback` / `fmi3UnlockPreemptionCallback`: nothing to lock, the master
+/// activates one partition at a time from one thread.
+unsafe extern "C" fn lock_preemption3() {}
+
+/// How an instance is instantiated: FMI 3.0 Co-Simulation's event mode and early return.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Modes {
+    /// `eventModeUsed`: the FMU stops at its events and the master runs event mode.
+    pub(crate) event_mode_used: bool,
+    /// `earlyReturnAllowed`.
+    pub(crate) early_return_allowed: bool,
+    /// Pass the (inert) `fmi3IntermediateUpdateCallback`.
+    pub(crate) intermediate_update: bool,
+    /// Scheduled Execution (`fmi3InstantiateScheduledExecution`, `scheduled.rs`).
+    pub(crate) scheduled: bool,
+}
+
+/// What `fmi3UpdateDiscreteStates` returned besides its status.
+pub(crate) type Discrete = crate::fmu::DiscreteStates;
+
 /// What `fmi3DoStep` returned besides its status.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct StepResult {
@@ -87,9 +141,10 @@ pub(crate) type Set<T> = unsafe extern "C" fn(Component, *const Vr, usize, *cons
 
 impl Instance3 {
     /// `fmi3InstantiateCoSimulation(name, token, resources, visible = false, logging_on,
-    /// eventModeUsed = false, earlyReturnAllowed = false, no intermediate variables, env,
-    /// logger)`; `resource_uri` is the `file://` URI of the resources folder (FMI 3.0 wants the
-    /// path, with a trailing slash).
+    /// eventModeUsed, earlyReturnAllowed, no intermediate variables, env, logger,
+    /// intermediateUpdate)`; `resource_uri` is the `file://` URI of the resources folder (FMI 3.0
+    /// wants the path, with a trailing slash). `modes`: all false is the plain
+    /// Co-Simulation of FMUs without event mode (no intermediate update callback either).
     pub(crate) fn new(
         binary: &Arc<Binary3>,
         name: &str,
@@ -97,6 +152,7 @@ impl Instance3 {
         resource_uri: &str,
         logging_on: bool,
         log: Option<Arc<dyn crate::host::FmuLog>>,
+        modes: Modes,
     ) -> Result<Self, InstantiateError> {
         let path = resource_uri.strip_prefix("file://").unwrap_or(resource_uri);
         let path = if path.ends_with('/') { path.to_owned() } else { format!("{path}/") };
@@ -112,13 +168,13 @@ impl Instance3 {
                 c_path,
                 false,
                 logging_on,
-                false,
-                false,
+                modes.event_mode_used,
+                modes.early_return_allowed,
                 std::ptr::null(),
                 0,
                 env_ptr.cast(),
                 Some(log3),
-                std::ptr::null(),
+                modes.intermediate_update.then_some(intermediate_update3 as fmi_api::IntermediateUpdate3),
             )
         };
         match NonNull::new(inst) {
@@ -126,6 +182,64 @@ impl Instance3 {
             // SAFETY: no instance was made, so nothing refers to the environment.
             None => Err(InstantiateError::Null(unsafe { InstanceEnv::free(env) })),
         }
+    }
+
+    /// `fmi3InstantiateScheduledExecution(name, token, resources, visible = false, logging_on,
+    /// env, logger, clockUpdate, lockPreemption, unlockPreemption)`: the callbacks count (clock
+    /// updates) or do nothing (the master activates partitions from one thread).
+    pub(crate) fn new_scheduled(
+        binary: &Arc<Binary3>,
+        name: &str,
+        token: &str,
+        resource_uri: &str,
+        logging_on: bool,
+        log: Option<Arc<dyn crate::host::FmuLog>>,
+    ) -> Result<Self, InstantiateError> {
+        let path = resource_uri.strip_prefix("file://").unwrap_or(resource_uri);
+        let path = if path.ends_with('/') { path.to_owned() } else { format!("{path}/") };
+        let env = InstanceEnv::create(name, token, &path, log)?;
+        let env_ptr = env.as_ptr();
+        let inst = match binary.api.instantiate_scheduled_execution {
+            // SAFETY: as `new`: strings inside the environment, which outlives the instance; our
+            // callbacks never unwind.
+            Some(f) => unsafe {
+                let (c_name, c_token, c_path) = (*env_ptr).c_strings();
+                f(
+                    c_name,
+                    c_token,
+                    c_path,
+                    false,
+                    logging_on,
+                    env_ptr.cast(),
+                    Some(log3),
+                    Some(clock_update3),
+                    Some(lock_preemption3),
+                    Some(lock_preemption3),
+                )
+            },
+            None => std::ptr::null_mut(),
+        };
+        match NonNull::new(inst) {
+            Some(inst) => Ok(Self { inst, env, binary: Arc::clone(binary), saved: std::ptr::null_mut() }),
+            // SAFETY: no instance was made, so nothing refers to the environment.
+            None => Err(InstantiateError::Null(unsafe { InstanceEnv::free(env) })),
+        }
+    }
+
+    /// `fmi3ActivateModelPartition(clock, activationTime)`; NOT_CALLED when the binary lacks it.
+    pub(crate) fn activate_model_partition(&mut self, clock: u32, time: f64) -> c_int {
+        let Some(f) = self.binary.api.activate_model_partition else { return NOT_CALLED };
+        // SAFETY: live instance, scalar arguments.
+        unsafe { f(self.c(), clock, time) }
+    }
+
+    /// `fmi3GetIntervalDecimal` of one clock: (status, interval, qualifier).
+    pub(crate) fn get_interval_decimal(&mut self, clock: u32) -> (c_int, f64, c_int) {
+        let Some(f) = self.binary.api.get_interval_decimal else { return (NOT_CALLED, 0.0, 0) };
+        let (mut interval, mut qualifier) = (0.0, 0);
+        // SAFETY: live instance; one reference, one interval and one qualifier to write.
+        let s = unsafe { f(self.c(), &clock, 1, &mut interval, &mut qualifier) };
+        (s, interval, qualifier)
     }
 
     pub(crate) fn env(&self) -> &InstanceEnv {
@@ -314,6 +428,63 @@ impl Instance3 {
         }
         // SAFETY: live instance; a state it returned.
         unsafe { (self.binary.api.set_fmu_state)(self.c(), self.saved) }
+    }
+
+    /// `fmi3EnterEventMode`; NOT_CALLED when the binary lacks it.
+    pub(crate) fn enter_event_mode(&mut self) -> c_int {
+        let Some(f) = self.binary.api.enter_event_mode else { return NOT_CALLED };
+        // SAFETY: live instance.
+        unsafe { f(self.c()) }
+    }
+
+    /// `fmi3EnterStepMode`; NOT_CALLED when the binary lacks it.
+    pub(crate) fn enter_step_mode(&mut self) -> c_int {
+        let Some(f) = self.binary.api.enter_step_mode else { return NOT_CALLED };
+        // SAFETY: live instance.
+        unsafe { f(self.c()) }
+    }
+
+    /// `fmi3UpdateDiscreteStates` into `out`; NOT_CALLED when the binary lacks it.
+    pub(crate) fn update_discrete_states(&mut self, out: &mut Discrete) -> c_int {
+        let Some(f) = self.binary.api.update_discrete_states else { return NOT_CALLED };
+        let (mut need, mut term, mut nominals, mut values, mut defined, mut next) =
+            (false, false, false, false, false, 0.0);
+        // SAFETY: live instance; six writable outputs.
+        let status = unsafe { f(self.c(), &mut need, &mut term, &mut nominals, &mut values, &mut defined, &mut next) };
+        *out = Discrete {
+            need_update: need,
+            terminate: term,
+            nominals_changed: nominals,
+            values_changed: values,
+            next_event_time: defined.then_some(next),
+        };
+        status
+    }
+
+    /// `fmi3GetClock` (one fmi3Clock = C bool per reference); NOT_CALLED when the binary lacks it.
+    pub(crate) fn get_clock(&mut self, vr: &[u32], out: &mut [bool]) -> c_int {
+        let Some(f) = self.binary.api.get_clock else { return NOT_CALLED };
+        if vr.len() != out.len() {
+            return NOT_CALLED;
+        }
+        let mut raw = vec![0u8; vr.len()];
+        // SAFETY: live instance; vr.len() references and as many writable clock values.
+        let status = unsafe { f(self.c(), vr.as_ptr(), vr.len(), raw.as_mut_ptr()) };
+        for (o, r) in out.iter_mut().zip(&raw) {
+            *o = *r != 0;
+        }
+        status
+    }
+
+    /// `fmi3SetClock`; NOT_CALLED when the binary lacks it.
+    pub(crate) fn set_clock(&mut self, vr: &[u32], values: &[bool]) -> c_int {
+        let Some(f) = self.binary.api.set_clock else { return NOT_CALLED };
+        if vr.len() != values.len() {
+            return NOT_CALLED;
+        }
+        let raw: Vec<u8> = values.iter().map(|b| u8::from(*b)).collect();
+        // SAFETY: live instance; vr.len() references and clock values.
+        unsafe { f(self.c(), vr.as_ptr(), vr.len(), raw.as_ptr()) }
     }
 
     /// `fmi3GetOutputDerivatives`.

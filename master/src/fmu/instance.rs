@@ -452,7 +452,8 @@ impl FmuInstance for Fmi2Instance {
             | Call::GetClock { .. }
             | Call::SetClock { .. }
             | Call::EnterEventMode
-            | Call::UpdateDiscreteStates) => {
+            | Call::UpdateDiscreteStates { .. }
+            | Call::EnterStepMode) => {
                 let mut e = other.unsupported_in(&self.core.name, V);
                 if let MasterError::Worker { time, .. } = &mut e {
                     *time = self.core.time;

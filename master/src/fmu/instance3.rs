@@ -10,17 +10,22 @@
 //! - fixed-size array elements (value references from `ARRAY_ELEMENT_VR_BASE`) are read by
 //!   reading the whole array; a Float64 element is set by setting the whole array from the values
 //!   set so far (kept per instance from the start values);
-//! - `fmi3DoStep` is called with `eventModeUsed = false`, `earlyReturnAllowed = false`:
-//!   `terminateSimulation` becomes the master's termination protocol (the step is discarded,
-//!   [`Call::GetBooleanStatus`] answers terminated and [`Call::GetRealStatus`] the
-//!   `lastSuccessfulTime`); `eventHandlingNeeded` is noted as a warning (FMI 3.0 §4.2.2: without
-//!   event mode the FMU handles its events internally); an early return is an error.
-//! - event mode and clocks ([`Call::EnterEventMode`], [`Call::GetClock`], …): not yet (issues
-//!   43, 52); input derivatives do not exist in FMI 3.0.
+//! - an FMU without `hasEventMode` is instantiated with `eventModeUsed = false`,
+//!   `earlyReturnAllowed = false`: `terminateSimulation` becomes the master's termination
+//!   protocol (the step is discarded, [`Call::GetBooleanStatus`] answers terminated and
+//!   [`Call::GetRealStatus`] the `lastSuccessfulTime`); `eventHandlingNeeded` is noted as a
+//!   warning (FMI 3.0 §4.2.2: without event mode the FMU handles its events internally); an
+//!   early return is an error.
+//! - an FMU with `hasEventMode` runs in event mode (`events.rs`): [`Call::DoStep`] from t to
+//!   t + h handles every event inside the step at its own time (early return, `nextEventTime`)
+//!   and reaches t + h; [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`],
+//!   [`Call::EnterStepMode`], [`Call::GetClock`] and [`Call::SetClock`] call their functions
+//!   (refused naming the function when the binary lacks it); input derivatives do not exist in
+//!   FMI 3.0.
 
 use super::call::{status_kind, Version};
 use super::ffi::{DISCARD, OK, WARNING};
-use super::ffi3::{Get, Instance3, Set};
+use super::ffi3::{Get, Instance3, Modes, Set};
 use super::instance::Core;
 use super::value::ValueType;
 use super::{Call, FmuInstance};
@@ -47,6 +52,10 @@ pub(crate) struct Types3 {
     /// The structural parameters (not in `types`: never on a getter's or setter's fast path):
     /// name, type and the value each instance is configured with, by value reference.
     pub(crate) structural: Vec<(u32, String, ValueType, i128)>,
+    /// How instances are instantiated (event mode when the FMU declares `hasEventMode`).
+    pub(crate) modes: Modes,
+    /// The `<Clock>` variables (Scheduled Execution activates their partitions).
+    pub(crate) clocks: Vec<model_description::Clock3>,
 }
 
 impl Types3 {
@@ -62,6 +71,13 @@ impl Types3 {
                 .iter()
                 .filter_map(|s| Some((s.vr, s.name.clone(), ValueType::of3(s.ty), s.value?)))
                 .collect(),
+            modes: Modes {
+                event_mode_used: x.has_event_mode,
+                early_return_allowed: x.has_event_mode && x.might_return_early,
+                intermediate_update: x.has_event_mode && x.provides_intermediate_update,
+                scheduled: !x.has_co_simulation && x.scheduled_execution.is_some(),
+            },
+            clocks: x.clocks.clone(),
         };
         for (v, ty) in md.model_variables.iter().zip(&x.types) {
             let ty = ValueType::of3(*ty);
@@ -136,8 +152,12 @@ pub struct Fmi3Instance {
     start: f64,
     stop: Option<f64>,
     /// `terminateSimulation` and `lastSuccessfulTime` of the last step.
-    terminated: bool,
-    last_time: f64,
+    pub(super) terminated: bool,
+    pub(super) last_time: f64,
+    /// Event mode (`events.rs`): the `nextEventTime` the FMU announced last, and counts.
+    pub(super) events: super::events::EventState,
+    /// Scheduled Execution (`scheduled.rs`): the clocks' intervals and activation counts.
+    pub(super) schedule: super::scheduled::Schedule,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
     /// Reused fmi3Boolean buffer.
@@ -172,6 +192,8 @@ impl Fmi3Instance {
             stop: None,
             terminated: false,
             last_time: f64::NAN,
+            events: super::events::EventState::default(),
+            schedule: super::scheduled::Schedule::default(),
             shadow,
             bools: Vec::new(),
         }
@@ -179,13 +201,13 @@ impl Fmi3Instance {
 
     /// Runs one FMI call: its status and the FMU's message count before it.
     #[inline(always)]
-    fn call(&mut self, f: impl FnOnce(&mut Instance3) -> c_int) -> (c_int, u64) {
+    pub(super) fn call(&mut self, f: impl FnOnce(&mut Instance3) -> c_int) -> (c_int, u64) {
         let before = self.raw.env().message_count();
         (self.core.timed(&mut self.raw, f), before)
     }
 
     #[inline]
-    fn check(&mut self, function: impl FnOnce() -> &'static str, s: (c_int, u64)) -> Result<()> {
+    pub(super) fn check(&mut self, function: impl FnOnce() -> &'static str, s: (c_int, u64)) -> Result<()> {
         self.core.check(V, function, s, self.raw.env())
     }
 
@@ -205,7 +227,7 @@ impl Fmi3Instance {
     }
 
     /// A call refused before the FMU is called.
-    fn refuse(&self, function: &'static str, why: String) -> MasterError {
+    pub(super) fn refuse(&self, function: &'static str, why: String) -> MasterError {
         self.core.invalid(function, why)
     }
 
@@ -370,6 +392,12 @@ impl Fmi3Instance {
     /// `fmi3DoStep` and what its outputs mean to the master (module documentation).
     #[inline(always)]
     fn step(&mut self, t: f64, h: f64) -> Result<()> {
+        if self.types.modes.event_mode_used {
+            return self.step_with_events(t, h);
+        }
+        if self.types.modes.scheduled {
+            return self.step_scheduled(t, h);
+        }
         const F: &str = "fmi3DoStep";
         self.core.time = t;
         let mut r = super::ffi3::StepResult::default();
@@ -460,6 +488,16 @@ impl Fmi3Instance {
         Ok(())
     }
 
+    /// How the instance was instantiated (event mode, early return).
+    pub(super) fn modes(&self) -> Modes {
+        self.types.modes
+    }
+
+    /// The FMU's `<Clock>` variables.
+    pub(super) fn clocks(&self) -> &[model_description::Clock3] {
+        &self.types.clocks
+    }
+
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
@@ -502,7 +540,18 @@ impl FmuInstance for Fmi3Instance {
                 let (tolerance, start, stop) = (self.tolerance, self.start, self.stop);
                 self.call(|i| i.enter_initialization_mode(tolerance, start, stop))
             }
-            Call::ExitInitialization => self.call(Instance3::exit_initialization_mode),
+            Call::ExitInitialization => {
+                let s = self.call(Instance3::exit_initialization_mode);
+                self.check(function, s)?;
+                if self.types.modes.event_mode_used {
+                    // FMI 3.0 §4.2: with eventModeUsed the instance is in event mode now.
+                    return self.event_iteration(self.start, true);
+                }
+                if self.types.modes.scheduled {
+                    return self.start_scheduled();
+                }
+                return Ok(());
+            }
             Call::GetFloat64 { vr, out } => {
                 self.core.lengths(function, vr.len(), out.len())?;
                 if !self.types.floats_are_float64 && !self.types.all(vr, ValueType::Float64) {
@@ -627,7 +676,15 @@ impl FmuInstance for Fmi3Instance {
                 self.call(|i| i.set_binary(vr, values))
             }
             Call::DoStep { t, h } => return self.step(t, h),
-            Call::Terminate => self.call(Instance3::terminate),
+            Call::Terminate => {
+                if self.types.modes.event_mode_used {
+                    self.note_event_counts();
+                }
+                if self.types.modes.scheduled {
+                    self.note_activations();
+                }
+                self.call(Instance3::terminate)
+            }
             Call::SaveState => self.call(Instance3::save_state),
             Call::RestoreState => {
                 self.terminated = false;
@@ -644,11 +701,29 @@ impl FmuInstance for Fmi3Instance {
             Call::GetBooleanStatus { kind, .. } | Call::GetRealStatus { kind, .. } => {
                 return Err(self.refuse(function(), format!("FMI 3.0 has no status of kind {kind}")));
             }
-            other @ (Call::SetInputDerivatives { .. }
-            | Call::GetClock { .. }
-            | Call::SetClock { .. }
-            | Call::EnterEventMode
-            | Call::UpdateDiscreteStates) => {
+            Call::EnterEventMode => {
+                self.present(function(), self.raw.api().enter_event_mode.is_some())?;
+                self.call(Instance3::enter_event_mode)
+            }
+            Call::EnterStepMode => {
+                self.present(function(), self.raw.api().enter_step_mode.is_some())?;
+                self.call(Instance3::enter_step_mode)
+            }
+            Call::UpdateDiscreteStates { out } => {
+                self.present(function(), self.raw.api().update_discrete_states.is_some())?;
+                self.call(|i| i.update_discrete_states(out))
+            }
+            Call::GetClock { vr, out } => {
+                self.core.lengths(function, vr.len(), out.len())?;
+                self.present(function(), self.raw.api().get_clock.is_some())?;
+                self.call(|i| i.get_clock(vr, out))
+            }
+            Call::SetClock { vr, values } => {
+                self.core.lengths(function, vr.len(), values.len())?;
+                self.present(function(), self.raw.api().set_clock.is_some())?;
+                self.call(|i| i.set_clock(vr, values))
+            }
+            other @ Call::SetInputDerivatives { .. } => {
                 let mut e = other.unsupported_in(&self.core.name, V);
                 if let MasterError::Worker { time, .. } = &mut e {
                     *time = self.core.time;

@@ -79,7 +79,7 @@ pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescripti
 
 /// [`read_description`] without the capability checks (`cosim info` reports them).
 pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
-    let (md, fmi3) = match model_description::from_str(xml) {
+    let (mut md, mut fmi3) = match model_description::from_str(xml) {
         Ok(md) => (md, None),
         Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
             let (md, x) = model_description::from_str3(xml)
@@ -88,6 +88,27 @@ pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescript
         }
         Err(e) => return Err(fmu_error(path, format!("modelDescription.xml: {e}"))),
     };
+    if let Some(x) = &mut fmi3 {
+        super::scheduled::check_clocks(x, !x.has_co_simulation && x.scheduled_execution.is_some())
+            .map_err(|why| fmu_error(path, format!("modelDescription.xml: {why}")))?;
+        if let Some(id) = x.scheduled_execution.clone().filter(|_| md.co_simulation.is_none()) {
+            // Scheduled Execution only: it runs its clocks and clocked variables (scheduled.rs)
+            // as one Co-Simulation participant of the run.
+            x.unsupported.retain(|u| {
+                !["scheduled execution:", "clocks:", "clocked variables:"].iter().any(|p| u.starts_with(p))
+            });
+            md.co_simulation = Some(CoSimulation {
+                model_identifier: id,
+                can_handle_variable_communication_step_size: true,
+                ..CoSimulation::default()
+            });
+        }
+        if x.has_co_simulation {
+            // Co-Simulation is used where the FMU offers both.
+            x.unsupported.retain(|u| !u.starts_with("scheduled execution:"));
+        }
+        // What is still unsupported is refused by the capability checks (`read_description`).
+    }
     Ok((md, fmi3))
 }
 
@@ -298,8 +319,13 @@ impl Fmu {
                 Instance::Fmi2(Fmi2Instance::new(raw, self.core(name)))
             }
             Binary::Fmi3(binary, types) => {
-                let mut raw = ffi3::Instance3::new(binary, name, &self.md.guid, &self.resource_uri, all, log)
-                    .map_err(|e| failed(e, "fmi3InstantiateCoSimulation"))?;
+                let mut raw = if types.modes.scheduled {
+                    ffi3::Instance3::new_scheduled(binary, name, &self.md.guid, &self.resource_uri, all, log)
+                        .map_err(|e| failed(e, "fmi3InstantiateScheduledExecution"))?
+                } else {
+                    ffi3::Instance3::new(binary, name, &self.md.guid, &self.resource_uri, all, log, types.modes)
+                        .map_err(|e| failed(e, "fmi3InstantiateCoSimulation"))?
+                };
                 if !categories.is_empty() {
                     let _ = raw.set_debug_logging(true, &categories);
                 }

@@ -18,11 +18,12 @@
 //!
 //! The places of what comes next: a Model Exchange instance driven by the master's solver is a
 //! variant of [`Instance`] and of the loaded binary (`load::Binary`), made by
-//! [`Fmu::instantiate_model_exchange`] (issue 43); event mode and clocks are the calls
-//! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::GetClock`] and
-//! [`Call::SetClock`] (issue 52). Until then each is refused with a "not yet" error naming it.
-//! Arrays sized by structural parameters ([`Shape::Structural`]) are read with the parameters'
-//! values ([`Fmu::configured`]); `capabilities`: what the loader refuses and `cosim info` reports.
+//! [`Fmu::instantiate_model_exchange`] (issue 52). Arrays sized by structural parameters
+//! ([`Shape::Structural`]) are read with the parameters' values ([`Fmu::configured`]);
+//! `capabilities`: what the loader refuses and `cosim info` reports. Event mode: the calls
+//! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::EnterStepMode`],
+//! [`Call::GetClock`] and [`Call::SetClock`]; `events`: FMI 3.0 Co-Simulation in event mode
+//! (early return, `nextEventTime`); `scheduled`: Scheduled Execution.
 
 use crate::error::{MasterError, Result};
 
@@ -221,6 +222,7 @@ mod cache;
 pub mod call;
 pub mod capabilities;
 mod elf;
+mod events;
 pub(crate) mod ffi;
 pub(crate) mod ffi3;
 pub mod info;
@@ -229,12 +231,13 @@ mod instance3;
 pub mod isolated;
 pub(crate) mod load;
 pub mod mock;
+mod scheduled;
 mod shm;
 pub mod value;
 
 pub use archive::Archive;
 pub use cache::{Configuration, FmuCache};
-pub use call::{Call, Op, Version};
+pub use call::{Call, DiscreteStates, Op, Version};
 pub use info::info;
 pub use instance::{Fmi2Instance, Instance};
 pub use instance3::Fmi3Instance;

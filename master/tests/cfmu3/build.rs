@@ -25,10 +25,12 @@ pub const STATESPACE_XML: &str = include_str!("statespace.xml");
 
 /// Builds `statespace.c` into `dir/<name>.fmu` with the description `xml`.
 pub fn build_statespace(dir: &Path, name: &str, xml: &str) -> PathBuf {
-    build_source(dir, name, "statespace", &["-lm"], xml)
+    build_source(dir, name, "statespace", &[], xml)
 }
 
-/// Builds `<source>.c` of this folder with `cflags` into `dir/<name>.fmu` (modelIdentifier `source`).
+/// Builds `<source>.c` (next to this file) with `cflags` into `dir/<name>.fmu`, its binary
+/// `binaries/x86_64-linux/<source>.so` (the description's modelIdentifier is `source`), linked
+/// with the C maths library.
 pub fn build_source(dir: &Path, name: &str, source: &str, cflags: &[&str], xml: &str) -> PathBuf {
     let src = Path::new(file!()).parent().map_or_else(PathBuf::new, Path::to_path_buf).join(format!("{source}.c"));
     let src = if src.is_absolute() { src } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(src) };
@@ -39,7 +41,7 @@ pub fn build_source(dir: &Path, name: &str, source: &str, cflags: &[&str], xml: 
         .arg("-o")
         .arg(&so)
         .arg(&src)
-        .args(cflags.iter().filter(|f| f.starts_with("-l")))
+        .arg("-lm")
         .output()
         .expect("the system's `cc` is needed to build the test FMUs");
     assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));

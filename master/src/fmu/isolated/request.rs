@@ -2,7 +2,7 @@
 //! the master and the worker.
 
 use super::codec::{Dec, DecResult, Enc, MAX_FRAME};
-use crate::fmu::{Call, Op};
+use crate::fmu::{Call, DiscreteStates, Op};
 
 /// Appends `call`'s request: op code, then the arguments (a getter: its value references and
 /// the number of values wanted).
@@ -63,7 +63,8 @@ pub(super) fn encode_request(call: &Call<'_>, e: &mut Enc<'_>) {
         | Call::SaveState
         | Call::RestoreState
         | Call::EnterEventMode
-        | Call::UpdateDiscreteStates => {}
+        | Call::UpdateDiscreteStates { .. }
+        | Call::EnterStepMode => {}
     }
 }
 
@@ -79,6 +80,7 @@ pub(super) struct Buffers {
     blobs: Vec<Vec<u8>>,
     flag: bool,
     real: f64,
+    discrete: DiscreteStates,
 }
 
 /// Decodes a request written by [`encode_request`] into a [`Call`] whose arrays live in `b`,
@@ -161,7 +163,8 @@ pub(super) fn decode_request<R>(req: &[u8], b: &mut Buffers, f: impl FnOnce(Call
             }
         }
         Op::EnterEventMode => Call::EnterEventMode,
-        Op::UpdateDiscreteStates => Call::UpdateDiscreteStates,
+        Op::UpdateDiscreteStates => Call::UpdateDiscreteStates { out: &mut b.discrete },
+        Op::EnterStepMode => Call::EnterStepMode,
         Op::GetString => {
             d.u32s(&mut b.vrs)?;
             b.strings.clear();
@@ -235,6 +238,16 @@ pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
         Call::GetRealStatus { out, .. } => {
             e.f64(**out);
         }
+        Call::UpdateDiscreteStates { out } => {
+            let flags = [
+                out.need_update,
+                out.terminate,
+                out.nominals_changed,
+                out.values_changed,
+                out.next_event_time.is_some(),
+            ];
+            e.bools(&flags).f64(out.next_event_time.unwrap_or(0.0));
+        }
         Call::Setup { .. }
         | Call::EnterInitialization
         | Call::ExitInitialization
@@ -243,7 +256,7 @@ pub(super) fn encode_results(call: &Call<'_>, e: &mut Enc<'_>) {
         | Call::SetUInt64 { .. }
         | Call::SetClock { .. }
         | Call::EnterEventMode
-        | Call::UpdateDiscreteStates
+        | Call::EnterStepMode
         | Call::SetBoolean { .. }
         | Call::SetString { .. }
         | Call::SetBinary { .. }
@@ -281,6 +294,20 @@ pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<
             **out = d.f64()?;
             Ok(())
         }
+        Call::UpdateDiscreteStates { out } => {
+            let mut flags = [false; 5];
+            d.bools_into(&mut flags)?;
+            let next = d.f64()?;
+            let [need_update, terminate, nominals_changed, values_changed, defined] = flags;
+            **out = DiscreteStates {
+                need_update,
+                terminate,
+                nominals_changed,
+                values_changed,
+                next_event_time: defined.then_some(next),
+            };
+            Ok(())
+        }
         Call::Setup { .. }
         | Call::EnterInitialization
         | Call::ExitInitialization
@@ -289,7 +316,7 @@ pub(super) fn decode_results(call: &mut Call<'_>, d: &mut Dec<'_>) -> DecResult<
         | Call::SetUInt64 { .. }
         | Call::SetClock { .. }
         | Call::EnterEventMode
-        | Call::UpdateDiscreteStates
+        | Call::EnterStepMode
         | Call::SetBoolean { .. }
         | Call::SetString { .. }
         | Call::SetBinary { .. }

@@ -5,7 +5,7 @@ use super::request::*;
 use super::worker::*;
 use super::*;
 use crate::error::{MasterError, Result};
-use crate::fmu::{Call, FmuInstance, Op};
+use crate::fmu::{Call, DiscreteStates, FmuInstance, Op};
 use std::process::ExitStatus;
 
 #[test]
@@ -59,6 +59,15 @@ impl FmuInstance for Echo {
             Call::SaveState => self.saved = true,
             Call::GetBooleanStatus { kind, out } => *out = kind == 3,
             Call::GetRealStatus { kind, out } => *out = f64::from(kind) + 0.25,
+            Call::UpdateDiscreteStates { out } => {
+                *out = DiscreteStates {
+                    need_update: true,
+                    terminate: false,
+                    nominals_changed: true,
+                    values_changed: false,
+                    next_event_time: Some(0.375),
+                }
+            }
             Call::RestoreState if !self.saved => {
                 return Err(MasterError::Call {
                     instance: "echo".into(),
@@ -113,7 +122,7 @@ fn every_call_round_trips_through_the_isolated_encoding() {
         Call::SetUInt64 { vr: &vr, values: &[u64::MAX, 0, (1 << 63) + 1] },
         Call::SetClock { vr: &vr, values: &[true, false, true] },
         Call::EnterEventMode,
-        Call::UpdateDiscreteStates,
+        Call::EnterStepMode,
         Call::SetBoolean { vr: &vr, values: &[true, false, true] },
         Call::SetString { vr: &vr, values: &["a", "ß", ""] },
         Call::SetBinary { vr: &vr, values: &[&[0, 255], &[], &[7; 300]] },
@@ -144,7 +153,12 @@ fn every_call_round_trips_through_the_isolated_encoding() {
     over_the_wire(&mut instance, Call::GetRealStatus { kind: 2, out: &mut real }).unwrap();
     assert!(flag);
     assert_eq!(real, 2.25);
+    let mut discrete = DiscreteStates::default();
+    over_the_wire(&mut instance, Call::UpdateDiscreteStates { out: &mut discrete }).unwrap();
+    assert_eq!((discrete.need_update, discrete.nominals_changed, discrete.values_changed), (true, true, false));
+    assert_eq!(discrete.next_event_time, Some(0.375));
     ops.extend([
+        Op::UpdateDiscreteStates,
         Op::GetFloat64,
         Op::GetInt64,
         Op::GetUInt64,
