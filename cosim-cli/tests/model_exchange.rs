@@ -1,0 +1,160 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! Model Exchange FMUs run by `cosim run` (issue 52): the master integrates them between
+//! communication points (master::ode), with their events. Small C ME FMUs (tests/mefmu) against
+//! closed forms: the bouncing ball's bounce times (state events), the stair (time events), the
+//! decay that terminates from a step event; the ME instance isolated in a worker process.
+
+use std::path::{Path, PathBuf};
+
+mod mefmu;
+mod support;
+use mefmu::Model;
+use support::{cosim, tmp};
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(|s| s.trim_matches('"').to_owned()).collect();
+    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
+}
+
+fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Builds the model's FMU into a fresh folder `tag`.
+fn build(tag: &str, model: Model) -> PathBuf {
+    model.build(&tmp(tag))
+}
+
+/// `cosim run FMU --out … FLAGS`: (exit code, stderr, output folder).
+fn run(fmu: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
+    let out = fmu.parent().unwrap().join("out");
+    let mut args = vec!["run", fmu.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let o = cosim(&args);
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+const G: f64 = 9.81;
+const E: f64 = 0.7;
+
+/// The ball's bounce times from h = 1 at rest: t1 = √(2/g), then flights of 2 eᵏ v1 / g.
+fn bounce_times(until: f64) -> Vec<f64> {
+    let t1 = (2.0 / G).sqrt();
+    let v1 = G * t1;
+    let mut t = vec![t1];
+    let mut k = 1;
+    loop {
+        let next = t[t.len() - 1] + 2.0 * E.powi(k) * v1 / G;
+        if next > until {
+            return t;
+        }
+        t.push(next);
+        k += 1;
+    }
+}
+
+/// Each row after the first bounce gives the time of the last bounce from its h and v (a
+/// parabolic flight since then): s = (√(v² + 2 g h) − v)/g before t. Checks them against the
+/// closed form to `tol` s, and h, v before the first bounce.
+fn check_ball(header: &[String], rows: &[Vec<f64>], tol: f64) {
+    let (h, v) = (column(header, "ball.h"), column(header, "ball.v"));
+    let bounces = bounce_times(2.0);
+    assert_eq!(bounces.len(), 4);
+    let mut seen = vec![false; bounces.len()];
+    for r in rows {
+        let t = r[0];
+        match bounces.iter().rposition(|tb| *tb < t - 1e-9) {
+            None => {
+                assert!((r[h] - (1.0 - G * t * t / 2.0)).abs() < 1e-9, "h at t = {t}: {}", r[h]);
+                assert!((r[v] + G * t).abs() < 1e-9, "v at t = {t}: {}", r[v]);
+            }
+            Some(k) if t - bounces[k] > 1e-3 => {
+                let s = ((r[v] * r[v] + 2.0 * G * r[h]).sqrt() - r[v]) / G;
+                let tb = t - s;
+                assert!((tb - bounces[k]).abs() < tol, "bounce {k} at {tb} (row t = {t}), closed form {}", bounces[k]);
+                seen[k] = true;
+            }
+            Some(_) => {}
+        }
+    }
+    assert!(seen.iter().all(|s| *s), "every bounce checked: {seen:?}");
+}
+
+#[test]
+fn the_bouncing_ball_bounces_at_the_closed_form_times() {
+    let fmu = build("me-ball", Model::Ball);
+    for solver in ["rk4"] {
+        let (code, stderr, out) =
+            run(&fmu, &["--step", "0.01", "--solver", solver, "--set", "relative_tolerance=1e-9"]);
+        assert_eq!(code, Some(0), "{solver}: {stderr}");
+        let s = summary(&out);
+        assert_eq!(s["status"], "ok", "{s}");
+        let (header, rows) = read_csv(&out.join("results.csv"));
+        assert_eq!(rows.len(), 201);
+        check_ball(&header, &rows, 1e-6);
+    }
+}
+
+#[test]
+fn the_stair_steps_at_its_time_events() {
+    let fmu = build("me-stair", Model::Stair);
+    let (code, stderr, out) = run(&fmu, &["--step", "0.25", "--solver", "rk4"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let (x, k) = (column(&header, "stair.x"), column(&header, "stair.k"));
+    assert_eq!(rows.len(), 15);
+    for r in &rows {
+        let t: f64 = r[0];
+        let n = t.floor();
+        assert_eq!(r[k], n, "k at t = {t}");
+        // x' = k: x = Σ_{j<n} j + n (t − n).
+        let exact = n * (n - 1.0) / 2.0 + n * (t - n);
+        assert!((r[x] - exact).abs() < 1e-12, "x at t = {t}: {} vs {exact}", r[x]);
+    }
+}
+
+#[test]
+fn a_model_exchange_fmu_that_terminates_ends_the_run_cleanly() {
+    let fmu = build("me-stop", Model::Stop);
+    for isolate in [false, true] {
+        let mut flags = vec!["--step", "0.1", "--solver", "rk4", "--set", "solver_step=1e-3"];
+        if isolate {
+            flags.push("--isolate");
+        }
+        let (code, stderr, out) = run(&fmu, &flags);
+        assert_eq!(code, Some(0), "isolate {isolate}: {stderr}");
+        let s = summary(&out);
+        assert_eq!(s["status"], "terminated", "{s}");
+        // x = e^-t falls below 0.5 at ln 2; the step event ends the run after the step that
+        // crossed it (internal steps of 1e-3 s).
+        let t_end = s["time"].as_f64().unwrap();
+        assert!(t_end >= 2f64.ln() && t_end <= 2f64.ln() + 1.001e-3, "ended at {t_end}");
+        assert!(stderr.contains("terminated by stop at t = "), "{stderr}");
+        let (header, rows) = read_csv(&out.join("results.csv"));
+        let x = column(&header, "stop.x");
+        for r in &rows {
+            let exact = (-r[0]).exp();
+            assert!((r[x] - exact).abs() < 1e-10, "x at t = {}: {} vs {exact}", r[0], r[x]);
+        }
+    }
+}
+
+#[test]
+fn interface_choices_are_checked() {
+    let fmu = build("me-iface", Model::Ball);
+    let (code, stderr, _) = run(&fmu, &["--interface", "cs"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("supports Model Exchange only") && stderr.contains("--interface me"), "{stderr}");
+    // FMPy's spelling.
+    let (code, stderr, _) = run(&fmu, &["--interface-type", "ModelExchange", "--solver", "rk4", "--step", "0.1"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr, _) = run(&fmu, &["--set", "relative_tolerance=-1"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("relative_tolerance = -1 must be a positive number"), "{stderr}");
+}
