@@ -212,12 +212,12 @@ impl Settings {
             InterfaceKind::Cs => Interface::CoSimulation,
             InterfaceKind::Me => Interface::ModelExchange,
         });
-        let mut o = Options::default();
-        o.method = match self.solver {
+        let method = match self.solver {
             None | Some(SolverKind::Bdf) => Method::Bdf,
             Some(SolverKind::Euler) => Method::Euler,
             Some(SolverKind::Rk4) => Method::Rk4,
         };
+        let mut o = Options { method, ..Options::default() };
         let positive = |key: &str, v: Option<f64>| match v {
             Some(x) if !(x.is_finite() && x > 0.0) => Err(format!("{key} = {x} must be a positive number")),
             _ => Ok(v),
