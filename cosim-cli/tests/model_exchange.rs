@@ -218,3 +218,34 @@ fn the_ball_equals_fmpys_model_exchange_simulation() {
         assert!(compared >= 190, "{compared} rows compared");
     }
 }
+
+#[test]
+fn an_openmodelica_fmu_runs_as_model_exchange_like_fmpy() {
+    // OpenModelica's FMUs of gemseo-fmu have both interfaces; `--interface me` integrates the
+    // ME one (which has no event indicators) with our RK4.
+    let gemseo = fmu_harness::paths::root().join("target/thirdparty/gemseo/MassSpringSystem.fmu");
+    assert!(gemseo.exists(), "{} missing: run `cargo xtask test` (it extracts gemseo-fmu's FMUs)", gemseo.display());
+    let dir = tmp("me-gemseo");
+    let fmu = dir.join("MassSpringSystem.fmu");
+    std::fs::copy(&gemseo, &fmu).unwrap();
+    let (code, stderr, out) =
+        run(&fmu, &["--interface", "me", "--solver", "rk4", "--step", "0.002", "--set", "solver_step=2e-4"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 501);
+    let (fh, frows) = fmpy_me(&fmu, 1e-10, 0.002, 1.0);
+    for name in ["x1", "x2", "v1", "v2"] {
+        let (ours, theirs) = (column(&header, &format!("MassSpringSystem.{name}")), column(&fh, name));
+        let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+        for (r, f) in rows.iter().zip(&frows) {
+            assert!((r[0] - f[0]).abs() < 1e-12, "times {} {}", r[0], f[0]);
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * range,
+                "{name} at t = {}: {} vs FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+        }
+    }
+}
