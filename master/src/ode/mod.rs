@@ -17,12 +17,16 @@
 
 use std::fmt;
 
+mod bdf;
 mod euler;
 mod fixed;
+mod linalg;
 mod rk4;
 mod roots;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bdf;
 
 /// An ODE x' = f(t, x) with `n_roots` root functions g(t, x) (FMI's event indicators).
 pub trait OdeProblem {
@@ -178,8 +182,7 @@ pub fn integrator(dim: usize, n_roots: usize, options: &Options) -> Result<Box<d
                     options.rtol
                 )));
             }
-            let _ = (dim, n_roots);
-            Err(OdeError::new("the BDF integrator is not built yet (issue 52)"))
+            Ok(Box::new(bdf::Bdf::new(dim, n_roots, options)))
         }
     }
 }

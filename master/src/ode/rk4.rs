@@ -1,5 +1,8 @@
 //! The classical fourth-order Runge–Kutta method.
 
+// Matrix and difference-table code reads best with indices.
+#![allow(clippy::needless_range_loop)]
+
 use super::{eval_rhs, OdeError, OdeProblem, Stats};
 
 /// Stage buffers, each of the problem's dimension.

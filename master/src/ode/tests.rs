@@ -4,11 +4,11 @@
 use super::*;
 
 /// A problem from closures.
-struct P<F, G> {
-    dim: usize,
-    n_roots: usize,
-    f: F,
-    g: G,
+pub(super) struct P<F, G> {
+    pub dim: usize,
+    pub n_roots: usize,
+    pub f: F,
+    pub g: G,
 }
 
 impl<F, G> OdeProblem for P<F, G>
@@ -37,7 +37,7 @@ fn no_roots(_: f64, _: &[f64], _: &mut [f64]) {}
 /// A callback (t, x, out).
 type Callback = fn(f64, &[f64], &mut [f64]);
 
-fn ode<F: FnMut(f64, &[f64], &mut [f64])>(dim: usize, f: F) -> P<F, Callback> {
+pub(super) fn ode<F: FnMut(f64, &[f64], &mut [f64])>(dim: usize, f: F) -> P<F, Callback> {
     P { dim, n_roots: 0, f, g: no_roots }
 }
 
@@ -46,7 +46,7 @@ fn options(method: Method) -> Options {
 }
 
 /// Integrates to `t_end`, returning the integrator (stopping at no root).
-fn run(p: &mut dyn OdeProblem, opts: &Options, t0: f64, x0: &[f64], t_end: f64) -> Box<dyn Integrator> {
+pub(super) fn run(p: &mut dyn OdeProblem, opts: &Options, t0: f64, x0: &[f64], t_end: f64) -> Box<dyn Integrator> {
     let mut it = integrator(p.dim(), p.n_roots(), opts).unwrap();
     it.reset(p, t0, x0).unwrap();
     while it.time() < t_end {
@@ -124,7 +124,7 @@ fn rk4_harmonic_oscillator_over_ten_periods() {
 /// falling) and h − 5 (both directions). Integrates to 4 s, handling each event as an ME
 /// instance would (bounce: reset with the reversed velocity), and compares every event with
 /// the closed form.
-fn bouncing_ball(opts: &Options, tol: f64) -> Stats {
+pub(super) fn bouncing_ball(opts: &Options, tol: f64) -> Stats {
     const G: f64 = 9.81;
     const E: f64 = 0.8;
     let mut p = P {
