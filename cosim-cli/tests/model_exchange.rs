@@ -249,3 +249,47 @@ fn an_openmodelica_fmu_runs_as_model_exchange_like_fmpy() {
         }
     }
 }
+
+#[test]
+fn robertson_needs_the_stiff_solver_and_equals_fmpy() {
+    // Robertson's kinetics to t = 40: the literature's values (Hairer & Wanner) and FMPy's CVode.
+    // FMPy's absolute tolerance is its relative one times the nominal (1): at rtol 1e-8 its y2
+    // (~1e-5) is 2e-4 off SciPy's Radau at rtol 1e-12 where ours (rtol 1e-8, atol 1e-12) agrees
+    // to 1e-9, so FMPy runs at rtol 1e-10 here.
+    let fmu = build("me-robertson", Model::Robertson);
+    let flags =
+        ["--step", "1", "--solver", "bdf", "--set", "relative_tolerance=1e-8", "--set", "absolute_tolerance=1e-12"];
+    let (code, stderr, out) = run(&fmu, &flags);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 41);
+    let last = &rows[40];
+    let reference = [0.715_827_068_7, 9.185_534_765e-6, 0.284_163_745_7];
+    let (fh, frows) = fmpy_me(&fmu, 1e-10, 1.0, 40.0);
+    for (i, want) in reference.iter().enumerate() {
+        let name = format!("y{}", i + 1);
+        let ours = column(&header, &format!("robertson.{name}"));
+        assert!((last[ours] - want).abs() <= 1e-4 * want, "{name}(40) = {} vs {want}", last[ours]);
+        let theirs = column(&fh, &name);
+        for (r, f) in rows.iter().zip(&frows) {
+            let scale = f[theirs].abs().max(1e-12);
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * scale,
+                "{name} at t = {}: {} vs FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+        }
+    }
+}
+
+#[test]
+fn the_bouncing_ball_with_the_bdf() {
+    let fmu = build("me-ball-bdf", Model::Ball);
+    let flags = ["--step", "0.01", "--set", "relative_tolerance=1e-10", "--set", "absolute_tolerance=1e-12"];
+    let (code, stderr, out) = run(&fmu, &flags);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    check_ball(&header, &rows, 1e-6);
+}

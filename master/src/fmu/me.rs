@@ -275,6 +275,19 @@ impl<F: ModelExchange> MeInstance<F> {
         let r = self.with_problem(|i, p| i.reset(p, t, &x));
         self.x = x;
         self.restart = false;
+        r?;
+        // The integrator evaluated the FMU at trial points: back to the state at t.
+        self.set_point(t)
+    }
+
+    /// Sets the FMU's time, states (`self.x`) and extrapolated inputs to those at `t`.
+    fn set_point(&mut self, t: f64) -> Result<()> {
+        let x = std::mem::take(&mut self.x);
+        let mut failure = None;
+        let r =
+            Problem { fmu: &mut self.fmu, nx: self.nx, nz: self.nz, inputs: &mut self.inputs, failure: &mut failure }
+                .at(t, &x);
+        self.x = x;
         r
     }
 
@@ -360,18 +373,7 @@ impl<F: ModelExchange> MeInstance<F> {
             // The FMU at the accepted point (the integrator's last evaluation may be elsewhere).
             let Some(integrator) = self.integrator.as_deref() else { break };
             self.x.copy_from_slice(integrator.state());
-            let x = std::mem::take(&mut self.x);
-            let mut failure = None;
-            let r = Problem {
-                fmu: &mut self.fmu,
-                nx: self.nx,
-                nz: self.nz,
-                inputs: &mut self.inputs,
-                failure: &mut failure,
-            }
-            .at(ti, &x);
-            self.x = x;
-            r?;
+            self.set_point(ti)?;
             let (step_event, terminate) = self.fmu.completed_integrator_step()?;
             if terminate {
                 return Err(self.terminated(ti));
