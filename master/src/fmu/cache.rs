@@ -37,7 +37,9 @@ impl FmuCache {
     /// The FMU at `path`, loaded now if it was not before.
     pub fn load(&mut self, path: &Path) -> Result<Arc<Fmu>> {
         let wanted = |f: &Fmu| {
-            let same_solver = self.host.solver.as_ref().is_none_or(|s| s == f.solver());
+            // The solver matters to Model Exchange only: a Co-Simulation FMU is kept as it is.
+            let same_solver = f.interface() == super::Interface::CoSimulation
+                || self.host.solver.as_ref().is_none_or(|s| s == f.solver());
             let same_interface = match self.host.interface {
                 Some(i) => f.interface() == i,
                 None => true,
