@@ -89,9 +89,11 @@ def simulate_fmu(
     start_values: dict | None = None,
     output=None,
     *,
+    fmi_type: str | None = None,
+    solver: str | None = None,
     check: bool = True,
 ):
-    """Simulates one Co-Simulation FMU as ``fmpy.simulate_fmu`` does and returns a structured
+    """Simulates one FMU as ``fmpy.simulate_fmu`` does and returns a structured
     array with ``time`` and one field per recorded variable, named as in the FMU (``x``, not
     ``instance.x``), with ``.summary`` and ``.units`` (keyed the same way) like :func:`cosim.simulate`.
 
@@ -104,16 +106,30 @@ def simulate_fmu(
     doubles it until at most 1000 steps remain). ``start_values`` maps variable names to
     values (bool, int, float, or str for an enumeration item; a list, tuple or NumPy array for
     a whole FMI 3.0 array, row-major); ``output`` lists the recorded
-    variables (default: every output). ``relative_tolerance`` is refused when given: cosim calls
+    variables (default: every output).
+
+    ``fmi_type`` as FMPy's: ``"CoSimulation"`` (default where the FMU has it) or
+    ``"ModelExchange"`` (cosim integrates the FMU, docs/model-exchange.md); ``solver``
+    (``"CVode"`` or ``"bdf"``, ``"euler"``, ``"rk4"``) and ``relative_tolerance`` set the ME
+    integrator. ``relative_tolerance`` is refused for Co-Simulation: cosim calls
     ``fmi2SetupExperiment`` without a tolerance (``toleranceDefined = false``).
     """
     from . import _names, _result
 
-    if relative_tolerance is not None:
+    me = fmi_type is not None and fmi_type.lower() in ("modelexchange", "me", "model-exchange")
+    if relative_tolerance is not None and not me:
         raise ValueError(
             f"relative_tolerance = {relative_tolerance!r}: cosim calls fmi2SetupExperiment with "
-            "toleranceDefined = false, so a tolerance would not reach the FMU; leave it None"
+            "toleranceDefined = false, so a tolerance would not reach a Co-Simulation FMU; leave it "
+            "None (or run the FMU as Model Exchange: fmi_type='ModelExchange')"
         )
+    settings = {}
+    if fmi_type is not None:
+        settings["interface"] = fmi_type
+    if solver is not None:
+        settings["solver"] = solver
+    if relative_tolerance is not None:
+        settings["relative_tolerance"] = float(relative_tolerance)
     if step_size is None and output_interval is not None:
         # FMPy steps a Co-Simulation FMU at its output interval (it ignores step_size there).
         step_size, output_interval = output_interval, None
@@ -127,6 +143,7 @@ def simulate_fmu(
         start_values=texts,
         output=_names(output),
         check=check,
+        settings=settings or None,
     )
     prefix = inst + "."
     def strip(n):

@@ -130,7 +130,7 @@ fn _info(fmu: PathBuf) -> PyResult<String> {
 type InstanceRows<'py> = (String, Vec<(String, &'static str)>, Bound<'py, PyBytes>, String);
 
 #[pyfunction]
-#[pyo3(signature = (fmu, start_time=None, stop_time=None, step_size=None, output_interval=None, start_values=Vec::new(), output=None, check=true))]
+#[pyo3(signature = (fmu, start_time=None, stop_time=None, step_size=None, output_interval=None, start_values=Vec::new(), output=None, check=true, settings=None))]
 #[allow(clippy::too_many_arguments)]
 fn _simulate_fmu<'py>(
     py: Python<'py>,
@@ -142,6 +142,7 @@ fn _simulate_fmu<'py>(
     start_values: Vec<String>,
     output: Option<Vec<String>>,
     check: bool,
+    settings: Option<Bound<'py, pyo3::types::PyDict>>,
 ) -> PyResult<InstanceRows<'py>> {
     super::register_worker(py)?;
     let opts = master::single::FmuOptions {
@@ -161,7 +162,7 @@ fn _simulate_fmu<'py>(
         output: None,
         fmus: None,
         extrapolation: None,
-        settings: None,
+        settings: settings.as_ref(),
     };
     let (names, rows, summary) = run_to_end(py, Inner::from_source(src, none, true)?, check)?;
     Ok((single.instance, names, rows, summary))

@@ -107,15 +107,23 @@ fn interface(f: &Facts) -> Vec<Refusal> {
     if f.md.co_simulation.is_some() {
         return Vec::new();
     }
-    let what = match &f.md.model_exchange {
-        Some(me) => format!(
-            "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
-             <CoSimulation> element)",
-            me.model_identifier
+    let (what, why) = match &f.md.model_exchange {
+        // FMI 2.0 Model Exchange runs on the master's integrators (fmu/me.rs).
+        Some(_) if f.fmi3.is_none() => return Vec::new(),
+        Some(me) => (
+            format!(
+                "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
+                 <CoSimulation> element)",
+                me.model_identifier
+            ),
+            "cosim runs FMI 2.0 Model Exchange, not yet FMI 3.0's",
         ),
-        None => "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>".to_owned(),
+        None => (
+            "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>".to_owned(),
+            "cosim runs Co-Simulation and FMI 2.0 Model Exchange FMUs",
+        ),
     };
-    vec![Refusal { check: "interface", stage: Stage::Load, what, why: "cosim runs Co-Simulation FMUs" }]
+    vec![Refusal { check: "interface", stage: Stage::Load, what, why }]
 }
 
 fn model_identifier(f: &Facts) -> Vec<Refusal> {
@@ -164,7 +172,12 @@ fn other_fmi3(f: &Facts) -> Vec<Refusal> {
 
 /// FMI 3.0 clocks and clocked variables.
 fn clocks(f: &Facts) -> Vec<Refusal> {
-    unsupported(f, &["clocks:", "clocked variables:"], "clocks", "cosim runs FMI 3.0 clocks in Scheduled Execution FMUs (time-based input clocks), not in Co-Simulation")
+    unsupported(
+        f,
+        &["clocks:", "clocked variables:"],
+        "clocks",
+        "cosim runs FMI 3.0 clocks in Scheduled Execution FMUs (time-based input clocks), not in Co-Simulation",
+    )
 }
 
 /// FMI 3.0 `<ScheduledExecution>`.
@@ -236,10 +249,13 @@ impl Plan {
         }
         let facts = Facts { md, fmi3 };
         let refusals: Vec<Refusal> = CHECKS.iter().flat_map(|c| (c.refusals)(&facts)).collect();
+        // Without `--interface`: Co-Simulation where declared, else FMI 2.0 Model Exchange.
         let used = if se_only {
             Some(Interface::ScheduledExecution)
+        } else if md.co_simulation.is_some() {
+            Some(Interface::CoSimulation)
         } else {
-            md.co_simulation.as_ref().map(|_| Interface::CoSimulation)
+            md.model_exchange.as_ref().filter(|_| fmi3.is_none()).map(|_| Interface::ModelExchange)
         };
         Self { declared, used, refusals }
     }

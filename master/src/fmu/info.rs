@@ -144,10 +144,37 @@ fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::F
             }
             let _ = writeln!(out, "  {:<40}{}", "maxOutputDerivativeOrder", cs.max_output_derivative_order);
         }
-        None => {
-            let first = plan.refusals.first().map_or_else(String::new, ToString::to_string);
-            let _ = writeln!(out, "{:<18}no: {first}", "Runs with cosim:");
-        }
+        None => match (plan.refusals.first(), &md.model_exchange) {
+            (Some(r), _) => {
+                let _ = writeln!(out, "{:<18}no: {r}", "Runs with cosim:");
+            }
+            (None, Some(me)) => {
+                // Model Exchange only: integrated by cosim's solver (fmu/me.rs, ode/).
+                let so = format!("binaries/linux64/{}.so", me.model_identifier);
+                let runnable = match Archive::check_runnable(path, &so) {
+                    Ok(()) => format!("yes ({so}, Model Exchange)"),
+                    Err(why) => format!("no: {why}"),
+                };
+                field("Runs with cosim", &runnable);
+                let solver = crate::ode::Options::default();
+                let _ = writeln!(
+                    out,
+                    "\nModel Exchange:\n  {:<40}{}\n  {:<40}{}\n  {:<40}{:?}, rtol {}, atol {} (settings solver, \
+                     relative_tolerance, absolute_tolerance)",
+                    "continuous states",
+                    md.model_structure.derivatives.len(),
+                    "event indicators",
+                    md.number_of_event_indicators.unwrap_or(0),
+                    "solver (default)",
+                    solver.method,
+                    solver.rtol,
+                    solver.atol,
+                );
+            }
+            (None, None) => {
+                let _ = writeln!(out, "{:<18}no: the FMU declares no interface", "Runs with cosim:");
+            }
+        },
     }
     if !plan.refusals.is_empty() {
         let _ = writeln!(out, "\nRefused by cosim ({}):", plan.refusals.len());
