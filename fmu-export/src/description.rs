@@ -199,6 +199,10 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
         model_variables.push(sv);
     }
 
+    // The FMI 3.0 description's independent variable `time` has unit "s" (`to_xml3`).
+    if !unit_definitions.iter().any(|u| u.name == "s") {
+        unit_definitions.extend(units::definition("s"));
+    }
     // Model Exchange: `<Derivatives>` in the order of the states (it defines the state vector).
     let (model_exchange, derivative_unknowns) = match M::model_exchange() {
         Some(ode) => (
