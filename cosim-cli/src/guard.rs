@@ -326,6 +326,8 @@ pub fn host() -> master::host::Host {
         log: Some(std::sync::Arc::new(master::host::StderrLog(fmu_log()))),
         workers: std::env::current_exe().ok().map(|exe| master::fmu::isolated::WorkerCommand::exe(&exe)),
         busy_workers: master::host::BusyWorkers::default(),
+        interface: None,
+        solver: None,
     }
 }
 

@@ -256,3 +256,88 @@ table! {
         }
     }
 }
+
+table! {
+    /// The FMI 2.0 Model Exchange functions (FMI 2.0.4 §3.2): the ME binary also exports the common
+    /// functions of [`Fmi2`] (its Co-Simulation functions are absent in an ME-only binary).
+    /// Booleans are `int` (`fmi2Boolean`); `fmi2NewDiscreteStates` fills an `fmi2EventInfo`.
+    Fmi2Me {
+        required {
+            enter_event_mode = "fmi2EnterEventMode": unsafe extern "C" fn(Component) -> Status,
+            new_discrete_states = "fmi2NewDiscreteStates": unsafe extern "C" fn(Component, *mut EventInfo2) -> Status,
+            enter_continuous_time_mode = "fmi2EnterContinuousTimeMode": unsafe extern "C" fn(Component) -> Status,
+            completed_integrator_step = "fmi2CompletedIntegratorStep":
+                unsafe extern "C" fn(Component, c_int, *mut c_int, *mut c_int) -> Status,
+            set_time = "fmi2SetTime": unsafe extern "C" fn(Component, f64) -> Status,
+            set_continuous_states = "fmi2SetContinuousStates": unsafe extern "C" fn(Component, *const f64, usize) -> Status,
+            get_derivatives = "fmi2GetDerivatives": unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_event_indicators = "fmi2GetEventIndicators": unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_continuous_states = "fmi2GetContinuousStates": unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_nominals_of_continuous_states = "fmi2GetNominalsOfContinuousStates":
+                unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+        }
+        optional {}
+    }
+}
+
+/// `fmi2EventInfo` (FMI 2.0.4 §3.2.2), filled by `fmi2NewDiscreteStates`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EventInfo2 {
+    /// `newDiscreteStatesNeeded`.
+    pub new_discrete_states_needed: c_int,
+    /// `terminateSimulation`.
+    pub terminate_simulation: c_int,
+    /// `nominalsOfContinuousStatesChanged`.
+    pub nominals_of_continuous_states_changed: c_int,
+    /// `valuesOfContinuousStatesChanged`.
+    pub values_of_continuous_states_changed: c_int,
+    /// `nextEventTimeDefined`.
+    pub next_event_time_defined: c_int,
+    /// `nextEventTime`.
+    pub next_event_time: f64,
+}
+
+table! {
+    /// The FMI 3.0 Model Exchange functions (FMI 3.0.1 §3.2), beside the common functions of
+    /// [`Fmi3`] (whose Co-Simulation functions an ME-only binary lacks).
+    Fmi3Me {
+        required {
+            instantiate_model_exchange = "fmi3InstantiateModelExchange": unsafe extern "C" fn(
+                *const c_char,
+                *const c_char,
+                *const c_char,
+                bool,
+                bool,
+                *mut c_void,
+                Option<LogMessage3>,
+            ) -> Component,
+            enter_event_mode = "fmi3EnterEventMode": unsafe extern "C" fn(Component) -> Status,
+            update_discrete_states = "fmi3UpdateDiscreteStates": unsafe extern "C" fn(
+                Component,
+                *mut bool,
+                *mut bool,
+                *mut bool,
+                *mut bool,
+                *mut bool,
+                *mut f64,
+            ) -> Status,
+            enter_continuous_time_mode = "fmi3EnterContinuousTimeMode": unsafe extern "C" fn(Component) -> Status,
+            completed_integrator_step = "fmi3CompletedIntegratorStep":
+                unsafe extern "C" fn(Component, bool, *mut bool, *mut bool) -> Status,
+            set_time = "fmi3SetTime": unsafe extern "C" fn(Component, f64) -> Status,
+            set_continuous_states = "fmi3SetContinuousStates": unsafe extern "C" fn(Component, *const f64, usize) -> Status,
+            get_continuous_state_derivatives = "fmi3GetContinuousStateDerivatives":
+                unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_event_indicators = "fmi3GetEventIndicators": unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_continuous_states = "fmi3GetContinuousStates": unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_nominals_of_continuous_states = "fmi3GetNominalsOfContinuousStates":
+                unsafe extern "C" fn(Component, *mut f64, usize) -> Status,
+            get_number_of_event_indicators = "fmi3GetNumberOfEventIndicators":
+                unsafe extern "C" fn(Component, *mut usize) -> Status,
+            get_number_of_continuous_states = "fmi3GetNumberOfContinuousStates":
+                unsafe extern "C" fn(Component, *mut usize) -> Status,
+        }
+        optional {}
+    }
+}

@@ -177,6 +177,13 @@ impl Execution {
     /// or, when isolated (`--isolate` / `[simulation].isolate`), each instance in its own worker
     /// process (the master then loads no FMU binary itself).
     pub fn from_builder(b: &SystemBuilder, over: &Overrides, fmus: &mut FmuCache) -> Result<Self> {
+        let settings = b.settings().overridden_by(&over.settings).and_then(|s| s.model_exchange(s.step));
+        let (interface, solver) = settings.map_err(|message| MasterError::System {
+            path: b.path().to_path_buf(),
+            key: "simulation".into(),
+            message,
+        })?;
+        fmus.set_model_exchange(interface, solver);
         if b.isolated(over) {
             let (workers, descriptions) = Self::workers(b.path(), b.fmus(), fmus, |name, e| b.fmu_error(name, e))?;
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();

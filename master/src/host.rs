@@ -190,6 +190,31 @@ pub struct Host {
     /// The worker processes of this host's isolated instances busy at the moment (shared by its
     /// clones; the shared-memory channels' waiting policy reads it).
     pub busy_workers: BusyWorkers,
+    /// Which interface of an FMU that has both to load (`--interface`); `None`: Co-Simulation,
+    /// Model Exchange for an FMU that has only that.
+    pub interface: Option<Interface>,
+    /// The integrator of Model Exchange instances; `None`: [`crate::ode::Options::default`].
+    pub solver: Option<crate::ode::Options>,
+}
+
+/// The FMI interface an FMU is loaded for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Interface {
+    /// Co-Simulation: the FMU integrates itself (`fmi2DoStep`).
+    CoSimulation,
+    /// Model Exchange: the master integrates the FMU ([`crate::fmu::MeInstance`]).
+    ModelExchange,
+}
+
+impl Interface {
+    /// `me`/`ModelExchange` or `cs`/`CoSimulation` (FMPy's `--interface-type` names), any case.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "me" | "modelexchange" | "model-exchange" | "model_exchange" => Some(Self::ModelExchange),
+            "cs" | "cosimulation" | "co-simulation" | "co_simulation" => Some(Self::CoSimulation),
+            _ => None,
+        }
+    }
 }
 
 /// How to start the worker process of an isolated instance (the library's

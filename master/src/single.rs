@@ -2,8 +2,8 @@
 //! run an FMU — a front end that only produces a [`SystemBuilder`] (the run is the ordinary
 //! [`crate::Execution`]).
 //!
-//! - the instance is named after the Co-Simulation `modelIdentifier` (or `model` when that is
-//!   not a valid instance name), so results.csv's columns are `<modelIdentifier>.<variable>`;
+//! - the instance is named after the Co-Simulation `modelIdentifier` (the Model Exchange one
+//!   for an FMU without Co-Simulation; `model` when that is not a valid instance name), so results.csv's columns are `<modelIdentifier>.<variable>`;
 //! - the experiment is the FMU's `DefaultExperiment` unless overridden; without one, as FMPy:
 //!   start 0, stop start + 1 s, a step dividing stop − start into 500–1000 steps. Where each
 //!   value came from is in [`Single::notes`];
@@ -83,14 +83,20 @@ fn auto_interval(t: f64) -> f64 {
 /// file, the option (`--start-value x0=abc`) and what is wrong with the value.
 pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) -> Result<Single> {
     let err = |key: String, message: String| MasterError::System { path: fmu.to_path_buf(), key, message };
-    let Some(cs) = &md.co_simulation else {
-        let me = if md.model_exchange.is_some() { " (it is a Model Exchange FMU)" } else { "" };
-        return Err(MasterError::Fmu {
-            path: fmu.to_path_buf(),
-            message: format!("no <CoSimulation> interface{me}: cosim runs FMI 2.0 and 3.0 Co-Simulation FMUs"),
-        });
+    // Named after the interface that runs: Co-Simulation where the FMU has it, else Model
+    // Exchange (integrated by the master, see fmu::me).
+    let id = match (&md.co_simulation, &md.model_exchange) {
+        (Some(cs), _) => cs.model_identifier.as_str(),
+        (None, Some(me)) => me.model_identifier.as_str(),
+        (None, None) => {
+            return Err(MasterError::Fmu {
+                path: fmu.to_path_buf(),
+                message: "neither <CoSimulation> nor <ModelExchange>: cosim runs FMI 2.0 and 3.0 Co-Simulation \
+                          FMUs and FMI 2.0 Model Exchange FMUs"
+                    .into(),
+            })
+        }
     };
-    let id = cs.model_identifier.as_str();
     let instance = if !id.is_empty() && !id.contains('.') { id.to_owned() } else { "model".to_owned() };
 
     // The experiment, and where each value came from.

@@ -166,3 +166,50 @@ fn binary_and_int64_connections_and_exact_columns_do_not_allocate_per_step() {
     assert!(last.ends_with(",0d0c0b0a88,880a0b0c0d88,5000000000.0,9223372036854775809"), "{last}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ode_integrator_steps_do_not_allocate() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    use master::ode::{integrator, Method, OdeError, OdeProblem, Options};
+    /// Van der Pol, μ = 10, with a root function that never changes sign.
+    struct Vdp;
+    impl OdeProblem for Vdp {
+        fn dim(&self) -> usize {
+            2
+        }
+        fn n_roots(&self) -> usize {
+            1
+        }
+        fn rhs(&mut self, _: f64, y: &[f64], dy: &mut [f64]) -> Result<(), OdeError> {
+            dy[0] = y[1];
+            dy[1] = 10.0 * (1.0 - y[0] * y[0]) * y[1] - y[0];
+            Ok(())
+        }
+        fn roots(&mut self, _: f64, y: &[f64], g: &mut [f64]) -> Result<(), OdeError> {
+            g[0] = 10.0 + y[0];
+            Ok(())
+        }
+    }
+    for method in [Method::Bdf, Method::Rk4, Method::Euler] {
+        let opts = Options { method, fixed_step: 1e-3, ..Options::default() };
+        let mut it = integrator(2, 1, &opts).unwrap();
+        let mut p = Vdp;
+        it.reset(&mut p, 0.0, &[2.0, 0.0]).unwrap();
+        // Communication points every 0.01 s: steps clamped onto them, then the wanted step back.
+        let mut stop = 0.0;
+        let mut advance = |it: &mut Box<dyn master::ode::Integrator>, steps: u32| {
+            for _ in 0..steps {
+                if it.time() >= stop {
+                    stop += 0.01;
+                }
+                it.step(&mut p, stop).unwrap();
+            }
+        };
+        advance(&mut it, 500);
+        let before = ALLOCS.load(Ordering::Relaxed);
+        advance(&mut it, 3000);
+        let during = ALLOCS.load(Ordering::Relaxed) - before;
+        assert_eq!(during, 0, "{method:?}: {during} allocations in 3000 steps ({:?})", it.stats());
+        assert!(it.stats().steps > 1000);
+    }
+}

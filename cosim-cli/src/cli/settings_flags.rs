@@ -4,7 +4,9 @@
 //! settings, and a new setting needs no flag.
 
 use anyhow::{anyhow, Result};
-use master::system::{AlgorithmKind, CorrectionLaw, Exchange, Parallel, Settings, StepControlKind};
+use master::system::{
+    AlgorithmKind, CorrectionLaw, Exchange, InterfaceKind, Parallel, Settings, SolverKind, StepControlKind,
+};
 
 /// The settings given on the command line.
 #[derive(clap::Args, serde::Serialize, Debug, Default)]
@@ -78,6 +80,17 @@ pub struct SettingsFlags {
     #[arg(long)]
     #[serde(rename = "real_time_priority", skip_serializing_if = "std::ops::Not::not")]
     rt_priority: bool,
+    /// The interface of an FMU that has both: `cs` (default) or `me` (Model Exchange, integrated
+    /// by cosim; FMPy's --interface-type ModelExchange|CoSimulation too; [simulation].interface).
+    #[arg(long, value_enum, alias = "interface-type")]
+    interface: Option<InterfaceKind>,
+    /// The integrator of Model Exchange FMUs: `bdf` (default, variable step; FMPy's `CVode`),
+    /// `euler` or `rk4` ([simulation].solver).
+    #[arg(long, value_enum)]
+    solver: Option<SolverKind>,
+    /// Relative tolerance of the Model Exchange integrator ([simulation].relative_tolerance).
+    #[arg(long)]
+    relative_tolerance: Option<f64>,
     /// Any setting of [simulation], KEY=VALUE with the value in TOML syntax (a bare word is a
     /// string); dotted keys for [simulation.ecco]: `--set iterations=5 --set ecco.safety=0.8`.
     /// Repeatable; applied after the flags above.

@@ -35,7 +35,7 @@ pub fn cost(p: &mut Probe) -> Outcome {
         let cycle = || -> Result<(), String> {
             let mut s = match p.fmu.instantiate("cycle").map_err(|e| e.to_string())? {
                 crate::fmu::Instance::Fmi2(s) => s,
-                crate::fmu::Instance::Fmi3(_) => return Err("cosim check checks FMI 2.0 FMUs only".into()),
+                _ => return Err("cosim check checks FMI 2.0 Co-Simulation FMUs only".into()),
             };
             p.init(&mut s)?;
             s.terminate().map_err(|e| e.to_string())

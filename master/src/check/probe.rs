@@ -110,7 +110,7 @@ impl Probe {
         self.note(format_args!("fmi2Instantiate(\"{name}\")"));
         match self.fmu.instantiate(name).map_err(|e| e.to_string())? {
             Instance::Fmi2(i) => Ok(i),
-            Instance::Fmi3(_) => Err("cosim check checks FMI 2.0 FMUs only".into()),
+            _ => Err("cosim check checks FMI 2.0 Co-Simulation FMUs only".into()),
         }
     }
 

@@ -26,11 +26,28 @@ impl FmuCache {
         &self.host
     }
 
+    /// Model Exchange: the interface to load FMUs that have both for (`None`: Co-Simulation)
+    /// and the integrator of their ME instances, for the FMUs loaded from now on (and their
+    /// isolated workers); an FMU loaded before with other choices is loaded again.
+    pub fn set_model_exchange(&mut self, interface: Option<super::Interface>, solver: crate::ode::Options) {
+        self.host.interface = interface;
+        self.host.solver = Some(solver);
+    }
+
     /// The FMU at `path`, loaded now if it was not before.
     pub fn load(&mut self, path: &Path) -> Result<Arc<Fmu>> {
-        if let Some(f) = self.get(path) {
+        let wanted = |f: &Fmu| {
+            let same_solver = self.host.solver.as_ref().is_none_or(|s| s == f.solver());
+            let same_interface = match self.host.interface {
+                Some(i) => f.interface() == i,
+                None => true,
+            };
+            same_solver && same_interface
+        };
+        if let Some(f) = self.get(path).filter(|f| wanted(f)) {
             return Ok(Arc::clone(f));
         }
+        self.loaded.retain(|(p, _)| p != path);
         let f = Fmu::load_in(path, &self.host)?;
         self.loaded.push((path.to_path_buf(), Arc::clone(&f)));
         Ok(f)

@@ -33,8 +33,12 @@ pub(crate) const PENDING: c_int = 5;
 /// holds a NUL character (callers check beforehand; this is the safety net).
 pub(crate) const NOT_CALLED: c_int = -1;
 
+/// `fmi2ModelExchange`.
+const FMI2_MODEL_EXCHANGE: c_int = 0;
 /// `fmi2CoSimulation`.
 const FMI2_CO_SIMULATION: c_int = 1;
+
+mod me;
 
 /// The name of an `fmi2Status` value.
 pub(crate) fn status_name(status: c_int) -> String {
@@ -97,6 +101,8 @@ pub(crate) const REQUIRED_SYMBOLS: &[&str] = fmi_api::Fmi2::REQUIRED;
 /// [`Instance`] holds an `Arc` of it.
 pub(crate) struct Binary {
     api: Api,
+    /// The Model Exchange functions, when loaded for Model Exchange (`me.rs`).
+    me: Option<fmi_api::Fmi2Me>,
     // Declared after `api`: the function pointers are never used after the library is closed.
     _lib: libloading::os::unix::Library,
 }
@@ -105,7 +111,10 @@ impl Binary {
     /// Loads the shared library at `so` (`RTLD_NOW | RTLD_LOCAL`: unresolved symbols fail here,
     /// not in the middle of a run, and FMUs do not see each other's symbols) and resolves every
     /// FMI 2.0 common and Co-Simulation function. The error text names the missing symbol.
-    pub(crate) fn load(so: &Path) -> Result<Self, String> {
+    ///
+    /// For Model Exchange (`model_exchange`) the Model Exchange functions are required too and
+    /// the Co-Simulation ones may be absent (calling one is an error status, see `me.rs`).
+    pub(crate) fn load(so: &Path, model_exchange: bool) -> Result<Self, String> {
         use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
         // SAFETY: loading a library runs its initialisers, which is what loading an FMU means:
         // the user asked for this binary to be run. The path is an existing file of the archive.
@@ -114,13 +123,29 @@ impl Binary {
         // SAFETY: the symbols are FMI 2.0 functions with the table's signatures (those of
         // fmi2FunctionTypes.h); the pointers are only used while `lib` is loaded (both live in
         // the returned Binary).
-        let api = unsafe { Api::resolve(|name| symbol(&lib, name)) }.map_err(|m| {
+        let lookup = |name: &'static [u8]| match symbol(&lib, name) {
+            Err(e) if model_exchange => me::co_simulation_stub(name).ok_or(e),
+            r => r,
+        };
+        let api = unsafe { Api::resolve(lookup) }.map_err(|m| {
+            let interface = if model_exchange { "common" } else { "Co-Simulation" };
             format!(
-                "missing required symbol {}: the binary does not export the FMI 2.0 Co-Simulation API ({})",
+                "missing required symbol {}: the binary does not export the FMI 2.0 {interface} API ({})",
                 m.symbol, m.error
             )
         })?;
-        Ok(Self { api, _lib: lib })
+        let me = if model_exchange {
+            // SAFETY: as above, with the signatures of the Model Exchange functions.
+            Some(unsafe { fmi_api::Fmi2Me::resolve(|name| symbol(&lib, name)) }.map_err(|m| {
+                format!(
+                    "missing required symbol {}: the binary does not export the FMI 2.0 Model Exchange API ({})",
+                    m.symbol, m.error
+                )
+            })?)
+        } else {
+            None
+        };
+        Ok(Self { api, me, _lib: lib })
     }
 
     /// `fmi2GetTypesPlatform()` ("default" for every standard binary).
@@ -351,7 +376,8 @@ unsafe impl Send for Instance {}
 
 impl Instance {
     /// `fmi2Instantiate(name, fmi2CoSimulation, guid, resource_uri, callbacks, visible = false,
-    /// logging_on)`; the FMU's messages go to `log`.
+    /// logging_on)` (`fmi2ModelExchange` for a binary loaded for Model Exchange); the FMU's
+    /// messages go to `log`.
     pub(crate) fn new(
         binary: &Arc<Binary>,
         name: &str,
@@ -365,12 +391,13 @@ impl Instance {
         // SAFETY: FMI 2.0 fmi2Instantiate with NUL-terminated strings and a callbacks struct, all
         // inside the environment allocation, which outlives the component (freed after
         // fmi2FreeInstance in Drop). Only shared access to the allocation happens from now on.
+        let fmu_type = if binary.me.is_some() { FMI2_MODEL_EXCHANGE } else { FMI2_CO_SIMULATION };
         let component = unsafe {
             let e = &*env_ptr;
             let (c_name, c_guid, c_resources) = e.c_strings();
             (binary.api.instantiate)(
                 c_name,
-                FMI2_CO_SIMULATION,
+                fmu_type,
                 c_guid,
                 c_resources,
                 std::ptr::from_ref(&e.callbacks).cast(),

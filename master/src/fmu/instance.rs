@@ -7,6 +7,7 @@ use super::call::Version;
 use super::ffi;
 use super::instance3::Fmi3Instance;
 use super::load::{Fmu, Live};
+use super::me::MeInstance;
 use super::{Call, FmuInstance};
 use crate::error::{MasterError, Result};
 use std::ffi::c_int;
@@ -21,6 +22,8 @@ pub enum Instance {
     Fmi2(Fmi2Instance),
     /// FMI 3.0 Co-Simulation.
     Fmi3(Fmi3Instance),
+    /// FMI 2.0 Model Exchange, integrated by the master ([`MeInstance`]).
+    Me2(Box<MeInstance<Fmi2Instance>>),
 }
 
 impl std::fmt::Debug for Instance {
@@ -28,6 +31,7 @@ impl std::fmt::Debug for Instance {
         let (version, core) = match self {
             Self::Fmi2(i) => ("Fmi2", &i.core),
             Self::Fmi3(i) => ("Fmi3", &i.core),
+            Self::Me2(i) => ("Me2", &i.inner().core),
         };
         f.debug_struct(version)
             .field("name", &core.name)
@@ -52,6 +56,7 @@ impl Instance {
         match self {
             Self::Fmi2(i) => Box::new(i),
             Self::Fmi3(i) => Box::new(i),
+            Self::Me2(i) => i,
         }
     }
 
@@ -59,6 +64,7 @@ impl Instance {
         match self {
             Self::Fmi2(i) => &i.core,
             Self::Fmi3(i) => &i.core,
+            Self::Me2(i) => &i.inner().core,
         }
     }
 
@@ -72,6 +78,7 @@ impl Instance {
         match self {
             Self::Fmi2(i) => i.last_log(),
             Self::Fmi3(i) => i.raw.env().last_message(),
+            Self::Me2(i) => i.inner().last_log(),
         }
     }
 
@@ -92,6 +99,7 @@ impl Instance {
         match self {
             Self::Fmi2(i) => i.reset(),
             Self::Fmi3(i) => i.reset(),
+            Self::Me2(_) => Err(Call::Terminate.unsupported_in(self.name(), Version::Fmi2)),
         }
     }
 
@@ -101,6 +109,12 @@ impl Instance {
         match self {
             Self::Fmi2(i) => i.get_output_derivatives(vr, order, out),
             Self::Fmi3(i) => i.get_output_derivatives(vr, order, out),
+            Self::Me2(i) => Err(MasterError::Worker {
+                instance: i.name().to_owned(),
+                function: "fmi2GetRealOutputDerivatives",
+                time: i.inner().core.time,
+                message: "a Model Exchange instance has no output derivatives".into(),
+            }),
         }
     }
 }
@@ -113,17 +127,18 @@ impl FmuInstance for Instance {
         match self {
             Self::Fmi2(i) => i.execute(call),
             Self::Fmi3(i) => i.execute(call),
+            Self::Me2(i) => i.execute(call),
         }
     }
     fn version(&self) -> Version {
         match self {
-            Self::Fmi2(_) => Version::Fmi2,
+            Self::Fmi2(_) | Self::Me2(_) => Version::Fmi2,
             Self::Fmi3(_) => Version::Fmi3,
         }
     }
     fn value_type(&self, vr: u32) -> Option<super::ValueType> {
         match self {
-            Self::Fmi2(_) => None,
+            Self::Fmi2(_) | Self::Me2(_) => None,
             Self::Fmi3(i) => i.value_type(vr),
         }
     }
@@ -131,21 +146,27 @@ impl FmuInstance for Instance {
         match self {
             Self::Fmi2(i) => i.can_interpolate_inputs(),
             Self::Fmi3(i) => i.can_interpolate_inputs(),
+            Self::Me2(i) => i.can_interpolate_inputs(),
         }
     }
     fn call_stats(&self) -> (f64, u64) {
-        (self.core().busy.as_secs_f64(), self.core().steps)
+        match self {
+            Self::Me2(i) => i.call_stats(),
+            _ => (self.core().busy.as_secs_f64(), self.core().steps),
+        }
     }
     fn fmu_warnings(&self) -> u64 {
         match self {
             Self::Fmi2(i) => i.fmu_warnings(),
             Self::Fmi3(i) => i.fmu_warnings(),
+            Self::Me2(i) => i.fmu_warnings(),
         }
     }
     fn set_timing(&mut self, on: bool) {
         match self {
             Self::Fmi2(i) => i.set_timing(on),
             Self::Fmi3(i) => i.set_timing(on),
+            Self::Me2(i) => i.set_timing(on),
         }
     }
 }
@@ -343,6 +364,53 @@ impl Fmi2Instance {
 }
 
 const V: Version = Version::Fmi2;
+
+impl super::me::ModelExchange for Fmi2Instance {
+    fn sizes(&mut self) -> Result<(usize, usize)> {
+        let md = self.core.fmu.0.model_description();
+        Ok((md.model_structure.derivatives.len(), md.number_of_event_indicators.unwrap_or(0) as usize))
+    }
+    fn vector(&mut self, which: super::me::Vector, out: &mut [f64]) -> Result<()> {
+        use super::me::Vector;
+        let s = self.call(|i| i.get_vector(which, out));
+        let function = || match which {
+            Vector::States => "fmi2GetContinuousStates",
+            Vector::Derivatives => "fmi2GetDerivatives",
+            Vector::EventIndicators => "fmi2GetEventIndicators",
+            Vector::Nominals => "fmi2GetNominalsOfContinuousStates",
+        };
+        self.core.check(V, function, s, self.instance.env())
+    }
+    fn set_time(&mut self, t: f64) -> Result<()> {
+        self.core.time = t;
+        let s = self.call(|i| i.set_time(t));
+        self.core.check(V, || "fmi2SetTime", s, self.instance.env())
+    }
+    fn set_states(&mut self, x: &[f64]) -> Result<()> {
+        let s = self.call(|i| i.set_continuous_states(x));
+        self.core.check(V, || "fmi2SetContinuousStates", s, self.instance.env())
+    }
+    fn enter_event_mode(&mut self) -> Result<()> {
+        let s = self.call(ffi::Instance::enter_event_mode);
+        self.core.check(V, || "fmi2EnterEventMode", s, self.instance.env())
+    }
+    fn update_discrete_states(&mut self) -> Result<super::me::EventInfo> {
+        let mut info = super::me::EventInfo::default();
+        let s = self.call(|i| i.new_discrete_states(&mut info));
+        self.core.check(V, || "fmi2NewDiscreteStates", s, self.instance.env())?;
+        Ok(info)
+    }
+    fn enter_continuous_time_mode(&mut self) -> Result<()> {
+        let s = self.call(ffi::Instance::enter_continuous_time_mode);
+        self.core.check(V, || "fmi2EnterContinuousTimeMode", s, self.instance.env())
+    }
+    fn completed_integrator_step(&mut self) -> Result<(bool, bool)> {
+        let mut out = (false, false);
+        let s = self.call(|i| i.completed_integrator_step(&mut out));
+        self.core.check(V, || "fmi2CompletedIntegratorStep", s, self.instance.env())?;
+        Ok(out)
+    }
+}
 
 impl FmuInstance for Fmi2Instance {
     fn name(&self) -> &str {

@@ -5,8 +5,10 @@
 use super::archive::Archive;
 use super::instance::{Core, Fmi2Instance, Instance};
 use super::instance3::{Fmi3Instance, Types3};
+use super::me::MeInstance;
 use super::{ffi, ffi3};
 use crate::error::{MasterError, Result};
+pub use crate::host::Interface;
 use crate::host::{FmuLog, LogLevel};
 use model_description::{CoSimulation, ModelDescription, ScalarVariable};
 use std::collections::HashMap;
@@ -38,6 +40,10 @@ pub struct Fmu {
     log: Option<Arc<dyn FmuLog>>,
     md: ModelDescription,
     cs: CoSimulation,
+    /// The interface loaded: what [`Fmu::instantiate`] makes.
+    interface: Interface,
+    /// The integrator of Model Exchange instances.
+    solver: crate::ode::Options,
     by_name: HashMap<String, usize>,
     path: PathBuf,
     resource_uri: String,
@@ -106,16 +112,35 @@ impl Fmu {
     /// [`Fmu::load`], the extraction registered with `host`'s cleanup while it exists and the
     /// instances' messages handed to `host`'s log sink.
     pub fn load_in(path: &Path, host: &crate::host::Host) -> Result<Arc<Self>> {
-        Self::from_archive(path, Archive::extract_in(path, host)?, host.log.clone())
+        let archive = Archive::extract_in(path, host)?;
+        Self::from_archive(path, archive, host.log.clone(), host.interface, host.solver.clone())
     }
 
     /// [`Fmu::load`] of an FMU the master extracted into `dir` already (a worker process of
     /// `cosim run --isolate`; the folder stays the master's); messages go to `log`.
     pub fn load_extracted(path: &Path, dir: &Path, log: Option<Arc<dyn FmuLog>>) -> Result<Arc<Self>> {
-        Self::from_archive(path, Archive::extracted_by_master(path, dir)?, log)
+        Self::load_extracted_as(path, dir, log, None, None)
     }
 
-    fn from_archive(path: &Path, archive: Archive, log: Option<Arc<dyn FmuLog>>) -> Result<Arc<Self>> {
+    /// [`Fmu::load_extracted`] for `interface` (as [`crate::host::Host::interface`]), its Model
+    /// Exchange instances integrated with `solver`.
+    pub fn load_extracted_as(
+        path: &Path,
+        dir: &Path,
+        log: Option<Arc<dyn FmuLog>>,
+        interface: Option<Interface>,
+        solver: Option<crate::ode::Options>,
+    ) -> Result<Arc<Self>> {
+        Self::from_archive(path, Archive::extracted_by_master(path, dir)?, log, interface, solver)
+    }
+
+    fn from_archive(
+        path: &Path,
+        archive: Archive,
+        log: Option<Arc<dyn FmuLog>>,
+        interface: Option<Interface>,
+        solver: Option<crate::ode::Options>,
+    ) -> Result<Arc<Self>> {
         let xml = archive.model_description()?;
         let (md, fmi3) = read_description(path, &xml)?;
         if md.fmi_version != "2.0" && fmi3.is_none() {
@@ -127,19 +152,51 @@ impl Fmu {
                 ),
             ));
         }
-        let Some(cs) = md.co_simulation.clone() else {
-            let message = match &md.model_exchange {
-                Some(me) => format!(
-                    "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
-                     <CoSimulation> element): cosim runs Co-Simulation FMUs",
-                    me.model_identifier
-                ),
-                None => "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: \
-                         cosim runs Co-Simulation FMUs"
-                    .into(),
+        let interface =
+            match (interface, &md.co_simulation, &md.model_exchange) {
+                (Some(Interface::CoSimulation) | None, Some(_), _) => Interface::CoSimulation,
+                (Some(Interface::ModelExchange) | None, _, Some(_)) => Interface::ModelExchange,
+                (Some(Interface::CoSimulation), None, Some(me)) => {
+                    return Err(fmu_error(
+                        path,
+                        format!(
+                        "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
+                         <CoSimulation> element): run it with --interface me",
+                        me.model_identifier
+                    ),
+                    ))
+                }
+                (Some(Interface::ModelExchange), Some(_), None) => {
+                    return Err(fmu_error(
+                        path,
+                        "the FMU supports Co-Simulation only (modelDescription.xml has no <ModelExchange> element): \
+                     run it with --interface cs"
+                            .into(),
+                    ))
+                }
+                _ => return Err(fmu_error(
+                    path,
+                    "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: cosim runs Co-Simulation \
+                     and Model Exchange FMUs"
+                        .into(),
+                )),
             };
-            return Err(fmu_error(path, message));
+        // A Model Exchange FMU is a participant with the capabilities the master's integration
+        // gives it: any step size, inputs extrapolated; FMU states as its Co-Simulation side says.
+        let cs = match (interface, &md.co_simulation, &md.model_exchange) {
+            (Interface::CoSimulation, Some(cs), _) => cs.clone(),
+            (_, cs, Some(me)) => CoSimulation {
+                model_identifier: me.model_identifier.clone(),
+                can_handle_variable_communication_step_size: true,
+                can_interpolate_inputs: true,
+                max_output_derivative_order: 0,
+                can_get_and_set_fmu_state: cs.as_ref().is_some_and(|c| c.can_get_and_set_fmu_state),
+                can_serialize_fmu_state: cs.as_ref().is_some_and(|c| c.can_serialize_fmu_state),
+                ..CoSimulation::default()
+            },
+            _ => return Err(fmu_error(path, "no interface".into())),
         };
+        let model_exchange = interface == Interface::ModelExchange;
         let id = &cs.model_identifier;
         if id.is_empty() || id.contains(['/', '\\', '\0']) || id == "." || id == ".." {
             return Err(fmu_error(
@@ -165,6 +222,13 @@ impl Fmu {
             ));
         }
         let binary = match &fmi3 {
+            Some(_) if model_exchange => {
+                return Err(fmu_error(
+                    path,
+                    "FMI 3.0 Model Exchange: not yet (cosim runs FMI 3.0 Co-Simulation and FMI 2.0 Model Exchange)"
+                        .into(),
+                ))
+            }
             Some(x) => {
                 let types = Types3::new(&md, x);
                 let binary = ffi3::Binary3::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
@@ -176,9 +240,9 @@ impl Fmu {
                     ));
                 }
                 let binary = Binary::Fmi3(Arc::new(binary), Arc::new(types));
-                return Ok(Self::assemble(path, archive, md, cs, binary, log));
+                return Ok(Self::assemble(path, archive, md, cs, binary, log, (interface, solver)));
             }
-            None => ffi::Binary::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?,
+            None => ffi::Binary::load(&so, model_exchange).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?,
         };
         let platform = binary.types_platform();
         if platform != "default" {
@@ -200,7 +264,7 @@ impl Fmu {
                 ),
             ));
         }
-        Ok(Self::assemble(path, archive, md, cs, Binary::Fmi2(Arc::new(binary)), log))
+        Ok(Self::assemble(path, archive, md, cs, Binary::Fmi2(Arc::new(binary)), log, (interface, solver)))
     }
 
     fn assemble(
@@ -210,6 +274,7 @@ impl Fmu {
         cs: CoSimulation,
         binary: Binary,
         log: Option<Arc<dyn FmuLog>>,
+        (interface, solver): (Interface, Option<crate::ode::Options>),
     ) -> Arc<Self> {
         let mut by_name = HashMap::with_capacity(md.model_variables.len());
         for (i, v) in md.model_variables.iter().enumerate() {
@@ -225,6 +290,8 @@ impl Fmu {
             live: AtomicUsize::new(0),
             md,
             cs,
+            interface,
+            solver: solver.unwrap_or_default(),
             archive,
         })
     }
@@ -274,7 +341,12 @@ impl Fmu {
                     let _ = raw.set_debug_logging(true, &categories);
                 }
                 self.live.fetch_add(1, Ordering::SeqCst);
-                Instance::Fmi2(Fmi2Instance::new(raw, self.core(name)))
+                let instance = Fmi2Instance::new(raw, self.core(name));
+                if self.interface == Interface::ModelExchange {
+                    Instance::Me2(Box::new(MeInstance::new(instance, self.solver.clone())))
+                } else {
+                    Instance::Fmi2(instance)
+                }
             }
             Binary::Fmi3(binary, types) => {
                 let mut raw = ffi3::Instance3::new(binary, name, &self.md.guid, &self.resource_uri, all, log)
@@ -294,15 +366,15 @@ impl Fmu {
         Core::new(Live(Arc::clone(self)), name, self.cs.can_interpolate_inputs)
     }
 
-    /// Model Exchange: the place of an instance driven by the master's solver (issue 43); not
-    /// yet, refused naming the FMU.
-    pub fn instantiate_model_exchange(self: &Arc<Self>, name: &str) -> Result<Instance> {
-        Err(fmu_error(
-            &self.path,
-            format!(
-                "cannot instantiate {name:?} for Model Exchange: not yet (cosim runs Co-Simulation FMUs; issue 43)"
-            ),
-        ))
+    /// The interface this FMU was loaded for: what [`Fmu::instantiate`] makes (a Model Exchange
+    /// instance is an [`Instance::Me2`], integrated by the master).
+    pub fn interface(&self) -> Interface {
+        self.interface
+    }
+
+    /// The integrator options of its Model Exchange instances.
+    pub fn solver(&self) -> &crate::ode::Options {
+        &self.solver
     }
 
     /// The FMI version of the binary.

@@ -226,6 +226,7 @@ pub mod instance;
 mod instance3;
 pub mod isolated;
 pub(crate) mod load;
+pub mod me;
 pub mod mock;
 mod shm;
 pub mod value;
@@ -237,7 +238,8 @@ pub use info::info;
 pub use instance::{Fmi2Instance, Instance};
 pub use instance3::Fmi3Instance;
 pub use isolated::IsolatedInstance;
-pub use load::Fmu;
+pub use load::{Fmu, Interface};
+pub use me::MeInstance;
 pub use value::{Shape, Value, ValueType};
 
 #[cfg(test)]

@@ -17,6 +17,17 @@
 
 use std::fmt;
 
+mod bdf;
+mod euler;
+mod fixed;
+mod linalg;
+mod rk4;
+mod roots;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_bdf;
+
 /// An ODE x' = f(t, x) with `n_roots` root functions g(t, x) (FMI's event indicators).
 pub trait OdeProblem {
     /// Number of states.
@@ -137,6 +148,74 @@ pub trait Integrator: Send {
 
 /// A new integrator for a problem of `dim` states and `n_roots` root functions.
 pub fn integrator(dim: usize, n_roots: usize, options: &Options) -> Result<Box<dyn Integrator>, OdeError> {
-    let _ = (dim, n_roots);
-    Err(OdeError::new(format!("the {:?} integrator is not built yet (issue 52)", options.method)))
+    let positive = |name: &str, v: f64| {
+        if v > 0.0 && !v.is_nan() {
+            Ok(())
+        } else {
+            Err(OdeError::new(format!("the solver option {name} must be positive, not {v}")))
+        }
+    };
+    positive("max_step", options.max_step)?;
+    match options.method {
+        Method::Euler | Method::Rk4 => {
+            positive("fixed_step", options.fixed_step)?;
+            if !options.fixed_step.is_finite() {
+                return Err(OdeError::new(format!(
+                    "the solver option fixed_step must be finite, not {}",
+                    options.fixed_step
+                )));
+            }
+            Ok(Box::new(fixed::Fixed::new(dim, n_roots, options)))
+        }
+        Method::Bdf => {
+            positive("rtol", options.rtol)?;
+            if !(options.atol >= 0.0 && options.atol.is_finite()) {
+                return Err(OdeError::new(format!(
+                    "the solver option atol must be zero or positive, not {}",
+                    options.atol
+                )));
+            }
+            if options.rtol < 100.0 * f64::EPSILON || options.rtol > 1.0 {
+                return Err(OdeError::new(format!(
+                    "the solver option rtol must lie in [{:e}, 1], not {}",
+                    100.0 * f64::EPSILON,
+                    options.rtol
+                )));
+            }
+            Ok(Box::new(bdf::Bdf::new(dim, n_roots, options)))
+        }
+    }
+}
+
+/// f(t, x) into `dx`, counted; a value that is not finite is an error naming the time and the
+/// state.
+fn eval_rhs(
+    problem: &mut dyn OdeProblem,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    stats: &mut Stats,
+) -> Result<(), OdeError> {
+    stats.rhs_evaluations += 1;
+    problem.rhs(t, x, dx)?;
+    match dx.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(not_finite(t, i, dx[i])),
+    }
+}
+
+/// The error for a derivative that is not finite.
+fn not_finite(t: f64, i: usize, v: f64) -> OdeError {
+    OdeError::new(format!("the right-hand side is not finite at t = {t}: the derivative of state {i} is {v}"))
+}
+
+/// Checks the length of an initial state.
+fn check_dim(dim: usize, x: &[f64], t: f64) -> Result<(), OdeError> {
+    if x.len() != dim {
+        return Err(OdeError::new(format!("the integrator has {dim} states, the state at t = {t} has {}", x.len())));
+    }
+    if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+        return Err(OdeError::new(format!("state {i} is not finite at t = {t}: {}", x[i])));
+    }
+    Ok(())
 }

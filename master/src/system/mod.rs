@@ -64,7 +64,7 @@ pub use schema::{
     BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
     SystemFile, TomlError, TuneTable, Value, Variables,
 };
-pub use settings::{BondSettings, EccoSettings, Settings};
+pub use settings::{BondSettings, EccoSettings, InterfaceKind, Settings, SolverKind};
 use std::path::{Path, PathBuf};
 
 /// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is

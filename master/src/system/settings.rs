@@ -150,7 +150,97 @@ pub struct Settings {
     /// Lock memory and run the stepping thread under SCHED_FIFO where the OS permits (default
     /// false; a note in summary.json when refused).
     pub real_time_priority: Option<bool>,
+    /// The interface of FMUs that have both: `"cs"` (default; FMPy's `"CoSimulation"`) or `"me"`
+    /// (`"ModelExchange"`: the master integrates the FMU, docs/model-exchange.md). An FMU with
+    /// one interface runs with it.
+    pub interface: Option<InterfaceKind>,
+    /// The integrator of Model Exchange instances: `"bdf"` (default, variable step; FMPy's
+    /// `"CVode"` names it too), `"euler"` or `"rk4"` (fixed step `solver_step`).
+    pub solver: Option<SolverKind>,
+    /// Relative tolerance of the variable-step integrator (default 1e-6).
+    pub relative_tolerance: Option<f64>,
+    /// Absolute tolerance of the variable-step integrator (default 1e-8).
+    pub absolute_tolerance: Option<f64>,
+    /// Largest internal step of the variable-step integrator (s; default: no limit).
+    pub max_solver_step: Option<f64>,
+    /// Step of the fixed-step integrators (s; default: the communication step / 10).
+    pub solver_step: Option<f64>,
 }
+}
+
+/// `[simulation] interface` (FMPy's `fmi_type` names accepted too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum InterfaceKind {
+    /// Co-Simulation.
+    #[serde(rename = "cs", alias = "CoSimulation", alias = "co-simulation")]
+    #[value(name = "cs", alias = "CoSimulation", alias = "co-simulation")]
+    Cs,
+    /// Model Exchange.
+    #[serde(rename = "me", alias = "ModelExchange", alias = "model-exchange")]
+    #[value(name = "me", alias = "ModelExchange", alias = "model-exchange")]
+    Me,
+}
+
+/// `[simulation] solver` (FMPy's `solver` names accepted too: `CVode` is the BDF).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum SolverKind {
+    /// Variable-step, variable-order BDF (stiff).
+    #[serde(rename = "bdf", alias = "CVode", alias = "cvode", alias = "BDF")]
+    #[value(name = "bdf", alias = "CVode", alias = "cvode")]
+    Bdf,
+    /// Explicit Euler, fixed step.
+    #[serde(rename = "euler", alias = "Euler")]
+    #[value(name = "euler", alias = "Euler")]
+    Euler,
+    /// Classical Runge–Kutta, fixed step.
+    #[serde(rename = "rk4", alias = "RK4")]
+    #[value(name = "rk4", alias = "RK4")]
+    Rk4,
+}
+
+impl Settings {
+    /// The Model Exchange settings: the interface asked for and the integrator's options
+    /// (`step`: the communication step, for the fixed-step default). `Err` names the key and
+    /// the value.
+    pub fn model_exchange(
+        &self,
+        step: Option<f64>,
+    ) -> Result<(Option<crate::host::Interface>, crate::ode::Options), String> {
+        use crate::host::Interface;
+        use crate::ode::{Method, Options};
+        let interface = self.interface.map(|i| match i {
+            InterfaceKind::Cs => Interface::CoSimulation,
+            InterfaceKind::Me => Interface::ModelExchange,
+        });
+        let method = match self.solver {
+            None | Some(SolverKind::Bdf) => Method::Bdf,
+            Some(SolverKind::Euler) => Method::Euler,
+            Some(SolverKind::Rk4) => Method::Rk4,
+        };
+        let mut o = Options { method, ..Options::default() };
+        let positive = |key: &str, v: Option<f64>| match v {
+            Some(x) if !(x.is_finite() && x > 0.0) => Err(format!("{key} = {x} must be a positive number")),
+            _ => Ok(v),
+        };
+        if let Some(x) = positive("relative_tolerance", self.relative_tolerance)? {
+            o.rtol = x;
+        }
+        if let Some(x) = positive("absolute_tolerance", self.absolute_tolerance)? {
+            o.atol = x;
+        }
+        if let Some(x) = positive("max_solver_step", self.max_solver_step)? {
+            o.max_step = x;
+        }
+        match positive("solver_step", self.solver_step)? {
+            Some(x) => o.fixed_step = x,
+            None => {
+                if let Some(h) = step.filter(|h| h.is_finite() && *h > 0.0) {
+                    o.fixed_step = h / 10.0;
+                }
+            }
+        }
+        Ok((interface, o))
+    }
 }
 
 /// `[simulation.ecco]`; `None` takes [`super::EccoParams::default`] (`h_min`: the grid quantum,

@@ -144,6 +144,7 @@ impl IsolatedInstance {
             .arg(fd.to_string())
             .arg("--fmu-log")
             .arg(archive.host().log_level().name())
+            .args(super::command::model_exchange_args(archive.host()))
             .arg("--")
             .arg(fmu)
             .arg(name)

@@ -38,3 +38,55 @@ pub fn worker_command(host: &crate::host::Host) -> Result<WorkerCommand> {
 pub fn worker_exe(host: &crate::host::Host) -> Result<PathBuf> {
     worker_command(host).map(|c| c.program)
 }
+
+/// `--model-exchange SPEC` for a worker of `host` (none when it asks for nothing): SPEC is
+/// `INTERFACE,METHOD,RTOL,ATOL,MAX_STEP,FIXED_STEP` (INTERFACE `me`, `cs` or `auto`), read back
+/// by [`parse_model_exchange`].
+pub(crate) fn model_exchange_args(host: &crate::host::Host) -> Vec<String> {
+    use crate::host::Interface;
+    if host.interface.is_none() && host.solver.is_none() {
+        return Vec::new();
+    }
+    let interface = match host.interface {
+        Some(Interface::ModelExchange) => "me",
+        Some(Interface::CoSimulation) => "cs",
+        None => "auto",
+    };
+    let o = host.solver.clone().unwrap_or_default();
+    let method = match o.method {
+        crate::ode::Method::Bdf => "bdf",
+        crate::ode::Method::Euler => "euler",
+        crate::ode::Method::Rk4 => "rk4",
+    };
+    // `{:?}` of an f64 reads back exactly.
+    vec![
+        "--model-exchange".into(),
+        format!("{interface},{method},{:?},{:?},{:?},{:?}", o.rtol, o.atol, o.max_step, o.fixed_step),
+    ]
+}
+
+/// The interface and integrator options of a worker's `--model-exchange SPEC` (what the master
+/// passes: `INTERFACE,METHOD,RTOL,ATOL,MAX_STEP,FIXED_STEP`); `None` for a bad SPEC.
+pub fn parse_model_exchange(spec: &str) -> Option<(Option<crate::host::Interface>, Option<crate::ode::Options>)> {
+    use crate::host::Interface;
+    let parts: Vec<&str> = spec.split(',').collect();
+    let [interface, method, rtol, atol, max_step, fixed_step] = parts.as_slice() else { return None };
+    let interface = match *interface {
+        "auto" => None,
+        other => Some(Interface::parse(other)?),
+    };
+    let method = match *method {
+        "bdf" => crate::ode::Method::Bdf,
+        "euler" => crate::ode::Method::Euler,
+        "rk4" => crate::ode::Method::Rk4,
+        _ => return None,
+    };
+    let options = crate::ode::Options {
+        method,
+        rtol: rtol.parse().ok()?,
+        atol: atol.parse().ok()?,
+        max_step: max_step.parse().ok()?,
+        fixed_step: fixed_step.parse().ok()?,
+    };
+    Some((interface, Some(options)))
+}

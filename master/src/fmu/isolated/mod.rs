@@ -71,7 +71,7 @@ mod worker;
 
 pub(crate) use client::describe_exit;
 pub use client::IsolatedInstance;
-pub use command::{worker_command, worker_exe, WorkerCommand};
+pub use command::{parse_model_exchange, worker_command, worker_exe, WorkerCommand};
 pub use cpus::placement as worker_cpus;
 pub(crate) use worker::die_with_the_master;
 pub use worker::{serve, serve_args};

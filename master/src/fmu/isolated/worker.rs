@@ -12,15 +12,19 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// `worker --extracted DIR --shm-fd N --fmu-log LEVEL -- FMU NAME` (what
+/// `worker --extracted DIR --shm-fd N --fmu-log LEVEL [--model-exchange SPEC] -- FMU NAME` (what
 /// [`super::IsolatedInstance::spawn_shared`] passes) for a front end without `cosim`'s command
 /// line: parses and [`serve`]s, the FMU's messages of LEVEL handed to `log` (made from the level).
 pub fn serve_args(args: &[String], log: impl FnOnce(LogLevel) -> Option<Arc<dyn FmuLog>>) -> std::io::Result<()> {
     let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("worker arguments: {m}"));
     let mut it = args.iter().map(String::as_str).skip_while(|a| *a != "worker").skip(1);
     let (mut extracted, mut fd, mut level) = (None, None, LogLevel::default());
+    let mut me = (None, None);
     loop {
         match it.next() {
+            Some("--model-exchange") => {
+                me = it.next().and_then(super::command::parse_model_exchange).ok_or_else(|| bad("a bad SPEC"))?;
+            }
             Some("--fmu-log") => {
                 level = it.next().and_then(LogLevel::parse).ok_or_else(|| bad("no or an unknown LEVEL"))?;
             }
@@ -32,7 +36,8 @@ pub fn serve_args(args: &[String], log: impl FnOnce(LogLevel) -> Option<Arc<dyn 
     }
     let fmu = PathBuf::from(it.next().ok_or_else(|| bad("no FMU"))?);
     let name = it.next().ok_or_else(|| bad("no instance name"))?;
-    serve(&fmu, extracted.as_deref(), name, fd.ok_or_else(|| bad("no --shm-fd"))?, log(level))
+    let fd = fd.ok_or_else(|| bad("no --shm-fd"))?;
+    serve(&fmu, extracted.as_deref(), name, fd, log(level), me)
 }
 
 /// The worker gets SIGKILL when the master dies, however it dies (`PR_SET_PDEATHSIG`): a worker
@@ -154,6 +159,7 @@ pub fn serve(
     name: &str,
     shm_fd: i32,
     log: Option<Arc<dyn FmuLog>>,
+    (interface, solver): (Option<crate::host::Interface>, Option<crate::ode::Options>),
 ) -> std::io::Result<()> {
     die_with_the_master();
     let channel = shm::Channel::open(shm_fd)?;
@@ -161,8 +167,8 @@ pub fn serve(
     let mut output: BufWriter<File> = BufWriter::with_capacity(256, responses);
     let mut out = Vec::with_capacity(256);
     let loaded = match extracted {
-        Some(dir) => Fmu::load_extracted(fmu, dir, log),
-        None => Fmu::load_in(fmu, &Host { log, ..Host::default() }),
+        Some(dir) => Fmu::load_extracted_as(fmu, dir, log, interface, solver),
+        None => Fmu::load_in(fmu, &Host { log, interface, solver, ..Host::default() }),
     };
     // Boxed as the version's own instance: one dynamic dispatch per call, as in process.
     let loaded = loaded.and_then(|f| f.instantiate(name)).map(crate::fmu::Instance::boxed);

@@ -1,0 +1,295 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! Model Exchange FMUs run by `cosim run` (issue 52): the master integrates them between
+//! communication points (master::ode), with their events. Small C ME FMUs (tests/mefmu) against
+//! closed forms: the bouncing ball's bounce times (state events), the stair (time events), the
+//! decay that terminates from a step event; the ME instance isolated in a worker process.
+
+use std::path::{Path, PathBuf};
+
+mod mefmu;
+mod support;
+use mefmu::Model;
+use support::{cosim, tmp};
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(|s| s.trim_matches('"').to_owned()).collect();
+    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
+}
+
+fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Builds the model's FMU into a fresh folder `tag`.
+fn build(tag: &str, model: Model) -> PathBuf {
+    model.build(&tmp(tag))
+}
+
+/// `cosim run FMU --out … FLAGS`: (exit code, stderr, output folder).
+fn run(fmu: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
+    let out = fmu.parent().unwrap().join("out");
+    let mut args = vec!["run", fmu.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let o = cosim(&args);
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+const G: f64 = 9.81;
+const E: f64 = 0.7;
+
+/// The ball's bounce times from h = 1 at rest: t1 = √(2/g), then flights of 2 eᵏ v1 / g.
+fn bounce_times(until: f64) -> Vec<f64> {
+    let t1 = (2.0 / G).sqrt();
+    let v1 = G * t1;
+    let mut t = vec![t1];
+    let mut k = 1;
+    loop {
+        let next = t[t.len() - 1] + 2.0 * E.powi(k) * v1 / G;
+        if next > until {
+            return t;
+        }
+        t.push(next);
+        k += 1;
+    }
+}
+
+/// Each row after the first bounce gives the time of the last bounce from its h and v (a
+/// parabolic flight since then): s = (√(v² + 2 g h) − v)/g before t. Checks them against the
+/// closed form to `tol` s, and h, v before the first bounce.
+fn check_ball(header: &[String], rows: &[Vec<f64>], tol: f64) {
+    let (h, v) = (column(header, "ball.h"), column(header, "ball.v"));
+    let bounces = bounce_times(2.0);
+    assert_eq!(bounces.len(), 4);
+    let mut seen = vec![false; bounces.len()];
+    for r in rows {
+        let t = r[0];
+        match bounces.iter().rposition(|tb| *tb < t - 1e-9) {
+            None => {
+                assert!((r[h] - (1.0 - G * t * t / 2.0)).abs() < 1e-9, "h at t = {t}: {}", r[h]);
+                assert!((r[v] + G * t).abs() < 1e-9, "v at t = {t}: {}", r[v]);
+            }
+            Some(k) if t - bounces[k] > 1e-3 => {
+                let s = ((r[v] * r[v] + 2.0 * G * r[h]).sqrt() - r[v]) / G;
+                let tb = t - s;
+                assert!((tb - bounces[k]).abs() < tol, "bounce {k} at {tb} (row t = {t}), closed form {}", bounces[k]);
+                seen[k] = true;
+            }
+            Some(_) => {}
+        }
+    }
+    assert!(seen.iter().all(|s| *s), "every bounce checked: {seen:?}");
+}
+
+#[test]
+fn the_bouncing_ball_bounces_at_the_closed_form_times() {
+    let fmu = build("me-ball", Model::Ball);
+    // RK4 is exact on the ball's parabolas: what is left is the location of the bounces.
+    for solver_step in ["1e-3", "7e-4"] {
+        let set = format!("solver_step={solver_step}");
+        let (code, stderr, out) = run(&fmu, &["--step", "0.01", "--solver", "rk4", "--set", &set]);
+        assert_eq!(code, Some(0), "{solver_step}: {stderr}");
+        let s = summary(&out);
+        assert_eq!(s["status"], "ok", "{s}");
+        let (header, rows) = read_csv(&out.join("results.csv"));
+        assert_eq!(rows.len(), 201);
+        check_ball(&header, &rows, 1e-6);
+    }
+}
+
+#[test]
+fn the_stair_steps_at_its_time_events() {
+    let fmu = build("me-stair", Model::Stair);
+    let (code, stderr, out) = run(&fmu, &["--step", "0.25", "--solver", "rk4"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let (x, k) = (column(&header, "stair.x"), column(&header, "stair.k"));
+    assert_eq!(rows.len(), 15);
+    for r in &rows {
+        let t: f64 = r[0];
+        let n = t.floor();
+        assert_eq!(r[k], n, "k at t = {t}");
+        // x' = k: x = Σ_{j<n} j + n (t − n).
+        let exact = n * (n - 1.0) / 2.0 + n * (t - n);
+        assert!((r[x] - exact).abs() < 1e-12, "x at t = {t}: {} vs {exact}", r[x]);
+    }
+}
+
+#[test]
+fn a_model_exchange_fmu_that_terminates_ends_the_run_cleanly() {
+    let fmu = build("me-stop", Model::Stop);
+    for isolate in [false, true] {
+        let mut flags = vec!["--step", "0.1", "--solver", "rk4", "--set", "solver_step=1e-3"];
+        if isolate {
+            flags.push("--isolate");
+        }
+        let (code, stderr, out) = run(&fmu, &flags);
+        assert_eq!(code, Some(0), "isolate {isolate}: {stderr}");
+        let s = summary(&out);
+        assert_eq!(s["status"], "terminated", "{s}");
+        // x = e^-t falls below 0.5 at ln 2; the step event ends the run after the step that
+        // crossed it (internal steps of 1e-3 s).
+        let t_end = s["time"].as_f64().unwrap();
+        assert!(t_end >= 2f64.ln() && t_end <= 2f64.ln() + 1.001e-3, "ended at {t_end}");
+        assert!(stderr.contains("terminated by stop at t = "), "{stderr}");
+        let (header, rows) = read_csv(&out.join("results.csv"));
+        let x = column(&header, "stop.x");
+        for r in &rows {
+            let exact = (-r[0]).exp();
+            assert!((r[x] - exact).abs() < 1e-10, "x at t = {}: {} vs {exact}", r[0], r[x]);
+        }
+    }
+}
+
+#[test]
+fn interface_choices_are_checked() {
+    let fmu = build("me-iface", Model::Ball);
+    let (code, stderr, _) = run(&fmu, &["--interface", "cs"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("supports Model Exchange only") && stderr.contains("--interface me"), "{stderr}");
+    // FMPy's spelling.
+    let (code, stderr, _) = run(&fmu, &["--interface-type", "ModelExchange", "--solver", "rk4", "--step", "0.1"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr, _) = run(&fmu, &["--set", "relative_tolerance=-1"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("relative_tolerance = -1 must be a positive number"), "{stderr}");
+}
+
+/// FMPy's Model Exchange simulation of `fmu` (CVode at `rtol`, every `interval` s to `stop`):
+/// the header and rows of its result (events give two rows at one time).
+fn fmpy_me(fmu: &Path, rtol: f64, interval: f64, stop: f64) -> (Vec<String>, Vec<Vec<f64>>) {
+    let script = "import sys\n\
+                  from fmpy import simulate_fmu\n\
+                  r = simulate_fmu(sys.argv[1], fmi_type='ModelExchange', solver='CVode', \
+                  relative_tolerance=float(sys.argv[2]), output_interval=float(sys.argv[3]), stop_time=float(sys.argv[4]))\n\
+                  print(','.join(r.dtype.names))\n\
+                  for row in r: print(','.join(repr(float(x)) for x in row))\n";
+    let o = std::process::Command::new(fmu_harness::paths::python())
+        .args(["-c", script])
+        .arg(fmu)
+        .args([rtol, interval, stop].map(|x| format!("{x:e}")))
+        .output()
+        .expect("running FMPy");
+    assert!(o.status.success(), "FMPy failed: {}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let mut lines = text.lines().filter(|l| !l.starts_with("Warning") && !l.is_empty());
+    let header = lines.next().unwrap().split(',').map(str::to_owned).collect();
+    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
+}
+
+#[test]
+fn the_ball_equals_fmpys_model_exchange_simulation() {
+    let fmu = build("me-ball-fmpy", Model::Ball);
+    let (fh, frows) = fmpy_me(&fmu, 1e-9, 0.01, 2.0);
+    // FMPy's event times (a repeated time) are the closed form's bounces to 1e-6 s.
+    let events: Vec<f64> = frows.windows(2).filter(|w| w[0][0] == w[1][0]).map(|w| w[0][0]).collect();
+    let bounces = bounce_times(2.0);
+    assert_eq!(events.len(), bounces.len(), "{events:?}");
+    for (a, b) in events.iter().zip(&bounces) {
+        assert!((a - b).abs() < 1e-6, "FMPy's event at {a}, closed form {b}");
+    }
+    // Ours (whose bounces are the closed form's to 1e-6 s, the test above) at FMPy's output
+    // times: within 1e-4 of each variable's range.
+    let (code, stderr, out) = run(&fmu, &["--step", "0.01", "--solver", "rk4", "--set", "solver_step=1e-3"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    check_ball(&header, &rows, 1e-6);
+    for (name, ours) in [("h", column(&header, "ball.h")), ("v", column(&header, "ball.v"))] {
+        let theirs = column(&fh, name);
+        let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+        let mut compared = 0;
+        for r in &rows {
+            // FMPy's row at this time, not an event's (an event time is no output point here).
+            let Some(f) = frows.iter().find(|f| (f[0] - r[0]).abs() < 1e-9) else { continue };
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * range,
+                "{name} at t = {}: ours {}, FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+            compared += 1;
+        }
+        assert!(compared >= 190, "{compared} rows compared");
+    }
+}
+
+#[test]
+fn an_openmodelica_fmu_runs_as_model_exchange_like_fmpy() {
+    // OpenModelica's FMUs of gemseo-fmu have both interfaces; `--interface me` integrates the
+    // ME one (which has no event indicators) with our RK4.
+    let gemseo = fmu_harness::paths::root().join("target/thirdparty/gemseo/MassSpringSystem.fmu");
+    assert!(gemseo.exists(), "{} missing: run `cargo xtask test` (it extracts gemseo-fmu's FMUs)", gemseo.display());
+    let dir = tmp("me-gemseo");
+    let fmu = dir.join("MassSpringSystem.fmu");
+    std::fs::copy(&gemseo, &fmu).unwrap();
+    let (code, stderr, out) =
+        run(&fmu, &["--interface", "me", "--solver", "rk4", "--step", "0.002", "--set", "solver_step=2e-4"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 501);
+    let (fh, frows) = fmpy_me(&fmu, 1e-10, 0.002, 1.0);
+    for name in ["x1", "x2", "v1", "v2"] {
+        let (ours, theirs) = (column(&header, &format!("MassSpringSystem.{name}")), column(&fh, name));
+        let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+        for (r, f) in rows.iter().zip(&frows) {
+            assert!((r[0] - f[0]).abs() < 1e-12, "times {} {}", r[0], f[0]);
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * range,
+                "{name} at t = {}: {} vs FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+        }
+    }
+}
+
+#[test]
+fn robertson_needs_the_stiff_solver_and_equals_fmpy() {
+    // Robertson's kinetics to t = 40: the literature's values (Hairer & Wanner) and FMPy's CVode.
+    // FMPy's absolute tolerance is its relative one times the nominal (1): at rtol 1e-8 its y2
+    // (~1e-5) is 2e-4 off SciPy's Radau at rtol 1e-12 where ours (rtol 1e-8, atol 1e-12) agrees
+    // to 1e-9, so FMPy runs at rtol 1e-10 here.
+    let fmu = build("me-robertson", Model::Robertson);
+    let flags =
+        ["--step", "1", "--solver", "bdf", "--set", "relative_tolerance=1e-8", "--set", "absolute_tolerance=1e-12"];
+    let (code, stderr, out) = run(&fmu, &flags);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 41);
+    let last = &rows[40];
+    let reference = [0.715_827_068_7, 9.185_534_765e-6, 0.284_163_745_7];
+    let (fh, frows) = fmpy_me(&fmu, 1e-10, 1.0, 40.0);
+    for (i, want) in reference.iter().enumerate() {
+        let name = format!("y{}", i + 1);
+        let ours = column(&header, &format!("robertson.{name}"));
+        assert!((last[ours] - want).abs() <= 1e-4 * want, "{name}(40) = {} vs {want}", last[ours]);
+        let theirs = column(&fh, &name);
+        for (r, f) in rows.iter().zip(&frows) {
+            let scale = f[theirs].abs().max(1e-12);
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * scale,
+                "{name} at t = {}: {} vs FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+        }
+    }
+}
+
+#[test]
+fn the_bouncing_ball_with_the_bdf() {
+    let fmu = build("me-ball-bdf", Model::Ball);
+    let flags = ["--step", "0.01", "--set", "relative_tolerance=1e-10", "--set", "absolute_tolerance=1e-12"];
+    let (code, stderr, out) = run(&fmu, &flags);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    check_ball(&header, &rows, 1e-6);
+}

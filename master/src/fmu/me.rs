@@ -1,0 +1,510 @@
+//! [`MeInstance`]: a Model Exchange instance that the schemes see as a participant like a
+//! Co-Simulation one. It implements [`FmuInstance`]; its `do_step(t, h)` integrates the FMU from
+//! t to t + h with an integrator of [`crate::ode`], handling events as the pseudo-code of FMI
+//! 2.0.4 §3.2.2 (and FMI 3.0.1 §3.2.5) does:
+//!
+//! - the initialization event after `ExitInitialization` (the FMU is in Event Mode then);
+//! - time events: the integrator stops at `nextEventTime`;
+//! - state events: the event indicators are the integrator's root functions (both directions),
+//!   the integrator stops at the located time;
+//! - step events: `completedIntegratorStep` asks for Event Mode after an accepted step;
+//! - event iteration: `newDiscreteStates` / `updateDiscreteStates` until no new discrete states
+//!   are needed; `terminateSimulation` ends the run ([`MasterError::Terminated`], as a
+//!   Co-Simulation FMU that terminates); after every event the integrator restarts (`reset`)
+//!   from the FMU's continuous states (new when `valuesOfContinuousStatesChanged`).
+//!
+//! Inputs: the values set at a communication point are held over the step; where the scheme
+//! sets first-order input derivatives ([`Call::SetInputDerivatives`], order 1), the inputs are
+//! extrapolated linearly from the step's start at every evaluation of the right-hand side. A
+//! change of a real input restarts the integrator (the right-hand side jumped). Getters after a
+//! step read the FMU at t + h (its time and states are set there).
+
+use super::{Call, FmuInstance, Version};
+use crate::error::{MasterError, Result};
+use crate::ode::{self, Advance, Integrator, OdeError, OdeProblem};
+
+/// What the event update (`fmi2NewDiscreteStates`, `fmi3UpdateDiscreteStates`) reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EventInfo {
+    /// `newDiscreteStatesNeeded`: iterate again.
+    pub new_discrete_states_needed: bool,
+    /// `terminateSimulation`.
+    pub terminate_simulation: bool,
+    /// `nominalsOfContinuousStatesChanged`.
+    pub nominals_changed: bool,
+    /// `valuesOfContinuousStatesChanged`.
+    pub values_changed: bool,
+    /// `nextEventTime` when `nextEventTimeDefined`.
+    pub next_event_time: Option<f64>,
+}
+
+/// The vectors of reals an ME instance reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vector {
+    /// `fmi2GetContinuousStates`.
+    States,
+    /// `fmi2GetDerivatives` / `fmi3GetContinuousStateDerivatives`.
+    Derivatives,
+    /// `fmi2GetEventIndicators`.
+    EventIndicators,
+    /// `fmi2GetNominalsOfContinuousStates`.
+    Nominals,
+}
+
+/// The Model Exchange calls of one FMU instance (FMI 2.0 or 3.0), each error naming its
+/// function; implemented by the versions' instances.
+pub trait ModelExchange: FmuInstance {
+    /// Number of continuous states and of event indicators.
+    fn sizes(&mut self) -> Result<(usize, usize)>;
+    /// Reads one of the vectors into `out`.
+    fn vector(&mut self, which: Vector, out: &mut [f64]) -> Result<()>;
+    /// `fmi2SetTime`.
+    fn set_time(&mut self, t: f64) -> Result<()>;
+    /// `fmi2SetContinuousStates`.
+    fn set_states(&mut self, x: &[f64]) -> Result<()>;
+    /// `fmi2EnterEventMode`.
+    fn enter_event_mode(&mut self) -> Result<()>;
+    /// `fmi2NewDiscreteStates` / `fmi3UpdateDiscreteStates`.
+    fn update_discrete_states(&mut self) -> Result<EventInfo>;
+    /// `fmi2EnterContinuousTimeMode`.
+    fn enter_continuous_time_mode(&mut self) -> Result<()>;
+    /// `fmi2CompletedIntegratorStep(noSetFMUStatePriorToCurrentPoint = true)`: (enterEventMode,
+    /// terminateSimulation).
+    fn completed_integrator_step(&mut self) -> Result<(bool, bool)>;
+}
+
+/// Counters of an ME instance's integration (summary.json).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MeStats {
+    /// The integrator's counters, summed over its restarts.
+    pub solver: ode::Stats,
+    /// Events handled (time, state and step events; the initialization event not counted).
+    pub events: u64,
+    /// Of which time events.
+    pub time_events: u64,
+    /// Of which state events.
+    pub state_events: u64,
+    /// Of which step events.
+    pub step_events: u64,
+}
+
+/// Real inputs over a step: the values set at its start, the first derivatives set by the scheme.
+#[derive(Default)]
+struct Inputs {
+    vr: Vec<u32>,
+    u0: Vec<f64>,
+    du: Vec<f64>,
+    t0: f64,
+    /// Scratch: the extrapolated values.
+    u: Vec<f64>,
+}
+
+impl Inputs {
+    fn slot(&mut self, vr: u32) -> usize {
+        match self.vr.iter().position(|&r| r == vr) {
+            Some(i) => i,
+            None => {
+                self.vr.push(vr);
+                self.u0.push(f64::NAN);
+                self.du.push(0.0);
+                self.vr.len() - 1
+            }
+        }
+    }
+    fn extrapolates(&self) -> bool {
+        self.du.iter().any(|d| *d != 0.0)
+    }
+}
+
+/// The FMU as the integrator's problem, for the duration of one integrator call.
+struct Problem<'a, F: ModelExchange> {
+    fmu: &'a mut F,
+    nx: usize,
+    nz: usize,
+    inputs: &'a mut Inputs,
+    failure: &'a mut Option<MasterError>,
+}
+
+impl<F: ModelExchange> Problem<'_, F> {
+    fn at(&mut self, t: f64, x: &[f64]) -> Result<()> {
+        self.fmu.set_time(t)?;
+        if self.nx > 0 {
+            self.fmu.set_states(x)?;
+        }
+        if self.inputs.extrapolates() {
+            let i = &mut *self.inputs;
+            i.u.clear();
+            i.u.extend(i.u0.iter().zip(&i.du).map(|(u, d)| u + d * (t - i.t0)));
+            self.fmu.set_real(&i.vr, &i.u)?;
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, e: MasterError) -> OdeError {
+        let message = e.to_string();
+        *self.failure = Some(e);
+        OdeError::new(message)
+    }
+}
+
+impl<F: ModelExchange> OdeProblem for Problem<'_, F> {
+    fn dim(&self) -> usize {
+        self.nx.max(1)
+    }
+    fn n_roots(&self) -> usize {
+        self.nz
+    }
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> std::result::Result<(), OdeError> {
+        let r = self.at(t, x).and_then(|()| {
+            if self.nx == 0 {
+                dx.fill(0.0);
+                Ok(())
+            } else {
+                self.fmu.vector(Vector::Derivatives, dx)
+            }
+        });
+        r.map_err(|e| self.fail(e))
+    }
+    fn roots(&mut self, t: f64, x: &[f64], g: &mut [f64]) -> std::result::Result<(), OdeError> {
+        if self.nz == 0 {
+            return Ok(());
+        }
+        let r = self.at(t, x).and_then(|()| self.fmu.vector(Vector::EventIndicators, g));
+        r.map_err(|e| self.fail(e))
+    }
+}
+
+/// A Model Exchange instance driven by the master's integrator (see the module's text).
+pub struct MeInstance<F: ModelExchange> {
+    fmu: F,
+    options: ode::Options,
+    integrator: Option<Box<dyn Integrator>>,
+    nx: usize,
+    nz: usize,
+    /// The states (a dummy one when the FMU has none).
+    x: Vec<f64>,
+    time: f64,
+    next_event: Option<f64>,
+    /// The integrator restarts before the next step (inputs changed, state restored).
+    restart: bool,
+    /// Discrete inputs changed: an event before the next step.
+    event_pending: bool,
+    /// In Continuous-Time Mode (after the initialization event).
+    running: bool,
+    inputs: Inputs,
+    stats: MeStats,
+    /// The counters of the integrators replaced so far.
+    past: ode::Stats,
+    steps: u64,
+    saved: Option<(f64, Option<f64>)>,
+    /// Where the FMU asked to end the simulation.
+    terminated_at: Option<f64>,
+}
+
+impl<F: ModelExchange> MeInstance<F> {
+    /// The instance `fmu` (instantiated for Model Exchange), integrated with `options`.
+    pub fn new(fmu: F, options: ode::Options) -> Self {
+        Self {
+            fmu,
+            options,
+            integrator: None,
+            nx: 0,
+            nz: 0,
+            x: Vec::new(),
+            time: 0.0,
+            next_event: None,
+            restart: false,
+            event_pending: false,
+            running: false,
+            inputs: Inputs::default(),
+            stats: MeStats::default(),
+            past: ode::Stats::default(),
+            steps: 0,
+            saved: None,
+            terminated_at: None,
+        }
+    }
+
+    /// The FMU instance.
+    pub fn inner(&self) -> &F {
+        &self.fmu
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> MeStats {
+        let mut s = self.stats;
+        let now = self.integrator.as_ref().map(|i| i.stats()).unwrap_or_default();
+        s.solver = add(self.past, now);
+        s
+    }
+
+    fn solver_error(&self, function: &'static str, e: OdeError) -> MasterError {
+        MasterError::Worker {
+            instance: self.fmu.name().to_owned(),
+            function,
+            time: self.time,
+            message: format!("the {:?} integrator failed: {e}", self.options.method),
+        }
+    }
+
+    /// Runs `f` on the integrator with the FMU as its problem.
+    fn with_problem<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Integrator, &mut dyn OdeProblem) -> std::result::Result<R, OdeError>,
+    ) -> Result<R> {
+        let mut failure = None;
+        let Some(integrator) = self.integrator.as_deref_mut() else {
+            return Err(self.solver_error("DoStep", OdeError::new("not initialized (ExitInitialization first)")));
+        };
+        let mut problem =
+            Problem { fmu: &mut self.fmu, nx: self.nx, nz: self.nz, inputs: &mut self.inputs, failure: &mut failure };
+        let r = f(integrator, &mut problem);
+        match (r, failure) {
+            (Ok(v), _) => Ok(v),
+            (Err(_), Some(e)) => Err(e),
+            (Err(e), None) => Err(self.solver_error("DoStep", e)),
+        }
+    }
+
+    /// Restarts the integrator at the current time from the FMU's states.
+    fn restart(&mut self) -> Result<()> {
+        if self.nx > 0 {
+            self.fmu.vector(Vector::States, &mut self.x)?;
+        }
+        let (t, x) = (self.time, std::mem::take(&mut self.x));
+        let r = self.with_problem(|i, p| i.reset(p, t, &x));
+        self.x = x;
+        self.restart = false;
+        r?;
+        // The integrator evaluated the FMU at trial points: back to the state at t.
+        self.set_point(t)
+    }
+
+    /// Sets the FMU's time, states (`self.x`) and extrapolated inputs to those at `t`.
+    fn set_point(&mut self, t: f64) -> Result<()> {
+        let x = std::mem::take(&mut self.x);
+        let mut failure = None;
+        let r =
+            Problem { fmu: &mut self.fmu, nx: self.nx, nz: self.nz, inputs: &mut self.inputs, failure: &mut failure }
+                .at(t, &x);
+        self.x = x;
+        r
+    }
+
+    /// The event iteration from Event Mode back to Continuous-Time Mode, then the restart.
+    fn event_iteration(&mut self) -> Result<()> {
+        let mut info = self.fmu.update_discrete_states()?;
+        while info.new_discrete_states_needed && !info.terminate_simulation {
+            info = self.fmu.update_discrete_states()?;
+        }
+        if info.terminate_simulation {
+            return Err(self.terminated(self.time));
+        }
+        self.fmu.enter_continuous_time_mode()?;
+        self.next_event = info.next_event_time;
+        self.restart()
+    }
+
+    /// After ExitInitialization: the initialization event, the integrator made and started.
+    fn start(&mut self, t: f64) -> Result<()> {
+        let (nx, nz) = self.fmu.sizes()?;
+        self.nx = nx;
+        self.nz = nz;
+        self.x = vec![0.0; nx.max(1)];
+        self.time = t;
+        self.integrator = Some(
+            ode::integrator(nx.max(1), nz, &self.options).map_err(|e| self.solver_error("ExitInitialization", e))?,
+        );
+        self.running = true;
+        self.event_iteration()
+    }
+
+    /// The FMU asked to end the simulation at `t`: the step is discarded and the status calls
+    /// say so, as a Co-Simulation FMU's (FMI 2.0 §4.2.3; [`FmuInstance::do_step`] turns it into
+    /// [`MasterError::Terminated`], in process and through a worker process alike).
+    fn terminated(&mut self, t: f64) -> MasterError {
+        self.terminated_at = Some(t);
+        let version = self.fmu.version();
+        let prefix = if version == Version::Fmi2 { "fmi2" } else { "fmi3" };
+        MasterError::Call {
+            instance: self.fmu.name().to_owned(),
+            function: super::Op::DoStep.function(version),
+            time: t,
+            status: format!("{prefix}Discard"),
+            last_log: format!("terminateSimulation at t = {t}"),
+        }
+    }
+
+    fn event(&mut self) -> Result<()> {
+        self.stats.events += 1;
+        self.fmu.enter_event_mode()?;
+        self.event_iteration()
+    }
+
+    /// Integrates from `t` to `t + h`.
+    fn integrate(&mut self, t: f64, h: f64) -> Result<()> {
+        if !self.running {
+            return Err(self.solver_error("DoStep", OdeError::new("not initialized (ExitInitialization first)")));
+        }
+        self.steps += 1;
+        let t_end = t + h;
+        self.inputs.t0 = t;
+        if self.event_pending {
+            // Event Mode entered when the discrete inputs were set.
+            self.event_pending = false;
+            self.stats.events += 1;
+            self.event_iteration()?;
+        } else if self.restart {
+            self.restart()?;
+        }
+        while self.time < t_end {
+            if self.next_event.is_some_and(|te| te <= self.time) {
+                self.stats.time_events += 1;
+                self.event()?;
+                continue;
+            }
+            let t_stop = self.next_event.map_or(t_end, |te| te.min(t_end));
+            let advance = self.with_problem(|i, p| i.step(p, t_stop))?;
+            let (ti, root) = match advance {
+                Advance::Step { t } => (t, false),
+                Advance::Root { t, .. } => (t, true),
+            };
+            self.time = ti;
+            // The FMU at the accepted point (the integrator's last evaluation may be elsewhere).
+            let Some(integrator) = self.integrator.as_deref() else { break };
+            self.x.copy_from_slice(integrator.state());
+            self.set_point(ti)?;
+            let (step_event, terminate) = self.fmu.completed_integrator_step()?;
+            if terminate {
+                return Err(self.terminated(ti));
+            }
+            let time_event = self.next_event.is_some_and(|te| ti >= te);
+            if root || time_event || step_event {
+                if root {
+                    self.stats.state_events += 1;
+                } else if time_event {
+                    self.stats.time_events += 1;
+                } else {
+                    self.stats.step_events += 1;
+                }
+                self.event()?;
+            }
+        }
+        self.time = t_end;
+        Ok(())
+    }
+}
+
+fn add(a: ode::Stats, b: ode::Stats) -> ode::Stats {
+    ode::Stats {
+        steps: a.steps + b.steps,
+        rhs_evaluations: a.rhs_evaluations + b.rhs_evaluations,
+        root_evaluations: a.root_evaluations + b.root_evaluations,
+        jacobians: a.jacobians + b.jacobians,
+        rejected_steps: a.rejected_steps + b.rejected_steps,
+    }
+}
+
+impl<F: ModelExchange> FmuInstance for MeInstance<F> {
+    fn name(&self) -> &str {
+        self.fmu.name()
+    }
+    fn version(&self) -> Version {
+        self.fmu.version()
+    }
+    fn execute(&mut self, call: Call<'_>) -> Result<()> {
+        match call {
+            Call::Setup { start, stop } => {
+                self.time = start;
+                self.fmu.execute(Call::Setup { start, stop })
+            }
+            Call::ExitInitialization => {
+                self.fmu.execute(Call::ExitInitialization)?;
+                self.start(self.time)
+            }
+            Call::DoStep { t, h } => self.integrate(t, h),
+            Call::GetBooleanStatus { kind: super::call::status_kind::TERMINATED, out } => {
+                *out = self.terminated_at.is_some();
+                Ok(())
+            }
+            Call::GetRealStatus { kind: super::call::status_kind::LAST_SUCCESSFUL_TIME, out } => {
+                *out = self.terminated_at.unwrap_or(self.time);
+                Ok(())
+            }
+            Call::SetFloat64 { vr, values } => {
+                self.fmu.execute(Call::SetFloat64 { vr, values })?;
+                if self.running {
+                    for (r, v) in vr.iter().zip(values) {
+                        let i = self.inputs.slot(*r);
+                        if self.inputs.u0[i].to_bits() != v.to_bits() {
+                            self.restart = true;
+                        }
+                        self.inputs.u0[i] = *v;
+                        self.inputs.du[i] = 0.0;
+                    }
+                }
+                Ok(())
+            }
+            Call::SetInputDerivatives { vr, order, values } => {
+                if order != 1 {
+                    return Err(MasterError::Worker {
+                        instance: self.fmu.name().to_owned(),
+                        function: "SetInputDerivatives",
+                        time: self.time,
+                        message: format!(
+                            "a Model Exchange instance extrapolates its inputs linearly (order 1), not with order {order}"
+                        ),
+                    });
+                }
+                for (r, v) in vr.iter().zip(values) {
+                    let i = self.inputs.slot(*r);
+                    if self.inputs.du[i] != *v {
+                        self.restart = true;
+                    }
+                    self.inputs.du[i] = *v;
+                }
+                Ok(())
+            }
+            c @ (Call::SetInt64 { .. } | Call::SetBoolean { .. } | Call::SetString { .. } | Call::SetUInt64 { .. })
+                if self.running =>
+            {
+                // Discrete inputs change in Event Mode (FMI 2.0.4 §3.2.3): an event before the next step.
+                if !self.event_pending {
+                    self.fmu.enter_event_mode()?;
+                    self.event_pending = true;
+                }
+                self.fmu.execute(c)
+            }
+            Call::SaveState => {
+                self.fmu.execute(Call::SaveState)?;
+                self.saved = Some((self.time, self.next_event));
+                Ok(())
+            }
+            Call::RestoreState => {
+                self.fmu.execute(Call::RestoreState)?;
+                if let Some((t, next)) = self.saved {
+                    self.time = t;
+                    self.next_event = next;
+                }
+                self.restart = true;
+                Ok(())
+            }
+            other => self.fmu.execute(other),
+        }
+    }
+    fn value_type(&self, vr: u32) -> Option<super::ValueType> {
+        self.fmu.value_type(vr)
+    }
+    fn can_interpolate_inputs(&self) -> bool {
+        true
+    }
+    fn call_stats(&self) -> (f64, u64) {
+        (self.fmu.call_stats().0, self.steps)
+    }
+    fn fmu_warnings(&self) -> u64 {
+        self.fmu.fmu_warnings()
+    }
+    fn set_timing(&mut self, on: bool) {
+        self.fmu.set_timing(on);
+    }
+}
