@@ -112,6 +112,9 @@ const EXPLAINED_WARNINGS: &[(&str, &str)] = &[
     // after a step and in Initialization Mode.
     ("hydraulics-lumped3", "feedthrough"),
     ("hydraulics-lumped3", "initial-unknowns"),
+    // The Model Exchange circuit's F declares s for the same end-stop cushions.
+    ("hydraulics-lumped3-me", "feedthrough"),
+    ("hydraulics-lumped3-me", "initial-unknowns"),
     // Input U_ref is used only with use_cycle = false (default true: the work cycle drives the valve).
     ("semirecursive-a", "interpolate"),
     ("semirecursive-d", "interpolate"),

@@ -8,10 +8,45 @@ use std::ffi::c_char;
 /// A saved FMU state (`fmi2FMUstate`): opaque to the C side, type-checked on use.
 pub type Snapshot = Box<dyn Any + Send>;
 
+/// What `fmi2NewDiscreteStates` (`fmi3UpdateDiscreteStates`) reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EventInfo {
+    /// Another event iteration is needed.
+    pub new_discrete_states_needed: bool,
+    /// The model requests the end of the simulation.
+    pub terminate_simulation: bool,
+    /// The state nominals changed.
+    pub nominals_changed: bool,
+    /// The continuous states changed (the integrator must be reinitialized).
+    pub values_changed: bool,
+    /// The next time event, if any.
+    pub next_event_time: Option<f64>,
+}
+
+/// The Model Exchange calls of an instance (FMI 2.0 §3.2, FMI 3.0 §3.2), the same for both
+/// versions: `function` is the C function's name for the messages. An instance that was
+/// instantiated for Co-Simulation refuses every one with `fmi2Error` and a message.
+#[allow(missing_docs)]
+pub trait ModelExchangeCalls {
+    fn enter_event_mode(&mut self, function: &str) -> Status;
+    fn new_discrete_states(&mut self, function: &str) -> Result<EventInfo, Status>;
+    fn enter_continuous_time_mode(&mut self, function: &str) -> Status;
+    /// (enterEventMode, terminateSimulation).
+    fn completed_integrator_step(&mut self, function: &str) -> Result<(bool, bool), Status>;
+    fn set_time(&mut self, function: &str, t: f64) -> Status;
+    fn set_continuous_states(&mut self, function: &str, x: &[f64]) -> Status;
+    fn get_continuous_states(&mut self, function: &str, x: &mut [f64]) -> Status;
+    fn get_derivatives(&mut self, function: &str, dx: &mut [f64]) -> Status;
+    fn get_event_indicators(&mut self, function: &str, z: &mut [f64]) -> Status;
+    fn get_nominals(&mut self, function: &str, nominal: &mut [f64]) -> Status;
+    fn number_of_states(&mut self, function: &str) -> Result<usize, Status>;
+    fn number_of_event_indicators(&mut self, function: &str) -> Result<usize, Status>;
+}
+
 /// One FMU instance, as the C API sees it. Every method checks the FMI 2.0 state machine and its
 /// arguments, logs the reason of any rejection and returns the `fmi2Status`.
 #[allow(missing_docs)]
-pub trait Component: Send {
+pub trait Component: Send + ModelExchangeCalls {
     fn set_debug_logging(&mut self, on: bool, categories: &[Option<&str>]) -> Status;
     fn setup_experiment(&mut self, tolerance: Option<f64>, start: f64, stop: Option<f64>) -> Status;
     fn enter_initialization_mode(&mut self) -> Status;

@@ -199,6 +199,19 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
         model_variables.push(sv);
     }
 
+    // The FMI 3.0 description's independent variable `time` has unit "s" (`to_xml3`).
+    if !unit_definitions.iter().any(|u| u.name == "s") {
+        unit_definitions.extend(units::definition("s"));
+    }
+    // Model Exchange: `<Derivatives>` in the order of the states (it defines the state vector).
+    let (model_exchange, derivative_unknowns) = match M::model_exchange() {
+        Some(ode) => (
+            Some(md::ModelExchange { model_identifier: info.model_identifier.into() }),
+            derivatives(info.model_name, vars, ode.states, &mut model_variables, &mut initial_unknowns)?,
+        ),
+        None => (None, Vec::new()),
+    };
+
     let (start, stop, step) = info.default_experiment;
     let mut model = md::ModelDescription {
         fmi_version: "2.0".into(),
@@ -213,7 +226,7 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
         generation_date_and_time: None,
         variable_naming_convention: md::NamingConvention::Structured,
         number_of_event_indicators: None,
-        model_exchange: None,
+        model_exchange,
         co_simulation: Some(md::CoSimulation {
             model_identifier: info.model_identifier.into(),
             needs_execution_tool: false,
@@ -242,7 +255,7 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
         }),
         vendor_annotations: Vec::new(),
         model_variables,
-        model_structure: md::ModelStructure { outputs, derivatives: Vec::new(), initial_unknowns },
+        model_structure: md::ModelStructure { outputs, derivatives: derivative_unknowns, initial_unknowns },
     };
     let guid = guid_of(&md::to_xml(&model));
     model.guid = guid.clone();
@@ -252,6 +265,41 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
     }
     let xml = md::to_xml(&model);
     Ok(Description { model, xml, guid })
+}
+
+/// Marks each derivative variable of `states` (state name, derivative name) with
+/// `derivative="<index of the state>"` and lists it among the initial unknowns (a local,
+/// calculated from the initial state); a name that is not a Real variable is an error. Returns
+/// the `<Derivatives>` unknowns, in state order.
+fn derivatives<M>(
+    model: &'static str,
+    vars: &[Variable<M>],
+    states: &[(&'static str, &'static str)],
+    model_variables: &mut [ScalarVariable],
+    initial_unknowns: &mut Vec<Unknown>,
+) -> Result<Vec<Unknown>, DescribeError> {
+    let mut out = Vec::with_capacity(states.len());
+    let real = |name: &'static str| {
+        vars.iter().position(|v| v.name == name && matches!(v.access, Access::Real { .. })).ok_or_else(|| {
+            DescribeError::Invalid {
+                model,
+                problems: format!("continuous state or derivative \"{name}\" is not a Real variable"),
+            }
+        })
+    };
+    for (state, der) in states {
+        let (i, j) = (real(state)?, real(der)?);
+        if let VariableKind::Real { derivative, .. } = &mut model_variables[j].kind {
+            *derivative = Some(u32::try_from(i + 1).unwrap_or(u32::MAX));
+        }
+        let index = u32::try_from(j + 1).unwrap_or(u32::MAX);
+        out.push(Unknown { index, dependencies: None, dependencies_kind: None, line: 0 });
+        if !initial_unknowns.iter().any(|u| u.index == index) {
+            initial_unknowns.push(Unknown { index, dependencies: None, dependencies_kind: None, line: 0 });
+        }
+    }
+    initial_unknowns.sort_by_key(|u| u.index);
+    Ok(out)
 }
 
 /// A GUID in registry format from the hash of a description written with an empty `guid`.

@@ -14,8 +14,15 @@ pub trait Fmu: Sync {
     fn info(&self) -> ModelInfo;
     /// The description (built once per process).
     fn description(&self) -> Result<&Description, DescribeError>;
-    /// A new instance.
+    /// A new instance (Co-Simulation).
     fn instantiate(&'static self, resource_location: &str, log: Logger) -> Result<Box<dyn Component>, DescribeError>;
+    /// A new Model Exchange instance; `Err` with the reason when the model has no continuous
+    /// states (its description has no `<ModelExchange>`).
+    fn instantiate_model_exchange(
+        &'static self,
+        resource_location: &str,
+        log: Logger,
+    ) -> Result<Box<dyn Component>, String>;
     /// `documentation/index.html`.
     fn documentation(&self) -> Result<String, DescribeError>;
     /// Frees the description built by [`Fmu::description`] (run when the library is unloaded,
@@ -94,6 +101,12 @@ impl<M: CoSimModel> Factory<M> {
     pub fn instance(&'static self, log: Logger) -> Result<Instance<M>, DescribeError> {
         Ok(Instance::new(self.table()?, "", log))
     }
+
+    /// A typed Model Exchange instance, for in-process use (the model must have
+    /// [`CoSimModel::model_exchange`]; its calls are refused otherwise).
+    pub fn instance_model_exchange(&'static self, log: Logger) -> Result<Instance<M>, DescribeError> {
+        Ok(Instance::new_model_exchange(self.table()?, "", log))
+    }
 }
 
 impl<M: CoSimModel> Fmu for Factory<M> {
@@ -107,6 +120,18 @@ impl<M: CoSimModel> Fmu for Factory<M> {
 
     fn instantiate(&'static self, resource_location: &str, log: Logger) -> Result<Box<dyn Component>, DescribeError> {
         Ok(Box::new(Instance::new(self.table()?, resource_location, log)))
+    }
+
+    fn instantiate_model_exchange(
+        &'static self,
+        resource_location: &str,
+        log: Logger,
+    ) -> Result<Box<dyn Component>, String> {
+        if M::model_exchange().is_none() {
+            return Err("this FMU supports Co-Simulation only".into());
+        }
+        let table = self.table().map_err(|e| e.to_string())?;
+        Ok(Box::new(Instance::new_model_exchange(table, resource_location, log)))
     }
 
     fn documentation(&self) -> Result<String, DescribeError> {

@@ -47,8 +47,8 @@ pub unsafe fn instantiate(
         let Some(name) = name.filter(|n| !n.is_empty()) else {
             return fail("instanceName is NULL or empty".into());
         };
-        if fmu_type != FMI2_CO_SIMULATION {
-            return fail(format!("fmuType = {fmu_type}: this FMU supports Co-Simulation only (fmi2CoSimulation = 1)"));
+        if fmu_type != FMI2_CO_SIMULATION && fmu_type != FMI2_MODEL_EXCHANGE {
+            return fail(format!("fmuType = {fmu_type} is neither fmi2ModelExchange (0) nor fmi2CoSimulation (1)"));
         }
         // SAFETY: as above.
         let Some(guid) = (unsafe { text(guid) }) else { return fail("fmuGUID is NULL".into()) };
@@ -65,9 +65,15 @@ pub unsafe fn instantiate(
         };
         // SAFETY: as above.
         let resources = unsafe { text(resource_location) }.unwrap_or("");
-        match fmu.instantiate(resources, Logger::new(callbacks, name, logging_on != FMI2_FALSE)) {
+        let log = Logger::new(callbacks, name, logging_on != FMI2_FALSE);
+        let made = if fmu_type == FMI2_MODEL_EXCHANGE {
+            fmu.instantiate_model_exchange(resources, log).map_err(|e| format!("fmuType = fmi2ModelExchange: {e}"))
+        } else {
+            fmu.instantiate(resources, log).map_err(|e| e.to_string())
+        };
+        match made {
             Ok(inner) => register(inner, ()),
-            Err(e) => fail(e.to_string()),
+            Err(e) => fail(e),
         }
     }));
     made.unwrap_or(std::ptr::null_mut())
@@ -254,8 +260,31 @@ status_fn!(/// `fmi2GetBooleanStatus`.
 status_fn!(/// `fmi2GetStringStatus`.
     get_string_status, "fmi2GetStringStatus", fmi2String, |comp, kind| comp.get_string_status(kind), |v| v);
 
-/// Exports the FMI 2.0 Co-Simulation API (`fmi2*` symbols) of a cdylib serving the FMUs of a
-/// list defined by [`crate::define_fmus`], dispatching `fmi2Instantiate` on the GUID. Invoke it
+/// `fmi2NewDiscreteStates`: fills `fmi2EventInfo`.
+pub unsafe fn new_discrete_states(c: fmi2Component, info: *mut fmi2EventInfo) -> Status {
+    const F: &str = "fmi2NewDiscreteStates";
+    // SAFETY: `c` per `with`; `info` is NULL or writable.
+    unsafe {
+        crate::me_calls::new_discrete_states(c, F, |comp, e| {
+            let Some(out) = info.as_mut() else { return null_arg!(comp, F, "eventInfo") };
+            let b = |x: bool| fmi2Boolean::from(x);
+            *out = fmi2EventInfo {
+                new_discrete_states_needed: b(e.new_discrete_states_needed),
+                terminate_simulation: b(e.terminate_simulation),
+                nominals_of_continuous_states_changed: b(e.nominals_changed),
+                values_of_continuous_states_changed: b(e.values_changed),
+                next_event_time_defined: b(e.next_event_time.is_some()),
+                next_event_time: e.next_event_time.unwrap_or(0.0),
+            };
+            Status::Ok
+        })
+    }
+}
+
+/// Exports the FMI 2.0 API (`fmi2*` symbols: common, Co-Simulation and Model Exchange functions)
+/// of a cdylib serving the FMUs of a list defined by [`crate::define_fmus`], dispatching
+/// `fmi2Instantiate` on the GUID. The Model Exchange functions are refused by instances of
+/// models without continuous states (and by every Co-Simulation instance). Invoke it
 /// once, in the crate root of a cdylib that does nothing else (the FMU binaries under `fmus/`).
 ///
 /// ```ignore
@@ -293,6 +322,7 @@ macro_rules! export_fmi2 {
             use $crate::types::*;
             use $crate::fmi2;
             use $crate::common;
+            use $crate::me_calls as me;
 
             #[unsafe(no_mangle)]
             pub extern "C" fn fmi2GetTypesPlatform() -> *const fmi2Char { fmi2::types_platform() }
@@ -412,6 +442,40 @@ macro_rules! export_fmi2 {
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn fmi2GetStringStatus(c: fmi2Component, k: fmi2StatusKind, v: *mut fmi2String) -> Status {
                 unsafe { fmi2::get_string_status(c, k, v) }
+            }
+
+            // Model Exchange (FMI 2.0.4 §3.2), over the calls 3.0 shares (`fmu_export::me_calls`).
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> Status { unsafe { me::enter_event_mode(c, "fmi2EnterEventMode") } }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2NewDiscreteStates(c: fmi2Component, info: *mut fmi2EventInfo) -> Status { unsafe { fmi2::new_discrete_states(c, info) } }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: fmi2Component) -> Status { unsafe { me::enter_continuous_time_mode(c, "fmi2EnterContinuousTimeMode") } }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2CompletedIntegratorStep(c: fmi2Component, _no_prior: fmi2Boolean, enter: *mut fmi2Boolean, terminate: *mut fmi2Boolean) -> Status {
+                unsafe { me::completed_integrator_step(c, "fmi2CompletedIntegratorStep", enter, terminate) }
+            }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, t: fmi2Real) -> Status { unsafe { me::set_time(c, "fmi2SetTime", t) } }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2SetContinuousStates(c: fmi2Component, x: *const fmi2Real, n: usize) -> Status {
+                unsafe { me::set_continuous_states(c, "fmi2SetContinuousStates", x, n) }
+            }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2GetDerivatives(c: fmi2Component, dx: *mut fmi2Real, n: usize) -> Status {
+                unsafe { me::get_vector(c, "fmi2GetDerivatives", me::Vector::Derivatives, dx, n) }
+            }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2GetEventIndicators(c: fmi2Component, z: *mut fmi2Real, n: usize) -> Status {
+                unsafe { me::get_vector(c, "fmi2GetEventIndicators", me::Vector::EventIndicators, z, n) }
+            }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2GetContinuousStates(c: fmi2Component, x: *mut fmi2Real, n: usize) -> Status {
+                unsafe { me::get_vector(c, "fmi2GetContinuousStates", me::Vector::States, x, n) }
+            }
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(c: fmi2Component, x: *mut fmi2Real, n: usize) -> Status {
+                unsafe { me::get_vector(c, "fmi2GetNominalsOfContinuousStates", me::Vector::Nominals, x, n) }
             }
         }
     };

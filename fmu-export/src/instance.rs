@@ -13,12 +13,13 @@ use model_description::Causality;
 use snapshot::Saved;
 use std::ffi::{c_char, CString};
 
+mod me;
 mod snapshot;
 mod step;
 mod values;
 
-/// States of FMI 2.0 §4.2.4 (Co-Simulation); `StepInProgress` never occurs (our steps are
-/// synchronous).
+/// States of FMI 2.0 §4.2.4 (Co-Simulation; `StepInProgress` never occurs, our steps are
+/// synchronous) and §3.2.3 (Model Exchange: event and continuous-time mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     /// After `fmi2Instantiate` / `fmi2Reset`.
@@ -36,10 +37,23 @@ pub enum State {
     /// A call returned `fmi2Error` because the model failed: only getters, FMU states,
     /// `fmi2Reset` and `fmi2FreeInstance` are allowed.
     Error,
+    /// Model Exchange: event mode (after initialization and `fmi2EnterEventMode`).
+    EventMode,
+    /// Model Exchange: continuous-time mode (`fmi2EnterContinuousTimeMode`).
+    ContinuousTimeMode,
+}
+
+/// The interface an instance was instantiated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interface {
+    /// `fmi2CoSimulation`, `fmi3InstantiateCoSimulation`.
+    CoSimulation,
+    /// `fmi2ModelExchange`, `fmi3InstantiateModelExchange`.
+    ModelExchange,
 }
 
 impl State {
-    fn bit(self) -> u8 {
+    fn bit(self) -> u16 {
         match self {
             Self::Instantiated => 1,
             Self::InitializationMode => 2,
@@ -48,6 +62,8 @@ impl State {
             Self::StepCanceled => 16,
             Self::Terminated => 32,
             Self::Error => 64,
+            Self::EventMode => 128,
+            Self::ContinuousTimeMode => 256,
         }
     }
 
@@ -60,10 +76,12 @@ impl State {
             Self::StepCanceled => "stepCanceled",
             Self::Terminated => "terminated",
             Self::Error => "error",
+            Self::EventMode => "eventMode",
+            Self::ContinuousTimeMode => "continuousTimeMode",
         }
     }
 
-    fn names(mask: u8) -> String {
+    fn names(mask: u16) -> String {
         let all = [
             Self::Instantiated,
             Self::InitializationMode,
@@ -72,26 +90,35 @@ impl State {
             Self::StepCanceled,
             Self::Terminated,
             Self::Error,
+            Self::EventMode,
+            Self::ContinuousTimeMode,
         ];
         let v: Vec<_> = all.iter().filter(|s| mask & s.bit() != 0).map(|s| s.name()).collect();
         v.join(", ")
     }
 }
 
-/// Allowed-state masks, one per function (FMI 2.0 §4.2.4 table).
+/// Allowed-state masks, one per function (FMI 2.0 §4.2.4 and §3.2.3 tables). An ME instance is
+/// never in the CS states past initialization, nor a CS instance in the ME modes.
 mod mask {
-    pub const ANY: u8 = 0x7f;
-    pub const INSTANTIATED: u8 = 1;
-    pub const INIT: u8 = 2;
-    pub const SETUP: u8 = INSTANTIATED;
-    pub const ENTER_INIT: u8 = INSTANTIATED;
-    pub const EXIT_INIT: u8 = INIT;
-    pub const TERMINATE: u8 = 4 | 8 | 16;
-    pub const GET: u8 = 2 | 4 | 8 | 16 | 32 | 64;
-    pub const SET: u8 = 1 | 2 | 4;
-    pub const DO_STEP: u8 = 4;
-    pub const OUTPUT_DERIVATIVES: u8 = 4 | 8 | 16 | 32 | 64;
-    pub const STATUS: u8 = 4 | 8 | 16 | 32;
+    pub const ANY: u16 = 0x1ff;
+    pub const INSTANTIATED: u16 = 1;
+    pub const INIT: u16 = 2;
+    pub const SETUP: u16 = INSTANTIATED;
+    pub const ENTER_INIT: u16 = INSTANTIATED;
+    pub const EXIT_INIT: u16 = INIT;
+    pub const EVENT: u16 = 128;
+    pub const CONTINUOUS: u16 = 256;
+    pub const TERMINATE: u16 = 4 | 8 | 16 | EVENT | CONTINUOUS;
+    pub const GET: u16 = 2 | 4 | 8 | 16 | 32 | 64 | EVENT | CONTINUOUS;
+    pub const SET: u16 = 1 | 2 | 4 | EVENT | CONTINUOUS;
+    pub const DO_STEP: u16 = 4;
+    pub const OUTPUT_DERIVATIVES: u16 = 4 | 8 | 16 | 32 | 64;
+    pub const STATUS: u16 = 4 | 8 | 16 | 32;
+    /// Model Exchange: the state vector and its functions (initialization mode: after the
+    /// model computed its initial state).
+    pub const ME_GET: u16 = 2 | 32 | 64 | EVENT | CONTINUOUS;
+    pub const SET_TIME: u16 = EVENT | CONTINUOUS;
 }
 
 /// The getter of a Real variable.
@@ -171,6 +198,8 @@ pub struct Instance<M: CoSimModel> {
     /// The model ended the simulation in the last step ([`Context::terminate`]):
     /// `fmi2GetBooleanStatus(fmi2Terminated)` is true.
     terminated: bool,
+    /// The interface it was instantiated for.
+    interface: Interface,
 }
 
 type Res<T> = Result<T, String>;
@@ -191,7 +220,19 @@ impl<M: CoSimModel> Instance<M> {
             strings: Vec::new(),
             last_step_status: Status::Ok,
             terminated: false,
+            interface: Interface::CoSimulation,
         }
+    }
+
+    /// A new Model Exchange instance in state `Instantiated` (the model must have
+    /// [`CoSimModel::model_exchange`]; [`crate::Factory`] checks).
+    pub fn new_model_exchange(table: &'static Table<M>, resource_location: &str, log: Logger) -> Self {
+        Self { interface: Interface::ModelExchange, ..Self::new(table, resource_location, log) }
+    }
+
+    /// The interface this instance was instantiated for.
+    pub fn interface(&self) -> Interface {
+        self.interface
     }
 
     /// The model (in-process tests and monolithic solvers).
@@ -210,7 +251,7 @@ impl<M: CoSimModel> Instance<M> {
     }
 
     #[inline]
-    fn guard(&self, allowed: u8) -> Res<()> {
+    fn guard(&self, allowed: u16) -> Res<()> {
         if allowed & self.state.bit() != 0 {
             Ok(())
         } else {
@@ -220,7 +261,7 @@ impl<M: CoSimModel> Instance<M> {
 
     #[cold]
     #[inline(never)]
-    fn illegal(&self, allowed: u8) -> String {
+    fn illegal(&self, allowed: u16) -> String {
         format!(
             "illegal call sequence: not allowed in state {}; allowed in: {}",
             self.state.name(),
@@ -230,7 +271,7 @@ impl<M: CoSimModel> Instance<M> {
 
     /// Runs `f` after the state check; an `Err` is logged and returned as `fmi2Error`.
     #[inline]
-    fn call(&mut self, function: &str, allowed: u8, f: impl FnOnce(&mut Self) -> Res<Status>) -> Status {
+    fn call(&mut self, function: &str, allowed: u16, f: impl FnOnce(&mut Self) -> Res<Status>) -> Status {
         match self.guard(allowed).and_then(|()| f(self)) {
             Ok(s) => s,
             Err(msg) => self.fail_with(function, &msg),
@@ -368,7 +409,10 @@ impl<M: CoSimModel> Component for Instance<M> {
                 return Err(e.to_string());
             }
             s.dirty = false;
-            s.state = State::StepComplete;
+            s.state = match s.interface {
+                Interface::CoSimulation => State::StepComplete,
+                Interface::ModelExchange => State::EventMode,
+            };
             s.time = s.start_time;
             Ok(s.flush("fmi2ExitInitializationMode", ctx))
         })

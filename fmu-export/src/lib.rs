@@ -81,7 +81,9 @@ pub mod handle;
 pub mod input;
 pub mod instance;
 pub mod logger;
+pub mod me_calls;
 pub mod model;
+pub mod ode;
 pub mod state;
 pub mod types;
 pub mod types3;
@@ -90,14 +92,17 @@ pub mod variable;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_me;
 
-pub use component::Component;
+pub use component::{Component, EventInfo, ModelExchangeCalls};
 pub use description::{describe, Description};
 pub use factory::{Factory, Fmu};
 pub use input::{InputSignal, MAX_INPUT_ORDER};
-pub use instance::{Instance, State};
+pub use instance::{Instance, Interface, State};
 pub use logger::{Category, Logger};
 pub use model::{CoSimModel, Context, ModelError, ModelInfo};
+pub use ode::{Ode, OdeModel};
 pub use state::StateVisitor;
 pub use types::Status;
 pub use variable::{Access, EnumType, Variable};

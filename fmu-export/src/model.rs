@@ -154,6 +154,12 @@ pub trait CoSimModel: Clone + Default + Send + 'static {
     /// polynomials in `τ ∈ [0, h]`.
     fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError>;
 
+    /// The model's continuous states, when it is also a Model Exchange FMU: `Some(Ode::of::<Self>())`
+    /// from an [`crate::ode::OdeModel`]. Default: none (Co-Simulation only).
+    fn model_exchange() -> Option<crate::ode::Ode<Self>> {
+        None
+    }
+
     /// Visits every field of the model state — parameters, states, inputs, counters — in a fixed
     /// order. Used both to serialize and to deserialize `fmi2FMUstate`s.
     fn visit_state(&mut self, v: &mut dyn StateVisitor);

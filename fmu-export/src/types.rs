@@ -109,3 +109,21 @@ pub struct fmi2CallbackFunctions {
     /// `componentEnvironment`.
     pub component_environment: fmi2ComponentEnvironment,
 }
+
+/// `fmi2EventInfo` (FMI 2.0 §3.2.2): what `fmi2NewDiscreteStates` reports.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct fmi2EventInfo {
+    /// `newDiscreteStatesNeeded`.
+    pub new_discrete_states_needed: fmi2Boolean,
+    /// `terminateSimulation`.
+    pub terminate_simulation: fmi2Boolean,
+    /// `nominalsOfContinuousStatesChanged`.
+    pub nominals_of_continuous_states_changed: fmi2Boolean,
+    /// `valuesOfContinuousStatesChanged`.
+    pub values_of_continuous_states_changed: fmi2Boolean,
+    /// `nextEventTimeDefined`.
+    pub next_event_time_defined: fmi2Boolean,
+    /// `nextEventTime`.
+    pub next_event_time: fmi2Real,
+}

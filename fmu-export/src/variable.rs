@@ -190,6 +190,11 @@ impl<M> Variable<M> {
         Self::real(name, unit, description, Causality::Output, Variability::Continuous, get)
     }
 
+    /// A continuous real local variable (e.g. a state derivative of a Model Exchange model).
+    pub fn local(name: &'static str, unit: &'static str, description: &'static str, get: fn(&M) -> f64) -> Self {
+        Self::real(name, unit, description, Causality::Local, Variability::Continuous, get)
+    }
+
     /// An enumeration parameter.
     pub fn enumeration(
         name: &'static str,

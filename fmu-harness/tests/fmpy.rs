@@ -124,7 +124,7 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
                 assert!((r[i_f] / 6867.0 - 1.0).abs() < 1e-3, "{name}: F = {} at t = {}", r[i_f], r[0]);
             }
         }
-        "hydraulics-lumped3" => {
+        "hydraulics-lumped3" | "hydraulics-lumped3-me" => {
             // Closed valve, piston at rest: pressures stay at their initial values.
             for p in ["p1", "p2", "p3"] {
                 let i = column(header, p);
@@ -135,7 +135,7 @@ fn check_default_run(name: &str, header: &[String], rows: &[Vec<f64>]) {
                 }
             }
         }
-        "multibody-rod" | "multibody-crane" | "multibody-rod-p" | "multibody-crane-p" => {
+        "multibody-rod" | "multibody-crane" | "multibody-rod-p" | "multibody-crane-p" | "multibody-crane-me" => {
             // Default inputs hold the static equilibrium (rod 6867 N, crane 8829 N): s stays at 0.5 m.
             let i = column(header, "s");
             for r in rows {

@@ -19,6 +19,7 @@ pub mod integrator;
 pub mod interface;
 pub mod interface_fmu;
 pub mod lumped3;
+pub mod me_lumped3;
 pub mod naya;
 pub mod orifice;
 pub mod sp;
@@ -26,5 +27,6 @@ pub mod stepping;
 
 pub use fmu_lumped3::Lumped3Fmu;
 pub use fmu_naya::NayaFmu;
+pub use me_lumped3::Lumped3MeFmu;
 
-fmu_export::define_fmus!(NayaFmu, Lumped3Fmu);
+fmu_export::define_fmus!(NayaFmu, Lumped3Fmu, Lumped3MeFmu);

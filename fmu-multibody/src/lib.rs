@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod crane;
+pub mod crane_me;
 pub mod cylinder;
 pub mod cylinder_outputs;
 pub mod diagnostics;
@@ -27,7 +28,8 @@ pub mod rod;
 pub mod solver;
 pub mod variants;
 
+pub use crane_me::CraneMeFmu;
 pub use fmu::MbFmu;
 pub use variants::{Crane2Fmu, Crane2PFmu, CraneFmu, CranePFmu, RodFmu, RodPFmu};
 
-fmu_export::define_fmus!(RodFmu, CraneFmu, Crane2Fmu, RodPFmu, CranePFmu, Crane2PFmu);
+fmu_export::define_fmus!(RodFmu, CraneFmu, Crane2Fmu, RodPFmu, CranePFmu, Crane2PFmu, CraneMeFmu);

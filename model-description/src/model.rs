@@ -33,7 +33,7 @@ pub struct ModelDescription {
     pub variable_naming_convention: NamingConvention,
     /// `numberOfEventIndicators`.
     pub number_of_event_indicators: Option<u32>,
-    /// `<ModelExchange>`: kept only as presence and identifier (we export Co-Simulation only).
+    /// `<ModelExchange>`: presence and identifier (our Model Exchange FMUs write no other attribute).
     pub model_exchange: Option<ModelExchange>,
     /// `<CoSimulation>`.
     pub co_simulation: Option<CoSimulation>,
@@ -73,7 +73,7 @@ impl NamingConvention {
     }
 }
 
-/// `<ModelExchange>` (read only; this project exports Co-Simulation FMUs).
+/// `<ModelExchange>` (read; written with its identifier only, the standard's defaults for the rest).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelExchange {
     /// `modelIdentifier`.

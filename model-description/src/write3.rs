@@ -149,6 +149,9 @@ pub fn to_xml3(md: &ModelDescription, int64: impl Fn(&ScalarVariable) -> bool) -
             (md.variable_naming_convention != NamingConvention::Flat).then_some(md.variable_naming_convention.as_str()),
         );
     w.open("fmiModelDescription", &root);
+    if let Some(me) = &md.model_exchange {
+        w.empty("ModelExchange", &Attrs::new().s("modelIdentifier", &me.model_identifier));
+    }
     if let Some(cs) = &md.co_simulation {
         w.empty(
             "CoSimulation",

@@ -20,8 +20,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub const NO_EVENT_MODE: &str = "event mode is not supported (hasEventMode=\"false\")";
 /// Why clock functions fail.
 pub const NO_CLOCKS: &str = "the FMU has no clocks";
-/// Why Model Exchange functions fail.
-pub const NO_ME: &str = "Model Exchange is not supported: this FMU is Co-Simulation only";
 /// Why configuration-mode functions fail.
 pub const NO_STRUCTURAL: &str = "the FMU has no structural parameters (configuration mode is not supported)";
 /// Why dependency queries fail.
@@ -79,20 +77,13 @@ pub unsafe fn instantiate_co_simulation(
             return fail(format!("eventModeUsed = true but {NO_EVENT_MODE}"));
         }
         // SAFETY: as above.
-        let Some(token) = (unsafe { text(token) }) else { return fail("instantiationToken is NULL".into()) };
-        let Some(fmu) = fmus.iter().find(|f| f.description().is_ok_and(|d| d.guid == token)) else {
-            let known: Vec<String> = fmus
-                .iter()
-                .filter_map(|f| f.description().ok().map(|d| format!("{} {}", f.info().model_identifier, d.guid)))
-                .collect();
-            return fail(format!(
-                "instantiationToken {token} matches no model of this binary (it serves: {}); is modelDescription.xml from another build?",
-                known.join(", ")
-            ));
+        let fmu = match unsafe { find(fmus, token) } {
+            Ok(f) => f,
+            Err(m) => return fail(m),
         };
         // SAFETY: as above.
         let resources = unsafe { text(resource_path) }.unwrap_or("");
-        let extra = match Extra::of(*fmu, early_return_allowed) {
+        let extra = match Extra::of(fmu, early_return_allowed) {
             Ok(e) => e,
             Err(e) => return fail(e.to_string()),
         };
@@ -102,6 +93,123 @@ pub unsafe fn instantiate_co_simulation(
         }
     }));
     made.unwrap_or(std::ptr::null_mut())
+}
+
+/// The model of `fmus` whose instantiation token is `token`, or why there is none.
+unsafe fn find(fmus: &'static [&'static dyn Fmu], token: fmi3String) -> Result<&'static dyn Fmu, String> {
+    // SAFETY: NULL or NUL-terminated (FMI 3.0).
+    let Some(token) = (unsafe { text(token) }) else { return Err("instantiationToken is NULL".into()) };
+    match fmus.iter().find(|f| f.description().is_ok_and(|d| d.guid == token)) {
+        Some(f) => Ok(*f),
+        None => {
+            let known: Vec<String> = fmus
+                .iter()
+                .filter_map(|f| f.description().ok().map(|d| format!("{} {}", f.info().model_identifier, d.guid)))
+                .collect();
+            Err(format!(
+                "instantiationToken {token} matches no model of this binary (it serves: {}); is modelDescription.xml from another build?",
+                known.join(", ")
+            ))
+        }
+    }
+}
+
+/// `fmi3InstantiateModelExchange`: finds the model by instantiation token among `fmus`; NULL
+/// with the reason logged when it has no continuous states.
+#[allow(clippy::too_many_arguments)] // the arguments of fmi3InstantiateModelExchange, plus the model list
+pub unsafe fn instantiate_model_exchange(
+    fmus: &'static [&'static dyn Fmu],
+    instance_name: fmi3String,
+    token: fmi3String,
+    resource_path: fmi3String,
+    logging_on: bool,
+    env: fmi3InstanceEnvironment,
+    log: Option<LogMessageCallback>,
+) -> fmi3Instance {
+    const F: &str = "fmi3InstantiateModelExchange";
+    let made = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: strings are NULL or NUL-terminated (FMI 3.0).
+        let name = unsafe { text(instance_name) };
+        let mut logger = Logger::new_fmi3(log, env, name.unwrap_or("?"), logging_on);
+        let mut fail = |msg: String| {
+            logger.log(Status::Error, Category::Error, &format!("{F}: {msg}"));
+            std::ptr::null_mut()
+        };
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            return fail("instanceName is NULL or empty".into());
+        };
+        // SAFETY: as above.
+        let fmu = match unsafe { find(fmus, token) } {
+            Ok(f) => f,
+            Err(m) => return fail(m),
+        };
+        // SAFETY: as above.
+        let resources = unsafe { text(resource_path) }.unwrap_or("");
+        let extra = match Extra::of(fmu, false) {
+            Ok(e) => e,
+            Err(e) => return fail(e.to_string()),
+        };
+        match fmu.instantiate_model_exchange(resources, Logger::new_fmi3(log, env, name, logging_on)) {
+            Ok(inner) => register(inner, extra),
+            Err(e) => fail(e),
+        }
+    }));
+    made.unwrap_or(std::ptr::null_mut())
+}
+
+/// `fmi3UpdateDiscreteStates` (Model Exchange instances; a Co-Simulation instance has no event
+/// mode and refuses it). The output pointers are checked for NULL.
+#[allow(clippy::too_many_arguments)] // the arguments of fmi3UpdateDiscreteStates
+pub unsafe fn update_discrete_states(
+    c: fmi3Instance,
+    need_update: *mut bool,
+    terminate: *mut bool,
+    nominals_changed: *mut bool,
+    values_changed: *mut bool,
+    next_defined: *mut bool,
+    next: *mut f64,
+) -> Status {
+    const F: &str = "fmi3UpdateDiscreteStates";
+    // SAFETY: `c` per `with`; the pointers are NULL or writable.
+    unsafe {
+        crate::me_calls::new_discrete_states(c, F, |comp, e| {
+            let (Some(a), Some(b), Some(n), Some(v), Some(d), Some(t)) = (
+                need_update.as_mut(),
+                terminate.as_mut(),
+                nominals_changed.as_mut(),
+                values_changed.as_mut(),
+                next_defined.as_mut(),
+                next.as_mut(),
+            ) else {
+                return comp.fail(F, "an output argument is NULL");
+            };
+            *a = e.new_discrete_states_needed;
+            *b = e.terminate_simulation;
+            *n = e.nominals_changed;
+            *v = e.values_changed;
+            *d = e.next_event_time.is_some();
+            *t = e.next_event_time.unwrap_or(0.0);
+            Status::Ok
+        })
+    }
+}
+
+/// The number of continuous states or event indicators (`fmi3GetNumberOf…`).
+pub unsafe fn number_of(c: fmi3Instance, function: &str, states: bool, n: *mut usize) -> Status {
+    // SAFETY: `c` per `with`; `n` NULL or writable.
+    unsafe {
+        with(c, function, |comp| {
+            let Some(out) = n.as_mut() else { return comp.fail(function, "argument is NULL") };
+            let got = if states { comp.number_of_states(function) } else { comp.number_of_event_indicators(function) };
+            match got {
+                Ok(k) => {
+                    *out = k;
+                    Status::Ok
+                }
+                Err(s) => s,
+            }
+        })
+    }
 }
 
 /// `fmi3EnterInitializationMode`: 2.0's `fmi2SetupExperiment` + `fmi2EnterInitializationMode`.

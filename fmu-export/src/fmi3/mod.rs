@@ -81,6 +81,7 @@ macro_rules! export_fmi3 {
         pub mod fmi3_exports {
             use $crate::fmi3::*;
             use $crate::fmi3::ffi as f;
+            use $crate::me_calls as me;
             use $crate::Status;
             use std::ffi::{c_char, c_void};
 
@@ -90,9 +91,9 @@ macro_rules! export_fmi3 {
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetDebugLogging(c: fmi3Instance, on: bool, n: usize, cats: *const fmi3String) -> Status {
                 unsafe { $crate::common::set_debug_logging(c, i32::from(on), n, cats) }
             }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3InstantiateModelExchange(name: fmi3String, _token: fmi3String, _res: fmi3String,
-                _visible: bool, _logging_on: bool, env: fmi3InstanceEnvironment, log: Option<LogMessageCallback>) -> fmi3Instance {
-                unsafe { f::refuse_instantiate(name, env, log, "fmi3InstantiateModelExchange", "this FMU supports Co-Simulation only") }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3InstantiateModelExchange(name: fmi3String, token: fmi3String, res: fmi3String,
+                _visible: bool, logging_on: bool, env: fmi3InstanceEnvironment, log: Option<LogMessageCallback>) -> fmi3Instance {
+                unsafe { f::instantiate_model_exchange(fmus(), name, token, res, logging_on, env, log) }
             }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3InstantiateCoSimulation(name: fmi3String, token: fmi3String, res: fmi3String,
                 visible: bool, logging_on: bool, event_mode_used: bool, early_return_allowed: bool, _required: *const fmi3ValueReference,
@@ -109,7 +110,7 @@ macro_rules! export_fmi3 {
                 unsafe { f::enter_initialization_mode(c, tol_defined, tol, start, stop_defined, stop) }
             }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3ExitInitializationMode(c: fmi3Instance) -> Status { unsafe { $crate::common::exit_initialization_mode(c) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterEventMode(c: fmi3Instance) -> Status { unsafe { f::unsupported(c, "fmi3EnterEventMode", f::NO_EVENT_MODE) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterEventMode(c: fmi3Instance) -> Status { unsafe { me::enter_event_mode(c, "fmi3EnterEventMode") } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3Terminate(c: fmi3Instance) -> Status { unsafe { $crate::common::terminate(c) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3Reset(c: fmi3Instance) -> Status { unsafe { $crate::common::reset(c) } }
 
@@ -176,19 +177,19 @@ macro_rules! export_fmi3 {
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetShiftDecimal(c: fmi3Instance, _vr: *const u32, _n: usize, _s: *const f64) -> Status { unsafe { f::unsupported(c, "fmi3SetShiftDecimal", f::NO_CLOCKS) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetShiftFraction(c: fmi3Instance, _vr: *const u32, _n: usize, _cn: *const u64, _r: *const u64) -> Status { unsafe { f::unsupported(c, "fmi3SetShiftFraction", f::NO_CLOCKS) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EvaluateDiscreteStates(c: fmi3Instance) -> Status { unsafe { f::unsupported(c, "fmi3EvaluateDiscreteStates", f::NO_EVENT_MODE) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3UpdateDiscreteStates(c: fmi3Instance, _need_update: *mut bool, _terminate: *mut bool, _nominals: *mut bool, _values: *mut bool, _next_defined: *mut bool, _next: *mut f64) -> Status {
-                unsafe { f::unsupported(c, "fmi3UpdateDiscreteStates", f::NO_EVENT_MODE) }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3UpdateDiscreteStates(c: fmi3Instance, need_update: *mut bool, terminate: *mut bool, nominals: *mut bool, values: *mut bool, next_defined: *mut bool, next: *mut f64) -> Status {
+                unsafe { f::update_discrete_states(c, need_update, terminate, nominals, values, next_defined, next) }
             }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterContinuousTimeMode(c: fmi3Instance) -> Status { unsafe { f::unsupported(c, "fmi3EnterContinuousTimeMode", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3CompletedIntegratorStep(c: fmi3Instance, _nsp: bool, _e: *mut bool, _t: *mut bool) -> Status { unsafe { f::unsupported(c, "fmi3CompletedIntegratorStep", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetTime(c: fmi3Instance, _t: f64) -> Status { unsafe { f::unsupported(c, "fmi3SetTime", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetContinuousStates(c: fmi3Instance, _x: *const f64, _n: usize) -> Status { unsafe { f::unsupported(c, "fmi3SetContinuousStates", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetContinuousStateDerivatives(c: fmi3Instance, _x: *mut f64, _n: usize) -> Status { unsafe { f::unsupported(c, "fmi3GetContinuousStateDerivatives", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetEventIndicators(c: fmi3Instance, _x: *mut f64, _n: usize) -> Status { unsafe { f::unsupported(c, "fmi3GetEventIndicators", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetContinuousStates(c: fmi3Instance, _x: *mut f64, _n: usize) -> Status { unsafe { f::unsupported(c, "fmi3GetContinuousStates", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetNominalsOfContinuousStates(c: fmi3Instance, _x: *mut f64, _n: usize) -> Status { unsafe { f::unsupported(c, "fmi3GetNominalsOfContinuousStates", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(c: fmi3Instance, _n: *mut usize) -> Status { unsafe { f::unsupported(c, "fmi3GetNumberOfEventIndicators", f::NO_ME) } }
-            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(c: fmi3Instance, _n: *mut usize) -> Status { unsafe { f::unsupported(c, "fmi3GetNumberOfContinuousStates", f::NO_ME) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterContinuousTimeMode(c: fmi3Instance) -> Status { unsafe { me::enter_continuous_time_mode(c, "fmi3EnterContinuousTimeMode") } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3CompletedIntegratorStep(c: fmi3Instance, _nsp: bool, e: *mut bool, t: *mut bool) -> Status { unsafe { me::completed_integrator_step(c, "fmi3CompletedIntegratorStep", e, t) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetTime(c: fmi3Instance, t: f64) -> Status { unsafe { me::set_time(c, "fmi3SetTime", t) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3SetContinuousStates(c: fmi3Instance, x: *const f64, n: usize) -> Status { unsafe { me::set_continuous_states(c, "fmi3SetContinuousStates", x, n) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetContinuousStateDerivatives(c: fmi3Instance, x: *mut f64, n: usize) -> Status { unsafe { me::get_vector(c, "fmi3GetContinuousStateDerivatives", me::Vector::Derivatives, x, n) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetEventIndicators(c: fmi3Instance, x: *mut f64, n: usize) -> Status { unsafe { me::get_vector(c, "fmi3GetEventIndicators", me::Vector::EventIndicators, x, n) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetContinuousStates(c: fmi3Instance, x: *mut f64, n: usize) -> Status { unsafe { me::get_vector(c, "fmi3GetContinuousStates", me::Vector::States, x, n) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetNominalsOfContinuousStates(c: fmi3Instance, x: *mut f64, n: usize) -> Status { unsafe { me::get_vector(c, "fmi3GetNominalsOfContinuousStates", me::Vector::Nominals, x, n) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(c: fmi3Instance, n: *mut usize) -> Status { unsafe { f::number_of(c, "fmi3GetNumberOfEventIndicators", false, n) } }
+            #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(c: fmi3Instance, n: *mut usize) -> Status { unsafe { f::number_of(c, "fmi3GetNumberOfContinuousStates", true, n) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3EnterStepMode(c: fmi3Instance) -> Status { unsafe { f::unsupported(c, "fmi3EnterStepMode", f::NO_EVENT_MODE) } }
             #[unsafe(no_mangle)] pub unsafe extern "C" fn fmi3GetOutputDerivatives(c: fmi3Instance, vr: *const u32, n: usize, orders: *const i32, v: *mut f64, nv: usize) -> Status {
                 unsafe { f::get_output_derivatives(c, vr, n, orders, v, nv) }

@@ -19,7 +19,10 @@ impl<M: CoSimModel> Instance<M> {
         if self.state == State::InitializationMode {
             self.model.initialize(self.start_time, &mut ctx).map_err(|e| e.to_string())?;
         }
-        if matches!(self.state, State::InitializationMode | State::StepComplete) {
+        if matches!(
+            self.state,
+            State::InitializationMode | State::StepComplete | State::EventMode | State::ContinuousTimeMode
+        ) {
             self.model.evaluate(&mut ctx).map_err(|e| e.to_string())?;
             self.dirty = false;
         }
