@@ -19,6 +19,7 @@ pub mod calls;
 pub mod cost;
 pub mod illegal;
 pub mod lifecycle;
+pub mod output;
 pub mod probe;
 pub mod run;
 pub mod state;
@@ -41,8 +42,13 @@ pub enum Verdict {
     Pass,
     /// Not run: the FMU does not declare the capability (or an earlier check made it pointless).
     Skip,
-    /// Legal but suspicious (a warning status, a declared dependency that does not show, a leak).
+    /// Legal but suspicious, or against the letter of the standard without harm to an importer
+    /// (a warning status, a declared dependency that does not show, a leak, a parameter among
+    /// the dependencies).
     Warn,
+    /// A check that races (threads) gave different verdicts in its repeated runs: the FMU failed
+    /// in k of n ([`Finding::runs`]); exit code 2 when nothing FAILs.
+    Intermittent,
     /// The FMU breaks the standard or its own description, crashed or hung.
     Fail,
 }
@@ -53,6 +59,7 @@ impl std::fmt::Display for Verdict {
             Self::Pass => "PASS",
             Self::Skip => "SKIP",
             Self::Warn => "WARN",
+            Self::Intermittent => "INTERMITTENT",
             Self::Fail => "FAIL",
         })
     }
@@ -103,6 +110,18 @@ pub struct Finding {
     pub evidence: String,
     /// Wall time of the check (s), worker start and FMU load included.
     pub seconds: f64,
+    /// A check that races: how many of its repeated runs failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<Runs>,
+}
+
+/// The repeated runs of a check that races ([`Check::racy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runs {
+    /// Runs made.
+    pub of: u32,
+    /// Runs that FAILed.
+    pub failed: u32,
 }
 
 /// How a check runs: in the checker itself (reads files only) or in a worker process (runs the FMU).
@@ -126,6 +145,9 @@ pub struct Check {
     pub section: &'static str,
     /// How it runs.
     pub runner: Runner,
+    /// Its verdict depends on timing (threads): it runs [`Options::repeat`] times, in a new worker
+    /// each, and a verdict that differs between the runs is [`Verdict::Intermittent`].
+    pub racy: bool,
 }
 
 /// Every check, in report order: the one list.
@@ -136,6 +158,7 @@ pub const CHECKS: &[Check] = &[
         title: "modelDescription.xml against the standard",
         section: "FMI 2.0 §2.2",
         runner: Runner::Parent(statics::description),
+        racy: false,
     },
     Check {
         id: "binary",
@@ -143,6 +166,7 @@ pub const CHECKS: &[Check] = &[
         title: "linux64 binary: x86-64 shared library exporting the FMI 2.0 CS API",
         section: "FMI 2.0 §2.1.1, §2.3, §4.2",
         runner: Runner::Parent(statics::binary),
+        racy: false,
     },
     Check {
         id: "load",
@@ -150,6 +174,7 @@ pub const CHECKS: &[Check] = &[
         title: "load, platform and version, instantiate/free, capability flags vs functions",
         section: "FMI 2.0 §2.1.4, §2.1.5, §4.3.1",
         runner: Runner::Worker(lifecycle::load),
+        racy: false,
     },
     Check {
         id: "run",
@@ -157,6 +182,7 @@ pub const CHECKS: &[Check] = &[
         title: "the experiment: every status fmi2OK, every output finite, same run twice bit for bit",
         section: "FMI 2.0 §2.1.3, §4.2.2",
         runner: Runner::Worker(run::run),
+        racy: false,
     },
     Check {
         id: "reset",
@@ -164,6 +190,7 @@ pub const CHECKS: &[Check] = &[
         title: "run, terminate, fmi2Reset, run again: identical",
         section: "FMI 2.0 §2.1.6, §4.2.4",
         runner: Runner::Worker(lifecycle::reset),
+        racy: false,
     },
     Check {
         id: "free-without-terminate",
@@ -171,6 +198,7 @@ pub const CHECKS: &[Check] = &[
         title: "fmi2FreeInstance while stepping (no fmi2Terminate), then a new instance runs",
         section: "FMI 2.0 §2.1.5, §4.2.4",
         runner: Runner::Worker(lifecycle::free_without_terminate),
+        racy: false,
     },
     Check {
         id: "instances",
@@ -178,6 +206,7 @@ pub const CHECKS: &[Check] = &[
         title: "two instances at once, stepped alternately: independent and bit-identical",
         section: "FMI 2.0 §2.1.5",
         runner: Runner::Worker(lifecycle::instances),
+        racy: false,
     },
     Check {
         id: "threads",
@@ -185,6 +214,7 @@ pub const CHECKS: &[Check] = &[
         title: "two instances on two threads at once: same results as sequentially",
         section: "FMI 2.0 §2.1.5 (thread safety per instance)",
         runner: Runner::Worker(lifecycle::threads),
+        racy: true,
     },
     Check {
         id: "getters",
@@ -192,6 +222,7 @@ pub const CHECKS: &[Check] = &[
         title: "getters in initialization mode, after steps and after fmi2Terminate",
         section: "FMI 2.0 §2.1.7, §4.2.4",
         runner: Runner::Worker(calls::getters),
+        racy: false,
     },
     Check {
         id: "inputs",
@@ -199,6 +230,7 @@ pub const CHECKS: &[Check] = &[
         title: "inputs set between steps, and outside their declared min/max (refused or handled)",
         section: "FMI 2.0 §2.1.7, §2.2.7, §4.2.1",
         runner: Runner::Worker(calls::inputs),
+        racy: false,
     },
     Check {
         id: "variable-step",
@@ -206,6 +238,7 @@ pub const CHECKS: &[Check] = &[
         title: "canHandleVariableCommunicationStepSize: halved steps give the same trajectory",
         section: "FMI 2.0 §4.2.2, §4.3.1",
         runner: Runner::Worker(calls::variable_step),
+        racy: false,
     },
     Check {
         id: "zero-step",
@@ -213,6 +246,7 @@ pub const CHECKS: &[Check] = &[
         title: "fmi2DoStep with communicationStepSize = 0 accepted as a no-op or refused",
         section: "FMI 2.0 §4.2.2",
         runner: Runner::Worker(calls::zero_step),
+        racy: false,
     },
     Check {
         id: "illegal",
@@ -220,6 +254,7 @@ pub const CHECKS: &[Check] = &[
         title: "wrong-state calls, unknown value references, setting outputs, NULL instance/state, wrong GUID",
         section: "FMI 2.0 §2.1.3, §2.1.5, §2.1.7, §2.1.8, §4.2.4",
         runner: Runner::Worker(illegal::illegal),
+        racy: false,
     },
     Check {
         id: "state",
@@ -227,6 +262,7 @@ pub const CHECKS: &[Check] = &[
         title: "fmi2GetFMUstate, steps, fmi2SetFMUstate, the same steps: bit-identical; states freed",
         section: "FMI 2.0 §2.1.8",
         runner: Runner::Worker(state::restore),
+        racy: false,
     },
     Check {
         id: "serialize",
@@ -234,6 +270,7 @@ pub const CHECKS: &[Check] = &[
         title: "serialize, deserialize into a fresh instance: identical continuation",
         section: "FMI 2.0 §2.1.8",
         runner: Runner::Worker(state::serialize),
+        racy: false,
     },
     Check {
         id: "feedthrough",
@@ -241,6 +278,7 @@ pub const CHECKS: &[Check] = &[
         title: "outputs that respond to inputs without a step are declared in ModelStructure/Outputs",
         section: "FMI 2.0 §2.2.8",
         runner: Runner::Worker(structure::feedthrough),
+        racy: false,
     },
     Check {
         id: "initial-unknowns",
@@ -248,6 +286,7 @@ pub const CHECKS: &[Check] = &[
         title: "outputs that respond to inputs in initialization mode are declared in InitialUnknowns",
         section: "FMI 2.0 §2.2.8",
         runner: Runner::Worker(structure::initial_unknowns),
+        racy: false,
     },
     Check {
         id: "interpolate",
@@ -255,6 +294,7 @@ pub const CHECKS: &[Check] = &[
         title: "canInterpolateInputs: input derivatives change the result",
         section: "FMI 2.0 §4.2.1, §4.3.1",
         runner: Runner::Worker(structure::interpolate),
+        racy: false,
     },
     Check {
         id: "cost",
@@ -262,6 +302,7 @@ pub const CHECKS: &[Check] = &[
         title: "time per fmi2DoStep (median, max); memory over instantiate/free cycles (leak WARN)",
         section: "FMI 2.0 §2.1.5",
         runner: Runner::Worker(cost::cost),
+        racy: false,
     },
 ];
 
@@ -338,6 +379,9 @@ pub struct Options {
     pub cycles: u64,
     /// Run only these checks (ids; default all).
     pub only: Vec<String>,
+    /// Runs of a check that races ([`Check::racy`]; default [`DEFAULT_REPEAT`], at least 1): it
+    /// stops early once two runs disagree.
+    pub repeat: u32,
     /// The executable serving `check-worker` (default: [`crate::fmu::isolated::worker_exe`]).
     pub worker_exe: Option<PathBuf>,
     /// Stop request and cleanup registry of the program (`cosim check`: its signal guard).
@@ -353,6 +397,9 @@ pub fn timeout_from_seconds(seconds: f64) -> Result<Duration, String> {
     }
 }
 
+/// Runs of a check that races, unless `--repeat` says otherwise.
+pub const DEFAULT_REPEAT: u32 = 10;
+
 impl Default for Options {
     fn default() -> Self {
         Self {
@@ -363,6 +410,7 @@ impl Default for Options {
             timeout: Duration::from_secs(60),
             cycles: 1000,
             only: Vec::new(),
+            repeat: DEFAULT_REPEAT,
             worker_exe: None,
             host: crate::host::Host::default(),
         }
@@ -376,6 +424,9 @@ pub struct Report {
     pub fmu: PathBuf,
     /// `modelName` (empty when the description cannot be read).
     pub model_name: String,
+    /// `fmiVersion` ("2.0", "3.0"; empty when the description cannot be read).
+    #[serde(default)]
+    pub fmi_version: String,
     /// The experiment the dynamic checks ran (`None` when it could not be resolved).
     pub plan: Option<Plan>,
     /// One finding per check, in [`CHECKS`] order.
@@ -386,6 +437,17 @@ impl Report {
     /// Whether any check failed (`cosim check` then exits 1).
     pub fn failed(&self) -> bool {
         self.findings.iter().any(|f| f.verdict == Verdict::Fail)
+    }
+
+    /// The exit code of `cosim check`: 1 when a check FAILs, else 2 when one is INTERMITTENT,
+    /// else 0 (PASS, WARN and SKIP only).
+    pub fn exit_code(&self) -> i32 {
+        exit_code(self.findings.iter().map(|f| f.verdict))
+    }
+
+    /// How many findings have verdict `v`.
+    pub fn count(&self, v: Verdict) -> usize {
+        self.findings.iter().filter(|f| f.verdict == v).count()
     }
 
     /// The finding of check `id`.
@@ -413,8 +475,8 @@ impl Report {
             let _ =
                 writeln!(out, "{} {:<width$}  {} [{}; {:.2} s]", f.verdict, f.check, f.evidence, f.section, f.seconds);
         }
-        let count = |v: Verdict| self.findings.iter().filter(|f| f.verdict == v).count();
-        let _ = writeln!(
+        let count = |v: Verdict| self.count(v);
+        let _ = write!(
             out,
             "{} PASS, {} WARN, {} FAIL, {} SKIP",
             count(Verdict::Pass),
@@ -422,6 +484,10 @@ impl Report {
             count(Verdict::Fail),
             count(Verdict::Skip)
         );
+        if count(Verdict::Intermittent) > 0 {
+            let _ = write!(out, ", {} INTERMITTENT", count(Verdict::Intermittent));
+        }
+        out.push('\n');
         out
     }
 
@@ -429,6 +495,40 @@ impl Report {
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
+}
+
+/// The exit code of verdicts: 1 with a FAIL, else 2 with an INTERMITTENT, else 0.
+pub fn exit_code(verdicts: impl IntoIterator<Item = Verdict>) -> i32 {
+    let worst = verdicts.into_iter().filter(|v| matches!(v, Verdict::Fail | Verdict::Intermittent)).max();
+    match worst {
+        Some(Verdict::Fail) => 1,
+        Some(_) => 2,
+        None => 0,
+    }
+}
+
+/// One verdict of `n` runs of a check that races: the verdict when every run gave it (the
+/// evidence of the first run that failed, else of the first), else [`Verdict::Intermittent`]
+/// with the evidence of a failing run.
+pub fn settle(runs: Vec<Outcome>) -> (Outcome, Runs) {
+    let n = runs.len() as u32;
+    let failed = runs.iter().filter(|o| o.verdict == Verdict::Fail).count() as u32;
+    let stats = Runs { of: n, failed };
+    let first_fail = runs.iter().find(|o| o.verdict == Verdict::Fail).cloned();
+    let all_same = runs.windows(2).all(|w| w[0].verdict == w[1].verdict);
+    let mut pick = first_fail.clone().or_else(|| runs.first().cloned()).unwrap_or_else(|| Outcome::skip("not run"));
+    if n > 1 {
+        if all_same {
+            pick.evidence = format!("{} in all {n} runs: {}", pick.verdict, pick.evidence);
+        } else {
+            let first = first_fail.unwrap_or(pick.clone());
+            pick = Outcome {
+                verdict: Verdict::Intermittent,
+                evidence: format!("intermittent: failed in {failed} of {n} runs; a failing run: {}", first.evidence),
+            };
+        }
+    }
+    (pick, stats)
 }
 
 /// Checks the FMU at `fmu`: every check of [`CHECKS`] (or `opts.only`), the dynamic ones each in
@@ -462,6 +562,7 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let mut report = Report {
         fmu: fmu.to_path_buf(),
         model_name: st.md.as_ref().map(|m| m.model_name.clone()).unwrap_or_default(),
+        fmi_version: st.md.as_ref().map(|m| m.fmi_version.clone()).unwrap_or_default(),
         plan: plan.clone(),
         findings: Vec::new(),
     };
@@ -470,6 +571,7 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let mut stop_reason: Option<String> = None;
     for c in CHECKS.iter().filter(|c| selected(c)) {
         let t0 = std::time::Instant::now();
+        let mut runs = None;
         if stop_reason.is_none() && opts.host.stop_requested() {
             stop_reason = Some("interrupted".into());
         }
@@ -486,7 +588,30 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
                 }
                 match supervisor.as_mut() {
                     Some(s) => {
-                        let r = s.run(c.id);
+                        let mut r = s.run(c.id);
+                        if c.racy && !r.hung && opts.repeat > 1 {
+                            let mut outcomes = vec![r.outcome.clone()];
+                            for _ in 1..opts.repeat {
+                                if opts.host.stop_requested() {
+                                    break;
+                                }
+                                let again = s.run(c.id);
+                                let hung = again.hung;
+                                let differs = again.outcome.verdict != outcomes[0].verdict;
+                                outcomes.push(again.outcome);
+                                if hung {
+                                    r.hung = true;
+                                    break;
+                                }
+                                // Two runs disagree: INTERMITTENT, whatever the rest would give.
+                                if differs {
+                                    break;
+                                }
+                            }
+                            let (settled, stats) = settle(outcomes);
+                            runs = Some(stats);
+                            r.outcome = settled;
+                        }
                         if r.hung {
                             stop_reason =
                                 Some(format!("the FMU hung in check {} (killed after {:?})", c.id, opts.timeout));
@@ -507,6 +632,7 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
             verdict: outcome.verdict,
             evidence: outcome.evidence,
             seconds: t0.elapsed().as_secs_f64(),
+            runs,
         });
     }
     Ok(report)
@@ -543,4 +669,32 @@ fn plan(fmu: &Path, md: &model_description::ModelDescription, opts: &Options) ->
         cycles: opts.cycles,
         fixed_step,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn repeated_runs_settle_on_one_verdict_or_intermittent_with_a_stable_exit_code() {
+        let (o, r) = settle(vec![Outcome::pass("ok"), Outcome::pass("ok")]);
+        assert_eq!((o.verdict, r), (Verdict::Pass, Runs { of: 2, failed: 0 }));
+        assert_eq!(o.evidence, "PASS in all 2 runs: ok");
+        let (o, r) = settle(vec![Outcome::pass("ok"), Outcome::fail("died"), Outcome::fail("died")]);
+        assert_eq!((o.verdict, r), (Verdict::Intermittent, Runs { of: 3, failed: 2 }));
+        assert_eq!(o.evidence, "intermittent: failed in 2 of 3 runs; a failing run: died");
+        let (o, _) = settle(vec![Outcome::fail("died")]);
+        assert_eq!((o.verdict, o.evidence.as_str()), (Verdict::Fail, "died"));
+        assert_eq!(exit_code([Verdict::Pass, Verdict::Warn, Verdict::Skip]), 0);
+        assert_eq!(exit_code([Verdict::Pass, Verdict::Intermittent]), 2);
+        assert_eq!(exit_code([Verdict::Fail, Verdict::Intermittent]), 1);
+    }
+
+    #[test]
+    fn a_parameter_among_the_dependencies_breaks_the_letter_only() {
+        let r = statics::letter_rule("ModelStructure/Derivatives, <Unknown index=\"5\">: depends on the parameter g");
+        assert!(r.is_some_and(|r| r.rule.contains("§2.2.8") && r.tools.contains("BouncingBall")));
+        assert!(statics::letter_rule("the name is not unique").is_none());
+    }
 }
