@@ -27,7 +27,7 @@ pub struct CheckArgs {
     /// Instantiate/free cycles of the cost check.
     #[arg(long, default_value_t = 1000)]
     cycles: u64,
-    /// Runs of a check that races (threads): the same verdict in every run, or INTERMITTENT.
+    /// Runs of a check that races (threads), each in a new worker: FAIL when any run fails.
     #[arg(long, default_value_t = master::check::DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
     /// Run only these checks (comma separated ids).

@@ -10,7 +10,7 @@ use model_description::{BaseType, Causality};
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.
 fn read_all(
     p: &Probe,
-    s: &mut crate::Fmi2Instance,
+    s: &mut crate::fmu::Instance,
     pick: impl Fn(Causality) -> bool,
     when: &str,
 ) -> Result<usize, String> {
@@ -365,7 +365,7 @@ pub fn zero_step(p: &mut Probe) -> Outcome {
         rows.extend(p.run(&mut s, 0, k0)?);
         let t = p.time(k0);
         p.note(format_args!("fmi2DoStep(t = {t}, h = 0)"));
-        let raw = s.raw().do_step(t, 0.0, true);
+        let raw = super::raw::do_step(&mut s, t, 0.0);
         if raw > crate::fmu::ffi::WARNING {
             return Ok(Outcome::pass(format!("refused at t = {t} with {}", crate::fmu::ffi::status_name(raw))));
         }

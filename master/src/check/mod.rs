@@ -21,6 +21,7 @@ pub mod illegal;
 pub mod lifecycle;
 pub mod output;
 pub mod probe;
+pub mod raw;
 pub mod run;
 pub mod state;
 pub mod statics;
@@ -46,8 +47,9 @@ pub enum Verdict {
     /// (a warning status, a declared dependency that does not show, a leak, a parameter among
     /// the dependencies).
     Warn,
-    /// A check that races (threads) gave different verdicts in its repeated runs: the FMU failed
-    /// in k of n ([`Finding::runs`]); exit code 2 when nothing FAILs.
+    /// A check that races gave different verdicts in its repeated runs without failing in any
+    /// (PASS in some, WARN in others); exit code 2 when nothing FAILs. A run that FAILed makes the
+    /// check FAIL ("intermittent: failed in k of n runs", [`settle`]).
     Intermittent,
     /// The FMU breaks the standard or its own description, crashed or hung.
     Fail,
@@ -143,10 +145,12 @@ pub struct Check {
     pub title: &'static str,
     /// The FMI 2.0 section it rests on.
     pub section: &'static str,
+    /// What it rests on in FMI 3.0 (the anchors of the standard's HTML, fmi-standard.org/docs/3.0.1/).
+    pub section3: &'static str,
     /// How it runs.
     pub runner: Runner,
     /// Its verdict depends on timing (threads): it runs [`Options::repeat`] times, in a new worker
-    /// each, and a verdict that differs between the runs is [`Verdict::Intermittent`].
+    /// each ([`settle`]).
     pub racy: bool,
 }
 
@@ -157,6 +161,7 @@ pub const CHECKS: &[Check] = &[
         family: "static",
         title: "modelDescription.xml against the standard",
         section: "FMI 2.0 §2.2",
+        section3: "FMI 3.0 #fmi-description-schema",
         runner: Runner::Parent(statics::description),
         racy: false,
     },
@@ -165,6 +170,7 @@ pub const CHECKS: &[Check] = &[
         family: "static",
         title: "linux64 binary: x86-64 shared library exporting the FMI 2.0 CS API",
         section: "FMI 2.0 §2.1.1, §2.3, §4.2",
+        section3: "FMI 3.0 #fmu-distribution, #fmi3InstantiateCoSimulation",
         runner: Runner::Parent(statics::binary),
         racy: false,
     },
@@ -173,6 +179,7 @@ pub const CHECKS: &[Check] = &[
         family: "static",
         title: "load, platform and version, instantiate/free, capability flags vs functions",
         section: "FMI 2.0 §2.1.4, §2.1.5, §4.3.1",
+        section3: "FMI 3.0 #fmi3GetVersion, #fmi3InstantiateCoSimulation, #fmi3GetOutputDerivatives",
         runner: Runner::Worker(lifecycle::load),
         racy: false,
     },
@@ -181,6 +188,7 @@ pub const CHECKS: &[Check] = &[
         family: "run",
         title: "the experiment: every status fmi2OK, every output finite, same run twice bit for bit",
         section: "FMI 2.0 §2.1.3, §4.2.2",
+        section3: "FMI 3.0 #fmi3DoStep, #state-machine-co-simulation",
         runner: Runner::Worker(run::run),
         racy: false,
     },
@@ -189,6 +197,7 @@ pub const CHECKS: &[Check] = &[
         family: "life cycle",
         title: "run, terminate, fmi2Reset, run again: identical",
         section: "FMI 2.0 §2.1.6, §4.2.4",
+        section3: "FMI 3.0 #fmi3Reset",
         runner: Runner::Worker(lifecycle::reset),
         racy: false,
     },
@@ -197,6 +206,7 @@ pub const CHECKS: &[Check] = &[
         family: "life cycle",
         title: "fmi2FreeInstance while stepping (no fmi2Terminate), then a new instance runs",
         section: "FMI 2.0 §2.1.5, §4.2.4",
+        section3: "FMI 3.0 #fmi3FreeInstance",
         runner: Runner::Worker(lifecycle::free_without_terminate),
         racy: false,
     },
@@ -205,6 +215,7 @@ pub const CHECKS: &[Check] = &[
         family: "life cycle",
         title: "two instances at once, stepped alternately: independent and bit-identical",
         section: "FMI 2.0 §2.1.5",
+        section3: "FMI 3.0 #fmi3InstantiateCoSimulation",
         runner: Runner::Worker(lifecycle::instances),
         racy: false,
     },
@@ -213,6 +224,7 @@ pub const CHECKS: &[Check] = &[
         family: "life cycle",
         title: "two instances on two threads at once: same results as sequentially",
         section: "FMI 2.0 §2.1.5 (thread safety per instance)",
+        section3: "FMI 3.0 #fmi3InstantiateCoSimulation (thread safety per instance)",
         runner: Runner::Worker(lifecycle::threads),
         racy: true,
     },
@@ -221,6 +233,7 @@ pub const CHECKS: &[Check] = &[
         family: "legal calls",
         title: "getters in initialization mode, after steps and after fmi2Terminate",
         section: "FMI 2.0 §2.1.7, §4.2.4",
+        section3: "FMI 3.0 #get-and-set-variable-values, #fmi3Terminate",
         runner: Runner::Worker(calls::getters),
         racy: false,
     },
@@ -229,6 +242,7 @@ pub const CHECKS: &[Check] = &[
         family: "legal calls",
         title: "inputs set between steps, and outside their declared min/max (refused or handled)",
         section: "FMI 2.0 §2.1.7, §2.2.7, §4.2.1",
+        section3: "FMI 3.0 #get-and-set-variable-values, #definition-of-model-variables",
         runner: Runner::Worker(calls::inputs),
         racy: false,
     },
@@ -237,6 +251,7 @@ pub const CHECKS: &[Check] = &[
         family: "legal calls",
         title: "canHandleVariableCommunicationStepSize: halved steps give the same trajectory",
         section: "FMI 2.0 §4.2.2, §4.3.1",
+        section3: "FMI 3.0 #fmi3DoStep (canHandleVariableCommunicationStepSize)",
         runner: Runner::Worker(calls::variable_step),
         racy: false,
     },
@@ -245,6 +260,7 @@ pub const CHECKS: &[Check] = &[
         family: "legal calls",
         title: "fmi2DoStep with communicationStepSize = 0 accepted as a no-op or refused",
         section: "FMI 2.0 §4.2.2",
+        section3: "FMI 3.0 #fmi3DoStep",
         runner: Runner::Worker(calls::zero_step),
         racy: false,
     },
@@ -253,6 +269,7 @@ pub const CHECKS: &[Check] = &[
         family: "illegal calls",
         title: "wrong-state calls, unknown value references, setting outputs, NULL instance/state, wrong GUID",
         section: "FMI 2.0 §2.1.3, §2.1.5, §2.1.7, §2.1.8, §4.2.4",
+        section3: "FMI 3.0 #state-machine-co-simulation, #fmi3FreeInstance, #fmi3FreeFMUState",
         runner: Runner::Worker(illegal::illegal),
         racy: false,
     },
@@ -261,6 +278,7 @@ pub const CHECKS: &[Check] = &[
         family: "state",
         title: "fmi2GetFMUstate, steps, fmi2SetFMUstate, the same steps: bit-identical; states freed",
         section: "FMI 2.0 §2.1.8",
+        section3: "FMI 3.0 #fmi3GetFMUState, #fmi3SetFMUState, #fmi3FreeFMUState",
         runner: Runner::Worker(state::restore),
         racy: false,
     },
@@ -269,6 +287,7 @@ pub const CHECKS: &[Check] = &[
         family: "state",
         title: "serialize, deserialize into a fresh instance: identical continuation",
         section: "FMI 2.0 §2.1.8",
+        section3: "FMI 3.0 #fmi3SerializeFMUState, #fmi3DeserializeFMUState",
         runner: Runner::Worker(state::serialize),
         racy: false,
     },
@@ -277,6 +296,7 @@ pub const CHECKS: &[Check] = &[
         family: "structure",
         title: "outputs that respond to inputs without a step are declared in ModelStructure/Outputs",
         section: "FMI 2.0 §2.2.8",
+        section3: "FMI 3.0 #modelStructure (Output dependencies)",
         runner: Runner::Worker(structure::feedthrough),
         racy: false,
     },
@@ -285,6 +305,7 @@ pub const CHECKS: &[Check] = &[
         family: "structure",
         title: "outputs that respond to inputs in initialization mode are declared in InitialUnknowns",
         section: "FMI 2.0 §2.2.8",
+        section3: "FMI 3.0 #modelStructure (InitialUnknown dependencies)",
         runner: Runner::Worker(structure::initial_unknowns),
         racy: false,
     },
@@ -293,6 +314,7 @@ pub const CHECKS: &[Check] = &[
         family: "structure",
         title: "canInterpolateInputs: input derivatives change the result",
         section: "FMI 2.0 §4.2.1, §4.3.1",
+        section3: "FMI 3.0: no input derivatives",
         runner: Runner::Worker(structure::interpolate),
         racy: false,
     },
@@ -301,7 +323,17 @@ pub const CHECKS: &[Check] = &[
         family: "cost",
         title: "time per fmi2DoStep (median, max); memory over instantiate/free cycles (leak WARN)",
         section: "FMI 2.0 §2.1.5",
+        section3: "FMI 3.0 #fmi3InstantiateCoSimulation, #fmi3FreeInstance",
         runner: Runner::Worker(cost::cost),
+        racy: false,
+    },
+    Check {
+        id: "model-exchange",
+        family: "model exchange",
+        title: "the Model Exchange interface (derivatives, event indicators, completedIntegratorStep)",
+        section: "FMI 2.0 §3",
+        section3: "FMI 3.0 #fmi-for-model-exchange",
+        runner: Runner::Parent(statics::model_exchange),
         racy: false,
     },
 ];
@@ -379,8 +411,7 @@ pub struct Options {
     pub cycles: u64,
     /// Run only these checks (ids; default all).
     pub only: Vec<String>,
-    /// Runs of a check that races ([`Check::racy`]; default [`DEFAULT_REPEAT`], at least 1): it
-    /// stops early once two runs disagree.
+    /// Runs of a check that races ([`Check::racy`]; default [`DEFAULT_REPEAT`], at least 1).
     pub repeat: u32,
     /// The executable serving `check-worker` (default: [`crate::fmu::isolated::worker_exe`]).
     pub worker_exe: Option<PathBuf>,
@@ -507,28 +538,44 @@ pub fn exit_code(verdicts: impl IntoIterator<Item = Verdict>) -> i32 {
     }
 }
 
-/// One verdict of `n` runs of a check that races: the verdict when every run gave it (the
-/// evidence of the first run that failed, else of the first), else [`Verdict::Intermittent`]
-/// with the evidence of a failing run.
+/// One verdict of the `n` runs of a check that races. A run that FAILed proves the fault (a
+/// crash, a difference): FAIL, "failed in k of n runs" (with "intermittent" when k < n) and the
+/// evidence of the first failing run, so that the verdict does not depend on how often the race
+/// showed. Without a FAIL, the verdict every run gave; runs that disagree otherwise (PASS and
+/// WARN) give [`Verdict::Intermittent`].
 pub fn settle(runs: Vec<Outcome>) -> (Outcome, Runs) {
     let n = runs.len() as u32;
     let failed = runs.iter().filter(|o| o.verdict == Verdict::Fail).count() as u32;
     let stats = Runs { of: n, failed };
-    let first_fail = runs.iter().find(|o| o.verdict == Verdict::Fail).cloned();
-    let all_same = runs.windows(2).all(|w| w[0].verdict == w[1].verdict);
-    let mut pick = first_fail.clone().or_else(|| runs.first().cloned()).unwrap_or_else(|| Outcome::skip("not run"));
-    if n > 1 {
-        if all_same {
-            pick.evidence = format!("{} in all {n} runs: {}", pick.verdict, pick.evidence);
-        } else {
-            let first = first_fail.unwrap_or(pick.clone());
-            pick = Outcome {
-                verdict: Verdict::Intermittent,
-                evidence: format!("intermittent: failed in {failed} of {n} runs; a failing run: {}", first.evidence),
-            };
-        }
+    let Some(first) = runs.first().cloned() else { return (Outcome::skip("not run"), stats) };
+    if n == 1 {
+        return (first, stats);
     }
-    (pick, stats)
+    if let Some(f) = runs.iter().find(|o| o.verdict == Verdict::Fail) {
+        let how = if failed == n {
+            format!("failed in all {n} runs")
+        } else {
+            format!("intermittent: failed in {failed} of {n} runs")
+        };
+        return (Outcome::fail(format!("{how}; the first failure: {}", f.evidence)), stats);
+    }
+    if runs.iter().all(|o| o.verdict == first.verdict) {
+        return (
+            Outcome {
+                verdict: first.verdict,
+                evidence: format!("{} in all {n} runs: {}", first.verdict, first.evidence),
+            },
+            stats,
+        );
+    }
+    let verdicts: Vec<String> = runs.iter().map(|o| o.verdict.to_string()).collect();
+    (
+        Outcome {
+            verdict: Verdict::Intermittent,
+            evidence: format!("intermittent: the runs gave {}; the first: {}", verdicts.join(", "), first.evidence),
+        },
+        stats,
+    )
 }
 
 /// Checks the FMU at `fmu`: every check of [`CHECKS`] (or `opts.only`), the dynamic ones each in
@@ -547,14 +594,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
         }
     }
     let selected = |c: &Check| opts.only.is_empty() || opts.only.iter().any(|o| o == c.id);
-    let mut st = statics::Static::read(fmu);
-    // An FMI 3.0 FMU: the description check FAILs saying why, nothing else runs.
-    let fmi3 = statics::fmi3_refusal(fmu);
-    if let Some(why) = &fmi3 {
-        st.md = Err(why.clone());
-    }
-    let unread =
-        if fmi3.is_some() { "not run: an FMI 3.0 FMU" } else { "not run: modelDescription.xml cannot be read" };
+    let st = statics::Static::read(fmu);
+    let fmi3 = st.fmi3();
+    let unread = "not run: modelDescription.xml cannot be read";
     let plan = match &st.md {
         Ok(md) => Some(plan(fmu, md, opts)?),
         Err(_) => None,
@@ -569,6 +611,10 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let mut supervisor = None;
     // Why the remaining dynamic checks are not run (the FMU cannot be loaded, or hung).
     let mut stop_reason: Option<String> = None;
+    if !st.unsupported.is_empty() {
+        stop_reason =
+            Some(format!("cosim does not run what this FMI 3.0 FMU uses yet: {}", statics::some(&st.unsupported, 3)));
+    }
     for c in CHECKS.iter().filter(|c| selected(c)) {
         let t0 = std::time::Instant::now();
         let mut runs = None;
@@ -597,14 +643,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
                                 }
                                 let again = s.run(c.id);
                                 let hung = again.hung;
-                                let differs = again.outcome.verdict != outcomes[0].verdict;
                                 outcomes.push(again.outcome);
                                 if hung {
                                     r.hung = true;
-                                    break;
-                                }
-                                // Two runs disagree: INTERMITTENT, whatever the rest would give.
-                                if differs {
                                     break;
                                 }
                             }
@@ -618,6 +659,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
                         } else if c.id == "load" && r.outcome.verdict == Verdict::Fail {
                             stop_reason = Some("the FMU cannot be loaded and instantiated (check load)".into());
                         }
+                        if fmi3 {
+                            r.outcome.evidence = raw::names3(&r.outcome.evidence);
+                        }
                         r.outcome
                     }
                     None => Outcome::skip(format!("not run: {}", stop_reason.clone().unwrap_or_default())),
@@ -628,7 +672,7 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
             check: c.id.into(),
             family: c.family.into(),
             title: c.title.into(),
-            section: c.section.into(),
+            section: if fmi3 { c.section3 } else { c.section }.into(),
             verdict: outcome.verdict,
             evidence: outcome.evidence,
             seconds: t0.elapsed().as_secs_f64(),
@@ -681,9 +725,17 @@ mod tests {
         let (o, r) = settle(vec![Outcome::pass("ok"), Outcome::pass("ok")]);
         assert_eq!((o.verdict, r), (Verdict::Pass, Runs { of: 2, failed: 0 }));
         assert_eq!(o.evidence, "PASS in all 2 runs: ok");
+        // A race that shows in some runs only is a FAIL, however often it showed.
         let (o, r) = settle(vec![Outcome::pass("ok"), Outcome::fail("died"), Outcome::fail("died")]);
-        assert_eq!((o.verdict, r), (Verdict::Intermittent, Runs { of: 3, failed: 2 }));
-        assert_eq!(o.evidence, "intermittent: failed in 2 of 3 runs; a failing run: died");
+        assert_eq!((o.verdict, r), (Verdict::Fail, Runs { of: 3, failed: 2 }));
+        assert_eq!(o.evidence, "intermittent: failed in 2 of 3 runs; the first failure: died");
+        let (o, _) = settle(vec![Outcome::fail("died"), Outcome::fail("died")]);
+        assert_eq!(o.evidence, "failed in all 2 runs; the first failure: died");
+        let (o, _) = settle(vec![Outcome::pass("ok"), Outcome::warn("odd")]);
+        assert_eq!(
+            (o.verdict, o.evidence.as_str()),
+            (Verdict::Intermittent, "intermittent: the runs gave PASS, WARN; the first: ok")
+        );
         let (o, _) = settle(vec![Outcome::fail("died")]);
         assert_eq!((o.verdict, o.evidence.as_str()), (Verdict::Fail, "died"));
         assert_eq!(exit_code([Verdict::Pass, Verdict::Warn, Verdict::Skip]), 0);

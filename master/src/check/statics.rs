@@ -13,36 +13,35 @@ use std::path::Path;
 pub struct Static<'a> {
     /// The FMU file.
     pub fmu: &'a Path,
-    /// The parsed description, or the error text.
+    /// The parsed description (FMI 2.0, or the FMI 2.0 view of an FMI 3.0 one), or the error text.
     pub md: Result<ModelDescription, String>,
+    /// What cosim cannot run yet of an FMI 3.0 FMU (clocks, scheduled execution, …), one line
+    /// each: its dynamic checks are then SKIP.
+    pub unsupported: Vec<String>,
 }
 
 impl<'a> Static<'a> {
-    /// Reads `modelDescription.xml` of `fmu` without extracting the archive.
+    /// Reads `modelDescription.xml` of `fmu` (FMI 2.0 or 3.0) without extracting the archive.
     pub fn read(fmu: &'a Path) -> Self {
+        let mut unsupported = Vec::new();
         let md = Archive::read_model_description(fmu).map_err(|e| e.to_string()).and_then(|l| {
-            model_description::from_str(&l.model_description).map_err(|e| format!("modelDescription.xml: {e}"))
+            let xml = &l.model_description;
+            match model_description::from_str(xml) {
+                Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
+                    let (md, x) = model_description::from_str3(xml)
+                        .map_err(|e| format!("modelDescription.xml (FMI 3.0): {e}"))?;
+                    unsupported = x.unsupported;
+                    Ok(md)
+                }
+                r => r.map_err(|e| format!("modelDescription.xml: {e}")),
+            }
         });
-        Self { fmu, md }
+        Self { fmu, md, unsupported }
     }
-}
 
-/// Why `cosim check` does not check `fmu`: it is an FMI 3.0 FMU (its description says so).
-/// The checks are FMI 2.0's (calling sequences, `fmi2*` status functions, input derivatives,
-/// the 2.0 schema); run on a 3.0 FMU through the master's 2.0 view of it they would judge the
-/// translation, not the FMU, so it is refused (check `description` FAILs with this text, the
-/// others are not run) rather than half-checked.
-pub fn fmi3_refusal(fmu: &Path) -> Option<String> {
-    let xml = Archive::read_model_description(fmu).ok()?.model_description;
-    match model_description::from_str(&xml) {
-        Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
-            Some(format!(
-                "fmiVersion=\"{version}\": an FMI 3.0 FMU. `cosim check` checks FMI 2.0 FMUs only (its checks are \
-                 FMI 2.0's calling sequences, fmi2 status functions and schema); `cosim run`, `cosim info`, systems and \
-                 SSP take FMI 3.0 FMUs. To validate a 3.0 FMU against the standard: `fmpy validate`"
-            ))
-        }
-        _ => None,
+    /// Whether the description is an FMI 3.0 one.
+    pub fn fmi3(&self) -> bool {
+        self.md.as_ref().is_ok_and(|m| m.fmi_version.starts_with("3."))
     }
 }
 
@@ -112,6 +111,12 @@ pub const LETTER_RULES: &[LetterRule] = &[
         rule: "FMI 2.0 §2.2.2: displayUnit only with a unit",
         harmless: "display units only change how values are shown",
         tools: "fmpy validate does not check it",
+    },
+    LetterRule {
+        says: "causality=\"parameter\" is not allowed with variability=\"continuous\"",
+        rule: "FMI 2.0 §2.2.7 (FMI 3.0 the same): a parameter is fixed or tunable",
+        harmless: "an importer sets a parameter before initialization, or between steps, which a continuous one allows too",
+        tools: "fmpy validate reports it for FMI 2.0 FMUs and not for FMI 3.0 ones (pythonfmu3 writes it)",
     },
     LetterRule {
         says: "which initial=\"calculated\"",
@@ -184,11 +189,30 @@ pub fn description(st: &Static<'_>) -> Outcome {
 pub fn binary(st: &Static<'_>) -> Outcome {
     let Ok(md) = &st.md else { return Outcome::skip("modelDescription.xml cannot be read") };
     let Some(cs) = &md.co_simulation else { return Outcome::skip("no <CoSimulation> interface") };
-    let so = format!("binaries/linux64/{}.so", cs.model_identifier);
+    let platform = if st.fmi3() { "x86_64-linux" } else { "linux64" };
+    let so = format!("binaries/{platform}/{}.so", cs.model_identifier);
     match Archive::check_runnable(st.fmu, &so) {
         Ok(()) => {
-            Outcome::pass(format!("{so} exports the {} required functions", crate::fmu::ffi::REQUIRED_SYMBOLS.len()))
+            let n = if st.fmi3() {
+                crate::fmu::ffi3::REQUIRED_SYMBOLS3.len()
+            } else {
+                crate::fmu::ffi::REQUIRED_SYMBOLS.len()
+            };
+            Outcome::pass(format!("{so} exports the {n} required functions"))
         }
         Err(why) => Outcome::fail(why),
+    }
+}
+
+/// The Model Exchange interface: not checked yet (cosim imports Co-Simulation FMUs; the ME checks,
+/// derivatives against finite differences, event indicators, `completedIntegratorStep`, come
+/// with the ME import).
+pub fn model_exchange(st: &Static<'_>) -> Outcome {
+    match &st.md {
+        Ok(md) if md.model_exchange.is_some() => {
+            Outcome::skip("Model Exchange is checked once cosim imports it (the FMU declares <ModelExchange>)")
+        }
+        Ok(_) => Outcome::skip("no <ModelExchange> interface"),
+        Err(_) => Outcome::skip("modelDescription.xml cannot be read"),
     }
 }
