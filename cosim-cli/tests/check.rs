@@ -66,8 +66,15 @@ fn check_in(dir: &Path, fmu: &Path, args: &[&str]) -> Checked {
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "left in TMPDIR by cosim check {}: {left:?}", fmu.display());
     let code = out.status.code().unwrap_or(-1);
-    let failed = verdicts.values().any(|v| v == "FAIL");
-    assert_eq!(code, i32::from(failed), "exit code {code} with a FAIL = {failed}:\n{text}");
+    // 1 with a FAIL, else 2 with an INTERMITTENT, else 0 (docs/check.md).
+    let want = if verdicts.values().any(|v| v == "FAIL") {
+        1
+    } else if verdicts.values().any(|v| v == "INTERMITTENT") {
+        2
+    } else {
+        0
+    };
+    assert_eq!(code, want, "exit code {code}, expected {want}:\n{text}");
     Checked { code, verdicts, evidence, text, seconds }
 }
 
@@ -121,14 +128,30 @@ const EXPLAINED_WARNINGS: &[(&str, &str)] = &[
     ("semirecursive-e", "interpolate"),
 ];
 
+/// Our FMI 3.0 FMUs (`target/fmu3`, `cargo xtask fmus`), sorted.
+fn our_fmi3_fmus() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(paths::fmu3_dir())
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "fmu")).collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
 #[test]
 fn our_fmus_pass_every_check_with_only_the_explained_warnings() {
     let dir = support::tmp("check-ours");
     let mut seen = Vec::new();
     let mut problems = Vec::new();
-    for fmu in paths::all_fmus() {
+    let fmi3 = our_fmi3_fmus();
+    assert!(fmi3.len() >= 30, "our FMI 3.0 FMUs in {}: {fmi3:?}", paths::fmu3_dir().display());
+    for fmu in paths::all_fmus().into_iter().chain(fmi3) {
         let stem = fmu.file_stem().unwrap().to_string_lossy().into_owned();
-        let c = check_in(&dir, &fmu, &["--steps", "5", "--cycles", "50"]);
+        // Our FMUs do not race: two runs of threads show that the verdict is stable.
+        let c = check_in(&dir, &fmu, &["--steps", "5", "--cycles", "50", "--repeat", "2"]);
+        // The header names the model, FMI 3.0 ones too (issue 46).
+        assert!(!c.text.lines().next().unwrap().ends_with("()"), "{}", c.text);
         for (id, v) in &c.verdicts {
             let explained = EXPLAINED_WARNINGS.contains(&(stem.as_str(), id.as_str()));
             match v.as_str() {
@@ -366,6 +389,7 @@ fn c_fmus_that_lie_are_each_caught_by_the_check_of_their_lie() {
         ("feedthrough", "LIE_FEEDTHROUGH", &["feedthrough"][..]),
         ("global", "LIE_GLOBAL", &["instances", "threads"][..]),
         ("step", "LIE_STEP", &["variable-step"][..]),
+        ("latch", "LIE_LATCH", &["variable-step"][..]),
         ("leak", "LIE_LEAK", &["cost"][..]),
     ] {
         let c = check_in(&dir, &liar(&dir, name, Some(define)), &["--steps", "6", "--cycles", "100"]);
@@ -432,13 +456,21 @@ fn gemseo_fmus_give_the_verdicts_of_the_committed_example() {
         let stem = name.trim_end_matches(".fmu").to_owned();
         for (id, v) in &c.verdicts {
             if id == "threads" {
-                // OpenModelica FMUs crash when two instances are created or freed at the same time
-                // on two threads, but not in every run (the example explains): PASS, or that crash.
+                // OpenModelica FMUs crash when two instances are created at the same time on two
+                // threads, in some of the worker processes (the example explains): the check runs
+                // ten times and FAILs, "failed in k of 10 runs".
                 assert!(
-                    v == "PASS" || v == "SKIP" || (v == "FAIL" && c.evidence(id).contains("worker process died")),
+                    v == "SKIP"
+                        || v == "FAIL"
+                            && c.evidence(id).contains("worker process died")
+                            && c.evidence(id).contains(" of 10 runs")
+                        || c.evidence(id).contains("failed in all 10 runs"),
                     "{stem}: threads {v}: {}",
                     c.evidence(id)
                 );
+                if v == "FAIL" {
+                    measured.insert((stem.clone(), id.clone(), v.clone()));
+                }
             } else if v == "FAIL" || v == "WARN" {
                 measured.insert((stem.clone(), id.clone(), v.clone()));
             }
@@ -489,4 +521,151 @@ fn package(dir: &Path, name: &str, xml: &str, identifier: &str, so: &Path) -> Pa
     z.write_all(&std::fs::read(so).unwrap()).unwrap();
     z.finish().unwrap();
     fmu
+}
+
+/// `check_fmus/bouncing.c` with the description of the modelica Reference FMU BouncingBall 2.0
+/// (its variables and ModelStructure: der(v) depends on the parameter g).
+fn bouncing_ball(dir: &Path) -> PathBuf {
+    let so = dir.join("BouncingBall.so");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check_fmus/bouncing.c");
+    let out = Command::new("cc")
+        .args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o"])
+        .arg(&so)
+        .arg(&src)
+        .arg("-lm")
+        .output()
+        .expect("the system's C compiler `cc` runs");
+    assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="BouncingBall" guid="{8c4e810f-3df3-4a00-8276-176fa3c9f003}" numberOfEventIndicators="1">
+  <CoSimulation modelIdentifier="BouncingBall" canHandleVariableCommunicationStepSize="true" canNotUseMemoryManagementFunctions="true"/>
+  <UnitDefinitions>
+    <Unit name="m"><BaseUnit m="1"/></Unit>
+    <Unit name="m/s"><BaseUnit m="1" s="-1"/></Unit>
+    <Unit name="m/s2"><BaseUnit m="1" s="-2"/></Unit>
+  </UnitDefinitions>
+  <TypeDefinitions>
+    <SimpleType name="Position"><Real quantity="Position" unit="m"/></SimpleType>
+    <SimpleType name="Velocity"><Real quantity="Velocity" unit="m/s"/></SimpleType>
+    <SimpleType name="Acceleration"><Real quantity="Acceleration" unit="m/s2"/></SimpleType>
+  </TypeDefinitions>
+  <DefaultExperiment startTime="0" stopTime="3" stepSize="1e-2"/>
+  <ModelVariables>
+    <ScalarVariable name="time" valueReference="0" causality="independent" variability="continuous"><Real/></ScalarVariable>
+    <ScalarVariable name="h" valueReference="1" causality="output" variability="continuous" initial="exact"><Real start="1" declaredType="Position"/></ScalarVariable>
+    <ScalarVariable name="der(h)" valueReference="2" causality="local" variability="continuous"><Real derivative="2" declaredType="Velocity"/></ScalarVariable>
+    <ScalarVariable name="v" valueReference="3" causality="output" variability="continuous" initial="exact"><Real start="0" reinit="true" declaredType="Velocity"/></ScalarVariable>
+    <ScalarVariable name="der(v)" valueReference="4" causality="local" variability="continuous"><Real derivative="4" declaredType="Acceleration"/></ScalarVariable>
+    <ScalarVariable name="g" valueReference="5" causality="parameter" variability="fixed" initial="exact"><Real start="-9.81" declaredType="Acceleration"/></ScalarVariable>
+    <ScalarVariable name="e" valueReference="6" causality="parameter" variability="tunable" initial="exact"><Real start="0.7" min="0.5" max="1"/></ScalarVariable>
+    <ScalarVariable name="v_min" valueReference="7" variability="constant"><Real start="0.1" declaredType="Velocity"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure>
+    <Outputs><Unknown index="2"/><Unknown index="4"/></Outputs>
+    <Derivatives><Unknown index="3" dependencies="4"/><Unknown index="5" dependencies="6"/></Derivatives>
+    <InitialUnknowns><Unknown index="3" dependencies="4"/><Unknown index="5" dependencies="6"/></InitialUnknowns>
+  </ModelStructure>
+</fmiModelDescription>
+"#;
+    package(dir, "BouncingBall", xml, "BouncingBall", &so)
+}
+
+#[test]
+fn the_reference_bouncing_ball_is_not_failed_for_a_parameter_among_its_dependencies() {
+    let dir = support::tmp("check-bouncing");
+    let c = check_in(&dir, &bouncing_ball(&dir), &["--steps", "20", "--cycles", "50", "--repeat", "2"]);
+    assert_eq!(c.code, 0, "{}", c.text);
+    assert!(c.with("FAIL").is_empty(), "{}", c.text);
+    // The letter of §2.2.8 is broken: a WARN quoting the rule and what FMPy and fmuCheck do.
+    assert_eq!(c.verdict("description"), "WARN", "{}", c.text);
+    let e = c.evidence("description");
+    for says in ["der(v)", "depends on the parameter", "FMI 2.0 §2.2.8", "fmuCheck accept it", "0 errors"] {
+        assert!(e.contains(says), "{says}: {e}");
+    }
+    // The ball falls in closed form: steps that vary within the run agree with constant ones.
+    assert_eq!(c.verdict("variable-step"), "PASS", "{}", c.evidence("variable-step"));
+    assert!(c.evidence("variable-step").contains("steps that vary"), "{}", c.evidence("variable-step"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_folder_gives_one_summary_table_json_and_junit_with_one_testcase_per_check() {
+    let dir = support::tmp("check-folder");
+    let fmus = dir.join("fmus");
+    std::fs::create_dir_all(&fmus).unwrap();
+    bouncing_ball(&fmus);
+    liar(&fmus, "latch", Some("LIE_LATCH"));
+    for e in std::fs::read_dir(&fmus).unwrap().filter_map(|e| e.ok()) {
+        if e.path().extension().is_some_and(|x| x == "so") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    let junit = dir.join("report.xml");
+    let only = ["--only", "description,run,variable-step,threads", "--steps", "6", "--repeat", "2"];
+    let mut args = vec!["check", fmus.to_str().unwrap(), "--junit", junit.to_str().unwrap()];
+    args.extend(only);
+    let out = support::cosim(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The latched step FAILs variable-step: exit code 1.
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let table: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("FMU ")).collect();
+    assert_eq!(table.len(), 4, "{text}");
+    assert!(table[1].contains("BouncingBall.fmu") && table[1].ends_with("  -"), "{text}");
+    assert!(table[2].contains("latch.fmu") && table[2].ends_with("variable-step"), "{text}");
+    assert!(table[3].starts_with("total") && table[3].ends_with("2 FMUs"), "{text}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testsuite ").count(), 2, "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 8, "{xml}");
+    assert_eq!(xml.matches("<failure type=\"FAIL\"").count(), 1, "{xml}");
+    assert!(xml.contains("name=\"variable-step\""), "{xml}");
+    // --json -: the JSON instead of the text, with the exit code of the folder.
+    let mut args = vec!["check", fmus.to_str().unwrap(), "--json", "-"];
+    args.extend(only);
+    let out = support::cosim(&args);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["exit_code"], 1);
+    let reports = json["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(reports[0]["model_name"], "BouncingBall");
+    assert_eq!(reports[0]["fmi_version"], "2.0");
+    let threads = reports[0]["findings"].as_array().unwrap().iter().find(|f| f["check"] == "threads").unwrap();
+    assert_eq!(threads["runs"]["of"], 2, "{threads}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Opt-in (`cargo test -p cosim-cli --test check -- --ignored`; `COSIM_CHECK_RUNS`, default 10):
+/// the gemseo FMUs (and, with `COSIM_CHECK_OURS=1`, our 66 FMUs) give the same verdict for every
+/// check in every run of `cosim check`, and the same exit code (issue 46).
+#[test]
+#[ignore = "opt-in: ten whole checks of each FMU (minutes); CI runs one of each above"]
+fn verdicts_are_the_same_in_repeated_runs() {
+    let runs: usize = std::env::var("COSIM_CHECK_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let dir = support::tmp("check-repeated");
+    let mut fmus: Vec<PathBuf> = std::fs::read_dir(paths::root().join("target/thirdparty/gemseo"))
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "fmu")).collect()
+        })
+        .unwrap_or_default();
+    fmus.sort();
+    if std::env::var_os("COSIM_CHECK_OURS").is_some() {
+        fmus.extend(paths::all_fmus().into_iter().chain(our_fmi3_fmus()));
+    }
+    assert!(!fmus.is_empty(), "no FMUs: extract the gemseo FMUs into target/thirdparty/gemseo (cargo xtask test)");
+    for fmu in &fmus {
+        let first = check_in(&dir, fmu, &["--steps", "20", "--cycles", "50", "--timeout", "30"]);
+        for run in 2..=runs {
+            let again = check_in(&dir, fmu, &["--steps", "20", "--cycles", "50", "--timeout", "30"]);
+            assert_eq!(again.code, first.code, "{}: run {run}", fmu.display());
+            assert_eq!(
+                again.verdicts,
+                first.verdicts,
+                "{}: run {run}:\n{}\nfirst:\n{}",
+                fmu.display(),
+                again.text,
+                first.text
+            );
+        }
+        eprintln!("{}: the same verdicts in {runs} runs (exit code {})", fmu.display(), first.code);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -791,6 +791,7 @@ fn _check(
         only: only.unwrap_or_default(),
         worker_exe: Some(worker),
         host: host(),
+        ..master::check::Options::default()
     };
     let report = py.allow_threads(|| master::check::check(&fmu, &opts)).map_err(err)?;
     Ok(report.json())

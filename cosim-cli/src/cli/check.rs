@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// The arguments of `cosim check`.
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// The .fmu file.
+    /// The .fmu file, or a folder: every .fmu in it (not in subfolders), with one summary table.
     fmu: PathBuf,
     /// A start value, NAME=VALUE, as `cosim run --start-value`; repeatable.
     #[arg(long = "start-value", value_name = "NAME=VALUE")]
@@ -27,12 +27,18 @@ pub struct CheckArgs {
     /// Instantiate/free cycles of the cost check.
     #[arg(long, default_value_t = 1000)]
     cycles: u64,
+    /// Runs of a check that races (threads), each in a new worker: FAIL when any run fails.
+    #[arg(long, default_value_t = master::check::DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
     /// Run only these checks (comma separated ids).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
-    /// Also write the report as JSON to this file.
+    /// Also write the report as JSON to this file (`-`: to stdout instead of the text report).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also write the report as JUnit XML to this file (one testcase per check).
+    #[arg(long)]
+    junit: Option<PathBuf>,
 }
 
 /// The arguments of `cosim check-worker`.
@@ -51,10 +57,26 @@ pub struct CheckWorkerArgs {
     fmu: PathBuf,
 }
 
-/// Runs every check; the exit code is 1 when one failed (128 + the signal when interrupted).
+/// Runs every check of one FMU, or of every FMU of a folder. The exit code is 1 when a check
+/// FAILs, else 2 when one is INTERMITTENT, else 0 (128 + the signal when interrupted).
 pub fn check(args: CheckArgs) -> Result<i32> {
-    let CheckArgs { fmu, start_values, stop_time, step, steps, timeout, cycles, only, json } = args;
+    let CheckArgs { fmu, start_values, stop_time, step, steps, timeout, cycles, repeat, only, json, junit } = args;
     let timeout = master::check::timeout_from_seconds(timeout).map_err(|e| anyhow::anyhow!("--timeout {e}"))?;
+    let folder = fmu.is_dir();
+    let fmus = if folder {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&fmu)
+            .with_context(|| format!("reading the folder {}", fmu.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("fmu")))
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            anyhow::bail!("{}: the folder holds no .fmu file", fmu.display());
+        }
+        found
+    } else {
+        vec![fmu.clone()]
+    };
     crate::guard::install();
     let opts = master::check::Options {
         start_values,
@@ -64,16 +86,46 @@ pub fn check(args: CheckArgs) -> Result<i32> {
         timeout,
         cycles,
         only,
+        repeat,
         worker_exe: None,
         host: crate::guard::host(),
     };
-    let report = master::check::check(&fmu, &opts)?;
-    print!("{}", report.text());
-    if let Some(path) = json {
-        std::fs::write(&path, report.json()).with_context(|| format!("writing {}", path.display()))?;
+    let to_stdout = json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let mut reports = Vec::new();
+    for f in &fmus {
+        if crate::guard::signal().is_some() {
+            break;
+        }
+        let report = master::check::check(f, &opts)?;
+        if !to_stdout {
+            print!("{}", report.text());
+            if folder {
+                println!();
+            }
+        }
+        reports.push(report);
     }
+    if folder && !to_stdout {
+        print!("{}", master::check::output::summary(&reports));
+    }
+    if let Some(path) = json {
+        let text = match (folder, reports.first()) {
+            (false, Some(r)) => r.json(),
+            _ => master::check::output::json_of(&reports),
+        };
+        if to_stdout {
+            println!("{text}");
+        } else {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    if let Some(path) = junit {
+        std::fs::write(&path, master::check::output::junit(&reports))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let code = master::check::exit_code(reports.iter().flat_map(|r| r.findings.iter().map(|f| f.verdict)));
     // Interrupted: the report so far, and the conventional status of the signal.
-    Ok(crate::guard::signal().map_or(i32::from(report.failed()), crate::guard::exit_code))
+    Ok(crate::guard::signal().map_or(code, crate::guard::exit_code))
 }
 
 /// Runs one check in this process.

@@ -7,6 +7,8 @@
  *   -DLIE_FEEDTHROUGH  y = 2 x + u: direct feedthrough the description does not declare
  *   -DLIE_GLOBAL       every instance is the same global state
  *   -DLIE_STEP         every fmi2DoStep advances by the default step 0.1, whatever h it is given
+ *   -DLIE_LATCH        every fmi2DoStep advances by the h of the instance's first step (evenly
+ *                      split steps are then consistent; steps that vary within a run are not)
  *   -DLIE_LEAK         every fmi2Instantiate leaks 64 KiB (written, so that it is resident) */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ enum { INSTANTIATED, INIT_MODE, STEPPING, TERMINATED };
 typedef struct {
     double u, x;
     int mode;
+    double h0; /* the first step size (LIE_LATCH) */
 } State;
 
 #ifdef LIE_GLOBAL
@@ -54,7 +57,7 @@ EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *gui
     State *s = calloc(1, sizeof(State));
     if (!s) return NULL;
 #endif
-    s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED;
+    s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED; s->h0 = 0.0;
 #ifdef LIE_LEAK
     /* Chained from a global, so that the compiler cannot drop the allocation. */
     static void *leaks;
@@ -98,7 +101,7 @@ EXPORT fmi2Status fmi2Terminate(fmi2Component c) {
 }
 EXPORT fmi2Status fmi2Reset(fmi2Component c) {
     State *s = c;
-    s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED;
+    s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED; s->h0 = 0.0;
     return OK;
 }
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, double v[]) {
@@ -191,6 +194,10 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, double t, double h, int noSet) {
     if (s->mode != STEPPING || h < 0) return ERR;
 #ifdef LIE_STEP
     if (h > 0) h = H_DEFAULT;
+#endif
+#ifdef LIE_LATCH
+    if (h > 0 && s->h0 == 0.0) s->h0 = h;
+    if (h > 0) h = s->h0;
 #endif
     s->x += h * s->u;
     return OK;

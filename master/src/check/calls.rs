@@ -10,7 +10,7 @@ use model_description::{BaseType, Causality};
 /// Reads every Real/Integer/Boolean/String variable of `causality`-filter `pick`.
 fn read_all(
     p: &Probe,
-    s: &mut crate::Fmi2Instance,
+    s: &mut crate::fmu::Instance,
     pick: impl Fn(Causality) -> bool,
     when: &str,
 ) -> Result<usize, String> {
@@ -168,6 +168,9 @@ fn status_of(e: &crate::MasterError) -> String {
     }
 }
 
+/// Outputs at some communication points: (k, the row).
+type Points = Vec<(u64, Vec<f64>)>;
+
 /// With `canHandleVariableCommunicationStepSize`: the run with every step H split into a and
 /// into b equal steps (a = 2, b = 4; for an FMU with a fixed internal step h, the two smallest
 /// divisors > 1 of H/h, so that every step stays a whole number of internal steps). An FMU that
@@ -217,22 +220,50 @@ pub fn variable_step(p: &mut Probe) -> Outcome {
         }
         Ok(rows)
     };
-    let runs = (|| -> Result<[Rows; 3], String> {
+    // Steps that vary within one run, over the same span: H/a, (2a − 1)H/a, H, again and again
+    // (every third step ends where the second does: 3H). The outputs are compared with the
+    // constant-step run at the communication points the varying run reaches (2H, 3H, 5H, 6H, …).
+    // An FMU that latches its first step size, or otherwise ignores the h it is given, drifts
+    // here, though evenly split steps (H/a throughout) are consistent for it.
+    let cycles = n / 3;
+    let varying = |cycles: u64| -> Result<Points, String> {
+        let mut s = p.instantiate("varying")?;
+        p.init(&mut s)?;
+        let mut rows = vec![(0, p.read(&mut s)?)];
+        let fa = f64::from(a);
+        for c in 0..cycles {
+            let k = 3 * c;
+            let (t0, t2, t3) = (p.time(k), p.time(k + 2), p.time(k + 3));
+            let t1 = t0 + (t2 - t0) / (2.0 * fa);
+            for (from, to, at) in [(t0, t1, None), (t1, t2, Some(k + 2)), (t2, t3, Some(k + 3))] {
+                p.note(format_args!("fmi2DoStep(t = {from}, h = {}) (steps that vary)", to - from));
+                s.do_step(from, to - from).map_err(|e| format!("a step of h = {} at t = {from}: {e}", to - from))?;
+                if let Some(k) = at {
+                    rows.push((k, p.read(&mut s)?));
+                }
+            }
+        }
+        Ok(rows)
+    };
+    let runs = (|| -> Result<([Rows; 3], Points), String> {
         let whole = p.fresh_run("h", n)?;
         let first = split(a)?;
         let second = match b {
             Some(b) => split(b)?,
             None => first.clone(),
         };
-        Ok([whole, first, second])
+        let vary = if cycles > 0 { varying(cycles)? } else { Vec::new() };
+        Ok(([whole, first, second], vary))
     })();
-    let [whole, halves, quarters] = match runs {
+    let ([whole, halves, quarters], vary) = match runs {
         Ok(r) => r,
         Err(e) => return Outcome::fail(format!("declares canHandleVariableCommunicationStepSize but {e}")),
     };
     // Per continuous Real output: the largest difference relative to its range, H vs H/2 and
     // H/2 vs H/4; judged on the output with the largest H vs H/2.
     let mut worst = (0.0f64, 0.0f64, String::new());
+    // The steps that vary against the constant ones: the largest difference and where.
+    let mut worst_vary = (0.0f64, String::new());
     for j in 0..p.outputs.len() {
         let continuous = p.variable(p.outputs[j].index).is_some_and(|v| {
             v.kind.base_type() == BaseType::Real && v.variability == model_description::Variability::Continuous
@@ -258,6 +289,15 @@ pub fn variable_step(p: &mut Probe) -> Outcome {
             })
         };
         let ((r1, k), (r2, _)) = (dev(&ya, &yb), dev(&yb, &yc));
+        for (kv, row) in &vary {
+            let (x, y) = (ya[*kv as usize], row[j]);
+            let r = (x - y).abs() / scale;
+            let r = if r.is_nan() { f64::INFINITY } else { r };
+            if r > worst_vary.0 {
+                worst_vary =
+                    (r, format!("{} = {x:e} (H) vs {y:e} (steps that vary) at t = {}", p.outputs[j].name, p.time(*kv)));
+            }
+        }
         if r1 > worst.0 {
             worst = (
                 r1,
@@ -282,9 +322,28 @@ pub fn variable_step(p: &mut Probe) -> Outcome {
         b.unwrap_or(a),
         if at.is_empty() { "none" } else { &at }
     );
+    let (rv, vary_at) = worst_vary;
+    let text = if cycles > 0 {
+        format!(
+            "{text}; {} steps that vary (H/{a}, {}H/{a}, H, …) vs constant H: largest difference {rv:.2e} ({})",
+            3 * cycles,
+            2 * a - 1,
+            if vary_at.is_empty() { "none" } else { &vary_at }
+        )
+    } else {
+        format!("{text}; fewer than 3 steps: no run with steps that vary")
+    };
     // Without a second split (H/h prime) convergence cannot be told: judged by size alone.
     let converging = b.is_none() || r2 < 0.75 * r1;
-    if r1 > 0.01 && !converging {
+    // Steps that vary within a run must agree with constant steps about as well as evenly split
+    // ones do (an integration error of a step between H/a and (2a − 1)H/a); far more means the FMU
+    // does not take the step it is given.
+    if rv > 0.01 && rv > 3.0 * r1.max(r2) {
+        Outcome::fail(format!(
+            "steps that vary within the run give another result than constant steps, though evenly split steps do \
+             not (does the FMU keep its first step size?): {text}"
+        ))
+    } else if r1 > 0.01 && !converging {
         Outcome::fail(format!("the result depends on the step size and does not converge as it shrinks: {text}"))
     } else if r1 > 0.05 {
         Outcome::warn(format!("{text}: converging, an integration error at this step"))
@@ -306,7 +365,7 @@ pub fn zero_step(p: &mut Probe) -> Outcome {
         rows.extend(p.run(&mut s, 0, k0)?);
         let t = p.time(k0);
         p.note(format_args!("fmi2DoStep(t = {t}, h = 0)"));
-        let raw = s.raw().do_step(t, 0.0, true);
+        let raw = super::raw::do_step(&mut s, t, 0.0);
         if raw > crate::fmu::ffi::WARNING {
             return Ok(Outcome::pass(format!("refused at t = {t} with {}", crate::fmu::ffi::status_name(raw))));
         }

@@ -5,8 +5,9 @@
 //! `fmi2FreeInstance(NULL)` (§2.1.5) and `fmi2FreeFMUstate` of a NULL state (§2.1.8) are ignored.
 
 use super::probe::Probe;
+use super::raw;
 use super::Outcome;
-use crate::fmu::ffi::{self, Instance};
+use crate::fmu::ffi;
 use crate::fmu::FmuInstance;
 use model_description::{BaseType, Causality};
 
@@ -32,7 +33,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         // fmi2DoStep in the state "instantiated".
         let mut s = p.instantiate("illegal1")?;
         p.note("fmi2DoStep before initialization");
-        let st = s.raw().do_step(t0, h, true);
+        let st = raw::do_step(&mut s, t0, h);
         refused(p, "fmi2DoStep before initialization", st, notes, accepted);
         p.note("fmi2FreeInstance");
         drop(s);
@@ -40,7 +41,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         // fmi2ExitInitializationMode without fmi2EnterInitializationMode.
         let mut s = p.instantiate("illegal2")?;
         p.note("fmi2ExitInitializationMode without fmi2EnterInitializationMode");
-        let st = s.raw().exit_initialization_mode();
+        let st = raw::exit_initialization_mode(&mut s);
         refused(p, "fmi2ExitInitializationMode before fmi2EnterInitializationMode", st, notes, accepted);
         drop(s);
 
@@ -50,7 +51,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         p.init(&mut s)?;
         p.note(format_args!("fmi2GetReal of the unknown value reference {unknown}"));
         let mut out = [0.0];
-        let st = s.raw().get_real(&[unknown], &mut out);
+        let st = raw::get_real(&mut s, &[unknown], &mut out);
         refused(p, &format!("fmi2GetReal of unknown value reference {unknown}"), st, notes, accepted);
         drop(s);
 
@@ -61,7 +62,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             let mut s = p.instantiate("illegal4")?;
             p.init(&mut s)?;
             p.note(format_args!("fmi2SetReal of the output {}", y.name));
-            let st = s.raw().set_real(&[y.value_reference], &[1.0]);
+            let st = raw::set_real(&mut s, &[y.value_reference], &[1.0]);
             refused(p, &format!("fmi2SetReal of the output {}", y.name), st, notes, accepted);
             drop(s);
         }
@@ -72,24 +73,18 @@ pub fn illegal(p: &mut Probe) -> Outcome {
         p.note("fmi2Terminate");
         s.terminate().map_err(|e| e.to_string())?;
         p.note("fmi2DoStep after fmi2Terminate");
-        let st = s.raw().do_step(t0, h, true);
+        let st = raw::do_step(&mut s, t0, h);
         refused(p, "fmi2DoStep after fmi2Terminate", st, notes, accepted);
         drop(s);
 
         // A GUID that is not the description's.
         p.note("fmi2Instantiate with a wrong GUID");
-        match Instance::new(p.binary()?, "wrong-guid", "{not-the-guid-of-this-fmu}", p.fmu.resource_uri(), false, None)
-        {
-            Ok(i) => {
-                accepted.push("fmi2Instantiate with a wrong GUID: accepted (an instance, not NULL)".into());
-                p.found("fmi2Instantiate with a wrong GUID: accepted");
-                p.note("fmi2FreeInstance of the wrong-GUID instance");
-                drop(i);
-            }
-            Err(_) => {
-                notes.push("fmi2Instantiate with a wrong GUID: NULL".into());
-                p.found("fmi2Instantiate with a wrong GUID: NULL");
-            }
+        if raw::instantiate_with_wrong_guid(&p.fmu) {
+            accepted.push("fmi2Instantiate with a wrong GUID: accepted (an instance, not NULL)".into());
+            p.found("fmi2Instantiate with a wrong GUID: accepted");
+        } else {
+            notes.push("fmi2Instantiate with a wrong GUID: NULL".into());
+            p.found("fmi2Instantiate with a wrong GUID: NULL");
         }
 
         // Still usable.
@@ -102,7 +97,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             let mut s = p.instantiate("illegal6")?;
             p.init(&mut s)?;
             p.note("fmi2FreeFMUstate of a NULL state");
-            let st = s.raw().free_null_state();
+            let st = raw::free_null_state(&mut s);
             if st > ffi::WARNING {
                 accepted
                     .push(format!("fmi2FreeFMUstate(NULL state): {} (FMI 2.0 §2.1.8: ignored)", ffi::status_name(st)));
@@ -113,7 +108,7 @@ pub fn illegal(p: &mut Probe) -> Outcome {
             drop(s);
         }
         p.note("fmi2FreeInstance(NULL)");
-        p.binary()?.free_null_instance();
+        raw::free_null_instance(&p.fmu);
         notes.push("fmi2FreeInstance(NULL): ignored".into());
         Ok(())
     };

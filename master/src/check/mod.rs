@@ -19,7 +19,9 @@ pub mod calls;
 pub mod cost;
 pub mod illegal;
 pub mod lifecycle;
+pub mod output;
 pub mod probe;
+pub mod raw;
 pub mod run;
 pub mod state;
 pub mod statics;
@@ -41,8 +43,14 @@ pub enum Verdict {
     Pass,
     /// Not run: the FMU does not declare the capability (or an earlier check made it pointless).
     Skip,
-    /// Legal but suspicious (a warning status, a declared dependency that does not show, a leak).
+    /// Legal but suspicious, or against the letter of the standard without harm to an importer
+    /// (a warning status, a declared dependency that does not show, a leak, a parameter among
+    /// the dependencies).
     Warn,
+    /// A check that races gave different verdicts in its repeated runs without failing in any
+    /// (PASS in some, WARN in others); exit code 2 when nothing FAILs. A run that FAILed makes the
+    /// check FAIL ("intermittent: failed in k of n runs", [`settle`]).
+    Intermittent,
     /// The FMU breaks the standard or its own description, crashed or hung.
     Fail,
 }
@@ -53,6 +61,7 @@ impl std::fmt::Display for Verdict {
             Self::Pass => "PASS",
             Self::Skip => "SKIP",
             Self::Warn => "WARN",
+            Self::Intermittent => "INTERMITTENT",
             Self::Fail => "FAIL",
         })
     }
@@ -103,6 +112,18 @@ pub struct Finding {
     pub evidence: String,
     /// Wall time of the check (s), worker start and FMU load included.
     pub seconds: f64,
+    /// A check that races: how many of its repeated runs failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<Runs>,
+}
+
+/// The repeated runs of a check that races ([`Check::racy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runs {
+    /// Runs made.
+    pub of: u32,
+    /// Runs that FAILed.
+    pub failed: u32,
 }
 
 /// How a check runs: in the checker itself (reads files only) or in a worker process (runs the FMU).
@@ -124,8 +145,13 @@ pub struct Check {
     pub title: &'static str,
     /// The FMI 2.0 section it rests on.
     pub section: &'static str,
+    /// What it rests on in FMI 3.0 (the anchors of the standard's HTML, fmi-standard.org/docs/3.0.1/).
+    pub section3: &'static str,
     /// How it runs.
     pub runner: Runner,
+    /// Its verdict depends on timing (threads): it runs [`Options::repeat`] times, in a new worker
+    /// each ([`settle`]).
+    pub racy: bool,
 }
 
 /// Every check, in report order: the one list.
@@ -135,133 +161,180 @@ pub const CHECKS: &[Check] = &[
         family: "static",
         title: "modelDescription.xml against the standard",
         section: "FMI 2.0 §2.2",
+        section3: "FMI 3.0 #fmi-description-schema",
         runner: Runner::Parent(statics::description),
+        racy: false,
     },
     Check {
         id: "binary",
         family: "static",
         title: "linux64 binary: x86-64 shared library exporting the FMI 2.0 CS API",
         section: "FMI 2.0 §2.1.1, §2.3, §4.2",
+        section3: "FMI 3.0 #fmu-distribution, #fmi3InstantiateCoSimulation",
         runner: Runner::Parent(statics::binary),
+        racy: false,
     },
     Check {
         id: "load",
         family: "static",
         title: "load, platform and version, instantiate/free, capability flags vs functions",
         section: "FMI 2.0 §2.1.4, §2.1.5, §4.3.1",
+        section3: "FMI 3.0 #fmi3GetVersion, #fmi3InstantiateCoSimulation, #fmi3GetOutputDerivatives",
         runner: Runner::Worker(lifecycle::load),
+        racy: false,
     },
     Check {
         id: "run",
         family: "run",
         title: "the experiment: every status fmi2OK, every output finite, same run twice bit for bit",
         section: "FMI 2.0 §2.1.3, §4.2.2",
+        section3: "FMI 3.0 #fmi3DoStep, #state-machine-co-simulation",
         runner: Runner::Worker(run::run),
+        racy: false,
     },
     Check {
         id: "reset",
         family: "life cycle",
         title: "run, terminate, fmi2Reset, run again: identical",
         section: "FMI 2.0 §2.1.6, §4.2.4",
+        section3: "FMI 3.0 #fmi3Reset",
         runner: Runner::Worker(lifecycle::reset),
+        racy: false,
     },
     Check {
         id: "free-without-terminate",
         family: "life cycle",
         title: "fmi2FreeInstance while stepping (no fmi2Terminate), then a new instance runs",
         section: "FMI 2.0 §2.1.5, §4.2.4",
+        section3: "FMI 3.0 #fmi3FreeInstance",
         runner: Runner::Worker(lifecycle::free_without_terminate),
+        racy: false,
     },
     Check {
         id: "instances",
         family: "life cycle",
         title: "two instances at once, stepped alternately: independent and bit-identical",
         section: "FMI 2.0 §2.1.5",
+        section3: "FMI 3.0 #fmi3InstantiateCoSimulation",
         runner: Runner::Worker(lifecycle::instances),
+        racy: false,
     },
     Check {
         id: "threads",
         family: "life cycle",
         title: "two instances on two threads at once: same results as sequentially",
         section: "FMI 2.0 §2.1.5 (thread safety per instance)",
+        section3: "FMI 3.0 #fmi3InstantiateCoSimulation (thread safety per instance)",
         runner: Runner::Worker(lifecycle::threads),
+        racy: true,
     },
     Check {
         id: "getters",
         family: "legal calls",
         title: "getters in initialization mode, after steps and after fmi2Terminate",
         section: "FMI 2.0 §2.1.7, §4.2.4",
+        section3: "FMI 3.0 #get-and-set-variable-values, #fmi3Terminate",
         runner: Runner::Worker(calls::getters),
+        racy: false,
     },
     Check {
         id: "inputs",
         family: "legal calls",
         title: "inputs set between steps, and outside their declared min/max (refused or handled)",
         section: "FMI 2.0 §2.1.7, §2.2.7, §4.2.1",
+        section3: "FMI 3.0 #get-and-set-variable-values, #definition-of-model-variables",
         runner: Runner::Worker(calls::inputs),
+        racy: false,
     },
     Check {
         id: "variable-step",
         family: "legal calls",
         title: "canHandleVariableCommunicationStepSize: halved steps give the same trajectory",
         section: "FMI 2.0 §4.2.2, §4.3.1",
+        section3: "FMI 3.0 #fmi3DoStep (canHandleVariableCommunicationStepSize)",
         runner: Runner::Worker(calls::variable_step),
+        racy: false,
     },
     Check {
         id: "zero-step",
         family: "legal calls",
         title: "fmi2DoStep with communicationStepSize = 0 accepted as a no-op or refused",
         section: "FMI 2.0 §4.2.2",
+        section3: "FMI 3.0 #fmi3DoStep",
         runner: Runner::Worker(calls::zero_step),
+        racy: false,
     },
     Check {
         id: "illegal",
         family: "illegal calls",
         title: "wrong-state calls, unknown value references, setting outputs, NULL instance/state, wrong GUID",
         section: "FMI 2.0 §2.1.3, §2.1.5, §2.1.7, §2.1.8, §4.2.4",
+        section3: "FMI 3.0 #state-machine-co-simulation, #fmi3FreeInstance, #fmi3FreeFMUState",
         runner: Runner::Worker(illegal::illegal),
+        racy: false,
     },
     Check {
         id: "state",
         family: "state",
         title: "fmi2GetFMUstate, steps, fmi2SetFMUstate, the same steps: bit-identical; states freed",
         section: "FMI 2.0 §2.1.8",
+        section3: "FMI 3.0 #fmi3GetFMUState, #fmi3SetFMUState, #fmi3FreeFMUState",
         runner: Runner::Worker(state::restore),
+        racy: false,
     },
     Check {
         id: "serialize",
         family: "state",
         title: "serialize, deserialize into a fresh instance: identical continuation",
         section: "FMI 2.0 §2.1.8",
+        section3: "FMI 3.0 #fmi3SerializeFMUState, #fmi3DeserializeFMUState",
         runner: Runner::Worker(state::serialize),
+        racy: false,
     },
     Check {
         id: "feedthrough",
         family: "structure",
         title: "outputs that respond to inputs without a step are declared in ModelStructure/Outputs",
         section: "FMI 2.0 §2.2.8",
+        section3: "FMI 3.0 #modelStructure (Output dependencies)",
         runner: Runner::Worker(structure::feedthrough),
+        racy: false,
     },
     Check {
         id: "initial-unknowns",
         family: "structure",
         title: "outputs that respond to inputs in initialization mode are declared in InitialUnknowns",
         section: "FMI 2.0 §2.2.8",
+        section3: "FMI 3.0 #modelStructure (InitialUnknown dependencies)",
         runner: Runner::Worker(structure::initial_unknowns),
+        racy: false,
     },
     Check {
         id: "interpolate",
         family: "structure",
         title: "canInterpolateInputs: input derivatives change the result",
         section: "FMI 2.0 §4.2.1, §4.3.1",
+        section3: "FMI 3.0: no input derivatives",
         runner: Runner::Worker(structure::interpolate),
+        racy: false,
     },
     Check {
         id: "cost",
         family: "cost",
         title: "time per fmi2DoStep (median, max); memory over instantiate/free cycles (leak WARN)",
         section: "FMI 2.0 §2.1.5",
+        section3: "FMI 3.0 #fmi3InstantiateCoSimulation, #fmi3FreeInstance",
         runner: Runner::Worker(cost::cost),
+        racy: false,
+    },
+    Check {
+        id: "model-exchange",
+        family: "model exchange",
+        title: "the Model Exchange interface (derivatives, event indicators, completedIntegratorStep)",
+        section: "FMI 2.0 §3",
+        section3: "FMI 3.0 #fmi-for-model-exchange",
+        runner: Runner::Parent(statics::model_exchange),
+        racy: false,
     },
 ];
 
@@ -338,6 +411,8 @@ pub struct Options {
     pub cycles: u64,
     /// Run only these checks (ids; default all).
     pub only: Vec<String>,
+    /// Runs of a check that races ([`Check::racy`]; default [`DEFAULT_REPEAT`], at least 1).
+    pub repeat: u32,
     /// The executable serving `check-worker` (default: [`crate::fmu::isolated::worker_exe`]).
     pub worker_exe: Option<PathBuf>,
     /// Stop request and cleanup registry of the program (`cosim check`: its signal guard).
@@ -353,6 +428,9 @@ pub fn timeout_from_seconds(seconds: f64) -> Result<Duration, String> {
     }
 }
 
+/// Runs of a check that races, unless `--repeat` says otherwise.
+pub const DEFAULT_REPEAT: u32 = 10;
+
 impl Default for Options {
     fn default() -> Self {
         Self {
@@ -363,6 +441,7 @@ impl Default for Options {
             timeout: Duration::from_secs(60),
             cycles: 1000,
             only: Vec::new(),
+            repeat: DEFAULT_REPEAT,
             worker_exe: None,
             host: crate::host::Host::default(),
         }
@@ -376,6 +455,9 @@ pub struct Report {
     pub fmu: PathBuf,
     /// `modelName` (empty when the description cannot be read).
     pub model_name: String,
+    /// `fmiVersion` ("2.0", "3.0"; empty when the description cannot be read).
+    #[serde(default)]
+    pub fmi_version: String,
     /// The experiment the dynamic checks ran (`None` when it could not be resolved).
     pub plan: Option<Plan>,
     /// One finding per check, in [`CHECKS`] order.
@@ -386,6 +468,17 @@ impl Report {
     /// Whether any check failed (`cosim check` then exits 1).
     pub fn failed(&self) -> bool {
         self.findings.iter().any(|f| f.verdict == Verdict::Fail)
+    }
+
+    /// The exit code of `cosim check`: 1 when a check FAILs, else 2 when one is INTERMITTENT,
+    /// else 0 (PASS, WARN and SKIP only).
+    pub fn exit_code(&self) -> i32 {
+        exit_code(self.findings.iter().map(|f| f.verdict))
+    }
+
+    /// How many findings have verdict `v`.
+    pub fn count(&self, v: Verdict) -> usize {
+        self.findings.iter().filter(|f| f.verdict == v).count()
     }
 
     /// The finding of check `id`.
@@ -413,8 +506,8 @@ impl Report {
             let _ =
                 writeln!(out, "{} {:<width$}  {} [{}; {:.2} s]", f.verdict, f.check, f.evidence, f.section, f.seconds);
         }
-        let count = |v: Verdict| self.findings.iter().filter(|f| f.verdict == v).count();
-        let _ = writeln!(
+        let count = |v: Verdict| self.count(v);
+        let _ = write!(
             out,
             "{} PASS, {} WARN, {} FAIL, {} SKIP",
             count(Verdict::Pass),
@@ -422,6 +515,10 @@ impl Report {
             count(Verdict::Fail),
             count(Verdict::Skip)
         );
+        if count(Verdict::Intermittent) > 0 {
+            let _ = write!(out, ", {} INTERMITTENT", count(Verdict::Intermittent));
+        }
+        out.push('\n');
         out
     }
 
@@ -429,6 +526,56 @@ impl Report {
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
+}
+
+/// The exit code of verdicts: 1 with a FAIL, else 2 with an INTERMITTENT, else 0.
+pub fn exit_code(verdicts: impl IntoIterator<Item = Verdict>) -> i32 {
+    let worst = verdicts.into_iter().filter(|v| matches!(v, Verdict::Fail | Verdict::Intermittent)).max();
+    match worst {
+        Some(Verdict::Fail) => 1,
+        Some(_) => 2,
+        None => 0,
+    }
+}
+
+/// One verdict of the `n` runs of a check that races. A run that FAILed proves the fault (a
+/// crash, a difference): FAIL, "failed in k of n runs" (with "intermittent" when k < n) and the
+/// evidence of the first failing run, so that the verdict does not depend on how often the race
+/// showed. Without a FAIL, the verdict every run gave; runs that disagree otherwise (PASS and
+/// WARN) give [`Verdict::Intermittent`].
+pub fn settle(runs: Vec<Outcome>) -> (Outcome, Runs) {
+    let n = runs.len() as u32;
+    let failed = runs.iter().filter(|o| o.verdict == Verdict::Fail).count() as u32;
+    let stats = Runs { of: n, failed };
+    let Some(first) = runs.first().cloned() else { return (Outcome::skip("not run"), stats) };
+    if n == 1 {
+        return (first, stats);
+    }
+    if let Some(f) = runs.iter().find(|o| o.verdict == Verdict::Fail) {
+        let how = if failed == n {
+            format!("failed in all {n} runs")
+        } else {
+            format!("intermittent: failed in {failed} of {n} runs")
+        };
+        return (Outcome::fail(format!("{how}; the first failure: {}", f.evidence)), stats);
+    }
+    if runs.iter().all(|o| o.verdict == first.verdict) {
+        return (
+            Outcome {
+                verdict: first.verdict,
+                evidence: format!("{} in all {n} runs: {}", first.verdict, first.evidence),
+            },
+            stats,
+        );
+    }
+    let verdicts: Vec<String> = runs.iter().map(|o| o.verdict.to_string()).collect();
+    (
+        Outcome {
+            verdict: Verdict::Intermittent,
+            evidence: format!("intermittent: the runs gave {}; the first: {}", verdicts.join(", "), first.evidence),
+        },
+        stats,
+    )
 }
 
 /// Checks the FMU at `fmu`: every check of [`CHECKS`] (or `opts.only`), the dynamic ones each in
@@ -447,14 +594,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
         }
     }
     let selected = |c: &Check| opts.only.is_empty() || opts.only.iter().any(|o| o == c.id);
-    let mut st = statics::Static::read(fmu);
-    // An FMI 3.0 FMU: the description check FAILs saying why, nothing else runs.
-    let fmi3 = statics::fmi3_refusal(fmu);
-    if let Some(why) = &fmi3 {
-        st.md = Err(why.clone());
-    }
-    let unread =
-        if fmi3.is_some() { "not run: an FMI 3.0 FMU" } else { "not run: modelDescription.xml cannot be read" };
+    let st = statics::Static::read(fmu);
+    let fmi3 = st.fmi3();
+    let unread = "not run: modelDescription.xml cannot be read";
     let plan = match &st.md {
         Ok(md) => Some(plan(fmu, md, opts)?),
         Err(_) => None,
@@ -462,14 +604,20 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let mut report = Report {
         fmu: fmu.to_path_buf(),
         model_name: st.md.as_ref().map(|m| m.model_name.clone()).unwrap_or_default(),
+        fmi_version: st.md.as_ref().map(|m| m.fmi_version.clone()).unwrap_or_default(),
         plan: plan.clone(),
         findings: Vec::new(),
     };
     let mut supervisor = None;
     // Why the remaining dynamic checks are not run (the FMU cannot be loaded, or hung).
     let mut stop_reason: Option<String> = None;
+    if !st.unsupported.is_empty() {
+        stop_reason =
+            Some(format!("cosim does not run what this FMI 3.0 FMU uses yet: {}", statics::some(&st.unsupported, 3)));
+    }
     for c in CHECKS.iter().filter(|c| selected(c)) {
         let t0 = std::time::Instant::now();
+        let mut runs = None;
         if stop_reason.is_none() && opts.host.stop_requested() {
             stop_reason = Some("interrupted".into());
         }
@@ -486,12 +634,33 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
                 }
                 match supervisor.as_mut() {
                     Some(s) => {
-                        let r = s.run(c.id);
+                        let mut r = s.run(c.id);
+                        if c.racy && !r.hung && opts.repeat > 1 {
+                            let mut outcomes = vec![r.outcome.clone()];
+                            for _ in 1..opts.repeat {
+                                if opts.host.stop_requested() {
+                                    break;
+                                }
+                                let again = s.run(c.id);
+                                let hung = again.hung;
+                                outcomes.push(again.outcome);
+                                if hung {
+                                    r.hung = true;
+                                    break;
+                                }
+                            }
+                            let (settled, stats) = settle(outcomes);
+                            runs = Some(stats);
+                            r.outcome = settled;
+                        }
                         if r.hung {
                             stop_reason =
                                 Some(format!("the FMU hung in check {} (killed after {:?})", c.id, opts.timeout));
                         } else if c.id == "load" && r.outcome.verdict == Verdict::Fail {
                             stop_reason = Some("the FMU cannot be loaded and instantiated (check load)".into());
+                        }
+                        if fmi3 {
+                            r.outcome.evidence = raw::names3(&r.outcome.evidence);
                         }
                         r.outcome
                     }
@@ -503,10 +672,11 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
             check: c.id.into(),
             family: c.family.into(),
             title: c.title.into(),
-            section: c.section.into(),
+            section: if fmi3 { c.section3 } else { c.section }.into(),
             verdict: outcome.verdict,
             evidence: outcome.evidence,
             seconds: t0.elapsed().as_secs_f64(),
+            runs,
         });
     }
     Ok(report)
@@ -543,4 +713,40 @@ fn plan(fmu: &Path, md: &model_description::ModelDescription, opts: &Options) ->
         cycles: opts.cycles,
         fixed_step,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn repeated_runs_settle_on_one_verdict_or_intermittent_with_a_stable_exit_code() {
+        let (o, r) = settle(vec![Outcome::pass("ok"), Outcome::pass("ok")]);
+        assert_eq!((o.verdict, r), (Verdict::Pass, Runs { of: 2, failed: 0 }));
+        assert_eq!(o.evidence, "PASS in all 2 runs: ok");
+        // A race that shows in some runs only is a FAIL, however often it showed.
+        let (o, r) = settle(vec![Outcome::pass("ok"), Outcome::fail("died"), Outcome::fail("died")]);
+        assert_eq!((o.verdict, r), (Verdict::Fail, Runs { of: 3, failed: 2 }));
+        assert_eq!(o.evidence, "intermittent: failed in 2 of 3 runs; the first failure: died");
+        let (o, _) = settle(vec![Outcome::fail("died"), Outcome::fail("died")]);
+        assert_eq!(o.evidence, "failed in all 2 runs; the first failure: died");
+        let (o, _) = settle(vec![Outcome::pass("ok"), Outcome::warn("odd")]);
+        assert_eq!(
+            (o.verdict, o.evidence.as_str()),
+            (Verdict::Intermittent, "intermittent: the runs gave PASS, WARN; the first: ok")
+        );
+        let (o, _) = settle(vec![Outcome::fail("died")]);
+        assert_eq!((o.verdict, o.evidence.as_str()), (Verdict::Fail, "died"));
+        assert_eq!(exit_code([Verdict::Pass, Verdict::Warn, Verdict::Skip]), 0);
+        assert_eq!(exit_code([Verdict::Pass, Verdict::Intermittent]), 2);
+        assert_eq!(exit_code([Verdict::Fail, Verdict::Intermittent]), 1);
+    }
+
+    #[test]
+    fn a_parameter_among_the_dependencies_breaks_the_letter_only() {
+        let r = statics::letter_rule("ModelStructure/Derivatives, <Unknown index=\"5\">: depends on the parameter g");
+        assert!(r.is_some_and(|r| r.rule.contains("§2.2.8") && r.tools.contains("BouncingBall")));
+        assert!(statics::letter_rule("the name is not unique").is_none());
+    }
 }

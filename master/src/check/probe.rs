@@ -3,7 +3,7 @@
 //! comparison of two runs, and the trace line written before each FMU call.
 
 use super::{Plan, PlanValue};
-use crate::fmu::{Fmi2Instance, Fmu, FmuInstance, Instance};
+use crate::fmu::{Fmu, FmuInstance, Instance, Version};
 use model_description::{BaseType, Causality, CoSimulation, ScalarVariable};
 use std::fs::File;
 use std::io::Write;
@@ -79,11 +79,25 @@ impl Probe {
         self.fmu.co_simulation()
     }
 
+    /// Whether the FMU is an FMI 3.0 FMU (its calls are the `fmi3*` functions).
+    pub fn fmi3(&self) -> bool {
+        self.fmu.version() == Version::Fmi3
+    }
+
+    /// `text` naming the functions of the FMU's version (the checks name FMI 2.0's).
+    pub fn named(&self, text: String) -> String {
+        if self.fmi3() {
+            super::raw::names3(&text)
+        } else {
+            text
+        }
+    }
+
     /// Writes the trace line `call WHAT` (before an FMU call: a crash or hang then names it).
     pub fn note(&self, what: impl std::fmt::Display) {
         if let Some(mut out) = self.out.as_ref() {
             // One write per line: lines of two threads do not interleave.
-            let _ = out.write_all(format!("call {what}\n").as_bytes());
+            let _ = out.write_all(self.named(format!("call {what}\n")).as_bytes());
         }
     }
 
@@ -91,7 +105,7 @@ impl Probe {
     /// die or hang later in the check.
     pub fn found(&self, what: impl std::fmt::Display) {
         if let Some(mut out) = self.out.as_ref() {
-            let _ = out.write_all(format!("found {what}\n").as_bytes());
+            let _ = out.write_all(self.named(format!("found {what}\n")).as_bytes());
         }
     }
 
@@ -100,22 +114,14 @@ impl Probe {
         self.plan.start + k as f64 * self.plan.step
     }
 
-    /// The FMU's FMI 2.0 binary (`cosim check` checks FMI 2.0 FMUs only).
-    pub(crate) fn binary(&self) -> Result<&Arc<crate::fmu::ffi::Binary>, String> {
-        self.fmu.binary().ok_or_else(|| "cosim check checks FMI 2.0 FMUs only".to_owned())
-    }
-
-    /// `fmi2Instantiate` as `name`.
-    pub fn instantiate(&self, name: &str) -> Result<Fmi2Instance, String> {
+    /// `fmi2Instantiate` / `fmi3InstantiateCoSimulation` as `name`.
+    pub fn instantiate(&self, name: &str) -> Result<Instance, String> {
         self.note(format_args!("fmi2Instantiate(\"{name}\")"));
-        match self.fmu.instantiate(name).map_err(|e| e.to_string())? {
-            Instance::Fmi2(i) => Ok(i),
-            _ => Err("cosim check checks FMI 2.0 Co-Simulation FMUs only".into()),
-        }
+        self.fmu.instantiate(name).map_err(|e| e.to_string())
     }
 
     /// `fmi2SetupExperiment`, the start values, `fmi2EnterInitializationMode`.
-    pub fn enter(&self, s: &mut Fmi2Instance) -> Result<(), String> {
+    pub fn enter(&self, s: &mut Instance) -> Result<(), String> {
         let p = &self.plan;
         self.note(format_args!("fmi2SetupExperiment(start = {}, stop = {}) of {}", p.start, p.stop, s.name()));
         s.setup(p.start, Some(p.stop)).map_err(|e| e.to_string())?;
@@ -135,14 +141,14 @@ impl Probe {
     }
 
     /// [`Probe::enter`] and `fmi2ExitInitializationMode`.
-    pub fn init(&self, s: &mut Fmi2Instance) -> Result<(), String> {
+    pub fn init(&self, s: &mut Instance) -> Result<(), String> {
         self.enter(s)?;
         self.note(format_args!("fmi2ExitInitializationMode of {}", s.name()));
         s.exit_initialization().map_err(|e| e.to_string())
     }
 
     /// Every output now, [`Probe::outputs`] order.
-    pub fn read(&self, s: &mut Fmi2Instance) -> Result<Vec<f64>, String> {
+    pub fn read(&self, s: &mut Instance) -> Result<Vec<f64>, String> {
         let mut row = vec![0.0; self.real_vr.len()];
         if !self.real_vr.is_empty() {
             s.get_real(&self.real_vr, &mut row).map_err(|e| e.to_string())?;
@@ -161,14 +167,14 @@ impl Probe {
     }
 
     /// `fmi2DoStep` from communication point `k` over H.
-    pub fn step(&self, s: &mut Fmi2Instance, k: u64) -> Result<(), String> {
+    pub fn step(&self, s: &mut Instance, k: u64) -> Result<(), String> {
         let t = self.time(k);
         self.note(format_args!("fmi2DoStep(t = {t}, h = {}) of {}", self.plan.step, s.name()));
         s.do_step(t, self.plan.step).map_err(|e| e.to_string())
     }
 
     /// Steps `from..to` on the grid, reading the outputs after each step.
-    pub fn run(&self, s: &mut Fmi2Instance, from: u64, to: u64) -> Result<Rows, String> {
+    pub fn run(&self, s: &mut Instance, from: u64, to: u64) -> Result<Rows, String> {
         let mut rows = Vec::with_capacity((to - from) as usize);
         for k in from..to {
             self.step(s, k)?;

@@ -2,6 +2,7 @@
 //! relies on); serialize into bytes, deserialize into a new instance, the same continuation.
 
 use super::probe::{Probe, Rows};
+use super::raw;
 use super::Outcome;
 use crate::fmu::{ffi, FmuInstance};
 
@@ -32,7 +33,7 @@ pub fn restore(p: &mut Probe) -> Outcome {
             )));
         }
         p.note("fmi2FreeFMUstate");
-        let st = s.raw().free_saved_state();
+        let st = raw::free_saved_state(&mut s);
         p.note("fmi2Terminate");
         s.terminate().map_err(|e| e.to_string())?;
         let text = format!(
@@ -64,19 +65,19 @@ pub fn serialize(p: &mut Probe) -> Outcome {
         p.note("fmi2GetFMUstate");
         a.save_state().map_err(|e| e.to_string())?;
         p.note("fmi2SerializedFMUstateSize, fmi2SerializeFMUstate");
-        let (st, bytes) = a.raw().serialize_saved();
+        let (st, bytes) = raw::serialize_saved(&mut a);
         if st > ffi::WARNING {
             return Ok(Outcome::fail(format!("fmi2SerializeFMUstate returned {}", ffi::status_name(st))));
         }
         let mut first: Rows = vec![p.read(&mut a)?];
         first.extend(p.run(&mut a, k0, n)?);
         p.note("fmi2FreeFMUstate, fmi2Terminate, fmi2FreeInstance of the original");
-        let _ = a.raw().free_saved_state();
+        let _ = raw::free_saved_state(&mut a);
         drop(a);
         let mut b = p.instantiate("copy")?;
         p.init(&mut b)?;
         p.note(format_args!("fmi2DeSerializeFMUstate of {} bytes into a new instance", bytes.len()));
-        let st = b.raw().deserialize_into_saved(&bytes);
+        let st = raw::deserialize_into_saved(&mut b, &bytes);
         if st > ffi::WARNING {
             return Ok(Outcome::fail(format!("fmi2DeSerializeFMUstate returned {}", ffi::status_name(st))));
         }
@@ -91,7 +92,7 @@ pub fn serialize(p: &mut Probe) -> Outcome {
             )));
         }
         p.note("fmi2FreeFMUstate");
-        let _ = b.raw().free_saved_state();
+        let _ = raw::free_saved_state(&mut b);
         Ok(Outcome::pass(format!(
             "{} bytes at t = {}, deserialized into a new instance: the next {} steps bit-identical",
             bytes.len(),

@@ -7,7 +7,7 @@
 use super::probe::{Probe, Var};
 use super::Outcome;
 use crate::fmu::FmuInstance;
-use crate::Fmi2Instance;
+use crate::fmu::Instance;
 use model_description::Unknown;
 
 /// One measured response: (input, output index in [`Probe::outputs`], input change, output before,
@@ -15,7 +15,7 @@ use model_description::Unknown;
 type Response = (Var, usize, f64, f64, f64);
 
 /// Which outputs change (bitwise) when each input is perturbed, without a step.
-fn responses(p: &Probe, s: &mut Fmi2Instance, when: &str) -> Result<Vec<Response>, String> {
+fn responses(p: &Probe, s: &mut Instance, when: &str) -> Result<Vec<Response>, String> {
     let mut found = Vec::new();
     let y0 = p.read(s)?;
     for v in p.inputs.clone() {
@@ -122,6 +122,9 @@ pub fn initial_unknowns(p: &mut Probe) -> Outcome {
 /// the step with the input held (input by input: equal slopes on two inputs may cancel, e.g. the
 /// two pressures of a double-rod cylinder).
 pub fn interpolate(p: &mut Probe) -> Outcome {
+    if p.fmi3() {
+        return Outcome::skip("FMI 3.0 has no input derivatives (no fmi3SetInputDerivatives)");
+    }
     if !p.cs().can_interpolate_inputs {
         return Outcome::skip("canInterpolateInputs = false");
     }

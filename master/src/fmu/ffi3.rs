@@ -45,6 +45,12 @@ impl Binary3 {
         Ok(Self { api, _lib: lib })
     }
 
+    /// `fmi3FreeInstance(NULL)`: FMI 3.0 says a null instance is ignored (`cosim check`).
+    pub(crate) fn free_null_instance(&self) {
+        // SAFETY: a null instance, which the standard allows.
+        unsafe { (self.api.free_instance)(std::ptr::null_mut()) }
+    }
+
     /// `fmi3GetVersion()`.
     pub(crate) fn version(&self) -> String {
         // SAFETY: no arguments; a static NUL-terminated string (or NULL, which `text` handles).
@@ -485,6 +491,56 @@ impl Instance3 {
         let raw: Vec<u8> = values.iter().map(|b| u8::from(*b)).collect();
         // SAFETY: live instance; vr.len() references and clock values.
         unsafe { f(self.c(), vr.as_ptr(), vr.len(), raw.as_ptr()) }
+    }
+
+    /// `fmi3SerializedFMUStateSize` and `fmi3SerializeFMUState` of the saved slot (`cosim check`);
+    /// NOT_CALLED when nothing was saved.
+    pub(crate) fn serialize_saved(&mut self) -> (c_int, Vec<u8>) {
+        if self.saved.is_null() {
+            return (NOT_CALLED, Vec::new());
+        }
+        let mut size = 0usize;
+        // SAFETY: live instance; `saved` is a state it returned; one size_t out.
+        let status = unsafe { (self.binary.api.serialized_fmu_state_size)(self.c(), self.saved, &mut size) };
+        if status > WARNING || size > (1 << 30) {
+            return (if status > WARNING { status } else { super::ffi::ERROR }, Vec::new());
+        }
+        let mut bytes = vec![0u8; size];
+        // SAFETY: as above; a buffer of `size` bytes.
+        let status = unsafe {
+            (self.binary.api.serialize_fmu_state)(self.c(), self.saved, bytes.as_mut_ptr().cast(), bytes.len())
+        };
+        (status, bytes)
+    }
+
+    /// `fmi3DeserializeFMUState` of `bytes` into the saved slot (the previous one freed first).
+    pub(crate) fn deserialize_into_saved(&mut self, bytes: &[u8]) -> c_int {
+        let status = self.free_saved_state();
+        if status > WARNING {
+            return status;
+        }
+        // SAFETY: live instance; a buffer of bytes.len() bytes; `saved` is null and receives it.
+        unsafe {
+            (self.binary.api.deserialize_fmu_state)(self.c(), bytes.as_ptr().cast(), bytes.len(), &mut self.saved)
+        }
+    }
+
+    /// `fmi3FreeFMUState` of the saved slot (OK when nothing is saved); the slot is null after.
+    pub(crate) fn free_saved_state(&mut self) -> c_int {
+        if self.saved.is_null() {
+            return OK;
+        }
+        // SAFETY: live instance; the state came from it and is freed once (the slot is nulled).
+        let status = unsafe { (self.binary.api.free_fmu_state)(self.c(), &mut self.saved) };
+        self.saved = std::ptr::null_mut();
+        status
+    }
+
+    /// `fmi3FreeFMUState(instance, &NULL)`: a null state is ignored (`cosim check`).
+    pub(crate) fn free_null_state(&mut self) -> c_int {
+        let mut null: *mut c_void = std::ptr::null_mut();
+        // SAFETY: live instance; a pointer to a null state, which the standard allows.
+        unsafe { (self.binary.api.free_fmu_state)(self.c(), &mut null) }
     }
 
     /// `fmi3GetOutputDerivatives`.

@@ -459,6 +459,14 @@ impl Fmu {
         }
     }
 
+    /// The loaded FMI 3.0 binary (`cosim check` calls it directly); `None` for FMI 2.0.
+    pub(crate) fn binary3(&self) -> Option<&Arc<ffi3::Binary3>> {
+        match &self.binary {
+            Binary::Fmi2(_) => None,
+            Binary::Fmi3(b, _) => Some(b),
+        }
+    }
+
     /// The `.fmu` file.
     pub fn path(&self) -> &Path {
         &self.path
