@@ -67,3 +67,48 @@ fn binary_sizes_an_fmu_reports_are_checked_before_copying() {
         }
     }
 }
+
+/// Waits until `out/results.csv` has more than `rows` lines.
+fn wait_rows(out: &std::path::Path, rows: usize) {
+    wait_until("rows", || std::fs::read_to_string(out.join("results.csv")).is_ok_and(|t| t.lines().count() > rows));
+}
+
+#[test]
+fn sighup_stops_run_serve_and_check_like_sigterm() {
+    // Item 3: SIGHUP (the terminal or SSH session closed) killed a run at once (exit 129):
+    // summary.json stayed "running" and ~90 buffered rows were lost; `cosim check` wrote no
+    // --json report and left its extraction folder.
+    let s = Scratch::new("w4-sighup");
+    // 1 ms per step of 1 ms: 10 s; stopped after a few rows.
+    let fmu = s.fmu("slow", &["SLEEP_US=1000"]);
+    let sys = s.system("slow.toml", &fmu, 10_000);
+    for (cmd, out) in [("run", "out-run"), ("serve", "out-serve")] {
+        let mut args = vec![cmd, sys.to_str().unwrap(), "--out", out];
+        if cmd == "serve" {
+            args.extend(["--addr", "127.0.0.1:0", "--start", "--real-time", "0.5"]);
+        }
+        let mut c = s.spawn(&args);
+        let out = s.path(out);
+        wait_rows(&out, 20);
+        kill(&c, "-HUP");
+        let status = wait(&mut c, Duration::from_secs(20)).expect("ended");
+        let err = std::fs::read_to_string(s.path("stderr.txt")).unwrap();
+        assert_eq!(status.code(), Some(129), "{cmd}: {status:?} {err}");
+        let sum = summary(&out);
+        assert_eq!(sum["status"], "interrupted", "{cmd}: {sum}");
+        assert!(sum["message"].as_str().unwrap().contains("interrupted (SIGHUP)"), "{cmd}: {sum}");
+        let steps = sum["steps"].as_u64().unwrap();
+        assert_eq!(times(&out).len() as u64, steps + 1, "{cmd}: every completed step's row");
+    }
+    // check: the report so far in --json, no extraction folder left.
+    let json = s.path("report.json");
+    let mut c = s.spawn(&["check", fmu.to_str().unwrap(), "--stop-time", "10", "--json", json.to_str().unwrap()]);
+    wait_until("the check's extraction", || !s.leftovers().is_empty());
+    std::thread::sleep(Duration::from_millis(300));
+    kill(&c, "-HUP");
+    let status = wait(&mut c, Duration::from_secs(20)).expect("ended");
+    assert_eq!(status.code(), Some(129), "{status:?}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report.to_string().contains("SIGHUP"), "{report}");
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}

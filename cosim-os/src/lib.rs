@@ -18,7 +18,11 @@ use std::time::Duration;
 pub mod signal {
     use std::io;
 
-    pub use signal_hook::consts::signal::{SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGINT, SIGKILL, SIGSEGV, SIGTERM};
+    pub use signal_hook::consts::signal::{SIGABRT, SIGBUS, SIGFPE, SIGHUP, SIGILL, SIGINT, SIGKILL, SIGSEGV, SIGTERM};
+
+    /// The signals that ask a command to stop: SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the
+    /// terminal or SSH session closed), handled alike.
+    pub const STOPS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
     /// The signals of a crash: SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV.
     pub const CRASHES: [i32; 5] = [SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV];
@@ -28,10 +32,10 @@ pub mod signal {
         signal_hook::low_level::signal_name(signal)
     }
 
-    /// Calls `handler` with the signal's number on SIGINT and SIGTERM (for the whole process).
+    /// Calls `handler` with the signal's number on the [`STOPS`] signals (for the whole process).
     /// `handler` runs inside the signal handler: it must be async-signal-safe (atomic stores).
     pub fn on_stop(handler: fn(i32)) -> io::Result<()> {
-        for s in [SIGINT, SIGTERM] {
+        for s in STOPS {
             // SAFETY: the caller's handler is async-signal-safe (see above) and a plain function,
             // valid for the whole process.
             unsafe { signal_hook::low_level::register(s, move || handler(s)) }?;

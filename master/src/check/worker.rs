@@ -134,7 +134,11 @@ impl Supervisor {
         loop {
             let now = Instant::now();
             if self.archive.host().stop_requested() {
-                return (last_call, Some(Outcome::skip("interrupted (SIGINT/SIGTERM): the worker was killed")), false);
+                return (
+                    last_call,
+                    Some(Outcome::skip("interrupted (SIGINT/SIGTERM/SIGHUP): the worker was killed")),
+                    false,
+                );
             }
             if now >= deadline {
                 let hung = result.is_none();
