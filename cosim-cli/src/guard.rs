@@ -110,6 +110,9 @@ pub fn install() {
         eprintln!("warning: SIGINT/SIGTERM/SIGHUP handlers not installed: {e}");
     }
     cosim_os::signal::on_crash(on_crash);
+    // Beyond `ulimit -f` a write fails (the writers keep whole rows and report it) instead of
+    // the process dying of SIGXFSZ with summary.json "running".
+    cosim_os::signal::ignore_file_size_limit_signal();
     if let Err(e) = cosim_os::signal::at_exit(at_exit) {
         eprintln!("warning: {e}");
     }
@@ -152,6 +155,7 @@ pub fn exit_code(s: i32) -> i32 {
     128 + s
 }
 
+/// The signal's name (`"SIGHUP"`), or "signal".
 pub fn signal_name(s: i32) -> &'static str {
     cosim_os::signal::name(s).unwrap_or("signal")
 }

@@ -112,3 +112,69 @@ fn sighup_stops_run_serve_and_check_like_sigterm() {
     assert!(report.to_string().contains("SIGHUP"), "{report}");
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
 }
+
+/// The rows of `results.csv` are whole: the file ends with a line end and every row has the
+/// header's number of fields, each a number.
+fn assert_whole_rows(out: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(text.ends_with('\n'), "the last row is complete: {:?}", &text[text.len().saturating_sub(80)..]);
+    let mut lines = text.lines();
+    let width = lines.next().unwrap().split(',').count();
+    let mut n = 0;
+    for l in lines {
+        let fields: Vec<&str> = l.split(',').collect();
+        assert_eq!(fields.len(), width, "{l}");
+        assert!(fields.iter().all(|f| f.parse::<f64>().is_ok()), "{l}");
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn a_full_disk_leaves_whole_rows_and_a_final_summary() {
+    // Item 10: results.csv ended mid-number, summary.json stayed "running", summary.json.tmp
+    // was left.
+    let s = Scratch::new("w4-disk-full");
+    let fmu = s.fmu("plain", &[]);
+    let sys = s.system("plain.toml", &fmu, 20_000);
+    // The file size limit (`ulimit -f`, 64 blocks): EFBIG (cosim ignores SIGXFSZ).
+    let out = s.path("out-ulimit");
+    let script =
+        format!("ulimit -f 64 && exec {} run {} --out {}", env!("CARGO_BIN_EXE_cosim"), sys.display(), out.display());
+    let o = std::process::Command::new("sh").arg("-c").arg(&script).env("TMPDIR", s.tmpdir()).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{:?} {err}", o.status);
+    assert!(err.contains("results.csv: file too large for the file size limit (ulimit -f)"), "{err}");
+    let sum = summary(&out);
+    assert_eq!(sum["status"], "failed", "{sum}");
+    assert!(sum["message"].as_str().unwrap().contains("the file ends with its last complete row"), "{sum}");
+    let rows = assert_whole_rows(&out);
+    assert!(rows > 100 && rows < 20_001, "{rows}");
+    assert!(!out.join("summary.json.tmp").exists());
+    // A real full disk: a 64 KiB tmpfs (needs root; skipped with a note otherwise).
+    let mnt = s.path("small-disk");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|st| st.success());
+    if !mounted {
+        eprintln!("note: no tmpfs could be mounted (not root): the ENOSPC half of this test is skipped");
+        return;
+    }
+    let out = mnt.join("out");
+    let (status, err) = s.run(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let sum = std::fs::read_to_string(out.join("summary.json"));
+    let rows = std::panic::catch_unwind(|| assert_whole_rows(&out));
+    let tmp_left = out.join("summary.json.tmp").exists();
+    let _ = std::process::Command::new("umount").arg(&mnt).status();
+    assert_eq!(status.code(), Some(1), "{status:?} {err}");
+    assert!(err.contains(".csv: disk full (No space left on device"), "{err}");
+    let sum: serde_json::Value = serde_json::from_str(&sum.unwrap()).unwrap();
+    assert_eq!(sum["status"], "failed", "{sum}");
+    assert!(sum["message"].as_str().unwrap().contains("disk full"), "{sum}");
+    assert!(rows.is_ok(), "whole rows on the full disk");
+    assert!(!tmp_left, "summary.json.tmp left");
+}

@@ -43,6 +43,13 @@ pub mod signal {
         Ok(())
     }
 
+    /// Ignores SIGXFSZ: a write beyond the file size limit (`ulimit -f`) then fails with EFBIG,
+    /// an error the writer reports (and recovers from), instead of killing the process.
+    pub fn ignore_file_size_limit_signal() {
+        // SAFETY: SIG_IGN for one signal, no handler code.
+        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    }
+
     /// Installs `handler` for the [`CRASHES`] signals. It runs in the crashed thread, inside
     /// the signal; it should end with [`die_of`].
     pub fn on_crash(handler: extern "C" fn(i32)) {
