@@ -178,3 +178,55 @@ fn a_full_disk_leaves_whole_rows_and_a_final_summary() {
     assert!(rows.is_ok(), "whole rows on the full disk");
     assert!(!tmp_left, "summary.json.tmp left");
 }
+
+/// `cosim check FMU --only IDS --json`, in `s`'s folder with its TMPDIR: (exit code, verdict and
+/// evidence per check, stderr).
+fn check(s: &Scratch, fmu: &std::path::Path, only: &str) -> (Option<i32>, Vec<(String, String, String)>, String) {
+    let json = s.path("check.json");
+    let _ = std::fs::remove_file(&json);
+    let (status, err) = s.run(&["check", fmu.to_str().unwrap(), "--only", only, "--json", json.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let findings = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let g = |k: &str| f[k].as_str().unwrap_or_default().to_owned();
+            (g("check"), g("verdict"), g("evidence"))
+        })
+        .collect();
+    (status.code(), findings, err)
+}
+
+#[test]
+fn check_verdicts_cannot_be_forged_or_lost_and_files_stay_in_the_workers_folder() {
+    let s = Scratch::new("w4-check");
+    // Item 13: a result line written to the inherited protocol pipe and _exit(0) in
+    // fmi2Instantiate gave PASS on every dynamic check; _exit(0) alone must not pass either.
+    for (name, mode) in [("forge", "MODE=11"), ("exit", "MODE=16")] {
+        let fmu = s.fmu(name, &[mode]);
+        let (code, findings, err) = check(&s, &fmu, "run,reset");
+        assert_eq!(code, Some(1), "{name}: {err}");
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        for (id, verdict, evidence) in &findings {
+            assert_eq!(verdict, "FAIL", "{name} {id}: {evidence}");
+            assert!(evidence.contains("exited (exit code 0) without answering"), "{name} {id}: {evidence}");
+            if name == "forge" {
+                assert!(evidence.contains("without the worker's secret"), "{evidence}");
+            }
+        }
+    }
+    // Item 14: evidence quoting a 16 MiB log line was a FAIL "the worker's result cannot be
+    // read (EOF while parsing…)" (64 KiB line limit) instead of its verdict, WARN.
+    let fmu = s.fmu("huge-log", &["MODE=14"]);
+    let (_, findings, err) = check(&s, &fmu, "run");
+    let (_, verdict, evidence) = &findings[0];
+    assert_eq!(verdict, "WARN", "{evidence:.300} {err:.300}");
+    assert!(evidence.contains("wwww") && evidence.contains("[cut: "), "{:.300}", evidence);
+    // Item 8 (the folder): files the FMU writes land in the worker's own folder, removed after.
+    let fmu = s.fmu("writer", &["MODE=13"]);
+    let (code, _, err) = check(&s, &fmu, "run,load");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!s.path("fmu-was-here.txt").exists(), "the FMU wrote into the user's working directory");
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
