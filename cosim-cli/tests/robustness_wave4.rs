@@ -230,3 +230,26 @@ fn check_verdicts_cannot_be_forged_or_lost_and_files_stay_in_the_workers_folder(
     assert!(!s.path("fmu-was-here.txt").exists(), "the FMU wrote into the user's working directory");
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
 }
+
+#[test]
+fn a_daemon_an_fmu_forks_during_check_is_killed() {
+    // Item 8: a child the FMU forks that calls setsid() survived the worker's process group
+    // kill (121–244 processes alive after an all-PASS report, one writing a file 90 s later).
+    let s = Scratch::new("w4-daemon");
+    let pid_file = s.path("daemon.pid");
+    let fmu = s.fmu("daemon", &["MODE=12", &format!("PID_FILE=\"{}\"", pid_file.display())]);
+    let (code, findings, err) = check(&s, &fmu, "load");
+    assert!(code.is_some(), "{err}");
+    assert!(!findings.is_empty());
+    std::thread::sleep(Duration::from_millis(300));
+    let Ok(pid) = std::fs::read_to_string(&pid_file) else {
+        return; // killed before it could write its pid
+    };
+    let pid: u32 = pid.trim().parse().unwrap();
+    // Gone (killed and reaped by cosim check), not a zombie nor adopted by init.
+    let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+    if let Ok(stat) = &alive {
+        let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("the FMU's daemon {pid} outlived cosim check: {stat}");
+    }
+}

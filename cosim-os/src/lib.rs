@@ -100,6 +100,62 @@ pub mod process {
         }
     }
 
+    /// Makes this process a subreaper (`PR_SET_CHILD_SUBREAPER`): a descendant whose parent
+    /// dies (a daemon an FMU forked and `setsid()`ed) becomes our child instead of init's, so
+    /// [`kill_adopted`] can end it.
+    pub fn become_subreaper() -> io::Result<()> {
+        Ok(rustix::process::set_child_subreaper(Some(rustix::process::getpid()))?)
+    }
+
+    /// The children of this process (from `/proc/*/stat`), but `keep`.
+    fn children(keep: &[u32]) -> Vec<u32> {
+        let me = rustix::process::getpid().as_raw_nonzero().get();
+        let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| !keep.contains(pid))
+            .filter(|pid| {
+                // pid (comm) state ppid …: comm may hold spaces and parentheses, so after the last ')'.
+                std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().is_some_and(|s| {
+                    s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok())
+                        == Some(me)
+                })
+            })
+            .collect()
+    }
+
+    /// Kills (SIGKILL) and reaps every child of this process but `keep`, again and again as
+    /// their own children are adopted (see [`become_subreaper`]), until none is left or
+    /// `limit` has passed. Returns how many were killed.
+    pub fn kill_adopted(keep: &[u32], limit: std::time::Duration) -> usize {
+        use rustix::process::{waitpid, WaitOptions};
+        let t0 = std::time::Instant::now();
+        let mut killed = 0;
+        loop {
+            let kids = children(keep);
+            if kids.is_empty() || t0.elapsed() > limit {
+                return killed;
+            }
+            for k in &kids {
+                if let Some(pid) = i32::try_from(*k).ok().and_then(Pid::from_raw) {
+                    // Its process group too: a session leader's group holds what it forked.
+                    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+                    let _ = rustix::process::kill_process(pid, Signal::KILL);
+                    killed += 1;
+                }
+            }
+            for k in &kids {
+                if let Some(pid) = i32::try_from(*k).ok().and_then(Pid::from_raw) {
+                    while t0.elapsed() <= limit {
+                        match waitpid(Some(pid), WaitOptions::NOHANG) {
+                            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(1)),
+                            _ => break,
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// This process gets SIGKILL when its parent (the thread that started it) dies
     /// (`PR_SET_PDEATHSIG`).
     pub fn die_with_parent() -> io::Result<()> {

@@ -33,6 +33,19 @@ const LINE_LIMIT: usize = 64 << 20;
 /// line) is cut with a note, and keeps its verdict.
 const EVIDENCE_LIMIT: usize = 1 << 20;
 
+/// Set by [`reap_descendants`]: after each worker, every process adopted meanwhile is killed.
+static REAPER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For a process that runs checks and nothing else (`cosim check`): makes it a subreaper
+/// (`PR_SET_CHILD_SUBREAPER`), so that whatever a worker's FMU forked (even a `setsid()`ed
+/// daemon) is adopted by it when its parent dies, and is killed after each worker. Not for a
+/// process with children of its own (a Python interpreter): they would be killed too.
+pub fn reap_descendants() -> std::io::Result<()> {
+    cosim_os::process::become_subreaper()?;
+    REAPER.store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
 /// A per-worker secret (32 hexadecimal digits from /dev/urandom) the worker receives on its
 /// stdin before it loads the FMU and puts in front of every line: a line an FMU writes to the
 /// protocol pipe (a forged `result`) lacks it and is not taken.
@@ -144,6 +157,10 @@ impl Supervisor {
         crate::host::kill_group(child.id());
         let _ = child.kill();
         let status = child.wait().ok();
+        if REAPER.load(std::sync::atomic::Ordering::SeqCst) {
+            // What the FMU forked and detached, adopted by us once its parent died.
+            cosim_os::process::kill_adopted(&[], Duration::from_secs(2));
+        }
         self.archive.host().untrack_group(child.id());
         let _ = std::fs::remove_dir_all(&cwd);
         let tail = stderr_tail.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
