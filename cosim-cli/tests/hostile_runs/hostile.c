@@ -27,6 +27,7 @@
 #define HUGE_LOG 14      /* fmi2DoStep logs a 16 MiB message with status fmi2Warning */
 #define DTOR_CRASH 15    /* the library's destructor (at dlclose) aborts */
 #define EXIT_INSTANTIATE 16 /* fmi2Instantiate calls _exit(0) */
+#define KILL_PARENT 17   /* fmi2Instantiate kills its parent process (SIGKILL) */
 
 #ifndef MODE
 #define MODE NONE
@@ -81,6 +82,9 @@ fmi2Component fmi2Instantiate(const char *name, int type, const char *guid, cons
 #endif
 #if MODE == EXIT_INSTANTIATE
     _exit(0);
+#endif
+#if MODE == KILL_PARENT
+    kill(getppid(), SIGKILL);
 #endif
 #if MODE == FORGE
     {

@@ -782,7 +782,7 @@ mod tests {
                 7 as c_int,
                 8 as c_int,
                 3 as c_int,
-                3.14159f64,
+                2.71f64,
                 c"abc".as_ptr(),
                 &mut count as *mut c_int,
                 12345.0f64,
@@ -791,7 +791,7 @@ mod tests {
                 9usize,
             )
         };
-        assert_eq!(*e.last(), "7   |   3.142|ab|%n|1.2e+04|z|-5|9");
+        assert_eq!(*e.last(), "7   |   2.710|ab|%n|1.2e+04|z|-5|9");
         assert_eq!(count, -1, "%n never writes");
     }
 
