@@ -253,3 +253,19 @@ fn a_daemon_an_fmu_forks_during_check_is_killed() {
         panic!("the FMU's daemon {pid} outlived cosim check: {stat}");
     }
 }
+
+#[test]
+fn low_items_settings_with_line_breaks_and_out_onto_a_file_are_refused_clearly() {
+    let s = Scratch::new("w4-low");
+    let fmu = s.fmu("plain", &[]);
+    let sys = s.system("plain.toml", &fmu, 10);
+    // `--set $'stop=1\nstep=2'` silently dropped `step`.
+    let (status, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "out", "--set", "stop=1\nstep=2"]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("holds a line break: give one setting per --set"), "{err}");
+    // `--out` onto a file said only "File exists (os error 17)".
+    std::fs::write(s.path("a-file"), "x").unwrap();
+    let (status, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "a-file"]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("a-file: --out names a file, not a folder"), "{err}");
+}
