@@ -2,7 +2,7 @@
 //! communication point: a signal while an FMU call blocks, an FMU that calls `exit()`, and the
 //! temporary folders and worker processes that must not outlive the run.
 //!
-//! - SIGINT/SIGTERM set [`INTERRUPTED`]: the run stops at the next communication point and
+//! - SIGINT/SIGTERM/SIGHUP set [`INTERRUPTED`]: the run stops at the next communication point and
 //!   `summary.json` says "interrupted". An in-process FMU call cannot be interrupted, so a
 //!   watchdog thread gives the run [`GRACE`] to reach a communication point (a second signal
 //!   cuts it short); after that it writes `summary.json` ("interrupted", the time reached and
@@ -31,11 +31,11 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// Set by SIGINT/SIGTERM (after [`install`]): the run stops at the next communication point,
+/// Set by SIGINT/SIGTERM/SIGHUP (after [`install`]): the run stops at the next communication point,
 /// the observers finish, and `summary.json` says "interrupted".
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// How long a run may take to reach a communication point after SIGINT/SIGTERM before the
+/// How long a run may take to reach a communication point after SIGINT/SIGTERM/SIGHUP before the
 /// watchdog ends the process (an FMU call that does not return).
 pub const GRACE: Duration = Duration::from_secs(2);
 
@@ -95,8 +95,6 @@ fn state() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-use cosim_os::signal::SIGINT;
-
 fn on_signal(signal: i32) {
     // Async-signal-safe: atomic stores only.
     SIGNAL.store(signal, Ordering::Relaxed);
@@ -104,14 +102,17 @@ fn on_signal(signal: i32) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
-/// For `cosim run`: SIGINT/SIGTERM handlers, the `atexit` handler and the watchdog thread.
+/// For `cosim run`: SIGINT/SIGTERM/SIGHUP handlers, the `atexit` handler and the watchdog thread.
 pub fn install() {
     ARMED.store(true, Ordering::SeqCst);
     // The stop handler only performs atomic stores (async-signal-safe).
     if let Err(e) = cosim_os::signal::on_stop(on_signal) {
-        eprintln!("warning: SIGINT/SIGTERM handlers not installed: {e}");
+        eprintln!("warning: SIGINT/SIGTERM/SIGHUP handlers not installed: {e}");
     }
     cosim_os::signal::on_crash(on_crash);
+    // Beyond `ulimit -f` a write fails (the writers keep whole rows and report it) instead of
+    // the process dying of SIGXFSZ with summary.json "running".
+    cosim_os::signal::ignore_file_size_limit_signal();
     if let Err(e) = cosim_os::signal::at_exit(at_exit) {
         eprintln!("warning: {e}");
     }
@@ -143,17 +144,19 @@ pub fn disarm() {
     ARMED.store(false, Ordering::SeqCst);
 }
 
-/// The signal that interrupted the run, if any (SIGINT or SIGTERM).
+/// The signal that interrupted the run, if any (SIGINT, SIGTERM or SIGHUP).
 pub fn signal() -> Option<i32> {
     Some(SIGNAL.load(Ordering::Relaxed)).filter(|s| *s != 0)
 }
 
-/// The exit status for a run ended by signal `s`: 128 + s (130 for SIGINT, 143 for SIGTERM).
+/// The exit status for a run ended by signal `s`: 128 + s (130 for SIGINT, 143 for SIGTERM, 129
+/// for SIGHUP).
 pub fn exit_code(s: i32) -> i32 {
     128 + s
 }
 
-fn signal_name(s: i32) -> &'static str {
+/// The signal's name (`"SIGHUP"`), or "signal".
+pub fn signal_name(s: i32) -> &'static str {
     cosim_os::signal::name(s).unwrap_or("signal")
 }
 
@@ -314,7 +317,7 @@ pub fn fmu_log() -> master::host::LogLevel {
     }
 }
 
-/// What `cosim` hands the library: SIGINT/SIGTERM as the stop request ([`Signals`]), this
+/// What `cosim` hands the library: SIGINT/SIGTERM/SIGHUP as the stop request ([`Signals`]), this
 /// guard's cleanup registry ([`Registry`]), the CSV writers it drains, FMU messages printed on stderr at the level of
 /// `--fmu-log` ([`master::host::StderrLog`]) and this executable as the worker of isolated
 /// instances (it serves `cosim worker`).
@@ -370,7 +373,7 @@ pub fn finished() {
     state().summary = None;
 }
 
-/// SIGINT/SIGTERM as the library's stop request ([`master::Execution::interrupt_on`]).
+/// SIGINT/SIGTERM/SIGHUP as the library's stop request ([`master::Execution::interrupt_on`]).
 pub struct Signals;
 
 impl master::host::StopRequest for Signals {
@@ -378,7 +381,7 @@ impl master::host::StopRequest for Signals {
         INTERRUPTED.load(Ordering::Relaxed)
     }
     fn by(&self) -> String {
-        signal().map_or("SIGINT/SIGTERM", |s| if s == SIGINT { "SIGINT" } else { "SIGTERM" }).into()
+        signal().map_or("SIGINT/SIGTERM/SIGHUP", signal_name).into()
     }
 }
 

@@ -55,7 +55,8 @@ fn main() {
 /// source) is left out, and so is the context "running x.toml" before a message that starts
 /// with "x.toml: " or "x.toml:7:1: ".
 fn error_chain(e: &anyhow::Error) -> String {
-    let messages: Vec<String> = e.chain().map(ToString::to_string).collect();
+    // Bounded: a message quoting a million start values was 7.9 MB.
+    let messages: Vec<String> = e.chain().map(|m| master::error::bounded(m.to_string())).collect();
     let mut out = String::new();
     for (i, m) in messages.iter().enumerate() {
         if out.ends_with(m.as_str()) {

@@ -208,6 +208,13 @@ impl OutDir {
     pub fn lock(dir: &Path) -> Result<Self> {
         use std::io::{Seek, Write};
         let io = |source| MasterError::Io { path: dir.to_path_buf(), source };
+        if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            // Was "File exists (os error 17)" alone.
+            return Err(io(std::io::Error::other(
+                "--out names a file, not a folder: cosim writes results.csv, bonds.csv and summary.json into a \
+                 folder; choose another --out",
+            )));
+        }
         std::fs::create_dir_all(dir).map_err(io)?;
         let path = dir.canonicalize().map_err(io)?;
         let lock_path = path.join(".cosim.lock");

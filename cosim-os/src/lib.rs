@@ -18,7 +18,11 @@ use std::time::Duration;
 pub mod signal {
     use std::io;
 
-    pub use signal_hook::consts::signal::{SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGINT, SIGKILL, SIGSEGV, SIGTERM};
+    pub use signal_hook::consts::signal::{SIGABRT, SIGBUS, SIGFPE, SIGHUP, SIGILL, SIGINT, SIGKILL, SIGSEGV, SIGTERM};
+
+    /// The signals that ask a command to stop: SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the
+    /// terminal or SSH session closed), handled alike.
+    pub const STOPS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
     /// The signals of a crash: SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV.
     pub const CRASHES: [i32; 5] = [SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV];
@@ -28,15 +32,22 @@ pub mod signal {
         signal_hook::low_level::signal_name(signal)
     }
 
-    /// Calls `handler` with the signal's number on SIGINT and SIGTERM (for the whole process).
+    /// Calls `handler` with the signal's number on the [`STOPS`] signals (for the whole process).
     /// `handler` runs inside the signal handler: it must be async-signal-safe (atomic stores).
     pub fn on_stop(handler: fn(i32)) -> io::Result<()> {
-        for s in [SIGINT, SIGTERM] {
+        for s in STOPS {
             // SAFETY: the caller's handler is async-signal-safe (see above) and a plain function,
             // valid for the whole process.
             unsafe { signal_hook::low_level::register(s, move || handler(s)) }?;
         }
         Ok(())
+    }
+
+    /// Ignores SIGXFSZ: a write beyond the file size limit (`ulimit -f`) then fails with EFBIG,
+    /// an error the writer reports (and recovers from), instead of killing the process.
+    pub fn ignore_file_size_limit_signal() {
+        // SAFETY: SIG_IGN for one signal, no handler code.
+        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     }
 
     /// Installs `handler` for the [`CRASHES`] signals. It runs in the crashed thread, inside
@@ -86,6 +97,62 @@ pub mod process {
     pub fn kill_group(pgid: u32) {
         if let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) {
             let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+        }
+    }
+
+    /// Makes this process a subreaper (`PR_SET_CHILD_SUBREAPER`): a descendant whose parent
+    /// dies (a daemon an FMU forked and `setsid()`ed) becomes our child instead of init's, so
+    /// [`kill_adopted`] can end it.
+    pub fn become_subreaper() -> io::Result<()> {
+        Ok(rustix::process::set_child_subreaper(Some(rustix::process::getpid()))?)
+    }
+
+    /// The children of this process (from `/proc/*/stat`), but `keep`.
+    fn children(keep: &[u32]) -> Vec<u32> {
+        let me = rustix::process::getpid().as_raw_nonzero().get();
+        let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| !keep.contains(pid))
+            .filter(|pid| {
+                // pid (comm) state ppid …: comm may hold spaces and parentheses, so after the last ')'.
+                std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().is_some_and(|s| {
+                    s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok())
+                        == Some(me)
+                })
+            })
+            .collect()
+    }
+
+    /// Kills (SIGKILL) and reaps every child of this process but `keep`, again and again as
+    /// their own children are adopted (see [`become_subreaper`]), until none is left or
+    /// `limit` has passed. Returns how many were killed.
+    pub fn kill_adopted(keep: &[u32], limit: std::time::Duration) -> usize {
+        use rustix::process::{waitpid, WaitOptions};
+        let t0 = std::time::Instant::now();
+        let mut killed = 0;
+        loop {
+            let kids = children(keep);
+            if kids.is_empty() || t0.elapsed() > limit {
+                return killed;
+            }
+            for k in &kids {
+                if let Some(pid) = i32::try_from(*k).ok().and_then(Pid::from_raw) {
+                    // Its process group too: a session leader's group holds what it forked.
+                    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+                    let _ = rustix::process::kill_process(pid, Signal::KILL);
+                    killed += 1;
+                }
+            }
+            for k in &kids {
+                if let Some(pid) = i32::try_from(*k).ok().and_then(Pid::from_raw) {
+                    while t0.elapsed() <= limit {
+                        match waitpid(Some(pid), WaitOptions::NOHANG) {
+                            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(1)),
+                            _ => break,
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -2,6 +2,26 @@
 
 use std::path::PathBuf;
 
+/// The longest error message shown in full (64 KiB): a longer one (a start list of a million
+/// values quoted back, 7.9 MB) keeps its first 48 KiB and last 8 KiB ([`bounded`]).
+pub const MESSAGE_LIMIT: usize = 64 << 10;
+
+/// `text` cut in the middle to about [`MESSAGE_LIMIT`] bytes, saying how much was cut.
+pub fn bounded(text: String) -> String {
+    if text.len() <= MESSAGE_LIMIT {
+        return text;
+    }
+    let mut head = 48 << 10;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (8 << 10);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{} … [{} bytes cut] … {}", &text[..head], tail - head, &text[tail..])
+}
+
 /// Errors of the master library.
 #[derive(Debug, thiserror::Error)]
 pub enum MasterError {
@@ -142,6 +162,18 @@ pub enum MasterError {
         /// What diverged (instance, bond).
         message: String,
     },
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    #[test]
+    fn huge_messages_are_cut_in_the_middle() {
+        assert_eq!(super::bounded("short".into()), "short");
+        let long = format!("start{}end", "é".repeat(4_000_000));
+        let b = super::bounded(long);
+        assert!(b.len() < super::MESSAGE_LIMIT + 100 && b.starts_with("start") && b.ends_with("end"), "{}", b.len());
+        assert!(b.contains(" bytes cut] "));
+    }
 }
 
 impl MasterError {

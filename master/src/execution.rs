@@ -869,10 +869,21 @@ impl Execution {
         if let Some(p) = &self.pacer {
             p.write_csv()?;
         }
+        // Every observer finishes, also after one failed (a full disk: results.csv could not
+        // write its last rows): the later ones (summary.json) get the failure as the outcome.
+        let mut failed = None;
         for o in self.observers.iter_mut() {
-            o.finish(&summary)?;
+            if let Err(e) = o.finish(&summary) {
+                if failed.is_none() {
+                    if !matches!(summary.status, Status::Failed | Status::Interrupted) {
+                        summary.status = Status::Failed;
+                        summary.message = e.to_string();
+                    }
+                    failed = Some(e);
+                }
+            }
         }
-        Ok(summary)
+        failed.map_or(Ok(summary), Err)
     }
 }
 

@@ -336,21 +336,41 @@ def check(
     check runs in a worker process of the ``cosim`` executable: ``cosim`` (a path), else
     ``$COSIM_WORKER_EXE``, else ``cosim`` on ``PATH``. A crash or hang of the FMU is a FAIL
     finding, never an exception; options the FMU cannot take raise :class:`CosimError`.
+
+    The checker itself runs out of process (``cosim check … --json``): the FMU's code never runs
+    in this interpreter, and an FMU that kills its parent (``kill(getppid())``) ends that
+    process, not Python (:class:`CosimError`: no report). ``cosim check`` is not a sandbox
+    (docs/check.md).
     """
     import shutil
+    import subprocess
+    import tempfile
 
     worker = cosim or os.environ.get("COSIM_WORKER_EXE") or shutil.which("cosim")
-    text = _cosim._check(
-        os.fspath(fmu),
-        [f"{k}={_start_value_text(v)}" for k, v in (start_values or {}).items()],
-        stop_time=stop_time,
-        step=step,
-        steps=steps,
-        timeout=float(timeout),
-        cycles=int(cycles),
-        only=list(only) if only else None,
-        worker=os.fspath(worker) if worker else None,
-    )
+    if not worker:
+        raise CosimError(
+            "cosim.check runs the `cosim` executable (cosim check): pass cosim=PATH, put cosim on PATH or "
+            "set COSIM_WORKER_EXE"
+        )
+    args = [os.fspath(worker), "check", os.fspath(fmu), "--timeout", repr(float(timeout)), "--cycles", str(int(cycles))]
+    for k, v in (start_values or {}).items():
+        args += ["--start-value", f"{k}={_start_value_text(v)}"]
+    for flag, v in (("--stop-time", stop_time), ("--step", step)):
+        if v is not None:
+            args += [flag, repr(float(v))]
+    if steps is not None:
+        args += ["--steps", str(int(steps))]
+    if only:
+        args += ["--only", ",".join(only)]
+    with tempfile.TemporaryDirectory(prefix="cosim-check-") as tmp:
+        path = os.path.join(tmp, "report.json")
+        done = subprocess.run(args + ["--json", path], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if not os.path.exists(path):
+            how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
+            err = done.stderr.strip().removeprefix("error: ")
+            raise CosimError(err or f"cosim check ended ({how}) without a report")
+        with open(path) as f:
+            text = f.read()
     report = json.loads(text)
     report["failed"] = any(f["verdict"] == "FAIL" for f in report["findings"])
     return report

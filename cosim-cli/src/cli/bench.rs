@@ -72,6 +72,10 @@ pub fn bench(args: BenchArgs, allocations: fn() -> u64) -> Result<i32> {
         tolerance,
         out,
     } = args;
+    // SIGINT/SIGTERM/SIGHUP stop the runs at a communication point (or end the process after the
+    // guard's grace period), the extraction folders and workers are cleaned up.
+    crate::guard::install();
+    crate::guard::doing(crate::guard::Doing::Running);
     if let Some(system) = precision {
         let reference = reference.context("--precision needs --reference")?;
         let args = crate::bench::PrecisionArgs { grid, grid_file, compare, tolerance, out, repeat: repeat.max(1) };

@@ -78,6 +78,10 @@ pub fn check(args: CheckArgs) -> Result<i32> {
         vec![fmu.clone()]
     };
     crate::guard::install();
+    // Processes an FMU forks (also setsid()ed ones) are adopted and killed after each worker.
+    if let Err(e) = master::check::worker::reap_descendants() {
+        eprintln!("warning: cosim check cannot adopt the processes an FMU leaves behind (PR_SET_CHILD_SUBREAPER): {e}");
+    }
     let opts = master::check::Options {
         start_values,
         stop_time,

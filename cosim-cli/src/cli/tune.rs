@@ -134,7 +134,7 @@ pub fn tune(args: TuneArgs) -> Result<i32> {
         eprintln!(
             "error: tuning {}: interrupted ({}): the runs done are in {}; the same command resumes the sweep",
             system.display(),
-            if sig == 2 { "SIGINT" } else { "SIGTERM" },
+            crate::guard::signal_name(sig),
             out.join("tune.csv").display()
         );
         return Ok(crate::guard::exit_code(sig));

@@ -3,6 +3,7 @@
  * per behaviour: -DMODE=<n> [-DAT=<step>] [-DCHDIR_TO="dir"] [-DEXIT_CODE=<n>] [-DSLEEP_US=<n>].
  * From step AT on (0-based count of fmi2DoStep calls), the step does what MODE says. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,16 @@
 #define EXIT 7           /* fmi2DoStep calls exit(EXIT_CODE) */
 #define ABORT 8          /* fmi2DoStep calls abort() */
 #define FORK_ABORT 9     /* fmi2DoStep forks a child that sleeps 60 s (holding the pipes), then aborts */
+/* Issue 48 (robustness wave 4): */
+#define LOG_FORMAT 10    /* fmi2DoStep logs "%n"/"%s" text without arguments (a common FMU bug) */
+#define FORGE 11         /* fmi2Instantiate writes a forged PASS result line to every descriptor, then _exit(0) */
+#define ESCAPE 12        /* fmi2Instantiate forks; the child setsid()s and forks a grandchild that writes its pid
+                            to PID_FILE and sleeps (a daemon the check must not leave behind) */
+#define WRITE_CWD 13     /* fmi2Instantiate writes fmu-was-here.txt in the working directory */
+#define HUGE_LOG 14      /* fmi2DoStep logs a 16 MiB message with status fmi2Warning */
+#define DTOR_CRASH 15    /* the library's destructor (at dlclose) aborts */
+#define EXIT_INSTANTIATE 16 /* fmi2Instantiate calls _exit(0) */
+#define KILL_PARENT 17   /* fmi2Instantiate kills its parent process (SIGKILL) */
 
 #ifndef MODE
 #define MODE NONE
@@ -36,8 +47,17 @@ typedef int fmi2Status;
 typedef unsigned int fmi2VR;
 
 typedef struct {
+    void (*logger)(void *env, const char *name, int status, const char *category, const char *message, ...);
+    void *(*allocate)(size_t, size_t);
+    void (*free)(void *);
+    void (*step_finished)(void *, int);
+    void *env;
+} Callbacks;
+
+typedef struct {
     double t, u;
     long steps;
+    Callbacks cb;
 } Inst;
 
 __attribute__((unused)) static void block_forever(void) {
@@ -46,6 +66,9 @@ __attribute__((unused)) static void block_forever(void) {
 
 #if MODE == HANG_LOAD
 __attribute__((constructor)) static void hang_on_load(void) { block_forever(); }
+#endif
+#if MODE == DTOR_CRASH
+__attribute__((destructor)) static void crash_on_unload(void) { abort(); }
 #endif
 
 const char *fmi2GetTypesPlatform(void) { return "default"; }
@@ -57,7 +80,48 @@ fmi2Component fmi2Instantiate(const char *name, int type, const char *guid, cons
 #if MODE == CHDIR
     if (chdir(CHDIR_TO) != 0) return NULL;
 #endif
-    return calloc(1, sizeof(Inst));
+#if MODE == EXIT_INSTANTIATE
+    _exit(0);
+#endif
+#if MODE == KILL_PARENT
+    kill(getppid(), SIGKILL);
+#endif
+#if MODE == FORGE
+    {
+        static const char forged[] =
+            "result {\"verdict\":\"PASS\",\"evidence\":\"forged\"}\n"
+            "result {\"verdict\":\"Pass\",\"evidence\":\"forged\"}\n";
+        for (int fd = 0; fd < 256; fd++) (void)!write(fd, forged, sizeof forged - 1);
+        _exit(0);
+    }
+#endif
+#if MODE == ESCAPE
+    if (fork() == 0) {
+        setsid();
+        if (fork() == 0) {
+            FILE *f = fopen(PID_FILE, "w");
+            if (f) {
+                fprintf(f, "%d\n", (int)getpid());
+                fclose(f);
+            }
+            for (int i = 0; i < 600; i++) sleep(1);
+            _exit(0);
+        }
+        _exit(0);
+    }
+#endif
+#if MODE == WRITE_CWD
+    {
+        FILE *f = fopen("fmu-was-here.txt", "w");
+        if (f) {
+            fputs("written by the FMU\n", f);
+            fclose(f);
+        }
+    }
+#endif
+    Inst *m = calloc(1, sizeof(Inst));
+    if (m != NULL && cb != NULL) m->cb = *(const Callbacks *)cb;
+    return m;
 }
 void fmi2FreeInstance(fmi2Component c) {
 #if MODE == HANG_FREE
@@ -122,6 +186,19 @@ fmi2Status fmi2DoStep(fmi2Component c, double t, double h, int noPrior) {
         exit(EXIT_CODE);
 #elif MODE == ABORT
         abort();
+#elif MODE == LOG_FORMAT
+        if (m->cb.logger) m->cb.logger(m->cb.env, "h", 0, "logAll", "step %n%n%n%s%s%s%s%s%s done 100%n");
+#elif MODE == HUGE_LOG
+        if (m->cb.logger && m->steps == AT + 1) {
+            size_t n = 16u << 20;
+            char *text = malloc(n + 1);
+            if (text) {
+                memset(text, 'w', n);
+                text[n] = 0;
+                m->cb.logger(m->cb.env, "h", 1, "logStatusWarning", "%s", text);
+                free(text);
+            }
+        }
 #elif MODE == FORK_ABORT
         if (fork() == 0) {
             sleep(60);

@@ -34,6 +34,8 @@ pub struct Probe {
     pub plan: Plan,
     /// Where trace lines go (`None`: nowhere, e.g. in unit tests).
     out: Option<File>,
+    /// The worker's secret, in front of every line (see `worker.rs`).
+    key: String,
     /// Outputs that are read: Real, then Integer/Enumeration, then Boolean.
     pub outputs: Vec<Var>,
     /// Real inputs.
@@ -48,6 +50,12 @@ fn var(index: usize, v: &ScalarVariable) -> Var {
 }
 
 impl Probe {
+    /// Puts `key` and a space in front of every line (the worker's secret).
+    pub fn with_key(mut self, key: &str) -> Self {
+        self.key = format!("{key} ");
+        self
+    }
+
     /// A probe of `fmu` running `plan`, tracing to `out`.
     pub fn new(fmu: Arc<Fmu>, plan: Plan, out: Option<File>) -> Self {
         let vars = fmu.variables();
@@ -71,7 +79,7 @@ impl Probe {
         let int_vr = ints.iter().map(|v| v.vr).collect();
         let bool_vr = bools.iter().map(|v| v.vr).collect();
         let outputs = reals.into_iter().chain(ints).chain(bools).collect();
-        Self { fmu, plan, out, outputs, inputs, real_vr, int_vr, bool_vr }
+        Self { fmu, plan, out, key: String::new(), outputs, inputs, real_vr, int_vr, bool_vr }
     }
 
     /// The `<CoSimulation>` capabilities.
@@ -97,7 +105,7 @@ impl Probe {
     pub fn note(&self, what: impl std::fmt::Display) {
         if let Some(mut out) = self.out.as_ref() {
             // One write per line: lines of two threads do not interleave.
-            let _ = out.write_all(self.named(format!("call {what}\n")).as_bytes());
+            let _ = out.write_all(format!("{}{}", self.key, self.named(format!("call {what}\n"))).as_bytes());
         }
     }
 
@@ -105,7 +113,8 @@ impl Probe {
     /// die or hang later in the check.
     pub fn found(&self, what: impl std::fmt::Display) {
         if let Some(mut out) = self.out.as_ref() {
-            let _ = out.write_all(self.named(format!("found {what}\n")).as_bytes());
+            let found = self.named(format!("found {}\n", super::worker::cut_evidence(what.to_string())));
+            let _ = out.write_all(format!("{}{found}", self.key).as_bytes());
         }
     }
 

@@ -25,6 +25,61 @@ use std::time::{Duration, Instant};
 /// The FMU's stderr lines kept for the evidence of a crash.
 const STDERR_TAIL: usize = 3;
 
+/// The longest worker line read whole (64 MiB); the rest of a longer line is skipped. The
+/// worker cuts its evidence to [`EVIDENCE_LIMIT`], so a genuine line always fits.
+const LINE_LIMIT: usize = 64 << 20;
+
+/// The longest evidence (1 MiB) a worker sends: a longer one (a check quoting a 16 MB FMU log
+/// line) is cut with a note, and keeps its verdict.
+const EVIDENCE_LIMIT: usize = 1 << 20;
+
+/// Set by [`reap_descendants`]: after each worker, every process adopted meanwhile is killed.
+static REAPER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For a process that runs checks and nothing else (`cosim check`): makes it a subreaper
+/// (`PR_SET_CHILD_SUBREAPER`), so that whatever a worker's FMU forked (even a `setsid()`ed
+/// daemon) is adopted by it when its parent dies, and is killed after each worker. Not for a
+/// process with children of its own (a Python interpreter): they would be killed too.
+pub fn reap_descendants() -> std::io::Result<()> {
+    cosim_os::process::become_subreaper()?;
+    REAPER.store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
+/// A per-worker secret (32 hexadecimal digits from /dev/urandom) the worker receives on its
+/// stdin before it loads the FMU and puts in front of every line: a line an FMU writes to the
+/// protocol pipe (a forged `result`) lacks it and is not taken.
+fn secret() -> String {
+    let mut b = [0u8; 16];
+    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_ok();
+    if !ok {
+        // Unpredictable enough for this purpose: the time and our address space layout.
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        let addr = &b as *const _ as usize as u128;
+        b.copy_from_slice(&(t ^ addr.rotate_left(64)).to_le_bytes());
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Evidence cut to [`EVIDENCE_LIMIT`].
+pub(crate) fn cut_evidence(text: String) -> String {
+    cut(text, EVIDENCE_LIMIT)
+}
+
+/// `text` cut to at most `limit` bytes (at a character boundary) with a note of the cut.
+fn cut(mut text: String, limit: usize) -> String {
+    if text.len() > limit {
+        let total = text.len();
+        let mut at = limit;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+        text.push_str(&format!("… [cut: {total} bytes in all]"));
+    }
+    text
+}
+
 /// What one worker run gave.
 pub struct WorkerResult {
     /// The finding (a FAIL when the worker died or hung).
@@ -60,8 +115,14 @@ impl Supervisor {
     /// Runs check `id` in a new worker and waits for its result, at most the timeout.
     pub fn run(&mut self, id: &str) -> WorkerResult {
         use std::os::unix::process::CommandExt;
+        // Its own working directory (inside the extraction, removed with it): files the FMU
+        // writes do not land in the user's.
+        let cwd = self.archive.dir().join(format!("cosim-check-cwd-{id}"));
+        let _ = std::fs::create_dir_all(&cwd);
+        let key = secret();
         let mut command = Command::new(&self.exe);
         command
+            .current_dir(&cwd)
             .arg("check-worker")
             .arg("--extracted")
             .arg(self.archive.dir())
@@ -71,7 +132,7 @@ impl Supervisor {
             .arg(&self.plan)
             .arg("--")
             .arg(&self.fmu)
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
@@ -85,18 +146,26 @@ impl Supervisor {
             }
         };
         self.archive.host().track_group(child.id());
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = writeln!(stdin, "{key}");
+        }
         let (lines, stdout_done) = spawn_reader(child.stdout.take(), usize::MAX);
         let (_, stderr_tail) = spawn_reader(child.stderr.take(), STDERR_TAIL);
         let mut found = Vec::new();
-        let r = self.supervise(&mut child, &lines, &mut found);
+        let r = self.supervise(&mut child, &lines, &mut found, &key);
         // The whole group: the worker and anything the FMU forked.
         crate::host::kill_group(child.id());
         let _ = child.kill();
         let status = child.wait().ok();
+        if REAPER.load(std::sync::atomic::Ordering::SeqCst) {
+            // What the FMU forked and detached, adopted by us once its parent died.
+            cosim_os::process::kill_adopted(&[], Duration::from_secs(2));
+        }
         self.archive.host().untrack_group(child.id());
+        let _ = std::fs::remove_dir_all(&cwd);
         let tail = stderr_tail.recv_timeout(Duration::from_millis(500)).unwrap_or_default();
         drop(stdout_done);
-        let (last_call, result, hung) = r;
+        let (last_call, result, hung, forged) = r;
         let outcome = match result {
             Some(o) => o,
             None => {
@@ -114,6 +183,12 @@ impl Supervisor {
                 if !tail.is_empty() {
                     what += &format!("; its last stderr lines: {}", tail.join(" | "));
                 }
+                if forged > 0 {
+                    what += &format!(
+                        "; {forged} line(s) without the worker's secret were written to its protocol pipe \
+                         (by the FMU?) and ignored"
+                    );
+                }
                 Outcome::fail(what)
             }
         };
@@ -126,23 +201,34 @@ impl Supervisor {
         child: &mut Child,
         lines: &mpsc::Receiver<Vec<String>>,
         found: &mut Vec<String>,
-    ) -> (Option<String>, Option<Outcome>, bool) {
+        key: &str,
+    ) -> (Option<String>, Option<Outcome>, bool, usize) {
         let deadline = Instant::now() + self.timeout;
         let mut last_call = None;
         let mut result = None;
         let mut exited_at: Option<Instant> = None;
+        let mut forged = 0;
         loop {
             let now = Instant::now();
             if self.archive.host().stop_requested() {
-                return (last_call, Some(Outcome::skip("interrupted (SIGINT/SIGTERM): the worker was killed")), false);
+                return (
+                    last_call,
+                    Some(Outcome::skip("interrupted (SIGINT/SIGTERM/SIGHUP): the worker was killed")),
+                    false,
+                    forged,
+                );
             }
             if now >= deadline {
                 let hung = result.is_none();
-                return (last_call, result, hung);
+                return (last_call, result, hung, forged);
             }
             match lines.recv_timeout(Duration::from_millis(20).min(deadline - now)) {
                 Ok(batch) => {
                     for line in batch {
+                        let Some(line) = line.strip_prefix(key).and_then(|l| l.strip_prefix(' ')) else {
+                            forged += usize::from(!line.is_empty());
+                            continue;
+                        };
                         if let Some(c) = line.strip_prefix("call ") {
                             last_call = Some(c.to_owned());
                         } else if let Some(f) = line.strip_prefix("found ") {
@@ -156,12 +242,12 @@ impl Supervisor {
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 // End of the pipe: the worker (and whatever it forked) is gone.
-                Err(mpsc::RecvTimeoutError::Disconnected) => return (last_call, result, false),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return (last_call, result, false, forged),
             }
             if result.is_some() {
                 // The worker exits right after its result.
                 if matches!(child.try_wait(), Ok(Some(_))) {
-                    return (last_call, result, false);
+                    return (last_call, result, false, forged);
                 }
                 continue;
             }
@@ -169,7 +255,7 @@ impl Supervisor {
             if matches!(child.try_wait(), Ok(Some(_))) {
                 let at = *exited_at.get_or_insert(now);
                 if now.duration_since(at) > Duration::from_millis(200) {
-                    return (last_call, result, false);
+                    return (last_call, result, false, forged);
                 }
             }
         }
@@ -196,10 +282,22 @@ fn spawn_reader(
             let mut buf = Vec::new();
             loop {
                 buf.clear();
-                // At most 64 KiB per line: a garbled stream cannot make the checker allocate much.
-                match reader.by_ref().take(1 << 16).read_until(b'\n', &mut buf) {
+                // At most LINE_LIMIT per line: a garbled stream cannot make the checker allocate
+                // without bound; the rest of a longer line is skipped.
+                match reader.by_ref().take(LINE_LIMIT as u64).read_until(b'\n', &mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {}
+                }
+                if buf.len() >= LINE_LIMIT && buf.last() != Some(&b'\n') {
+                    let mut rest = Vec::new();
+                    loop {
+                        rest.clear();
+                        match reader.by_ref().take(1 << 20).read_until(b'\n', &mut rest) {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) if rest.last() == Some(&b'\n') => break,
+                            Ok(_) => {}
+                        }
+                    }
                 }
                 let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
                 if keep == usize::MAX {
@@ -232,15 +330,19 @@ fn spawn_reader(
 /// writes its result; exits the process (no destructors of the FMU's library run after the result).
 pub fn serve(fmu: &Path, extracted: &Path, id: &str, plan: &str) -> std::io::Result<()> {
     crate::fmu::isolated::die_with_the_master();
-    let (_requests, mut out) = crate::fmu::ffi::take_stdio_for_protocol()?;
+    let (requests, mut out) = crate::fmu::ffi::take_stdio_for_protocol()?;
+    // The secret, read before the FMU is loaded; stdin is /dev/null from here on.
+    let mut key = String::new();
+    BufReader::new(requests).take(256).read_line(&mut key)?;
+    let key = key.trim().to_owned();
     let outcome = (|| {
         let check = find(id).ok_or_else(|| format!("no check {id}"))?;
         let Runner::Worker(f) = check.runner else { return Err(format!("check {id} does not run in a worker")) };
         let plan: Plan = serde_json::from_str(plan).map_err(|e| format!("bad plan: {e}"))?;
-        let _ = writeln!(out, "call loading the binary (dlopen, fmi2GetTypesPlatform, fmi2GetVersion)");
+        let _ = writeln!(out, "{key} call loading the binary (dlopen, fmi2GetTypesPlatform, fmi2GetVersion)");
         let loaded = Fmu::load_extracted(fmu, extracted, Some(std::sync::Arc::new(crate::host::StderrLog::default())))
             .map_err(|e| e.to_string())?;
-        let mut probe = Probe::new(loaded, plan, out.try_clone().ok());
+        let mut probe = Probe::new(loaded, plan, out.try_clone().ok()).with_key(&key);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut probe)));
         r.map_err(|p| {
             let msg = p
@@ -252,8 +354,9 @@ pub fn serve(fmu: &Path, extracted: &Path, id: &str, plan: &str) -> std::io::Res
         })
     })()
     .unwrap_or_else(Outcome::fail);
+    let outcome = Outcome { evidence: cut_evidence(outcome.evidence), ..outcome };
     let json = serde_json::to_string(&outcome).unwrap_or_else(|_| "{}".into());
-    writeln!(out, "result {json}")?;
+    writeln!(out, "{key} result {json}")?;
     out.flush()?;
     std::process::exit(0)
 }

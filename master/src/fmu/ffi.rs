@@ -788,6 +788,55 @@ mod tests {
     }
 
     #[test]
+    fn the_c_shim_never_writes_through_or_reads_unchecked_from_the_fmus_arguments() {
+        // Issue 48 item 15: the message is the FMU's format, and FMUs log "%n"/"%s" as text.
+        let e = env("shim");
+        let p = (&*e as *const InstanceEnv).cast_mut().cast::<c_void>();
+        let log = |format: &CStr| {
+            // SAFETY: a live environment; the arguments deliberately do not match the format
+            // (what a buggy FMU does): the shim must neither write through nor read from them
+            // unchecked.
+            unsafe { cosim_fmi2_logger(p, std::ptr::null(), OK, std::ptr::null(), format.as_ptr()) };
+            e.last().clone()
+        };
+        assert_eq!(log(c"done 100%n, 50%% left"), "done 100%n, 50% left");
+        let many = log(c"%n%n%n%n%s%s%s%s%s%s%s%s%s%s%s%s %d %f %p");
+        assert!(many.starts_with("%n%n%n%n"), "{many}");
+        assert_eq!(log(c"positional %2$s %1$d"), "positional %2$s %1$d");
+        assert_eq!(log(c"wide %99999999d"), "wide %99999999d");
+        assert_eq!(log(c"unknown %y %s"), "unknown %y %s");
+        // More conversions than the shim takes arguments for: printed as written from the 33rd on.
+        let n = log(&CString::new("%d".repeat(40)).unwrap());
+        assert!(n.ends_with(&"%d".repeat(8)), "{n}");
+        // SAFETY: a pointer that is not readable: the shim checks before reading.
+        unsafe { cosim_fmi2_logger(p, std::ptr::null(), OK, std::ptr::null(), c"<%s>".as_ptr(), 16usize) };
+        assert_eq!(*e.last(), "<(unreadable)>");
+        // SAFETY: matching arguments: formatted as printf does, %n skipped and not written.
+        let mut count: c_int = -1;
+        unsafe {
+            cosim_fmi2_logger(
+                p,
+                std::ptr::null(),
+                OK,
+                std::ptr::null(),
+                c"%-4d|%*.*f|%.2s|%n|%5.1e|%c|%lld|%zu".as_ptr(),
+                7 as c_int,
+                8 as c_int,
+                3 as c_int,
+                2.71f64,
+                c"abc".as_ptr(),
+                &mut count as *mut c_int,
+                12345.0f64,
+                b'z' as c_int,
+                -5i64,
+                9usize,
+            )
+        };
+        assert_eq!(*e.last(), "7   |   2.710|ab|%n|1.2e+04|z|-5|9");
+        assert_eq!(count, -1, "%n never writes");
+    }
+
+    #[test]
     fn status_names() {
         assert_eq!(status_name(DISCARD), "fmi2Discard");
         assert_eq!(status_name(FATAL), "fmi2Fatal");

@@ -359,28 +359,40 @@ impl Instance3 {
     }
 
     /// `fmi3GetBinary`, one value reference per call: each value's bytes are copied into its
-    /// `out` buffer at once (no allocation once the buffers have grown); NULL reads as empty.
-    pub(crate) fn get_binary(&mut self, vr: &[u32], out: &mut [Vec<u8>]) -> c_int {
+    /// `out` buffer at once (no allocation once the buffers have grown); NULL with size 0 reads
+    /// as empty. Before copying, `check(vr, size, null)` may refuse the size the FMU reported
+    /// (too large, or a NULL pointer with a nonzero size): then nothing more is copied and the
+    /// reason is returned with [`NOT_CALLED`].
+    pub(crate) fn get_binary(
+        &mut self,
+        vr: &[u32],
+        out: &mut [Vec<u8>],
+        check: impl Fn(u32, usize, bool) -> Option<String>,
+    ) -> (c_int, Option<String>) {
         if vr.len() != out.len() {
-            return NOT_CALLED;
+            return (NOT_CALLED, None);
         }
-        let Some(get) = self.binary.api.get_binary else { return NOT_CALLED };
+        let Some(get) = self.binary.api.get_binary else { return (NOT_CALLED, None) };
         let mut status = OK;
         for (r, o) in vr.iter().zip(out) {
             let (mut size, mut value) = (0usize, std::ptr::null::<u8>());
             // SAFETY: live instance; one reference, one size and one pointer to write.
             let s = unsafe { get(self.c(), r, 1, &mut size, &mut value, 1) };
             if s > WARNING {
-                return s;
+                return (s, None);
+            }
+            if let Some(why) = check(*r, size, value.is_null()) {
+                return (NOT_CALLED, Some(why));
             }
             o.clear();
             if !value.is_null() && size > 0 {
-                // SAFETY: on success `value` points to `size` bytes, valid until the next call.
+                // SAFETY: on success `value` points to `size` bytes, valid until the next call;
+                // `check` bounded the size.
                 o.extend_from_slice(unsafe { std::slice::from_raw_parts(value, size) });
             }
             status = status.max(s);
         }
-        status
+        (status, None)
     }
 
     /// `fmi3SetBinary`, one value reference per call (no allocation).

@@ -660,7 +660,21 @@ impl FmuInstance for Fmi3Instance {
                 if self.raw.api().get_binary.is_none() {
                     return Err(self.refuse(function(), "the binary does not export fmi3GetBinary".into()));
                 }
-                self.call(|i| i.get_binary(vr, out))
+                let fmu = std::sync::Arc::clone(&self.core.fmu.0);
+                let check = |r: u32, size: usize, null: bool| {
+                    let name = fmu.variables().iter().find(|v| v.value_reference == r).map_or("?", |v| &v.name);
+                    super::binary::reported_size(fmu.binary_max(), r, name, size, null)
+                };
+                let mut fault = None;
+                let s = self.call(|i| {
+                    let (s, f) = i.get_binary(vr, out, check);
+                    fault = f;
+                    s
+                });
+                if let Some(why) = fault {
+                    return Err(self.refuse(function(), why));
+                }
+                s
             }
             Call::SetBinary { vr, values } => {
                 self.core.lengths(function, vr.len(), values.len())?;

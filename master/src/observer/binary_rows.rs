@@ -4,7 +4,7 @@
 //! empty field), formatted and written on the run's thread (the rows of floats of
 //! [`super::rows::Rows`] cannot carry them).
 
-use super::files::io;
+use super::files::{cut_partial_line, written};
 use super::rows::number;
 use crate::error::Result;
 use crate::fmu::Value;
@@ -82,12 +82,28 @@ impl BinaryRows {
             }
         }
         self.line.push(b'\n');
-        out.write_all(&self.line).map_err(io(&self.path))
+        let r = out.write_all(&self.line);
+        self.failed(r)
+    }
+
+    /// After a write error, the file cut back to its last complete row and no more rows.
+    fn failed(&mut self, r: std::io::Result<()>) -> Result<()> {
+        if r.is_err() {
+            if let Some(out) = self.out.take() {
+                cut_partial_line(out);
+            }
+        }
+        r.map_err(written(&self.path))
     }
 
     pub(super) fn close(&mut self) -> Result<()> {
-        match self.out.take() {
-            Some(mut out) => out.flush().map_err(io(&self.path)),
+        match self.out.as_mut() {
+            Some(out) => {
+                let r = out.flush();
+                self.failed(r)?;
+                self.out = None;
+                Ok(())
+            }
             None => Ok(()),
         }
     }

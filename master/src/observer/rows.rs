@@ -1,6 +1,6 @@
 //! The CSV writer thread: rows of floats formatted and written off the run loop ([`Rows`]).
 
-use super::files::io;
+use super::files::{cut_partial_line, written};
 use crate::error::Result;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -180,7 +180,7 @@ impl Rows {
     /// `out` (header already written) for rows of `width` values.
     pub(super) fn new(path: &Path, out: BufWriter<File>, width: usize) -> Result<Self> {
         let width = width.max(1);
-        let sink = Self::spawn(out, width).map_err(io(path))?;
+        let sink = Self::spawn(out, width).map_err(written(path))?;
         Ok(Self { path: path.to_path_buf(), width, sink: Some(sink) })
     }
 
@@ -212,6 +212,10 @@ impl Rows {
             h.lock().started = true;
             h.emptied.notify_one();
             let r = h.write_all(&mut out, &mut row, width);
+            if r.is_err() {
+                // No row ends mid-number: the file is cut back to its last complete row.
+                cut_partial_line(out);
+            }
             h.lock().stopped = true;
             h.emptied.notify_one();
             r
@@ -268,8 +272,8 @@ impl Rows {
         handoff.lock().closed = true;
         handoff.filled.notify_one();
         match worker.join() {
-            Ok(r) => r.map_err(io(&self.path)),
-            Err(_) => Err(io(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
+            Ok(r) => r.map_err(written(&self.path)),
+            Err(_) => Err(written(&self.path)(std::io::Error::other("the CSV writer thread panicked"))),
         }
     }
 }

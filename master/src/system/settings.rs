@@ -316,6 +316,12 @@ impl Settings {
         let (key, text) =
             arg.split_once('=').ok_or_else(|| format!("{arg}: expected key=value (e.g. step=1e-3, ecco.rtol=1e-4)"))?;
         let (key, text) = (key.trim(), text.trim());
+        if text.contains(['\n', '\r']) {
+            // `stop=1\nstep=2` was read as the TOML `v = 1` and `step = 2`, and step dropped.
+            return Err(format!(
+                "{key}: the value {text:?} holds a line break: give one setting per --set (e.g. --set stop=1 --set step=2)"
+            ));
+        }
         let value = toml::from_str::<Table>(&format!("v = {text}"))
             .ok()
             .and_then(|mut t| t.remove("v"))

@@ -195,6 +195,12 @@ EXPORT S fmi3GetBinary(void *p, const unsigned vr[], size_t n, size_t sz[], cons
             for (size_t j = 0; j < m; j++) c->out[j] = c->s.bin_in[m - 1 - j];
             c->out[m] = (uint8_t)c->s.count;
             sz[i] = m + 1; v[i] = c->out;
+#ifdef BIN_OUT_SIZE /* a hostile FMU (issue 48 item 7): a size it does not have */
+            if (c->s.count > 0) sz[i] = (size_t)BIN_OUT_SIZE;
+#endif
+#ifdef BIN_OUT_NULL /* ... or a NULL pointer with a nonzero size */
+            if (c->s.count > 0) v[i] = NULL;
+#endif
         } else CHECK(0);
     }
     return OK;

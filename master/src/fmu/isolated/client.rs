@@ -387,7 +387,7 @@ impl IsolatedInstance {
                 Some(self.worker_error(in_flight(self), how))
             }
             Wait::Interrupted => {
-                self.dead = Some("worker process killed after SIGINT/SIGTERM".into());
+                self.dead = Some("worker process killed after SIGINT/SIGTERM/SIGHUP".into());
                 Some(MasterError::Interrupted { time: self.time })
             }
             Wait::Garbled(e) if self.out.len() > MAX_FRAME => Some(self.worker_error(last, e)),

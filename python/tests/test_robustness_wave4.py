@@ -1,0 +1,80 @@
+"""Issue 48 (robustness, wave 4): Ctrl-C during slow paced runs from Python."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import SCENARIOS
+
+
+@pytest.mark.parametrize("factor", ["0.0002", "1e-300"])
+def test_ctrl_c_stops_a_slow_paced_run_at_once(tmp_path, fmu_dir, factor):
+    # Item 4: Ctrl-C during `cosim.simulate(..., real_time=0.0002)` (or 1e-300) was ignored for
+    # 20–40 s (signals were looked at between 50 ms slices of whole steps only); the CLI stops
+    # the same runs in ~18 ms.
+    text = (SCENARIOS / "oscillator-fd.toml").read_text().replace("../target/fmu/", str(fmu_dir.resolve()) + "/")
+    system = tmp_path / "sys.toml"
+    system.write_text(text)
+    script = textwrap.dedent(f"""
+        import sys, time, cosim
+        print("ready", flush=True)
+        t0 = time.monotonic()
+        try:
+            cosim.simulate({str(system)!r}, stop_time=1.0, real_time={factor})
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(7)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        code = p.wait(timeout=10)
+    finally:
+        p.kill()
+    took = time.monotonic() - t0
+    assert code == 7, p.stdout.read()
+    print(f"real_time={factor}: stopped {took * 1e3:.0f} ms after SIGINT")
+    assert took < 0.5, took
+
+
+HOSTILE_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="hostile" guid="{hostile}">
+  <CoSimulation modelIdentifier="hostile" canHandleVariableCommunicationStepSize="true"/>
+  <DefaultExperiment startTime="0" stopTime="0.01" stepSize="1e-3"/>
+  <ModelVariables>
+    <ScalarVariable name="y" valueReference="0" causality="output" variability="continuous"><Real/></ScalarVariable>
+    <ScalarVariable name="u" valueReference="1" causality="input" variability="continuous"><Real start="0"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>
+</fmiModelDescription>
+"""
+
+
+def test_an_fmu_killing_its_parent_during_check_does_not_end_python(tmp_path):
+    # Low item: an FMU could kill(getppid()) and end the Python interpreter running cosim.check
+    # (the checker ran in process). Now the checker is a `cosim check` process: it dies, Python
+    # raises CosimError.
+    import zipfile
+
+    from conftest import COSIM, ROOT
+
+    import cosim
+
+    so = tmp_path / "hostile.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(so), "-DMODE=17",
+                    str(ROOT / "cosim-cli/tests/hostile_runs/hostile.c")], check=True)
+    fmu = tmp_path / "hostile.fmu"
+    with zipfile.ZipFile(fmu, "w") as z:
+        z.writestr("modelDescription.xml", HOSTILE_XML)
+        z.write(so, "binaries/linux64/hostile.so")
+    with pytest.raises(cosim.CosimError, match="signal 9"):
+        cosim.check(fmu, only=["load"], cosim=COSIM)
+    assert os.getpid() > 0  # still here
