@@ -151,6 +151,7 @@ fn _simulate_fmu<'py>(
         start_values,
         output_interval,
         output_variables: output,
+        input_file: None,
     };
     let single = master::single::builder(&fmu, &opts).map_err(err)?;
     let src = Source { builder: single.builder, fmus: FmuCache::with_host(crate::host()), ssp: None };
