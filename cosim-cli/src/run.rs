@@ -21,6 +21,8 @@ pub struct RunOptions {
     pub over: Overrides,
     /// `name=value` start values (an FMU's variables, typed by its model description).
     pub start_values: Vec<String>,
+    /// `--input-file`: a CSV file driving inputs by column name.
+    pub input_file: Option<std::path::PathBuf>,
     /// Time between rows of results.csv (s): a whole multiple of the communication step.
     pub output_interval: Option<f64>,
     /// Recorded variables: an FMU's variable names, or a system's `instance.variable`.
@@ -29,6 +31,8 @@ pub struct RunOptions {
     pub timing_csv: bool,
     /// Serve the run live (`--serve`, `--paused`; a `[live]` table serves it too).
     pub serve: master::live::ServeOptions,
+    /// `--replay`: a live run's results.csv (or its folder) replayed into the `[live]` inputs.
+    pub replay: Option<std::path::PathBuf>,
 }
 
 /// An input ready to run: its kind, the system and what was chosen for it.
@@ -48,6 +52,8 @@ pub struct Prepared {
     pub timing_csv: bool,
     /// Live serving.
     pub serve: master::live::ServeOptions,
+    /// A live run replayed instead of served ([`RunOptions::replay`]).
+    pub replay: Option<std::path::PathBuf>,
 }
 
 /// The system of an SSP ([`master::ssp::read`]); the package stays extracted while the returned
@@ -93,6 +99,10 @@ fn system_options(
     if let Some(names) = &opts.output_variables {
         b.outputs(names.iter().cloned());
     }
+    if let Some(file) = &opts.input_file {
+        // One more `[[inputs]] file`: its columns named instance.variable drive those inputs.
+        b.input_file(std::path::absolute(file).unwrap_or_else(|_| file.clone()));
+    }
     // Live inputs and outputs are recorded (results.csv shows what the operator did).
     if let Some(spec) = b.live.clone() {
         for name in master::live::recorded_names(&spec) {
@@ -118,6 +128,7 @@ pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared>
                 start_values: opts.start_values.clone(),
                 output_interval: opts.output_interval,
                 output_variables: opts.output_variables.clone(),
+                input_file: opts.input_file.clone(),
             };
             let s = single::builder(path, &fmu_opts)?;
             // Start, stop and step are in the builder now (with the DefaultExperiment's).
@@ -134,7 +145,22 @@ pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared>
         }
         Input::Toml => system_options(path, SystemBuilder::read(path)?, &over, opts)?,
     };
-    Ok(Prepared { input, builder, over, notes, package, timing_csv: opts.timing_csv, serve: opts.serve.clone() })
+    let mut builder = builder;
+    if opts.replay.is_some() {
+        // A replay runs as fast as possible unless the command line paces it.
+        let s = builder.settings_mut();
+        (s.real_time, s.max_lateness) = (None, None);
+    }
+    Ok(Prepared {
+        input,
+        builder,
+        over,
+        notes,
+        package,
+        timing_csv: opts.timing_csv,
+        serve: opts.serve.clone(),
+        replay: opts.replay.clone(),
+    })
 }
 
 /// Runs a prepared input into `out_dir` ([`run_builder`]; paced, timed and served as asked).
@@ -145,7 +171,18 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
     let mut execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
     // `[live]` as resolved into the system (the builder's, checked).
     let live = execution.system().live().cloned();
-    let served = master::live::attach(&mut execution, live.as_ref(), &p.serve)?;
+    let served = match &p.replay {
+        None => master::live::attach(&mut execution, live.as_ref(), &p.serve)?,
+        Some(recorded) => {
+            let spec = live.as_ref().ok_or_else(|| MasterError::System {
+                path: p.builder.path().to_path_buf(),
+                key: "--replay".into(),
+                message: "the system has no [live] table: nothing to replay".into(),
+            })?;
+            master::live::replay(&mut execution, spec, recorded)?;
+            None
+        }
+    };
     loop {
         if p.timing_csv {
             match execution.pacer_mut() {

@@ -156,11 +156,31 @@ pub trait CoSimModel: Clone + Default + Send + 'static {
 
     /// The model's continuous states, when it is also a Model Exchange FMU: `Some(Ode::of::<Self>())`
     /// from an [`crate::ode::OdeModel`]. Default: none (Co-Simulation only).
-    fn model_exchange() -> Option<crate::ode::Ode<Self>> {
+    fn model_exchange() -> Option<Ode<Self>> {
         None
     }
 
     /// Visits every field of the model state — parameters, states, inputs, counters — in a fixed
     /// order. Used both to serialize and to deserialize `fmi2FMUstate`s.
     fn visit_state(&mut self, v: &mut dyn StateVisitor);
+}
+
+/// The [`crate::ode::OdeModel`] functions of `M`, as the type-erased export layer keeps them (a
+/// [`CoSimModel`] cannot be asked whether it is an `OdeModel`, so it hands this table in; made by
+/// `Ode::of` in `ode.rs`, declared here so that this module does not import that one).
+pub struct Ode<M> {
+    /// (state, derivative) variable names.
+    pub states: &'static [(&'static str, &'static str)],
+    /// Number of event indicators.
+    pub event_indicators: usize,
+    /// [`crate::ode::OdeModel::states`].
+    pub get: fn(&M, &mut [f64]),
+    /// [`crate::ode::OdeModel::set_states`].
+    pub set: fn(&mut M, &[f64]),
+    /// [`crate::ode::OdeModel::derivatives`].
+    pub derivatives: fn(&mut M, f64, &mut [f64], &mut Context) -> Result<(), ModelError>,
+    /// [`crate::ode::OdeModel::nominals`].
+    pub nominals: fn(&M, &mut [f64]),
+    /// [`crate::ode::OdeModel::event_indicators`].
+    pub indicators: fn(&mut M, f64, &mut [f64]) -> Result<(), ModelError>,
 }

@@ -45,24 +45,7 @@ pub trait OdeModel: CoSimModel {
     }
 }
 
-/// The [`OdeModel`] functions of `M`, as the type-erased export layer keeps them (a
-/// [`CoSimModel`] cannot be asked whether it is an `OdeModel`, so it hands this table in).
-pub struct Ode<M> {
-    /// (state, derivative) variable names.
-    pub states: &'static [(&'static str, &'static str)],
-    /// Number of event indicators.
-    pub event_indicators: usize,
-    /// [`OdeModel::states`].
-    pub get: fn(&M, &mut [f64]),
-    /// [`OdeModel::set_states`].
-    pub set: fn(&mut M, &[f64]),
-    /// [`OdeModel::derivatives`].
-    pub derivatives: fn(&mut M, f64, &mut [f64], &mut Context) -> Result<(), ModelError>,
-    /// [`OdeModel::nominals`].
-    pub nominals: fn(&M, &mut [f64]),
-    /// [`OdeModel::event_indicators`].
-    pub indicators: fn(&mut M, f64, &mut [f64]) -> Result<(), ModelError>,
-}
+pub use crate::model::Ode;
 
 impl<M: OdeModel> Ode<M> {
     /// The table of `M`.

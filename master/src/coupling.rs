@@ -95,6 +95,20 @@ fn carrier(instance: &dyn FmuInstance, v: &VarRef) -> Carrier {
     instance.value_type(v.vr).unwrap_or_else(|| ValueType::of2(v.ty)).carrier()
 }
 
+/// Sets a time table's value at `t` on its input: a Real one's as is, a non-Real one's (held)
+/// as a value of the input's own type.
+pub(crate) fn set_signal(instance: &mut dyn FmuInstance, sig: &crate::system::Signal, t: f64) -> Result<()> {
+    let x = sig.at(t).0;
+    let mut v = if sig.to.ty == BaseType::Real { Value::Float(x) } else { Value::zero(carrier(instance, &sig.to)) };
+    match &mut v {
+        Value::Int(i) => *i = x as i64,
+        Value::UInt(i) => *i = x as u64,
+        Value::Boolean(b) => *b = x != 0.0,
+        _ => {}
+    }
+    v.write(instance, sig.to.vr)
+}
+
 /// Per-instance tables.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Node {
@@ -161,6 +175,8 @@ pub struct Coupling {
     recorded_typed: bool,
     /// Inputs driven by time tables.
     signals: Vec<crate::system::Signal>,
+    /// Time tables of non-Real inputs (their index in `signals`): held, set at each point.
+    discrete_signals: Vec<usize>,
     /// A live value replacing each time table while set (NaN: the table's; [`crate::live`]).
     signal_override: Vec<f64>,
     pub(crate) names: Vec<String>,
@@ -261,8 +277,14 @@ impl Coupling {
             });
         }
 
-        // Time tables join their instance's batched inputs, after the connections.
+        // Time tables join their instance's batched inputs, after the connections; those of
+        // non-Real inputs are held values, set one by one with the discrete connections.
+        let mut discrete_signals = Vec::new();
         for (k, sig) in sys.signals.iter().enumerate() {
+            if sig.to.ty != BaseType::Real {
+                discrete_signals.push(k);
+                continue;
+            }
             let node = &mut nodes[sig.to.instance];
             node.in_vrs.push(sig.to.vr);
             node.in_vals.push(0.0);
@@ -286,6 +308,7 @@ impl Coupling {
             recorded_exact: Vec::new(),
             recorded_typed: false,
             signals: sys.signals.clone(),
+            discrete_signals,
             signal_override: vec![f64::NAN; sys.signals.len()],
             names,
             timing: true,
@@ -618,7 +641,7 @@ impl Coupling {
             }
             let sig = &self.signals[*k];
             let value = sig.at(t0).0;
-            let chord = if sig.linear && span > 0.0 { (sig.at(t0 + span).0 - value) / span } else { 0.0 };
+            let chord = if sig.linear && span > 0.0 { (sig.before(t0 + span) - value) / span } else { 0.0 };
             *v = (value, chord);
         }
     }
@@ -755,6 +778,10 @@ impl Coupling {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
         self.copy_discrete(instances)?;
+        for k in &self.discrete_signals {
+            let sig = &self.signals[*k];
+            set_signal(instances[sig.to.instance].as_mut(), sig, t)?;
+        }
         self.t_step = t;
         for idx in 0..self.input_order.len() {
             let i = self.input_order[idx];

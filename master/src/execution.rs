@@ -560,7 +560,7 @@ impl Execution {
                 value.apply(instance.as_mut(), v.vr)?;
             }
             for sig in sys.signals().iter().filter(|s| s.to.instance == i) {
-                instance.set_real(&[sig.to.vr], &[sig.at(sys.start()).0])?;
+                crate::coupling::set_signal(instance.as_mut(), sig, sys.start())?;
             }
             instance.enter_initialization()?;
             instance.exit_initialization()?;

@@ -36,6 +36,9 @@ pub struct FmuOptions {
     pub output_interval: Option<f64>,
     /// Recorded variables (names in the FMU); default every output.
     pub output_variables: Option<Vec<String>>,
+    /// `--input-file`: a CSV file driving the inputs named by its columns (FMPy's and fmusim's
+    /// format: the first column the time; Real inputs interpolated linearly, others held).
+    pub input_file: Option<std::path::PathBuf>,
 }
 
 /// One FMU put together as a system.
@@ -202,6 +205,9 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         draft.start(name, value);
     }
 
+    if let Some(file) = &opts.input_file {
+        input_file(&mut b, md, &instance, file, &mut notes).map_err(|m| err("--input-file".into(), m))?;
+    }
     if let Some(interval) = opts.output_interval {
         let k = (interval / step).round();
         if !(interval.is_finite() && k >= 1.0 && (k * step - interval).abs() <= 1e-9 * interval) {
@@ -239,6 +245,50 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
         b.outputs(dotted);
     }
     Ok(Single { builder: b, instance, notes })
+}
+
+/// `--input-file`: one `[[inputs]] file` whose columns are the inputs they name (bare, or
+/// qualified with the instance as in results.csv); a column naming no input is left out, with a
+/// note (FMPy ignores them too); an input without a column keeps its start value.
+fn input_file(
+    b: &mut SystemBuilder,
+    md: &ModelDescription,
+    instance: &str,
+    file: &Path,
+    notes: &mut Vec<String>,
+) -> std::result::Result<(), String> {
+    let mut first = true;
+    let mut ignored = Vec::new();
+    let mut pairs = Vec::new();
+    crate::system::input_file::header_names(file, |name| {
+        if std::mem::take(&mut first) {
+            return false; // the time
+        }
+        let own = bare(md, instance, name);
+        match md.variable(own) {
+            Some(v) if v.causality == Causality::Input => pairs.push((format!("{instance}.{own}"), name.to_owned())),
+            _ if ignored.len() < 5 => ignored.push(name.to_owned()),
+            _ => {}
+        }
+        false
+    })
+    .map_err(|e| format!("{}: {e}", file.display()))?;
+    if !ignored.is_empty() {
+        notes.push(format!("{}: columns naming no input, not used: {}", file.display(), ignored.join(", ")));
+    }
+    if pairs.is_empty() {
+        return Err(format!("{}: no column names an input of {}", file.display(), md.model_name));
+    }
+    notes.push(format!(
+        "inputs from {}: {}",
+        file.display(),
+        pairs.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join(", ")
+    ));
+    let d = b.input_file(std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf()));
+    for (to, column) in &pairs {
+        d.column(to, column);
+    }
+    Ok(())
 }
 
 /// The variable's own name in `md` for a name given either bare (`x0`) or qualified with the

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 mod support;
 use support::tmp;
 
+/// The `[[inputs]] file` of every-key.toml, written next to it.
+pub const EVERY_KEY_INPUT: &str = "t,force\n0,0\n0.25,1\n0.25,2\n";
+
 /// The system with every key given (master/tests/every-key.toml; FMU paths below `fmus`). Its
 /// values are valid together: it resolves.
 pub fn every_key_toml(fmus: &Path) -> String {
@@ -85,6 +88,7 @@ fn every_schema_key_gives_the_same_system_from_toml_and_the_ssp_round_trip() {
     let text = every_key_toml(&fmu_dir());
     let path = dir.join("every.toml");
     std::fs::write(&path, &text).unwrap();
+    std::fs::write(dir.join("every-key-input.csv"), EVERY_KEY_INPUT).unwrap();
 
     // Every key of the schema is given above (the type's own list of keys).
     let every = toml::Value::try_from(SystemFile::every_field_set().unwrap()).unwrap();

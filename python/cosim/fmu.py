@@ -91,6 +91,7 @@ def simulate_fmu(
     *,
     fmi_type: str | None = None,
     solver: str | None = None,
+    input=None,
     check: bool = True,
 ):
     """Simulates one FMU as ``fmpy.simulate_fmu`` does and returns a structured
@@ -106,7 +107,11 @@ def simulate_fmu(
     doubles it until at most 1000 steps remain). ``start_values`` maps variable names to
     values (bool, int, float, or str for an enumeration item; a list, tuple or NumPy array for
     a whole FMI 3.0 array, row-major); ``output`` lists the recorded
-    variables (default: every output).
+    variables (default: every output). ``input`` drives inputs as FMPy's does: a structured
+    array whose first field is the time and whose other fields are named by the FMU's inputs,
+    or a pandas DataFrame (a ``time`` column, else its index, is the time); Real inputs linear
+    between the rows, Integer/Boolean/Enumeration held, a repeated time a jump (the same as
+    ``cosim run X.fmu --input-file``, docs/system-description.md "Input files").
 
     ``fmi_type`` as FMPy's: ``"CoSimulation"`` (default where the FMU has it) or
     ``"ModelExchange"`` (cosim integrates the FMU, docs/model-exchange.md); ``solver``
@@ -134,7 +139,23 @@ def simulate_fmu(
         # FMPy steps a Co-Simulation FMU at its output interval (it ignores step_size there).
         step_size, output_interval = output_interval, None
     texts = [f"{k}={_text(v)}" for k, v in (start_values or {}).items()]
-    inst, names, data, summary = _cosim._simulate_fmu(
+    with _input_csv(input) as input_file:
+        inst, names, data, summary = _simulate(filename, start_time, stop_time, step_size, output_interval,
+                                               texts, output, check, input_file, settings)
+    prefix = inst + "."
+    def strip(n):
+        return n[len(prefix):] if n.startswith(prefix) else n
+
+    r = _result([(strip(n), t) for n, t in names], data, summary)
+    r.units = {strip(k): u for k, u in r.units.items()}
+    r.instance = inst  # result["VanDerPol.x0"] reads the field "x0" (the one naming rule)
+    return r
+
+
+def _simulate(filename, start_time, stop_time, step_size, output_interval, texts, output, check, input_file, settings):
+    from . import _names
+
+    return _cosim._simulate_fmu(
         os.fspath(filename),
         start_time=start_time,
         stop_time=stop_time,
@@ -144,15 +165,41 @@ def simulate_fmu(
         output=_names(output),
         check=check,
         settings=settings or None,
+        input_file=input_file,
     )
-    prefix = inst + "."
-    def strip(n):
-        return n[len(prefix):] if n.startswith(prefix) else n
 
-    r = _result([(strip(n), t) for n, t in names], data, summary)
-    r.units = {strip(k): u for k, u in r.units.items()}
-    r.instance = inst  # result["VanDerPol.x0"] reads the field "x0" (the one naming rule)
-    return r
+
+class _input_csv:
+    """``input`` (a structured array or a DataFrame) as a temporary CSV file for the run (the
+    same reader as ``--input-file``; numbers written exactly, ``%.17g``)."""
+
+    def __init__(self, data):
+        self.data, self.path = data, None
+
+    def __enter__(self):
+        if self.data is None:
+            return None
+        import tempfile
+        import numpy as np
+
+        d = self.data
+        if hasattr(d, "to_records"):  # a DataFrame: a "time" column, else the index
+            d = d.to_records(index="time" not in d.columns)
+        names = d.dtype.names
+        if not names or len(names) < 2:
+            raise ValueError("input: a structured array (or DataFrame) with a time field and one field per input")
+        cols = np.column_stack([np.asarray(d[n], dtype=float) for n in names])
+        f = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
+        with f:
+            f.write(",".join('"' + n.replace('"', '""') + '"' for n in names) + "\n")
+            np.savetxt(f, cols, delimiter=",", fmt="%.17g")
+        self.path = f.name
+        return self.path
+
+    def __exit__(self, *exc):
+        if self.path:
+            os.unlink(self.path)
+        return False
 
 
 LOG_LEVELS = ("all", "warning", "error", "none")

@@ -92,17 +92,45 @@ class System:
         )
         return self
 
-    def input(self, target: str, times, values, linear: bool = False, interpolation: str | None = None) -> "System":
-        """Drives input ``target`` from a time table: ``interpolation`` "step" (default) or
-        "linear" (``linear=True`` is the same as ``interpolation="linear"``)."""
+    def input(
+        self,
+        target: str | None = None,
+        times=None,
+        values=None,
+        linear: bool = False,
+        interpolation: str | None = None,
+        *,
+        file=None,
+        columns: dict | None = None,
+        time: str | None = None,
+        scale: float | None = None,
+        offset: float | None = None,
+    ) -> "System":
+        """Drives input ``target`` from a time table: ``interpolation`` "step" (or "hold", the
+        default) or "linear" (``linear=True`` is the same as ``interpolation="linear"``).
+
+        Or from a CSV file (``file``, the ``[[inputs]] file`` of a system file): ``columns`` maps
+        each driven input to its column (``{"hyd.U_ref": "U"}``; default: the columns named
+        ``instance.variable``), ``time`` names the time column (default: the first), input =
+        ``scale`` · column + ``offset``; Real inputs linear by default, others held."""
         if linear and interpolation not in (None, "linear"):
             raise ValueError(f"linear=True and interpolation={interpolation!r} contradict each other")
+        interpolation = "linear" if linear else interpolation
+        if file is not None:
+            if target is not None or times is not None or values is not None:
+                raise ValueError("an input from a file takes its inputs from `columns`, not target/times/values")
+            entry = {"file": str(file), "columns": dict(columns or {}), "time": time, "scale": scale,
+                     "offset": offset, "interpolation": interpolation}
+            self._inputs.append({k: v for k, v in entry.items() if v is not None and v != {}})
+            return self
+        if target is None or times is None or values is None:
+            raise TypeError("input() needs target, times and values (or file=...)")
         self._inputs.append(
             {
                 "to": target,
                 "times": [float(t) for t in times],
                 "values": [float(v) for v in values],
-                "interpolation": "linear" if linear else interpolation,
+                "interpolation": interpolation,
             }
         )
         return self

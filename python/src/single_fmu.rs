@@ -130,7 +130,7 @@ fn _info(fmu: PathBuf) -> PyResult<String> {
 type InstanceRows<'py> = (String, Vec<(String, &'static str)>, Bound<'py, PyBytes>, String);
 
 #[pyfunction]
-#[pyo3(signature = (fmu, start_time=None, stop_time=None, step_size=None, output_interval=None, start_values=Vec::new(), output=None, check=true, settings=None))]
+#[pyo3(signature = (fmu, start_time=None, stop_time=None, step_size=None, output_interval=None, start_values=Vec::new(), output=None, check=true, settings=None, input_file=None))]
 #[allow(clippy::too_many_arguments)]
 fn _simulate_fmu<'py>(
     py: Python<'py>,
@@ -143,6 +143,7 @@ fn _simulate_fmu<'py>(
     output: Option<Vec<String>>,
     check: bool,
     settings: Option<Bound<'py, pyo3::types::PyDict>>,
+    input_file: Option<PathBuf>,
 ) -> PyResult<InstanceRows<'py>> {
     super::register_worker(py)?;
     let opts = master::single::FmuOptions {
@@ -152,6 +153,7 @@ fn _simulate_fmu<'py>(
         start_values,
         output_interval,
         output_variables: output,
+        input_file,
     };
     let single = master::single::builder(&fmu, &opts).map_err(err)?;
     let src = Source { builder: single.builder, fmus: FmuCache::with_host(crate::host()), ssp: None };

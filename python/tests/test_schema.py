@@ -3,6 +3,7 @@ every key of the schema (master/tests/every-key.toml, which master/tests/schema.
 every key and reads as TOML and through the SSP round trip) built with ``cosim.System`` is the same
 system as the file, key by key and resolved; an unknown key is refused with its name."""
 
+import pathlib
 import tomllib
 
 import pytest
@@ -18,10 +19,11 @@ def every_key(tmp_path):
     text = EVERY_KEY.read_text().replace("{fmus}", str(FMU_DIR))
     path = tmp_path / "every.toml"
     path.write_text(text)
+    (tmp_path / "every-key-input.csv").write_text("t,force\n0,0\n0.25,1\n0.25,2\n")
     return path, tomllib.loads(text)
 
 
-def build(t) -> cosim.System:
+def build(t, folder=None) -> cosim.System:
     """The file's tables through cosim.System's methods."""
     s = cosim.System(**t["simulation"])
     for name, i in t["instances"].items():
@@ -30,7 +32,11 @@ def build(t) -> cosim.System:
         s.connect(c["from"], c["to"], gain=c.get("gain"), offset=c.get("offset"),
                   extrapolation=c.get("extrapolation"), derivatives=c.get("derivatives"))
     for i in t["inputs"]:
-        s.input(i["to"], i["times"], i["values"], interpolation=i.get("interpolation"))
+        if "file" in i:
+            # Python has no system file: a relative input file is taken from the working folder.
+            s.input(**{**i, "file": str((folder or pathlib.Path(".")) / i["file"])})
+        else:
+            s.input(i["to"], i["times"], i["values"], interpolation=i.get("interpolation"))
     for b in t["bonds"]:
         own = {k: v for k, v in b.items() if k not in ("name", "ports")}
         s.bond(b["name"], b["ports"][0], b["ports"][1], **own)
@@ -43,7 +49,7 @@ def build(t) -> cosim.System:
 def test_every_schema_key_from_python_is_the_same_system_as_from_toml(tmp_path):
     path, t = every_key(tmp_path)
     from_file = _cosim._describe(str(path))
-    s = build(t)
+    s = build(t, path.parent)
     assert _cosim._describe(s.spec()) == from_file
     # A plain dict of the file's tables is the same system too.
     assert _cosim._describe(t) == from_file
@@ -54,8 +60,8 @@ def test_the_documented_sugar_is_the_toml_keys(tmp_path):
     give the system file's ``interpolation = "linear"`` and ``extrapolation = "I2"`` with
     ``derivatives``."""
     path, t = every_key(tmp_path)
-    s = build(t)
-    sugar = build(t)
+    s = build(t, path.parent)
+    sugar = build(t, path.parent)
     sugar._inputs.clear()
     for i in t["inputs"]:
         sugar.input(i["to"], i["times"], i["values"], linear=i.get("interpolation") == "linear")

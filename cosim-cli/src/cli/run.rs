@@ -32,6 +32,11 @@ pub struct RunArgs {
     /// NAME=[1,2,3], row-major); repeatable.
     #[arg(long = "start-value", value_name = "NAME=VALUE")]
     pub(crate) start_values: Vec<String>,
+    /// A CSV file driving inputs (FMPy's and fmusim's --input-file): the first column the time,
+    /// one column per input by name (an FMU's names; a system's instance.variable); Real inputs
+    /// interpolated linearly, Integer/Boolean/Enumeration held; a repeated time is a jump.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) input_file: Option<PathBuf>,
     /// Time between rows of results.csv (s): a whole multiple of the step (default: every step).
     #[arg(long)]
     pub(crate) output_interval: Option<f64>,
@@ -60,6 +65,10 @@ pub struct RunArgs {
     /// Start a served run paused, until a client starts it (the page's Start button).
     #[arg(long)]
     pub(crate) paused: bool,
+    /// Replay a live run: its results.csv (or the folder holding it) drives the [live] inputs
+    /// as the operator did, bit for bit; not served, not paced unless --real-time is given.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["serve", "paused"])]
+    pub(crate) replay: Option<PathBuf>,
 }
 
 /// Runs `cosim run`; returns the exit code.
@@ -72,6 +81,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         fmu_log,
         output_file,
         start_values,
+        input_file,
         output_interval,
         output_variables,
         extrapolation,
@@ -80,6 +90,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         timing,
         serve,
         paused,
+        replay,
     } = args;
     if let Some(f) = output_file {
         anyhow::bail!(
@@ -100,8 +111,16 @@ pub fn run(args: RunArgs) -> Result<i32> {
     let input = crate::run::detect(&system)?;
     eprintln!("reading {} as {}", system.display(), input.describe());
     let serve = master::live::ServeOptions { serve: serve.is_some(), addr: serve.filter(|a| !a.is_empty()), paused };
-    let opts =
-        crate::run::RunOptions { over, start_values, output_interval, output_variables, timing_csv: timing, serve };
+    let opts = crate::run::RunOptions {
+        over,
+        start_values,
+        input_file,
+        output_interval,
+        output_variables,
+        timing_csv: timing,
+        serve,
+        replay,
+    };
     let prepared = crate::run::prepare(&system, input, &opts)?;
     for note in &prepared.notes {
         eprintln!("{}: {note}", system.display());

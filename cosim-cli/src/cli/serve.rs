@@ -43,6 +43,7 @@ impl ServeArgs {
             fmu_log: self.fmu_log,
             output_file: None,
             start_values: Vec::new(),
+            input_file: None,
             output_interval: None,
             output_variables: None,
             extrapolation: None,
@@ -51,6 +52,7 @@ impl ServeArgs {
             timing: self.timing,
             serve: Some(self.addr.unwrap_or_default()),
             paused: !self.start,
+            replay: None,
         })
     }
 }

@@ -691,6 +691,7 @@ fn plan(fmu: &Path, md: &model_description::ModelDescription, opts: &Options) ->
         start_values: opts.start_values.clone(),
         output_interval: None,
         output_variables: None,
+        input_file: None,
     };
     let single = crate::single::from_description(fmu, md, &fo)?;
     let system = single.builder.build(&[md])?;

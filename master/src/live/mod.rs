@@ -14,10 +14,12 @@
 pub mod hub;
 pub mod policy;
 pub mod protocol;
+pub mod replay;
 pub mod server;
 pub mod udp;
 
 pub use hub::{Hub, InputInfo, LiveInputs, LiveOutputs, RunState};
+pub use replay::replay;
 
 use crate::error::{MasterError, Result};
 use crate::observer::Status;

@@ -268,7 +268,16 @@ impl SystemBuilder {
 
     /// Drives input `to` from a time table (steps; `.linear()` for linear interpolation).
     pub fn input(&mut self, to: &str, times: Vec<f64>, values: Vec<f64>) -> &mut InputDraft {
-        self.inputs.push(InputDraft { to: to.to_owned(), times, values, interpolation: None });
+        self.inputs.push(InputDraft { to: to.to_owned(), times, values, ..InputDraft::default() });
+        let last = self.inputs.len() - 1;
+        &mut self.inputs[last]
+    }
+
+    /// Drives inputs from the CSV file at `path` (relative: against the source's folder), every
+    /// column named `instance.variable` of an input unless `.column(…)` picks them.
+    pub fn input_file(&mut self, path: impl AsRef<Path>) -> &mut InputDraft {
+        let file = self.path.parent().map(|d| d.join(path.as_ref())).unwrap_or_else(|| path.as_ref().to_path_buf());
+        self.inputs.push(InputDraft::from_file(file));
         let last = self.inputs.len() - 1;
         &mut self.inputs[last]
     }
@@ -378,6 +387,12 @@ impl SystemBuilder {
         }
         b.connections = connections;
         b.inputs = inputs;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for i in &mut b.inputs {
+            if let Some(f) = &mut i.file {
+                *f = dir.join(&*f);
+            }
+        }
         b.bonds = bonds;
         b.outputs = outputs.and_then(|o| o.list().map(<[String]>::to_vec));
         b.live = live;

@@ -50,6 +50,7 @@
 
 pub(crate) mod arrays;
 mod builder;
+pub mod input_file;
 mod resolve;
 mod schema;
 mod settings;
@@ -280,7 +281,7 @@ pub struct Port {
 pub struct Signal {
     /// The input.
     pub to: VarRef,
-    /// Times (s), strictly increasing.
+    /// Times (s), never decreasing (a time given twice is a jump: a file's discontinuity).
     pub times: Vec<f64>,
     /// Values at those times.
     pub values: Vec<f64>,
@@ -301,6 +302,18 @@ impl Signal {
         }
         let slope = (self.values[k] - v0) / (self.times[k] - t0);
         (v0 + slope * (t - t0), slope)
+    }
+
+    /// The value just before t (the left limit): [`Signal::at`]'s except at a discontinuity
+    /// (a time given twice), where it is the value before the jump. An input's line over a step
+    /// ends here, so a jump at the step's end is not ramped into.
+    pub fn before(&self, t: f64) -> f64 {
+        let k = self.times.partition_point(|x| *x < t);
+        match self.times.get(k) {
+            // The first of the points at t: the value before a jump there.
+            Some(tk) if *tk == t => self.values[k],
+            _ => self.at(t).0,
+        }
     }
 }
 

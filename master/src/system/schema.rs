@@ -520,26 +520,50 @@ impl ConnectionDraft {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Interpolation {
-    /// Right-continuous steps (default).
+    /// Right-continuous steps: each value held until the next time (`"hold"` too).
     #[default]
+    #[serde(alias = "hold")]
     Step,
     /// Linear between the points.
     Linear,
 }
 
-/// `[[inputs]]`: a time table driving an input, as given.
+/// `[[inputs]]`: a time table driving an input, as given: inline (`to`, `times`, `values`) or
+/// from a CSV file (`file`, with `columns`, `time`, `scale`, `offset`; docs/system-description.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputDraft {
-    /// The driven input `instance.variable`.
+    /// The driven input `instance.variable` (an inline table).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub(crate) to: String,
-    /// Times (s), strictly increasing.
+    /// Times (s), strictly increasing (an inline table).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) times: Vec<f64>,
     /// Values at those times (held before the first and after the last).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) values: Vec<f64>,
-    /// `"step"` (default) or `"linear"`.
+    /// `"step"` (or `"hold"`; the default of an inline table) or `"linear"` (the default of a
+    /// file's Real inputs, as FMPy; non-Real inputs are always held).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) interpolation: Option<Interpolation>,
+    /// A CSV file (relative: to the system file's folder): a time column and one column per
+    /// input; a repeated time is a discontinuity; values held before the first and after the
+    /// last row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) file: Option<PathBuf>,
+    /// The file's column of each driven input, `{ "hyd.U_ref" = "U" }` (default: every column
+    /// named `instance.variable` of an input).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) columns: BTreeMap<String, String>,
+    /// The file's time column (default: the first column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) time: Option<String>,
+    /// input = scale · column + offset (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) scale: Option<f64>,
+    /// input = scale · column + offset (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) offset: Option<f64>,
 }
 
 impl InputDraft {
@@ -548,9 +572,43 @@ impl InputDraft {
         self.interpolation = Some(Interpolation::Linear);
         self
     }
-    /// Whether the table is interpolated linearly.
+    /// Whether the table is interpolated linearly (a file's by default).
     pub fn is_linear(&self) -> bool {
-        self.interpolation == Some(Interpolation::Linear)
+        self.interpolation.unwrap_or(if self.file.is_some() { Interpolation::Linear } else { Interpolation::Step })
+            == Interpolation::Linear
+    }
+    /// A table read from the CSV file at `path` (`columns` as [`Self::column`] gives them).
+    pub fn from_file(path: impl Into<PathBuf>) -> Self {
+        Self { file: Some(path.into()), ..Self::default() }
+    }
+    /// Drives input `to` (`instance.variable`) from the file's column `column`.
+    pub fn column(&mut self, to: &str, column: &str) -> &mut Self {
+        self.columns.insert(to.to_owned(), column.to_owned());
+        self
+    }
+    /// The file's time column (default: the first).
+    pub fn time_column(&mut self, name: &str) -> &mut Self {
+        self.time = Some(name.to_owned());
+        self
+    }
+    /// input = scale · column + offset.
+    pub fn scale_offset(&mut self, scale: f64, offset: f64) -> &mut Self {
+        (self.scale, self.offset) = (Some(scale), Some(offset));
+        self
+    }
+    /// Held values (steps), not linear interpolation.
+    pub fn hold(&mut self) -> &mut Self {
+        self.interpolation = Some(Interpolation::Step);
+        self
+    }
+    /// The CSV file, if the table is read from one.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref()
+    }
+    /// Points the table at another file (taken as given).
+    pub fn set_file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.file = Some(path.into());
+        self
     }
     /// `inst.var` of the driven input.
     pub fn to(&self) -> &str {

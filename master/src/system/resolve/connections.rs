@@ -173,6 +173,10 @@ impl Resolver<'_> {
         let mut signals: Vec<Signal> = Vec::new();
         for (k, rs) in self.b.inputs.iter().enumerate() {
             let key = format!("inputs[{k}]");
+            if rs.file.is_some() {
+                self.file_signals(&key, rs, connections, &mut signals)?;
+                continue;
+            }
             let to = self.var(&format!("{key}.to"), &rs.to)?;
             if to.causality != Causality::Input || to.ty != BaseType::Real {
                 return Err(self.err(format!("{key}.to"), format!("{} must be a Real input", rs.to)));
@@ -198,5 +202,120 @@ impl Resolver<'_> {
             signals.push(Signal { to, times: rs.times.clone(), values: rs.values.clone(), linear: rs.is_linear() });
         }
         Ok(signals)
+    }
+
+    /// The signals of a `[[inputs]] file`: its columns read in one validating pass (only the
+    /// used ones kept, [`crate::system::input_file`]), one signal per driven input.
+    fn file_signals(
+        &self,
+        key: &str,
+        rs: &crate::system::InputDraft,
+        connections: &[Connection],
+        signals: &mut Vec<Signal>,
+    ) -> Result<()> {
+        let file = rs.file.as_deref().unwrap_or(std::path::Path::new(""));
+        if !rs.to.is_empty() || !rs.times.is_empty() || !rs.values.is_empty() {
+            return Err(self.err(
+                format!("{key}.file"),
+                "a table from a file takes its inputs from `columns` (or the columns named instance.variable), \
+                 not `to`, `times` or `values`",
+            ));
+        }
+        // Which input each used column drives: `columns`, else every column naming a free input.
+        let driven = |v: &VarRef| {
+            v.causality == Causality::Input
+                && !connections.iter().any(|c| c.to == *v)
+                && !signals.iter().any(|s| s.to == *v)
+        };
+        let explicit = !rs.columns.is_empty();
+        let mut pairs: Vec<(VarRef, String)> = Vec::new();
+        for (to, column) in &rs.columns {
+            let ckey = format!("{key}.columns.\"{to}\"");
+            let v = self.var(&ckey, to)?;
+            if v.causality != Causality::Input {
+                return Err(self.err(ckey, format!("{to} is not an input")));
+            }
+            if !driven(&v) {
+                return Err(self.err(ckey, format!("{to} already has a connection or a signal")));
+            }
+            pairs.push((v, column.clone()));
+        }
+        let wanted: Vec<String> = pairs.iter().map(|(_, c)| c.clone()).collect();
+        let mut by_name: Vec<(VarRef, String)> = Vec::new();
+        let table = crate::system::input_file::read_file(file, rs.time.as_deref(), |name| {
+            if explicit {
+                return wanted.iter().any(|w| w == name);
+            }
+            let Some((i, v)) = name.split_once('.') else { return false };
+            let Some(inst) = self.names.iter().position(|n| n == i) else { return false };
+            match self.variable_of("", inst, v) {
+                Ok(var) if driven(&var) => {
+                    by_name.push((var, name.to_owned()));
+                    true
+                }
+                _ => false,
+            }
+        })
+        .map_err(|e| self.err(format!("{key}.file"), format!("{}: {e}", file.display())))?;
+        if !explicit {
+            pairs = by_name;
+        }
+        if pairs.is_empty() {
+            return Err(self.err(
+                format!("{key}.file"),
+                format!(
+                    "{}: no column drives an input: name columns instance.variable or map them with \
+                     columns = {{ \"instance.variable\" = \"column\" }}",
+                    file.display()
+                ),
+            ));
+        }
+        let (scale, offset) = (rs.scale.unwrap_or(1.0), rs.offset.unwrap_or(0.0));
+        if !(scale.is_finite() && offset.is_finite()) {
+            return Err(self.err(format!("{key}.scale"), "scale and offset must be finite"));
+        }
+        for (to, column) in pairs {
+            let Some(values) = table.column(&column) else {
+                let message = format!(
+                    "{}: no column {column:?} (for {}.{}) in the header",
+                    file.display(),
+                    self.names[to.instance],
+                    to.name
+                );
+                return Err(self.err(format!("{key}.columns"), message));
+            };
+            let integral = matches!(to.ty, BaseType::Integer | BaseType::Enumeration | BaseType::Boolean);
+            if to.ty != BaseType::Real && !integral {
+                return Err(self.err(
+                    format!("{key}.columns"),
+                    format!(
+                        "{}.{} is a {:?} input: a file drives Real, Integer, Enumeration and Boolean inputs",
+                        self.names[to.instance], to.name, to.ty
+                    ),
+                ));
+            }
+            let values = if rs.scale.is_some() || rs.offset.is_some() {
+                values.iter().map(|x| scale * x + offset).collect()
+            } else {
+                values.to_vec()
+            };
+            let values: Vec<f64> = values;
+            if let (true, Some(r)) = (integral, values.iter().position(|x| x.fract() != 0.0)) {
+                let message = format!(
+                    "{}: row {} of column {column:?}: {} is not an integer ({}.{} is {:?})",
+                    file.display(),
+                    r + 1,
+                    values[r],
+                    self.names[to.instance],
+                    to.name,
+                    to.ty
+                );
+                return Err(self.err(format!("{key}.file"), message));
+            }
+            // Non-Real inputs are held (as FMPy does), whatever `interpolation` says.
+            let linear = rs.is_linear() && !integral;
+            signals.push(Signal { to, times: table.times.clone(), values, linear });
+        }
+        Ok(())
     }
 }

@@ -1,0 +1,414 @@
+//! Input files (`cosim run X.fmu --input-file in.csv`, `[[inputs]] file = "cycle.csv"`, the
+//! replay of a live run's results.csv): a CSV file with a time column and one column per input,
+//! read in **one streaming pass** before the run starts.
+//!
+//! The pass validates the whole file (every row's field count, every used value a finite number,
+//! the time never decreasing) and keeps only the columns used — the time and the selected
+//! columns, 8 bytes a value: memory is O(rows × used columns), never O(file) or O(all columns),
+//! so a file of 10⁷ columns of which two are used costs two columns. Keeping the used columns
+//! (rather than streaming them again during the run) is what lets the run evaluate a table at any
+//! time by binary search, as the inline `[[inputs]]` tables are (the same [`super::Signal`]),
+//! so a file and an inline table of the same points give bit-identical results; 10⁶ rows of one
+//! input are 16 MB. Nothing of the run starts before the pass has succeeded, and an error names
+//! the line and column (`line 7, column 3 ("u"): "abc" is not a number`).
+//!
+//! The format is RFC 4180 CSV as spreadsheets and pandas write it: comma-separated, a header
+//! line of names (double-quoted when they contain commas or quotes, `""` for a quote), `\n` or
+//! `\r\n` line ends, an optional UTF-8 byte-order mark, blank lines ignored. Values are decimal
+//! numbers (`1`, `-2.5e-3`); `true`/`false` are 1 and 0. Hostile input is refused without being
+//! held: a line over [`MAX_LINE_BYTES`] or a field over [`MAX_FIELD_BYTES`] is an error as soon
+//! as the limit is passed, whatever follows (a 2 GB line is not read whole).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// The longest line accepted (bytes, 256 MiB): a header of 10⁷ columns fits; a longer line is
+/// refused when this many bytes of it have been read.
+pub const MAX_LINE_BYTES: u64 = 256 << 20;
+/// The longest field (a column name or a value) accepted (bytes, 64 KiB).
+pub const MAX_FIELD_BYTES: usize = 64 << 10;
+
+/// What is wrong with an input file, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvError {
+    /// Line (1-based; physical lines: a quoted field may span several).
+    pub line: u64,
+    /// Column (1-based) and its name, when the error is in one field.
+    pub column: Option<(usize, String)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for CsvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}", self.line)?;
+        if let Some((c, name)) = &self.column {
+            write!(f, ", column {c}")?;
+            if !name.is_empty() {
+                write!(f, " ({name:?})")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The used columns of an input file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputTable {
+    /// The time column's name.
+    pub time_name: String,
+    /// Times (s), never decreasing (a repeated time is a discontinuity).
+    pub times: Vec<f64>,
+    /// The selected columns' names, in the file's order.
+    pub names: Vec<String>,
+    /// Their values, one vector per selected column (same length as `times`).
+    pub columns: Vec<Vec<f64>>,
+}
+
+impl InputTable {
+    /// The values of column `name`, if it was selected.
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        self.names.iter().position(|n| n == name).map(|k| self.columns[k].as_slice())
+    }
+}
+
+/// Reads the file at `path` ([`read`]); an error that is not in the content (no such file)
+/// has line 0.
+pub fn read_file(
+    path: &Path,
+    time: Option<&str>,
+    select: impl FnMut(&str) -> bool,
+) -> std::result::Result<InputTable, CsvError> {
+    let f = std::fs::File::open(path).map_err(|e| CsvError { line: 0, column: None, message: e.to_string() })?;
+    read(f, time, select)
+}
+
+/// Reads an input file: `time` names the time column (`None`: the first column, as FMPy),
+/// `select` picks the other columns kept (by name; called once per column of the header).
+/// Every row is checked: as many fields as the header, the time and each kept value a finite
+/// number, the time never decreasing; at least one row.
+pub fn read(
+    reader: impl Read,
+    time: Option<&str>,
+    mut select: impl FnMut(&str) -> bool,
+) -> std::result::Result<InputTable, CsvError> {
+    let mut lex = Lexer::new(reader)?;
+    // The header: the time column's position and the kept columns' positions.
+    let mut time_at = None;
+    let mut kept: Vec<(usize, String)> = Vec::new();
+    let mut n_fields = 0usize;
+    let header = lex.record(
+        |_| true,
+        |k, bytes| {
+            let name = String::from_utf8_lossy(bytes).trim().to_owned();
+            n_fields = k + 1;
+            let is_time = match time {
+                Some(t) => name == t,
+                None => k == 0,
+            };
+            if is_time && time_at.is_none() {
+                time_at = Some((k, name));
+            } else if select(&name) {
+                if kept.iter().any(|(_, n)| *n == name) {
+                    return Err(format!("column {name:?} appears twice"));
+                }
+                kept.push((k, name));
+            }
+            Ok(())
+        },
+    )?;
+    if header.is_none() {
+        return Err(CsvError { line: 1, column: None, message: "the file is empty (no header line)".into() });
+    }
+    let Some((time_k, time_name)) = time_at else {
+        let message = format!("no time column {:?} in the header", time.unwrap_or("time"));
+        return Err(CsvError { line: 1, column: None, message });
+    };
+    // Field k → where it goes: 0 the time, j + 1 kept column j, usize::MAX skipped.
+    let last = kept.iter().map(|(k, _)| *k).max().unwrap_or(0).max(time_k);
+    let mut slot = vec![usize::MAX; last + 1];
+    slot[time_k] = 0;
+    for (j, (k, _)) in kept.iter().enumerate() {
+        slot[*k] = j + 1;
+    }
+    let name_of = |k: usize| -> String {
+        if k == time_k {
+            time_name.clone()
+        } else {
+            kept.iter().find(|(i, _)| *i == k).map(|(_, n)| n.clone()).unwrap_or_default()
+        }
+    };
+    let mut table = InputTable {
+        time_name: time_name.clone(),
+        names: kept.iter().map(|(_, n)| n.clone()).collect(),
+        columns: vec![Vec::new(); kept.len()],
+        ..InputTable::default()
+    };
+    let mut row = vec![f64::NAN; kept.len() + 1];
+    loop {
+        let fields = lex.record(
+            |k| k <= last && slot[k] != usize::MAX,
+            |k, bytes| {
+                row[slot[k]] = number(bytes)?;
+                Ok(())
+            },
+        );
+        let fields = fields.map_err(|mut e| {
+            if let Some((k, _)) = &mut e.column {
+                e.column = Some((*k, name_of(*k - 1)));
+            }
+            e
+        })?;
+        let Some(fields) = fields else { break };
+        let line = lex.st.record_line;
+        if fields != n_fields {
+            let message = format!("{fields} fields, but the header has {n_fields}");
+            return Err(CsvError { line, column: None, message });
+        }
+        let t = row[0];
+        if let Some(prev) = table.times.last().copied().filter(|p| t < *p) {
+            let message = format!("time {t} is before the previous row's {prev}: times must not decrease");
+            return Err(CsvError { line, column: Some((time_k + 1, time_name.clone())), message });
+        }
+        table.times.push(t);
+        for (c, v) in table.columns.iter_mut().zip(&row[1..]) {
+            c.push(*v);
+        }
+    }
+    if table.times.is_empty() {
+        return Err(CsvError { line: lex.st.line, column: None, message: "no data rows after the header".into() });
+    }
+    Ok(table)
+}
+
+/// Only the header's names ([`read`]'s header pass), to pick columns before reading.
+pub fn header_names(path: &Path, mut keep: impl FnMut(&str) -> bool) -> std::result::Result<Vec<String>, CsvError> {
+    let f = std::fs::File::open(path).map_err(|e| CsvError { line: 0, column: None, message: e.to_string() })?;
+    let mut lex = Lexer::new(f)?;
+    let mut names = Vec::new();
+    lex.record(
+        |_| true,
+        |_, bytes| {
+            let name = String::from_utf8_lossy(bytes).trim().to_owned();
+            if keep(&name) {
+                names.push(name);
+            }
+            Ok(())
+        },
+    )?;
+    Ok(names)
+}
+
+/// A field's value: a finite decimal number, or `true`/`false` (1, 0).
+fn number(bytes: &[u8]) -> std::result::Result<f64, String> {
+    let shown = || {
+        let s = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
+        if bytes.len() > 40 {
+            format!("{s:?}…")
+        } else {
+            format!("{s:?}")
+        }
+    };
+    let s = std::str::from_utf8(bytes).map_err(|_| format!("{} is not a number (not UTF-8 text)", shown()))?.trim();
+    if s.eq_ignore_ascii_case("true") {
+        return Ok(1.0);
+    }
+    if s.eq_ignore_ascii_case("false") {
+        return Ok(0.0);
+    }
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err(format!("{} is not a finite number", shown())),
+        Err(_) if s.is_empty() => Err("empty value: every row needs a number here".into()),
+        Err(_) => Err(format!("{} is not a number", shown())),
+    }
+}
+
+/// The CSV lexer: one record at a time from a buffered reader, kept fields copied out (at most
+/// [`MAX_FIELD_BYTES`] each), skipped fields never stored.
+struct Lexer<R> {
+    r: BufReader<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>,
+    st: Position,
+}
+
+/// Where the lexer is, and the field being read.
+struct Position {
+    /// Line (1-based) of the next byte.
+    line: u64,
+    /// Bytes of the current line so far.
+    line_bytes: u64,
+    /// Line where the last record read starts.
+    record_line: u64,
+    field: Vec<u8>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    Start,
+    Plain,
+    Quoted,
+    QuoteInQuoted,
+}
+
+impl<R: Read> Lexer<R> {
+    fn new(mut inner: R) -> std::result::Result<Self, CsvError> {
+        // A UTF-8 byte-order mark is dropped; anything else read here is put back in front.
+        let mut head = Vec::with_capacity(3);
+        let mut byte = [0u8; 1];
+        while head.len() < 3 {
+            match inner.read(&mut byte) {
+                Ok(0) => break,
+                Ok(_) => head.push(byte[0]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(CsvError { line: 1, column: None, message: e.to_string() }),
+            }
+        }
+        if head == [0xEF, 0xBB, 0xBF] {
+            head.clear();
+        }
+        let r = BufReader::with_capacity(1 << 16, std::io::Cursor::new(head).chain(inner));
+        Ok(Self { r, st: Position { line: 1, line_bytes: 0, record_line: 1, field: Vec::new() } })
+    }
+
+    /// Reads one record (blank lines skipped): `keep(k)` says whether field k (0-based) is
+    /// handed to `on_field`; returns the number of fields, `None` at the end of the file.
+    /// `on_field`'s error is placed at the field (line, column k + 1).
+    fn record(
+        &mut self,
+        keep: impl Fn(usize) -> bool,
+        mut on_field: impl FnMut(usize, &[u8]) -> std::result::Result<(), String>,
+    ) -> std::result::Result<Option<usize>, CsvError> {
+        let Self { r, st } = self;
+        let mut state = State::Start;
+        let mut k = 0usize;
+        let mut kept = keep(0);
+        let mut any = false;
+        st.field.clear();
+        let err = |line: u64, column: Option<usize>, message: String| CsvError {
+            line,
+            column: column.map(|c| (c + 1, String::new())),
+            message,
+        };
+        loop {
+            let buf = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(err(st.line, None, e.to_string())),
+            };
+            if buf.is_empty() {
+                // End of the file: the last record ends here (without a line end).
+                if state == State::Quoted {
+                    return Err(err(st.line, Some(k), "a quoted field is not closed at the end of the file".into()));
+                }
+                if !any && k == 0 {
+                    return Ok(None);
+                }
+                st.end_field(k, kept, &mut on_field)?;
+                return Ok(Some(k + 1));
+            }
+            let mut used = 0;
+            let mut done = None;
+            for &b in buf {
+                used += 1;
+                st.line_bytes += 1;
+                if st.line_bytes > MAX_LINE_BYTES {
+                    return Err(err(
+                        st.line,
+                        None,
+                        format!("the line is longer than {} MiB (MAX_LINE_BYTES): refused", MAX_LINE_BYTES >> 20),
+                    ));
+                }
+                if b == b'\n' && state != State::Quoted {
+                    st.line += 1;
+                    st.line_bytes = 0;
+                    if !any && k == 0 {
+                        // A blank line (perhaps "\r\n"): skipped.
+                        st.field.clear();
+                        state = State::Start;
+                        continue;
+                    }
+                    done = Some(k);
+                    break;
+                }
+                if b == b'\n' {
+                    st.line += 1;
+                    st.line_bytes = 0;
+                }
+                if !any && b != b'\r' {
+                    any = true;
+                    st.record_line = st.line;
+                }
+                match (state, b) {
+                    (State::Start, b'"') => state = State::Quoted,
+                    (State::Quoted, b'"') => state = State::QuoteInQuoted,
+                    (State::QuoteInQuoted, b'"') => {
+                        state = State::Quoted;
+                        st.push(kept, b, k)?;
+                    }
+                    (State::Quoted, _) => st.push(kept, b, k)?,
+                    (State::Start | State::Plain | State::QuoteInQuoted, b',') => {
+                        st.end_field(k, kept, &mut on_field)?;
+                        k += 1;
+                        kept = keep(k);
+                        state = State::Start;
+                    }
+                    (State::QuoteInQuoted, b'\r') => {}
+                    (State::QuoteInQuoted, _) => {
+                        return Err(err(st.line, Some(k), "a character after a closing quote".into()));
+                    }
+                    (State::Start | State::Plain, _) => {
+                        state = State::Plain;
+                        st.push(kept, b, k)?;
+                    }
+                }
+            }
+            r.consume(used);
+            if let Some(k) = done {
+                st.end_field(k, kept, &mut on_field)?;
+                return Ok(Some(k + 1));
+            }
+        }
+    }
+}
+
+impl Position {
+    fn push(&mut self, kept: bool, b: u8, k: usize) -> std::result::Result<(), CsvError> {
+        if kept {
+            if self.field.len() >= MAX_FIELD_BYTES {
+                return Err(CsvError {
+                    line: self.line,
+                    column: Some((k + 1, String::new())),
+                    message: format!("a field longer than {} KiB (MAX_FIELD_BYTES): refused", MAX_FIELD_BYTES >> 10),
+                });
+            }
+            self.field.push(b);
+        }
+        Ok(())
+    }
+
+    fn end_field(
+        &mut self,
+        k: usize,
+        kept: bool,
+        on_field: &mut impl FnMut(usize, &[u8]) -> std::result::Result<(), String>,
+    ) -> std::result::Result<(), CsvError> {
+        if kept {
+            if self.field.last() == Some(&b'\r') {
+                self.field.pop();
+            }
+            // The line of the field: the record's line unless a quoted line end came since.
+            let line = self.line - u64::from(self.line_bytes == 0);
+            on_field(k, &self.field).map_err(|message| CsvError {
+                line,
+                column: Some((k + 1, String::new())),
+                message,
+            })?;
+        }
+        self.field.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "input_file_tests.rs"]
+mod tests;
