@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 //! The crane as two Model Exchange FMUs (issue 52 item 4) against the unified reference:
 //! `multibody-crane-me` (the crane in minimal coordinates θ1, θ2) and `hydraulics-lumped3-me`
 //! (the Publication III circuit) composed as one ODE — their right-hand sides evaluated through

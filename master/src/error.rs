@@ -164,6 +164,17 @@ pub enum MasterError {
     },
 }
 
+impl MasterError {
+    /// Whether this is an FMU call that returned `fmi2Discard` (in process or from a worker
+    /// process: the status text starts with the status name).
+    pub fn is_discard(&self) -> bool {
+        matches!(self, Self::Call { status, .. } if status.starts_with("fmi2Discard") || status.starts_with("fmi3Discard"))
+    }
+}
+
+/// Result alias.
+pub type Result<T, E = MasterError> = std::result::Result<T, E>;
+
 #[cfg(test)]
 mod bounded_tests {
     #[test]
@@ -175,14 +186,3 @@ mod bounded_tests {
         assert!(b.contains(" bytes cut] "));
     }
 }
-
-impl MasterError {
-    /// Whether this is an FMU call that returned `fmi2Discard` (in process or from a worker
-    /// process: the status text starts with the status name).
-    pub fn is_discard(&self) -> bool {
-        matches!(self, Self::Call { status, .. } if status.starts_with("fmi2Discard") || status.starts_with("fmi3Discard"))
-    }
-}
-
-/// Result alias.
-pub type Result<T, E = MasterError> = std::result::Result<T, E>;
