@@ -662,7 +662,7 @@ mod tests {
     fn bad_dimensions_are_named() {
         assert!(Dimension::parse("step=0").unwrap_err().contains("step"));
         assert!(Dimension::parse("extrapolation=5").unwrap_err().contains("order 0-4"));
-        assert!(Dimension::parse("solver=TR").unwrap_err().contains("instance.variable"));
+        assert!(Dimension::parse("integrator=TR").unwrap_err().contains("instance.variable"));
         let e = Dimension::parse("ecco.rtl=1e-3").unwrap_err();
         assert!(e.contains("ecco.rtl") && e.contains("rtl"), "{e}");
         let e = Dimension::parse("step_control=sometimes").unwrap_err();

@@ -179,9 +179,12 @@ fn six_fmus_with_their_coupling_variables() {
             "multibody-crane2",
             "multibody-rod-p",
             "multibody-crane-p",
-            "multibody-crane2-p"
+            "multibody-crane2-p",
+            "multibody-crane-me"
         ]
     );
+    // The six co-simulation FMUs (the Model Exchange crane, minimal coordinates, is tested in
+    // fmu-multibody's crane_me and fmu-harness's fmpy_me).
     let expect: [(&str, &[&str], &[&str]); 6] = [
         ("multibody-rod", &["F"], &["s", "s_dot", "s_ddot"]),
         ("multibody-crane", &["F"], &["s", "s_dot", "s_ddot"]),

@@ -369,7 +369,7 @@ mod tests {
             .collect();
         every_call(&mut recorders).unwrap();
         let made = std::mem::take(&mut *seen.lock().unwrap());
-        assert_eq!(made.len(), 27);
+        assert_eq!(made.len(), 28);
         // Every operation is covered: a new one must be added to `every_call`.
         let ops: std::collections::HashSet<Op> = log.lock().unwrap().calls.iter().map(|e| e.op).collect();
         assert_eq!(ops.len(), Op::ALL.len());

@@ -27,17 +27,19 @@ pub(crate) const BINARY_VALUE_LIMIT: usize = 256 << 20;
 /// more than its `maxSize`, more than [`BINARY_VALUE_LIMIT`], or a NULL pointer with a nonzero
 /// size (FMI 3.0 §2.2.6.2: the pointer points to `size` bytes).
 pub(crate) fn reported_size(max: &MaxSizes, vr: u32, name: &str, size: usize, null: bool) -> Option<String> {
-    let what = format!("{name} (value reference {vr}): the FMU reported a value of {size} bytes");
+    // Formatted only when refused: this runs on every get of every Binary output (no allocation
+    // per step, master/tests/zero_alloc.rs).
+    let what = || format!("{name} (value reference {vr}): the FMU reported a value of {size} bytes");
     if null && size > 0 {
-        return Some(format!("{what} at a NULL pointer"));
+        return Some(format!("{} at a NULL pointer", what()));
     }
     if let Some((_, m)) = max.get(&vr) {
         if size as u64 > u64::from(*m) {
-            return Some(format!("{what}, more than its maxSize of {m} bytes"));
+            return Some(format!("{}, more than its maxSize of {m} bytes", what()));
         }
     }
     (size > BINARY_VALUE_LIMIT).then(|| {
-        format!("{what}, more than cosim's limit of {BINARY_VALUE_LIMIT} bytes (256 MiB) for one Binary value")
+        format!("{}, more than cosim's limit of {BINARY_VALUE_LIMIT} bytes (256 MiB) for one Binary value", what())
     })
 }
 
