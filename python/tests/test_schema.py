@@ -51,8 +51,10 @@ def test_every_schema_key_from_python_is_the_same_system_as_from_toml(tmp_path):
     from_file = _cosim._describe(str(path))
     s = build(t, path.parent)
     assert _cosim._describe(s.spec()) == from_file
-    # A plain dict of the file's tables is the same system too.
-    assert _cosim._describe(t) == from_file
+    # A plain dict of the file's tables is the same system too (its relative input file, like
+    # cosim.System's, is taken from the working folder: given here from the file's folder).
+    inputs = [{**i, "file": str(path.parent / i["file"])} if "file" in i else i for i in t["inputs"]]
+    assert _cosim._describe({**t, "inputs": inputs}) == from_file
 
 
 def test_the_documented_sugar_is_the_toml_keys(tmp_path):
@@ -64,7 +66,10 @@ def test_the_documented_sugar_is_the_toml_keys(tmp_path):
     sugar = build(t, path.parent)
     sugar._inputs.clear()
     for i in t["inputs"]:
-        sugar.input(i["to"], i["times"], i["values"], linear=i.get("interpolation") == "linear")
+        if "file" in i:
+            sugar.input(**{**i, "file": str(path.parent / i["file"])})
+        else:
+            sugar.input(i["to"], i["times"], i["values"], linear=i.get("interpolation") == "linear")
     sugar._connections.clear()
     for c in t["connections"]:
         e = c.get("extrapolation")
