@@ -248,6 +248,15 @@ impl Instance3 {
         (s, interval, qualifier)
     }
 
+    /// `fmi3GetShiftDecimal` of one clock: (status, shift).
+    pub(crate) fn get_shift_decimal(&mut self, clock: u32) -> (c_int, f64) {
+        let Some(f) = self.binary.api.get_shift_decimal else { return (NOT_CALLED, 0.0) };
+        let mut shift = 0.0;
+        // SAFETY: live instance; one reference and one shift to write.
+        let s = unsafe { f(self.c(), &clock, 1, &mut shift) };
+        (s, shift)
+    }
+
     pub(crate) fn env(&self) -> &InstanceEnv {
         // SAFETY: the environment lives until Drop and is only accessed through shared refs.
         unsafe { self.env.as_ref() }

@@ -112,6 +112,10 @@ pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescript
         if x.has_co_simulation {
             // Co-Simulation is used where the FMU offers both.
             x.unsupported.retain(|u| !u.starts_with("scheduled execution:"));
+            if x.has_event_mode {
+                // Clocks in Co-Simulation run in event mode (clocks.rs).
+                x.unsupported.retain(|u| !["clocks:", "clocked variables:"].iter().any(|p| u.starts_with(p)));
+            }
         }
         // What is still unsupported is refused by the capability checks (`read_description`).
     }
@@ -456,6 +460,14 @@ impl Fmu {
         match &self.binary {
             Binary::Fmi2(b) => Some(b),
             Binary::Fmi3(..) => None,
+        }
+    }
+
+    /// FMI 3.0: the `<Clock>` variables (clock connections of a system join them); none for 2.0.
+    pub fn clocks(&self) -> &[model_description::Clock3] {
+        match &self.binary {
+            Binary::Fmi2(_) => &[],
+            Binary::Fmi3(_, types) => &types.clocks,
         }
     }
 

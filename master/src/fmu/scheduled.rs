@@ -30,11 +30,17 @@ pub(crate) fn check_clocks(x: &Fmi3, scheduled: bool) -> Result<(), String> {
             }
         }
     }
-    if !scheduled {
+    // Clocks in Co-Simulation (`clocks.rs`): any kind; the time-based input clocks' intervals
+    // and shifts are checked as in Scheduled Execution.
+    let cs = x.has_co_simulation && x.has_event_mode;
+    if !scheduled && !cs {
         return Ok(());
     }
     for c in &x.clocks {
         let time_based = matches!(c.interval_variability.as_str(), "constant" | "fixed" | "tunable");
+        if cs && !scheduled && !(c.input && time_based) {
+            continue;
+        }
         if !c.input || !time_based {
             return Err(format!(
                 "clock \"{}\" (line {}): {} clock with intervalVariability=\"{}\": cosim's Scheduled Execution \
