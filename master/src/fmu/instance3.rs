@@ -192,8 +192,8 @@ pub struct Fmi3Instance {
     pub(super) events: super::events::EventState,
     /// Scheduled Execution (`scheduled.rs`): the clocks' intervals and activation counts.
     pub(super) schedule: super::scheduled::Schedule,
-    /// Clocks in Co-Simulation (`clocks.rs`).
-    pub(super) clockset: super::clocks::ClockSet,
+    /// Clocks in Co-Simulation (`clocks.rs`; boxed: most instances have none).
+    pub(super) clockset: Box<super::clocks::ClockSet>,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
     /// Reused fmi3Boolean buffer.
@@ -216,7 +216,7 @@ impl std::fmt::Debug for Fmi3Instance {
 impl Fmi3Instance {
     pub(crate) fn new(raw: Instance3, types: Arc<Types3>, core: Core) -> Self {
         let shadow = types.starts.clone();
-        let clockset = super::clocks::ClockSet::new(&types);
+        let clockset = Box::new(super::clocks::ClockSet::new(&types));
         let (get_float64, set_float64) = (raw.api().get_float64, raw.api().set_float64);
         Self {
             get_float64,
@@ -544,7 +544,7 @@ impl Fmi3Instance {
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
-        self.clockset = super::clocks::ClockSet::new(&self.types);
+        *self.clockset = super::clocks::ClockSet::new(&self.types);
         let s = self.call(Instance3::reset);
         self.check(|| "fmi3Reset", s)?;
         // Reset puts the structural parameters back to their start values.

@@ -83,6 +83,19 @@ pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescripti
     Ok((md, fmi3))
 }
 
+/// A binary that needs the Python library loaded first (pythonfmu/pythonfmu3 FMUs: their
+/// `needsExecutionTool` is Python): the hint how to give it, after the loader's message.
+fn python_hint(message: &str) -> &'static str {
+    if message.contains("undefined symbol: _Py") || message.contains("undefined symbol: Py") {
+        " (the FMU needs the Python library, needsExecutionTool: run it from Python with the cosim \
+         package, or load libpython first, e.g. LD_PRELOAD=$(python3 -c 'import sysconfig, os; \
+         print(os.path.join(sysconfig.get_config_var(\"LIBDIR\"), sysconfig.get_config_var(\"LDLIBRARY\")))') \
+         cosim run …)"
+    } else {
+        ""
+    }
+}
+
 /// [`read_description`] without the capability checks (`cosim info` reports them).
 pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
     let (mut md, mut fmi3) = match model_description::from_str(xml) {
@@ -248,7 +261,8 @@ impl Fmu {
             }
             Some(x) => {
                 let types = Types3::new(&md, x);
-                let binary = ffi3::Binary3::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+                let binary = ffi3::Binary3::load(&so)
+                    .map_err(|m| fmu_error(path, format!("{so_rel}: {m}{}", python_hint(&m))))?;
                 let version = binary.version();
                 if !version.starts_with("3.") {
                     return Err(fmu_error(
