@@ -55,9 +55,18 @@ fn ticks(p: f64, stop: f64) -> usize {
 
 #[test]
 fn time_based_and_countdown_clocks_are_activated_at_their_ticks() {
-    let fixed =
-        XML.replace(r#"intervalVariability="constant" intervalDecimal="0.25""#, r#"intervalVariability="fixed""#);
-    for (xml, flags) in [(XML, &[][..]), (XML, &["--isolate"][..]), (fixed.as_str(), &[][..])] {
+    const TICK: &str = r#"intervalVariability="constant" intervalDecimal="0.25""#;
+    let fixed = XML.replace(TICK, r#"intervalVariability="fixed""#);
+    // The interval as a fraction: in the description (1/4 s), or from fmi3GetIntervalFraction.
+    let counted = XML.replace(TICK, r#"intervalVariability="constant" intervalCounter="1" resolution="4""#);
+    let fraction = XML.replace(TICK, r#"intervalVariability="fixed" supportsFraction="true""#);
+    for (xml, flags) in [
+        (XML, &[][..]),
+        (XML, &["--isolate"][..]),
+        (fixed.as_str(), &[][..]),
+        (counted.as_str(), &[][..]),
+        (fraction.as_str(), &[][..]),
+    ] {
         let dir = tmp("clocks3-run");
         let fmu = fmu(&dir, &[], xml);
         let mut args = vec!["--output-variables", OUT];
@@ -135,7 +144,19 @@ fn an_output_clock_triggers_the_connected_input_clock_of_another_fmu() {
 fn clock_definitions_cosim_cannot_run_are_refused_naming_them() {
     let fixed =
         XML.replace(r#"intervalVariability="constant" intervalDecimal="0.25""#, r#"intervalVariability="fixed""#);
-    let cases: [(&str, String, &[&str], &[&str]); 6] = [
+    let cases: [(&str, String, &[&str], &[&str]); 8] = [
+        (
+            "zero-counter",
+            XML.replace("intervalDecimal=\"0.25\"", "intervalCounter=\"0\" resolution=\"4\""),
+            &[],
+            &["clock \"tick\"", "intervalCounter=\"0\"", "not a positive interval"],
+        ),
+        (
+            "zero-fraction-answered",
+            fixed.replace("intervalVariability=\"fixed\"", "intervalVariability=\"fixed\" supportsFraction=\"true\""),
+            &["-DZERO_INTERVAL"],
+            &["fmi3GetIntervalFraction", "clock \"tick\"", "0 / 4"],
+        ),
         // A variable whose clocks attribute names a clock that does not exist.
         ("missing", XML.replace("clocks=\"3\"", "clocks=\"99\""), &[], &["\"u\"", "clocks names 99", "no <Clock>"]),
         (

@@ -5,7 +5,9 @@
 //!   activates them at their ticks `start + shift + k · interval` (k = 0, 1, …; from k, never
 //!   accumulated). The interval of a constant clock is its `intervalDecimal`; fixed and tunable
 //!   clocks are asked with `fmi3GetIntervalDecimal` (and `fmi3GetShiftDecimal` where the binary
-//!   exports it) in the event mode after initialization, tunable ones again after every event
+//!   exports it; `fmi3GetIntervalFraction` and `fmi3GetShiftFraction` for a clock that
+//!   `supportsFraction`, and a constant clock's `intervalCounter` / `resolution` is used as such:
+//!   the ticks are then base + (k · counter) / resolution, exact up to one rounding) in the event mode after initialization, tunable ones again after every event
 //!   (a changed interval counts from the clock's last tick). A tick inside a communication step
 //!   cuts the step there (as a `nextEventTime` does): `fmi3DoStep` to the tick, event mode,
 //!   `fmi3SetClock`, the event iteration, step mode, then on to the step's end.
@@ -39,6 +41,9 @@ use super::FmuInstance;
 use crate::error::Result;
 use std::collections::HashMap;
 
+/// An interval as (counter, resolution): counter / resolution s.
+type Fraction = (u64, u64);
+
 /// How a clock is activated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -58,6 +63,11 @@ struct Run {
     input: bool,
     kind: Kind,
     interval: f64,
+    /// The interval as intervalCounter / resolution, when the FMU gives it so: the ticks are
+    /// base + (k · counter) / resolution, exact up to one rounding.
+    frac: Option<Fraction>,
+    /// `supportsFraction`: fixed and tunable intervals are asked with `fmi3GetIntervalFraction`.
+    fraction: bool,
     base: f64,
     k: u64,
     /// The next time the master activates it (time-based and aperiodic input clocks).
@@ -69,6 +79,16 @@ struct Run {
     /// Output: ticked since the master last read it.
     ticked: bool,
     activations: u64,
+}
+
+impl Run {
+    /// Its k-th tick from `base`.
+    fn tick(&self, k: u64) -> f64 {
+        match self.frac {
+            Some((n, r)) => self.base + (u128::from(k) * u128::from(n)) as f64 / r as f64,
+            None => self.base + k as f64 * self.interval,
+        }
+    }
 }
 
 /// One clocked variable: its clocks, whether an input, the value the master sees.
@@ -121,7 +141,15 @@ impl ClockSet {
                     _ => Kind::Triggered,
                 },
                 interval: c.interval_decimal.unwrap_or(f64::NAN),
-                base: c.shift_decimal,
+                frac: match (c.interval_counter, c.resolution) {
+                    (Some(n), Some(r)) if c.interval_variability == "constant" && n > 0 && r > 0 => Some((n, r)),
+                    _ => None,
+                },
+                fraction: c.supports_fraction,
+                base: match c.resolution {
+                    Some(r) if r > 0 && c.shift_counter > 0 => c.shift_counter as f64 / r as f64,
+                    _ => c.shift_decimal,
+                },
                 k: 0,
                 next: None,
                 last: None,
@@ -164,6 +192,32 @@ impl Fmi3Instance {
         r
     }
 
+    /// The interval of periodic clock `k` from the FMU: `fmi3GetIntervalFraction` where the clock
+    /// `supportsFraction` and the binary exports it, else `fmi3GetIntervalDecimal`; (interval,
+    /// fraction, qualifier), the interval checked.
+    fn ask_periodic(&mut self, k: usize) -> Result<(f64, Option<Fraction>, i32)> {
+        const F: &str = "fmi3GetIntervalFraction";
+        if !(self.clockset.runs[k].fraction && self.raw.api().get_interval_fraction.is_some()) {
+            let (interval, qualifier) = self.ask_interval(k)?;
+            return Ok((interval, None, qualifier));
+        }
+        let vr = self.clockset.runs[k].vr;
+        let mut out = (0, 0, 0);
+        let s = self.call(|i| {
+            let (status, n, r, q) = i.get_interval_fraction(vr);
+            out = (n, r, q);
+            status
+        });
+        self.check(|| F, s)?;
+        let (n, r, q) = out;
+        if q == INTERVAL_CHANGED && (n == 0 || r == 0) {
+            let name = self.clockset.runs[k].name.clone();
+            let why = format!("clock \"{name}\": interval {n} / {r} is not a positive interval");
+            return Err(self.refuse(F, why));
+        }
+        Ok((n as f64 / r.max(1) as f64, Some((n, r.max(1))), q))
+    }
+
     /// `fmi3GetIntervalDecimal` of clock `k`: (interval, qualifier).
     fn ask_interval(&mut self, k: usize) -> Result<(f64, i32)> {
         const F: &str = "fmi3GetIntervalDecimal";
@@ -196,12 +250,23 @@ impl Fmi3Instance {
         for k in 0..self.clockset.runs.len() {
             let Kind::Periodic { asked, .. } = self.clockset.runs[k].kind else { continue };
             if asked {
-                let (interval, _) = self.ask_interval(k)?;
+                let (interval, frac, _) = self.ask_periodic(k)?;
                 if !(interval.is_finite() && interval > 0.0) {
                     return Err(self.bad_interval(k, interval));
                 }
                 self.clockset.runs[k].interval = interval;
-                if self.raw.api().get_shift_decimal.is_some() {
+                self.clockset.runs[k].frac = frac;
+                if frac.is_some() && self.raw.api().get_shift_fraction.is_some() {
+                    let vr = self.clockset.runs[k].vr;
+                    let mut shift = (0, 0);
+                    let s = self.call(|i| {
+                        let (status, n, r) = i.get_shift_fraction(vr);
+                        shift = (n, r);
+                        status
+                    });
+                    self.check(|| "fmi3GetShiftFraction", s)?;
+                    self.clockset.runs[k].base = shift.0 as f64 / shift.1.max(1) as f64;
+                } else if self.raw.api().get_shift_decimal.is_some() {
                     let vr = self.clockset.runs[k].vr;
                     let mut shift = 0.0;
                     let s = self.call(|i| {
@@ -246,7 +311,7 @@ impl Fmi3Instance {
             match r.kind {
                 Kind::Periodic { .. } => {
                     r.k += 1;
-                    r.next = Some(r.base + r.k as f64 * r.interval);
+                    r.next = Some(r.tick(r.k));
                 }
                 Kind::Aperiodic => r.next = None,
                 Kind::Triggered => {}
@@ -327,7 +392,8 @@ impl Fmi3Instance {
             if !r.input || !(tunable || r.kind == Kind::Aperiodic) {
                 continue;
             }
-            let (interval, qualifier) = self.ask_interval(k)?;
+            let (interval, frac, qualifier) =
+                if tunable { self.ask_periodic(k)? } else { self.ask_interval(k).map(|(i, q)| (i, None, q))? };
             if qualifier != INTERVAL_CHANGED {
                 continue;
             }
@@ -337,9 +403,10 @@ impl Fmi3Instance {
             let r = &mut self.clockset.runs[k];
             if tunable {
                 r.interval = interval;
+                r.frac = frac;
                 r.base = r.last.unwrap_or(r.base);
                 r.k = 1;
-                r.next = Some(r.base + interval);
+                r.next = Some(r.tick(1));
             } else {
                 r.next = Some(time + interval);
             }

@@ -17,6 +17,7 @@
  * rules), 16 last_trig (Float64 output: the time of trig's last activation, -1 before).
  *
  * -DCD_NEVER: the countdown interval is answered as +inf (a clock that never fires).
+ * fmi3GetIntervalFraction answers 1/4 s for tick (a description with supportsFraction="true").
  * -DZERO_INTERVAL: tick's interval is answered as 0 (when the description says fixed). */
 #include <math.h>
 #include <stdbool.h>
@@ -133,6 +134,28 @@ EXPORT S fmi3GetIntervalDecimal(void *p, const unsigned vr[], size_t n, double i
     return OK;
 }
 
+/* The same interval as a fraction (for a description that says supportsFraction="true"). */
+EXPORT S fmi3GetIntervalFraction(void *p, const unsigned vr[], size_t n, uint64_t counter[], uint64_t resolution[],
+    int qualifier[]) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] != 1) { say(c, ERROR, "fmi3GetIntervalFraction: no such clock"); return ERROR; }
+        counter[i] = 1; resolution[i] = 4; qualifier[i] = 2;
+#ifdef ZERO_INTERVAL
+        counter[i] = 0;
+#endif
+    }
+    return OK;
+}
+EXPORT S fmi3GetShiftFraction(void *p, const unsigned vr[], size_t n, uint64_t counter[], uint64_t resolution[]) {
+    Inst *c = p;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] != 1) { say(c, ERROR, "fmi3GetShiftFraction: no such clock"); return ERROR; }
+        counter[i] = 0; resolution[i] = 1;
+    }
+    return OK;
+}
+
 EXPORT S fmi3GetShiftDecimal(void *p, const unsigned vr[], size_t n, double shift[]) {
     Inst *c = p;
     for (size_t i = 0; i < n; i++) {
@@ -221,9 +244,9 @@ STUB(GetFMUState) STUB(SetFMUState) STUB(FreeFMUState) STUB(SerializedFMUStateSi
 STUB(DeserializeFMUState) STUB(GetOutputDerivatives) STUB(CompletedIntegratorStep) STUB(EnterConfigurationMode)
 STUB(EnterContinuousTimeMode) STUB(EvaluateDiscreteStates) STUB(ExitConfigurationMode) STUB(GetBinary)
 STUB(SetBinary) STUB(GetAdjointDerivative) STUB(GetContinuousStateDerivatives) STUB(GetContinuousStates)
-STUB(GetDirectionalDerivative) STUB(GetEventIndicators) STUB(GetIntervalFraction)
+STUB(GetDirectionalDerivative) STUB(GetEventIndicators)
 STUB(GetNominalsOfContinuousStates) STUB(GetNumberOfContinuousStates) STUB(GetNumberOfEventIndicators)
-STUB(GetNumberOfVariableDependencies) STUB(GetShiftFraction) STUB(GetVariableDependencies)
+STUB(GetNumberOfVariableDependencies) STUB(GetVariableDependencies)
 STUB(SetContinuousStates) STUB(SetIntervalDecimal) STUB(SetIntervalFraction) STUB(SetShiftDecimal)
 STUB(SetShiftFraction) STUB(SetTime) STUB(InstantiateModelExchange) STUB(InstantiateScheduledExecution)
 STUB(ActivateModelPartition)
