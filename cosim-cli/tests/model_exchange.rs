@@ -293,3 +293,113 @@ fn the_bouncing_ball_with_the_bdf() {
     let (header, rows) = read_csv(&out.join("results.csv"));
     check_ball(&header, &rows, 1e-6);
 }
+
+/// The solver statistics of instance `name` in summary.json.
+fn solver_stats(out: &Path, name: &str) -> serde_json::Value {
+    let s = summary(out);
+    let i = s["instances"].as_array().unwrap().iter().find(|i| i["name"] == name).unwrap_or_else(|| panic!("{s}"));
+    i["solver"].clone()
+}
+
+#[test]
+fn the_fmi3_bouncing_ball_bounces_at_the_closed_form_times_like_fmpy() {
+    // FMI 3.0 Model Exchange (fmi3InstantiateModelExchange), a binary without the Co-Simulation
+    // functions (no fmi3DoStep).
+    let build = mefmu::Build { fmi3: true, defines: vec!["ME_ONLY".into()], ..mefmu::Build::default() };
+    let fmu = Model::Ball.build_with(&tmp("me3-ball-only"), &build);
+    for flags in [
+        &["--step", "0.01", "--solver", "rk4", "--set", "solver_step=1e-3"][..],
+        &["--step", "0.01", "--set", "relative_tolerance=1e-10", "--set", "absolute_tolerance=1e-12"][..],
+    ] {
+        for isolate in [false, true] {
+            let mut flags = flags.to_vec();
+            if isolate {
+                flags.push("--isolate");
+            }
+            let (code, stderr, out) = run(&fmu, &flags);
+            assert_eq!(code, Some(0), "{flags:?}: {stderr}");
+            let (header, rows) = read_csv(&out.join("results.csv"));
+            assert_eq!(rows.len(), 201);
+            check_ball(&header, &rows, 1e-6);
+            let st = solver_stats(&out, "ball");
+            assert_eq!(st["state_events"], 4, "{flags:?}: {st}");
+            assert_eq!(st["time_events"], 0, "{st}");
+            assert!(st["steps"].as_u64().unwrap() > 100 && st["rhs_evaluations"].as_u64().unwrap() > 100, "{st}");
+        }
+    }
+    // FMPy's FMI 3.0 ME simulation (CVode) of the same model (a binary with every FMI 3.0
+    // function: FMPy resolves them all): its event times are the closed form's, its states ours
+    // within 1e-4 of the range.
+    let fmu = Model::Ball.build3(&tmp("me3-ball"));
+    let (fh, frows) = fmpy_me(&fmu, 1e-9, 0.01, 2.0);
+    let events: Vec<f64> = frows.windows(2).filter(|w| w[0][0] == w[1][0]).map(|w| w[0][0]).collect();
+    let bounces = bounce_times(2.0);
+    assert_eq!(events.len(), bounces.len(), "{events:?}");
+    for (a, b) in events.iter().zip(&bounces) {
+        assert!((a - b).abs() < 1e-6, "FMPy's event at {a}, closed form {b}");
+    }
+    let (code, stderr, out) = run(&fmu, &["--step", "0.01", "--solver", "rk4", "--set", "solver_step=1e-3"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    for (name, ours) in [("h", column(&header, "ball.h")), ("v", column(&header, "ball.v"))] {
+        let theirs = column(&fh, name);
+        let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+        let mut compared = 0;
+        for r in &rows {
+            let Some(f) = frows.iter().find(|f| (f[0] - r[0]).abs() < 1e-9) else { continue };
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * range,
+                "{name} at t = {}: {} vs FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+            compared += 1;
+        }
+        assert!(compared >= 190, "{compared} rows compared");
+    }
+}
+
+#[test]
+fn solver_statistics_count_the_stairs_and_the_bounces() {
+    // The stair's time events are its whole seconds before the stop time (3.5 s: three), in
+    // FMI 2.0 and 3.0, in process and in a worker process.
+    for fmi3 in [false, true] {
+        let dir = tmp(if fmi3 { "me-stats3" } else { "me-stats2" });
+        let stair = if fmi3 { Model::Stair.build3(&dir.join("stair")) } else { Model::Stair.build(&dir.join("stair")) };
+        for isolate in [false, true] {
+            let mut flags = vec!["--step", "0.25", "--solver", "rk4"];
+            if isolate {
+                flags.push("--isolate");
+            }
+            let (code, stderr, out) = run(&stair, &flags);
+            assert_eq!(code, Some(0), "{stderr}");
+            let st = solver_stats(&out, "stair");
+            let stairs = 3.5f64.floor() as u64;
+            assert_eq!(st["time_events"], stairs, "fmi3 {fmi3} isolate {isolate}: {st}");
+            assert_eq!((st["events"].as_u64(), st["state_events"].as_u64()), (Some(stairs), Some(0)), "{st}");
+            // RK4 at the default solver step (0.25 / 10): 14 communication steps of 10 steps.
+            assert_eq!(st["steps"], 140, "{st}");
+            assert_eq!(st["rhs_evaluations"].as_u64().unwrap() % 4, 0, "{st}");
+            assert_eq!(st["jacobians"], 0, "{st}");
+        }
+        // The ball with the BDF: four bounces, Jacobians and error-test failures counted.
+        let ball = if fmi3 { Model::Ball.build3(&dir.join("ball")) } else { Model::Ball.build(&dir.join("ball")) };
+        for isolate in [false, true] {
+            let mut flags = vec!["--step", "0.01", "--set", "relative_tolerance=1e-8"];
+            if isolate {
+                flags.push("--isolate");
+            }
+            let (code, stderr, out) = run(&ball, &flags);
+            assert_eq!(code, Some(0), "{stderr}");
+            let st = solver_stats(&out, "ball");
+            assert_eq!((st["state_events"].as_u64(), st["events"].as_u64()), (Some(4), Some(4)), "{st}");
+            assert!(st["jacobians"].as_u64().unwrap() >= 1, "{st}");
+            let rejected = st["rejected_steps"].as_u64().unwrap();
+            let split = st["error_test_failures"].as_u64().unwrap() + st["convergence_failures"].as_u64().unwrap();
+            assert_eq!(rejected, split, "{st}");
+            assert!(st["event_indicator_evaluations"].as_u64().unwrap() > st["steps"].as_u64().unwrap(), "{st}");
+        }
+    }
+    // A Co-Simulation FMU's summary has no solver entry.
+}

@@ -150,8 +150,9 @@ fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::F
             }
             (None, Some(me)) => {
                 // Model Exchange only: integrated by cosim's solver (fmu/me.rs, ode/).
-                let so = format!("binaries/linux64/{}.so", me.model_identifier);
-                let runnable = match Archive::check_runnable(path, &so) {
+                let platform = if md.fmi_version.starts_with("3.") { "x86_64-linux" } else { "linux64" };
+                let so = format!("binaries/{platform}/{}.so", me.model_identifier);
+                let runnable = match Archive::check_runnable_as(path, &so, true) {
                     Ok(()) => format!("yes ({so}, Model Exchange)"),
                     Err(why) => format!("no: {why}"),
                 };
