@@ -163,9 +163,21 @@ fn interface_choices_are_checked() {
 /// FMPy's Model Exchange simulation of `fmu` (CVode at `rtol`, every `interval` s to `stop`):
 /// the header and rows of its result (events give two rows at one time).
 fn fmpy_me(fmu: &Path, rtol: f64, interval: f64, stop: f64) -> (Vec<String>, Vec<Vec<f64>>) {
+    fmpy_me_with(fmu, rtol, interval, stop, &[])
+}
+
+/// [`fmpy_me`] with start values `start`.
+fn fmpy_me_with(
+    fmu: &Path,
+    rtol: f64,
+    interval: f64,
+    stop: f64,
+    start: &[(&str, f64)],
+) -> (Vec<String>, Vec<Vec<f64>>) {
     let script = "import sys\n\
                   from fmpy import simulate_fmu\n\
-                  r = simulate_fmu(sys.argv[1], fmi_type='ModelExchange', solver='CVode', \
+                  sv = {a.split('=')[0]: float(a.split('=')[1]) for a in sys.argv[5:]}\n\
+                  r = simulate_fmu(sys.argv[1], fmi_type='ModelExchange', solver='CVode', start_values=sv, \
                   relative_tolerance=float(sys.argv[2]), output_interval=float(sys.argv[3]), stop_time=float(sys.argv[4]))\n\
                   print(','.join(r.dtype.names))\n\
                   for row in r: print(','.join(repr(float(x)) for x in row))\n";
@@ -173,6 +185,7 @@ fn fmpy_me(fmu: &Path, rtol: f64, interval: f64, stop: f64) -> (Vec<String>, Vec
         .args(["-c", script])
         .arg(fmu)
         .args([rtol, interval, stop].map(|x| format!("{x:e}")))
+        .args(start.iter().map(|(k, v)| format!("{k}={v:e}")))
         .output()
         .expect("running FMPy");
     assert!(o.status.success(), "FMPy failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -402,4 +415,89 @@ fn solver_statistics_count_the_stairs_and_the_bounces() {
         }
     }
     // A Co-Simulation FMU's summary has no solver entry.
+}
+
+#[test]
+fn our_fmi3_model_exchange_fmus_equal_fmpys_model_exchange_simulation() {
+    // The crane's FMUs exported as Model Exchange (`cargo xtask fmus`), FMI 3.0 and 2.0, each
+    // alone with a constant input that moves it, against FMPy's ME simulation (CVode).
+    let root = fmu_harness::paths::root();
+    for (file, start, vars) in [
+        ("hydraulics-lumped3-me.fmu", ("U_ref", 5.0), &["p1", "p2", "p3", "F"][..]),
+        ("multibody-crane-me.fmu", ("F", 9500.0), &["s", "s_dot", "theta1", "theta2"][..]),
+    ] {
+        for dir in ["target/fmu3", "target/fmu"] {
+            let built = root.join(dir).join(file);
+            assert!(built.exists(), "{} missing: run `cargo xtask fmus`", built.display());
+            let tag = format!("me-ours-{}-{}", dir.replace('/', "-"), file.trim_end_matches(".fmu"));
+            let fmu = tmp(&tag).join(file);
+            std::fs::create_dir_all(fmu.parent().unwrap()).unwrap();
+            std::fs::copy(&built, &fmu).unwrap();
+            let sv = format!("{}={}", start.0, start.1);
+            let flags = [
+                "--interface",
+                "me",
+                "--step",
+                "1e-3",
+                "--stop-time",
+                "0.5",
+                "--start-value",
+                &sv,
+                "--set",
+                "relative_tolerance=1e-9",
+                "--set",
+                "absolute_tolerance=1e-6",
+            ];
+            let (code, stderr, out) = run(&fmu, &flags);
+            assert_eq!(code, Some(0), "{dir}/{file}: {stderr}");
+            let (header, rows) = read_csv(&out.join("results.csv"));
+            assert_eq!(rows.len(), 501);
+            let id = file.trim_end_matches(".fmu").replace('-', "_");
+            let (fh, frows) = fmpy_me_with(&fmu, 1e-10, 1e-3, 0.5, &[start]);
+            let st = solver_stats(&out, &id);
+            assert!(st["steps"].as_u64().unwrap() > 0, "{st}");
+            for name in vars {
+                let (ours, theirs) = (column(&header, &format!("{id}.{name}")), column(&fh, name));
+                let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+                let mut worst: f64 = 0.0;
+                for r in &rows {
+                    let Some(f) = frows.iter().find(|f| (f[0] - r[0]).abs() < 1e-9) else { continue };
+                    worst = worst.max((r[ours] - f[theirs]).abs() / range);
+                }
+                eprintln!("{dir}/{file} {name}: {worst:e} of the range off FMPy's");
+                assert!(worst <= 1e-4, "{dir}/{file} {name}: {worst:e} of the range off FMPy's");
+            }
+        }
+    }
+}
+
+#[test]
+fn crane_pub3_me_runs_with_the_fmi3_fmus_as_with_the_fmi2_ones() {
+    // scenarios/crane-pub3-me.toml (its coupling as it is) with the FMI 3.0 ME FMUs: the same
+    // right-hand sides, so the same results as with the FMI 2.0 ones (first second of J1).
+    let root = fmu_harness::paths::root();
+    let scenario = std::fs::read_to_string(root.join("scenarios/crane-pub3-me.toml")).unwrap();
+    let dir = tmp("me-crane3");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut results = Vec::new();
+    for fmus in ["target/fmu", "target/fmu3"] {
+        let text = scenario.replace("../target/fmu/", &format!("{}/", root.join(fmus).display()));
+        assert_ne!(text, scenario);
+        let sys = dir.join(format!("crane-{}.toml", fmus.replace('/', "-")));
+        std::fs::write(&sys, text).unwrap();
+        let out = dir.join(format!("out-{}", fmus.replace('/', "-")));
+        let o = support::cosim(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap(), "--stop-time", "1"]);
+        assert!(o.status.success(), "{fmus}: {}", String::from_utf8_lossy(&o.stderr));
+        let s = summary(&out);
+        for i in s["instances"].as_array().unwrap() {
+            assert!(i["solver"]["steps"].as_u64().unwrap() > 0, "{i}");
+        }
+        results.push(read_csv(&out.join("results.csv")));
+    }
+    let ((h2, r2), (h3, r3)) = (&results[0], &results[1]);
+    assert_eq!(h2, h3);
+    assert_eq!(r2.len(), 1001);
+    let s = column(h2, "mech.s");
+    let worst = r2.iter().zip(r3).map(|(a, b)| (a[s] - b[s]).abs()).fold(0.0, f64::max);
+    assert!(worst <= 1e-9, "max |s(FMI 3.0) - s(FMI 2.0)| = {worst:e} m");
 }

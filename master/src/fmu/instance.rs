@@ -14,9 +14,8 @@ use std::ffi::c_int;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// An instance of a loaded FMU, by FMI version and interface. Model Exchange instances driven by
-/// the master's solver (issue 43) are a variant to come; event mode and clocks are calls
-/// ([`Call::EnterEventMode`], [`Call::GetClock`], …) that both variants refuse as "not yet".
+/// An instance of a loaded FMU, by FMI version and interface: Co-Simulation, or Model Exchange
+/// integrated by the master's solver ([`MeInstance`] over the version's instance).
 pub enum Instance {
     /// FMI 2.0 Co-Simulation.
     Fmi2(Fmi2Instance),

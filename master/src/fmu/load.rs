@@ -21,8 +21,8 @@ use std::sync::Arc;
 const STATUS_CATEGORIES: &[&str] =
     &["logStatusWarning", "logStatusDiscard", "logStatusError", "logStatusFatal", "logStatusPending"];
 
-/// The binary of a loaded FMU, by FMI version and interface: each calls its own version's C API.
-/// A Model Exchange binary (driven by the master's solver, issue 43) is a variant to come here.
+/// The binary of a loaded FMU, by FMI version: each calls its own version's C API (loaded for
+/// Model Exchange, it also holds the version's ME functions).
 pub(crate) enum Binary {
     /// FMI 2.0 Co-Simulation.
     Fmi2(Arc<ffi::Binary>),

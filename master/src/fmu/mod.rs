@@ -18,9 +18,9 @@
 //! - `me`: [`MeInstance`], a Model Exchange instance integrated by the master (version-neutral,
 //!   over the [`me::ModelExchange`] calls of FMI 2.0's `instance.rs` and FMI 3.0's `me3.rs`).
 //!
-//! The places of what comes next: a Model Exchange instance driven by the master's solver is a
-//! variant of [`Instance`] and of the loaded binary (`load::Binary`), made by
-//! [`Fmu::instantiate_model_exchange`] (issue 52). Arrays sized by structural parameters
+//! A Model Exchange instance driven by the master's solver is a variant of [`Instance`]
+//! ([`Instance::Me2`], [`Instance::Me3`]) made by [`Fmu::instantiate`] of an FMU loaded for
+//! Model Exchange (issue 52). Arrays sized by structural parameters
 //! ([`Shape::Structural`]) are read with the parameters' values ([`Fmu::configured`]);
 //! `capabilities`: what the loader refuses and `cosim info` reports. Event mode: the calls
 //! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::EnterStepMode`],
