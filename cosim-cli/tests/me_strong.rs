@@ -137,6 +137,12 @@ fn series_error(coupling: &str) -> f64 {
     let (header, rows) = read_csv(&out.join("results.csv"));
     let (a, b) = (column(&header, "a.y"), column(&header, "b.y"));
     assert_eq!(rows.len(), 31);
+    // summary.json: each member reports its integrator's work (strongly coupled: the group's).
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let solver = |k: usize| s["instances"][k]["solver"].clone();
+    assert!(solver(0)["steps"].as_u64().unwrap() > 0, "{s}");
+    assert_eq!(solver(0) == solver(1), coupling == "strong", "{s}");
     let mut worst = 0.0f64;
     for r in &rows {
         let t = r[0];
