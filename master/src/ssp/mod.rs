@@ -17,6 +17,7 @@
 pub mod annotation;
 mod ident;
 mod read;
+mod tables;
 mod units;
 mod write;
 mod xml;
