@@ -347,6 +347,11 @@ fn number(bytes: &[u8]) -> std::result::Result<f64, String> {
         }
     };
     let s = std::str::from_utf8(bytes).map_err(|_| format!("{} is not a number (not UTF-8 text)", shown()))?.trim();
+    if let Ok(x) = s.parse::<f64>() {
+        if x.is_finite() {
+            return Ok(x);
+        }
+    }
     if s.eq_ignore_ascii_case("true") {
         return Ok(1.0);
     }
@@ -445,7 +450,34 @@ impl<R: Read> Lexer<R> {
             }
             let mut used = 0;
             let mut done = None;
-            for &b in buf {
+            while used < buf.len() {
+                // The common case: a run of ordinary bytes of an unquoted field, taken at once.
+                if matches!(state, State::Start | State::Plain) {
+                    let rest = &buf[used..];
+                    let run = rest.iter().position(|b| matches!(b, b',' | b'\n' | b'"' | b'\r')).unwrap_or(rest.len());
+                    if run > 0 {
+                        st.line_bytes += run as u64;
+                        if st.line_bytes > MAX_LINE_BYTES {
+                            return Err(err(
+                                st.line,
+                                None,
+                                format!(
+                                    "the line is longer than {} MiB (MAX_LINE_BYTES): refused",
+                                    MAX_LINE_BYTES >> 20
+                                ),
+                            ));
+                        }
+                        if !any {
+                            any = true;
+                            st.record_line = st.line;
+                        }
+                        state = State::Plain;
+                        st.push_all(kept, &rest[..run], k)?;
+                        used += run;
+                        continue;
+                    }
+                }
+                let b = buf[used];
                 used += 1;
                 st.line_bytes += 1;
                 if st.line_bytes > MAX_LINE_BYTES {
@@ -519,6 +551,20 @@ impl Position {
                 });
             }
             self.field.push(b);
+        }
+        Ok(())
+    }
+
+    fn push_all(&mut self, kept: bool, bytes: &[u8], k: usize) -> std::result::Result<(), CsvError> {
+        if kept {
+            if self.field.len() + bytes.len() > MAX_FIELD_BYTES {
+                return Err(CsvError {
+                    line: self.line,
+                    column: Some((k + 1, String::new())),
+                    message: format!("a field longer than {} KiB (MAX_FIELD_BYTES): refused", MAX_FIELD_BYTES >> 10),
+                });
+            }
+            self.field.extend_from_slice(bytes);
         }
         Ok(())
     }
