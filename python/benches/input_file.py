@@ -2,8 +2,9 @@
 operator cycle repeated over STOP seconds, the cycle given three ways — the inline `[[inputs]]`
 table (the reference), a CSV file of 10^4 rows and one of 10^6 rows (`[[inputs]] file`,
 `interpolation = "hold"`, the same values at every communication point, so results.csv must be
-byte-identical). Each variant is run REPEATS times, interleaved; wall time of the whole process
-(the file's validating pass included) and its max RSS (getrusage of the child, os.wait4).
+byte-identical). Each variant is run REPEATS times, interleaved; CPU time (user + system) and
+wall time of the whole process (the file's validating pass included) and its max RSS (getrusage
+of the child, os.wait4). On a shared machine the CPU time is the steadier measure.
 Prints the machine's load (`uptime`) first: the machine may be shared.
 
     python3 python/benches/input_file.py [--cosim target/release/cosim] [--repeats 5] [--stop 1000]
@@ -41,12 +42,12 @@ def cycle(stop):
 
 
 def write_file(path, rows, stop, times, values):
-    """`rows` rows sampled evenly over [0, stop] (times k·stop/(rows − 1), written as the
-    nearest double of the decimal), each the step table's value there."""
+    """`rows` rows sampled evenly over [0, stop) (times k·stop/rows, on the communication grid,
+    written as the nearest double of the decimal), each the step table's value there."""
     with open(path, "w") as f:
         f.write("time,hyd.U_ref\n")
         for k in range(rows):
-            t = round(stop * k / (rows - 1), 9)
+            t = round(stop * k / rows, 9)
             f.write(f"{t!r},{values[bisect.bisect_right(times, t) - 1]!r}\n")
 
 
@@ -60,7 +61,7 @@ def run(cosim, system, out):
     p.stderr.close()
     if status != 0:
         raise SystemExit(f"{system}: cosim failed:\n{err}")
-    return wall, usage.ru_maxrss  # KiB on Linux
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss  # KiB on Linux
 
 
 def main():
@@ -85,30 +86,35 @@ def main():
             (tmp / f"file{rows}.toml").write_text(table.sub(lambda _: entry, base))
             variants.append((f"file, {rows:.0e} rows".replace("e+0", "e"), rows))
         systems = [tmp / ("inline.toml" if r is None else f"file{r}.toml") for _, r in variants]
+        load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         walls = [[] for _ in variants]
+        cpus = [[] for _ in variants]
         rss = [[] for _ in variants]
         for k in range(a.repeats):
             order = list(range(len(variants)))
             order = order[k % len(order):] + order[:k % len(order)]  # rotate: no variant always first
             for i in order:
-                w, m = run(a.cosim, systems[i], tmp / f"out{i}")
+                w, c, m = run(a.cosim, systems[i], tmp / f"out{i}")
                 walls[i].append(w)
+                cpus[i].append(c)
                 rss[i].append(m)
         same = [(tmp / f"out{i}/results.csv").read_bytes() == (tmp / "out0/results.csv").read_bytes()
                 for i in range(len(variants))]
         sizes = {r: (tmp / f"u{r}.csv").stat().st_size for _, r in variants if r}
     steps = round(a.stop / 1e-3)
-    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    print(f"uptime before: {load_before}")
+    print(f"uptime after:  {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"crane-pub3, J1 cycle repeated to {a.stop:g} s, H = 1 ms ({steps} steps), record_every = 100; "
           f"{a.repeats} repeats interleaved; cosim = {a.cosim}\n")
-    print("| inputs | file size | wall median (s) | wall min (s) | median vs inline | max RSS (MiB) | results.csv |")
-    print("|---|---|---|---|---|---|---|")
-    ref = statistics.median(walls[0])
-    for (name, rows), w, m, eq in zip(variants, walls, rss, same):
+    print("| inputs | file size | CPU median (s) | CPU vs inline | wall median (s) | wall min (s) | wall vs inline "
+          "| max RSS (MiB) | results.csv |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    ref_wall, ref_cpu = statistics.median(walls[0]), statistics.median(cpus[0])
+    for (name, rows), w, c, m, eq in zip(variants, walls, cpus, rss, same):
         size = f"{sizes[rows] / 2**20:.1f} MiB" if rows else "-"
-        print(f"| {name} | {size} | {statistics.median(w):.3f} | {min(w):.3f} | "
-              f"{100 * (statistics.median(w) / ref - 1):+.1f} % | {max(m) / 1024:.1f} | "
-              f"{'identical' if eq else 'DIFFERS'} |")
+        print(f"| {name} | {size} | {statistics.median(c):.3f} | {100 * (statistics.median(c) / ref_cpu - 1):+.1f} % | "
+              f"{statistics.median(w):.3f} | {min(w):.3f} | {100 * (statistics.median(w) / ref_wall - 1):+.1f} % | "
+              f"{max(m) / 1024:.1f} | {'identical' if eq else 'DIFFERS'} |")
     return 0 if all(same) else 1
 
 
