@@ -1,16 +1,14 @@
 //! Input files (`cosim run X.fmu --input-file in.csv`, `[[inputs]] file = "cycle.csv"`, the
 //! replay of a live run's results.csv): a CSV file with a time column and one column per input,
-//! read in **one streaming pass** before the run starts.
+//! checked in **one streaming pass** before the run starts ([`check`]) and read again, one row
+//! at a time ([`Rows`]), while it runs ([`super::input_stream`]).
 //!
 //! The pass validates the whole file (every row's field count, every used value a finite number,
-//! the time never decreasing) and keeps only the columns used — the time and the selected
-//! columns, 8 bytes a value: memory is O(rows × used columns), never O(file) or O(all columns),
-//! so a file of 10⁷ columns of which two are used costs two columns. Keeping the used columns
-//! (rather than streaming them again during the run) is what lets the run evaluate a table at any
-//! time by binary search, as the inline `[[inputs]]` tables are (the same [`super::Signal`]),
-//! so a file and an inline table of the same points give bit-identical results; 10⁶ rows of one
-//! input are 16 MB. Nothing of the run starts before the pass has succeeded, and an error names
-//! the line and column (`line 7, column 3 ("u"): "abc" is not a number`).
+//! the time never decreasing) and keeps nothing: memory is O(used columns), never O(file), O(rows)
+//! or O(all columns), so a file of 10⁷ columns of which two are used costs two columns, and 10⁶
+//! rows cost what 10 do. Nothing of the run starts before the pass has succeeded, and an error
+//! names the line and column (`line 7, column 3 ("u"): "abc" is not a number`). [`read`] keeps
+//! the used columns whole (tests, small tables).
 //!
 //! The format is RFC 4180 CSV as spreadsheets and pandas write it: comma-separated, a header
 //! line of names (double-quoted when they contain commas or quotes, `""` for a quote), `\n` or

@@ -1,4 +1,4 @@
-//! Input files streamed during the run: after the validating pass ([`input_file::check`],
+//! Input files streamed during the run: after the validating pass ([`super::input_file::check`],
 //! before anything of the run starts) the run reads a file's rows as time goes, keeping a
 //! small window of them per file ([`Window`]): the last row before the current communication
 //! point t_n, the rows up to the first one after the latest time asked for (the end of the
@@ -7,7 +7,7 @@
 //! buffers reused for the whole run (no allocation per row once the window has its size).
 //!
 //! The window evaluates with the very formula of in-memory tables
-//! ([`super::table_at`], [`super::table_before`]) on the rows it holds, which are the rows the
+//! (`table_at`, `table_before` of [`super::Signal`]) on the rows it holds, which are the rows the
 //! formula uses (the last at or before t and the next one, the first at t for a jump), so a file
 //! and the same points held in memory give bit-identical results. Time only goes forward in a
 //! run; a query before the window's first row (which nothing in a run does) reopens the file.
