@@ -88,19 +88,6 @@ def build_cfmu3(directory):
     return fmu
 
 
-HOSTILE_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<fmiModelDescription fmiVersion="2.0" modelName="hostile" guid="{hostile}">
-  <CoSimulation modelIdentifier="hostile" canHandleVariableCommunicationStepSize="true"/>
-  <DefaultExperiment startTime="0" stopTime="0.01" stepSize="1e-3"/>
-  <ModelVariables>
-    <ScalarVariable name="y" valueReference="0" causality="output" variability="continuous"><Real/></ScalarVariable>
-    <ScalarVariable name="u" valueReference="1" causality="input" variability="continuous"><Real start="0"/></ScalarVariable>
-  </ModelVariables>
-  <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>
-</fmiModelDescription>
-"""
-
-
 def build_hostile_fmu(directory, mode):
     """The misbehaving C FMU of cosim-cli/tests/hostile_runs/hostile.c with MODE `mode` (17: kills
     its parent in fmi2Instantiate), built with the system's cc into `directory`; returns the .fmu."""
@@ -112,6 +99,6 @@ def build_hostile_fmu(directory, mode):
                     str(ROOT / "cosim-cli/tests/hostile_runs/hostile.c")], check=True)
     fmu = directory / "hostile.fmu"
     with zipfile.ZipFile(fmu, "w") as z:
-        z.writestr("modelDescription.xml", HOSTILE_XML)
+        z.write(ROOT / "cosim-cli/tests/hostile_runs/hostile.xml", "modelDescription.xml")
         z.write(so, "binaries/linux64/hostile.so")
     return fmu
