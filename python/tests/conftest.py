@@ -96,3 +96,19 @@ def build_c_fmu(directory, source, xml, cflags=(), replace=None):
         z.writestr("modelDescription.xml", text)
         z.write(so, f"binaries/x86_64-linux/{source}.so")
     return fmu
+
+
+def build_hostile_fmu(directory, mode):
+    """The misbehaving C FMU of cosim-cli/tests/hostile_runs/hostile.c with MODE `mode` (17: kills
+    its parent in fmi2Instantiate), built with the system's cc into `directory`; returns the .fmu."""
+    import zipfile
+
+    directory = pathlib.Path(directory)
+    so = directory / "hostile.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(so), f"-DMODE={mode}",
+                    str(ROOT / "cosim-cli/tests/hostile_runs/hostile.c")], check=True)
+    fmu = directory / "hostile.fmu"
+    with zipfile.ZipFile(fmu, "w") as z:
+        z.write(ROOT / "cosim-cli/tests/hostile_runs/hostile.xml", "modelDescription.xml")
+        z.write(so, "binaries/linux64/hostile.so")
+    return fmu
