@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _cosim
 from ._cosim import CosimError
+from ._signals import stops_cleanly
 from .system import System
 from .sweep import sweep
 from .fmu import fmu_log, info, qualify, simulate_fmu
@@ -184,6 +185,7 @@ def _result(names, data, summary_json) -> Result:
     return r
 
 
+@stops_cleanly
 def simulate(
     system,
     stop_time: float | None = None,
@@ -314,6 +316,7 @@ def _start_value_text(v) -> str:
     return str(v)
 
 
+@stops_cleanly
 def check(
     fmu,
     stop_time: float | None = None,
@@ -364,7 +367,24 @@ def check(
         args += ["--only", ",".join(only)]
     with tempfile.TemporaryDirectory(prefix="cosim-check-") as tmp:
         path = os.path.join(tmp, "report.json")
-        done = subprocess.run(args + ["--json", path], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        # Its own session: a terminal's Ctrl-C or hangup reaches Python, which passes it on once.
+        with subprocess.Popen(args + ["--json", path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True) as p:
+            try:
+                _, stderr = p.communicate()
+            except KeyboardInterrupt as e:
+                # Ctrl-C, or SIGHUP/SIGTERM (stops_cleanly): `cosim check` stops as on that signal,
+                # writes its report and removes its extraction folder.
+                import signal
+
+                p.send_signal(getattr(e, "signum", signal.SIGINT))
+                try:
+                    p.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
+                raise
+        done = subprocess.CompletedProcess(args, p.returncode, None, stderr)
         if not os.path.exists(path):
             how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
             err = done.stderr.strip().removeprefix("error: ")
