@@ -308,6 +308,15 @@ fn low_items_settings_are_checked_alone_named_as_given_and_printed_short() {
     )
     .unwrap();
     refused(&["run", "zero.toml", "--print-settings"], "zero.toml:2: simulation.record_every: must be at least 1");
+    // A start list of 1e6 values quoted back made a 7.9 MB message: cut in the middle (2e5 here: a
+    // 1 MB message, quick in a debug build).
+    let zeros = vec!["0.0"; 200_000].join(", ");
+    let text = std::fs::read_to_string(sys).unwrap();
+    std::fs::write(s.path("long.toml"), format!("{text}start = {{ u = [{zeros}] }}\n")).unwrap();
+    let (status, err) = s.run(&["run", "long.toml", "--out", "out"]);
+    assert_eq!(status.code(), Some(1), "{:.300}", err);
+    assert!(err.contains("instances.h.start.u") && err.contains(" bytes cut] "), "{:.300}", err);
+    assert!(err.len() < 80_000, "{} bytes", err.len());
     // 1e300 was printed as 301 digits.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_cosim"))
         .args(["run", sys, "--print-settings", "--set", "max_residual_energy=1e300", "--set", "ecco.rtol=1e-7"])
