@@ -15,6 +15,8 @@ const MAX_ORDER: usize = 5;
 /// Rows of the difference array: orders 0..=MAX_ORDER and two more for the error estimates.
 const ROWS: usize = MAX_ORDER + 3;
 const NEWTON_MAXITER: usize = 4;
+/// A Newton correction below this fraction of the tolerance has converged (see `newton`).
+const NEWTON_NOISE: f64 = 1e-3;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
 
@@ -242,6 +244,16 @@ impl Bdf {
             if !norm.is_finite() {
                 return Ok((false, k + 1));
             }
+            // A correction far below the tolerance is rounding (a solution at rest, a right-hand
+            // side whose last bits change from one evaluation to the next, as the connections of
+            // strongly coupled FMUs do): converged, whatever the rate of such corrections says.
+            if norm <= NEWTON_NOISE * self.newton_tol {
+                for i in 0..n {
+                    self.y_new[i] += self.dy[i];
+                    self.corr[i] += self.dy[i];
+                }
+                return Ok((true, k + 1));
+            }
             let rate = old_norm.map(|o| norm / o);
             if let Some(rate) = rate {
                 if rate >= 1.0 || rate.powi((NEWTON_MAXITER - k) as i32) / (1.0 - rate) * norm > self.newton_tol {
@@ -408,6 +420,7 @@ impl Bdf {
                 newton_failed = true;
                 rejected = true;
                 self.stats.rejected_steps += 1;
+                self.stats.convergence_failures += 1;
                 self.change_d(0.5);
                 self.lu_valid = false;
                 continue;
@@ -420,6 +433,7 @@ impl Bdf {
                 newton_failed = false;
                 rejected = true;
                 self.stats.rejected_steps += 1;
+                self.stats.error_test_failures += 1;
                 let safety = 0.9 * (2 * NEWTON_MAXITER + 1) as f64 / (2 * NEWTON_MAXITER + iterations) as f64;
                 self.change_d(MIN_FACTOR.max(safety * error.powf(-1.0 / (order as f64 + 1.0))));
                 // The factored matrix stays (for the old h): Newton converged with it.
