@@ -809,6 +809,7 @@ impl Execution {
             step_control: sys.step_control().kind().name().into(),
             step_size_range: step_range,
             binary_columns: sys.outputs().iter().filter(|v| v.ty == BaseType::Binary).map(|v| sys.label(v)).collect(),
+            live_resets: Vec::new(),
             parallel: self.algorithm.uses_threads(),
             exchange: sys.exchange().name().into(),
             instances: sys

@@ -57,13 +57,35 @@ pub struct Single {
 pub fn builder(fmu: &Path, opts: &FmuOptions) -> Result<Single> {
     let listing = Archive::read_model_description(fmu)?;
     let (md, x) = crate::fmu::load::read_description(fmu, &listing.model_description)?;
+    // The variables cosim does not address (String and Binary arrays, …): named when asked for,
+    // and said to be left out of results.csv otherwise.
+    let unaddressed = x.as_ref().map(|x| x.skipped.clone()).unwrap_or_default();
+    if let Some(names) = &opts.output_variables {
+        for name in names {
+            let bare = name.rsplit_once('.').map_or(name.as_str(), |(_, n)| n);
+            if let Some(why) = unaddressed.iter().find(|u| u.contains(&format!(" name=\"{bare}\">"))) {
+                return Err(MasterError::System {
+                    path: fmu.to_path_buf(),
+                    key: format!("--output-variables {}", names.join(",")),
+                    message: format!("{bare} cannot be recorded: cosim does not address this {why}"),
+                });
+            }
+        }
+    }
     let md = match x {
         Some(x) if !x.structural.is_empty() => {
             configured_description(fmu, &listing.model_description, &x, opts)?.unwrap_or(md)
         }
         _ => md,
     };
-    from_description(fmu, &md, opts)
+    let mut single = from_description(fmu, &md, opts)?;
+    if opts.output_variables.is_none() && !unaddressed.is_empty() {
+        single.notes.push(format!(
+            "not in results.csv (cosim does not address them, `cosim info` lists them): {}",
+            unaddressed.join("; ")
+        ));
+    }
+    Ok(single)
 }
 
 /// The description of an FMI 3.0 FMU read again with the structural parameters the

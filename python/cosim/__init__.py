@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _cosim
 from ._cosim import CosimError
+from ._signals import stops_cleanly
 from .system import System
 from .sweep import sweep
 from .fmu import fmu_log, info, qualify, simulate_fmu
@@ -185,6 +186,7 @@ def _result(names, data, summary_json) -> Result:
     return r
 
 
+@stops_cleanly
 def simulate(
     system,
     stop_time: float | None = None,
@@ -315,6 +317,7 @@ def _start_value_text(v) -> str:
     return str(v)
 
 
+@stops_cleanly
 def check(
     fmu,
     stop_time: float | None = None,
@@ -376,18 +379,20 @@ def check(
                 if v is not None:
                     options[k] = int(v)
             args = [*_cosim._checker_command(), json.dumps(options), os.fspath(fmu), path]
+        # Its own session: a terminal's Ctrl-C or hangup reaches Python, which passes it on once.
         with subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) as p:
+                              text=True, start_new_session=True) as p:
             try:
                 _, err = p.communicate()
-            except BaseException:
-                # Ctrl-C (the checker got it too when it shares the terminal): it kills the running
-                # check and writes its report; then the interrupt goes on.
-                p.send_signal(signal.SIGINT)
+            except KeyboardInterrupt as e:
+                # Ctrl-C, or SIGHUP/SIGTERM (stops_cleanly): the checker kills the running check,
+                # writes its report and removes its extraction folder; then the interrupt goes on.
+                p.send_signal(getattr(e, "signum", signal.SIGINT))
                 try:
-                    p.wait(timeout=10)
+                    p.communicate(timeout=30)
                 except subprocess.TimeoutExpired:
                     p.kill()
+                    p.communicate()
                 raise
         if not os.path.exists(path):
             code = p.returncode

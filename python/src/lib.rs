@@ -510,7 +510,20 @@ impl Inner {
         let mut given = settings(o.settings)?;
         given.stop = o.stop_time.or(given.stop);
         given.step = o.step.or(given.step);
-        let over = Overrides { settings: given, extrapolation: o.extrapolation, force: false };
+        // A message about a value given here names the keyword argument, not the file's key.
+        let mut given_as = std::collections::BTreeMap::new();
+        for (k, v) in given.to_table().map_err(bad)? {
+            match v {
+                toml::Value::Table(t) => given_as.extend(t.keys().map(|i| (format!("{k}.{i}"), format!("{k}.{i}")))),
+                _ => {
+                    given_as.insert(k.clone(), k);
+                }
+            }
+        }
+        if o.stop_time.is_some() {
+            given_as.insert("stop".into(), "stop_time".into());
+        }
+        let over = Overrides { settings: given, extrapolation: o.extrapolation, force: false, given_as };
         fmu_cache::prepare(&builder, &over, &mut fmus);
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();

@@ -350,6 +350,10 @@ pub fn serve(fmu: &Path, extracted: &Path, id: &str, plan: &str) -> std::io::Res
             .map_err(|e| e.to_string())?;
         let mut probe = Probe::new(loaded, plan, out.try_clone().ok()).with_key(&key);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut probe)));
+        // Unloading runs the library's destructors (FMU code): a crash there is named as such,
+        // not blamed on the last FMI call (fmi2FreeInstance).
+        let _ = writeln!(out, "{key} call unloading the binary (dlclose: the library's destructors)");
+        drop(probe);
         r.map_err(|p| {
             let msg = p
                 .downcast_ref::<&str>()
