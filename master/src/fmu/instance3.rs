@@ -70,7 +70,7 @@ fn clocked_start(kind: &model_description::VariableKind, ty: ValueType) -> Optio
     use model_description::VariableKind as K;
     Some(match (kind, ty.carrier()) {
         (K::Real { start: Some(x), .. }, Carrier::Float) => Value::Float(*x),
-        (K::Integer { start: Some(k), .. }, Carrier::Int) => Value::Int(i64::from(*k)),
+        (K::Integer { start: Some(k), .. }, Carrier::Int) => Value::Int(i64::try_from(*k).ok()?),
         (K::Integer { start: Some(k), .. }, Carrier::UInt) => Value::UInt(u64::try_from(*k).ok()?),
         (K::Boolean { start: Some(b), .. }, Carrier::Boolean) => Value::Boolean(*b),
         _ => return None,
