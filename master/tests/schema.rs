@@ -71,13 +71,27 @@ fn fmu_dir() -> PathBuf {
 }
 
 /// The content of a builder without what the SSP keeps its own way (FMU paths: extracted from
-/// the package; start values: typed parameter bindings, an enumeration item as its value).
+/// the package; start values: typed parameter bindings, an enumeration item as its value; an
+/// input file: a table component of the package with the scale and offset applied and its own
+/// column names — the inputs it drives and their interpolation stay, the values it gives are
+/// compared by `System::describe`).
 fn without_paths_and_starts(b: &SystemBuilder) -> toml::Value {
     let mut v = toml::Value::try_from(b.to_file()).unwrap();
     for (_, i) in v["instances"].as_table_mut().unwrap().iter_mut() {
         let i = i.as_table_mut().unwrap();
         i.remove("fmu");
         i.remove("start");
+    }
+    for input in v["inputs"].as_array_mut().unwrap() {
+        let input = input.as_table_mut().unwrap();
+        if input.remove("file").is_some() {
+            for key in ["time", "scale", "offset"] {
+                input.remove(key);
+            }
+            let driven: Vec<toml::Value> =
+                input["columns"].as_table().unwrap().keys().map(|k| toml::Value::String(k.clone())).collect();
+            input.insert("columns".into(), toml::Value::Array(driven));
+        }
     }
     v
 }

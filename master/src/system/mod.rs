@@ -309,6 +309,25 @@ pub struct FileColumn {
 }
 
 impl Signal {
+    /// For [`System::describe`]: a file signal becomes the table of what it gives — the value
+    /// just before and at every communication point and half-way between (at most 10,001
+    /// points) — since the same signal can come from files of other rows (an SSP carries it as
+    /// a table component with rows added at the start and stop time) or other column names.
+    fn describe_file_by_values(&mut self, start: f64, stop: f64, step: f64) {
+        let Some(file) = self.file.take() else { return };
+        let mut window = input_stream::Window::new(file.source.clone());
+        let n = (((stop - start) / step).round() as u64).min(5_000);
+        self.times.clear();
+        self.values.clear();
+        for k in 0..=2 * n {
+            let t = start + (stop - start) * k as f64 / (2 * n).max(1) as f64;
+            let before = window.before(file.column, self.linear, t).unwrap_or(f64::NAN);
+            let (at, _) = window.at(file.column, self.linear, t).unwrap_or((f64::NAN, f64::NAN));
+            self.times.extend([t, t]);
+            self.values.extend([before, at]);
+        }
+    }
+
     /// A table held in memory.
     pub fn new(to: VarRef, times: Vec<f64>, values: Vec<f64>, linear: bool) -> Self {
         Self { to, times, values, linear, file: None }
@@ -621,6 +640,9 @@ impl System {
         s.path = PathBuf::new();
         for i in &mut s.instances {
             i.fmu = PathBuf::new();
+        }
+        for sig in &mut s.signals {
+            sig.describe_file_by_values(self.start, self.stop, self.step);
         }
         format!("{s:#?}")
     }
