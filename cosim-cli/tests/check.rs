@@ -362,16 +362,17 @@ fn liar(dir: &Path, name: &str, define: Option<&str>) -> PathBuf {
     assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
     let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
 <fmiModelDescription fmiVersion="2.0" modelName="liar" guid="{liar}">
-  <CoSimulation modelIdentifier="liar" canHandleVariableCommunicationStepSize="true" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>
+  <CoSimulation modelIdentifier="liar" canHandleVariableCommunicationStepSize="true" canGetAndSetFMUstate="true" canSerializeFMUstate="true" canInterpolateInputs="true" maxOutputDerivativeOrder="1"/>
   <DefaultExperiment startTime="0" stopTime="1" stepSize="0.1"/>
   <ModelVariables>
     <ScalarVariable name="u" valueReference="0" causality="input" variability="continuous"><Real start="1"/></ScalarVariable>
     <ScalarVariable name="x" valueReference="1" causality="output" variability="continuous"><Real/></ScalarVariable>
     <ScalarVariable name="y" valueReference="2" causality="output" variability="continuous" initial="calculated"><Real/></ScalarVariable>
+    <ScalarVariable name="tau" valueReference="3" causality="output" variability="continuous"><Real/></ScalarVariable>
   </ModelVariables>
   <ModelStructure>
-    <Outputs><Unknown index="2" dependencies=""/><Unknown index="3" dependencies=""/></Outputs>
-    <InitialUnknowns><Unknown index="2" dependencies=""/><Unknown index="3" dependencies=""/></InitialUnknowns>
+    <Outputs><Unknown index="2" dependencies=""/><Unknown index="3" dependencies=""/><Unknown index="4" dependencies=""/></Outputs>
+    <InitialUnknowns><Unknown index="2" dependencies=""/><Unknown index="3" dependencies=""/><Unknown index="4" dependencies=""/></InitialUnknowns>
   </ModelStructure>
 </fmiModelDescription>
 "#;
@@ -383,7 +384,9 @@ fn c_fmus_that_lie_are_each_caught_by_the_check_of_their_lie() {
     let dir = support::tmp("check-liars");
     let honest = check_in(&dir, &liar(&dir, "honest", None), &["--steps", "6", "--cycles", "100"]);
     assert!(honest.with("FAIL").is_empty() && honest.with("WARN").is_empty(), "the honest variant:\n{}", honest.text);
-    assert_eq!(honest.verdict("state"), "PASS");
+    for id in ["state", "serialize", "interpolate", "variable-step", "load"] {
+        assert_eq!(honest.verdict(id), "PASS", "{id}:\n{}", honest.text);
+    }
     for (name, define, caught) in [
         ("state", "LIE_STATE", &["state", "serialize"][..]),
         ("feedthrough", "LIE_FEEDTHROUGH", &["feedthrough"][..]),
@@ -391,11 +394,14 @@ fn c_fmus_that_lie_are_each_caught_by_the_check_of_their_lie() {
         ("step", "LIE_STEP", &["variable-step"][..]),
         ("latch", "LIE_LATCH", &["variable-step"][..]),
         ("leak", "LIE_LEAK", &["cost"][..]),
+        ("state-time", "LIE_STATE_TIME", &["state", "serialize"][..]),
+        ("interp", "LIE_INTERP", &["interpolate"][..]),
     ] {
         let c = check_in(&dir, &liar(&dir, name, Some(define)), &["--steps", "6", "--cycles", "100"]);
         for id in caught {
-            // A leak is a WARN (memory, not behaviour); every lie is a FAIL.
-            let want = if *id == "cost" { "WARN" } else { "FAIL" };
+            // A leak is a WARN (memory, not behaviour), and so are ignored input derivatives (the
+            // results are those of held inputs, docs/check.md); every other lie is a FAIL.
+            let want = if *id == "cost" || *id == "interpolate" { "WARN" } else { "FAIL" };
             assert_eq!(c.verdict(id), want, "{define}: {id}:\n{}", c.text);
         }
         // Nothing else of the honest behaviour is blamed.
@@ -406,6 +412,70 @@ fn c_fmus_that_lie_are_each_caught_by_the_check_of_their_lie() {
             {
                 panic!("{define}: unexpected FAIL of {id}: {}", c.evidence(id));
             }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `check_fmus/meliar.c` with `define` (or honest): Model Exchange and Co-Simulation, its
+/// description claiming the honest behaviour.
+fn meliar(dir: &Path, name: &str, define: Option<&str>) -> PathBuf {
+    let so = dir.join(format!("{name}.so"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check_fmus/meliar.c");
+    let mut cc = Command::new("cc");
+    cc.args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o"]).arg(&so).arg(&src).arg("-lm");
+    if let Some(d) = define {
+        cc.arg(format!("-D{d}"));
+    }
+    let out = cc.output().expect("the system's C compiler `cc` runs");
+    assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="meliar" guid="{meliar}" numberOfEventIndicators="1">
+  <ModelExchange modelIdentifier="meliar" completedIntegratorStepNotNeeded="true" providesDirectionalDerivative="true" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>
+  <CoSimulation modelIdentifier="meliar" canHandleVariableCommunicationStepSize="true" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>
+  <DefaultExperiment startTime="0" stopTime="1" stepSize="0.1"/>
+  <ModelVariables>
+    <ScalarVariable name="x" valueReference="0" causality="output" variability="continuous" initial="exact"><Real start="0"/></ScalarVariable>
+    <ScalarVariable name="der(x)" valueReference="1" causality="local" variability="continuous"><Real derivative="1"/></ScalarVariable>
+    <ScalarVariable name="v" valueReference="2" causality="output" variability="continuous" initial="exact"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="der(v)" valueReference="3" causality="local" variability="continuous"><Real derivative="3"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure>
+    <Outputs><Unknown index="1" dependencies=""/><Unknown index="3" dependencies=""/></Outputs>
+    <Derivatives><Unknown index="2" dependencies="3"/><Unknown index="4" dependencies="3"/></Derivatives>
+    <InitialUnknowns><Unknown index="2" dependencies="3"/><Unknown index="4" dependencies="3"/></InitialUnknowns>
+  </ModelStructure>
+</fmiModelDescription>
+"#;
+    package(dir, name, xml, "meliar", &so)
+}
+
+#[test]
+fn model_exchange_liars_are_each_caught_and_their_honest_twin_passes() {
+    let dir = support::tmp("check-meliars");
+    let args = ["--cycles", "50", "--repeat", "2"];
+    let honest = check_in(&dir, &meliar(&dir, "me-honest", None), &args);
+    assert!(honest.with("FAIL").is_empty() && honest.with("WARN").is_empty(), "the honest variant:\n{}", honest.text);
+    for id in ["me-derivatives", "me-events", "me-step", "me-directional", "me-state", "state", "variable-step"] {
+        assert_eq!(honest.verdict(id), "PASS", "{id}:\n{}", honest.text);
+    }
+    // The event at t = ln 2 is located by cosim's integrator and the derivatives are smooth between.
+    assert!(honest.evidence("me-events").contains("1 state"), "{}", honest.evidence("me-events"));
+    for (name, define, caught, says) in [
+        ("me-factor", "LIE_FACTOR", &["me-derivatives", "me-directional"][..], "fmi2GetDerivatives()[0] = "),
+        ("me-indicator", "LIE_INDICATOR", &["me-events"][..], "der(x) jumps from"),
+    ] {
+        let c = check_in(&dir, &meliar(&dir, name, Some(define)), &args);
+        for id in caught {
+            assert_eq!(c.verdict(id), "FAIL", "{define}: {id}:\n{}", c.text);
+        }
+        assert!(c.evidence(caught[0]).contains(says), "{define}: {}", c.evidence(caught[0]));
+        for (id, v) in &c.verdicts {
+            assert!(
+                v != "FAIL" && v != "WARN" || caught.contains(&id.as_str()),
+                "{define}: {v} {id}: {}",
+                c.evidence(id)
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

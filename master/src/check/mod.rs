@@ -13,12 +13,13 @@
 //! without terminate, instances, threads), [`calls`] (legal calls a master may make), [`illegal`]
 //! (illegal calls), [`state`] (FMU states), [`structure`] (declared vs measured dependencies),
 //! [`run`] (determinism and finiteness), [`cost`] (time per step, memory over instantiate/free
-//! cycles). [`CHECKS`] is the one list of checks; docs/check.md describes each.
+//! cycles), [`me`] (Model Exchange). [`CHECKS`] is the one list of checks; docs/check.md describes each.
 
 pub mod calls;
 pub mod cost;
 pub mod illegal;
 pub mod lifecycle;
+pub mod me;
 pub mod output;
 pub mod probe;
 pub mod raw;
@@ -328,12 +329,48 @@ pub const CHECKS: &[Check] = &[
         racy: false,
     },
     Check {
-        id: "model-exchange",
+        id: "me-derivatives",
         family: "model exchange",
-        title: "the Model Exchange interface (derivatives, event indicators, completedIntegratorStep)",
-        section: "FMI 2.0 §3",
-        section3: "FMI 3.0 #fmi-for-model-exchange",
-        runner: Runner::Parent(statics::model_exchange),
+        title: "states and derivatives as declared, derivatives a function of (t, x, u), their dependencies declared",
+        section: "FMI 2.0 §3.2.2 (fmi2GetDerivatives, fmi2SetContinuousStates), §2.2.8 (Derivatives)",
+        section3: "FMI 3.0 #fmi3GetContinuousStateDerivatives, #modelStructure (ContinuousStateDerivative)",
+        runner: Runner::Worker(me::derivatives),
+        racy: false,
+    },
+    Check {
+        id: "me-events",
+        family: "model exchange",
+        title: "event indicators finite; no jump of the derivatives between events that no indicator signals",
+        section: "FMI 2.0 §3.1, §3.2.2 (fmi2GetEventIndicators)",
+        section3: "FMI 3.0 #fmi3GetEventIndicators, #state-events",
+        runner: Runner::Worker(me::events),
+        racy: false,
+    },
+    Check {
+        id: "me-step",
+        family: "model exchange",
+        title: "fmi2CompletedIntegratorStep answered after every step; completedIntegratorStepNotNeeded holds",
+        section: "FMI 2.0 §3.2.2 (fmi2CompletedIntegratorStep), §3.3",
+        section3: "FMI 3.0 #fmi3CompletedIntegratorStep",
+        runner: Runner::Worker(me::completed_step),
+        racy: false,
+    },
+    Check {
+        id: "me-directional",
+        family: "model exchange",
+        title: "providesDirectionalDerivative: fmi2GetDirectionalDerivative against finite differences",
+        section: "FMI 2.0 §2.1.9, §3.3",
+        section3: "FMI 3.0 #fmi3GetDirectionalDerivative",
+        runner: Runner::Worker(me::directional),
+        racy: false,
+    },
+    Check {
+        id: "me-state",
+        family: "model exchange",
+        title: "canGetAndSetFMUstate in Model Exchange: restored and serialized states continue bit for bit",
+        section: "FMI 2.0 §2.1.8, §3.3",
+        section3: "FMI 3.0 #fmi3GetFMUState, #fmi3SerializeFMUState",
+        runner: Runner::Worker(me::state),
         racy: false,
     },
 ];

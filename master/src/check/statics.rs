@@ -203,16 +203,3 @@ pub fn binary(st: &Static<'_>) -> Outcome {
         Err(why) => Outcome::fail(why),
     }
 }
-
-/// The Model Exchange interface: not checked yet (cosim imports Co-Simulation FMUs; the ME checks,
-/// derivatives against finite differences, event indicators, `completedIntegratorStep`, come
-/// with the ME import).
-pub fn model_exchange(st: &Static<'_>) -> Outcome {
-    match &st.md {
-        Ok(md) if md.model_exchange.is_some() => {
-            Outcome::skip("Model Exchange is checked once cosim imports it (the FMU declares <ModelExchange>)")
-        }
-        Ok(_) => Outcome::skip("no <ModelExchange> interface"),
-        Err(_) => Outcome::skip("modelDescription.xml cannot be read"),
-    }
-}

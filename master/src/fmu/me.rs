@@ -230,6 +230,12 @@ impl<F: ModelExchange> MeInstance<F> {
         &self.fmu
     }
 
+    /// The FMU instance, for calls of its own between steps (`cosim check`'s Model Exchange
+    /// checks evaluate it at points of their choosing and set it back).
+    pub fn inner_mut(&mut self) -> &mut F {
+        &mut self.fmu
+    }
+
     /// The counters so far.
     pub fn stats(&self) -> MeStats {
         let mut s = self.stats;
