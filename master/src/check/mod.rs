@@ -633,6 +633,8 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let selected = |c: &Check| opts.only.is_empty() || opts.only.iter().any(|o| o == c.id);
     let st = statics::Static::read(fmu);
     let fmi3 = st.fmi3();
+    // A Model Exchange FMU without <CoSimulation>: the Co-Simulation checks have nothing to run.
+    let me_only = st.md.as_ref().is_ok_and(|m| m.co_simulation.is_none() && m.model_exchange.is_some());
     let unread = "not run: modelDescription.xml cannot be read";
     let plan = match &st.md {
         Ok(md) => Some(plan(fmu, md, opts)?),
@@ -662,6 +664,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
             (Runner::Parent(f), _, _) => f(&st),
             (Runner::Worker(_), None, _) => Outcome::skip(unread),
             (Runner::Worker(_), Some(_), Some(why)) => Outcome::skip(format!("not run: {why}")),
+            (Runner::Worker(_), Some(_), None) if me_only && c.family != "model exchange" && c.id != "load" => {
+                Outcome::skip("no <CoSimulation> interface: a Model Exchange FMU, checked by the model exchange family")
+            }
             (Runner::Worker(_), Some(plan), None) => {
                 if supervisor.is_none() {
                     match worker::Supervisor::new(fmu, plan, opts) {
