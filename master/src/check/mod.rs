@@ -12,10 +12,11 @@
 //! One file per family: [`statics`] (description, binary), [`lifecycle`] (load, reset, free
 //! without terminate, instances, threads), [`calls`] (legal calls a master may make), [`illegal`]
 //! (illegal calls), [`state`] (FMU states), [`structure`] (declared vs measured dependencies),
-//! [`run`] (determinism and finiteness), [`cost`] (time per step, memory over instantiate/free
+//! [`configure`] (FMI 3.0 structural parameters), [`run`] (determinism and finiteness), [`cost`] (time per step, memory over instantiate/free
 //! cycles), [`me`] (Model Exchange). [`CHECKS`] is the one list of checks; docs/check.md describes each.
 
 pub mod calls;
+pub mod configure;
 pub mod cost;
 pub mod illegal;
 pub mod lifecycle;
@@ -317,6 +318,15 @@ pub const CHECKS: &[Check] = &[
         section: "FMI 2.0 §4.2.1, §4.3.1",
         section3: "FMI 3.0: no input derivatives",
         runner: Runner::Worker(structure::interpolate),
+        racy: false,
+    },
+    Check {
+        id: "structural",
+        family: "structure",
+        title: "FMI 3.0 structural parameters: another value configured, arrays at its sizes, the round trip",
+        section: "FMI 2.0: no structural parameters",
+        section3: "FMI 3.0 #structuralParameter, #fmi3EnterConfigurationMode",
+        runner: Runner::Worker(configure::structural),
         racy: false,
     },
     Check {
