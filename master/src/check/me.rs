@@ -416,8 +416,18 @@ pub fn events(p: &mut Probe) -> Outcome {
         let st = stats(&s);
         q.note("fmi2Terminate");
         let _ = s.terminate();
+        let indicators = if nz == 0 {
+            "no event indicators".to_owned()
+        } else {
+            format!("{nz} event indicators finite at every communication point")
+        };
+        let jumps = if nx == 0 {
+            "no continuous states".to_owned()
+        } else {
+            format!("no jump of the derivatives in the {checked} of {n} intervals without an event or an indicator changing sign")
+        };
         Ok(Outcome::pass(format!(
-            "{n} steps to t = {}: {} state, {} time and {} step events; {nz} event indicators finite at every communication point; the derivatives without a jump in the {checked} steps without an event or an indicator changing sign",
+            "{n} steps to t = {}: {} state, {} time and {} step events; {indicators}; {jumps}",
             q.time(n),
             st.state_events,
             st.time_events,
