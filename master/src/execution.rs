@@ -817,6 +817,7 @@ impl Execution {
                         do_step_calls: calls,
                         do_step_seconds: secs,
                         fmu_warnings: self.instances.get(i).map_or(0, |s| s.fmu_warnings()),
+                        solver: None,
                     }
                 })
                 .collect(),
@@ -862,6 +863,12 @@ impl Execution {
             }
         }
         let mut summary = self.summary();
+        // Model Exchange instances: their integrators' statistics (an isolated one asks its worker).
+        for (i, s) in self.instances.iter_mut().enumerate() {
+            if let (Some(stats), Some(out)) = (s.solver_stats(), summary.instances.get_mut(i)) {
+                out.solver = Some(stats.into());
+            }
+        }
         if summary.status == Status::Running {
             // Finished before the stop time (run_until): what was asked for is done.
             summary.status = Status::Ok;

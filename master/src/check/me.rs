@@ -19,12 +19,13 @@
 //! - [`state`]: with `canGetAndSetFMUstate` (`canSerializeFMUstate`) in `<ModelExchange>`, the
 //!   `state` (`serialize`) checks through the Model Exchange instance.
 //!
-//! FMI 3.0 Model Exchange is SKIP (cosim imports FMI 2.0 Model Exchange so far).
+//! FMI 3.0 Model Exchange goes through the same [`ModelExchange`] trait (`fmi3*` calls; its
+//! directional derivatives are not called yet: SKIP).
 
 use super::probe::{Probe, Rows};
 use super::{raw, Outcome};
 use crate::fmu::me::{ModelExchange, Vector};
-use crate::fmu::{ffi, Fmi2Instance, Fmu, FmuInstance, Instance, Interface};
+use crate::fmu::{ffi, Fmu, FmuInstance, Instance, Interface};
 use model_description::VariableKind;
 use std::sync::Arc;
 
@@ -62,13 +63,20 @@ fn attribute(xml: &str, name: &str) -> bool {
     false
 }
 
-/// The flags of the `<ModelExchange>` element of `xml`.
-pub fn flags(xml: &str) -> MeFlags {
+/// The flags of the `<ModelExchange>` element of `xml` (FMI 3.0 spells them
+/// `providesDirectionalDerivatives`, `canGetAndSetFMUState`, `canSerializeFMUState` and has
+/// `needsCompletedIntegratorStep`, default false, for FMI 2.0's `completedIntegratorStepNotNeeded`).
+pub fn flags(xml: &str, fmi3: bool) -> MeFlags {
+    let either = |a: &str, b: &str| attribute(xml, a) || attribute(xml, b);
     MeFlags {
-        completed_integrator_step_not_needed: attribute(xml, "completedIntegratorStepNotNeeded"),
-        provides_directional_derivative: attribute(xml, "providesDirectionalDerivative"),
-        can_get_and_set_fmu_state: attribute(xml, "canGetAndSetFMUstate"),
-        can_serialize_fmu_state: attribute(xml, "canSerializeFMUstate"),
+        completed_integrator_step_not_needed: if fmi3 {
+            !attribute(xml, "needsCompletedIntegratorStep")
+        } else {
+            attribute(xml, "completedIntegratorStepNotNeeded")
+        },
+        provides_directional_derivative: either("providesDirectionalDerivative", "providesDirectionalDerivatives"),
+        can_get_and_set_fmu_state: either("canGetAndSetFMUstate", "canGetAndSetFMUState"),
+        can_serialize_fmu_state: either("canSerializeFMUstate", "canSerializeFMUState"),
     }
 }
 
@@ -77,11 +85,6 @@ pub fn flags(xml: &str) -> MeFlags {
 fn me_probe(p: &Probe) -> Result<(Probe, MeFlags), Outcome> {
     if p.fmu.model_description().model_exchange.is_none() {
         return Err(Outcome::skip("no <ModelExchange> interface"));
-    }
-    if p.fmi3() {
-        return Err(Outcome::skip(
-            "FMI 3.0 Model Exchange: cosim imports FMI 2.0 Model Exchange only so far (docs/check.md)",
-        ));
     }
     let xml = std::fs::read_to_string(p.fmu.extracted_dir().join("modelDescription.xml")).unwrap_or_default();
     let fmu = if p.fmu.interface() == Interface::ModelExchange {
@@ -92,13 +95,14 @@ fn me_probe(p: &Probe) -> Result<(Probe, MeFlags), Outcome> {
         Fmu::load_extracted_as(p.fmu.path(), p.fmu.extracted_dir(), Some(log), Some(Interface::ModelExchange), None)
             .map_err(|e| Outcome::fail(format!("cannot be loaded for Model Exchange: {e}")))?
     };
-    Ok((p.with_fmu(fmu), flags(&xml)))
+    Ok((p.with_fmu(fmu), flags(&xml, p.fmi3())))
 }
 
 /// The FMU instance inside a Model Exchange instance.
-fn me(s: &mut Instance) -> Result<&mut Fmi2Instance, String> {
+fn me(s: &mut Instance) -> Result<&mut dyn ModelExchange, String> {
     match s {
         Instance::Me2(m) => Ok(m.inner_mut()),
+        Instance::Me3(m) => Ok(m.inner_mut()),
         _ => Err("not a Model Exchange instance".into()),
     }
 }
@@ -158,7 +162,7 @@ fn start(q: &Probe, name: &str) -> Result<(Instance, usize, usize), String> {
 }
 
 /// A vector of `n` values.
-fn vector(q: &Probe, f: &mut Fmi2Instance, which: Vector, n: usize) -> Result<Vec<f64>, String> {
+fn vector(q: &Probe, f: &mut dyn ModelExchange, which: Vector, n: usize) -> Result<Vec<f64>, String> {
     let mut v = vec![0.0; n];
     if n > 0 {
         q.note(format_args!("{which:?}: fmi2Get{}", vector_name(which)));
@@ -177,7 +181,7 @@ fn vector_name(which: Vector) -> &'static str {
 }
 
 /// The derivatives at (t, x): `fmi2SetTime`, `fmi2SetContinuousStates`, `fmi2GetDerivatives`.
-fn derivatives_at(q: &Probe, f: &mut Fmi2Instance, t: f64, x: &[f64]) -> Result<Vec<f64>, String> {
+fn derivatives_at(q: &Probe, f: &mut dyn ModelExchange, t: f64, x: &[f64]) -> Result<Vec<f64>, String> {
     f.set_time(t).map_err(text)?;
     f.set_states(x).map_err(text)?;
     vector(q, f, Vector::Derivatives, x.len())
@@ -307,7 +311,7 @@ struct Point {
     z: Vec<f64>,
 }
 
-fn point(q: &Probe, f: &mut Fmi2Instance, t: f64, nx: usize, nz: usize) -> Result<Point, String> {
+fn point(q: &Probe, f: &mut dyn ModelExchange, t: f64, nx: usize, nz: usize) -> Result<Point, String> {
     Ok(Point {
         t,
         x: vector(q, f, Vector::States, nx)?,
@@ -332,14 +336,14 @@ fn change(a: &[f64], b: &[f64], scale: &[f64]) -> (f64, usize) {
 /// the half with the larger change is kept 40 times; a change that does not shrink from 2⁻²⁰ to
 /// 2⁻⁴⁰ of the step (a continuous function's shrinks a million times) and exceeds 1e-6 of the
 /// derivative's scale is a jump: (time, component, value before, value after).
-fn jump(q: &Probe, f: &mut Fmi2Instance, a: &Point, b: &Point) -> Result<Option<(f64, usize, f64, f64)>, String> {
+fn jump(q: &Probe, f: &mut dyn ModelExchange, a: &Point, b: &Point) -> Result<Option<(f64, usize, f64, f64)>, String> {
     let big = max_abs(&a.der).max(max_abs(&b.der));
     let scale: Vec<f64> =
         a.der.iter().zip(&b.der).map(|(x, y)| x.abs().max(y.abs()).max(1e-6 * big).max(f64::MIN_POSITIVE)).collect();
     let at = |s: f64| -> (f64, Vec<f64>) {
         (a.t + s * (b.t - a.t), a.x.iter().zip(&b.x).map(|(x, y)| x + s * (y - x)).collect())
     };
-    let eval = |f: &mut Fmi2Instance, s: f64| -> Result<Vec<f64>, String> {
+    let eval = |f: &mut dyn ModelExchange, s: f64| -> Result<Vec<f64>, String> {
         let (t, x) = at(s);
         derivatives_at(q, f, t, &x)
     };
@@ -380,6 +384,7 @@ pub fn events(p: &mut Probe) -> Outcome {
         let n = q.plan.steps.min(EVENT_STEPS);
         let stats = |s: &Instance| match s {
             Instance::Me2(m) => m.stats(),
+            Instance::Me3(m) => m.stats(),
             _ => Default::default(),
         };
         let mut prev = point(&q, me(&mut s)?, q.plan.start, nx, nz)?;
@@ -438,7 +443,7 @@ pub fn events(p: &mut Probe) -> Outcome {
 }
 
 /// Event Mode, the event iteration, Continuous-Time Mode; whether the FMU asked to terminate.
-fn event_iteration(q: &Probe, f: &mut Fmi2Instance) -> Result<bool, String> {
+fn event_iteration(q: &Probe, f: &mut dyn ModelExchange) -> Result<bool, String> {
     q.note("fmi2EnterEventMode");
     f.enter_event_mode().map_err(text)?;
     for _ in 0..1000 {
@@ -536,24 +541,24 @@ pub fn completed_step(p: &mut Probe) -> Outcome {
             "{} communication steps of a fixed-step RK4 (H/{SUB}): fmi2CompletedIntegratorStep answered fmi2OK {calls} times, asking for Event Mode {asked} times",
             with.len() - 1
         );
+        let not_needed =
+            if q.fmi3() { "needsCompletedIntegratorStep = false" } else { "completedIntegratorStepNotNeeded = true" };
         if !flags.completed_integrator_step_not_needed {
             return Ok(Outcome::pass(format!("{how} (handled)")));
         }
         if asked > 0 {
             return Ok(Outcome::fail(format!(
-                "{how}, but <ModelExchange> declares completedIntegratorStepNotNeeded: an importer that does not call it misses these events"
+                "{how}, but <ModelExchange> declares {not_needed}: an importer that does not call it misses these events"
             )));
         }
         let (mut b, nx, nz) = start(&q, "without-calls")?;
         let (without, ..) = drive(&q, &mut b, nx, nz, false)?;
         let _ = b.terminate();
         if let Some(d) = q.diff(&with, &without, 0) {
-            return Ok(Outcome::fail(format!(
-                "{how}; without the calls (completedIntegratorStepNotNeeded = true) the outputs differ {d}"
-            )));
+            return Ok(Outcome::fail(format!("{how}; without the calls ({not_needed}) the outputs differ {d}")));
         }
         Ok(Outcome::pass(format!(
-            "{how}; without the calls (completedIntegratorStepNotNeeded = true) bit-identical ({} values)",
+            "{how}; without the calls ({not_needed}) bit-identical ({} values)",
             Probe::count(&with)
         )))
     };
@@ -573,6 +578,9 @@ pub fn directional(p: &mut Probe) -> Outcome {
     if !flags.provides_directional_derivative {
         return Outcome::skip("providesDirectionalDerivative = false in <ModelExchange>");
     }
+    if q.fmi3() {
+        return Outcome::skip("FMI 3.0: cosim check does not call fmi3GetDirectionalDerivative yet");
+    }
     let go = || -> Result<Outcome, String> {
         let (mut s, nx, _) = start(&q, "directional")?;
         let l = layout(&q);
@@ -589,7 +597,7 @@ pub fn directional(p: &mut Probe) -> Outcome {
         let x0 = vector(&q, f, Vector::States, nx)?;
         let nominal = vector(&q, f, Vector::Nominals, nx)?;
         // The unknowns at (t0, x, u): derivatives, then Real outputs.
-        let read = |f: &mut Fmi2Instance, x: &[f64]| -> Result<Vec<f64>, String> {
+        let read = |f: &mut dyn ModelExchange, x: &[f64]| -> Result<Vec<f64>, String> {
             let mut v = derivatives_at(&q, f, t0, x)?;
             let mut y = vec![0.0; outputs.len()];
             let vrs: Vec<u32> = outputs.iter().map(|o| o.0).collect();
@@ -749,9 +757,13 @@ mod tests {
         let xml = r#"<fmiModelDescription><ModelExchange modelIdentifier="m" completedIntegratorStepNotNeeded = "true"
             providesDirectionalDerivative='true' canGetAndSetFMUstate="false"/>
             <CoSimulation modelIdentifier="m" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>"#;
-        let f = super::flags(xml);
+        let f = super::flags(xml, false);
         assert!(f.completed_integrator_step_not_needed && f.provides_directional_derivative);
         assert!(!f.can_get_and_set_fmu_state && !f.can_serialize_fmu_state);
-        assert_eq!(super::flags("<CoSimulation canGetAndSetFMUstate=\"true\"/>"), super::MeFlags::default());
+        assert_eq!(super::flags("<CoSimulation canGetAndSetFMUstate=\"true\"/>", false), super::MeFlags::default());
+        let f =
+            super::flags(r#"<ModelExchange canGetAndSetFMUState="true" needsCompletedIntegratorStep="true"/>"#, true);
+        assert!(f.can_get_and_set_fmu_state && !f.completed_integrator_step_not_needed);
+        assert!(super::flags("<ModelExchange/>", true).completed_integrator_step_not_needed);
     }
 }

@@ -14,7 +14,7 @@ pub fn do_step(s: &mut Instance, t: f64, h: f64) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().do_step(t, h, true),
         Instance::Fmi3(i) => i.raw.do_step(t, h, true).0,
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -23,7 +23,7 @@ pub fn exit_initialization_mode(s: &mut Instance) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().exit_initialization_mode(),
         Instance::Fmi3(i) => i.raw.exit_initialization_mode(),
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -36,7 +36,7 @@ pub fn get_real(s: &mut Instance, vr: &[u32], out: &mut [f64]) -> c_int {
             let get = i.raw.api().get_float64;
             i.raw.get(get, vr, out)
         }
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -48,7 +48,7 @@ pub fn set_real(s: &mut Instance, vr: &[u32], values: &[f64]) -> c_int {
             let set = i.raw.api().set_float64;
             i.raw.set(set, vr, values)
         }
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -58,6 +58,7 @@ pub fn serialize_saved(s: &mut Instance) -> (c_int, Vec<u8>) {
         Instance::Fmi2(i) => i.raw().serialize_saved(),
         Instance::Fmi3(i) => i.raw.serialize_saved(),
         Instance::Me2(i) => i.inner_mut().raw().serialize_saved(),
+        Instance::Me3(i) => i.inner_mut().raw.serialize_saved(),
     }
 }
 
@@ -67,6 +68,7 @@ pub fn deserialize_into_saved(s: &mut Instance, bytes: &[u8]) -> c_int {
         Instance::Fmi2(i) => i.raw().deserialize_into_saved(bytes),
         Instance::Fmi3(i) => i.raw.deserialize_into_saved(bytes),
         Instance::Me2(i) => i.inner_mut().raw().deserialize_into_saved(bytes),
+        Instance::Me3(i) => i.inner_mut().raw.deserialize_into_saved(bytes),
     }
 }
 
@@ -76,6 +78,7 @@ pub fn free_saved_state(s: &mut Instance) -> c_int {
         Instance::Fmi2(i) => i.raw().free_saved_state(),
         Instance::Fmi3(i) => i.raw.free_saved_state(),
         Instance::Me2(i) => i.inner_mut().raw().free_saved_state(),
+        Instance::Me3(i) => i.inner_mut().raw.free_saved_state(),
     }
 }
 
@@ -91,7 +94,7 @@ pub fn directional_derivative(
     match s {
         Instance::Fmi2(i) => i.raw().get_directional_derivative(unknowns, knowns, dv, out),
         Instance::Me2(i) => i.inner_mut().raw().get_directional_derivative(unknowns, knowns, dv, out),
-        Instance::Fmi3(_) => NOT_CALLED,
+        Instance::Fmi3(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -100,7 +103,7 @@ pub fn free_null_state(s: &mut Instance) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().free_null_state(),
         Instance::Fmi3(i) => i.raw.free_null_state(),
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -137,6 +140,8 @@ pub fn names3(text: &str) -> String {
         ("fmi2GetRealOutputDerivatives", "fmi3GetOutputDerivatives"),
         ("fmi2SetRealInputDerivatives", "fmi3SetInputDerivatives"),
         ("fmi2GetReal", "fmi3GetFloat64"),
+        ("fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives"),
+        ("fmi2NewDiscreteStates", "fmi3UpdateDiscreteStates"),
         ("fmi2SetReal", "fmi3SetFloat64"),
         ("fmi2GetInteger", "fmi3GetInt*"),
         ("fmi2GetFMUstate", "fmi3GetFMUState"),
