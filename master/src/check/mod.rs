@@ -476,7 +476,7 @@ pub fn timeout_from_seconds(seconds: f64) -> Result<Duration, String> {
 }
 
 /// Runs of a check that races, unless `--repeat` says otherwise.
-pub const DEFAULT_REPEAT: u32 = 10;
+pub const DEFAULT_REPEAT: u32 = 50;
 
 impl Default for Options {
     fn default() -> Self {
