@@ -320,6 +320,14 @@ fn the_fmi3_bouncing_ball_bounces_at_the_closed_form_times_like_fmpy() {
     // functions (no fmi3DoStep).
     let build = mefmu::Build { fmi3: true, defines: vec!["ME_ONLY".into()], ..mefmu::Build::default() };
     let fmu = Model::Ball.build_with(&tmp("me3-ball-only"), &build);
+    // `cosim info` checks the binary's common and Model Exchange exports, not fmi3DoStep.
+    let info = support::cosim(&["info", fmu.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("Runs with cosim:  yes (binaries/x86_64-linux/ball.so, Model Exchange)"), "{text}");
+    assert!(text.contains("cosim uses:       Model Exchange"), "{text}");
+    for line in ["continuous states                       2", "event indicators                        1"] {
+        assert!(text.contains(line), "{line:?} not in {text}");
+    }
     for flags in [
         &["--step", "0.01", "--solver", "rk4", "--set", "solver_step=1e-3"][..],
         &["--step", "0.01", "--set", "relative_tolerance=1e-10", "--set", "absolute_tolerance=1e-12"][..],
@@ -450,6 +458,10 @@ fn our_fmi3_model_exchange_fmus_equal_fmpys_model_exchange_simulation() {
             ];
             let (code, stderr, out) = run(&fmu, &flags);
             assert_eq!(code, Some(0), "{dir}/{file}: {stderr}");
+            // Both interfaces: `cosim info` shows the Model Exchange one too.
+            let info = support::cosim(&["info", fmu.to_str().unwrap()]);
+            let text = String::from_utf8_lossy(&info.stdout);
+            assert!(text.contains("Model Exchange (with --interface me):\n  continuous states"), "{text}");
             let (header, rows) = read_csv(&out.join("results.csv"));
             assert_eq!(rows.len(), 501);
             let id = file.trim_end_matches(".fmu").replace('-', "_");

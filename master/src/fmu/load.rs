@@ -1,5 +1,6 @@
-//! [`Fmu`], a loaded FMU (FMI 2.0 or 3.0 Co-Simulation): the extracted archive, its model
-//! description and its binary, which calls its own version's C API (`ffi.rs`, `ffi3.rs`).
+//! [`Fmu`], a loaded FMU (FMI 2.0 or 3.0, Co-Simulation or Model Exchange): the extracted
+//! archive, its model description and its binary, which calls its own version's C API (`ffi.rs`,
+//! `ffi3.rs`).
 //! [`Fmu::instantiate`] makes an [`Instance`] of the FMU's version.
 
 use super::archive::Archive;
@@ -30,8 +31,8 @@ pub(crate) enum Binary {
     Fmi3(Arc<ffi3::Binary3>, Arc<Types3>),
 }
 
-/// A loaded FMU (FMI 2.0 or 3.0 Co-Simulation): the extracted archive, its model description
-/// and its binary. Shared (`Arc`) by its instances: the library stays loaded and the folder
+/// A loaded FMU (FMI 2.0 or 3.0, Co-Simulation or Model Exchange): the extracted archive, its
+/// model description and its binary. Shared (`Arc`) by its instances: the library stays loaded and the folder
 /// extracted while any instance lives.
 pub struct Fmu {
     // Field order is drop order: the library is closed before the folder is removed.
