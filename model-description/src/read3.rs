@@ -79,6 +79,14 @@ pub struct Clock3 {
     pub shift_decimal: f64,
     /// `priority` (Scheduled Execution: the smaller, the earlier at the same tick).
     pub priority: Option<u32>,
+    /// `supportsFraction`: `fmi3GetIntervalFraction`/`fmi3GetShiftFraction` answer for it.
+    pub supports_fraction: bool,
+    /// `resolution` (ticks per second of `intervalCounter` and `shiftCounter`).
+    pub resolution: Option<u64>,
+    /// `intervalCounter`: the interval is intervalCounter / resolution s.
+    pub interval_counter: Option<u64>,
+    /// `shiftCounter` (default 0): the shift is shiftCounter / resolution s.
+    pub shift_counter: u64,
     /// The line of its element.
     pub line: u32,
 }
@@ -470,6 +478,13 @@ impl Parser<'_> {
                 interval_decimal: e.f64("intervalDecimal")?,
                 shift_decimal: e.f64("shiftDecimal")?.unwrap_or(0.0),
                 priority: e.u32("priority")?,
+                supports_fraction: e.flag("supportsFraction")?,
+                resolution: e.parse("resolution", "an unsigned 64-bit integer", |v| v.trim().parse().ok())?,
+                interval_counter: e
+                    .parse("intervalCounter", "an unsigned 64-bit integer", |v| v.trim().parse().ok())?,
+                shift_counter: e
+                    .parse("shiftCounter", "an unsigned 64-bit integer", |v| v.trim().parse().ok())?
+                    .unwrap_or(0),
                 line,
             });
             return Ok(());

@@ -39,7 +39,21 @@ impl SystemBuilder {
                 message: format!("{} instances but {} model descriptions", self.instances.len(), mds.len()),
             });
         }
-        Resolver { b: self, mds, names: self.instances.keys().cloned().collect() }.resolve(over)
+        Resolver { b: self, mds, names: self.instances.keys().cloned().collect(), clocks: &[] }.resolve(over)
+    }
+
+    /// [`SystemBuilder::build_with`] with the FMI 3.0 `<Clock>` variables of each instance's FMU
+    /// (clock connections join them).
+    pub(crate) fn build_with_clocks(
+        &self,
+        mds: &[&ModelDescription],
+        clocks: &[&[model_description::Clock3]],
+        over: &Overrides,
+    ) -> Result<System> {
+        if mds.len() != self.instances.len() {
+            return self.build_with(mds, over);
+        }
+        Resolver { b: self, mds, names: self.instances.keys().cloned().collect(), clocks }.resolve(over)
     }
 
     /// Loads every FMU once into `fmus` and validates the system against their model
@@ -71,7 +85,8 @@ impl SystemBuilder {
             configurations.push(configuration);
         }
         let mds: Vec<&ModelDescription> = loaded.iter().map(|f| f.model_description()).collect();
-        let mut system = self.build_with(&mds, over)?;
+        let clocks: Vec<&[model_description::Clock3]> = loaded.iter().map(|f| f.clocks()).collect();
+        let mut system = self.build_with_clocks(&mds, &clocks, over)?;
         for (spec, c) in system.instances.iter_mut().zip(configurations) {
             spec.configuration = c;
         }
@@ -115,6 +130,8 @@ struct Resolver<'a> {
     b: &'a SystemBuilder,
     mds: &'a [&'a ModelDescription],
     names: Vec<String>,
+    /// The `<Clock>` variables of each instance (empty without loaded FMUs).
+    clocks: &'a [&'a [model_description::Clock3]],
 }
 
 impl Resolver<'_> {
@@ -170,6 +187,7 @@ impl Resolver<'_> {
         let parallel = sim.parallel.unwrap_or(Parallel::Auto);
         let exchange = sim.exchange.unwrap_or(super::Exchange::Ordered);
         let isolate = sim.isolate.unwrap_or(false);
+        let me_coupling = sim.me_coupling.unwrap_or_default();
         let worker_timeout = self.worker_timeout(sim)?;
         let max_residual_energy = self.max_residual_energy(sim)?;
         let (iterations, iteration_tolerance) = self.iterations(sim, algorithm)?;
@@ -200,6 +218,7 @@ impl Resolver<'_> {
             exchange,
             record_every,
             isolate,
+            me_coupling,
             worker_timeout,
             real_time,
             live: self.b.live.clone(),
