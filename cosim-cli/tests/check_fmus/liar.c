@@ -1,15 +1,18 @@
 /* A small FMI 2.0 Co-Simulation FMU for master/tests/check.rs: honest by default, or lying in one
  * way, chosen at compile time (the description, written by the test, always claims the honest
  * behaviour: no feedthrough, states that restore, independent instances, variable steps).
- * Real variables: 0 = u (input, start 1), 1 = x (output, x' = u, explicit Euler, exact for a
- * held u), 2 = y (output, y = 2 x).
+ * Real variables: 0 = u (input, start 1), 1 = x (output, x' = u, exact for a held u and for u
+ * ramped by its first derivative, fmi2SetRealInputDerivatives), 2 = y (output, y = 2 x),
+ * 3 = tau (output, the FMU's own time: the sum of its steps). Output derivatives of order 1.
  *   -DLIE_STATE        fmi2SetFMUstate returns fmi2OK but restores nothing
  *   -DLIE_FEEDTHROUGH  y = 2 x + u: direct feedthrough the description does not declare
  *   -DLIE_GLOBAL       every instance is the same global state
  *   -DLIE_STEP         every fmi2DoStep advances by the default step 0.1, whatever h it is given
  *   -DLIE_LATCH        every fmi2DoStep advances by the h of the instance's first step (evenly
  *                      split steps are then consistent; steps that vary within a run are not)
- *   -DLIE_LEAK         every fmi2Instantiate leaks 64 KiB (written, so that it is resident) */
+ *   -DLIE_LEAK         every fmi2Instantiate leaks 64 KiB (written, so that it is resident)
+ *   -DLIE_STATE_TIME   fmi2SetFMUstate restores everything but the FMU's time
+ *   -DLIE_INTERP       fmi2SetRealInputDerivatives returns fmi2OK and is ignored */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,8 @@ enum { INSTANTIATED, INIT_MODE, STEPPING, TERMINATED };
 
 typedef struct {
     double u, x;
+    double du; /* the input's first derivative, until u is set again */
+    double t;  /* the FMU's time */
     int mode;
     double h0; /* the first step size (LIE_LATCH) */
 } State;
@@ -57,7 +62,7 @@ EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *gui
     State *s = calloc(1, sizeof(State));
     if (!s) return NULL;
 #endif
-    s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED; s->h0 = 0.0;
+    s->u = 1.0; s->x = 0.0; s->du = 0.0; s->t = 0.0; s->mode = INSTANTIATED; s->h0 = 0.0;
 #ifdef LIE_LEAK
     /* Chained from a global, so that the compiler cannot drop the allocation. */
     static void *leaks;
@@ -101,7 +106,7 @@ EXPORT fmi2Status fmi2Terminate(fmi2Component c) {
 }
 EXPORT fmi2Status fmi2Reset(fmi2Component c) {
     State *s = c;
-    s->u = 1.0; s->x = 0.0; s->mode = INSTANTIATED; s->h0 = 0.0;
+    s->u = 1.0; s->x = 0.0; s->du = 0.0; s->t = 0.0; s->mode = INSTANTIATED; s->h0 = 0.0;
     return OK;
 }
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, double v[]) {
@@ -112,6 +117,7 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
         case 0: v[i] = s->u; break;
         case 1: v[i] = s->x; break;
         case 2: v[i] = y_of(s); break;
+        case 3: v[i] = s->t; break;
         default: return ERR;
         }
     }
@@ -123,6 +129,7 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
     for (size_t i = 0; i < n; i++) {
         if (vr[i] != 0) return ERR; /* only the input can be set */
         s->u = v[i];
+        s->du = 0.0;
     }
     return OK;
 }
@@ -135,9 +142,33 @@ NONE(fmi2SetBoolean, fmi2Component c, const fmi2ValueReference vr[], size_t n, c
 NONE(fmi2SetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, const char *const v[])
 NONE(fmi2GetDirectionalDerivative, fmi2Component c, const fmi2ValueReference u[], size_t nu,
      const fmi2ValueReference z[], size_t nz, const double dv[], double dz[])
-NONE(fmi2SetRealInputDerivatives, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int o[],
-     const double v[])
-NONE(fmi2GetRealOutputDerivatives, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int o[], double v[])
+EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                              const int o[], const double v[]) {
+    State *s = c;
+    if (s->mode == TERMINATED) return ERR;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] != 0 || o[i] != 1) return ERR;
+#ifndef LIE_INTERP
+        s->du = v[i];
+#endif
+    }
+    return OK;
+}
+EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                               const int o[], double v[]) {
+    State *s = c;
+    if (s->mode != STEPPING) return ERR;
+    for (size_t i = 0; i < n; i++) {
+        if (o[i] != 1) return ERR;
+        switch (vr[i]) {
+        case 1: v[i] = s->u; break;
+        case 2: v[i] = 2.0 * s->u; break;
+        case 3: v[i] = 1.0; break;
+        default: return ERR;
+        }
+    }
+    return OK;
+}
 NONE(fmi2CancelStep, fmi2Component c)
 NONE(fmi2GetStatus, fmi2Component c, int k, int *v)
 NONE(fmi2GetRealStatus, fmi2Component c, int k, double *v)
@@ -153,7 +184,11 @@ EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, void **state) {
 }
 EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, void *state) {
     if (!state) return ERR;
-#ifndef LIE_STATE
+#if defined(LIE_STATE_TIME)
+    double t = ((State *)c)->t;
+    memcpy(c, state, sizeof(State));
+    ((State *)c)->t = t;
+#elif !defined(LIE_STATE)
     memcpy(c, state, sizeof(State));
 #else
     (void)c;
@@ -199,6 +234,8 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, double t, double h, int noSet) {
     if (h > 0 && s->h0 == 0.0) s->h0 = h;
     if (h > 0) h = s->h0;
 #endif
-    s->x += h * s->u;
+    s->x += h * s->u + 0.5 * h * h * s->du;
+    s->u += h * s->du;
+    s->t += h;
     return OK;
 }

@@ -12,13 +12,15 @@
 //! One file per family: [`statics`] (description, binary), [`lifecycle`] (load, reset, free
 //! without terminate, instances, threads), [`calls`] (legal calls a master may make), [`illegal`]
 //! (illegal calls), [`state`] (FMU states), [`structure`] (declared vs measured dependencies),
-//! [`run`] (determinism and finiteness), [`cost`] (time per step, memory over instantiate/free
-//! cycles). [`CHECKS`] is the one list of checks; docs/check.md describes each.
+//! [`configure`] (FMI 3.0 structural parameters), [`run`] (determinism and finiteness), [`cost`] (time per step, memory over instantiate/free
+//! cycles), [`me`] (Model Exchange). [`CHECKS`] is the one list of checks; docs/check.md describes each.
 
 pub mod calls;
+pub mod configure;
 pub mod cost;
 pub mod illegal;
 pub mod lifecycle;
+pub mod me;
 pub mod output;
 pub mod probe;
 pub mod raw;
@@ -319,6 +321,15 @@ pub const CHECKS: &[Check] = &[
         racy: false,
     },
     Check {
+        id: "structural",
+        family: "structure",
+        title: "FMI 3.0 structural parameters: another value configured, arrays at its sizes, the round trip",
+        section: "FMI 2.0: no structural parameters",
+        section3: "FMI 3.0 #structuralParameter, #fmi3EnterConfigurationMode",
+        runner: Runner::Worker(configure::structural),
+        racy: false,
+    },
+    Check {
         id: "cost",
         family: "cost",
         title: "time per fmi2DoStep (median, max); memory over instantiate/free cycles (leak WARN)",
@@ -328,12 +339,48 @@ pub const CHECKS: &[Check] = &[
         racy: false,
     },
     Check {
-        id: "model-exchange",
+        id: "me-derivatives",
         family: "model exchange",
-        title: "the Model Exchange interface (derivatives, event indicators, completedIntegratorStep)",
-        section: "FMI 2.0 §3",
-        section3: "FMI 3.0 #fmi-for-model-exchange",
-        runner: Runner::Parent(statics::model_exchange),
+        title: "states and derivatives as declared, derivatives a function of (t, x, u), their dependencies declared",
+        section: "FMI 2.0 §3.2.2 (fmi2GetDerivatives, fmi2SetContinuousStates), §2.2.8 (Derivatives)",
+        section3: "FMI 3.0 #fmi3GetContinuousStateDerivatives, #modelStructure (ContinuousStateDerivative)",
+        runner: Runner::Worker(me::derivatives),
+        racy: false,
+    },
+    Check {
+        id: "me-events",
+        family: "model exchange",
+        title: "event indicators finite; no jump of the derivatives between events that no indicator signals",
+        section: "FMI 2.0 §3.1, §3.2.2 (fmi2GetEventIndicators)",
+        section3: "FMI 3.0 #fmi3GetEventIndicators, #state-events",
+        runner: Runner::Worker(me::events),
+        racy: false,
+    },
+    Check {
+        id: "me-step",
+        family: "model exchange",
+        title: "fmi2CompletedIntegratorStep answered after every step; completedIntegratorStepNotNeeded holds",
+        section: "FMI 2.0 §3.2.2 (fmi2CompletedIntegratorStep), §3.3",
+        section3: "FMI 3.0 #fmi3CompletedIntegratorStep",
+        runner: Runner::Worker(me::completed_step),
+        racy: false,
+    },
+    Check {
+        id: "me-directional",
+        family: "model exchange",
+        title: "providesDirectionalDerivative: fmi2GetDirectionalDerivative against finite differences",
+        section: "FMI 2.0 §2.1.9, §3.3",
+        section3: "FMI 3.0 #fmi3GetDirectionalDerivative",
+        runner: Runner::Worker(me::directional),
+        racy: false,
+    },
+    Check {
+        id: "me-state",
+        family: "model exchange",
+        title: "canGetAndSetFMUstate in Model Exchange: restored and serialized states continue bit for bit",
+        section: "FMI 2.0 §2.1.8, §3.3",
+        section3: "FMI 3.0 #fmi3GetFMUState, #fmi3SerializeFMUState",
+        runner: Runner::Worker(me::state),
         racy: false,
     },
 ];
@@ -431,7 +478,7 @@ pub fn timeout_from_seconds(seconds: f64) -> Result<Duration, String> {
 }
 
 /// Runs of a check that races, unless `--repeat` says otherwise.
-pub const DEFAULT_REPEAT: u32 = 10;
+pub const DEFAULT_REPEAT: u32 = 50;
 
 impl Default for Options {
     fn default() -> Self {
@@ -598,6 +645,8 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
     let selected = |c: &Check| opts.only.is_empty() || opts.only.iter().any(|o| o == c.id);
     let st = statics::Static::read(fmu);
     let fmi3 = st.fmi3();
+    // A Model Exchange FMU without <CoSimulation>: the Co-Simulation checks have nothing to run.
+    let me_only = st.md.as_ref().is_ok_and(|m| m.co_simulation.is_none() && m.model_exchange.is_some());
     let unread = "not run: modelDescription.xml cannot be read";
     let plan = match &st.md {
         Ok(md) => Some(plan(fmu, md, opts)?),
@@ -627,6 +676,9 @@ pub fn check(fmu: &Path, opts: &Options) -> Result<Report> {
             (Runner::Parent(f), _, _) => f(&st),
             (Runner::Worker(_), None, _) => Outcome::skip(unread),
             (Runner::Worker(_), Some(_), Some(why)) => Outcome::skip(format!("not run: {why}")),
+            (Runner::Worker(_), Some(_), None) if me_only && c.family != "model exchange" && c.id != "load" => {
+                Outcome::skip("no <CoSimulation> interface: a Model Exchange FMU, checked by the model exchange family")
+            }
             (Runner::Worker(_), Some(plan), None) => {
                 if supervisor.is_none() {
                     match worker::Supervisor::new(fmu, plan, opts) {

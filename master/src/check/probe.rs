@@ -82,6 +82,15 @@ impl Probe {
         Self { fmu, plan, out, key: String::new(), outputs, inputs, real_vr, int_vr, bool_vr }
     }
 
+    /// A probe of another loading of the same FMU (the Model Exchange interface of the FMU this
+    /// probe has loaded for Co-Simulation), tracing to the same place with the same plan.
+    pub fn with_fmu(&self, fmu: Arc<Fmu>) -> Self {
+        let out = self.out.as_ref().and_then(|f| f.try_clone().ok());
+        let mut p = Self::new(fmu, self.plan.clone(), out);
+        p.key.clone_from(&self.key);
+        p
+    }
+
     /// The `<CoSimulation>` capabilities.
     pub fn cs(&self) -> &CoSimulation {
         self.fmu.co_simulation()

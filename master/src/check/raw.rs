@@ -2,7 +2,8 @@
 //! whose raw status is the evidence, FMU state serialization, NULL arguments), for an
 //! [`Instance`] of either FMI version: each returns the function's raw status, calling the
 //! version's own function (`fmi2DoStep` or `fmi3DoStep`, …). A Model Exchange instance has none
-//! of these Co-Simulation calls: NOT_CALLED (its checks are SKIPs, `model-exchange`).
+//! of the Co-Simulation calls (NOT_CALLED); its FMU states are its inner instance's (the `me-state`
+//! check).
 
 use crate::fmu::ffi::NOT_CALLED;
 use crate::fmu::{Fmu, Instance};
@@ -56,7 +57,8 @@ pub fn serialize_saved(s: &mut Instance) -> (c_int, Vec<u8>) {
     match s {
         Instance::Fmi2(i) => i.raw().serialize_saved(),
         Instance::Fmi3(i) => i.raw.serialize_saved(),
-        Instance::Me2(_) | Instance::Me3(_) => (NOT_CALLED, Vec::new()),
+        Instance::Me2(i) => i.inner_mut().raw().serialize_saved(),
+        Instance::Me3(i) => i.inner_mut().raw.serialize_saved(),
     }
 }
 
@@ -65,7 +67,8 @@ pub fn deserialize_into_saved(s: &mut Instance, bytes: &[u8]) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().deserialize_into_saved(bytes),
         Instance::Fmi3(i) => i.raw.deserialize_into_saved(bytes),
-        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
+        Instance::Me2(i) => i.inner_mut().raw().deserialize_into_saved(bytes),
+        Instance::Me3(i) => i.inner_mut().raw.deserialize_into_saved(bytes),
     }
 }
 
@@ -74,7 +77,24 @@ pub fn free_saved_state(s: &mut Instance) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().free_saved_state(),
         Instance::Fmi3(i) => i.raw.free_saved_state(),
-        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
+        Instance::Me2(i) => i.inner_mut().raw().free_saved_state(),
+        Instance::Me3(i) => i.inner_mut().raw.free_saved_state(),
+    }
+}
+
+/// `fmi2GetDirectionalDerivative` of `unknowns` with respect to `knowns` (seed `dv`) into `out`
+/// (FMI 2.0 instances; NOT_CALLED for others).
+pub fn directional_derivative(
+    s: &mut Instance,
+    unknowns: &[u32],
+    knowns: &[u32],
+    dv: &[f64],
+    out: &mut [f64],
+) -> c_int {
+    match s {
+        Instance::Fmi2(i) => i.raw().get_directional_derivative(unknowns, knowns, dv, out),
+        Instance::Me2(i) => i.inner_mut().raw().get_directional_derivative(unknowns, knowns, dv, out),
+        Instance::Fmi3(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -120,6 +140,8 @@ pub fn names3(text: &str) -> String {
         ("fmi2GetRealOutputDerivatives", "fmi3GetOutputDerivatives"),
         ("fmi2SetRealInputDerivatives", "fmi3SetInputDerivatives"),
         ("fmi2GetReal", "fmi3GetFloat64"),
+        ("fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives"),
+        ("fmi2NewDiscreteStates", "fmi3UpdateDiscreteStates"),
         ("fmi2SetReal", "fmi3SetFloat64"),
         ("fmi2GetInteger", "fmi3GetInt*"),
         ("fmi2GetFMUstate", "fmi3GetFMUState"),

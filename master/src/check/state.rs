@@ -12,6 +12,11 @@ pub fn restore(p: &mut Probe) -> Outcome {
     if !p.cs().can_get_and_set_fmu_state {
         return Outcome::skip("canGetAndSetFMUstate = false");
     }
+    restore_declared(p)
+}
+
+/// [`restore`] of an FMU that declares `canGetAndSetFMUstate` (in the interface `p` has loaded).
+pub fn restore_declared(p: &mut Probe) -> Outcome {
     let n = p.plan.short_steps.max(2);
     let k0 = n / 2;
     let go = || -> Result<Outcome, String> {
@@ -56,6 +61,11 @@ pub fn serialize(p: &mut Probe) -> Outcome {
     if !p.cs().can_serialize_fmu_state || !p.cs().can_get_and_set_fmu_state {
         return Outcome::skip("canSerializeFMUstate = false");
     }
+    serialize_declared(p)
+}
+
+/// [`serialize`] of an FMU that declares `canSerializeFMUstate` (in the interface `p` has loaded).
+pub fn serialize_declared(p: &mut Probe) -> Outcome {
     let n = p.plan.short_steps.max(2);
     let k0 = n / 2;
     let go = || -> Result<Outcome, String> {

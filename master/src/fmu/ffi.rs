@@ -613,6 +613,31 @@ impl Instance {
         }
     }
 
+    /// `fmi2GetDirectionalDerivative(unknowns, knowns, dv)` into `out` (`cosim check`).
+    pub(crate) fn get_directional_derivative(
+        &mut self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        dv: &[f64],
+        out: &mut [f64],
+    ) -> c_int {
+        if unknowns.len() != out.len() || knowns.len() != dv.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live component; the arrays hold the lengths passed with them.
+        unsafe {
+            (self.binary.api.get_directional_derivative)(
+                self.c(),
+                unknowns.as_ptr(),
+                unknowns.len(),
+                knowns.as_ptr(),
+                knowns.len(),
+                dv.as_ptr(),
+                out.as_mut_ptr(),
+            )
+        }
+    }
+
     /// `fmi2GetFMUstate` into the instance's saved-state slot (allocated by the FMU on the first
     /// call, overwritten in place afterwards, as FMI 2.0 §2.1.8 allows).
     pub(crate) fn save_state(&mut self) -> c_int {

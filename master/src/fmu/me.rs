@@ -293,6 +293,12 @@ impl<F: ModelExchange> MeInstance<F> {
         &self.fmu
     }
 
+    /// The FMU instance, for calls of its own between steps (`cosim check`'s Model Exchange
+    /// checks evaluate it at points of their choosing and set it back).
+    pub fn inner_mut(&mut self) -> &mut F {
+        &mut self.fmu
+    }
+
     /// The FMU instance and the integrator's options, before `ExitInitialization`: a member of a
     /// group of ME instances integrated as one ODE (`crate::me_group`).
     pub fn into_parts(self) -> (F, ode::Options) {
