@@ -293,3 +293,16 @@ fn the_bouncing_ball_with_the_bdf() {
     let (header, rows) = read_csv(&out.join("results.csv"));
     check_ball(&header, &rows, 1e-6);
 }
+
+/// Writes the test ME FMUs to `target/mefmu/` for `cosim bench --model-exchange` (docs/performance.md):
+/// `cargo test -p cosim-cli --test model_exchange -- --ignored bench_fmus`.
+#[test]
+#[ignore = "writes target/mefmu/ for the benchmark"]
+fn bench_fmus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mefmu");
+    std::fs::create_dir_all(&dir).unwrap();
+    for m in [Model::Ball, Model::Stair, Model::Robertson] {
+        let fmu = m.build(&dir);
+        assert!(fmu.is_file(), "{}", fmu.display());
+    }
+}

@@ -6,7 +6,7 @@ Usage::
     python bench_me_fmpy.py JSON
 
 JSON: ``{"fmu": PATH, "start": T0, "stop": T1, "output_interval": H, "variables": [NAMES],
-"tolerances": [RTOL, ...], "repeat": N}``.
+"tolerances": [RTOL, ...], "repeat": N, "start_values": {NAME: VALUE}}``.
 
 For each relative tolerance: ``fmpy.simulate_fmu`` with ``fmi_type="ModelExchange"``,
 ``solver="CVode"`` (FMPy's default: BDF, dense Jacobian by finite differences, absolute tolerance
@@ -56,6 +56,7 @@ def main():
                     stop_time=spec["stop"],
                     output_interval=spec["output_interval"],
                     output=spec["variables"],
+                    start_values=spec.get("start_values", {}),
                 )
                 seconds.append(time.perf_counter() - t0)
             runs.append(

@@ -62,6 +62,9 @@ pub struct BenchArgs {
     /// --model-exchange: fixed steps of RK4 and Euler as the output interval divided by these.
     #[arg(long, value_delimiter = ',', default_values_t = [10, 100])]
     fixed_divisions: Vec<u32>,
+    /// --model-exchange: a start value STEM:name=value for the FMU of file stem STEM (repeatable).
+    #[arg(long = "start-value", value_name = "STEM:NAME=VALUE")]
+    start_values: Vec<String>,
     /// --model-exchange: stop time (default: each FMU's DefaultExperiment).
     #[arg(long)]
     stop: Option<f64>,
@@ -89,6 +92,7 @@ pub fn bench(args: BenchArgs, allocations: fn() -> u64) -> Result<i32> {
         tolerances,
         fixed_divisions,
         stop,
+        start_values,
     } = args;
     // SIGINT/SIGTERM/SIGHUP stop the runs at a communication point (or end the process after the
     // guard's grace period), the extraction folders and workers are cleaned up.
@@ -111,6 +115,7 @@ pub fn bench(args: BenchArgs, allocations: fn() -> u64) -> Result<i32> {
             repeat: repeat.max(1),
             python,
             script: root.join("master/peers/bench_me_fmpy.py"),
+            start_values,
         };
         print!("{}", crate::bench::model_exchange(&scenarios, &opts)?);
         return Ok(0);
