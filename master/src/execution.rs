@@ -155,17 +155,19 @@ impl Execution {
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();
             Self::isolated(system, workers, &mds)?
         } else {
-            let mut instances: Vec<Box<dyn FmuInstance>> = Vec::with_capacity(system.instances().len());
+            let mut instances = Vec::with_capacity(system.instances().len());
             for spec in system.instances() {
                 let fmu = fmus.get_configured(&spec.fmu, &spec.configuration).ok_or_else(|| MasterError::Fmu {
                     path: spec.fmu.clone(),
                     message: format!("instance {}: this FMU was not loaded into the cache", spec.name),
                 })?;
-                instances.push(fmu.instantiate(&format!("{}{suffix}", spec.name))?.boxed());
+                instances.push(fmu.instantiate(&format!("{}{suffix}", spec.name))?);
             }
             let fmus: Vec<_> =
                 system.instances().iter().filter_map(|s| fmus.get_configured(&s.fmu, &s.configuration)).collect();
             let mds: Vec<&ModelDescription> = fmus.iter().map(|f| f.model_description()).collect();
+            // Model Exchange instances strongly coupled: each group one ODE (crate::me_group).
+            let instances = crate::me_group::assemble(&system, instances, &mds)?;
             Self::with_instances(system, instances, &mds)?
         };
         if let Some(s) = stop {

@@ -52,6 +52,7 @@ pub mod ids;
 pub mod input_kind;
 pub mod live;
 pub mod matfile;
+pub mod me_group;
 pub mod names;
 pub mod observer;
 pub mod ode;

@@ -54,10 +54,15 @@ class System:
             self._settings[k] = v
         return self
 
-    def instance(self, name: str, fmu, start: dict | None = None, step: float | None = None) -> "System":
+    def instance(
+        self, name: str, fmu, start: dict | None = None, step: float | None = None, me_group: str | None = None
+    ) -> "System":
         """Adds (or replaces) an instance of the FMU file ``fmu``; ``start`` maps variable names to
-        start values; ``step``: own step of a multirate instance."""
+        start values; ``step``: own step of a multirate instance; ``me_group``: the group of Model
+        Exchange instances integrated as one ODE it belongs to (docs/model-exchange.md)."""
         self._instances[name] = {"fmu": os.fspath(fmu), "start": dict(start or {}), "step": step}
+        if me_group is not None:
+            self._instances[name]["me_group"] = me_group
         return self
 
     def start(self, dotted: str, value) -> "System":

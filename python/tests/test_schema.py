@@ -27,7 +27,7 @@ def build(t, folder=None) -> cosim.System:
     """The file's tables through cosim.System's methods."""
     s = cosim.System(**t["simulation"])
     for name, i in t["instances"].items():
-        s.instance(name, i["fmu"], start=i.get("start"), step=i.get("step"))
+        s.instance(name, i["fmu"], start=i.get("start"), step=i.get("step"), me_group=i.get("me_group"))
     for c in t["connections"]:
         s.connect(c["from"], c["to"], gain=c.get("gain"), offset=c.get("offset"),
                   extrapolation=c.get("extrapolation"), derivatives=c.get("derivatives"))

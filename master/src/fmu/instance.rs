@@ -60,6 +60,20 @@ impl Instance {
         }
     }
 
+    /// A Model Exchange instance's FMU and its integrator's options, for a group integrated as
+    /// one ODE (`crate::me_group`); `Err(self)` for a Co-Simulation instance.
+    pub fn into_model_exchange(
+        self,
+    ) -> std::result::Result<(Box<dyn super::me::ModelExchange>, crate::ode::Options), Box<Self>> {
+        match self {
+            Self::Me2(i) => {
+                let (fmu, options) = i.into_parts();
+                Ok((Box::new(fmu), options))
+            }
+            other => Err(Box::new(other)),
+        }
+    }
+
     fn core(&self) -> &Core {
         match self {
             Self::Fmi2(i) => &i.core,

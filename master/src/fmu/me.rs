@@ -241,6 +241,12 @@ impl<F: ModelExchange> MeInstance<F> {
         &self.fmu
     }
 
+    /// The FMU instance and the integrator's options, before `ExitInitialization`: a member of a
+    /// group of ME instances integrated as one ODE (`crate::me_group`).
+    pub fn into_parts(self) -> (F, ode::Options) {
+        (self.fmu, self.options)
+    }
+
     /// The counters so far.
     pub fn stats(&self) -> MeStats {
         let mut s = self.stats;

@@ -15,6 +15,8 @@ const MAX_ORDER: usize = 5;
 /// Rows of the difference array: orders 0..=MAX_ORDER and two more for the error estimates.
 const ROWS: usize = MAX_ORDER + 3;
 const NEWTON_MAXITER: usize = 4;
+/// A Newton correction below this fraction of the tolerance has converged (see `newton`).
+const NEWTON_NOISE: f64 = 1e-3;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
 
@@ -241,6 +243,16 @@ impl Bdf {
             let norm = rms(&self.dy, &self.scale);
             if !norm.is_finite() {
                 return Ok((false, k + 1));
+            }
+            // A correction far below the tolerance is rounding (a solution at rest, a right-hand
+            // side whose last bits change from one evaluation to the next, as the connections of
+            // strongly coupled FMUs do): converged, whatever the rate of such corrections says.
+            if norm <= NEWTON_NOISE * self.newton_tol {
+                for i in 0..n {
+                    self.y_new[i] += self.dy[i];
+                    self.corr[i] += self.dy[i];
+                }
+                return Ok((true, k + 1));
             }
             let rate = old_norm.map(|o| norm / o);
             if let Some(rate) = rate {

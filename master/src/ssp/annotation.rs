@@ -23,12 +23,12 @@ pub const NS: &str = "https://example.invalid/hydraulic-cosim/ssp/settings/1.0";
 
 /// The part of `b` that SSP cannot carry, as the system file's content: the settings but start
 /// and stop (ssd:DefaultExperiment's), each instance's own step (not its FMU, which the SSD
-/// names, nor its start values, which go to parameter bindings), each connection's
+/// names, nor its start values, which go to parameter bindings) and its `me_group`, each connection's
 /// extrapolation (not its gain and offset: ssc:LinearTransformation), and the rest whole.
 pub fn content(b: &SystemBuilder) -> SystemFile {
     let mut file = b.to_file();
     (file.simulation.start, file.simulation.stop) = (None, None);
-    file.instances.retain(|_, i| i.step.is_some());
+    file.instances.retain(|_, i| i.step.is_some() || i.me_group.is_some());
     for i in file.instances.values_mut() {
         i.set_fmu("");
         i.start.clear();
@@ -61,6 +61,7 @@ pub fn apply(b: &mut SystemBuilder, text: &str) -> Result<(), (String, String)> 
             return Err((format!("{key}.fmu"), "the SSD names the FMU of a component (ssd:Component source)".into()));
         }
         inst.step = given.step.or(inst.step);
+        inst.me_group = given.me_group.clone().or(inst.me_group.take());
         inst.start.extend(given.start.clone());
     }
     for (k, given) in connections.into_iter().enumerate() {

@@ -384,6 +384,7 @@ impl SystemBuilder {
             let d = b.instance(&name, &given.fmu);
             d.step = given.step;
             d.start = given.start;
+            d.me_group = given.me_group;
         }
         b.connections = connections;
         b.inputs = inputs;

@@ -65,7 +65,7 @@ pub use schema::{
     BondDraft, ConnectionDraft, ExtrapolationSpec, InputDraft, InstanceDraft, Interpolation, Outputs, PortDraft,
     SystemFile, TomlError, TuneTable, Value, Variables,
 };
-pub use settings::{BondSettings, EccoSettings, InterfaceKind, Settings, SolverKind};
+pub use settings::{BondSettings, EccoSettings, InterfaceKind, MeCoupling, Settings, SolverKind};
 use std::path::{Path, PathBuf};
 
 /// Co-simulation scheme (one [`crate::algorithm::Algorithm`] each; iterative coupling is
@@ -224,6 +224,9 @@ pub struct InstanceSpec {
     /// of [`InstanceSpec::starts`] that name one; filled by [`SystemBuilder::load`]): the FMU of
     /// this configuration is [`crate::fmu::FmuCache::get_configured`]'s.
     pub configuration: crate::fmu::Configuration,
+    /// `[instances.x] me_group`: the group of Model Exchange instances integrated as one ODE
+    /// that this instance belongs to, if given.
+    pub me_group: Option<String>,
 }
 
 /// Extrapolation of a connection.
@@ -397,6 +400,8 @@ pub struct System {
     pub(crate) record_every: u64,
     /// Run each instance in its own worker process ([`crate::fmu::isolated`]).
     pub(crate) isolate: bool,
+    /// `[simulation] me_coupling`: how Model Exchange instances without a group are integrated.
+    pub(crate) me_coupling: MeCoupling,
     /// Isolated instances: longest a call may take before its worker is killed as hung (s).
     pub(crate) worker_timeout: f64,
     /// Real-time pacing (`real_time`, `max_lateness`, `real_time_priority`); `None`: as fast as
@@ -486,6 +491,10 @@ impl System {
     /// Whether the instances run in worker processes.
     pub fn isolate(&self) -> bool {
         self.isolate
+    }
+    /// How the Model Exchange instances without an `me_group` are integrated (`me_coupling`).
+    pub fn me_coupling(&self) -> MeCoupling {
+        self.me_coupling
     }
     /// Isolated instances: longest a call may take before its worker is killed as hung.
     pub fn worker_timeout(&self) -> std::time::Duration {

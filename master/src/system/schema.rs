@@ -414,6 +414,10 @@ pub struct InstanceDraft {
     /// a list for a whole array, a hexadecimal string for a Binary.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) start: BTreeMap<String, Value>,
+    /// A Model Exchange instance's group: the instances of one group are integrated as one ODE
+    /// (strong coupling, docs/model-exchange.md), whatever `[simulation] me_coupling` says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) me_group: Option<String>,
 }
 
 fn is_empty_path(p: &std::path::Path) -> bool {
@@ -429,6 +433,12 @@ impl InstanceDraft {
     /// A start value (parameter or input) set before initialization.
     pub fn start(&mut self, variable: &str, value: impl Into<Value>) -> &mut Self {
         self.start.insert(variable.to_owned(), value.into());
+        self
+    }
+    /// Puts a Model Exchange instance in group `group` (integrated as one ODE with the group's
+    /// other members).
+    pub fn me_group(&mut self, group: &str) -> &mut Self {
+        self.me_group = Some(group.to_owned());
         self
     }
     /// The FMU file (as resolved against the source's folder).

@@ -165,7 +165,23 @@ pub struct Settings {
     pub max_solver_step: Option<f64>,
     /// Step of the fixed-step integrators (s; default: the communication step / 10).
     pub solver_step: Option<f64>,
+    /// How the Model Exchange instances of a system are integrated: `"strong"` (default: all
+    /// of them as one ODE by one integrator, their connections resolved at every right-hand-side
+    /// evaluation) or `"weak"` (each by its own integrator, exchanging values at communication
+    /// points like Co-Simulation FMUs); an instance's `me_group` puts it in a named group.
+    pub me_coupling: Option<MeCoupling>,
 }
+}
+
+/// `[simulation] me_coupling`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum MeCoupling {
+    /// One ODE for the Model Exchange instances (those without an `me_group` of their own).
+    #[default]
+    Strong,
+    /// Each Model Exchange instance (without an `me_group`) integrated on its own.
+    Weak,
 }
 
 /// `[simulation] interface` (FMPy's `fmi_type` names accepted too).

@@ -90,6 +90,7 @@ impl Resolver<'_> {
                 fixed_step,
                 starts,
                 configuration: Vec::new(),
+                me_group: ri.me_group.clone(),
             });
         }
         Ok(instances)

@@ -170,6 +170,7 @@ impl Resolver<'_> {
         let parallel = sim.parallel.unwrap_or(Parallel::Auto);
         let exchange = sim.exchange.unwrap_or(super::Exchange::Ordered);
         let isolate = sim.isolate.unwrap_or(false);
+        let me_coupling = sim.me_coupling.unwrap_or_default();
         let worker_timeout = self.worker_timeout(sim)?;
         let max_residual_energy = self.max_residual_energy(sim)?;
         let (iterations, iteration_tolerance) = self.iterations(sim, algorithm)?;
@@ -200,6 +201,7 @@ impl Resolver<'_> {
             exchange,
             record_every,
             isolate,
+            me_coupling,
             worker_timeout,
             real_time,
             live: self.b.live.clone(),

@@ -1,0 +1,341 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+//! Strong coupling of Model Exchange instances (issue 52 item 2): a group integrated as one ODE,
+//! its connections resolved at every right-hand-side evaluation.
+//! - two first-order lags in series (a C ME FMU, tests/mefmu/lag.c) give the closed-form
+//!   second-order step response, strongly coupled to the solver's tolerance; weakly coupled (held
+//!   inputs over the communication step) they do not;
+//! - events are the group's: a bouncing ball (state events) and a stair (time events) in one
+//!   group keep their closed forms; a member that terminates ends the run;
+//! - an algebraic loop among the members is refused with the loop named;
+//! - the Publication III crane as two ME FMUs (scenarios/crane-pub3-me.toml) against the unified
+//!   reference (crane-pub3-unified.toml) on work cycle J1: max |Δs| ≤ 1e-6 m.
+
+use fmu_harness::paths;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod mefmu;
+mod support;
+use mefmu::Model;
+use support::{cosim, tmp};
+
+/// The lag FMU (`tests/mefmu/lag.c`) in `dir`, its output y = x + d·u declared with direct
+/// feedthrough from u when `feedthrough` (and d = 1 then), without (d = 0) otherwise.
+fn lag_fmu(dir: &Path, feedthrough: bool) -> PathBuf {
+    let id = "lag";
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mefmu/lag.c");
+    let so = dir.join("lag.so");
+    let out = Command::new("cc")
+        .args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-Wall", "-Werror", "-o"])
+        .arg(&so)
+        .arg(&src)
+        .output()
+        .expect("the system's `cc` is needed to build the test FMUs");
+    assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
+    let (d, deps) = if feedthrough { (1, "1 4") } else { (0, "1") };
+    let xml = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="{id}" guid="{{mefmu-lag}}" numberOfEventIndicators="0">
+<ModelExchange modelIdentifier="{id}" canGetAndSetFMUstate="true"/>
+<ModelVariables>
+<ScalarVariable name="x" valueReference="0" causality="local" variability="continuous" initial="exact"><Real start="0"/></ScalarVariable>
+<ScalarVariable name="der(x)" valueReference="1" causality="local" variability="continuous"><Real derivative="1"/></ScalarVariable>
+<ScalarVariable name="tau" valueReference="2" causality="parameter" variability="fixed"><Real start="1"/></ScalarVariable>
+<ScalarVariable name="u" valueReference="3" causality="input" variability="continuous"><Real start="0"/></ScalarVariable>
+<ScalarVariable name="y" valueReference="4" causality="output" variability="continuous"><Real/></ScalarVariable>
+<ScalarVariable name="d" valueReference="5" causality="parameter" variability="fixed"><Real start="{d}"/></ScalarVariable>
+</ModelVariables>
+<ModelStructure>
+<Outputs><Unknown index="5" dependencies="{deps}"/></Outputs>
+<Derivatives><Unknown index="2"/></Derivatives>
+</ModelStructure>
+</fmiModelDescription>
+"#
+    );
+    let fmu = dir.join(if feedthrough { "lag-ft.fmu" } else { "lag.fmu" });
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
+    let o = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+    w.start_file("modelDescription.xml", o).unwrap();
+    w.write_all(xml.as_bytes()).unwrap();
+    w.start_file(format!("binaries/linux64/{id}.so"), o).unwrap();
+    w.write_all(&std::fs::read(&so).unwrap()).unwrap();
+    w.finish().unwrap();
+    fmu
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(|s| s.trim_matches('"').to_owned()).collect();
+    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+/// `cosim run SYSTEM --out DIR FLAGS`: (exit code, stderr).
+fn run(system: &Path, out: &Path, flags: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["run", system.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let o = cosim(&args);
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+const TAU_A: f64 = 1.0;
+const TAU_B: f64 = 0.25;
+const GAIN: f64 = 2.0;
+
+/// The two lags in series, a unit step into a.u, b.u = GAIN · a.y.
+fn series_system(dir: &Path, coupling: &str) -> PathBuf {
+    let fmu = lag_fmu(dir, false);
+    let text = format!(
+        r#"[simulation]
+stop = 3.0
+step = 0.1
+solver = "bdf"
+relative_tolerance = 1e-10
+absolute_tolerance = 1e-12
+me_coupling = "{coupling}"
+
+[instances.a]
+fmu = "{fmu}"
+start = {{ tau = {TAU_A} }}
+
+[instances.b]
+fmu = "{fmu}"
+start = {{ tau = {TAU_B} }}
+
+[[connections]]
+from = "a.y"
+to = "b.u"
+gain = {GAIN}
+
+[[inputs]]
+to = "a.u"
+times = [0.0]
+values = [1.0]
+
+[outputs]
+variables = ["a.y", "b.y"]
+"#,
+        fmu = fmu.display()
+    );
+    let p = dir.join(format!("series-{coupling}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Largest |b.y − closed form| over the rows of a run of the series.
+fn series_error(coupling: &str) -> f64 {
+    let dir = tmp(&format!("me-strong-series-{coupling}"));
+    let system = series_system(&dir, coupling);
+    let out = dir.join("out");
+    let (code, stderr) = run(&system, &out, &[]);
+    assert_eq!(code, Some(0), "{coupling}: {stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let (a, b) = (column(&header, "a.y"), column(&header, "b.y"));
+    assert_eq!(rows.len(), 31);
+    let mut worst = 0.0f64;
+    for r in &rows {
+        let t = r[0];
+        // a: 1 − e^(−t/τa); b: the step response of the two lags in series, times the gain.
+        let ya = 1.0 - (-t / TAU_A).exp();
+        let yb = GAIN * (1.0 - (TAU_A * (-t / TAU_A).exp() - TAU_B * (-t / TAU_B).exp()) / (TAU_A - TAU_B));
+        assert!((r[a] - ya).abs() < 1e-7, "{coupling}: a.y at t = {t}: {} vs {ya}", r[a]);
+        worst = worst.max((r[b] - yb).abs());
+    }
+    worst
+}
+
+#[test]
+fn two_lags_strongly_coupled_give_the_closed_form_step_response() {
+    let strong = series_error("strong");
+    assert!(strong < 1e-7, "strongly coupled: max |Δy| = {strong:e}");
+    // Weakly coupled, b holds a's output over each 0.1 s step: an error of the order of the step.
+    let weak = series_error("weak");
+    assert!(weak > 1e-3, "weakly coupled: max |Δy| = {weak:e}");
+    println!("two lags in series: max |Δy| strongly coupled {strong:e}, weakly coupled {weak:e}");
+}
+
+const G: f64 = 9.81;
+const E: f64 = 0.7;
+
+#[test]
+fn state_and_time_events_of_the_members_are_the_groups() {
+    let dir = tmp("me-strong-events");
+    let (ball, stair) = (Model::Ball.build(&dir), Model::Stair.build(&dir));
+    let text = format!(
+        "[simulation]\nstop = 2.0\nstep = 0.01\nsolver = \"rk4\"\nsolver_step = 1e-3\n\n\
+         [instances.ball]\nfmu = \"{}\"\n\n[instances.stair]\nfmu = \"{}\"\n",
+        ball.display(),
+        stair.display()
+    );
+    let system = dir.join("events.toml");
+    std::fs::write(&system, text).unwrap();
+    let out = dir.join("out");
+    let (code, stderr) = run(&system, &out, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let (h, v, x, k) =
+        (column(&header, "ball.h"), column(&header, "ball.v"), column(&header, "stair.x"), column(&header, "stair.k"));
+    // The ball's bounces: t1 = √(2/g), then flights of 2 eⁿ v1 / g; each row after a bounce
+    // gives the bounce's time from its h and v (a parabola since).
+    let t1 = (2.0 / G).sqrt();
+    let mut bounces = vec![t1];
+    while bounces.len() < 4 {
+        let n = bounces.len() as i32;
+        bounces.push(bounces[bounces.len() - 1] + 2.0 * E.powi(n) * G * t1 / G);
+    }
+    let mut seen = [false; 4];
+    for r in &rows {
+        let t = r[0];
+        match bounces.iter().rposition(|tb| *tb < t - 1e-9) {
+            None => assert!((r[h] - (1.0 - G * t * t / 2.0)).abs() < 1e-9, "h at t = {t}: {}", r[h]),
+            Some(n) if t - bounces[n] > 1e-3 && n + 1 < bounces.len() && bounces[n + 1] > t => {
+                let tb = t - ((r[v] * r[v] + 2.0 * G * r[h]).sqrt() - r[v]) / G;
+                assert!((tb - bounces[n]).abs() < 1e-6, "bounce {n} at {tb}, closed form {}", bounces[n]);
+                seen[n] = true;
+            }
+            Some(_) => {}
+        }
+        // The stair: k = ⌊t⌋, x' = k.
+        let n = t.floor();
+        assert_eq!(r[k], n, "k at t = {t}");
+        let exact = n * (n - 1.0) / 2.0 + n * (t - n);
+        assert!((r[x] - exact).abs() < 1e-12, "x at t = {t}: {} vs {exact}", r[x]);
+    }
+    assert!(seen[..3].iter().all(|s| *s), "bounces checked: {seen:?}");
+}
+
+#[test]
+fn a_member_that_terminates_ends_the_groups_run() {
+    let dir = tmp("me-strong-stop");
+    let (stop, lag) = (Model::Stop.build(&dir), lag_fmu(&dir, false));
+    // stop.x = e^-t (u = 0) feeds the lag; the run ends once x < 0.5 (t = ln 2).
+    let text = format!(
+        "[simulation]\nstop = 2.0\nstep = 0.1\nsolver = \"rk4\"\nsolver_step = 1e-3\n\n\
+         [instances.stop]\nfmu = \"{}\"\n\n[instances.lag]\nfmu = \"{}\"\n\n\
+         [[connections]]\nfrom = \"stop.x\"\nto = \"lag.u\"\n",
+        stop.display(),
+        lag.display()
+    );
+    let system = dir.join("stop.toml");
+    std::fs::write(&system, text).unwrap();
+    let out = dir.join("out");
+    let (code, stderr) = run(&system, &out, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("terminated by stop at t = "), "{stderr}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["status"], "terminated", "{s}");
+    let t_end = s["time"].as_f64().unwrap();
+    assert!(t_end >= 2f64.ln() && t_end <= 2f64.ln() + 1.001e-3, "ended at {t_end}");
+    // The lag driven by e^-t from 0 (τ = 1): y = t e^-t.
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let y = column(&header, "lag.y");
+    for r in &rows {
+        let exact = r[0] * (-r[0]).exp();
+        assert!((r[y] - exact).abs() < 1e-9, "lag.y at t = {}: {} vs {exact}", r[0], r[y]);
+    }
+}
+
+#[test]
+fn an_algebraic_loop_among_the_members_is_refused_with_the_loop_named() {
+    let dir = tmp("me-strong-loop");
+    let fmu = lag_fmu(&dir, true);
+    let text = format!(
+        r#"[simulation]
+stop = 1.0
+step = 0.1
+
+[instances.a]
+fmu = "{fmu}"
+
+[instances.b]
+fmu = "{fmu}"
+
+[[connections]]
+from = "a.y"
+to = "b.u"
+
+[[connections]]
+from = "b.y"
+to = "a.u"
+"#,
+        fmu = fmu.display()
+    );
+    let system = dir.join("loop.toml");
+    std::fs::write(&system, text).unwrap();
+    let (code, stderr) = run(&system, &dir.join("out"), &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("algebraic loop among the strongly coupled Model Exchange instances a, b"), "{stderr}");
+    assert!(
+        stderr.contains("a.y → b.u → b.y → a.u → a.y") || stderr.contains("b.y → a.u → a.y → b.u → b.y"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_group_key_on_a_co_simulation_instance_is_refused() {
+    let dir = tmp("me-strong-cs-group");
+    let text = format!(
+        "[simulation]\nstop = 0.1\nstep = 0.01\n\n[instances.osc]\nfmu = \"{}\"\nme_group = \"g\"\n",
+        paths::fmu("oscillator-fd-m1").display()
+    );
+    let system = dir.join("cs.toml");
+    std::fs::write(&system, text).unwrap();
+    let (code, stderr) = run(&system, &dir.join("out"), &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("instances.osc.me_group") && stderr.contains("runs as Co-Simulation"), "{stderr}");
+}
+
+/// A copy of `scenarios/<name>` in `dir` with the FMU paths pointing at the FMUs under test.
+fn localized(name: &str, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(paths::root().join("scenarios").join(name)).unwrap();
+    let text = text.replace("../target/fmu", &paths::fmu_dir().display().to_string());
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Largest |mech.s − unified.s| over the rows up to `stop` (s), and the wall times of the two runs.
+fn crane_against_unified(stop: &str) -> (f64, f64, f64) {
+    paths::fmu("multibody-crane-me");
+    paths::fmu("hydraulics-lumped3-me");
+    paths::fmu("unified-crane");
+    let dir = tmp("me-strong-crane");
+    let mut columns = Vec::new();
+    let mut walls = Vec::new();
+    for (scenario, s) in [("crane-pub3-me.toml", "mech.s"), ("crane-pub3-unified.toml", "unified.s")] {
+        let system = localized(scenario, &dir);
+        let out = dir.join(scenario.trim_end_matches(".toml"));
+        let t0 = std::time::Instant::now();
+        let (code, stderr) = run(&system, &out, &["--stop-time", stop]);
+        walls.push(t0.elapsed().as_secs_f64());
+        assert_eq!(code, Some(0), "{scenario}: {stderr}");
+        let (header, rows) = read_csv(&out.join("results.csv"));
+        let k = column(&header, s);
+        columns.push(rows.iter().map(|r| (r[0], r[k])).collect::<Vec<_>>());
+    }
+    assert_eq!(columns[0].len(), columns[1].len());
+    let mut worst = 0.0f64;
+    for (a, b) in columns[0].iter().zip(&columns[1]) {
+        assert!((a.0 - b.0).abs() < 1e-9, "rows at {} and {}", a.0, b.0);
+        worst = worst.max((a.1 - b.1).abs());
+    }
+    (worst, walls[0], walls[1])
+}
+
+/// The whole of J1 (20 s; 6 s in a debug build): `--nocapture` prints the numbers.
+#[test]
+fn the_crane_strongly_coupled_equals_the_unified_reference_over_j1() {
+    let (ds, strong, unified) = crane_against_unified("20");
+    println!(
+        "crane-pub3-me strongly coupled vs crane-pub3-unified, 0–20 s: max |Δs| = {ds:e} m \
+         (wall {strong:.1} s, unified {unified:.1} s)"
+    );
+    assert!(ds <= 1e-6, "max |Δs| = {ds:e} m");
+}
