@@ -229,9 +229,9 @@ fn ode_integrator_steps_do_not_allocate() {
 #[test]
 fn model_exchange_steps_and_rhs_evaluations_do_not_allocate() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    // The crane as two ME FMUs (inputs set at every communication point: the BDF lands on each),
-    // and the crane mechanism alone (no inputs set: the BDF steps past the communication points
-    // and interpolates), each with BDF and RK4.
+    // The crane as two ME FMUs strongly coupled (one ODE) and weakly coupled (inputs set at every
+    // communication point: each BDF lands on each), and the crane mechanism alone (no inputs set:
+    // the BDF steps past the communication points and interpolates), each with BDF and RK4.
     let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-me-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let alone = dir.join("alone.toml");
@@ -244,7 +244,8 @@ fn model_exchange_steps_and_rhs_evaluations_do_not_allocate() {
         ),
     )
     .unwrap();
-    for path in [paths::root().join("scenarios/crane-pub3-me.toml"), alone] {
+    let scenarios = paths::root().join("scenarios");
+    for path in [scenarios.join("crane-pub3-me.toml"), scenarios.join("crane-pub3-me-weak.toml"), alone] {
         let builder = SystemBuilder::read(&path).unwrap();
         for solver in ["bdf", "rk4"] {
             let mut settings = Settings::default();
