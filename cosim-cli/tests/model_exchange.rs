@@ -306,3 +306,35 @@ fn bench_fmus() {
         assert!(fmu.is_file(), "{}", fmu.display());
     }
 }
+
+#[test]
+fn the_model_exchange_bench_measures_error_against_its_reference() {
+    // `cosim bench --model-exchange` (issue 50): the ball's BDF rows carry errors of the order of
+    // their tolerance against the tight reference, RK4 (exact on the parabolas) far below.
+    let fmu = build("me-bench", Model::Ball);
+    let o = cosim(&[
+        "bench",
+        "--model-exchange",
+        fmu.to_str().unwrap(),
+        "--no-peers",
+        "--repeat",
+        "1",
+        "--tolerances",
+        "1e-4,1e-7",
+        "--fixed-divisions",
+        "10",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}{}", String::from_utf8_lossy(&o.stderr));
+    let error = |setting: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(&format!("| cosim | {setting} |"))).unwrap_or_else(|| {
+            panic!("no row {setting} in\n{text}");
+        });
+        line.split('|').nth(4).unwrap().trim().parse().unwrap()
+    };
+    let (loose, tight) = (error("bdf, rtol 1e-4"), error("bdf, rtol 1e-7"));
+    assert!(loose > 0.0 && loose < 1e-2, "{loose}");
+    assert!(tight < loose / 10.0 && tight < 1e-5, "{tight} vs {loose}");
+    assert!(error("rk4, h 4e-4 s") < 1e-8, "{text}");
+    assert!(text.contains("FMPy: not measured"), "{text}");
+}
