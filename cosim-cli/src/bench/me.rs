@@ -151,6 +151,9 @@ fn settings(pairs: &[(&str, toml::Value)]) -> Result<Overrides> {
     Ok(Overrides::settings(s))
 }
 
+/// One of FMPy's runs: (relative tolerance, median seconds, values).
+type PeerRun = (f64, f64, Series);
+
 fn fmpy(
     opts: &MeOptions,
     fmu: &Path,
@@ -158,7 +161,7 @@ fn fmpy(
     vars: &[String],
     tolerances: &[f64],
     starts: &[String],
-) -> Result<(String, Vec<(f64, f64, Series)>)> {
+) -> Result<(String, Vec<PeerRun>)> {
     let starts: serde_json::Map<String, serde_json::Value> = starts
         .iter()
         .filter_map(|s| s.split_once('='))
