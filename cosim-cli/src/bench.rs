@@ -97,7 +97,7 @@ fn floor(l: &Loaded, i: usize, steps: u64) -> Result<f64> {
     match fmu.instantiate(&format!("{}-floor", spec.name))? {
         master::fmu::Instance::Fmi2(mut s) => floor_of(&mut s, l, i, steps),
         master::fmu::Instance::Fmi3(mut s) => floor_of(&mut s, l, i, steps),
-        mut me @ master::fmu::Instance::Me2(_) => floor_of(&mut me, l, i, steps),
+        mut me @ (master::fmu::Instance::Me2(_) | master::fmu::Instance::Me3(_)) => floor_of(&mut me, l, i, steps),
     }
 }
 

@@ -137,12 +137,17 @@ fn series_error(coupling: &str) -> f64 {
     let (header, rows) = read_csv(&out.join("results.csv"));
     let (a, b) = (column(&header, "a.y"), column(&header, "b.y"));
     assert_eq!(rows.len(), 31);
+    // summary.json: each member reports its integrator's work (strongly coupled: the group's).
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let solver = |k: usize| s["instances"][k]["solver"].clone();
+    assert!(solver(0)["steps"].as_u64().unwrap() > 0, "{s}");
+    assert_eq!(solver(0) == solver(1), coupling == "strong", "{s}");
     let mut worst = 0.0f64;
     for r in &rows {
         let t = r[0];
         // a: 1 − e^(−t/τa); b: the step response of the two lags in series, times the gain.
-        let ya = 1.0 - (-t / TAU_A).exp();
-        let yb = GAIN * (1.0 - (TAU_A * (-t / TAU_A).exp() - TAU_B * (-t / TAU_B).exp()) / (TAU_A - TAU_B));
+        let (ya, yb) = series_closed_form(t);
         assert!((r[a] - ya).abs() < 1e-7, "{coupling}: a.y at t = {t}: {} vs {ya}", r[a]);
         worst = worst.max((r[b] - yb).abs());
     }
@@ -157,6 +162,48 @@ fn two_lags_strongly_coupled_give_the_closed_form_step_response() {
     let weak = series_error("weak");
     assert!(weak > 1e-3, "weakly coupled: max |Δy| = {weak:e}");
     println!("two lags in series: max |Δy| strongly coupled {strong:e}, weakly coupled {weak:e}");
+}
+
+/// The closed forms of the series: a.y and b.y at t.
+fn series_closed_form(t: f64) -> (f64, f64) {
+    let ya = 1.0 - (-t / TAU_A).exp();
+    let yb = GAIN * (1.0 - (TAU_A * (-t / TAU_A).exp() - TAU_B * (-t / TAU_B).exp()) / (TAU_A - TAU_B));
+    (ya, yb)
+}
+
+#[test]
+fn the_group_is_one_participant_to_the_scheme() {
+    // The series as group "g" and a third lag c outside it (a group of its own), fed by b.y at
+    // the communication points: Jacobi holds b.y(t_n) over each step, so c follows the
+    // zero-order hold c_{n+1} = u_n + (c_n − u_n) e^(−H/τc) exactly.
+    let dir = tmp("me-strong-participant");
+    let series = series_system(&dir, "weak");
+    let text = std::fs::read_to_string(&series).unwrap();
+    let fmu = dir.join("lag.fmu");
+    let text = text
+        .replace("start = { tau = 1 }", "start = { tau = 1 }\nme_group = \"g\"")
+        .replace("start = { tau = 0.25 }", "start = { tau = 0.25 }\nme_group = \"g\"")
+        .replace("variables = [\"a.y\", \"b.y\"]", "variables = [\"a.y\", \"b.y\", \"c.y\"]")
+        + &format!(
+            "\n[instances.c]\nfmu = \"{}\"\nstart = {{ tau = 0.5 }}\n\n[[connections]]\nfrom = \"b.y\"\nto = \"c.u\"\n",
+            fmu.display()
+        );
+    assert_eq!(text.matches("me_group = \"g\"").count(), 2, "{text}");
+    let system = dir.join("participant.toml");
+    std::fs::write(&system, text).unwrap();
+    let out = dir.join("out");
+    let (code, stderr) = run(&system, &out, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let (a, b, c) = (column(&header, "a.y"), column(&header, "b.y"), column(&header, "c.y"));
+    let mut held = 0.0;
+    for (n, r) in rows.iter().enumerate() {
+        let (ya, yb) = series_closed_form(r[0]);
+        assert!((r[a] - ya).abs() < 1e-7 && (r[b] - yb).abs() < 1e-7, "t = {}: {r:?}", r[0]);
+        assert!((r[c] - held).abs() < 1e-8, "c.y at t = {}: {} vs the zero-order hold {held}", r[0], r[c]);
+        let u = series_closed_form(n as f64 * 0.1).1;
+        held = u + (held - u) * (-0.1f64 / 0.5).exp();
+    }
 }
 
 const G: f64 = 9.81;

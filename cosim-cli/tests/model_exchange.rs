@@ -163,9 +163,21 @@ fn interface_choices_are_checked() {
 /// FMPy's Model Exchange simulation of `fmu` (CVode at `rtol`, every `interval` s to `stop`):
 /// the header and rows of its result (events give two rows at one time).
 fn fmpy_me(fmu: &Path, rtol: f64, interval: f64, stop: f64) -> (Vec<String>, Vec<Vec<f64>>) {
+    fmpy_me_with(fmu, rtol, interval, stop, &[])
+}
+
+/// [`fmpy_me`] with start values `start`.
+fn fmpy_me_with(
+    fmu: &Path,
+    rtol: f64,
+    interval: f64,
+    stop: f64,
+    start: &[(&str, f64)],
+) -> (Vec<String>, Vec<Vec<f64>>) {
     let script = "import sys\n\
                   from fmpy import simulate_fmu\n\
-                  r = simulate_fmu(sys.argv[1], fmi_type='ModelExchange', solver='CVode', \
+                  sv = {a.split('=')[0]: float(a.split('=')[1]) for a in sys.argv[5:]}\n\
+                  r = simulate_fmu(sys.argv[1], fmi_type='ModelExchange', solver='CVode', start_values=sv, \
                   relative_tolerance=float(sys.argv[2]), output_interval=float(sys.argv[3]), stop_time=float(sys.argv[4]))\n\
                   print(','.join(r.dtype.names))\n\
                   for row in r: print(','.join(repr(float(x)) for x in row))\n";
@@ -173,6 +185,7 @@ fn fmpy_me(fmu: &Path, rtol: f64, interval: f64, stop: f64) -> (Vec<String>, Vec
         .args(["-c", script])
         .arg(fmu)
         .args([rtol, interval, stop].map(|x| format!("{x:e}")))
+        .args(start.iter().map(|(k, v)| format!("{k}={v:e}")))
         .output()
         .expect("running FMPy");
     assert!(o.status.success(), "FMPy failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -292,6 +305,213 @@ fn the_bouncing_ball_with_the_bdf() {
     assert_eq!(code, Some(0), "{stderr}");
     let (header, rows) = read_csv(&out.join("results.csv"));
     check_ball(&header, &rows, 1e-6);
+}
+
+/// The solver statistics of instance `name` in summary.json.
+fn solver_stats(out: &Path, name: &str) -> serde_json::Value {
+    let s = summary(out);
+    let i = s["instances"].as_array().unwrap().iter().find(|i| i["name"] == name).unwrap_or_else(|| panic!("{s}"));
+    i["solver"].clone()
+}
+
+#[test]
+fn the_fmi3_bouncing_ball_bounces_at_the_closed_form_times_like_fmpy() {
+    // FMI 3.0 Model Exchange (fmi3InstantiateModelExchange), a binary without the Co-Simulation
+    // functions (no fmi3DoStep).
+    let build = mefmu::Build { fmi3: true, defines: vec!["ME_ONLY".into()], ..mefmu::Build::default() };
+    let fmu = Model::Ball.build_with(&tmp("me3-ball-only"), &build);
+    // `cosim info` checks the binary's common and Model Exchange exports, not fmi3DoStep.
+    let info = support::cosim(&["info", fmu.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("Runs with cosim:  yes (binaries/x86_64-linux/ball.so, Model Exchange)"), "{text}");
+    assert!(text.contains("cosim uses:       Model Exchange"), "{text}");
+    for line in ["continuous states                       2", "event indicators                        1"] {
+        assert!(text.contains(line), "{line:?} not in {text}");
+    }
+    for flags in [
+        &["--step", "0.01", "--solver", "rk4", "--set", "solver_step=1e-3"][..],
+        &["--step", "0.01", "--set", "relative_tolerance=1e-10", "--set", "absolute_tolerance=1e-12"][..],
+    ] {
+        for isolate in [false, true] {
+            let mut flags = flags.to_vec();
+            if isolate {
+                flags.push("--isolate");
+            }
+            let (code, stderr, out) = run(&fmu, &flags);
+            assert_eq!(code, Some(0), "{flags:?}: {stderr}");
+            let (header, rows) = read_csv(&out.join("results.csv"));
+            assert_eq!(rows.len(), 201);
+            check_ball(&header, &rows, 1e-6);
+            let st = solver_stats(&out, "ball");
+            assert_eq!(st["state_events"], 4, "{flags:?}: {st}");
+            assert_eq!(st["time_events"], 0, "{st}");
+            assert!(st["steps"].as_u64().unwrap() > 100 && st["rhs_evaluations"].as_u64().unwrap() > 100, "{st}");
+        }
+    }
+    // FMPy's FMI 3.0 ME simulation (CVode) of the same model (a binary with every FMI 3.0
+    // function: FMPy resolves them all): its event times are the closed form's, its states ours
+    // within 1e-4 of the range.
+    let fmu = Model::Ball.build3(&tmp("me3-ball"));
+    let (fh, frows) = fmpy_me(&fmu, 1e-9, 0.01, 2.0);
+    let events: Vec<f64> = frows.windows(2).filter(|w| w[0][0] == w[1][0]).map(|w| w[0][0]).collect();
+    let bounces = bounce_times(2.0);
+    assert_eq!(events.len(), bounces.len(), "{events:?}");
+    for (a, b) in events.iter().zip(&bounces) {
+        assert!((a - b).abs() < 1e-6, "FMPy's event at {a}, closed form {b}");
+    }
+    let (code, stderr, out) = run(&fmu, &["--step", "0.01", "--solver", "rk4", "--set", "solver_step=1e-3"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    for (name, ours) in [("h", column(&header, "ball.h")), ("v", column(&header, "ball.v"))] {
+        let theirs = column(&fh, name);
+        let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+        let mut compared = 0;
+        for r in &rows {
+            let Some(f) = frows.iter().find(|f| (f[0] - r[0]).abs() < 1e-9) else { continue };
+            assert!(
+                (r[ours] - f[theirs]).abs() <= 1e-4 * range,
+                "{name} at t = {}: {} vs FMPy {}",
+                r[0],
+                r[ours],
+                f[theirs]
+            );
+            compared += 1;
+        }
+        assert!(compared >= 190, "{compared} rows compared");
+    }
+}
+
+#[test]
+fn solver_statistics_count_the_stairs_and_the_bounces() {
+    // The stair's time events are its whole seconds before the stop time (3.5 s: three), in
+    // FMI 2.0 and 3.0, in process and in a worker process.
+    for fmi3 in [false, true] {
+        let dir = tmp(if fmi3 { "me-stats3" } else { "me-stats2" });
+        let stair = if fmi3 { Model::Stair.build3(&dir.join("stair")) } else { Model::Stair.build(&dir.join("stair")) };
+        for isolate in [false, true] {
+            let mut flags = vec!["--step", "0.25", "--solver", "rk4"];
+            if isolate {
+                flags.push("--isolate");
+            }
+            let (code, stderr, out) = run(&stair, &flags);
+            assert_eq!(code, Some(0), "{stderr}");
+            let st = solver_stats(&out, "stair");
+            let stairs = 3.5f64.floor() as u64;
+            assert_eq!(st["time_events"], stairs, "fmi3 {fmi3} isolate {isolate}: {st}");
+            assert_eq!((st["events"].as_u64(), st["state_events"].as_u64()), (Some(stairs), Some(0)), "{st}");
+            // RK4 at the default solver step (0.25 / 10): 14 communication steps of 10 steps.
+            assert_eq!(st["steps"], 140, "{st}");
+            assert_eq!(st["rhs_evaluations"].as_u64().unwrap() % 4, 0, "{st}");
+            assert_eq!(st["jacobians"], 0, "{st}");
+        }
+        // The ball with the BDF: four bounces, Jacobians and error-test failures counted.
+        let ball = if fmi3 { Model::Ball.build3(&dir.join("ball")) } else { Model::Ball.build(&dir.join("ball")) };
+        for isolate in [false, true] {
+            let mut flags = vec!["--step", "0.01", "--set", "relative_tolerance=1e-8"];
+            if isolate {
+                flags.push("--isolate");
+            }
+            let (code, stderr, out) = run(&ball, &flags);
+            assert_eq!(code, Some(0), "{stderr}");
+            let st = solver_stats(&out, "ball");
+            assert_eq!((st["state_events"].as_u64(), st["events"].as_u64()), (Some(4), Some(4)), "{st}");
+            assert!(st["jacobians"].as_u64().unwrap() >= 1, "{st}");
+            let rejected = st["rejected_steps"].as_u64().unwrap();
+            let split = st["error_test_failures"].as_u64().unwrap() + st["convergence_failures"].as_u64().unwrap();
+            assert_eq!(rejected, split, "{st}");
+            assert!(st["event_indicator_evaluations"].as_u64().unwrap() > st["steps"].as_u64().unwrap(), "{st}");
+        }
+    }
+    // A Co-Simulation FMU's summary has no solver entry.
+}
+
+#[test]
+fn our_fmi3_model_exchange_fmus_equal_fmpys_model_exchange_simulation() {
+    // The crane's FMUs exported as Model Exchange (`cargo xtask fmus`), FMI 3.0 and 2.0, each
+    // alone with a constant input that moves it, against FMPy's ME simulation (CVode).
+    let root = fmu_harness::paths::root();
+    for (file, start, vars) in [
+        ("hydraulics-lumped3-me.fmu", ("U_ref", 5.0), &["p1", "p2", "p3", "F"][..]),
+        ("multibody-crane-me.fmu", ("F", 9500.0), &["s", "s_dot", "theta1", "theta2"][..]),
+    ] {
+        for dir in ["target/fmu3", "target/fmu"] {
+            let built = root.join(dir).join(file);
+            assert!(built.exists(), "{} missing: run `cargo xtask fmus`", built.display());
+            let tag = format!("me-ours-{}-{}", dir.replace('/', "-"), file.trim_end_matches(".fmu"));
+            let fmu = tmp(&tag).join(file);
+            std::fs::create_dir_all(fmu.parent().unwrap()).unwrap();
+            std::fs::copy(&built, &fmu).unwrap();
+            let sv = format!("{}={}", start.0, start.1);
+            let flags = [
+                "--interface",
+                "me",
+                "--step",
+                "1e-3",
+                "--stop-time",
+                "0.5",
+                "--start-value",
+                &sv,
+                "--set",
+                "relative_tolerance=1e-9",
+                "--set",
+                "absolute_tolerance=1e-6",
+            ];
+            let (code, stderr, out) = run(&fmu, &flags);
+            assert_eq!(code, Some(0), "{dir}/{file}: {stderr}");
+            // Both interfaces: `cosim info` shows the Model Exchange one too.
+            let info = support::cosim(&["info", fmu.to_str().unwrap()]);
+            let text = String::from_utf8_lossy(&info.stdout);
+            assert!(text.contains("Model Exchange (with --interface me):\n  continuous states"), "{text}");
+            let (header, rows) = read_csv(&out.join("results.csv"));
+            assert_eq!(rows.len(), 501);
+            let id = file.trim_end_matches(".fmu").replace('-', "_");
+            let (fh, frows) = fmpy_me_with(&fmu, 1e-10, 1e-3, 0.5, &[start]);
+            let st = solver_stats(&out, &id);
+            assert!(st["steps"].as_u64().unwrap() > 0, "{st}");
+            for name in vars {
+                let (ours, theirs) = (column(&header, &format!("{id}.{name}")), column(&fh, name));
+                let range = frows.iter().map(|r| r[theirs].abs()).fold(0.0, f64::max);
+                let mut worst: f64 = 0.0;
+                for r in &rows {
+                    let Some(f) = frows.iter().find(|f| (f[0] - r[0]).abs() < 1e-9) else { continue };
+                    worst = worst.max((r[ours] - f[theirs]).abs() / range);
+                }
+                eprintln!("{dir}/{file} {name}: {worst:e} of the range off FMPy's");
+                assert!(worst <= 1e-4, "{dir}/{file} {name}: {worst:e} of the range off FMPy's");
+            }
+        }
+    }
+}
+
+#[test]
+fn crane_pub3_me_runs_with_the_fmi3_fmus_as_with_the_fmi2_ones() {
+    // scenarios/crane-pub3-me.toml (its coupling as it is) with the FMI 3.0 ME FMUs: the same
+    // right-hand sides, so the same results as with the FMI 2.0 ones (first second of J1).
+    let root = fmu_harness::paths::root();
+    let scenario = std::fs::read_to_string(root.join("scenarios/crane-pub3-me.toml")).unwrap();
+    let dir = tmp("me-crane3");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut results = Vec::new();
+    for fmus in ["target/fmu", "target/fmu3"] {
+        let text = scenario.replace("../target/fmu/", &format!("{}/", root.join(fmus).display()));
+        assert_ne!(text, scenario);
+        let sys = dir.join(format!("crane-{}.toml", fmus.replace('/', "-")));
+        std::fs::write(&sys, text).unwrap();
+        let out = dir.join(format!("out-{}", fmus.replace('/', "-")));
+        let o = support::cosim(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap(), "--stop-time", "1"]);
+        assert!(o.status.success(), "{fmus}: {}", String::from_utf8_lossy(&o.stderr));
+        let s = summary(&out);
+        for i in s["instances"].as_array().unwrap() {
+            assert!(i["solver"]["steps"].as_u64().unwrap() > 0, "{i}");
+        }
+        results.push(read_csv(&out.join("results.csv")));
+    }
+    let ((h2, r2), (h3, r3)) = (&results[0], &results[1]);
+    assert_eq!(h2, h3);
+    assert_eq!(r2.len(), 1001);
+    let s = column(h2, "mech.s");
+    let worst = r2.iter().zip(r3).map(|(a, b)| (a[s] - b[s]).abs()).fold(0.0, f64::max);
+    assert!(worst <= 1e-9, "max |s(FMI 3.0) - s(FMI 2.0)| = {worst:e} m");
 }
 
 /// Writes the test ME FMUs to `target/mefmu/` for `cosim bench --model-exchange` (docs/performance.md):

@@ -15,6 +15,9 @@ use model_description::{BaseType, Causality, ModelDescription};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+mod tables;
+pub(crate) use tables::set_signal;
+
 /// Where a Real value lives: instance and slot in that instance's output buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Slot {
@@ -95,20 +98,6 @@ fn carrier(instance: &dyn FmuInstance, v: &VarRef) -> Carrier {
     instance.value_type(v.vr).unwrap_or_else(|| ValueType::of2(v.ty)).carrier()
 }
 
-/// Sets a time table's value at `t` on its input: a Real one's as is, a non-Real one's (held)
-/// as a value of the input's own type.
-pub(crate) fn set_signal(instance: &mut dyn FmuInstance, sig: &crate::system::Signal, t: f64) -> Result<()> {
-    let x = sig.at(t).0;
-    let mut v = if sig.to.ty == BaseType::Real { Value::Float(x) } else { Value::zero(carrier(instance, &sig.to)) };
-    match &mut v {
-        Value::Int(i) => *i = x as i64,
-        Value::UInt(i) => *i = x as u64,
-        Value::Boolean(b) => *b = x != 0.0,
-        _ => {}
-    }
-    v.write(instance, sig.to.vr)
-}
-
 /// Per-instance tables.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Node {
@@ -173,12 +162,11 @@ pub struct Coupling {
     /// values; typed at the first read, `recorded_typed`).
     recorded_exact: Vec<Value>,
     recorded_typed: bool,
-    /// Inputs driven by time tables.
-    signals: Vec<crate::system::Signal>,
-    /// Time tables of non-Real inputs (their index in `signals`): held, set at each point.
+    /// Inputs driven by time tables (in memory or streamed from files), with their live
+    /// overrides ([`crate::live`]).
+    tables: tables::Tables,
+    /// Time tables of non-Real inputs (their index in `tables`): held, set at each point.
     discrete_signals: Vec<usize>,
-    /// A live value replacing each time table while set (NaN: the table's; [`crate::live`]).
-    signal_override: Vec<f64>,
     pub(crate) names: Vec<String>,
     /// Measure the time of each instance's steps (two clock reads per instance and step).
     timing: bool,
@@ -307,9 +295,8 @@ impl Coupling {
             recorded_discrete: Vec::new(),
             recorded_exact: Vec::new(),
             recorded_typed: false,
-            signals: sys.signals.clone(),
+            tables: tables::Tables::new(&sys.signals),
             discrete_signals,
-            signal_override: vec![f64::NAN; sys.signals.len()],
             names,
             timing: true,
             h_step: sys.step,
@@ -590,7 +577,7 @@ impl Coupling {
         if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
-        self.evaluate_signals(i, tau);
+        self.evaluate_signals(i, tau)?;
         let node = &mut self.nodes[i];
         for (k, c) in node.in_links.iter().enumerate() {
             node.in_vals[k] = self.links[c.index()].poly.value(tau);
@@ -626,24 +613,33 @@ impl Coupling {
     /// the derivative that makes an interpolating FMU's input line end exactly on the table
     /// (a slope taken at t_n would run straight past a breakpoint inside the step). Step tables
     /// get derivative 0: the value at the (sub-)step's start holds until the next one.
-    fn evaluate_signals(&mut self, i: usize, tau: f64) {
+    fn evaluate_signals(&mut self, i: usize, tau: f64) -> Result<()> {
         let node = &mut self.nodes[i];
         if node.in_signals.is_empty() {
-            return;
+            return Ok(());
         }
         let span = if node.substeps <= 1 { self.h_step } else { self.h / node.substeps as f64 };
         let t0 = self.t_step + tau;
         for (v, k) in node.signal_vals.iter_mut().zip(&node.in_signals) {
-            let live = self.signal_override[*k];
+            let live = self.tables.overridden[*k];
             if !live.is_nan() {
                 *v = (live, 0.0);
                 continue;
             }
-            let sig = &self.signals[*k];
-            let value = sig.at(t0).0;
-            let chord = if sig.linear && span > 0.0 { (sig.before(t0 + span) - value) / span } else { 0.0 };
+            let value = self.tables.at(*k, t0)?.0;
+            let chord = if self.tables.signals[*k].linear && span > 0.0 {
+                (self.tables.before(*k, t0 + span)? - value) / span
+            } else {
+                0.0
+            };
             *v = (value, chord);
         }
+        Ok(())
+    }
+
+    /// Time table k's value at t (the value set at initialization).
+    pub(crate) fn signal_at(&mut self, k: usize, t: f64) -> Result<f64> {
+        Ok(self.tables.at(k, t)?.0)
     }
 
     fn refresh_feedthrough(&mut self, i: usize, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
@@ -751,7 +747,7 @@ impl Coupling {
         if self.nodes[i].in_vrs.is_empty() {
             return Ok(());
         }
-        self.evaluate_signals(i, tau);
+        self.evaluate_signals(i, tau)?;
         let node = &mut self.nodes[i];
         let sub = self.h / node.substeps.max(1) as f64;
         for (k, c) in node.in_links.iter().enumerate() {
@@ -778,9 +774,11 @@ impl Coupling {
         // 1. Inputs at t_n: time tables, then connections, instances whose outputs feed
         //    through first.
         self.copy_discrete(instances)?;
+        self.tables.advance(t);
         for k in &self.discrete_signals {
-            let sig = &self.signals[*k];
-            set_signal(instances[sig.to.instance].as_mut(), sig, t)?;
+            let x = self.tables.at(*k, t)?.0;
+            let sig = &self.tables.signals[*k];
+            set_signal(instances[sig.to.instance].as_mut(), sig, x)?;
         }
         self.t_step = t;
         for idx in 0..self.input_order.len() {
@@ -808,7 +806,7 @@ impl Coupling {
     /// Replaces time table `k` by `value` (held) from the next (sub-)step on, or gives it back
     /// (`None`): a live input ([`crate::live`]).
     pub(crate) fn override_signal(&mut self, k: usize, value: Option<f64>) {
-        if let Some(v) = self.signal_override.get_mut(k) {
+        if let Some(v) = self.tables.overridden.get_mut(k) {
             *v = value.unwrap_or(f64::NAN);
         }
     }

@@ -179,6 +179,41 @@ fn binary_and_int64_connections_and_exact_columns_do_not_allocate_per_step() {
 }
 
 #[test]
+fn steps_driven_by_a_streamed_input_file_do_not_allocate() {
+    // Issue 44: a file's rows are read during the run into a window reused for the whole run
+    // (rows parsed into fixed buffers, dropped rows shifted out in place): 4 rows a step, jumps
+    // (repeated times), an interpolating FMU (the chord) at own sub-steps.
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from("time,u,v\n");
+    for k in 0..24_000 {
+        let t = k as f64 * 2.5e-4;
+        csv.push_str(&format!("{t:?},{:?},{:?}\n", (t * 3.0).sin() * 0.01, k % 3));
+        if k % 100 == 50 {
+            csv.push_str(&format!("{t:?},0.02,1\n"));
+        }
+    }
+    std::fs::write(dir.join("u.csv"), csv).unwrap();
+    let toml = dir.join("system.toml");
+    let text = format!(
+        "[simulation]\nstop = 6.0\nstep = 1e-3\n\n[instances.a]\nfmu = \"{f}\"\nstep = 2.5e-4\n\n\
+         [[inputs]]\nfile = \"u.csv\"\ncolumns = {{ \"a.xi\" = \"u\", \"a.xi_dot\" = \"v\" }}\n",
+        f = paths::fmu("oscillator-fd-m1").display()
+    );
+    std::fs::write(&toml, text).unwrap();
+    let mut fmus = FmuCache::default();
+    let sys = SystemBuilder::read(&toml).unwrap().load_with(&mut fmus, &Overrides::default()).unwrap();
+    let labels: Vec<String> = sys.outputs().iter().map(|v| sys.label(v)).collect();
+    let mut run = Execution::new(sys, &fmus).unwrap();
+    run.observe(Box::new(ResultsCsv::create(&dir.join("results.csv"), &labels, 1).unwrap()));
+    let during = allocations_in_steps(&mut run);
+    assert_eq!(during, 0, "{during} allocations in 3000 steps driven by a streamed input file");
+    run.finish().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn ode_integrator_steps_do_not_allocate() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     use master::ode::{integrator, Method, OdeError, OdeProblem, Options};

@@ -272,6 +272,13 @@ impl Parser<'_> {
                         "Output" => 0,
                         "ContinuousStateDerivative" => 1,
                         "InitialUnknown" => 2,
+                        "EventIndicator" => {
+                            // FMI 3.0 counts the event indicators by these elements (2.0's
+                            // numberOfEventIndicators attribute).
+                            let n = md.number_of_event_indicators.unwrap_or(0);
+                            md.number_of_event_indicators = Some(n.saturating_add(1));
+                            return p.ignore(u);
+                        }
                         _ => return p.ignore(u),
                     };
                     structure.push((

@@ -74,3 +74,24 @@ def test_64_bit_integers_and_strings_are_exact_through_connections_and_results(t
     assert {int(x) for x in r["a.huge"]} == {2**63 + 1}
     # b.label_in = a.label_out = "hello/": a String through a connection.
     assert list(r["b.label_len"]) == [6.0] * 11
+
+
+def test_fmi3_model_exchange_runs_with_solver_statistics(fmu_dir):
+    # Issue 52: an FMI 3.0 FMU run as Model Exchange (the master integrates it) gives the FMI 2.0
+    # ME FMU's results, and the summary carries its solver's statistics; a Co-Simulation run none.
+    fmu3 = pathlib.Path(fmu_dir).parent / "fmu3" / "hydraulics-lumped3-me.fmu"
+    fmu2 = pathlib.Path(fmu_dir) / "hydraulics-lumped3-me.fmu"
+    assert fmu3.exists(), f"{fmu3} missing: run cargo xtask fmus"
+    runs = [
+        cosim.simulate_fmu(str(f), fmi_type="ModelExchange", stop_time=0.05, start_values={"U_ref": 5.0})
+        for f in (fmu3, fmu2)
+    ]
+    for r in runs:
+        assert r.summary["status"] == "ok"
+        solver = r.summary["instances"][0]["solver"]
+        assert solver["steps"] > 0 and solver["rhs_evaluations"] > solver["steps"], solver
+        assert solver["events"] == solver["time_events"] + solver["state_events"] + solver["step_events"]
+    for name in runs[0].dtype.names:
+        assert np.array_equal(runs[0][name], runs[1][name]), name
+    cs = cosim.simulate_fmu(str(fmu3), stop_time=0.05)
+    assert "solver" not in cs.summary["instances"][0]

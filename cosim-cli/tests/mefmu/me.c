@@ -8,8 +8,15 @@
  *   3 robertson: r0..r2 the concentrations (states), r3..r5 their derivatives (stiff);
  *   4 stop:      r0 x (state, x' = u - x), r1 der(x), r2 threshold, r3 u (input): once x falls
  *                below the threshold, fmi2CompletedIntegratorStep asks for an event (a step
- *                event) and the event update sets terminateSimulation. */
+ *                event) and the event update sets terminateSimulation.
+ * -DHOSTILE= makes the ball misbehave (tests/model_exchange_hostile.rs):
+ *   1 fmi2GetDerivatives crashes (SIGSEGV) from t = 0.2 on;
+ *   2 fmi2GetDerivatives returns NaN for der(v) from t = 0.2 on;
+ *   3 the event iteration never ends (newDiscreteStatesNeeded forever from the first bounce);
+ *   4 the first bounce announces a time event in the past (nextEventTime = t - 0.5);
+ *   5 fmi2GetDerivatives never returns from t = 0.2 on (blocks, also across signals). */
 #include <math.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +53,10 @@ typedef struct {
 #define NZ 0
 #else
 #error "MODEL is 1..4"
+#endif
+
+#ifndef HOSTILE
+#define HOSTILE 0
 #endif
 
 typedef struct {
@@ -88,6 +99,8 @@ static int update(M *m, fmi2EventInfo *e) {
     int changed = 0;
     e->nextEventTimeDefined = 0;
 #if MODEL == 1
+    if (HOSTILE == 3 && m->time > 0.1) e->newDiscreteStatesNeeded = 1;
+    if (HOSTILE == 4 && m->time > 0.1) { e->nextEventTimeDefined = 1; e->nextEventTime = m->time - 0.5; }
     if (m->r[0] <= 0 && m->r[1] < 0) { m->r[0] = 0; m->r[1] = -m->r[5] * m->r[1]; changed = 1; }
 #elif MODEL == 2
     double k = floor(m->time + 1e-9);
@@ -208,6 +221,11 @@ EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t n) {
     if (n != NX) return fmi2Error;
     derivatives(m);
     memcpy(dx, m->r + NX, n * sizeof(double));
+    if (m->time >= 0.2) {
+        if (HOSTILE == 1) *(volatile int *)0 = 1;
+        if (HOSTILE == 2) dx[NX - 1] = NAN;
+        if (HOSTILE == 5) for (;;) pause();
+    }
     return fmi2OK;
 }
 EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], size_t n) {

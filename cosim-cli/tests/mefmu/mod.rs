@@ -135,13 +135,69 @@ impl Model {
         xml
     }
 
+    /// The FMI 3.0 modelDescription.xml of `me3.c` (ball and stair): value reference 0 is the
+    /// time, variable k of [`Model::vars`] has value reference k + 1; the ball's event indicator
+    /// is h.
+    pub fn description3(self) -> String {
+        let (vars, nz, stop) = self.vars();
+        let id = self.id();
+        let mut xml = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription fmiVersion=\"3.0\" modelName=\"{id}\" \
+             instantiationToken=\"{{mefmu3-{id}}}\">\n<ModelExchange modelIdentifier=\"{id}\" \
+             canGetAndSetFMUState=\"true\"/>\n<DefaultExperiment startTime=\"0\" stopTime=\"{stop}\"/>\n<ModelVariables>\n\
+             <Float64 name=\"time\" valueReference=\"0\" causality=\"independent\" variability=\"continuous\"/>\n"
+        );
+        for (k, Var(name, causality, variability, start, derivative)) in vars.iter().enumerate() {
+            let initial = match (*causality, start) {
+                ("output" | "local", Some(_)) => " initial=\"exact\"",
+                _ => "",
+            };
+            let start = start.map(|s| format!(" start=\"{s}\"")).unwrap_or_default();
+            let derivative = derivative.map(|d| format!(" derivative=\"{d}\"")).unwrap_or_default();
+            xml += &format!(
+                "<Float64 name=\"{name}\" valueReference=\"{}\" causality=\"{causality}\" \
+                 variability=\"{variability}\"{initial}{start}{derivative}/>\n",
+                k + 1
+            );
+        }
+        xml += "</ModelVariables>\n<ModelStructure>\n";
+        for (k, v) in vars.iter().enumerate() {
+            if v.1 == "output" {
+                xml += &format!("<Output valueReference=\"{}\"/>\n", k + 1);
+            }
+        }
+        for (k, v) in vars.iter().enumerate() {
+            if v.4.is_some() {
+                xml += &format!("<ContinuousStateDerivative valueReference=\"{}\"/>\n", k + 1);
+            }
+        }
+        if nz == 1 {
+            xml += "<EventIndicator valueReference=\"1\"/>\n";
+        }
+        xml += "</ModelStructure>\n</fmiModelDescription>\n";
+        xml
+    }
+
     /// Compiles the library and writes `<dir>/<id>.fmu`.
     pub fn build(self, dir: &Path) -> PathBuf {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mefmu/me.c");
+        self.build_with(dir, &Build::default())
+    }
+
+    /// Compiles the FMI 3.0 library (`me3.c`) and writes `<dir>/<id>.fmu`.
+    pub fn build3(self, dir: &Path) -> PathBuf {
+        self.build_with(dir, &Build { fmi3: true, ..Build::default() })
+    }
+
+    /// Compiles the library as `how` says and writes `<dir>/<id>.fmu`.
+    pub fn build_with(self, dir: &Path, how: &Build) -> PathBuf {
+        let file = if how.fmi3 { "tests/mefmu/me3.c" } else { "tests/mefmu/me.c" };
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        std::fs::create_dir_all(dir).unwrap();
         let so = dir.join(format!("{}.so", self.id()));
         let out = Command::new("cc")
             .args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-Wall", "-Werror"])
             .arg(format!("-DMODEL={}", self.number()))
+            .args(how.defines.iter().map(|d| format!("-D{d}")))
             .arg("-o")
             .arg(&so)
             .arg(&src)
@@ -152,11 +208,26 @@ impl Model {
         let fmu = dir.join(format!("{}.fmu", self.id()));
         let mut w = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
         let o = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+        let xml = if how.fmi3 { self.description3() } else { self.description() };
+        let xml = how.xml.iter().fold(xml, |x, (from, to)| {
+            assert!(x.contains(from.as_str()), "{from} not in the description");
+            x.replace(from.as_str(), to)
+        });
         w.start_file("modelDescription.xml", o).unwrap();
-        w.write_all(self.description().as_bytes()).unwrap();
-        w.start_file(format!("binaries/linux64/{}.so", self.id()), o).unwrap();
+        w.write_all(xml.as_bytes()).unwrap();
+        let platform = if how.fmi3 { "x86_64-linux" } else { "linux64" };
+        w.start_file(format!("binaries/{platform}/{}.so", self.id()), o).unwrap();
         w.write_all(&std::fs::read(&so).unwrap()).unwrap();
         w.finish().unwrap();
         fmu
     }
+}
+
+/// How [`Model::build_with`] builds: FMI 3.0 (`me3.c`) or 2.0 (`me.c`), the C macros
+/// (`HOSTILE=2`), replacements in the description.
+#[derive(Default)]
+pub struct Build {
+    pub fmi3: bool,
+    pub defines: Vec<String>,
+    pub xml: Vec<(String, String)>,
 }

@@ -13,7 +13,7 @@ pub fn do_step(s: &mut Instance, t: f64, h: f64) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().do_step(t, h, true),
         Instance::Fmi3(i) => i.raw.do_step(t, h, true).0,
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -22,7 +22,7 @@ pub fn exit_initialization_mode(s: &mut Instance) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().exit_initialization_mode(),
         Instance::Fmi3(i) => i.raw.exit_initialization_mode(),
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -35,7 +35,7 @@ pub fn get_real(s: &mut Instance, vr: &[u32], out: &mut [f64]) -> c_int {
             let get = i.raw.api().get_float64;
             i.raw.get(get, vr, out)
         }
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -47,7 +47,7 @@ pub fn set_real(s: &mut Instance, vr: &[u32], values: &[f64]) -> c_int {
             let set = i.raw.api().set_float64;
             i.raw.set(set, vr, values)
         }
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -56,7 +56,7 @@ pub fn serialize_saved(s: &mut Instance) -> (c_int, Vec<u8>) {
     match s {
         Instance::Fmi2(i) => i.raw().serialize_saved(),
         Instance::Fmi3(i) => i.raw.serialize_saved(),
-        Instance::Me2(_) => (NOT_CALLED, Vec::new()),
+        Instance::Me2(_) | Instance::Me3(_) => (NOT_CALLED, Vec::new()),
     }
 }
 
@@ -65,7 +65,7 @@ pub fn deserialize_into_saved(s: &mut Instance, bytes: &[u8]) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().deserialize_into_saved(bytes),
         Instance::Fmi3(i) => i.raw.deserialize_into_saved(bytes),
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -74,7 +74,7 @@ pub fn free_saved_state(s: &mut Instance) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().free_saved_state(),
         Instance::Fmi3(i) => i.raw.free_saved_state(),
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 
@@ -83,7 +83,7 @@ pub fn free_null_state(s: &mut Instance) -> c_int {
     match s {
         Instance::Fmi2(i) => i.raw().free_null_state(),
         Instance::Fmi3(i) => i.raw.free_null_state(),
-        Instance::Me2(_) => NOT_CALLED,
+        Instance::Me2(_) | Instance::Me3(_) => NOT_CALLED,
     }
 }
 

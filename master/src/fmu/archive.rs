@@ -245,6 +245,12 @@ impl Archive {
     /// the entry count), and the entry `so` is an x86-64 ELF shared library exporting every
     /// required FMI 2.0 function. `Err` says why not.
     pub fn check_runnable(path: &Path, so: &str) -> std::result::Result<(), String> {
+        Self::check_runnable_as(path, so, false)
+    }
+
+    /// [`Archive::check_runnable`] of the Model Exchange binary (`model_exchange`: its common
+    /// and Model Exchange functions checked, not the Co-Simulation ones).
+    pub fn check_runnable_as(path: &Path, so: &str, model_exchange: bool) -> std::result::Result<(), String> {
         let message = |e: MasterError| match e {
             MasterError::Fmu { message, .. } => message,
             e => e.to_string(),
@@ -269,7 +275,7 @@ impl Archive {
             .take(MAX_UNCOMPRESSED_BYTES)
             .read_to_end(&mut bytes)
             .map_err(|e| format!("{so} cannot be decompressed: {e}"))?;
-        super::elf::check_fmi_library(&bytes, so.starts_with("binaries/x86_64-linux/"))
+        super::elf::check_fmi_library_as(&bytes, so.starts_with("binaries/x86_64-linux/"), model_exchange)
             .map_err(|why| format!("{so} {why}"))
     }
 

@@ -108,19 +108,11 @@ fn interface(f: &Facts) -> Vec<Refusal> {
         return Vec::new();
     }
     let (what, why) = match &f.md.model_exchange {
-        // FMI 2.0 Model Exchange runs on the master's integrators (fmu/me.rs).
-        Some(_) if f.fmi3.is_none() => return Vec::new(),
-        Some(me) => (
-            format!(
-                "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
-                 <CoSimulation> element)",
-                me.model_identifier
-            ),
-            "cosim runs FMI 2.0 Model Exchange, not yet FMI 3.0's",
-        ),
+        // FMI 2.0 and 3.0 Model Exchange run on the master's integrators (fmu/me.rs).
+        Some(_) => return Vec::new(),
         None => (
             "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>".to_owned(),
-            "cosim runs Co-Simulation and FMI 2.0 Model Exchange FMUs",
+            "cosim runs Co-Simulation and Model Exchange FMUs",
         ),
     };
     vec![Refusal { check: "interface", stage: Stage::Load, what, why }]
@@ -249,13 +241,13 @@ impl Plan {
         }
         let facts = Facts { md, fmi3 };
         let refusals: Vec<Refusal> = CHECKS.iter().flat_map(|c| (c.refusals)(&facts)).collect();
-        // Without `--interface`: Co-Simulation where declared, else FMI 2.0 Model Exchange.
+        // Without `--interface`: Co-Simulation where declared, else Model Exchange.
         let used = if se_only {
             Some(Interface::ScheduledExecution)
         } else if md.co_simulation.is_some() {
             Some(Interface::CoSimulation)
         } else {
-            md.model_exchange.as_ref().filter(|_| fmi3.is_none()).map(|_| Interface::ModelExchange)
+            md.model_exchange.as_ref().map(|_| Interface::ModelExchange)
         };
         Self { declared, used, refusals }
     }
@@ -306,13 +298,11 @@ mod tests {
         let me_only = clocked.replace("  <CoSimulation modelIdentifier=\"m\"/>\n", "");
         let (md, x) = model_description::from_str3(&me_only).unwrap();
         let plan = Plan::of(&md, Some(&x));
-        assert_eq!(plan.used, None);
+        // FMI 3.0 Model Exchange runs (the master integrates it); its clocks do not.
+        assert_eq!(plan.used, Some(Interface::ModelExchange));
         let checks: Vec<&str> = plan.refusals.iter().map(|r| r.check).collect();
-        assert_eq!(checks, ["interface", "clocks"]);
+        assert_eq!(checks, ["clocks"]);
         let text = plan.refusal_text(Stage::Load).unwrap();
-        assert!(
-            text.contains("Model Exchange only") && text.contains("clocks: <Clock name=\"tick\"> (line 5)"),
-            "{text}"
-        );
+        assert!(text.contains("clocks: <Clock name=\"tick\"> (line 5)"), "{text}");
     }
 }

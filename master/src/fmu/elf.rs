@@ -19,8 +19,19 @@ fn u64_at(b: &[u8], at: usize) -> Option<usize> {
 /// `Ok` when `bytes` is an x86-64 ELF shared library defining every symbol of
 /// [`REQUIRED_SYMBOLS`]; else why not, e.g. "is not an ELF file", "does not export
 /// fmi2DoStep". A library without section headers is accepted unchecked (only loading tells).
-pub(crate) fn check_fmi_library(bytes: &[u8], fmi3: bool) -> Result<(), String> {
-    let required: &[&str] = if fmi3 { super::ffi3::REQUIRED_SYMBOLS3 } else { REQUIRED_SYMBOLS };
+/// For Model Exchange (`model_exchange`) the common and Model Exchange functions are required,
+/// the Co-Simulation ones are not.
+pub(crate) fn check_fmi_library_as(bytes: &[u8], fmi3: bool, model_exchange: bool) -> Result<(), String> {
+    let common: &[&str] = if fmi3 { super::ffi3::REQUIRED_SYMBOLS3 } else { REQUIRED_SYMBOLS };
+    let required: Vec<&str> = if model_exchange {
+        let me: &[&str] = if fmi3 { fmi_api::Fmi3Me::REQUIRED } else { fmi_api::Fmi2Me::REQUIRED };
+        let cs_only = |s: &&str| super::ffi::co_simulation_only(s) || super::ffi3::co_simulation_only3(s);
+        common.iter().copied().filter(|s| !cs_only(s)).chain(me.iter().copied()).collect()
+    } else {
+        common.to_vec()
+    };
+    let interface = if model_exchange { "common and Model Exchange" } else { "Co-Simulation" };
+    let version = if fmi3 { "FMI 3.0" } else { "FMI 2.0" };
     if bytes.get(..4) != Some(b"\x7fELF") || bytes.len() < 64 {
         return Err("is not an ELF file (a Linux shared library)".into());
     }
@@ -78,6 +89,6 @@ pub(crate) fn check_fmi_library(bytes: &[u8], fmi3: bool) -> Result<(), String> 
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(format!("does not export {} (required FMI 2.0 Co-Simulation functions)", missing.join(", ")))
+        Err(format!("does not export {} (required {version} {interface} functions)", missing.join(", ")))
     }
 }

@@ -97,6 +97,12 @@ type Api = fmi_api::Fmi2;
 /// without loading it.
 pub(crate) const REQUIRED_SYMBOLS: &[&str] = fmi_api::Fmi2::REQUIRED;
 
+/// Whether `name` is one of the Co-Simulation functions a Model Exchange binary need not export
+/// ([`Binary::load`] for Model Exchange stubs them).
+pub(crate) fn co_simulation_only(name: &str) -> bool {
+    me::co_simulation_stub(name.as_bytes()).is_some()
+}
+
 /// A loaded FMU binary with its resolved API. The library stays loaded while this lives; every
 /// [`Instance`] holds an `Arc` of it.
 pub(crate) struct Binary {

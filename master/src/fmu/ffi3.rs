@@ -12,37 +12,65 @@ use std::path::Path;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+mod me;
+
 /// The typed FMI 3.0 functions.
 pub(crate) type Api3 = fmi_api::Fmi3;
 
 /// The functions [`Binary3::load`] requires (`cosim info` checks a 3.0 binary's exports against them).
 pub(crate) const REQUIRED_SYMBOLS3: &[&str] = fmi_api::Fmi3::REQUIRED;
 
+/// Whether `name` is one of the Co-Simulation functions a Model Exchange binary need not export
+/// ([`Binary3::load`] for Model Exchange stubs them).
+pub(crate) fn co_simulation_only3(name: &str) -> bool {
+    me::co_simulation_stub(name.as_bytes()).is_some()
+}
+
 /// A loaded FMI 3.0 binary with its resolved API; every [`Instance3`] holds an `Arc` of it.
 pub(crate) struct Binary3 {
     pub(super) api: Api3,
+    /// The Model Exchange functions, when loaded for Model Exchange (`ffi3/me.rs`).
+    me: Option<fmi_api::Fmi3Me>,
     // Declared after `api`: the function pointers are never used after the library is closed.
     _lib: libloading::os::unix::Library,
 }
 
 impl Binary3 {
     /// Loads the shared library at `so` (`RTLD_NOW | RTLD_LOCAL`, as FMI 2.0 binaries) and
-    /// resolves every `fmi3*` function of the table; the error names the missing symbol.
-    pub(crate) fn load(so: &Path) -> Result<Self, String> {
+    /// resolves every `fmi3*` function of the table; the error names the missing symbol. For
+    /// Model Exchange (`model_exchange`) the Model Exchange functions are required too and the
+    /// Co-Simulation ones may be absent (see `ffi3/me.rs`).
+    pub(crate) fn load(so: &Path, model_exchange: bool) -> Result<Self, String> {
         use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
         // SAFETY: loading a library runs its initialisers, which is what loading an FMU means.
         let lib =
             unsafe { Library::open(Some(so), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+        let lookup = |name: &'static [u8]| match symbol(&lib, name) {
+            Err(e) if model_exchange => me::co_simulation_stub(name).ok_or(e),
+            r => r,
+        };
         // SAFETY: the symbols are FMI 3.0 functions with the table's signatures (those of
-        // fmi3FunctionTypes.h; fmi3Boolean = C bool, arrays of it as bytes); the pointers are
-        // only used while `lib` is loaded (both live in the returned Binary3).
-        let api = unsafe { Api3::resolve(|name| symbol(&lib, name)) }.map_err(|m| {
+        // fmi3FunctionTypes.h; fmi3Boolean = C bool, arrays of it as bytes), or stubs of those
+        // signatures; the pointers are only used while `lib` is loaded (both live in Binary3).
+        let api = unsafe { Api3::resolve(lookup) }.map_err(|m| {
+            let interface = if model_exchange { "common" } else { "Co-Simulation" };
             format!(
-                "missing required symbol {}: the binary does not export the FMI 3.0 Co-Simulation API ({})",
+                "missing required symbol {}: the binary does not export the FMI 3.0 {interface} API ({})",
                 m.symbol, m.error
             )
         })?;
-        Ok(Self { api, _lib: lib })
+        let me = if model_exchange {
+            // SAFETY: as above, with the signatures of the Model Exchange functions.
+            Some(unsafe { fmi_api::Fmi3Me::resolve(|name| symbol(&lib, name)) }.map_err(|m| {
+                format!(
+                    "missing required symbol {}: the binary does not export the FMI 3.0 Model Exchange API ({})",
+                    m.symbol, m.error
+                )
+            })?)
+        } else {
+            None
+        };
+        Ok(Self { api, me, _lib: lib })
     }
 
     /// `fmi3FreeInstance(NULL)`: FMI 3.0 says a null instance is ignored (`cosim check`).

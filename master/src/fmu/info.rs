@@ -143,6 +143,10 @@ fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::F
                 let _ = writeln!(out, "  {name:<40}{value}");
             }
             let _ = writeln!(out, "  {:<40}{}", "maxOutputDerivativeOrder", cs.max_output_derivative_order);
+            if md.model_exchange.is_some() {
+                // Both interfaces: `--interface me` integrates the Model Exchange one.
+                model_exchange_section(&mut out, md, " (with --interface me)");
+            }
         }
         None => match (plan.refusals.first(), &md.model_exchange) {
             (Some(r), _) => {
@@ -150,26 +154,14 @@ fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::F
             }
             (None, Some(me)) => {
                 // Model Exchange only: integrated by cosim's solver (fmu/me.rs, ode/).
-                let so = format!("binaries/linux64/{}.so", me.model_identifier);
-                let runnable = match Archive::check_runnable(path, &so) {
+                let platform = if md.fmi_version.starts_with("3.") { "x86_64-linux" } else { "linux64" };
+                let so = format!("binaries/{platform}/{}.so", me.model_identifier);
+                let runnable = match Archive::check_runnable_as(path, &so, true) {
                     Ok(()) => format!("yes ({so}, Model Exchange)"),
                     Err(why) => format!("no: {why}"),
                 };
                 field("Runs with cosim", &runnable);
-                let solver = crate::ode::Options::default();
-                let _ = writeln!(
-                    out,
-                    "\nModel Exchange:\n  {:<40}{}\n  {:<40}{}\n  {:<40}{:?}, rtol {}, atol {} (settings solver, \
-                     relative_tolerance, absolute_tolerance)",
-                    "continuous states",
-                    md.model_structure.derivatives.len(),
-                    "event indicators",
-                    md.number_of_event_indicators.unwrap_or(0),
-                    "solver (default)",
-                    solver.method,
-                    solver.rtol,
-                    solver.atol,
-                );
+                model_exchange_section(&mut out, md, "");
             }
             (None, None) => {
                 let _ = writeln!(out, "{:<18}no: the FMU declares no interface", "Runs with cosim:");
@@ -396,6 +388,25 @@ fn shortened(s: &str) -> String {
 
 fn clean(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+/// The Model Exchange section of [`info`]: states, event indicators and the solver that would
+/// integrate them (`how`: when it is used).
+fn model_exchange_section(out: &mut String, md: &ModelDescription, how: &str) {
+    let solver = crate::ode::Options::default();
+    let _ = writeln!(
+        out,
+        "\nModel Exchange{how}:\n  {:<40}{}\n  {:<40}{}\n  {:<40}{:?}, rtol {}, atol {} (settings solver, \
+         relative_tolerance, absolute_tolerance)",
+        "continuous states",
+        md.model_structure.derivatives.len(),
+        "event indicators",
+        md.number_of_event_indicators.unwrap_or(0),
+        "solver (default)",
+        solver.method,
+        solver.rtol,
+        solver.atol,
+    );
 }
 
 #[cfg(test)]

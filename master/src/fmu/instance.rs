@@ -14,9 +14,8 @@ use std::ffi::c_int;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// An instance of a loaded FMU, by FMI version and interface. Model Exchange instances driven by
-/// the master's solver (issue 43) are a variant to come; event mode and clocks are calls
-/// ([`Call::EnterEventMode`], [`Call::GetClock`], …) that both variants refuse as "not yet".
+/// An instance of a loaded FMU, by FMI version and interface: Co-Simulation, or Model Exchange
+/// integrated by the master's solver ([`MeInstance`] over the version's instance).
 pub enum Instance {
     /// FMI 2.0 Co-Simulation.
     Fmi2(Fmi2Instance),
@@ -24,6 +23,8 @@ pub enum Instance {
     Fmi3(Fmi3Instance),
     /// FMI 2.0 Model Exchange, integrated by the master ([`MeInstance`]).
     Me2(Box<MeInstance<Fmi2Instance>>),
+    /// FMI 3.0 Model Exchange, integrated by the master ([`MeInstance`]).
+    Me3(Box<MeInstance<Fmi3Instance>>),
 }
 
 impl std::fmt::Debug for Instance {
@@ -32,6 +33,7 @@ impl std::fmt::Debug for Instance {
             Self::Fmi2(i) => ("Fmi2", &i.core),
             Self::Fmi3(i) => ("Fmi3", &i.core),
             Self::Me2(i) => ("Me2", &i.inner().core),
+            Self::Me3(i) => ("Me3", &i.inner().core),
         };
         f.debug_struct(version)
             .field("name", &core.name)
@@ -57,6 +59,7 @@ impl Instance {
             Self::Fmi2(i) => Box::new(i),
             Self::Fmi3(i) => Box::new(i),
             Self::Me2(i) => i,
+            Self::Me3(i) => i,
         }
     }
 
@@ -70,6 +73,10 @@ impl Instance {
                 let (fmu, options) = i.into_parts();
                 Ok((Box::new(fmu), options))
             }
+            Self::Me3(i) => {
+                let (fmu, options) = i.into_parts();
+                Ok((Box::new(fmu), options))
+            }
             other => Err(Box::new(other)),
         }
     }
@@ -79,6 +86,7 @@ impl Instance {
             Self::Fmi2(i) => &i.core,
             Self::Fmi3(i) => &i.core,
             Self::Me2(i) => &i.inner().core,
+            Self::Me3(i) => &i.inner().core,
         }
     }
 
@@ -93,6 +101,7 @@ impl Instance {
             Self::Fmi2(i) => i.last_log(),
             Self::Fmi3(i) => i.raw.env().last_message(),
             Self::Me2(i) => i.inner().last_log(),
+            Self::Me3(i) => i.inner().raw.env().last_message(),
         }
     }
 
@@ -114,6 +123,7 @@ impl Instance {
             Self::Fmi2(i) => i.reset(),
             Self::Fmi3(i) => i.reset(),
             Self::Me2(_) => Err(Call::Terminate.unsupported_in(self.name(), Version::Fmi2)),
+            Self::Me3(_) => Err(Call::Terminate.unsupported_in(self.name(), Version::Fmi3)),
         }
     }
 
@@ -126,6 +136,12 @@ impl Instance {
             Self::Me2(i) => Err(MasterError::Worker {
                 instance: i.name().to_owned(),
                 function: "fmi2GetRealOutputDerivatives",
+                time: i.inner().core.time,
+                message: "a Model Exchange instance has no output derivatives".into(),
+            }),
+            Self::Me3(i) => Err(MasterError::Worker {
+                instance: i.name().to_owned(),
+                function: "fmi3GetOutputDerivatives",
                 time: i.inner().core.time,
                 message: "a Model Exchange instance has no output derivatives".into(),
             }),
@@ -142,18 +158,20 @@ impl FmuInstance for Instance {
             Self::Fmi2(i) => i.execute(call),
             Self::Fmi3(i) => i.execute(call),
             Self::Me2(i) => i.execute(call),
+            Self::Me3(i) => i.execute(call),
         }
     }
     fn version(&self) -> Version {
         match self {
             Self::Fmi2(_) | Self::Me2(_) => Version::Fmi2,
-            Self::Fmi3(_) => Version::Fmi3,
+            Self::Fmi3(_) | Self::Me3(_) => Version::Fmi3,
         }
     }
     fn value_type(&self, vr: u32) -> Option<super::ValueType> {
         match self {
             Self::Fmi2(_) | Self::Me2(_) => None,
             Self::Fmi3(i) => i.value_type(vr),
+            Self::Me3(i) => i.value_type(vr),
         }
     }
     fn can_interpolate_inputs(&self) -> bool {
@@ -161,11 +179,13 @@ impl FmuInstance for Instance {
             Self::Fmi2(i) => i.can_interpolate_inputs(),
             Self::Fmi3(i) => i.can_interpolate_inputs(),
             Self::Me2(i) => i.can_interpolate_inputs(),
+            Self::Me3(i) => i.can_interpolate_inputs(),
         }
     }
     fn call_stats(&self) -> (f64, u64) {
         match self {
             Self::Me2(i) => i.call_stats(),
+            Self::Me3(i) => i.call_stats(),
             _ => (self.core().busy.as_secs_f64(), self.core().steps),
         }
     }
@@ -174,6 +194,7 @@ impl FmuInstance for Instance {
             Self::Fmi2(i) => i.fmu_warnings(),
             Self::Fmi3(i) => i.fmu_warnings(),
             Self::Me2(i) => i.fmu_warnings(),
+            Self::Me3(i) => i.fmu_warnings(),
         }
     }
     fn set_timing(&mut self, on: bool) {
@@ -181,6 +202,14 @@ impl FmuInstance for Instance {
             Self::Fmi2(i) => i.set_timing(on),
             Self::Fmi3(i) => i.set_timing(on),
             Self::Me2(i) => i.set_timing(on),
+            Self::Me3(i) => i.set_timing(on),
+        }
+    }
+    fn solver_stats(&mut self) -> Option<super::me::MeStats> {
+        match self {
+            Self::Me2(i) => i.solver_stats(),
+            Self::Me3(i) => i.solver_stats(),
+            _ => None,
         }
     }
 }

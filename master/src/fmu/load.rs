@@ -1,5 +1,6 @@
-//! [`Fmu`], a loaded FMU (FMI 2.0 or 3.0 Co-Simulation): the extracted archive, its model
-//! description and its binary, which calls its own version's C API (`ffi.rs`, `ffi3.rs`).
+//! [`Fmu`], a loaded FMU (FMI 2.0 or 3.0, Co-Simulation or Model Exchange): the extracted
+//! archive, its model description and its binary, which calls its own version's C API (`ffi.rs`,
+//! `ffi3.rs`).
 //! [`Fmu::instantiate`] makes an [`Instance`] of the FMU's version.
 
 use super::archive::Archive;
@@ -21,8 +22,8 @@ use std::sync::Arc;
 const STATUS_CATEGORIES: &[&str] =
     &["logStatusWarning", "logStatusDiscard", "logStatusError", "logStatusFatal", "logStatusPending"];
 
-/// The binary of a loaded FMU, by FMI version and interface: each calls its own version's C API.
-/// A Model Exchange binary (driven by the master's solver, issue 43) is a variant to come here.
+/// The binary of a loaded FMU, by FMI version: each calls its own version's C API (loaded for
+/// Model Exchange, it also holds the version's ME functions).
 pub(crate) enum Binary {
     /// FMI 2.0 Co-Simulation.
     Fmi2(Arc<ffi::Binary>),
@@ -30,8 +31,8 @@ pub(crate) enum Binary {
     Fmi3(Arc<ffi3::Binary3>, Arc<Types3>),
 }
 
-/// A loaded FMU (FMI 2.0 or 3.0 Co-Simulation): the extracted archive, its model description
-/// and its binary. Shared (`Arc`) by its instances: the library stays loaded and the folder
+/// A loaded FMU (FMI 2.0 or 3.0, Co-Simulation or Model Exchange): the extracted archive, its
+/// model description and its binary. Shared (`Arc`) by its instances: the library stays loaded and the folder
 /// extracted while any instance lives.
 pub struct Fmu {
     // Field order is drop order: the library is closed before the folder is removed.
@@ -235,16 +236,14 @@ impl Fmu {
             ));
         }
         let binary = match &fmi3 {
-            Some(_) if model_exchange => {
-                return Err(fmu_error(
-                    path,
-                    "FMI 3.0 Model Exchange: not yet (cosim runs FMI 3.0 Co-Simulation and FMI 2.0 Model Exchange)"
-                        .into(),
-                ))
-            }
             Some(x) => {
-                let types = Types3::new(&md, x);
-                let binary = ffi3::Binary3::load(&so).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+                let mut types = Types3::new(&md, x);
+                if model_exchange {
+                    // The Co-Simulation side's event mode and early return are not instantiated.
+                    types.modes = ffi3::Modes::default();
+                }
+                let binary =
+                    ffi3::Binary3::load(&so, model_exchange).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
                 let version = binary.version();
                 if !version.starts_with("3.") {
                     return Err(fmu_error(
@@ -403,7 +402,11 @@ impl Fmu {
                 }
             }
             Binary::Fmi3(binary, types) => {
-                let mut raw = if types.modes.scheduled {
+                let model_exchange = self.interface == Interface::ModelExchange;
+                let mut raw = if model_exchange {
+                    ffi3::Instance3::new_model_exchange(binary, name, &self.md.guid, &self.resource_uri, all, log)
+                        .map_err(|e| failed(e, "fmi3InstantiateModelExchange"))?
+                } else if types.modes.scheduled {
                     ffi3::Instance3::new_scheduled(binary, name, &self.md.guid, &self.resource_uri, all, log)
                         .map_err(|e| failed(e, "fmi3InstantiateScheduledExecution"))?
                 } else {
@@ -416,7 +419,11 @@ impl Fmu {
                 self.live.fetch_add(1, Ordering::SeqCst);
                 let mut instance = Fmi3Instance::new(raw, Arc::clone(types), self.core(name));
                 instance.configure()?;
-                Instance::Fmi3(instance)
+                if model_exchange {
+                    Instance::Me3(Box::new(MeInstance::new(instance, self.solver.clone())))
+                } else {
+                    Instance::Fmi3(instance)
+                }
             }
         };
         Ok(instance)
@@ -428,7 +435,7 @@ impl Fmu {
     }
 
     /// The interface this FMU was loaded for: what [`Fmu::instantiate`] makes (a Model Exchange
-    /// instance is an [`Instance::Me2`], integrated by the master).
+    /// instance is an [`Instance::Me2`] or [`Instance::Me3`], integrated by the master).
     pub fn interface(&self) -> Interface {
         self.interface
     }

@@ -88,6 +88,69 @@ pub struct MeStats {
     pub step_events: u64,
 }
 
+/// The most continuous states an ME instance may declare (checked before anything is allocated
+/// for them): beyond it the vectors alone are hundreds of megabytes.
+pub const MAX_STATES: usize = 100_000;
+/// The most continuous states the BDF integrates: its Jacobian is dense (n² reals; 200 MB and
+/// an LU of 4e10 operations at this size).
+pub const MAX_BDF_STATES: usize = 5_000;
+/// The most event indicators an ME instance may declare.
+pub const MAX_EVENT_INDICATORS: usize = 1_000_000;
+/// The most calls of one event iteration (`newDiscreteStatesNeeded` still true after them: the
+/// iteration does not converge), as in Co-Simulation event mode.
+pub const MAX_EVENT_ITERATIONS: u32 = 1000;
+/// The most events at one time (an FMU whose `nextEventTime` is the current time again and again).
+pub const MAX_EVENTS_AT_ONE_TIME: u32 = 1000;
+
+/// [`Call::GetRealStatus`] of kind `SOLVER_STATS_KIND + i` answers counter `i` of
+/// [`MeStats::counters`] (exact up to 2⁵³): how the master reads the statistics of an ME instance
+/// in a worker process (`--isolate`). No FMU is called.
+pub const SOLVER_STATS_KIND: i32 = 1000;
+
+impl MeStats {
+    /// The number of counters.
+    pub const COUNTERS: usize = 11;
+
+    /// Every counter, in a fixed order (read back by [`MeStats::from_counters`]).
+    pub fn counters(&self) -> [u64; Self::COUNTERS] {
+        let s = &self.solver;
+        [
+            s.steps,
+            s.rhs_evaluations,
+            s.root_evaluations,
+            s.jacobians,
+            s.rejected_steps,
+            s.error_test_failures,
+            s.convergence_failures,
+            self.events,
+            self.time_events,
+            self.state_events,
+            self.step_events,
+        ]
+    }
+
+    /// The statistics of [`MeStats::counters`].
+    pub fn from_counters(c: [u64; Self::COUNTERS]) -> Self {
+        let [steps, rhs_evaluations, root_evaluations, jacobians, rejected_steps, error_test_failures, convergence_failures, events, time_events, state_events, step_events] =
+            c;
+        Self {
+            solver: ode::Stats {
+                steps,
+                rhs_evaluations,
+                root_evaluations,
+                jacobians,
+                rejected_steps,
+                error_test_failures,
+                convergence_failures,
+            },
+            events,
+            time_events,
+            state_events,
+            step_events,
+        }
+    }
+}
+
 /// Real inputs over a step: the values set at its start, the first derivatives set by the scheme.
 #[derive(Default)]
 struct Inputs {
@@ -308,14 +371,48 @@ impl<F: ModelExchange> MeInstance<F> {
         r
     }
 
-    /// The event iteration from Event Mode back to Continuous-Time Mode, then the restart.
+    /// The version's name of the event update (named in errors).
+    fn update_function(&self) -> &'static str {
+        match self.fmu.version() {
+            Version::Fmi2 => "fmi2NewDiscreteStates",
+            Version::Fmi3 => "fmi3UpdateDiscreteStates",
+        }
+    }
+
+    /// An error of the FMU's event handling at the current time, naming `function`.
+    fn misuse(&self, function: &'static str, message: String) -> MasterError {
+        MasterError::Worker { instance: self.fmu.name().to_owned(), function, time: self.time, message }
+    }
+
+    /// The event iteration from Event Mode back to Continuous-Time Mode, then the restart. At
+    /// most [`MAX_EVENT_ITERATIONS`] calls; a `nextEventTime` before the current time is refused.
     fn event_iteration(&mut self) -> Result<()> {
         let mut info = self.fmu.update_discrete_states()?;
+        let mut calls = 1;
         while info.new_discrete_states_needed && !info.terminate_simulation {
+            if calls >= MAX_EVENT_ITERATIONS {
+                let function = self.update_function();
+                return Err(self.misuse(
+                    function,
+                    format!(
+                        "the event iteration did not converge: newDiscreteStatesNeeded is still true after \
+                         {calls} calls at t = {}",
+                        self.time
+                    ),
+                ));
+            }
             info = self.fmu.update_discrete_states()?;
+            calls += 1;
         }
         if info.terminate_simulation {
             return Err(self.terminated(self.time));
+        }
+        if let Some(te) = info.next_event_time.filter(|te| *te < self.time || te.is_nan()) {
+            let function = self.update_function();
+            return Err(self.misuse(
+                function,
+                format!("nextEventTime = {te} is before the current time t = {} (a time event in the past)", self.time),
+            ));
         }
         self.fmu.enter_continuous_time_mode()?;
         self.next_event = info.next_event_time;
@@ -325,6 +422,21 @@ impl<F: ModelExchange> MeInstance<F> {
     /// After ExitInitialization: the initialization event, the integrator made and started.
     fn start(&mut self, t: f64) -> Result<()> {
         let (nx, nz) = self.fmu.sizes()?;
+        let bdf = self.options.method == ode::Method::Bdf;
+        let limit = if bdf { MAX_BDF_STATES } else { MAX_STATES };
+        let too_many = if nx > limit {
+            let why = if bdf { " (the BDF's Jacobian is dense; Euler and RK4 take up to 100000)" } else { "" };
+            Some(format!("the FMU declares {nx} continuous states, more than cosim's limit of {limit}{why}"))
+        } else if nz > MAX_EVENT_INDICATORS {
+            Some(format!("the FMU declares {nz} event indicators, more than cosim's limit of {MAX_EVENT_INDICATORS}"))
+        } else {
+            None
+        };
+        if let Some(message) = too_many {
+            let function = super::Op::ExitInitialization.function(self.fmu.version());
+            self.time = t;
+            return Err(self.misuse(function, message));
+        }
         self.nx = nx;
         self.nz = nz;
         self.x = vec![0.0; nx.max(1)];
@@ -401,8 +513,25 @@ impl<F: ModelExchange> MeInstance<F> {
             && self.inputs.vr.is_empty()
             && self.stop.is_some_and(|stop| stop > t_end);
         let horizon = if dense { self.stop.unwrap_or(t_end) } else { t_end };
+        let mut at_one_time = (self.time, 0u32);
         while self.time < t_end {
             if self.next_event.is_some_and(|te| te <= self.time) {
+                if at_one_time.0 == self.time {
+                    at_one_time.1 += 1;
+                    if at_one_time.1 > MAX_EVENTS_AT_ONE_TIME {
+                        let function = self.update_function();
+                        return Err(self.misuse(
+                            function,
+                            format!(
+                                "{MAX_EVENTS_AT_ONE_TIME} time events at t = {} without the time advancing \
+                                 (nextEventTime is the current time again and again)",
+                                self.time
+                            ),
+                        ));
+                    }
+                } else {
+                    at_one_time = (self.time, 1);
+                }
                 self.stats.time_events += 1;
                 self.event()?;
                 continue;
@@ -467,6 +596,8 @@ fn add(a: ode::Stats, b: ode::Stats) -> ode::Stats {
         root_evaluations: a.root_evaluations + b.root_evaluations,
         jacobians: a.jacobians + b.jacobians,
         rejected_steps: a.rejected_steps + b.rejected_steps,
+        error_test_failures: a.error_test_failures + b.error_test_failures,
+        convergence_failures: a.convergence_failures + b.convergence_failures,
     }
 }
 
@@ -495,6 +626,11 @@ impl<F: ModelExchange> FmuInstance for MeInstance<F> {
             }
             Call::GetRealStatus { kind: super::call::status_kind::LAST_SUCCESSFUL_TIME, out } => {
                 *out = self.terminated_at.or(self.ahead_of).unwrap_or(self.time);
+                Ok(())
+            }
+            Call::GetRealStatus { kind, out } if kind >= SOLVER_STATS_KIND => {
+                let i = (kind - SOLVER_STATS_KIND) as usize;
+                *out = self.stats().counters().get(i).map_or(f64::NAN, |c| *c as f64);
                 Ok(())
             }
             Call::SetFloat64 { vr, values } => {
@@ -567,6 +703,9 @@ impl<F: ModelExchange> FmuInstance for MeInstance<F> {
     }
     fn call_stats(&self) -> (f64, u64) {
         (self.fmu.call_stats().0, self.steps)
+    }
+    fn solver_stats(&mut self) -> Option<MeStats> {
+        Some(self.stats())
     }
     fn fmu_warnings(&self) -> u64 {
         self.fmu.fmu_warnings()

@@ -15,10 +15,12 @@
 //! - `binary`: FMI 3.0 Binary `maxSize`, checked before `fmi3SetBinary`.
 //! - `isolated`: [`FmuInstance`] implemented by [`IsolatedInstance`], an instance in a worker process
 //!   (`cosim run --isolate`).
+//! - `me`: [`MeInstance`], a Model Exchange instance integrated by the master (version-neutral,
+//!   over the [`me::ModelExchange`] calls of FMI 2.0's `instance.rs` and FMI 3.0's `me3.rs`).
 //!
-//! The places of what comes next: a Model Exchange instance driven by the master's solver is a
-//! variant of [`Instance`] and of the loaded binary (`load::Binary`), made by
-//! [`Fmu::instantiate_model_exchange`] (issue 52). Arrays sized by structural parameters
+//! A Model Exchange instance driven by the master's solver is a variant of [`Instance`]
+//! ([`Instance::Me2`], [`Instance::Me3`]) made by [`Fmu::instantiate`] of an FMU loaded for
+//! Model Exchange (issue 52). Arrays sized by structural parameters
 //! ([`Shape::Structural`]) are read with the parameters' values ([`Fmu::configured`]);
 //! `capabilities`: what the loader refuses and `cosim info` reports. Event mode: the calls
 //! [`Call::EnterEventMode`], [`Call::UpdateDiscreteStates`], [`Call::EnterStepMode`],
@@ -70,6 +72,11 @@ pub trait FmuInstance: Send {
     /// Switches the measurement of time inside FMU calls on or off (default off: two clock reads
     /// per call cost more than a small FMU's setter; `cosim bench` switches it on for its timed run).
     fn set_timing(&mut self, _on: bool) {}
+    /// The integration statistics of a Model Exchange instance (summary.json); `None` for a
+    /// Co-Simulation instance. An isolated instance asks its worker (one round trip per counter).
+    fn solver_stats(&mut self) -> Option<me::MeStats> {
+        None
+    }
     /// Lets `fmi2DoStep` return once the step is sent, before it is done, so that the caller can
     /// start the other instances' steps meanwhile (an instance in a worker process: the Jacobi
     /// scheme sends every isolated instance's step, then waits for all with
@@ -231,6 +238,7 @@ mod instance3;
 pub mod isolated;
 pub(crate) mod load;
 pub mod me;
+mod me3;
 pub mod mock;
 mod scheduled;
 mod shm;

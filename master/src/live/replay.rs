@@ -22,21 +22,35 @@ use crate::fmu::FmuInstance;
 use crate::system::input_file;
 use std::path::Path;
 
-/// The replaying input hook: each live input's recorded values and the value last applied.
+/// The replaying input hook: the recorded file read one row a step (memory O(live inputs), not
+/// O(rows)), each live input's column in it, and the value last applied.
 #[derive(Debug)]
 pub struct ReplayInputs {
     targets: Vec<Target>,
-    values: Vec<Vec<f64>>,
+    rows: input_file::Rows<std::fs::File>,
+    /// Per target: its column among the row's values.
+    columns: Vec<usize>,
     applied: Vec<u64>,
-    /// Steps begun so far.
-    step: usize,
+    /// Rows the validating pass counted.
+    checked: u64,
+    file: std::path::PathBuf,
 }
 
 impl InputHook for ReplayInputs {
     fn apply(&mut self, coupling: &mut Coupling, instances: &mut [Box<dyn FmuInstance>]) -> Result<()> {
-        self.step += 1;
-        for ((target, values), applied) in self.targets.iter().zip(&self.values).zip(&mut self.applied) {
-            let Some(v) = values.get(self.step).copied() else { continue };
+        let err = |message: String| MasterError::System { path: self.file.clone(), key: "--replay".into(), message };
+        if self.rows.rows() >= self.checked {
+            return Ok(());
+        }
+        if !self.rows.next_row().map_err(|e| err(e.to_string()))? {
+            return Err(err(format!(
+                "{} rows, {} when checked: the file changed since it was checked before the run",
+                self.rows.rows(),
+                self.checked
+            )));
+        }
+        for ((target, c), applied) in self.targets.iter().zip(&self.columns).zip(&mut self.applied) {
+            let v = self.rows.values()[*c];
             if v.to_bits() == *applied {
                 continue;
             }
@@ -51,8 +65,9 @@ impl InputHook for ReplayInputs {
 }
 
 /// Attaches the replay of `results` (a live run's results.csv, or the folder holding it) to
-/// `execution`: the live inputs of `spec` from their columns. Checks before the run: every live
-/// input is a Real input with a column, and the rows are the run's communication points.
+/// `execution`: the live inputs of `spec` from their columns. Checks before the run, in one pass
+/// that keeps nothing: every live input is a Real input with a column, and the rows are the
+/// run's communication points.
 pub fn replay(execution: &mut crate::Execution, spec: &LiveSpec, results: &Path) -> Result<()> {
     let sys = execution.system();
     let file = if results.is_dir() { results.join("results.csv") } else { results.to_path_buf() };
@@ -69,24 +84,30 @@ pub fn replay(execution: &mut crate::Execution, spec: &LiveSpec, results: &Path)
         let signal = sys.signals().iter().position(|s| s.to.instance == var.instance && s.to.vr == var.vr);
         targets.push(Target { var, signal });
     }
-    let table = input_file::read_file(&file, Some("time"), |n| spec.inputs.iter().any(|i| i == n))
-        .map_err(|e| err(e.to_string()))?;
-    let mut values = Vec::new();
-    for name in &spec.inputs {
-        let column = table.column(name).ok_or_else(|| err(format!("no column \"{name}\" (the live input)")))?;
-        values.push(column.to_vec());
-    }
-    for (k, t) in table.times.iter().enumerate() {
-        let expected = sys.time_at(k as u64);
-        if t.to_bits() != expected.to_bits() || k as u64 > sys.steps() {
-            return Err(err(format!(
-                "row {} is at t = {t}, the run's communication point {k} at t = {expected}: a replay needs every \
-                 communication point recorded (record_every = 1) with the run's start and step",
-                k + 1
-            )));
+    let live = |n: &str| spec.inputs.iter().any(|i| i == n);
+    let checked = input_file::check(&file, Some("time"), live, |row, t, _| {
+        let k = row - 1;
+        let expected = sys.time_at(k);
+        if t.to_bits() != expected.to_bits() || k > sys.steps() {
+            return Err(format!(
+                "row {row} is at t = {t}, the run's communication point {k} at t = {expected}: a replay needs every \
+                 communication point recorded (record_every = 1) with the run's start and step"
+            ));
         }
+        Ok(())
+    })
+    .map_err(|e| err(e.to_string()))?;
+    let mut columns = Vec::new();
+    for name in &spec.inputs {
+        let c = checked.names.iter().position(|n| n == name);
+        columns.push(c.ok_or_else(|| err(format!("no column \"{name}\" (the live input)")))?);
     }
-    let applied = values.iter().map(|v| v[0].to_bits()).collect();
-    execution.live_inputs(Box::new(ReplayInputs { targets, values, applied, step: 0 }));
+    let mut rows = input_file::Rows::open(&file, Some("time"), live).map_err(|e| err(e.to_string()))?;
+    if !rows.next_row().map_err(|e| err(e.to_string()))? {
+        return Err(err("the file changed since it was checked before the run: no rows".into()));
+    }
+    let applied = columns.iter().map(|c| rows.values()[*c].to_bits()).collect();
+    let hook = ReplayInputs { targets, rows, columns, applied, checked: checked.rows, file: file.clone() };
+    execution.live_inputs(Box::new(hook));
     Ok(())
 }

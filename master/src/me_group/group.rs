@@ -17,7 +17,10 @@
 //! that member).
 
 use crate::error::{MasterError, Result};
-use crate::fmu::me::{EventInfo, MeStats, ModelExchange, Vector};
+use crate::fmu::me::{
+    EventInfo, MeStats, ModelExchange, Vector, MAX_BDF_STATES, MAX_EVENTS_AT_ONE_TIME, MAX_EVENT_INDICATORS,
+    MAX_EVENT_ITERATIONS, MAX_STATES,
+};
 use crate::fmu::{Call, FmuInstance, Value, ValueType};
 use crate::ode::{self, Advance, Integrator, OdeError, OdeProblem};
 use model_description::BaseType;
@@ -147,10 +150,6 @@ pub(crate) struct Group {
     /// Which member asked to end the simulation, and when.
     pub(crate) terminated: Option<(usize, f64)>,
 }
-
-/// How many rounds the event iteration may take before it is an error (a loop of discrete
-/// connections that never settles).
-const MAX_EVENT_ROUNDS: usize = 1000;
 
 impl Core {
     /// Member `m`'s FMU, where an FMU call site needs a `&mut dyn FmuInstance`.
@@ -303,8 +302,7 @@ impl Group {
         }
     }
 
-    /// The counters so far.
-    #[allow(dead_code)] // read by summary.json's solver statistics when they land (issue 52)
+    /// The counters so far (summary.json: every member reports its group's).
     pub(crate) fn stats(&self) -> MeStats {
         let mut s = self.stats;
         s.solver = self.integrator.as_ref().map(|i| i.stats()).unwrap_or_default();
@@ -370,6 +368,19 @@ impl Group {
         r
     }
 
+    /// Member `m`'s event update function (named in errors).
+    fn update_function(&self, m: usize) -> &'static str {
+        match self.core.members[m].fmu.version() {
+            crate::fmu::Version::Fmi2 => "fmi2NewDiscreteStates",
+            crate::fmu::Version::Fmi3 => "fmi3UpdateDiscreteStates",
+        }
+    }
+
+    /// An error of member `m`'s event handling at the current time.
+    fn misuse(&self, m: usize, function: &'static str, message: String) -> MasterError {
+        MasterError::Worker { instance: self.core.members[m].name.clone(), function, time: self.time, message }
+    }
+
     /// Member `m` asked to end the simulation at `t`.
     fn terminated(&mut self, m: usize, t: f64) -> MasterError {
         self.terminated = Some((m, t));
@@ -381,18 +392,20 @@ impl Group {
     fn event_iteration(&mut self) -> Result<()> {
         self.core.propagate()?;
         self.core.copy_discrete()?;
-        let mut rounds = 0;
+        let mut rounds = 0u32;
         loop {
             rounds += 1;
-            if rounds > MAX_EVENT_ROUNDS {
+            if rounds > MAX_EVENT_ITERATIONS {
                 return Err(MasterError::Worker {
                     instance: self.core.members.first().map(|m| m.name.clone()).unwrap_or_default(),
-                    function: "NewDiscreteStates",
+                    function: self.update_function(0),
                     time: self.time,
                     message: format!(
                         "the event iteration of the strongly coupled Model Exchange instances {} did not \
-                         settle in {MAX_EVENT_ROUNDS} rounds (connected values keep changing)",
-                        self.names()
+                         converge in {MAX_EVENT_ITERATIONS} rounds at t = {} (a member still needs new \
+                         discrete states, or connected values keep changing)",
+                        self.names(),
+                        self.time
                     ),
                 });
             }
@@ -403,6 +416,16 @@ impl Group {
                     return Err(self.terminated(k, self.time));
                 }
                 needed |= info.new_discrete_states_needed;
+                if let Some(te) = info.next_event_time.filter(|te| *te < self.time || te.is_nan()) {
+                    return Err(self.misuse(
+                        k,
+                        self.update_function(k),
+                        format!(
+                            "nextEventTime = {te} is before the current time t = {} (a time event in the past)",
+                            self.time
+                        ),
+                    ));
+                }
                 self.core.members[k].next_event = info.next_event_time;
             }
             // Once more while a member needs it or a connected value changed (its destination
@@ -428,6 +451,20 @@ impl Group {
             (m.nx, m.nz, m.x_off, m.z_off) = (x, z, nx, nz);
             nx += x;
             nz += z;
+        }
+        let bdf = self.options.method == ode::Method::Bdf;
+        let limit = if bdf { MAX_BDF_STATES } else { MAX_STATES };
+        let too_many = if nx > limit {
+            let why = if bdf { " (the BDF's Jacobian is dense; Euler and RK4 take up to 100000)" } else { "" };
+            Some(format!("together {nx} continuous states, more than cosim's limit of {limit}{why}"))
+        } else if nz > MAX_EVENT_INDICATORS {
+            Some(format!("together {nz} event indicators, more than cosim's limit of {MAX_EVENT_INDICATORS}"))
+        } else {
+            None
+        };
+        if let Some(message) = too_many {
+            let message = format!("the strongly coupled Model Exchange instances {} declare {message}", self.names());
+            return Err(self.misuse(0, "ExitInitialization", message));
         }
         self.core.nx = nx;
         self.core.nz = nz;
@@ -474,8 +511,23 @@ impl Group {
         } else if self.restart {
             self.restart()?;
         }
+        let mut at_one_time = (self.time, 0u32);
         while self.time < t_end {
             if self.next_event.is_some_and(|te| te <= self.time) {
+                if at_one_time.0 == self.time {
+                    at_one_time.1 += 1;
+                    if at_one_time.1 > MAX_EVENTS_AT_ONE_TIME {
+                        let message = format!(
+                            "{MAX_EVENTS_AT_ONE_TIME} time events at t = {} without the time advancing \
+                             (nextEventTime is the current time again and again)",
+                            self.time
+                        );
+                        let m = self.core.members.iter().position(|m| m.next_event == self.next_event).unwrap_or(0);
+                        return Err(self.misuse(m, self.update_function(m), message));
+                    }
+                } else {
+                    at_one_time = (self.time, 1);
+                }
                 self.stats.time_events += 1;
                 self.event()?;
                 continue;

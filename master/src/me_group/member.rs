@@ -172,6 +172,9 @@ impl FmuInstance for GroupMember {
     fn fmu_warnings(&self) -> u64 {
         lock(&self.group).core.members[self.index].fmu.fmu_warnings()
     }
+    fn solver_stats(&mut self) -> Option<crate::fmu::me::MeStats> {
+        Some(lock(&self.group).stats())
+    }
     fn set_timing(&mut self, on: bool) {
         lock(&self.group).core.members[self.index].fmu.set_timing(on);
     }

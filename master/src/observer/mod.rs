@@ -21,7 +21,7 @@ pub use csv::{csv_field, csv_header, BondsCsv, ResultsCsv, StepsCsv};
 pub use grid::OutputGrid;
 pub use memory::{Callback, Recorder, SharedRecorder};
 pub use rows::FLUSH_INTERVAL;
-pub use summary::{AlgorithmStats, BondSummary, InstanceSummary, IterationSummary, Status, Summary};
+pub use summary::{AlgorithmStats, BondSummary, InstanceSummary, IterationSummary, SolverSummary, Status, Summary};
 pub use summary_json::{write_summary, SummaryJson};
 
 use crate::bonds::BondState;

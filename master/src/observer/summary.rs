@@ -123,6 +123,57 @@ pub struct InstanceSummary {
     /// `--fmu-log`); not counted for isolated instances.
     #[serde(default)]
     pub fmu_warnings: u64,
+    /// A Model Exchange instance: its integration statistics (absent for Co-Simulation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<SolverSummary>,
+}
+
+/// The integration statistics of a Model Exchange instance (summed over the run, every restart
+/// of the integrator included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SolverSummary {
+    /// Internal steps accepted.
+    pub steps: u64,
+    /// Right-hand-side evaluations (`fmi2GetDerivatives`; the Jacobian's columns included).
+    pub rhs_evaluations: u64,
+    /// Evaluations of the event indicators.
+    pub event_indicator_evaluations: u64,
+    /// Jacobians formed (BDF; by finite differences).
+    pub jacobians: u64,
+    /// Steps rejected (error test and Newton failures).
+    pub rejected_steps: u64,
+    /// Of which by the error test.
+    pub error_test_failures: u64,
+    /// Of which because Newton's iteration did not converge.
+    pub convergence_failures: u64,
+    /// Events handled (the initialization event not counted): time, state and step events, and
+    /// those of discrete inputs set between steps.
+    pub events: u64,
+    /// Time events (`nextEventTime` reached).
+    pub time_events: u64,
+    /// State events (an event indicator crossed zero).
+    pub state_events: u64,
+    /// Step events (`completedIntegratorStep` asked for event mode).
+    pub step_events: u64,
+}
+
+impl From<crate::fmu::me::MeStats> for SolverSummary {
+    fn from(m: crate::fmu::me::MeStats) -> Self {
+        let s = m.solver;
+        Self {
+            steps: s.steps,
+            rhs_evaluations: s.rhs_evaluations,
+            event_indicator_evaluations: s.root_evaluations,
+            jacobians: s.jacobians,
+            rejected_steps: s.rejected_steps,
+            error_test_failures: s.error_test_failures,
+            convergence_failures: s.convergence_failures,
+            events: m.events,
+            time_events: m.time_events,
+            state_events: m.state_events,
+            step_events: m.step_events,
+        }
+    }
 }
 
 /// Per-bond totals.

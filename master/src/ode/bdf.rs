@@ -420,6 +420,7 @@ impl Bdf {
                 newton_failed = true;
                 rejected = true;
                 self.stats.rejected_steps += 1;
+                self.stats.convergence_failures += 1;
                 self.change_d(0.5);
                 self.lu_valid = false;
                 continue;
@@ -432,6 +433,7 @@ impl Bdf {
                 newton_failed = false;
                 rejected = true;
                 self.stats.rejected_steps += 1;
+                self.stats.error_test_failures += 1;
                 let safety = 0.9 * (2 * NEWTON_MAXITER + 1) as f64 / (2 * NEWTON_MAXITER + iterations) as f64;
                 self.change_d(MIN_FACTOR.max(safety * error.powf(-1.0 / (order as f64 + 1.0))));
                 // The factored matrix stays (for the old h): Newton converged with it.

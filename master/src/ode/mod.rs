@@ -107,6 +107,10 @@ pub struct Stats {
     pub jacobians: u64,
     /// Steps rejected by the error test or by a failed Newton iteration.
     pub rejected_steps: u64,
+    /// Of which rejected by the error test (BDF).
+    pub error_test_failures: u64,
+    /// Of which rejected because the Newton iteration did not converge (BDF).
+    pub convergence_failures: u64,
 }
 
 /// An integration failure, or a failure of the problem's callbacks.

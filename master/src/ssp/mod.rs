@@ -7,16 +7,19 @@
 //!   extrapolation, bonds, time tables, outputs, tune, …) come from our annotation
 //!   (`type="org.hydraulic-cosim.settings"`, see `annotation`).
 //! - [`export`]: a system (TOML) with its FMUs embedded, start values as an `.ssv`, gain/offset as
-//!   `ssc:LinearTransformation`, `ssd:DefaultExperiment`, and the rest in our annotation.
+//!   `ssc:LinearTransformation`, `ssd:DefaultExperiment`, input files as OMSimulator's CSV table
+//!   components (`tables`), and the rest in our annotation.
 //!
 //! Refused with the element and its line: nested systems, signal dictionaries, components that
-//! are not FMUs (and SSDs that import themselves), Model Exchange, connections to the system's
-//! own connectors, mapping transformations other than linear, connected
-//! connectors with different units (unless `suppressUnitConversion="true"`).
+//! are neither FMUs nor CSV tables (`application/table`, `text/csv`: read as input files), SSDs
+//! that import themselves, Model Exchange, connections to the system's own connectors, mapping
+//! transformations other than linear, connected connectors with different units (unless
+//! `suppressUnitConversion="true"`).
 
 pub mod annotation;
 mod ident;
 mod read;
+mod tables;
 mod units;
 mod write;
 mod xml;

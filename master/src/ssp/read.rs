@@ -165,6 +165,8 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
     }
     let system = system.ok_or_else(|| err(shown, &root, None, "no ssd:System"))?;
     let mut components: BTreeMap<String, Component> = BTreeMap::new();
+    let mut tables: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut table_inputs: Vec<crate::system::InputDraft> = Vec::new();
     let mut connections = None;
     let mut bindings = None;
     for child in &system.children {
@@ -179,7 +181,7 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
             (SSD, "Elements") => {
                 for e in &child.children {
                     match (e.ns.as_str(), e.name.as_str()) {
-                        (SSD, "Component") => component(src, e, &mut b, &mut components)?,
+                        (SSD, "Component") => component(src, e, &mut b, &mut components, &mut tables)?,
                         (SSD, "System") => return Err(err(
                             shown,
                             e,
@@ -211,7 +213,7 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
     if let Some(cs) = connections {
         for c in &cs.children {
             if c.is(SSD, "Connection") {
-                connection(shown, c, &components, &mut b)?;
+                connection(shown, c, &components, (&tables, &mut table_inputs), &mut b)?;
             } else {
                 return Err(err(shown, c, None, "unsupported element"));
             }
@@ -222,6 +224,18 @@ pub(super) fn read_ssd(text: &str, src: &Source) -> Result<(SystemBuilder, Vec<S
             let key = if key.is_empty() { a.at() } else { format!("{} {key}", a.at()) };
             MasterError::System { path: shown.to_path_buf(), key, message }
         })?;
+    }
+    // Our annotation's input files name resources of the package; a table component not in
+    // the annotation (another tool's) is an input file of its own.
+    for i in &mut b.inputs {
+        if let Some(f) = i.file.as_mut().filter(|f| f.is_relative() && src.base.join(&**f).is_file()) {
+            *f = src.base.join(&*f);
+        }
+    }
+    for t in table_inputs {
+        if !b.inputs.iter().any(|i| i.file.is_some() && i.file == t.file) {
+            b.inputs.push(t);
+        }
     }
     if let (None, Some((h, node))) = (b.settings.step, oms_step) {
         b.step(h);
@@ -275,6 +289,7 @@ fn component(
     e: &Node,
     b: &mut SystemBuilder,
     components: &mut BTreeMap<String, Component>,
+    tables: &mut BTreeMap<String, PathBuf>,
 ) -> Result<()> {
     let shown = src.shown.as_path();
     let name = required(shown, e, "name")?;
@@ -290,8 +305,10 @@ fn component(
         return Err(err(shown, e, Some("name"), format!("\"{name}\": component names must be non-empty without '.'")));
     }
     let source = required(shown, e, "source")?;
+    let mut table = None;
     match e.attr("type").unwrap_or("application/x-fmu-sharedlibrary") {
         "application/x-fmu-sharedlibrary" => {}
+        t if super::tables::is_table_type(t) => table = Some(src.file(e, "source", source)?.0),
         t @ ("application/x-ssp-definition" | "application/x-ssp-package") => {
             let target = src.file(e, "source", source).ok().and_then(|(p, _)| p.canonicalize().ok());
             if target.is_some() && target == src.real.canonicalize().ok() {
@@ -316,8 +333,16 @@ fn component(
     if e.attr("implementation") == Some("ModelExchange") {
         return Err(err(shown, e, Some("implementation"), "Model Exchange is not supported (Co-Simulation FMUs only)"));
     }
-    let (fmu, _) = src.file(e, "source", source)?;
-    b.instance(name, fmu);
+    match &table {
+        // A signal source (OMSimulator's CSV table): its connections become an input file.
+        Some(csv) => {
+            tables.insert(name.to_owned(), csv.clone());
+        }
+        None => {
+            let (fmu, _) = src.file(e, "source", source)?;
+            b.instance(name, fmu);
+        }
+    }
     let mut connectors = BTreeMap::new();
     for child in &e.children {
         match (child.ns.as_str(), child.name.as_str()) {
@@ -361,7 +386,13 @@ fn component(
     Ok(())
 }
 
-fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, b: &mut SystemBuilder) -> Result<()> {
+fn connection(
+    shown: &Path,
+    c: &Node,
+    components: &BTreeMap<String, Component>,
+    (tables, table_inputs): (&BTreeMap<String, PathBuf>, &mut Vec<crate::system::InputDraft>),
+    b: &mut SystemBuilder,
+) -> Result<()> {
     let end = |el: &str, co: &str| -> Result<(String, String, &Connector)> {
         let Some(element) = c.attr(el) else {
             return Err(err(
@@ -459,6 +490,14 @@ fn connection(shown: &Path, c: &Node, components: &BTreeMap<String, Component>, 
             (SSD, "ConnectionGeometry") | (SSD, "Annotations") => {}
             _ => return Err(err(shown, child, None, "unsupported element")),
         }
+    }
+    if let Some(csv) = tables.get(&from.0) {
+        // From a table component: its column drives the input (a transformation as scale/offset).
+        let mut d = crate::system::InputDraft::from_file(csv.clone());
+        d.column(&t, &from.1);
+        (d.scale, d.offset) = (gain, offset);
+        table_inputs.push(d);
+        return Ok(());
     }
     let conn = b.connect(&f, &t);
     if let Some(g) = gain {

@@ -11,7 +11,7 @@
 //! OMSimulator refuses ("wrong xml schema detected").
 
 use super::xml::{escape, SSC, SSD, SSV};
-use super::{annotation, ident};
+use super::{annotation, ident, tables};
 use crate::error::{MasterError, Result};
 use crate::fmu::FmuCache;
 use crate::system::{StartValue, SystemBuilder};
@@ -181,6 +181,19 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
             connectors[v.instance].insert(v.name.clone(), (kind, ty));
         }
     }
+    // Input files: table components (see `tables`), their inputs connectors of the instances.
+    let tables = tables::plan(&sys);
+    let mut table_connectors: Vec<Vec<String>> = Vec::new();
+    for t in &tables {
+        let mut types = Vec::new();
+        for (k, _) in &t.driven {
+            let v = &sys.signals()[*k].to;
+            let ty = connector_type(mds[v.instance], &v.name, v.ty, &mut units);
+            connectors[v.instance].insert(v.name.clone(), ("input", ty.clone()));
+            types.push(ty);
+        }
+        table_connectors.push(types);
+    }
 
     let mut ssd = String::new();
     let _ = writeln!(ssd, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
@@ -220,9 +233,36 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
         }
         ssd.push_str("        </ssd:Connectors>\n      </ssd:Component>\n");
     }
+    for (t, types) in tables.iter().zip(&table_connectors) {
+        let _ = writeln!(
+            ssd,
+            "      <ssd:Component name=\"{}\" type=\"{}\" source=\"{}\">\n        <ssd:Connectors>",
+            escape(&t.name),
+            tables::TABLE_TYPE,
+            escape(&t.resource)
+        );
+        for ((_, c), ty) in t.driven.iter().zip(types) {
+            let _ =
+                writeln!(ssd, "          <ssd:Connector name=\"{}\" kind=\"output\">{ty}</ssd:Connector>", escape(c));
+        }
+        ssd.push_str("        </ssd:Connectors>\n      </ssd:Component>\n");
+    }
     ssd.push_str("    </ssd:Elements>\n");
-    if !sys.connections().is_empty() {
+    if !sys.connections().is_empty() || !tables.is_empty() {
         ssd.push_str("    <ssd:Connections>\n");
+        for t in &tables {
+            for (k, c) in &t.driven {
+                let v = &sys.signals()[*k].to;
+                let _ = writeln!(
+                    ssd,
+                    "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" endElement=\"{}\" endConnector=\"{}\"/>",
+                    escape(&t.name),
+                    escape(c),
+                    escape(&sys.instances()[v.instance].name),
+                    escape(&v.name)
+                );
+            }
+        }
         for c in sys.connections() {
             let (fi, ti) = (&sys.instances()[c.from.instance].name, &sys.instances()[c.to.instance].name);
             let (fu, tu) = (unit_of(mds[c.from.instance], &c.from.name), unit_of(mds[c.to.instance], &c.to.name));
@@ -250,7 +290,9 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
         ssd.push_str("    </ssd:Connections>\n");
     }
     // OMSimulator's annotation first, then ours (see the module documentation).
-    let settings = annotation::to_toml(&b).replace("]]>", "]]]]><![CDATA[>");
+    let mut annotated = b.clone();
+    tables::annotate(&mut annotated, &tables, &sys);
+    let settings = annotation::to_toml(&annotated).replace("]]>", "]]]]><![CDATA[>");
     let _ = writeln!(
         ssd,
         "    <ssd:Annotations>\n      <ssc:Annotation type=\"{OMS_TYPE}\">\n        <oms:Annotations>\n          <oms:SimulationInformation>\n            <oms:FixedStepMaster description=\"oms-ma\" stepSize=\"{}\"/>\n          </oms:SimulationInformation>\n        </oms:Annotations>\n      </ssc:Annotation>\n      <ssc:Annotation type=\"{}\">\n        <cosim:Settings xmlns:cosim=\"{}\"><![CDATA[\n{settings}]]></cosim:Settings>\n      </ssc:Annotation>\n    </ssd:Annotations>",
@@ -331,6 +373,12 @@ pub fn export_with(system: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
         let bytes = std::fs::read(fmu).map_err(|source| MasterError::Io { path: fmu.clone(), source })?;
         zip.start_file(res.as_str(), stored).map_err(zerr)?;
         zip.write_all(&bytes).map_err(io)?;
+    }
+    for t in &tables {
+        zip.start_file(t.resource.as_str(), deflated).map_err(zerr)?;
+        let mut w = std::io::BufWriter::new(&mut zip);
+        tables::write_csv(t, &sys, &mut w)?;
+        w.flush().map_err(io)?;
     }
     zip.finish().map_err(zerr)?;
     std::fs::rename(&tmp.0, out).map_err(io)?;

@@ -1,16 +1,14 @@
 //! Input files (`cosim run X.fmu --input-file in.csv`, `[[inputs]] file = "cycle.csv"`, the
 //! replay of a live run's results.csv): a CSV file with a time column and one column per input,
-//! read in **one streaming pass** before the run starts.
+//! checked in **one streaming pass** before the run starts ([`check`]) and read again, one row
+//! at a time ([`Rows`]), while it runs ([`super::input_stream`]).
 //!
 //! The pass validates the whole file (every row's field count, every used value a finite number,
-//! the time never decreasing) and keeps only the columns used — the time and the selected
-//! columns, 8 bytes a value: memory is O(rows × used columns), never O(file) or O(all columns),
-//! so a file of 10⁷ columns of which two are used costs two columns. Keeping the used columns
-//! (rather than streaming them again during the run) is what lets the run evaluate a table at any
-//! time by binary search, as the inline `[[inputs]]` tables are (the same [`super::Signal`]),
-//! so a file and an inline table of the same points give bit-identical results; 10⁶ rows of one
-//! input are 16 MB. Nothing of the run starts before the pass has succeeded, and an error names
-//! the line and column (`line 7, column 3 ("u"): "abc" is not a number`).
+//! the time never decreasing) and keeps nothing: memory is O(used columns), never O(file), O(rows)
+//! or O(all columns), so a file of 10⁷ columns of which two are used costs two columns, and 10⁶
+//! rows cost what 10 do. Nothing of the run starts before the pass has succeeded, and an error
+//! names the line and column (`line 7, column 3 ("u"): "abc" is not a number`). [`read`] keeps
+//! the used columns whole (tests, small tables).
 //!
 //! The format is RFC 4180 CSV as spreadsheets and pandas write it: comma-separated, a header
 //! line of names (double-quoted when they contain commas or quotes, `""` for a quote), `\n` or
@@ -41,6 +39,10 @@ pub struct CsvError {
 
 impl std::fmt::Display for CsvError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            // Not in the content (no such file, a file changed since it was checked).
+            return f.write_str(&self.message);
+        }
         write!(f, "line {}", self.line)?;
         if let Some((c, name)) = &self.column {
             write!(f, ", column {c}")?;
@@ -83,69 +85,190 @@ pub fn read_file(
     read(f, time, select)
 }
 
-/// Reads an input file: `time` names the time column (`None`: the first column, as FMPy),
-/// `select` picks the other columns kept (by name; called once per column of the header).
-/// Every row is checked: as many fields as the header, the time and each kept value a finite
-/// number, the time never decreasing; at least one row.
+/// Reads an input file whole: `time` names the time column (`None`: the first column, as
+/// FMPy), `select` picks the other columns kept (by name; called once per column of the
+/// header). Every row is checked ([`Rows`]); at least one row. The run streams instead
+/// ([`check`] before it, [`Rows`] during it); this is for tests and small tables.
 pub fn read(
     reader: impl Read,
     time: Option<&str>,
-    mut select: impl FnMut(&str) -> bool,
+    select: impl FnMut(&str) -> bool,
 ) -> std::result::Result<InputTable, CsvError> {
-    let mut lex = Lexer::new(reader)?;
-    // The header: the time column's position and the kept columns' positions.
-    let mut time_at = None;
-    let mut kept: Vec<(usize, String)> = Vec::new();
-    let mut n_fields = 0usize;
-    let header = lex.record(
-        |_| true,
-        |k, bytes| {
-            let name = String::from_utf8_lossy(bytes).trim().to_owned();
-            n_fields = k + 1;
-            let is_time = match time {
-                Some(t) => name == t,
-                None => k == 0,
-            };
-            if is_time && time_at.is_none() {
-                time_at = Some((k, name));
-            } else if select(&name) {
-                if kept.iter().any(|(_, n)| *n == name) {
-                    return Err(format!("column {name:?} appears twice"));
-                }
-                kept.push((k, name));
-            }
-            Ok(())
-        },
-    )?;
-    if header.is_none() {
-        return Err(CsvError { line: 1, column: None, message: "the file is empty (no header line)".into() });
-    }
-    let Some((time_k, time_name)) = time_at else {
-        let message = format!("no time column {:?} in the header", time.unwrap_or("time"));
-        return Err(CsvError { line: 1, column: None, message });
-    };
-    // Field k → where it goes: 0 the time, j + 1 kept column j, usize::MAX skipped.
-    let last = kept.iter().map(|(k, _)| *k).max().unwrap_or(0).max(time_k);
-    let mut slot = vec![usize::MAX; last + 1];
-    slot[time_k] = 0;
-    for (j, (k, _)) in kept.iter().enumerate() {
-        slot[*k] = j + 1;
-    }
-    let name_of = |k: usize| -> String {
-        if k == time_k {
-            time_name.clone()
-        } else {
-            kept.iter().find(|(i, _)| *i == k).map(|(_, n)| n.clone()).unwrap_or_default()
-        }
-    };
+    let mut rows = Rows::new(reader, time, select)?;
     let mut table = InputTable {
-        time_name: time_name.clone(),
-        names: kept.iter().map(|(_, n)| n.clone()).collect(),
-        columns: vec![Vec::new(); kept.len()],
+        time_name: rows.time_name.clone(),
+        names: rows.names().map(str::to_owned).collect(),
+        columns: vec![Vec::new(); rows.kept.len()],
         ..InputTable::default()
     };
-    let mut row = vec![f64::NAN; kept.len() + 1];
-    loop {
+    while rows.next_row()? {
+        table.times.push(rows.time());
+        for (c, v) in table.columns.iter_mut().zip(rows.values()) {
+            c.push(*v);
+        }
+    }
+    rows.finish()?;
+    Ok(table)
+}
+
+/// What the validating pass ([`check`]) learnt of a file: its kept columns and rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The time column's name.
+    pub time_name: String,
+    /// The kept columns' names, in the file's order.
+    pub names: Vec<String>,
+    /// Data rows.
+    pub rows: u64,
+}
+
+/// The validating pass over the file at `path` before a run: every row checked as [`read`]
+/// does, and `on_row(row, time, values)` (the kept values, in [`Checked::names`]' order) may
+/// refuse a row with a message; nothing is kept (memory O(columns)). An error that is not in
+/// the content (no such file) has line 0.
+pub fn check(
+    path: &Path,
+    time: Option<&str>,
+    select: impl FnMut(&str) -> bool,
+    mut on_row: impl FnMut(u64, f64, &[f64]) -> std::result::Result<(), String>,
+) -> std::result::Result<Checked, CsvError> {
+    let mut rows = Rows::open(path, time, select)?;
+    while rows.next_row()? {
+        on_row(rows.rows, rows.time(), rows.values()).map_err(|message| CsvError {
+            line: rows.record_line(),
+            column: None,
+            message,
+        })?;
+    }
+    rows.finish()?;
+    Ok(Checked { time_name: rows.time_name.clone(), names: rows.names().map(str::to_owned).collect(), rows: rows.rows })
+}
+
+/// An input file read one row at a time: the header parsed when opened, then each
+/// [`Rows::next_row`] checks one row (field count, finite numbers, time not decreasing) into a
+/// buffer reused for every row — no allocation per row, memory O(kept columns).
+pub struct Rows<R> {
+    lex: Lexer<R>,
+    time_k: usize,
+    time_name: String,
+    /// Kept columns: (field position, name).
+    kept: Vec<(usize, String)>,
+    /// Field k → where it goes: 0 the time, j + 1 kept column j, usize::MAX skipped.
+    slot: Vec<usize>,
+    n_fields: usize,
+    /// The row read last: the time, then the kept values.
+    row: Vec<f64>,
+    /// Data rows read.
+    rows: u64,
+}
+
+impl<R> std::fmt::Debug for Rows<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rows")
+            .field("time", &self.time_name)
+            .field("kept", &self.kept)
+            .field("rows", &self.rows)
+            .finish()
+    }
+}
+
+impl Rows<std::fs::File> {
+    /// Opens the file at `path` ([`Rows::new`]); an error that is not in the content (no such
+    /// file) has line 0.
+    pub fn open(
+        path: &Path,
+        time: Option<&str>,
+        select: impl FnMut(&str) -> bool,
+    ) -> std::result::Result<Self, CsvError> {
+        let f = std::fs::File::open(path).map_err(|e| CsvError { line: 0, column: None, message: e.to_string() })?;
+        Self::new(f, time, select)
+    }
+}
+
+impl<R: Read> Rows<R> {
+    /// Reads the header: `time` names the time column (`None`: the first column, as FMPy),
+    /// `select` picks the other columns kept (by name; called once per column of the header).
+    pub fn new(
+        reader: R,
+        time: Option<&str>,
+        mut select: impl FnMut(&str) -> bool,
+    ) -> std::result::Result<Self, CsvError> {
+        let mut lex = Lexer::new(reader)?;
+        let mut time_at = None;
+        let mut kept: Vec<(usize, String)> = Vec::new();
+        let mut n_fields = 0usize;
+        let header = lex.record(
+            |_| true,
+            |k, bytes| {
+                let name = String::from_utf8_lossy(bytes).trim().to_owned();
+                n_fields = k + 1;
+                let is_time = match time {
+                    Some(t) => name == t,
+                    None => k == 0,
+                };
+                if is_time && time_at.is_none() {
+                    time_at = Some((k, name));
+                } else if select(&name) {
+                    if kept.iter().any(|(_, n)| *n == name) {
+                        return Err(format!("column {name:?} appears twice"));
+                    }
+                    kept.push((k, name));
+                }
+                Ok(())
+            },
+        )?;
+        if header.is_none() {
+            return Err(CsvError { line: 1, column: None, message: "the file is empty (no header line)".into() });
+        }
+        let Some((time_k, time_name)) = time_at else {
+            let message = format!("no time column {:?} in the header", time.unwrap_or("time"));
+            return Err(CsvError { line: 1, column: None, message });
+        };
+        let last = kept.iter().map(|(k, _)| *k).max().unwrap_or(0).max(time_k);
+        let mut slot = vec![usize::MAX; last + 1];
+        slot[time_k] = 0;
+        for (j, (k, _)) in kept.iter().enumerate() {
+            slot[*k] = j + 1;
+        }
+        let row = vec![f64::NAN; kept.len() + 1];
+        Ok(Self { lex, time_k, time_name, kept, slot, n_fields, row, rows: 0 })
+    }
+
+    /// The kept columns' names, in the file's order (the order of [`Rows::values`]).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.kept.iter().map(|(_, n)| n.as_str())
+    }
+
+    /// The time column's name.
+    pub fn time_name(&self) -> &str {
+        &self.time_name
+    }
+
+    /// The time of the row read last.
+    pub fn time(&self) -> f64 {
+        self.row[0]
+    }
+
+    /// The kept values of the row read last.
+    pub fn values(&self) -> &[f64] {
+        &self.row[1..]
+    }
+
+    /// Data rows read so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The line where the row read last starts.
+    pub fn record_line(&self) -> u64 {
+        self.lex.st.record_line
+    }
+
+    /// Reads and checks the next row; `false` at the end of the file.
+    pub fn next_row(&mut self) -> std::result::Result<bool, CsvError> {
+        let Self { lex, time_k, time_name, kept, slot, n_fields, row, rows } = self;
+        let prev = row[0];
+        let last = slot.len() - 1;
         let fields = lex.record(
             |k| k <= last && slot[k] != usize::MAX,
             |k, bytes| {
@@ -155,30 +278,42 @@ pub fn read(
         );
         let fields = fields.map_err(|mut e| {
             if let Some((k, _)) = &mut e.column {
-                e.column = Some((*k, name_of(*k - 1)));
+                let at = *k - 1;
+                let name = if at == *time_k {
+                    time_name.clone()
+                } else {
+                    kept.iter().find(|(i, _)| *i == at).map(|(_, n)| n.clone()).unwrap_or_default()
+                };
+                e.column = Some((*k, name));
             }
             e
         })?;
-        let Some(fields) = fields else { break };
+        let Some(fields) = fields else { return Ok(false) };
         let line = lex.st.record_line;
-        if fields != n_fields {
+        if fields != *n_fields {
             let message = format!("{fields} fields, but the header has {n_fields}");
             return Err(CsvError { line, column: None, message });
         }
         let t = row[0];
-        if let Some(prev) = table.times.last().copied().filter(|p| t < *p) {
+        if *rows > 0 && t < prev {
             let message = format!("time {t} is before the previous row's {prev}: times must not decrease");
-            return Err(CsvError { line, column: Some((time_k + 1, time_name.clone())), message });
+            return Err(CsvError { line, column: Some((*time_k + 1, time_name.clone())), message });
         }
-        table.times.push(t);
-        for (c, v) in table.columns.iter_mut().zip(&row[1..]) {
-            c.push(*v);
+        *rows += 1;
+        Ok(true)
+    }
+
+    /// At the end of the file: an error when it had no data row.
+    pub fn finish(&self) -> std::result::Result<(), CsvError> {
+        if self.rows == 0 {
+            return Err(CsvError {
+                line: self.lex.st.line,
+                column: None,
+                message: "no data rows after the header".into(),
+            });
         }
+        Ok(())
     }
-    if table.times.is_empty() {
-        return Err(CsvError { line: lex.st.line, column: None, message: "no data rows after the header".into() });
-    }
-    Ok(table)
 }
 
 /// Only the header's names ([`read`]'s header pass), to pick columns before reading.
@@ -210,6 +345,11 @@ fn number(bytes: &[u8]) -> std::result::Result<f64, String> {
         }
     };
     let s = std::str::from_utf8(bytes).map_err(|_| format!("{} is not a number (not UTF-8 text)", shown()))?.trim();
+    if let Ok(x) = s.parse::<f64>() {
+        if x.is_finite() {
+            return Ok(x);
+        }
+    }
     if s.eq_ignore_ascii_case("true") {
         return Ok(1.0);
     }
@@ -308,7 +448,34 @@ impl<R: Read> Lexer<R> {
             }
             let mut used = 0;
             let mut done = None;
-            for &b in buf {
+            while used < buf.len() {
+                // The common case: a run of ordinary bytes of an unquoted field, taken at once.
+                if matches!(state, State::Start | State::Plain) {
+                    let rest = &buf[used..];
+                    let run = rest.iter().position(|b| matches!(b, b',' | b'\n' | b'"' | b'\r')).unwrap_or(rest.len());
+                    if run > 0 {
+                        st.line_bytes += run as u64;
+                        if st.line_bytes > MAX_LINE_BYTES {
+                            return Err(err(
+                                st.line,
+                                None,
+                                format!(
+                                    "the line is longer than {} MiB (MAX_LINE_BYTES): refused",
+                                    MAX_LINE_BYTES >> 20
+                                ),
+                            ));
+                        }
+                        if !any {
+                            any = true;
+                            st.record_line = st.line;
+                        }
+                        state = State::Plain;
+                        st.push_all(kept, &rest[..run], k)?;
+                        used += run;
+                        continue;
+                    }
+                }
+                let b = buf[used];
                 used += 1;
                 st.line_bytes += 1;
                 if st.line_bytes > MAX_LINE_BYTES {
@@ -382,6 +549,20 @@ impl Position {
                 });
             }
             self.field.push(b);
+        }
+        Ok(())
+    }
+
+    fn push_all(&mut self, kept: bool, bytes: &[u8], k: usize) -> std::result::Result<(), CsvError> {
+        if kept {
+            if self.field.len() + bytes.len() > MAX_FIELD_BYTES {
+                return Err(CsvError {
+                    line: self.line,
+                    column: Some((k + 1, String::new())),
+                    message: format!("a field longer than {} KiB (MAX_FIELD_BYTES): refused", MAX_FIELD_BYTES >> 10),
+                });
+            }
+            self.field.extend_from_slice(bytes);
         }
         Ok(())
     }

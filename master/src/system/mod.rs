@@ -51,6 +51,7 @@
 pub(crate) mod arrays;
 mod builder;
 pub mod input_file;
+pub mod input_stream;
 mod resolve;
 mod schema;
 mod settings;
@@ -279,7 +280,9 @@ pub struct Port {
 }
 
 /// An input driven by a time table (`[[inputs]]`): right-continuous steps, or linear
-/// interpolation; held before the first and after the last time.
+/// interpolation; held before the first and after the last time. A table from a file
+/// (`[[inputs]] file`) has its points in the file, streamed during the run (`file`; `times`
+/// and `values` are then empty).
 #[derive(Debug, Clone)]
 pub struct Signal {
     /// The input.
@@ -290,33 +293,71 @@ pub struct Signal {
     pub values: Vec<f64>,
     /// Linear interpolation (else steps).
     pub linear: bool,
+    /// The file column the points come from, read during the run a few rows at a time
+    /// ([`input_stream::Window`]); `None` for a table held in memory.
+    pub file: Option<FileColumn>,
+}
+
+/// One column of an input file driving a [`Signal`].
+#[derive(Debug, Clone)]
+pub struct FileColumn {
+    /// The file, its time column, its used columns and their transform (shared by the
+    /// signals of one `[[inputs]] file`).
+    pub source: std::sync::Arc<input_stream::FileSource>,
+    /// Which of `source.columns`.
+    pub column: usize,
 }
 
 impl Signal {
-    /// Value at t and slope there (0 for steps).
+    /// A table held in memory.
+    pub fn new(to: VarRef, times: Vec<f64>, values: Vec<f64>, linear: bool) -> Self {
+        Self { to, times, values, linear, file: None }
+    }
+
+    /// Value at t and slope there (0 for steps). A file's table is read here from the start
+    /// of the file (the run reads it through a window instead).
     pub fn at(&self, t: f64) -> (f64, f64) {
-        let k = self.times.partition_point(|x| *x <= t);
-        if k == 0 {
-            return (self.values.first().copied().unwrap_or(0.0), 0.0);
+        match &self.file {
+            None => table_at(&self.times, &self.values, self.linear, t),
+            Some(f) => {
+                input_stream::Window::new(f.source.clone()).at(f.column, self.linear, t).unwrap_or((f64::NAN, 0.0))
+            }
         }
-        let (t0, v0) = (self.times[k - 1], self.values[k - 1]);
-        if !self.linear || k == self.times.len() {
-            return (v0, 0.0);
-        }
-        let slope = (self.values[k] - v0) / (self.times[k] - t0);
-        (v0 + slope * (t - t0), slope)
     }
 
     /// The value just before t (the left limit): [`Signal::at`]'s except at a discontinuity
     /// (a time given twice), where it is the value before the jump. An input's line over a step
     /// ends here, so a jump at the step's end is not ramped into.
     pub fn before(&self, t: f64) -> f64 {
-        let k = self.times.partition_point(|x| *x < t);
-        match self.times.get(k) {
-            // The first of the points at t: the value before a jump there.
-            Some(tk) if *tk == t => self.values[k],
-            _ => self.at(t).0,
+        match &self.file {
+            None => table_before(&self.times, &self.values, self.linear, t),
+            Some(f) => input_stream::Window::new(f.source.clone()).before(f.column, self.linear, t).unwrap_or(f64::NAN),
         }
+    }
+}
+
+/// [`Signal::at`] on points `times`, `values`: the one formula of every table, in memory or a
+/// window of a file (which gives bit-identical values when it holds the rows around t).
+pub(crate) fn table_at(times: &[f64], values: &[f64], linear: bool, t: f64) -> (f64, f64) {
+    let k = times.partition_point(|x| *x <= t);
+    if k == 0 {
+        return (values.first().copied().unwrap_or(0.0), 0.0);
+    }
+    let (t0, v0) = (times[k - 1], values[k - 1]);
+    if !linear || k == times.len() {
+        return (v0, 0.0);
+    }
+    let slope = (values[k] - v0) / (times[k] - t0);
+    (v0 + slope * (t - t0), slope)
+}
+
+/// [`Signal::before`] on points `times`, `values`.
+pub(crate) fn table_before(times: &[f64], values: &[f64], linear: bool, t: f64) -> f64 {
+    let k = times.partition_point(|x| *x < t);
+    match times.get(k) {
+        // The first of the points at t: the value before a jump there.
+        Some(tk) if *tk == t => values[k],
+        _ => table_at(times, values, linear, t).0,
     }
 }
 

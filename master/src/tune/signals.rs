@@ -111,7 +111,7 @@ impl TestFn {
                 (times, values, true)
             }
         };
-        Signal { to, times, values, linear }
+        Signal::new(to, times, values, linear)
     }
 }
 

@@ -67,7 +67,7 @@ impl Cycle {
                     "times must be strictly increasing, as many as values".into(),
                 ));
             }
-            signals.push(Signal { to, times: times.to_vec(), values: values.to_vec(), linear: i.is_linear() });
+            signals.push(Signal::new(to, times.to_vec(), values.to_vec(), i.is_linear()));
         }
         if !(raw.stop.is_finite() && raw.stop > 0.0) {
             return Err(err("stop", format!("{} must be positive", raw.stop)));

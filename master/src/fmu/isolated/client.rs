@@ -65,6 +65,8 @@ pub struct IsolatedInstance {
     overlap: bool,
     /// A step sent and not waited for yet: (the send's outcome, when it was sent, t, h).
     in_flight: Option<InFlight>,
+    /// The worker integrates a Model Exchange instance (it has solver statistics).
+    model_exchange: bool,
 }
 
 /// A step sent by [`IsolatedInstance`] with overlap on: (sequence number or why sending failed,
@@ -199,6 +201,9 @@ impl IsolatedInstance {
             request: Vec::with_capacity(64),
             overlap: false,
             in_flight: None,
+            model_exchange: md.model_exchange.is_some()
+                && (md.co_simulation.is_none()
+                    || archive.host().interface == Some(crate::host::Interface::ModelExchange)),
         };
         match instance.wait_readable() {
             Wait::Ready => {}
@@ -625,5 +630,22 @@ impl FmuInstance for IsolatedInstance {
     /// Round-trip time of every call (worker time plus the pipes) and the `fmi2DoStep` count.
     fn call_stats(&self) -> (f64, u64) {
         (self.busy.as_secs_f64(), self.steps)
+    }
+
+    /// The worker's ME instance answers each counter as a status of its own kind
+    /// ([`crate::fmu::me::SOLVER_STATS_KIND`]); `None` for Co-Simulation or a dead worker.
+    fn solver_stats(&mut self) -> Option<crate::fmu::me::MeStats> {
+        use crate::fmu::me::{MeStats, SOLVER_STATS_KIND};
+        if !self.model_exchange || self.dead.is_some() {
+            return None;
+        }
+        let mut counters = [0u64; MeStats::COUNTERS];
+        for (i, c) in counters.iter_mut().enumerate() {
+            let mut v = 0.0;
+            let kind = SOLVER_STATS_KIND + i as i32;
+            self.execute(Call::GetRealStatus { kind, out: &mut v }).ok()?;
+            *c = v as u64;
+        }
+        Some(MeStats::from_counters(counters))
     }
 }

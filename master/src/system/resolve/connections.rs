@@ -199,13 +199,14 @@ impl Resolver<'_> {
                     self.err(format!("{key}.times"), "times must be finite and strictly increasing, values finite")
                 );
             }
-            signals.push(Signal { to, times: rs.times.clone(), values: rs.values.clone(), linear: rs.is_linear() });
+            signals.push(Signal::new(to, rs.times.clone(), rs.values.clone(), rs.is_linear()));
         }
         Ok(signals)
     }
 
-    /// The signals of a `[[inputs]] file`: its columns read in one validating pass (only the
-    /// used ones kept, [`crate::system::input_file`]), one signal per driven input.
+    /// The signals of a `[[inputs]] file`: the file checked in one validating pass that keeps
+    /// nothing ([`crate::system::input_file::check`]), one signal per driven input, whose
+    /// points the run streams ([`crate::system::input_stream`]).
     fn file_signals(
         &self,
         key: &str,
@@ -242,20 +243,42 @@ impl Resolver<'_> {
         }
         let wanted: Vec<String> = pairs.iter().map(|(_, c)| c.clone()).collect();
         let mut by_name: Vec<(VarRef, String)> = Vec::new();
-        let table = crate::system::input_file::read_file(file, rs.time.as_deref(), |name| {
-            if explicit {
-                return wanted.iter().any(|w| w == name);
-            }
-            let Some((i, v)) = name.split_once('.') else { return false };
-            let Some(inst) = self.names.iter().position(|n| n == i) else { return false };
-            match self.variable_of("", inst, v) {
-                Ok(var) if driven(&var) => {
-                    by_name.push((var, name.to_owned()));
-                    true
+        let (scale, offset) = (rs.scale.unwrap_or(1.0), rs.offset.unwrap_or(0.0));
+        if !(scale.is_finite() && offset.is_finite()) {
+            return Err(self.err(format!("{key}.scale"), "scale and offset must be finite"));
+        }
+        let transform = (rs.scale.is_some() || rs.offset.is_some()).then_some((scale, offset));
+        let value = |x: f64| transform.map_or(x, |(s, o)| s * x + o);
+        // The validating pass keeps nothing but, per column, the first value (as the signal
+        // sees it) that is not an integer, for the inputs that must be.
+        let mut fraction: Vec<Option<(u64, f64)>> = Vec::new();
+        let checked = crate::system::input_file::check(
+            file,
+            rs.time.as_deref(),
+            |name| {
+                if explicit {
+                    return wanted.iter().any(|w| w == name);
                 }
-                _ => false,
-            }
-        })
+                let Some((i, v)) = name.split_once('.') else { return false };
+                let Some(inst) = self.names.iter().position(|n| n == i) else { return false };
+                match self.variable_of("", inst, v) {
+                    Ok(var) if driven(&var) => {
+                        by_name.push((var, name.to_owned()));
+                        true
+                    }
+                    _ => false,
+                }
+            },
+            |row, _, values| {
+                fraction.resize(values.len(), None);
+                for (f, x) in fraction.iter_mut().zip(values) {
+                    if f.is_none() && value(*x).fract() != 0.0 {
+                        *f = Some((row, value(*x)));
+                    }
+                }
+                Ok(())
+            },
+        )
         .map_err(|e| self.err(format!("{key}.file"), format!("{}: {e}", file.display())))?;
         if !explicit {
             pairs = by_name;
@@ -270,12 +293,18 @@ impl Resolver<'_> {
                 ),
             ));
         }
-        let (scale, offset) = (rs.scale.unwrap_or(1.0), rs.offset.unwrap_or(0.0));
-        if !(scale.is_finite() && offset.is_finite()) {
-            return Err(self.err(format!("{key}.scale"), "scale and offset must be finite"));
-        }
+        let len = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        let path = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+        let source = std::sync::Arc::new(crate::system::input_stream::FileSource {
+            path,
+            time: rs.time.clone(),
+            columns: checked.names.clone(),
+            transform,
+            rows: checked.rows,
+            len,
+        });
         for (to, column) in pairs {
-            let Some(values) = table.column(&column) else {
+            let Some(c) = checked.names.iter().position(|n| *n == column) else {
                 let message = format!(
                     "{}: no column {column:?} (for {}.{}) in the header",
                     file.display(),
@@ -294,18 +323,10 @@ impl Resolver<'_> {
                     ),
                 ));
             }
-            let values = if rs.scale.is_some() || rs.offset.is_some() {
-                values.iter().map(|x| scale * x + offset).collect()
-            } else {
-                values.to_vec()
-            };
-            let values: Vec<f64> = values;
-            if let (true, Some(r)) = (integral, values.iter().position(|x| x.fract() != 0.0)) {
+            if let (true, Some(Some((r, x)))) = (integral, fraction.get(c)) {
                 let message = format!(
-                    "{}: row {} of column {column:?}: {} is not an integer ({}.{} is {:?})",
+                    "{}: row {r} of column {column:?}: {x} is not an integer ({}.{} is {:?})",
                     file.display(),
-                    r + 1,
-                    values[r],
                     self.names[to.instance],
                     to.name,
                     to.ty
@@ -314,7 +335,8 @@ impl Resolver<'_> {
             }
             // Non-Real inputs are held (as FMPy does), whatever `interpolation` says.
             let linear = rs.is_linear() && !integral;
-            signals.push(Signal { to, times: table.times.clone(), values, linear });
+            let file = Some(crate::system::FileColumn { source: source.clone(), column: c });
+            signals.push(Signal { to, times: Vec::new(), values: Vec::new(), linear, file });
         }
         Ok(())
     }

@@ -114,9 +114,22 @@ impl Resolver<'_> {
                 format!("h_max = {} s is below the smallest step the grid allows ({} s)", p.h_max, min_units * q),
             ));
         }
-        let mut breakpoints: Vec<u64> = signals
+        let mut times: Vec<f64> = signals.iter().flat_map(|s| s.times.iter().copied()).collect();
+        // A file's times: read again (ECCO only; 8 bytes a row).
+        let mut read: Vec<*const crate::system::input_stream::FileSource> = Vec::new();
+        for f in signals.iter().filter_map(|s| s.file.as_ref()) {
+            if read.contains(&std::sync::Arc::as_ptr(&f.source)) {
+                continue;
+            }
+            read.push(std::sync::Arc::as_ptr(&f.source));
+            let mut rows = crate::system::input_file::Rows::open(&f.source.path, f.source.time.as_deref(), |_| false)
+                .map_err(|e| self.err("inputs", format!("{}: {e}", f.source.path.display())))?;
+            while rows.next_row().map_err(|e| self.err("inputs", format!("{}: {e}", f.source.path.display())))? {
+                times.push(rows.time());
+            }
+        }
+        let mut breakpoints: Vec<u64> = times
             .iter()
-            .flat_map(|s| s.times.iter())
             .map(|t| units(t - start).round())
             .filter(|k| *k > 0.0 && *k < span)
             .map(|k| k as u64)
