@@ -59,6 +59,8 @@ pub enum Doing {
     Running = 1,
     /// Master-side work between FMU calls that takes long (a large `cosim tune` sweep's setup).
     Working = 2,
+    /// Unloading the FMUs' libraries after the run: `dlclose` runs their destructors (FMU code).
+    Unloading = 3,
 }
 
 /// Says what the process does from now on (see [`Doing`]).
@@ -72,6 +74,7 @@ fn overdue(d: u8) -> String {
     match d {
         0 => format!("cosim was still reading and checking the input after {g} s"),
         2 => format!("cosim's own work did not reach a point where it can stop within {g} s"),
+        3 => format!("unloading the FMUs' libraries (dlclose runs their destructors) did not end within {g} s"),
         _ => format!("an FMU call did not return within {g} s"),
     }
 }
@@ -173,16 +176,26 @@ extern "C" fn on_crash(signal: i32) {
             emergency(
                 &mut st,
                 Status::Failed,
-                &format!(
-                    "cosim crashed ({}) at t = {}, most likely inside an FMU call (run with --isolate to keep \
-                     the master alive)",
-                    signal_name(signal),
-                    f64::from_bits(TIME.load(Ordering::Relaxed))
-                ),
+                &crash_message(signal, DOING.load(Ordering::Relaxed), f64::from_bits(TIME.load(Ordering::Relaxed))),
             );
         }
     }
     cosim_os::signal::die_of(signal);
+}
+
+/// What the crash handler says of a crash by `signal` while doing `doing` at time `t`.
+fn crash_message(signal: i32, doing: u8, t: f64) -> String {
+    if doing == Doing::Unloading as u8 {
+        return format!(
+            "cosim crashed ({}) while unloading the FMUs' libraries after the run (dlclose ran a library's \
+             destructors: FMU code, not an FMI call); the run had ended at t = {t}",
+            signal_name(signal)
+        );
+    }
+    format!(
+        "cosim crashed ({}) at t = {t}, most likely inside an FMU call (run with --isolate to keep the master alive)",
+        signal_name(signal)
+    )
 }
 
 fn watchdog() {

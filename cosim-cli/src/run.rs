@@ -118,6 +118,12 @@ fn system_options(
 /// one instance ([`single::builder`]), an SSP ([`ssp_builder`]), or a system file.
 pub fn prepare(path: &Path, input: Input, opts: &RunOptions) -> Result<Prepared> {
     let mut over = opts.over.clone();
+    // What the command line gave, alone (an FMU's start, stop and step leave the overrides
+    // below): `--set start=nan` is named as given, before any file is read.
+    if let Err((key, message)) = over.settings.check_values() {
+        let key = over.given_as.get(&key).cloned().unwrap_or(key);
+        return Err(MasterError::System { path: path.to_path_buf(), key, message });
+    }
     let mut package = None;
     let (builder, notes) = match input {
         Input::Fmu => {
@@ -183,6 +189,7 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
             None
         }
     };
+    let mut resets = Vec::new();
     loop {
         if p.timing_csv {
             match execution.pacer_mut() {
@@ -197,10 +204,20 @@ pub fn run_prepared(p: &Prepared, out_dir: &Path) -> Result<Summary> {
             }
         }
         run_into(&mut execution, out.path())?;
-        let summary = execution.finish()?;
+        let mut summary = execution.finish()?;
         // A live client's reset: the same system again from its start, into the same files.
-        let Some(s) = served.as_ref().filter(|s| s.hub.control.take_reset()) else { return Ok(summary) };
+        let Some(s) = served.as_ref().filter(|s| s.hub.control.take_reset()) else {
+            if !resets.is_empty() {
+                // summary.json says the results are those of the run after the last reset.
+                summary.live_resets = resets;
+                master::observer::write_summary(&out.path().join("summary.json"), &summary)?;
+            }
+            drop(served);
+            unload(fmus);
+            return Ok(summary);
+        };
         eprintln!("live: reset at t = {}: the run starts again", summary.time);
+        resets.push(summary.time);
         execution = Execution::from_builder(&p.builder, &p.over, &mut fmus)?;
         s.reattach(&mut execution, live.as_ref())?;
     }
@@ -222,7 +239,16 @@ pub fn run_builder(builder: &SystemBuilder, over: &Overrides, out_dir: &Path) ->
     let mut fmus = FmuCache::with_host(crate::guard::host());
     let mut execution = Execution::from_builder(builder, over, &mut fmus)?;
     run_into(&mut execution, out.path())?;
-    execution.finish()
+    let summary = execution.finish();
+    unload(fmus);
+    summary
+}
+
+/// Drops the FMUs (the last instance is gone): their libraries are unloaded, and a crash in a
+/// library's destructors is named as such by the guard, not blamed on an FMI call.
+fn unload(fmus: FmuCache) {
+    crate::guard::doing(crate::guard::Doing::Unloading);
+    drop(fmus);
 }
 
 /// Runs a TOML system file, an FMU or an SSP (recognized by content) with `over`.

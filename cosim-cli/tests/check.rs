@@ -268,18 +268,7 @@ fn hostile(dir: &Path, name: &str, defines: &[&str]) -> PathBuf {
     }
     let out = cc.output().expect("the system's C compiler `cc` runs");
     assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
-    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
-<fmiModelDescription fmiVersion="2.0" modelName="hostile" guid="{hostile}">
-  <CoSimulation modelIdentifier="hostile" canHandleVariableCommunicationStepSize="true"/>
-  <DefaultExperiment startTime="0" stopTime="0.01" stepSize="1e-3"/>
-  <ModelVariables>
-    <ScalarVariable name="y" valueReference="0" causality="output" variability="continuous"><Real/></ScalarVariable>
-    <ScalarVariable name="u" valueReference="1" causality="input" variability="continuous"><Real start="0"/></ScalarVariable>
-  </ModelVariables>
-  <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>
-</fmiModelDescription>
-"#;
-    package(dir, name, xml, "hostile", &so)
+    package(dir, name, include_str!("hostile_runs/hostile.xml"), "hostile", &so)
 }
 
 #[test]

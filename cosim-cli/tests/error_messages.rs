@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-//! Issue 49 item 5: the system file's common mistakes, each refused with where it is
+//! Issue 49 item 5: the system file's common mistakes (a misspelt key, a value of the wrong type or
+//! a misspelt keyword, an unknown instance, an unknown variable, a wrong FMU path), each refused with where it is
 //! (`file:line:column` for what the TOML reader finds, `file:line` of the key for what is checked
 //! against the FMUs) and the nearest known name.
 
@@ -56,6 +57,16 @@ fn an_unknown_instance_in_a_connection_names_the_instance_meant() {
     let (e, toml) = refused("instance", "from = \"m2.x\"", "from = \"m22.x\"");
     let want = format!(
         "error: {}:21: connections[0].from: unknown instance \"m22\" (instances: m1, m2); did you mean \"m2\"?",
+        toml.display()
+    );
+    assert_eq!(e, want);
+}
+
+#[test]
+fn an_unknown_variable_in_a_connection_names_the_variables_meant() {
+    let (e, toml) = refused("variable", "from = \"m2.x\"", "from = \"m2.xx\"");
+    let want = format!(
+        "error: {}:21: connections[0].from: instance \"m2\" (OscillatorFdM2) has no variable \"xx\"; did you mean \"x0\" or \"x\"?",
         toml.display()
     );
     assert_eq!(e, want);

@@ -271,7 +271,7 @@ fn xml_only_fmu(dir: &Path, name: &str, xml: &str) -> PathBuf {
 
 const CLOCKED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <fmiModelDescription fmiVersion="3.0" modelName="clocked" instantiationToken="{c}">
-  <CoSimulation modelIdentifier="clocked" hasEventMode="true"/>
+  <CoSimulation modelIdentifier="clocked"/>
   <ModelVariables>
     <Float64 name="time" valueReference="0" causality="independent"/>
     <Clock name="tick" valueReference="1" causality="input" intervalVariability="constant" intervalDecimal="0.1"/>
@@ -287,9 +287,15 @@ fn clocks_and_scheduled_execution_are_refused_up_front_with_the_feature_named() 
     assert!(e.contains("clocked.fmu") && e.contains("FMI 3.0"), "{e}");
     assert!(e.contains("clocks: <Clock name=\"tick\"> (line 6)"), "{e}");
     assert!(e.contains("clocked variables: <Float64 name=\"y\""), "{e}");
+    assert!(e.contains("hasEventMode"), "clocks in Co-Simulation need event mode: {e}");
     assert!(!e.contains("binaries/"), "refused before the binary is looked at: {e}");
+    // With event mode the clocks run (fmi3_clocks.rs): this one gets as far as its binary.
+    let with_events =
+        CLOCKED.replace("modelIdentifier=\"clocked\"/>", "modelIdentifier=\"clocked\" hasEventMode=\"true\"/>");
+    let e = failed("clocked-events", &xml_only_fmu(&dir, "clocked-events", &with_events));
+    assert!(e.contains("binaries/x86_64-linux/clocked.so is missing"), "{e}");
     let se = CLOCKED
-        .replace("<CoSimulation modelIdentifier=\"clocked\" hasEventMode=\"true\"/>", "<ScheduledExecution modelIdentifier=\"se\"/>")
+        .replace("<CoSimulation modelIdentifier=\"clocked\"/>", "<ScheduledExecution modelIdentifier=\"se\"/>")
         .replace("<Clock name=\"tick\" valueReference=\"1\" causality=\"input\" intervalVariability=\"constant\" intervalDecimal=\"0.1\"/>", "")
         .replace(" clocks=\"1\"", "");
     // Scheduled Execution only is run (fmi3_scheduled.rs): this one gets as far as its binary.

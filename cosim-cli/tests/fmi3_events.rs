@@ -18,37 +18,7 @@ mod cfmu3_build;
 use cfmu3_build::build_source;
 
 /// The description of `events3.c`; `{early}` is `mightReturnEarlyFromDoStep`.
-const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<fmiModelDescription fmiVersion="3.0" modelName="events3" instantiationToken="{events3}">
-  <CoSimulation modelIdentifier="events3" canHandleVariableCommunicationStepSize="true"
-    canGetAndSetFMUState="true" hasEventMode="true" mightReturnEarlyFromDoStep="{early}"/>
-  <DefaultExperiment startTime="0" stopTime="3" stepSize="0.1"/>
-  <ModelVariables>
-    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
-    <Float64 name="h" valueReference="1" causality="output" variability="continuous" initial="exact" start="1"/>
-    <Float64 name="v" valueReference="2" causality="output" variability="continuous" initial="exact" start="0"/>
-    <Float64 name="g" valueReference="3" causality="parameter" variability="fixed" start="9.81"/>
-    <Float64 name="e" valueReference="4" causality="parameter" variability="tunable" start="0.7"/>
-    <Int64 name="bounces" valueReference="5" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Int64 name="steps" valueReference="6" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Int64 name="updates" valueReference="7" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Float64 name="period" valueReference="8" causality="parameter" variability="fixed" start="0"/>
-    <Int64 name="ticks" valueReference="9" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Float64 name="tick_miss" valueReference="10" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Float64 name="bounce_time" valueReference="11" causality="output" variability="discrete" initial="exact" start="0"/>
-  </ModelVariables>
-  <ModelStructure>
-    <Output valueReference="1"/>
-    <Output valueReference="2"/>
-    <Output valueReference="5"/>
-    <Output valueReference="6"/>
-    <Output valueReference="7"/>
-    <Output valueReference="9"/>
-    <Output valueReference="10"/>
-    <Output valueReference="11"/>
-  </ModelStructure>
-</fmiModelDescription>
-"#;
+const XML: &str = include_str!("../../master/tests/cfmu3/events3.xml");
 
 fn fmu(dir: &Path, cflags: &[&str], early: bool) -> PathBuf {
     build_source(dir, "events3", "events3", cflags, &XML.replace("{early}", if early { "true" } else { "false" }))

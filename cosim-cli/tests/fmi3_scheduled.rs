@@ -16,34 +16,7 @@ use support::{cosim, tmp};
 mod cfmu3_build;
 use cfmu3_build::build_source;
 
-const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<fmiModelDescription fmiVersion="3.0" modelName="se3" instantiationToken="{se3}">
-  <ScheduledExecution modelIdentifier="se3"/>
-  <DefaultExperiment startTime="0" stopTime="1" stepSize="0.1"/>
-  <ModelVariables>
-    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
-    <Clock name="fast" valueReference="1" causality="input" intervalVariability="constant" intervalDecimal="0.1" priority="2"/>
-    <Clock name="slow" valueReference="2" causality="input" intervalVariability="fixed" priority="1"/>
-    <Int64 name="n_fast" valueReference="3" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Int64 name="n_slow" valueReference="4" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Int64 name="wrong_order" valueReference="5" causality="output" variability="discrete" initial="exact" start="0"/>
-    <Float64 name="last_fast" valueReference="6" causality="output" variability="discrete" initial="exact" start="-1"/>
-    <Float64 name="x" valueReference="7" causality="output" variability="discrete" clocks="1" initial="exact" start="0"/>
-    <Float64 name="y" valueReference="8" causality="output" variability="discrete" clocks="2" initial="exact" start="0"/>
-    <Float64 name="u" valueReference="9" causality="input" variability="discrete" clocks="1" start="1"/>
-    <Int64 name="order" valueReference="10" causality="output" variability="discrete" initial="exact" start="0"/>
-  </ModelVariables>
-  <ModelStructure>
-    <Output valueReference="3"/>
-    <Output valueReference="4"/>
-    <Output valueReference="5"/>
-    <Output valueReference="6"/>
-    <Output valueReference="7"/>
-    <Output valueReference="8"/>
-    <Output valueReference="10"/>
-  </ModelStructure>
-</fmiModelDescription>
-"#;
+const XML: &str = include_str!("../../master/tests/cfmu3/se3.xml");
 
 fn fmu(dir: &Path, cflags: &[&str], xml: &str) -> PathBuf {
     build_source(dir, "se3", "se3", cflags, xml)

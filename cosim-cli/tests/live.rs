@@ -502,6 +502,10 @@ fn a_reset_runs_the_system_again_from_its_start_into_the_same_files() {
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!((s["status"].as_str(), s["steps"].as_u64()), (Some("ok"), Some(1000)), "{s}");
+    // Issue 48 (low item): summary.json says the run was reset, and when.
+    let resets = s["live_resets"].as_array().unwrap_or_else(|| panic!("no live_resets in {s}"));
+    assert_eq!(resets.len(), 1, "{s}");
+    assert!(resets[0].as_f64().is_some_and(|t| t > 0.0 && t < 1.0), "{s}");
 }
 
 #[test]

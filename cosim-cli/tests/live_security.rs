@@ -196,19 +196,27 @@ fn a_server_bound_beyond_loopback_without_a_token_warns_and_makes_one() {
     let sys = operator(&dir);
     let text = std::fs::read_to_string(&sys).unwrap().replace("127.0.0.1:0", "0.0.0.0:0");
     std::fs::write(&sys, text).unwrap();
-    let out = dir.join("out");
-    let run = start(&["run", sys.to_str().unwrap(), "--stop-time", "0.05", "--paused", "--out", out.to_str().unwrap()]);
-    let port = run.addr.split(':').nth(1).unwrap().to_owned();
-    let mut c = Lines::connect(&format!("127.0.0.1:{port}"));
-    let r = c.ask(r#"{"pause": false}"#);
-    assert!(r["error"].as_str().is_some_and(|e| e.contains("token")), "{r}");
-    // The run is stopped by the test: kill it (it waits for a Start with the token).
-    let mut child = run.child;
-    let _ = child.kill();
-    let _ = child.wait();
-    let err = run.stderr.join().unwrap();
-    assert!(err.contains("warning") && err.contains("beyond this machine"), "{err}");
-    assert!(err.contains("?token="), "{err}");
+    // The same [live] address carried by an SSP's settings annotation (issue 48 row 12: a plain
+    // `cosim run x.ssp` served an unauthenticated control port on every interface).
+    let ssp = dir.join("any.ssp");
+    let o = support::cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (input, out) in [(&sys, "out-toml"), (&ssp, "out-ssp")] {
+        let out = dir.join(out);
+        let run =
+            start(&["run", input.to_str().unwrap(), "--stop-time", "0.05", "--paused", "--out", out.to_str().unwrap()]);
+        let port = run.addr.split(':').nth(1).unwrap().to_owned();
+        let mut c = Lines::connect(&format!("127.0.0.1:{port}"));
+        let r = c.ask(r#"{"pause": false}"#);
+        assert!(r["error"].as_str().is_some_and(|e| e.contains("token")), "{input:?}: {r}");
+        // The run is stopped by the test: kill it (it waits for a Start with the token).
+        let mut child = run.child;
+        let _ = child.kill();
+        let _ = child.wait();
+        let err = run.stderr.join().unwrap();
+        assert!(err.contains("warning") && err.contains("beyond this machine"), "{input:?}: {err}");
+        assert!(err.contains("?token="), "{input:?}: {err}");
+    }
 }
 
 #[test]

@@ -270,3 +270,117 @@ fn low_items_settings_with_line_breaks_and_out_onto_a_file_are_refused_clearly()
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(err.contains("a-file: --out names a file, not a folder"), "{err}");
 }
+
+#[test]
+fn low_items_settings_are_checked_alone_named_as_given_and_printed_short() {
+    let s = Scratch::new("w4-low-settings");
+    let fmu = s.fmu("plain", &[]);
+    let sys = s.system("plain.toml", &fmu, 10);
+    let sys = sys.to_str().unwrap();
+    let refused = |args: &[&str], needle: &str| {
+        let (status, err) = s.run(args);
+        assert_eq!(status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+        assert!(!s.path("out").join("summary.json").exists(), "{args:?}: nothing written");
+    };
+    // `record_every=18446744073709551615` was "invalid type: string".
+    refused(
+        &["run", sys, "--out", "out", "--set", "record_every=18446744073709551615"],
+        "--set record_every: 18446744073709551615 is outside the integers a setting takes",
+    );
+    // `--set start=nan` was blamed on `--start-time`; the flag is named when it gave the value.
+    refused(&["run", sys, "--out", "out", "--set", "start=nan"], "plain.toml: --set start: NaN is not a number");
+    refused(&["run", sys, "--out", "out", "--start-time", "nan"], "plain.toml: --start-time: NaN is not a number");
+    refused(&["run", fmu.to_str().unwrap(), "--out", "out", "--set", "start=nan"], "--set start: NaN is not a number");
+    refused(
+        &["run", sys, "--out", "out", "--set", "stop=1.0005"],
+        "--set stop: stop - start = 1.0005 s is not a whole",
+    );
+    // `--print-settings` printed `real_time = nan` and `record_every = 0` with exit 0.
+    refused(&["run", sys, "--print-settings", "--set", "real_time=nan"], "--set real_time: NaN is not a number");
+    refused(&["run", sys, "--print-settings", "--set", "record_every=0"], "--set record_every: must be at least 1");
+    refused(&["run", sys, "--print-settings", "--set", "ecco.rtol=nan"], "--set ecco.rtol: NaN is not a number");
+    refused(&["run", sys, "--print-settings", "--real-time", "0"], "--real-time: 0 must be a positive number");
+    // ... and a file's value with the file's key and line.
+    std::fs::write(
+        s.path("zero.toml"),
+        format!("[simulation]\nrecord_every = 0\n{}", &std::fs::read_to_string(sys).unwrap()["[simulation]\n".len()..]),
+    )
+    .unwrap();
+    refused(&["run", "zero.toml", "--print-settings"], "zero.toml:2: simulation.record_every: must be at least 1");
+    // A start list of 1e6 values quoted back made a 7.9 MB message: cut in the middle (2e5 here: a
+    // 1 MB message, quick in a debug build).
+    let zeros = vec!["0.0"; 200_000].join(", ");
+    let text = std::fs::read_to_string(sys).unwrap();
+    std::fs::write(s.path("long.toml"), format!("{text}start = {{ u = [{zeros}] }}\n")).unwrap();
+    let (status, err) = s.run(&["run", "long.toml", "--out", "out"]);
+    assert_eq!(status.code(), Some(1), "{:.300}", err);
+    assert!(err.contains("instances.h.start.u") && err.contains(" bytes cut] "), "{:.300}", err);
+    assert!(err.len() < 80_000, "{} bytes", err.len());
+    // 1e300 was printed as 301 digits.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cosim"))
+        .args(["run", sys, "--print-settings", "--set", "max_residual_energy=1e300", "--set", "ecco.rtol=1e-7"])
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(printed.contains("max_residual_energy = 1e300\n") && printed.contains("rtol = 1e-7\n"), "{printed}");
+    let back: toml::Table = toml::from_str(&printed).unwrap();
+    assert_eq!(back["simulation"]["max_residual_energy"].as_float(), Some(1e300), "{printed}");
+}
+
+#[test]
+fn a_crash_in_a_library_destructor_is_not_blamed_on_fmi2_free_instance() {
+    // Low item: the library's destructor (run by dlclose) aborts; `cosim check` said "worker
+    // process died (signal 6, SIGABRT) in fmi2FreeInstance", `cosim run` "most likely inside an
+    // FMU call".
+    let s = Scratch::new("w4-dtor");
+    let fmu = s.fmu("dtor", &["MODE=15"]);
+    let (_, findings, err) = check(&s, &fmu, "load");
+    let (_, verdict, evidence) = &findings[0];
+    assert_eq!(verdict, "FAIL", "{evidence} {err}");
+    assert!(evidence.contains("SIGABRT) in unloading the binary (dlclose: the library's destructors)"), "{evidence}");
+    assert!(!evidence.contains("fmi2FreeInstance"), "{evidence}");
+    let sys = s.system("dtor.toml", &fmu, 10);
+    let (status, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "out"]);
+    assert_eq!(signal_of(status), Some(6), "{status:?} {err}");
+    assert!(
+        err.contains("while unloading the FMUs' libraries after the run (dlclose ran a library's destructors"),
+        "{err}"
+    );
+    // The run itself had ended: its results and summary stay.
+    assert_eq!(summary(&s.path("out"))["status"], "ok");
+    assert_eq!(times(&s.path("out")).len(), 11);
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+#[test]
+fn unaddressed_arrays_are_named_when_asked_for_and_noted_otherwise() {
+    // Low items: `--output-variables sarr` for a String array said "no variable sarr", and a
+    // run dropped such outputs without a note; a UInt64 start of 5e9 gave the false error "has
+    // no start value" (`cosim info`'s validation) and no start in the table.
+    let s = Scratch::new("w4-arrays");
+    let xml = cfmu3_build::XML.replace(
+        "    <Binary name=\"blob_arr\"",
+        "    <String name=\"sarr\" valueReference=\"30\" causality=\"output\" variability=\"discrete\"><Dimension start=\"2\"/></String>\n    <Binary name=\"blob_arr\"",
+    );
+    assert_ne!(xml, cfmu3_build::XML);
+    let fmu = cfmu3_build::build_with(&s.dir, "arrays", &[], &xml);
+    let fmu = fmu.to_str().unwrap();
+    let (status, err) =
+        s.run(&["run", fmu, "--out", "out", "--stop-time", "0.1", "--step", "0.1", "--output-variables", "x,sarr"]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--output-variables x,sarr: sarr cannot be recorded: cosim does not address this array variable <String name=\"sarr\"> (line ")
+            && err.contains("String and Binary arrays are not supported"),
+        "{err}"
+    );
+    let (status, err) = s.run(&["run", fmu, "--out", "out", "--stop-time", "0.1", "--step", "0.1"]);
+    assert!(status.success(), "{err}");
+    assert!(err.contains("not in results.csv (cosim does not address them, `cosim info` lists them): array variable <String name=\"sarr\">"), "{err}");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cosim")).args(["info", fmu]).output().unwrap();
+    let info = String::from_utf8_lossy(&o.stdout);
+    assert!(!info.contains("has no start value"), "{info}");
+    let big = info.lines().find(|l| l.trim_start().starts_with("big ")).unwrap();
+    assert!(big.trim_end().ends_with("5000000000"), "{big}");
+}

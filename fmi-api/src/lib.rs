@@ -286,6 +286,10 @@ table! {
             get_interval_decimal = "fmi3GetIntervalDecimal":
                 unsafe extern "C" fn(Component, *const Vr, usize, *mut f64, *mut c_int) -> Status,
             get_shift_decimal = "fmi3GetShiftDecimal": unsafe extern "C" fn(Component, *const Vr, usize, *mut f64) -> Status,
+            get_interval_fraction = "fmi3GetIntervalFraction":
+                unsafe extern "C" fn(Component, *const Vr, usize, *mut u64, *mut u64, *mut c_int) -> Status,
+            get_shift_fraction = "fmi3GetShiftFraction":
+                unsafe extern "C" fn(Component, *const Vr, usize, *mut u64, *mut u64) -> Status,
             instantiate_scheduled_execution = "fmi3InstantiateScheduledExecution": unsafe extern "C" fn(
                 *const c_char,
                 *const c_char,

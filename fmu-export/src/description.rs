@@ -79,7 +79,7 @@ fn start_of<M>(v: &Variable<M>, m: &M) -> VariableKind {
         Access::Integer { min, max, get, .. } => VariableKind::Integer {
             declared_type: None,
             attrs: md::IntegerAttributes { quantity: None, min: *min, max: *max },
-            start: with.then(|| get(m)),
+            start: with.then(|| i128::from(get(m))),
         },
         Access::Boolean { get, .. } => VariableKind::Boolean { declared_type: None, start: with.then(|| get(m)) },
         Access::String { get, .. } => {

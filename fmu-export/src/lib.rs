@@ -102,7 +102,7 @@ pub use input::{InputSignal, MAX_INPUT_ORDER};
 pub use instance::{Instance, Interface, State};
 pub use logger::{Category, Logger};
 pub use model::{CoSimModel, Context, ModelError, ModelInfo};
-pub use ode::{Ode, OdeModel};
+pub use ode::{Ode, OdeModel, StoredOde};
 pub use state::StateVisitor;
 pub use types::Status;
 pub use variable::{Access, EnumType, Variable};

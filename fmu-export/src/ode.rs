@@ -11,6 +11,11 @@
 //! `<Derivatives>` (3.0: `<ContinuousStateDerivative>`) from the same table.
 //!
 //! A model opts in from its [`CoSimModel::model_exchange`] with `Some(Ode::of::<Self>())`.
+//!
+//! Most models keep x and ẋ in fields of their own and compute ẋ from x and the inputs: they
+//! implement [`StoredOde`] (which gives [`OdeModel`]) and take their [`CoSimModel::evaluate`],
+//! [`CoSimModel::do_step`] and [`CoSimModel::model_exchange`] from [`stored_ode_cosim!`](crate::stored_ode_cosim)
+//! (our ME FMUs: `hydraulics-lumped3-me`, `multibody-crane-me`).
 
 use crate::model::{CoSimModel, Context, ModelError};
 
@@ -46,6 +51,73 @@ pub trait OdeModel: CoSimModel {
 }
 
 pub use crate::model::Ode;
+
+/// The common shape of an [`OdeModel`]: the model keeps its states x and their rates ẋ in fields
+/// of its own, and ẋ follows from x and the inputs (no explicit time). Implementing it gives
+/// [`OdeModel`]; the [`CoSimModel`] methods that go with it are
+/// [`stored_ode_cosim!`](crate::stored_ode_cosim).
+pub trait StoredOde: CoSimModel {
+    /// [`OdeModel::STATES`].
+    const STATES: &'static [(&'static str, &'static str)];
+    /// [`OdeModel::CS_STEP`].
+    const CS_STEP: f64;
+    /// The states x as the model keeps them.
+    fn x(&self) -> &[f64];
+    /// The states x, to set.
+    fn x_mut(&mut self) -> &mut [f64];
+    /// The rates ẋ as last computed by [`update_rates`](Self::update_rates).
+    fn dx(&self) -> &[f64];
+    /// Recomputes the stored ẋ at the current states and inputs.
+    fn update_rates(&mut self) -> Result<(), ModelError>;
+    /// [`OdeModel::nominals`] (default 1).
+    fn nominals(&self, nominal: &mut [f64]) {
+        nominal.fill(1.0);
+    }
+}
+
+impl<M: StoredOde> OdeModel for M {
+    const STATES: &'static [(&'static str, &'static str)] = <M as StoredOde>::STATES;
+    const CS_STEP: f64 = <M as StoredOde>::CS_STEP;
+
+    fn states(&self, x: &mut [f64]) {
+        x.copy_from_slice(self.x());
+    }
+
+    fn set_states(&mut self, x: &[f64]) {
+        self.x_mut().copy_from_slice(x);
+    }
+
+    fn derivatives(&mut self, _t: f64, dx: &mut [f64], _ctx: &mut Context) -> Result<(), ModelError> {
+        self.update_rates()?;
+        dx.copy_from_slice(self.dx());
+        Ok(())
+    }
+
+    fn nominals(&self, nominal: &mut [f64]) {
+        <M as StoredOde>::nominals(self, nominal);
+    }
+}
+
+/// The [`CoSimModel`] methods of a [`StoredOde`] model, written inside its `impl CoSimModel`:
+/// `evaluate` recomputes ẋ, `do_step` integrates with [`rk4_step`] and then recomputes ẋ at the
+/// step's end, `model_exchange` exports it as Model Exchange too.
+#[macro_export]
+macro_rules! stored_ode_cosim {
+    () => {
+        fn evaluate(&mut self, _ctx: &mut $crate::Context) -> Result<(), $crate::ModelError> {
+            $crate::ode::StoredOde::update_rates(self)
+        }
+
+        fn do_step(&mut self, t: f64, h: f64, ctx: &mut $crate::Context) -> Result<(), $crate::ModelError> {
+            $crate::ode::rk4_step(self, t, h, ctx)?;
+            $crate::ode::StoredOde::update_rates(self)
+        }
+
+        fn model_exchange() -> Option<$crate::Ode<Self>> {
+            Some($crate::Ode::of())
+        }
+    };
+}
 
 impl<M: OdeModel> Ode<M> {
     /// The table of `M`.

@@ -5,8 +5,7 @@
 //! unified crane); output F of eqs. 30–31 ([`Lumped3::force`]).
 
 use crate::lumped3::{idx, Inputs, Lumped3};
-use fmu_export::ode::rk4_step;
-use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, Ode, OdeModel, StateVisitor, Variable};
+use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, StoredOde, Variable};
 use model_description::DependencyKind as Dep;
 use nalgebra::SVector;
 
@@ -150,19 +149,7 @@ impl CoSimModel for Lumped3MeFmu {
         Ok(())
     }
 
-    fn evaluate(&mut self, _ctx: &mut Context) -> Result<(), ModelError> {
-        self.dx = self.circuit.rates(&self.x, &self.inputs());
-        Ok(())
-    }
-
-    fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        rk4_step(self, t, h, ctx)?;
-        self.evaluate(ctx)
-    }
-
-    fn model_exchange() -> Option<Ode<Self>> {
-        Some(Ode::of())
-    }
+    fmu_export::stored_ode_cosim!();
 
     fn visit_state(&mut self, v: &mut dyn StateVisitor) {
         v.real(&mut self.f_static);
@@ -177,22 +164,25 @@ impl CoSimModel for Lumped3MeFmu {
     }
 }
 
-impl OdeModel for Lumped3MeFmu {
+impl StoredOde for Lumped3MeFmu {
     const STATES: &'static [(&'static str, &'static str)] =
         &[("p1", "der_p1"), ("p2", "der_p2"), ("p3", "der_p3"), ("U", "der_U")];
     const CS_STEP: f64 = 1e-5;
 
-    fn states(&self, x: &mut [f64]) {
-        x.copy_from_slice(self.x.as_slice());
+    fn x(&self) -> &[f64] {
+        self.x.as_slice()
     }
 
-    fn set_states(&mut self, x: &[f64]) {
-        self.x.as_mut_slice().copy_from_slice(x);
+    fn x_mut(&mut self) -> &mut [f64] {
+        self.x.as_mut_slice()
     }
 
-    fn derivatives(&mut self, _t: f64, dx: &mut [f64], _ctx: &mut Context) -> Result<(), ModelError> {
+    fn dx(&self) -> &[f64] {
+        self.dx.as_slice()
+    }
+
+    fn update_rates(&mut self) -> Result<(), ModelError> {
         self.dx = self.circuit.rates(&self.x, &self.inputs());
-        dx.copy_from_slice(self.dx.as_slice());
         Ok(())
     }
 
@@ -204,6 +194,7 @@ impl OdeModel for Lumped3MeFmu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fmu_export::OdeModel;
 
     #[test]
     fn rests_at_the_static_load_and_matches_the_cs_rates() {

@@ -20,8 +20,7 @@
 
 use crate::crane::Crane;
 use crate::mechanism::{generalized_forces, static_forces, GivenForces, Mechanism};
-use fmu_export::ode::rk4_step;
-use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, Ode, OdeModel, StateVisitor, Variable};
+use fmu_export::{CoSimModel, Context, InputSignal, ModelError, ModelInfo, StateVisitor, StoredOde, Variable};
 use nalgebra::{Matrix2, SMatrix, SVector, Vector2};
 
 /// Coordinates of [`Crane`].
@@ -173,22 +172,10 @@ impl CoSimModel for CraneMeFmu {
         self.crane.check().map_err(ModelError::new)?;
         self.f_static = static_forces(&self.crane, &self.crane.initial_positions()).map_err(ModelError::new)?[0];
         self.x = [self.crane.theta1_0, self.crane.theta2_0, 0.0, 0.0];
-        self.evaluate(_ctx)
+        self.update_rates()
     }
 
-    fn evaluate(&mut self, _ctx: &mut Context) -> Result<(), ModelError> {
-        self.dx = self.rates().map_err(ModelError::new)?;
-        Ok(())
-    }
-
-    fn do_step(&mut self, t: f64, h: f64, ctx: &mut Context) -> Result<(), ModelError> {
-        rk4_step(self, t, h, ctx)?;
-        self.evaluate(ctx)
-    }
-
-    fn model_exchange() -> Option<Ode<Self>> {
-        Some(Ode::of())
-    }
+    fmu_export::stored_ode_cosim!();
 
     fn visit_state(&mut self, v: &mut dyn StateVisitor) {
         for p in [
@@ -210,22 +197,25 @@ impl CoSimModel for CraneMeFmu {
     }
 }
 
-impl OdeModel for CraneMeFmu {
+impl StoredOde for CraneMeFmu {
     const STATES: &'static [(&'static str, &'static str)] =
         &[("theta1", "der_theta1"), ("theta2", "der_theta2"), ("omega1", "der_omega1"), ("omega2", "der_omega2")];
     const CS_STEP: f64 = 1e-5;
 
-    fn states(&self, x: &mut [f64]) {
-        x.copy_from_slice(&self.x);
+    fn x(&self) -> &[f64] {
+        &self.x
     }
 
-    fn set_states(&mut self, x: &[f64]) {
-        self.x.copy_from_slice(x);
+    fn x_mut(&mut self) -> &mut [f64] {
+        &mut self.x
     }
 
-    fn derivatives(&mut self, _t: f64, dx: &mut [f64], _ctx: &mut Context) -> Result<(), ModelError> {
+    fn dx(&self) -> &[f64] {
+        &self.dx
+    }
+
+    fn update_rates(&mut self) -> Result<(), ModelError> {
         self.dx = self.rates().map_err(ModelError::new)?;
-        dx.copy_from_slice(&self.dx);
         Ok(())
     }
 }

@@ -192,7 +192,8 @@ impl Execution {
         if b.isolated(over) {
             let (workers, descriptions) = Self::workers(b.path(), b.fmus(), fmus, |name, e| b.fmu_error(name, e))?;
             let mds: Vec<&ModelDescription> = descriptions.iter().collect();
-            let system = b.build_with(&mds, over)?;
+            let clocks: Vec<&[model_description::Clock3]> = workers.iter().map(|w| w.clocks()).collect();
+            let system = b.build_with_clocks(&mds, &clocks, over)?;
             let mut e = Self::isolated(system, workers, &mds)?;
             if let Some(s) = fmus.host().stop.clone() {
                 e.interrupt_on(s);
@@ -808,6 +809,7 @@ impl Execution {
             step_control: sys.step_control().kind().name().into(),
             step_size_range: step_range,
             binary_columns: sys.outputs().iter().filter(|v| v.ty == BaseType::Binary).map(|v| sys.label(v)).collect(),
+            live_resets: Vec::new(),
             parallel: self.algorithm.uses_threads(),
             exchange: sys.exchange().name().into(),
             instances: sys

@@ -57,13 +57,35 @@ pub struct Single {
 pub fn builder(fmu: &Path, opts: &FmuOptions) -> Result<Single> {
     let listing = Archive::read_model_description(fmu)?;
     let (md, x) = crate::fmu::load::read_description(fmu, &listing.model_description)?;
+    // The variables cosim does not address (String and Binary arrays, …): named when asked for,
+    // and said to be left out of results.csv otherwise.
+    let unaddressed = x.as_ref().map(|x| x.skipped.clone()).unwrap_or_default();
+    if let Some(names) = &opts.output_variables {
+        for name in names {
+            let bare = name.rsplit_once('.').map_or(name.as_str(), |(_, n)| n);
+            if let Some(why) = unaddressed.iter().find(|u| u.contains(&format!(" name=\"{bare}\">"))) {
+                return Err(MasterError::System {
+                    path: fmu.to_path_buf(),
+                    key: format!("--output-variables {}", names.join(",")),
+                    message: format!("{bare} cannot be recorded: cosim does not address this {why}"),
+                });
+            }
+        }
+    }
     let md = match x {
         Some(x) if !x.structural.is_empty() => {
             configured_description(fmu, &listing.model_description, &x, opts)?.unwrap_or(md)
         }
         _ => md,
     };
-    from_description(fmu, &md, opts)
+    let mut single = from_description(fmu, &md, opts)?;
+    if opts.output_variables.is_none() && !unaddressed.is_empty() {
+        single.notes.push(format!(
+            "not in results.csv (cosim does not address them, `cosim info` lists them): {}",
+            unaddressed.join("; ")
+        ));
+    }
+    Ok(single)
 }
 
 /// The description of an FMI 3.0 FMU read again with the structural parameters the
@@ -201,6 +223,10 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
             .split_once('=')
             .ok_or_else(|| err(key.clone(), "expected name=value (e.g. --start-value x0=0.1)".into()))?;
         let name = bare(md, &instance, name.trim());
+        if md.variable(name).is_none() && !is_array(md, name) {
+            let hint = suggest(md, &instance, name);
+            return Err(err(key, format!("no variable \"{name}\" in {}{hint}", md.model_name)));
+        }
         let value = start_value(md, name, text).map_err(|m| err(key.clone(), m))?;
         draft.start(name, value);
     }
@@ -230,7 +256,7 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
                         "no variable \"{name}\" in {} ({}){}",
                         md.model_name,
                         fmu.display(),
-                        did_you_mean(name, md.model_variables.iter().map(|v| v.name.as_str()))
+                        suggest(md, &instance, name)
                     ),
                 )
             })?;
@@ -298,6 +324,18 @@ fn bare<'a>(md: &ModelDescription, instance: &str, name: &'a str) -> &'a str {
     match name.strip_prefix(instance).and_then(|rest| rest.strip_prefix('.')) {
         Some(own) if md.variable(name).is_none() && (md.variable(own).is_some() || is_array(md, own)) => own,
         _ => name,
+    }
+}
+
+/// `; did you mean …?` for a name `md` does not have, in the form it was given: qualified with
+/// the run's instance (`VanDerPol.xx` → `"VanDerPol.x"`) or bare (`xx` → `"x"`).
+fn suggest(md: &ModelDescription, instance: &str, name: &str) -> String {
+    let own = md.model_variables.iter().map(|v| v.name.as_str());
+    if name.strip_prefix(instance).is_some_and(|rest| rest.starts_with('.')) {
+        let qualified: Vec<String> = own.map(|v| format!("{instance}.{v}")).collect();
+        did_you_mean(name, qualified.iter().map(String::as_str))
+    } else {
+        did_you_mean(name, own)
     }
 }
 
@@ -522,6 +560,15 @@ mod tests {
         );
         let e = with(|o| o.output_variables = Some(vec!["y".into(), "zz".into()]));
         assert!(e.contains("--output-variables y,zz") && e.contains("no variable \"zz\""), "{e}");
+        // Unknown names get the nearest one in the form they were given (issue 49: everywhere).
+        let e = with(|o| o.output_variables = Some(vec!["yy".into()]));
+        assert!(e.ends_with("no variable \"yy\" in M (dir/m.fmu); did you mean \"y\"?"), "{e}");
+        let e = with(|o| o.output_variables = Some(vec!["m_id.yy".into()]));
+        assert!(e.ends_with("no variable \"m_id.yy\" in M (dir/m.fmu); did you mean \"m_id.y\"?"), "{e}");
+        let e = with(|o| o.start_values = vec!["m_id.rr=1".into()]);
+        assert_eq!(e, "dir/m.fmu: --start-value m_id.rr=1: no variable \"m_id.rr\" in M; did you mean \"m_id.r\"?");
+        let e = with(|o| o.start_values = vec!["rr=1".into()]);
+        assert_eq!(e, "dir/m.fmu: --start-value rr=1: no variable \"rr\" in M; did you mean \"r\"?");
         let e = with(|o| o.output_variables = Some(vec!["txt".into()]));
         assert!(e.contains("txt is a String"), "{e}");
         let e = with(|o| o.step = Some(0.3));

@@ -421,8 +421,9 @@ pub enum VariableKind {
         declared_type: Option<String>,
         /// Bounds.
         attrs: IntegerAttributes,
-        /// `start`.
-        start: Option<i32>,
+        /// `start`: exact for every FMI integer type (an FMI 3.0 UInt64 of 5e9 or above 2^63 − 1
+        /// too; 2.0's `Integer` is 32-bit).
+        start: Option<i128>,
     },
     /// `<Boolean>`.
     Boolean {
@@ -511,7 +512,8 @@ impl VariableKind {
     pub fn has_start(&self) -> bool {
         match self {
             Self::Real { start, .. } => start.is_some(),
-            Self::Integer { start, .. } | Self::Enumeration { start, .. } => start.is_some(),
+            Self::Integer { start, .. } => start.is_some(),
+            Self::Enumeration { start, .. } => start.is_some(),
             Self::Boolean { start, .. } => start.is_some(),
             Self::String { start, .. } => start.is_some(),
             Self::Binary { start, .. } => start.is_some(),

@@ -340,7 +340,11 @@ fn variable_kind(e: &Elem) -> Result<VariableKind, ReadError> {
             derivative: e.u32("derivative")?,
             reinit: e.bool("reinit")?,
         },
-        "Integer" => VariableKind::Integer { declared_type, attrs: integer_attributes(e)?, start: e.i32("start")? },
+        "Integer" => VariableKind::Integer {
+            declared_type,
+            attrs: integer_attributes(e)?,
+            start: e.i32("start")?.map(i128::from),
+        },
         "Boolean" => VariableKind::Boolean { declared_type, start: e.bool("start")? },
         "String" => VariableKind::String { declared_type, start: e.opt("start") },
         _ => VariableKind::Enumeration {

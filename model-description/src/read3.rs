@@ -3,7 +3,7 @@
 //! before it instantiates (clocks, event mode, scheduled execution, arrays).
 //!
 //! Mapping: `Float64`/`Float32` → `Real`; `Int8`…`UInt64` → `Integer` (values travel through
-//! the 3.0 function of the variable's type; bounds and start outside the 32-bit range are left
+//! the 3.0 function of the variable's type; bounds outside the 32-bit range are left
 //! out); `Boolean`, `String` (`<Start value>`), `Enumeration` as in 2.0; `<…Type>` type
 //! definitions likewise; `instantiationToken` → `guid`; `ModelStructure` value references →
 //! 1-based indices. Scalar `Binary` variables are [`VariableKind::Binary`] (`mimeType`,
@@ -79,6 +79,14 @@ pub struct Clock3 {
     pub shift_decimal: f64,
     /// `priority` (Scheduled Execution: the smaller, the earlier at the same tick).
     pub priority: Option<u32>,
+    /// `supportsFraction`: `fmi3GetIntervalFraction`/`fmi3GetShiftFraction` answer for it.
+    pub supports_fraction: bool,
+    /// `resolution` (ticks per second of `intervalCounter` and `shiftCounter`).
+    pub resolution: Option<u64>,
+    /// `intervalCounter`: the interval is intervalCounter / resolution s.
+    pub interval_counter: Option<u64>,
+    /// `shiftCounter` (default 0): the shift is shiftCounter / resolution s.
+    pub shift_counter: u64,
     /// The line of its element.
     pub line: u32,
 }
@@ -470,6 +478,13 @@ impl Parser<'_> {
                 interval_decimal: e.f64("intervalDecimal")?,
                 shift_decimal: e.f64("shiftDecimal")?.unwrap_or(0.0),
                 priority: e.u32("priority")?,
+                supports_fraction: e.flag("supportsFraction")?,
+                resolution: e.parse("resolution", "an unsigned 64-bit integer", |v| v.trim().parse().ok())?,
+                interval_counter: e
+                    .parse("intervalCounter", "an unsigned 64-bit integer", |v| v.trim().parse().ok())?,
+                shift_counter: e
+                    .parse("shiftCounter", "an unsigned 64-bit integer", |v| v.trim().parse().ok())?
+                    .unwrap_or(0),
                 line,
             });
             return Ok(());
@@ -685,7 +700,8 @@ fn kind3(e: &Elem, ty: crate::Type3, start: Option<&str>) -> Result<VariableKind
                 min: i32_in_range(e, "min")?,
                 max: i32_in_range(e, "max")?,
             },
-            start: int(start)?,
+            // Exact: a UInt64 start of 5e9 is a start value, not none (issue 48).
+            start: start.map(|s| s.trim().parse::<i128>().map_err(|_| bad(INT))).transpose()?,
         },
     })
 }
@@ -791,8 +807,11 @@ mod tests {
             md.variable("s").unwrap().kind,
             VariableKind::String { declared_type: None, start: Some("hi".into()) }
         );
-        // A start outside the 32-bit range is left out.
-        assert!(matches!(md.variable("big").unwrap().kind, VariableKind::Integer { start: None, .. }));
+        // A start outside the 32-bit range is exact (issue 48: 5e9 was "no start value").
+        assert!(matches!(
+            md.variable("big").unwrap().kind,
+            VariableKind::Integer { start: Some(18_446_744_073_709_551_615), .. }
+        ));
         assert_eq!(md.variable("n").unwrap().variability, Variability::Discrete);
         // ModelStructure by value reference → indices.
         let out = &md.model_structure.outputs[0];

@@ -356,8 +356,8 @@ impl<'a> Validator<'a> {
                     Some(SimpleTypeKind::Integer(t)) => Some(t),
                     _ => None,
                 };
-                let min = attrs.min.or(t.and_then(|t| t.min));
-                let max = attrs.max.or(t.and_then(|t| t.max));
+                let min = attrs.min.or(t.and_then(|t| t.min)).map(i128::from);
+                let max = attrs.max.or(t.and_then(|t| t.max)).map(i128::from);
                 self.bounds(index, v, min, max, *start);
             }
             VariableKind::Enumeration { min, max, start, .. } => {

@@ -349,7 +349,7 @@ impl Attrs {
         self.o(name, v.as_deref())
     }
 
-    pub(crate) fn i(self, name: &'static str, value: Option<i32>) -> Self {
+    pub(crate) fn i(self, name: &'static str, value: Option<impl std::fmt::Display>) -> Self {
         let v = value.map(|v| v.to_string());
         self.o(name, v.as_deref())
     }

@@ -6,7 +6,8 @@
 - :class:`Execution` steps a system from Python (set inputs, step, read any variable);
 - :func:`sweep` runs a parameter study on a local process pool or a Dask cluster;
 - :func:`tune` runs ``cosim tune`` and returns ``tune.json`` as a dict;
-- :func:`check` runs ``cosim check`` (behavioural FMI compliance) and returns the report.
+- :func:`check` checks an FMU as ``cosim check`` does (behavioural FMI compliance, out of process)
+  and returns the report.
 
 Errors of the master raise :class:`CosimError` with the Rust message (an FMU call error names
 the instance and the time). The GIL is released while stepping; Ctrl-C stops a run cleanly
@@ -24,6 +25,7 @@ import numpy as np
 
 from . import _cosim
 from ._cosim import CosimError
+from ._signals import stops_cleanly
 from .system import System
 from .sweep import sweep
 from .fmu import fmu_log, info, qualify, simulate_fmu
@@ -184,6 +186,7 @@ def _result(names, data, summary_json) -> Result:
     return r
 
 
+@stops_cleanly
 def simulate(
     system,
     stop_time: float | None = None,
@@ -314,6 +317,7 @@ def _start_value_text(v) -> str:
     return str(v)
 
 
+@stops_cleanly
 def check(
     fmu,
     stop_time: float | None = None,
@@ -323,6 +327,7 @@ def check(
     steps: int | None = None,
     timeout: float = 60.0,
     cycles: int = 1000,
+    repeat: int | None = None,
     only: list[str] | None = None,
     cosim=None,
 ) -> dict:
@@ -332,43 +337,72 @@ def check(
     ``"FAIL"`` or ``"SKIP"``), ``evidence`` and ``seconds``; ``failed`` is True when a check failed.
 
     ``start_values`` maps variable names to values (as ``--start-value``); ``steps`` limits the
-    number of communication steps; ``timeout`` (s) is per check; ``only`` lists check ids. Every
-    check runs in a worker process of the ``cosim`` executable: ``cosim`` (a path), else
-    ``$COSIM_WORKER_EXE``, else ``cosim`` on ``PATH``. A crash or hang of the FMU is a FAIL
-    finding, never an exception; options the FMU cannot take raise :class:`CosimError`.
+    number of communication steps; ``timeout`` (s) is per check; ``repeat`` is the number of runs
+    of a check that races (``--repeat``, default 10); ``only`` lists check ids. A crash or hang of
+    the FMU is a FAIL finding, never an exception; options the FMU cannot take raise
+    :class:`CosimError`.
 
-    The checker itself runs out of process (``cosim check … --json``): the FMU's code never runs
-    in this interpreter, and an FMU that kills its parent (``kill(getppid())``) ends that
-    process, not Python (:class:`CosimError`: no report). ``cosim check`` is not a sandbox
-    (docs/check.md).
+    Nothing but this package is needed: the checker runs out of process in this package's own
+    code (this interpreter loading the package's extension module, as the workers of isolated
+    runs do), and so does every check, each in its own worker process. The FMU's code never
+    runs in this interpreter, and an FMU that kills its parent (``kill(getppid())``) ends the
+    checker's process, not Python (:class:`CosimError`: no report). With ``cosim=PATH`` the
+    executable ``PATH check … --json`` runs instead. Ctrl-C stops the checker (the running check
+    is killed) and raises ``KeyboardInterrupt``. ``cosim check`` is not a sandbox (docs/check.md).
     """
-    import shutil
+    import signal
     import subprocess
-    import tempfile
 
-    worker = cosim or os.environ.get("COSIM_WORKER_EXE") or shutil.which("cosim")
-    if not worker:
-        raise CosimError(
-            "cosim.check runs the `cosim` executable (cosim check): pass cosim=PATH, put cosim on PATH or "
-            "set COSIM_WORKER_EXE"
-        )
-    args = [os.fspath(worker), "check", os.fspath(fmu), "--timeout", repr(float(timeout)), "--cycles", str(int(cycles))]
-    for k, v in (start_values or {}).items():
-        args += ["--start-value", f"{k}={_start_value_text(v)}"]
-    for flag, v in (("--stop-time", stop_time), ("--step", step)):
-        if v is not None:
-            args += [flag, repr(float(v))]
-    if steps is not None:
-        args += ["--steps", str(int(steps))]
-    if only:
-        args += ["--only", ",".join(only)]
     with tempfile.TemporaryDirectory(prefix="cosim-check-") as tmp:
         path = os.path.join(tmp, "report.json")
-        done = subprocess.run(args + ["--json", path], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        starts = [f"{k}={_start_value_text(v)}" for k, v in (start_values or {}).items()]
+        if cosim is not None:
+            args = [os.fspath(cosim), "check", os.fspath(fmu), "--timeout", repr(float(timeout)),
+                    "--cycles", str(int(cycles))]
+            for s in starts:
+                args += ["--start-value", s]
+            for flag, v in (("--stop-time", stop_time), ("--step", step)):
+                if v is not None:
+                    args += [flag, repr(float(v))]
+            for flag, v in (("--steps", steps), ("--repeat", repeat)):
+                if v is not None:
+                    args += [flag, str(int(v))]
+            if only:
+                args += ["--only", ",".join(only)]
+            args += ["--json", path]
+        else:
+            options = {"start_values": starts, "timeout": float(timeout), "cycles": int(cycles), "only": list(only or [])}
+            for k, v in (("stop_time", stop_time), ("step", step)):
+                if v is not None:
+                    options[k] = float(v)
+            for k, v in (("steps", steps), ("repeat", repeat)):
+                if v is not None:
+                    options[k] = int(v)
+            args = [*_cosim._checker_command(), json.dumps(options), os.fspath(fmu), path]
+        # Its own session: a terminal's Ctrl-C or hangup reaches Python, which passes it on once.
+        with subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True) as p:
+            try:
+                _, err = p.communicate()
+            except KeyboardInterrupt as e:
+                # Ctrl-C, or SIGHUP/SIGTERM (stops_cleanly): the checker kills the running check,
+                # writes its report and removes its extraction folder; then the interrupt goes on.
+                p.send_signal(getattr(e, "signum", signal.SIGINT))
+                try:
+                    p.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
+                raise
         if not os.path.exists(path):
-            how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
-            err = done.stderr.strip().removeprefix("error: ")
-            raise CosimError(err or f"cosim check ended ({how}) without a report")
+            code = p.returncode
+            lines = err.strip().splitlines()
+            first = next((i for i, line in enumerate(lines) if line.startswith("error: ")), None)
+            if code == 1 and first is not None:  # the checker's error (and what follows it)
+                raise CosimError("\n".join(lines[first:]).removeprefix("error: "))
+            how = f"signal {-code}" if code < 0 else f"exit code {code}"
+            tail = f": {err.strip()[-2000:]}" if err.strip() else ""
+            raise CosimError(f"the checker process ended ({how}) without a report{tail}")
         with open(path) as f:
             text = f.read()
     report = json.loads(text)

@@ -9,6 +9,7 @@ import os
 import zipfile
 
 from . import _cosim
+from ._signals import stops_cleanly
 
 
 def info(fmu) -> dict:
@@ -79,6 +80,7 @@ def _text(value) -> str:
     return str(value)
 
 
+@stops_cleanly
 def simulate_fmu(
     filename,
     start_time: float | None = None,

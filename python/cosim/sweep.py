@@ -10,6 +10,8 @@ import math
 import os
 import tempfile
 
+from ._signals import stops_cleanly
+
 __all__ = ["sweep", "parameter_sets", "default_reduce"]
 
 
@@ -88,6 +90,7 @@ def _portable(system):
     return os.path.abspath(os.fspath(system))
 
 
+@stops_cleanly
 def sweep(
     system,
     parameters,

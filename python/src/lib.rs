@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
 
+mod check;
 mod fmu_cache;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -231,29 +232,57 @@ fn _describe(system: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// Isolated instances (`isolate=True`, `isolate = true` in a system file or an SSP annotation)
-/// run in worker processes: this interpreter, isolated (`-I -S`: no working directory, no
-/// site-packages, no `PYTHON*` variables), loading this extension module by its path and
-/// serving the instance (`_worker`). Registered before every run; never the cwd's `worker`.
+/// and `cosim.check` (its checker and every check, [`check`]) run in worker processes: this
+/// interpreter, isolated (`-I -S`: no working directory, no site-packages, no `PYTHON*`
+/// variables), loading this extension module by its path and serving the instance, the checker
+/// or the check (`_worker`; its return value is the exit code). Registered before every run;
+/// never the cwd's `worker`.
 const WORKER_CODE: &str = "import sys\n\
 from importlib.machinery import ExtensionFileLoader\n\
 from importlib.util import module_from_spec, spec_from_loader\n\
 loader = ExtensionFileLoader('cosim._cosim', sys.argv[1])\n\
 module = module_from_spec(spec_from_loader('cosim._cosim', loader))\n\
 loader.exec_module(module)\n\
-module._worker(sys.argv[2:])\n";
+sys.exit(module._worker(sys.argv[2:]))\n";
 
-fn register_worker(py: Python<'_>) -> PyResult<()> {
+/// `python -I -S -c WORKER_CODE MODULE`: the worker command of the interpreter `python` with
+/// this extension module at `module`.
+pub(crate) fn worker_command(python: PathBuf, module: &str) -> master::fmu::isolated::WorkerCommand {
+    master::fmu::isolated::WorkerCommand {
+        program: python,
+        args: ["-I", "-S", "-c", WORKER_CODE, module].map(Into::into).to_vec(),
+    }
+}
+
+/// This interpreter (`sys.executable`, when it is an absolute path) and this module's file.
+fn this_interpreter(py: Python<'_>) -> PyResult<Option<master::fmu::isolated::WorkerCommand>> {
     let python: Option<String> = py.import("sys")?.getattr("executable")?.extract().ok();
     let module: String = py.import("cosim._cosim")?.getattr("__file__")?.extract()?;
-    let Some(python) = python.filter(|p| std::path::Path::new(p).is_absolute()) else {
-        // An embedded interpreter without sys.executable: worker_command() says what to set.
-        return Ok(());
-    };
-    *WORKERS.lock().unwrap_or_else(PoisonError::into_inner) = Some(master::fmu::isolated::WorkerCommand {
-        program: PathBuf::from(python),
-        args: ["-I", "-S", "-c", WORKER_CODE, module.as_str()].map(Into::into).to_vec(),
-    });
+    Ok(python.filter(|p| std::path::Path::new(p).is_absolute()).map(|p| worker_command(PathBuf::from(p), &module)))
+}
+
+fn register_worker(py: Python<'_>) -> PyResult<()> {
+    // An embedded interpreter without sys.executable: worker_command() says what to set.
+    if let Some(command) = this_interpreter(py)? {
+        *WORKERS.lock().unwrap_or_else(PoisonError::into_inner) = Some(command);
+    }
     Ok(())
+}
+
+/// The command line of `cosim.check`'s checker process without its arguments (see [`check`]):
+/// this interpreter with this module, serving `check`.
+#[pyfunction]
+fn _checker_command(py: Python<'_>) -> PyResult<Vec<std::ffi::OsString>> {
+    let Some(command) = this_interpreter(py)? else {
+        return Err(bad(
+            "cosim.check starts its checker with this interpreter, and sys.executable is not an absolute path \
+             (an embedded interpreter?): pass cosim=\"path/to/cosim\"",
+        ));
+    };
+    let mut line = vec![command.program.into_os_string()];
+    line.extend(command.args);
+    line.push("check".into());
+    Ok(line)
 }
 
 /// How this interpreter starts the worker of an isolated instance (set by [`register_worker`]).
@@ -313,14 +342,29 @@ fn _fmu_cache_len() -> usize {
     fmu_cache::len()
 }
 
-/// The worker process of an isolated instance (see [`WORKER_CODE`]): `args` are
-/// `worker --extracted DIR --shm-fd N -- FMU NAME`; returns when the master closes the channel.
+/// A worker process (see [`WORKER_CODE`]); `args` are those of `cosim worker` (an isolated
+/// instance: `worker --extracted DIR --shm-fd N -- FMU NAME`, returns when the master closes
+/// the channel), of `cosim check-worker` (one check: `check-worker --extracted DIR --check ID
+/// --plan JSON -- FMU`), or `check OPTIONS FMU REPORT` (`cosim.check`'s checker, [`check`]).
+/// Returns the exit code.
 #[pyfunction]
-fn _worker(args: Vec<String>) -> PyResult<()> {
-    master::fmu::isolated::serve_args(&args, |level| {
-        Some(Arc::new(master::host::StderrLog(level)) as Arc<dyn master::host::FmuLog>)
-    })
-    .map_err(|e| bad(e.to_string()))
+fn _worker(py: Python<'_>, args: Vec<String>) -> PyResult<i32> {
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["check", rest @ ..] => Ok(check::serve(py, &rest.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())),
+        ["check-worker", "--extracted", dir, "--check", id, "--plan", plan, "--", fmu] => {
+            master::check::worker::serve(fmu.as_ref(), dir.as_ref(), id, plan)
+                .map_err(|e| bad(format!("check worker {id} for {fmu}: {e}")))?;
+            Ok(0)
+        }
+        ["check-worker", ..] => Err(bad(format!("check-worker: unexpected arguments {args:?}"))),
+        _ => {
+            master::fmu::isolated::serve_args(&args, |level| {
+                Some(Arc::new(master::host::StderrLog(level)) as Arc<dyn master::host::FmuLog>)
+            })
+            .map_err(|e| bad(e.to_string()))?;
+            Ok(0)
+        }
+    }
 }
 
 /// What a run is made from: the builder and what must outlive the execution.
@@ -466,7 +510,20 @@ impl Inner {
         let mut given = settings(o.settings)?;
         given.stop = o.stop_time.or(given.stop);
         given.step = o.step.or(given.step);
-        let over = Overrides { settings: given, extrapolation: o.extrapolation, force: false };
+        // A message about a value given here names the keyword argument, not the file's key.
+        let mut given_as = std::collections::BTreeMap::new();
+        for (k, v) in given.to_table().map_err(bad)? {
+            match v {
+                toml::Value::Table(t) => given_as.extend(t.keys().map(|i| (format!("{k}.{i}"), format!("{k}.{i}")))),
+                _ => {
+                    given_as.insert(k.clone(), k);
+                }
+            }
+        }
+        if o.stop_time.is_some() {
+            given_as.insert("stop".into(), "stop_time".into());
+        }
+        let over = Overrides { settings: given, extrapolation: o.extrapolation, force: false, given_as };
         fmu_cache::prepare(&builder, &over, &mut fmus);
         let mut exec = master::Execution::from_builder(&builder, &over, &mut fmus).map_err(err)?;
         let sys = exec.system();
@@ -805,51 +862,6 @@ fn _fmu_paths(system: &Bound<'_, PyAny>) -> PyResult<Vec<(String, PathBuf)>> {
     Ok(s.builder.fmus())
 }
 
-/// `cosim check FMU`: every check of `master::check` (each in a `cosim check-worker` process of
-/// `worker`, default `master::fmu::isolated::worker_exe()`); returns the report as JSON.
-#[pyfunction]
-#[pyo3(signature = (fmu, start_values, stop_time=None, step=None, steps=None, timeout=60.0, cycles=1000, only=None, worker=None))]
-#[allow(clippy::too_many_arguments)]
-fn _check(
-    py: Python<'_>,
-    fmu: PathBuf,
-    start_values: Vec<String>,
-    stop_time: Option<f64>,
-    step: Option<f64>,
-    steps: Option<u64>,
-    timeout: f64,
-    cycles: u64,
-    only: Option<Vec<String>>,
-    worker: Option<PathBuf>,
-) -> PyResult<String> {
-    let timeout = master::check::timeout_from_seconds(timeout).map_err(|e| bad(format!("timeout = {e}")))?;
-    let worker = match worker {
-        Some(w) => w,
-        None => master::fmu::isolated::worker_exe(&host()).map_err(err)?,
-    };
-    if worker.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python")) {
-        return Err(bad(format!(
-            "cosim.check runs each check in a `cosim` worker process, and {} is not one: pass cosim=\"path/to/cosim\", \
-             put cosim on PATH or set COSIM_WORKER_EXE",
-            worker.display()
-        )));
-    }
-    let opts = master::check::Options {
-        start_values,
-        stop_time,
-        step,
-        max_steps: steps,
-        timeout,
-        cycles,
-        only: only.unwrap_or_default(),
-        worker_exe: Some(worker),
-        host: host(),
-        ..master::check::Options::default()
-    };
-    let report = py.allow_threads(|| master::check::check(&fmu, &opts)).map_err(err)?;
-    Ok(report.json())
-}
-
 #[pymodule]
 fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CosimError", m.py().get_type::<CosimError>())?;
@@ -862,7 +874,7 @@ fn _cosim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_tune_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(_worker, m)?)?;
     m.add_function(wrap_pyfunction!(_set_fmu_log, m)?)?;
-    m.add_function(wrap_pyfunction!(_check, m)?)?;
+    m.add_function(wrap_pyfunction!(_checker_command, m)?)?;
     m.add_function(wrap_pyfunction!(_settings, m)?)?;
     m.add_function(wrap_pyfunction!(_setting_keys, m)?)?;
     m.add_function(wrap_pyfunction!(_bond_setting_keys, m)?)?;

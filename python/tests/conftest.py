@@ -75,14 +75,40 @@ def assert_bitwise_equal(result, header, rows):
 def build_cfmu3(directory):
     """The small C FMI 3.0 FMU of master/tests/cfmu3 (its C source and modelDescription.xml, the
     Rust tests' own), built with the system's cc into `directory`; returns the .fmu's path."""
+    return build_c_fmu(directory, "cfmu3", "modelDescription.xml")
+
+
+def build_c_fmu(directory, source, xml, cflags=(), replace=None):
+    """The C FMI 3.0 FMU `master/tests/cfmu3/<source>.c` with the description `xml` of that folder
+    (the Rust tests' own; `replace` maps texts of it to others), built with the system's cc into
+    `directory/<source>.fmu`; returns its path."""
     import zipfile
 
     src = ROOT / "master" / "tests" / "cfmu3"
-    so = directory / "cfmu3.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", "-o", str(so),
-                    str(src / "cfmu3.c")], check=True)
-    fmu = directory / "cfmu3.fmu"
+    so = directory / f"{source}.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-w", *cflags, "-o", str(so),
+                    str(src / f"{source}.c"), "-lm"], check=True)
+    text = (src / xml).read_text()
+    for a, b in (replace or {}).items():
+        text = text.replace(a, b)
+    fmu = directory / f"{source}.fmu"
     with zipfile.ZipFile(fmu, "w") as z:
-        z.write(src / "modelDescription.xml", "modelDescription.xml")
-        z.write(so, "binaries/x86_64-linux/cfmu3.so")
+        z.writestr("modelDescription.xml", text)
+        z.write(so, f"binaries/x86_64-linux/{source}.so")
+    return fmu
+
+
+def build_hostile_fmu(directory, mode):
+    """The misbehaving C FMU of cosim-cli/tests/hostile_runs/hostile.c with MODE `mode` (17: kills
+    its parent in fmi2Instantiate), built with the system's cc into `directory`; returns the .fmu."""
+    import zipfile
+
+    directory = pathlib.Path(directory)
+    so = directory / "hostile.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(so), f"-DMODE={mode}",
+                    str(ROOT / "cosim-cli/tests/hostile_runs/hostile.c")], check=True)
+    fmu = directory / "hostile.fmu"
+    with zipfile.ZipFile(fmu, "w") as z:
+        z.write(ROOT / "cosim-cli/tests/hostile_runs/hostile.xml", "modelDescription.xml")
+        z.write(so, "binaries/linux64/hostile.so")
     return fmu

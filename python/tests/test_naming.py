@@ -41,6 +41,24 @@ def test_execution_value_and_set_take_bare_names_where_unambiguous():
         two["y"]
 
 
+def test_execution_set_takes_bare_and_qualified_names_alike(fmu_dir):
+    # the controller u = -y of test_simulate, once with bare names, once qualified: the same run
+    ys = []
+    for u, y in (("u", "y"), ("testing_faulty.u", "testing_faulty.y")):
+        with cosim.Execution(fmu_dir / "testing-faulty.fmu", record=False) as ex:
+            ex.initialize()
+            for _ in range(10):
+                ex.set(u, -ex.value(y))
+                ex.step()
+            ys.append(ex.value(y))
+    assert ys[0] == ys[1] == pytest.approx((1 - 1e-3) ** 10, rel=1e-9)
+    with cosim.Execution(SCENARIOS / "bench-trivial-pair.toml", stop_time=0.01) as ex:
+        with pytest.raises(cosim.CosimError, match=r"several instances"):
+            ex.set("u", 1.0)  # a.u and b.u
+        with pytest.raises(cosim.CosimError, match='did you mean "a.u"'):
+            ex.set("a.uu", 1.0)
+
+
 def test_version_is_the_installed_wheels():
     from importlib.metadata import version
 
@@ -54,6 +72,10 @@ def _bad_reduce(result, summary):
 def test_a_sweep_where_no_run_gives_a_result_raises_with_the_first_error():
     with pytest.raises(cosim.CosimError, match="no run of the sweep gave a result \\(2 runs\\).*reducer broke"):
         cosim.sweep(SCENARIOS / "bench-trivial-pair.toml", {"a.x0": [1.0, 2.0]}, reduce=_bad_reduce, stop_time=0.01)
+    # the case: a lambda reducer, which the process pool cannot pickle
+    with pytest.raises(cosim.CosimError, match="no run of the sweep gave a result \\(2 runs\\).*pickle"):
+        cosim.sweep(SCENARIOS / "bench-trivial-pair.toml", {"a.x0": [1.0, 2.0]}, reduce=lambda r, s: 1.0,
+                    stop_time=0.01)
     # every run failing in its FMU is a result (a stability map is made of them): rows, no exception
     df = cosim.sweep(
         SCENARIOS / "bench-trivial-pair.toml",

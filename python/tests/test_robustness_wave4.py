@@ -45,36 +45,16 @@ def test_ctrl_c_stops_a_slow_paced_run_at_once(tmp_path, fmu_dir, factor):
     assert took < 0.5, took
 
 
-HOSTILE_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<fmiModelDescription fmiVersion="2.0" modelName="hostile" guid="{hostile}">
-  <CoSimulation modelIdentifier="hostile" canHandleVariableCommunicationStepSize="true"/>
-  <DefaultExperiment startTime="0" stopTime="0.01" stepSize="1e-3"/>
-  <ModelVariables>
-    <ScalarVariable name="y" valueReference="0" causality="output" variability="continuous"><Real/></ScalarVariable>
-    <ScalarVariable name="u" valueReference="1" causality="input" variability="continuous"><Real start="0"/></ScalarVariable>
-  </ModelVariables>
-  <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>
-</fmiModelDescription>
-"""
-
-
 def test_an_fmu_killing_its_parent_during_check_does_not_end_python(tmp_path):
     # Low item: an FMU could kill(getppid()) and end the Python interpreter running cosim.check
-    # (the checker ran in process). Now the checker is a `cosim check` process: it dies, Python
-    # raises CosimError.
-    import zipfile
-
-    from conftest import COSIM, ROOT
+    # (the checker ran in process). Now the checker is a process of its own (the package's, or
+    # with cosim=PATH a `cosim check`): it dies, Python raises CosimError.
+    from conftest import COSIM, build_hostile_fmu
 
     import cosim
 
-    so = tmp_path / "hostile.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(so), "-DMODE=17",
-                    str(ROOT / "cosim-cli/tests/hostile_runs/hostile.c")], check=True)
-    fmu = tmp_path / "hostile.fmu"
-    with zipfile.ZipFile(fmu, "w") as z:
-        z.writestr("modelDescription.xml", HOSTILE_XML)
-        z.write(so, "binaries/linux64/hostile.so")
-    with pytest.raises(cosim.CosimError, match="signal 9"):
-        cosim.check(fmu, only=["load"], cosim=COSIM)
+    fmu = build_hostile_fmu(tmp_path, 17)
+    for exe in (None, COSIM):
+        with pytest.raises(cosim.CosimError, match="signal 9"):
+            cosim.check(fmu, only=["load"], cosim=exe)
     assert os.getpid() > 0  # still here

@@ -22,7 +22,8 @@ pub fn sh(cmd: &mut Command) -> Result<()> {
 /// `system_packages::PACKAGES`); maturin, numpy, pandas, dask.distributed and pytest for the `cosim` Python package; matplotlib
 /// for the plots of docs/python.md, which the doc-runner runs; scipy, whose MATLAB reader checks
 /// `cosim run --mat`; selenium drives the dashboard in headless Chromium
-/// (cosim-cli/tests/live.rs; Debian's chromium and chromium-driver are in `system_packages::PACKAGES`).
+/// (cosim-cli/tests/live.rs; Debian's chromium and chromium-driver are in `system_packages::PACKAGES`);
+/// pythonfmu3 builds the FMI 3.0 FMU of python/tests/test_fmi3_modes.py at test time.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("fmpy", "fmpy"),
     ("lark", "lark"),
@@ -36,6 +37,7 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("matplotlib", "matplotlib"),
     ("scipy", "scipy"),
     ("selenium", "selenium"),
+    ("pythonfmu3", "pythonfmu3"),
 ];
 
 /// Python venv with [`PYTHON_PACKAGES`].

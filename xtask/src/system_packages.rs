@@ -186,6 +186,26 @@ mod tests {
         assert_eq!(commands.iter().filter(|l| l.contains("cargo ")).count(), 1, "{commands:?}");
     }
 
+    /// The README's sentence that lists the packages (between "checks the Debian packages" and
+    /// "installs the missing ones") names exactly [`super::PACKAGES`]: a package added to the list
+    /// is added to the README's text, one removed is removed there.
+    #[test]
+    fn the_readme_names_exactly_these_packages() {
+        let readme = std::fs::read_to_string(crate::root().join("README.md")).unwrap().replace('\n', " ");
+        let start = readme.find("checks the Debian packages").expect("README names the Debian packages");
+        let end = start + readme[start..].find("installs the missing ones").expect("… and says it installs them");
+        let mut named: Vec<&str> = readme[start..end]
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+            .collect();
+        let mut list: Vec<&str> = super::PACKAGES.iter().map(|p| p.name).collect();
+        named.sort_unstable();
+        list.sort_unstable();
+        assert_eq!(named, list, "README.md's list of Debian packages vs xtask/src/system_packages.rs");
+    }
+
     #[test]
     fn every_package_is_named_once_with_a_reason() {
         let mut names: Vec<&str> = super::PACKAGES.iter().map(|p| p.name).collect();

@@ -31,8 +31,9 @@ pub mod stderr;
 pub mod tune;
 pub mod worker;
 
-/// Co-simulation master for FMI 2.0 and FMI 3.0 Co-Simulation FMUs: runs a system file (TOML),
-/// an SSP or one FMU, serves a run live, tunes, checks and benchmarks.
+/// Co-simulation master for FMI 2.0 and FMI 3.0 FMUs (Co-Simulation, and Model Exchange integrated
+/// by the master): runs a system file (TOML), an SSP or one FMU, serves a run live, tunes, checks
+/// and benchmarks.
 #[derive(Parser)]
 #[command(name = "cosim", version)]
 pub struct Cli {
@@ -48,8 +49,9 @@ pub enum Command {
     /// and summary.json.
     ///
     /// What the file is, is decided by its content, not its name: a zip archive with
-    /// modelDescription.xml is an FMU (FMI 2.0 or 3.0 Co-Simulation, run as one instance with its
-    /// DefaultExperiment), one with SystemStructure.ssd an SSP, anything else a system file.
+    /// modelDescription.xml is an FMU (FMI 2.0 or 3.0, run as one instance with its
+    /// DefaultExperiment; Co-Simulation, or Model Exchange where the FMU has only that or
+    /// --interface me says so), one with SystemStructure.ssd an SSP, anything else a system file.
     Run(run::RunArgs),
     /// Serve a run live in real time: the dashboard, WebSocket, JSON lines, UDP (docs/live.md)
     ///

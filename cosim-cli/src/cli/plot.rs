@@ -28,6 +28,7 @@ pub fn plot(args: PlotArgs) -> Result<i32> {
         anyhow::bail!("--svg writes SVG: name the file {}.svg", file.with_extension("").display());
     }
     crate::plot::write(&file, &fig)?;
-    eprintln!("{}: {} ({} panels)", file.display(), fig.title, fig.panels.len());
+    let n = fig.panels.len();
+    eprintln!("{}: {} ({n} panel{})", file.display(), fig.title, if n == 1 { "" } else { "s" });
     Ok(0)
 }

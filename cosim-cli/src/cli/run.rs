@@ -104,7 +104,8 @@ pub fn run(args: RunArgs) -> Result<i32> {
         crate::guard::set_fmu_log(level);
     }
     crate::guard::install();
-    let over = Overrides { settings: settings.settings()?, extrapolation, force };
+    let (settings, given_as) = settings.settings()?;
+    let over = Overrides { settings, extrapolation, force, given_as };
     let out = out.unwrap_or_else(|| {
         PathBuf::from("out").join(system.file_stem().map(PathBuf::from).unwrap_or_else(|| "run".into()))
     });
@@ -136,12 +137,38 @@ pub fn run(args: RunArgs) -> Result<i32> {
     Ok(report(&system, &out, &summary))
 }
 
-/// `--print-settings`: the settings the run would use, as a TOML `[simulation]` table.
+/// `--print-settings`: the settings the run would use, as a TOML `[simulation]` table; a value
+/// the run refuses (NaN, `record_every = 0`, …) is refused here too.
 fn settings_table(prepared: &crate::run::Prepared) -> Result<String> {
-    let s = prepared.builder.settings().overridden_by(&prepared.over.settings).map_err(anyhow::Error::msg)?;
-    let mut doc = toml::Table::new();
-    doc.insert("simulation".into(), toml::Value::Table(s.to_table().map_err(anyhow::Error::msg)?));
-    Ok(toml::to_string(&doc)?)
+    let s = prepared.builder.checked_settings(&prepared.over)?;
+    let mut text = String::new();
+    toml_section(&mut text, "simulation", &s.to_table().map_err(anyhow::Error::msg)?);
+    Ok(text)
+}
+
+/// `[name]` and its keys as TOML, nested tables as `[name.key]` after them; floats in Rust's
+/// shortest round-trip form, exponent notation when large or small (`1e300`, not 301 digits).
+fn toml_section(out: &mut String, name: &str, table: &toml::Table) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "[{name}]");
+    for (k, v) in table {
+        match v {
+            toml::Value::Table(_) => {}
+            toml::Value::Float(x) if x.is_finite() => {
+                // `{:?}` keeps a fraction or an exponent: `1.0`, `1e300`, `1e-7`, never an integer.
+                let _ = writeln!(out, "{k} = {x:?}");
+            }
+            v => {
+                let _ = writeln!(out, "{k} = {v}");
+            }
+        }
+    }
+    for (k, v) in table {
+        if let toml::Value::Table(inner) = v {
+            out.push('\n');
+            toml_section(out, &format!("{name}.{k}"), inner);
+        }
+    }
 }
 
 /// The run's last line on stderr and its exit code: 0 for a run that reached its end (or an

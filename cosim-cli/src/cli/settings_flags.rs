@@ -7,6 +7,7 @@ use anyhow::{anyhow, Result};
 use master::system::{
     AlgorithmKind, CorrectionLaw, Exchange, InterfaceKind, Parallel, Settings, SolverKind, StepControlKind,
 };
+use std::collections::BTreeMap;
 
 /// The settings given on the command line.
 #[derive(clap::Args, serde::Serialize, Debug, Default)]
@@ -100,16 +101,29 @@ pub struct SettingsFlags {
 }
 
 impl SettingsFlags {
-    /// The settings these flags give (`None` where none was given).
-    pub fn settings(&self) -> Result<Settings> {
+    /// The settings these flags give (`None` where none was given) and how each was given
+    /// (`start` → `--start-time` or `--set start`, the last one given: `Overrides::given_as`).
+    pub fn settings(&self) -> Result<(Settings, BTreeMap<String, String>)> {
         let mut s = Settings::default();
+        let mut given_as = BTreeMap::new();
         let flags = toml::Table::try_from(self)?;
         for (key, value) in flags {
-            s.set(&key, value).map_err(|m| anyhow!("--{}: {m}", key.replace(['_', '.'], "-")))?;
+            let flag = match key.as_str() {
+                "start" => "--start-time".to_owned(),
+                "stop" => "--stop-time".to_owned(),
+                "ecco.h_min" | "ecco.h_max" => format!("--{}", key.trim_start_matches("ecco.").replace('_', "-")),
+                "real_time_priority" => "--rt-priority".to_owned(),
+                _ => format!("--{}", key.replace(['_', '.'], "-")),
+            };
+            s.set(&key, value).map_err(|m| anyhow!("{flag}: {m}"))?;
+            given_as.insert(key, flag);
         }
         for arg in &self.set {
             s.set_arg(arg).map_err(|m| anyhow!("--set {m}"))?;
+            if let Some((key, _)) = arg.split_once('=') {
+                given_as.insert(key.trim().to_owned(), format!("--set {}", key.trim()));
+            }
         }
-        Ok(s)
+        Ok((s, given_as))
     }
 }

@@ -17,14 +17,38 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 
-def wait(driver, js, timeout, what):
-    end = time.time() + timeout
-    while time.time() < end:
+# How long a wait may take (s of wall time). Generous: on a loaded machine (CI beside other
+# jobs) Chromium and the paced run fall behind; a wait that once had 15 s timed out there. A
+# broken page still fails: a wait whose condition depends on the run fails as soon as the run
+# has ended without it holding (`unless`), and every failure says what the page showed last.
+DEADLINE = 120
+
+
+def wait(driver, js, what, unless=None, show=None):
+    """Polls `js` until it returns something truthy and returns that. Fails with a message when
+    DEADLINE passes, or when `unless` (JS) returns something truthy first (the run ended); the
+    message holds what `show` (JS) returns then."""
+    t0 = time.time()
+    while True:
+        # `unless` first: a run that had ended before `js` is evaluated has delivered its last rows.
+        stop = driver.execute_script(unless) if unless else None
         v = driver.execute_script(js)
         if v:
             return v
+        if stop or time.time() - t0 > DEADLINE:
+            why = f"the run ended ({stop}) first" if stop else f"timed out after {DEADLINE} s"
+            seen = driver.execute_script(show) if show else None
+            raise SystemExit(f"{why} waiting for {what}" + (f"; the page showed: {json.dumps(seen)}" if seen else ""))
         time.sleep(0.05)
-    raise SystemExit(f"timed out after {timeout} s waiting for {what}")
+
+
+# What the page shows of the run: its status, time and last values of the plotted columns.
+SHOW = ("const c = window.cosim; if (!c) return 'no window.cosim'; const v = {};"
+        " for (const k of Object.keys(c.values || {})) v[k] = c.values[k][c.values[k].length - 1];"
+        " return {status: c.status, finished: c.finished || null, rows: (c.t || []).length,"
+        " t: c.t && c.t.length ? c.t[c.t.length - 1] : null, last: v,"
+        " message: (document.getElementById('message') || {}).textContent || ''};")
+ENDED = "return window.cosim && window.cosim.finished ? window.cosim.finished : null;"
 
 
 def main(url):
@@ -36,15 +60,15 @@ def main(url):
     try:
         driver.get(url)
         wait(driver, "return window.cosim && window.cosim.info !== null && "
-             "document.getElementById('slider-hyd.U_ref') !== null", 30, "the page to connect")
+             "document.getElementById('slider-hyd.U_ref') !== null", "the page to connect", show=SHOW)
         labels = driver.execute_script("return window.cosim.labels;")
         start_disabled_paused = driver.find_element(By.ID, "start").get_attribute("disabled") is not None
         driver.find_element(By.ID, "start").click()
-        wait(driver, "return window.cosim.t.length > 100", 30, "rows to arrive")
-        wait(driver, "return window.cosim.status === 'running' && document.getElementById('start').disabled;", 10,
-             "Start to be disabled while running")
+        wait(driver, "return window.cosim.t.length > 100", "rows to arrive", ENDED, SHOW)
+        wait(driver, "return window.cosim.status === 'running' && document.getElementById('start').disabled;",
+             "Start to be disabled while running", ENDED, SHOW)
         boom = "const b = document.getElementById('boom'); return b ? b.getAttribute('transform') : null;"
-        boom0 = wait(driver, boom, 10, "the schematic")
+        boom0 = wait(driver, boom, "the schematic", show=SHOW)
         last = "const c = window.cosim; return [c.t[c.t.length-1], c.values['mech.s'][c.values['mech.s'].length-1], " \
                "c.values['hyd.U_ref'][c.values['hyd.U_ref'].length-1]];"
         t0, s0, u0 = driver.execute_script(last)
@@ -56,8 +80,8 @@ def main(url):
         t_move = driver.execute_script(last)[0]
         # The page's plot data of s responds, and its U_ref column shows the value set.
         wait(driver, f"const c = window.cosim, s = c.values['mech.s'], u = c.values['hyd.U_ref']; "
-             f"return s[s.length-1] > {s0} + 0.005 && Math.abs(u[u.length-1] - {value}) < 1e-9;", 15,
-             "the plot of mech.s to rise")
+             f"return s[s.length-1] > {s0} + 0.005 && Math.abs(u[u.length-1] - {value}) < 1e-9;",
+             f"the plot of mech.s to rise above {s0} + 0.005 m with hyd.U_ref = {value} V", ENDED, SHOW)
         t1, s1, u1 = driver.execute_script(last)
         boom1 = driver.execute_script(boom)
         # A second page, opened later: its slider shows where the first one left it.
@@ -65,7 +89,7 @@ def main(url):
         driver.switch_to.new_window("tab")
         driver.get(url)
         wait(driver, "return window.cosim && window.cosim.state !== null && "
-             "document.getElementById('slider-hyd.U_ref') !== null", 30, "the second page to connect")
+             "document.getElementById('slider-hyd.U_ref') !== null", "the second page to connect", show=SHOW)
         second = float(driver.find_element(By.ID, "slider-hyd.U_ref").get_attribute("value"))
         history_s = driver.execute_script("const t = window.cosim.t; return t.length ? t[t.length-1] - t[0] : 0;")
         # A phone (390x844) and a 1080p screen.

@@ -94,20 +94,11 @@ impl Scratch {
     }
 }
 
+/// hostile.xml (the description of every hostile FMU, also the Python tests') for the model `id`.
 pub fn description(id: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<fmiModelDescription fmiVersion="2.0" modelName="{id}" guid="{{hostile}}">
-  <CoSimulation modelIdentifier="{id}" canHandleVariableCommunicationStepSize="true"/>
-  <DefaultExperiment startTime="0" stopTime="0.01" stepSize="1e-3"/>
-  <ModelVariables>
-    <ScalarVariable name="y" valueReference="0" causality="output" variability="continuous"><Real/></ScalarVariable>
-    <ScalarVariable name="u" valueReference="1" causality="input" variability="continuous"><Real start="0"/></ScalarVariable>
-  </ModelVariables>
-  <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>
-</fmiModelDescription>
-"#
-    )
+    include_str!("hostile.xml")
+        .replace("modelName=\"hostile\"", &format!("modelName=\"{id}\""))
+        .replace("modelIdentifier=\"hostile\"", &format!("modelIdentifier=\"{id}\""))
 }
 
 /// Waits for `c` to end, at most `limit`.

@@ -413,7 +413,9 @@ pub struct Options {
     pub only: Vec<String>,
     /// Runs of a check that races ([`Check::racy`]; default [`DEFAULT_REPEAT`], at least 1).
     pub repeat: u32,
-    /// The executable serving `check-worker` (default: [`crate::fmu::isolated::worker_exe`]).
+    /// The executable serving `check-worker` (default: the host's worker command,
+    /// [`crate::fmu::isolated::worker_command`]: `cosim` itself, or the Python package's
+    /// interpreter with its extension module).
     pub worker_exe: Option<PathBuf>,
     /// Stop request and cleanup registry of the program (`cosim check`: its signal guard).
     pub host: crate::host::Host,

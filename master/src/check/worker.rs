@@ -92,7 +92,9 @@ pub struct WorkerResult {
 pub struct Supervisor {
     fmu: PathBuf,
     archive: Archive,
-    exe: PathBuf,
+    /// How a worker starts: `program ARGS… check-worker …` (the `cosim` binary, or the Python
+    /// package's interpreter with its extension module).
+    command: crate::host::WorkerCommand,
     plan: String,
     timeout: Duration,
 }
@@ -101,15 +103,15 @@ impl Supervisor {
     /// Extracts `fmu` and prepares workers running `plan`.
     pub fn new(fmu: &Path, plan: &Plan, opts: &super::Options) -> Result<Self> {
         let archive = Archive::extract_in(fmu, &opts.host)?;
-        let exe = match &opts.worker_exe {
-            Some(p) => p.clone(),
-            None => crate::fmu::isolated::worker_exe(&opts.host)?,
+        let command = match &opts.worker_exe {
+            Some(p) => crate::host::WorkerCommand::exe(p),
+            None => crate::fmu::isolated::worker_command(&opts.host)?,
         };
         let plan = serde_json::to_string(plan).map_err(|e| MasterError::Fmu {
             path: fmu.to_path_buf(),
             message: format!("cannot encode the check plan: {e}"),
         })?;
-        Ok(Self { fmu: fmu.to_path_buf(), archive, exe, plan, timeout: opts.timeout })
+        Ok(Self { fmu: fmu.to_path_buf(), archive, command, plan, timeout: opts.timeout })
     }
 
     /// Runs check `id` in a new worker and waits for its result, at most the timeout.
@@ -120,8 +122,9 @@ impl Supervisor {
         let cwd = self.archive.dir().join(format!("cosim-check-cwd-{id}"));
         let _ = std::fs::create_dir_all(&cwd);
         let key = secret();
-        let mut command = Command::new(&self.exe);
+        let mut command = Command::new(&self.command.program);
         command
+            .args(&self.command.args)
             .current_dir(&cwd)
             .arg("check-worker")
             .arg("--extracted")
@@ -140,7 +143,10 @@ impl Supervisor {
             Ok(c) => c,
             Err(e) => {
                 return WorkerResult {
-                    outcome: Outcome::fail(format!("cannot start the worker process {}: {e}", self.exe.display())),
+                    outcome: Outcome::fail(format!(
+                        "cannot start the worker process {}: {e}",
+                        self.command.program.display()
+                    )),
                     hung: false,
                 }
             }
@@ -344,6 +350,10 @@ pub fn serve(fmu: &Path, extracted: &Path, id: &str, plan: &str) -> std::io::Res
             .map_err(|e| e.to_string())?;
         let mut probe = Probe::new(loaded, plan, out.try_clone().ok()).with_key(&key);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut probe)));
+        // Unloading runs the library's destructors (FMU code): a crash there is named as such,
+        // not blamed on the last FMI call (fmi2FreeInstance).
+        let _ = writeln!(out, "{key} call unloading the binary (dlclose: the library's destructors)");
+        drop(probe);
         r.map_err(|p| {
             let msg = p
                 .downcast_ref::<&str>()

@@ -157,7 +157,7 @@ fn other_fmi3(f: &Facts) -> Vec<Refusal> {
             check: "FMI 3.0 features",
             stage: Stage::Load,
             what: u.clone(),
-            why: "cosim runs FMI 3.0 Co-Simulation (with event mode, without clocks) and Scheduled Execution",
+            why: "cosim runs FMI 3.0 Co-Simulation (with event mode and clocks) and Scheduled Execution",
         })
         .collect()
 }
@@ -168,7 +168,8 @@ fn clocks(f: &Facts) -> Vec<Refusal> {
         f,
         &["clocks:", "clocked variables:"],
         "clocks",
-        "cosim runs FMI 3.0 clocks in Scheduled Execution FMUs (time-based input clocks), not in Co-Simulation",
+        "cosim runs FMI 3.0 clocks in Co-Simulation FMUs with event mode (hasEventMode=\"true\") and in \
+         Scheduled Execution FMUs (time-based input clocks)",
     )
 }
 

@@ -91,6 +91,9 @@ impl Fmi3Instance {
         self.present(U, self.raw.api().update_discrete_states.is_some())?;
         self.present("fmi3EnterStepMode", self.raw.api().enter_step_mode.is_some())?;
         self.events.events += 1;
+        if self.cs_clocks() {
+            self.clocks_before_update(time, in_event_mode)?;
+        }
         let mut out = DiscreteStates::default();
         let mut converged = false;
         for _ in 0..MAX_EVENT_ITERATIONS {
@@ -132,6 +135,9 @@ impl Fmi3Instance {
             }
             None => None,
         };
+        if self.cs_clocks() {
+            self.clocks_after_update(time)?;
+        }
         let s = self.call(super::ffi3::Instance3::enter_step_mode);
         self.check(|| "fmi3EnterStepMode", s)
     }
@@ -142,6 +148,10 @@ impl Fmi3Instance {
         let end = t + h;
         let mut now = t;
         let mut events = 0u32;
+        if self.cs_clocks() && self.clockset.due(t) {
+            // A triggered input clock activated from a connection since the last step.
+            self.event_iteration(t, false)?;
+        }
         loop {
             events += 1;
             if events > MAX_EVENTS_PER_STEP {
@@ -155,7 +165,13 @@ impl Fmi3Instance {
                 ));
             }
             // A time event inside the step (not at its end: that one is handled after it).
-            let time_event = self.events.next_event_time.filter(|te| *te > now && *te < end);
+            let announced = self.events.next_event_time.filter(|te| *te > now && *te < end);
+            // The next tick of an input clock inside the step (near its end: handled at the end).
+            let tick = self.clockset.next_tick(now).filter(|te| *te < end - super::clocks::close(end));
+            let time_event = match (announced, tick) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let sub = time_event.map_or(end - now, |te| te - now);
             self.core.time = now;
             let mut r = super::ffi3::StepResult::default();
@@ -211,7 +227,8 @@ impl Fmi3Instance {
             };
             let at_time_event = time_event.is_some_and(|te| reached == te);
             let at_end = !r.early_return && time_event.is_none();
-            if r.event_handling_needed || at_time_event || (at_end && self.events.next_event_time == Some(end)) {
+            let due_at_end = at_end && (self.events.next_event_time == Some(end) || self.clockset.due(end));
+            if r.event_handling_needed || at_time_event || due_at_end {
                 self.event_iteration(reached, false)?;
             }
             if at_end || (r.early_return && reached >= end) {

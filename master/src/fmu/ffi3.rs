@@ -276,6 +276,33 @@ impl Instance3 {
         (s, interval, qualifier)
     }
 
+    /// `fmi3GetShiftDecimal` of one clock: (status, shift).
+    pub(crate) fn get_shift_decimal(&mut self, clock: u32) -> (c_int, f64) {
+        let Some(f) = self.binary.api.get_shift_decimal else { return (NOT_CALLED, 0.0) };
+        let mut shift = 0.0;
+        // SAFETY: live instance; one reference and one shift to write.
+        let s = unsafe { f(self.c(), &clock, 1, &mut shift) };
+        (s, shift)
+    }
+
+    /// `fmi3GetIntervalFraction` of one clock: (status, counter, resolution, qualifier).
+    pub(crate) fn get_interval_fraction(&mut self, clock: u32) -> (c_int, u64, u64, c_int) {
+        let Some(f) = self.binary.api.get_interval_fraction else { return (NOT_CALLED, 0, 0, 0) };
+        let (mut counter, mut resolution, mut qualifier) = (0, 0, 0);
+        // SAFETY: live instance; one reference, one counter, resolution and qualifier to write.
+        let s = unsafe { f(self.c(), &clock, 1, &mut counter, &mut resolution, &mut qualifier) };
+        (s, counter, resolution, qualifier)
+    }
+
+    /// `fmi3GetShiftFraction` of one clock: (status, counter, resolution).
+    pub(crate) fn get_shift_fraction(&mut self, clock: u32) -> (c_int, u64, u64) {
+        let Some(f) = self.binary.api.get_shift_fraction else { return (NOT_CALLED, 0, 0) };
+        let (mut counter, mut resolution) = (0, 0);
+        // SAFETY: live instance; one reference, one counter and resolution to write.
+        let s = unsafe { f(self.c(), &clock, 1, &mut counter, &mut resolution) };
+        (s, counter, resolution)
+    }
+
     pub(crate) fn env(&self) -> &InstanceEnv {
         // SAFETY: the environment lives until Drop and is only accessed through shared refs.
         unsafe { self.env.as_ref() }

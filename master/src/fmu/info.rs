@@ -42,6 +42,42 @@ Variables cosim does not address ({}; not settable, connectable or recorded):",
     }
 }
 
+/// The `<Clock>` variables and what `cosim run` does with each (docs/fmi3.md "Clocks"):
+/// `  tick (input, constant, interval 0.25 s, shift 0 s): activated by cosim at its ticks`.
+fn clocks3(out: &mut String, x: &model_description::Fmi3) {
+    if x.clocks.is_empty() {
+        return;
+    }
+    let scheduled = !x.has_co_simulation && x.scheduled_execution.is_some();
+    let cs = x.has_co_simulation && x.has_event_mode;
+    let _ = writeln!(out, "\nClocks ({}):", x.clocks.len());
+    for c in &x.clocks {
+        let v = c.interval_variability.as_str();
+        let time_based = matches!(v, "constant" | "fixed" | "tunable");
+        let mut what = format!("{} ({}, {v}", clean(&c.name), if c.input { "input" } else { "output or local" });
+        if let Some(i) = c.interval_decimal {
+            let _ = write!(what, ", interval {i} s");
+        }
+        if time_based && c.input {
+            let _ = write!(what, ", shift {} s", c.shift_decimal);
+        }
+        if let Some(p) = c.priority {
+            let _ = write!(what, ", priority {p}");
+        }
+        let does = match (scheduled, cs, c.input, v) {
+            (true, ..) => "its model partition activated by cosim at its ticks (fmi3ActivateModelPartition)",
+            (_, false, ..) => "refused: clocks in Co-Simulation need hasEventMode=\"true\"",
+            (_, true, false, _) => "read after every event (fmi3GetClock); its ticks go to connected input clocks",
+            (_, true, true, "triggered") => "activated from a connected output clock (fmi3SetClock)",
+            (_, true, true, "countdown" | "changing") => {
+                "activated by cosim when the interval the FMU gives (fmi3GetIntervalDecimal) has passed"
+            }
+            (_, true, true, _) => "activated by cosim at its ticks (the step cut there, fmi3SetClock in event mode)",
+        };
+        let _ = writeln!(out, "  {what}): {does}");
+    }
+}
+
 /// The structural parameters and the arrays each sizes (with the start values):
 /// `  n (UInt64, start 3, min 1, max 5): sizes x [n] = [3], A [n, n] = [3, 3]`.
 fn structural3(out: &mut String, x: &model_description::Fmi3) {
@@ -180,6 +216,7 @@ fn report(path: &Path, md: &ModelDescription, fmi3: Option<&model_description::F
     }
     if let Some(x) = fmi3 {
         structural3(&mut out, x);
+        clocks3(&mut out, x);
     }
 
     out.push_str("\nDefault experiment: ");

@@ -56,6 +56,25 @@ pub(crate) struct Types3 {
     pub(crate) modes: Modes,
     /// The `<Clock>` variables (Scheduled Execution activates their partitions).
     pub(crate) clocks: Vec<model_description::Clock3>,
+    /// Clocks in Co-Simulation (`clocks.rs`): the FMU has `<Clock>` variables and event mode.
+    pub(crate) cs_clocks: bool,
+    /// The scalar clocked variables: value reference, its clocks, an input (else read only),
+    /// the start value (what the master reads before the first activation).
+    pub(crate) clocked: Vec<(u32, Vec<u32>, bool, Option<super::Value>)>,
+}
+
+/// The start value of a clocked variable of type `ty` as the master carries it.
+fn clocked_start(kind: &model_description::VariableKind, ty: ValueType) -> Option<super::Value> {
+    use super::value::Carrier;
+    use super::Value;
+    use model_description::VariableKind as K;
+    Some(match (kind, ty.carrier()) {
+        (K::Real { start: Some(x), .. }, Carrier::Float) => Value::Float(*x),
+        (K::Integer { start: Some(k), .. }, Carrier::Int) => Value::Int(i64::try_from(*k).ok()?),
+        (K::Integer { start: Some(k), .. }, Carrier::UInt) => Value::UInt(u64::try_from(*k).ok()?),
+        (K::Boolean { start: Some(b), .. }, Carrier::Boolean) => Value::Boolean(*b),
+        _ => return None,
+    })
 }
 
 impl Types3 {
@@ -78,7 +97,22 @@ impl Types3 {
                 scheduled: !x.has_co_simulation && x.scheduled_execution.is_some(),
             },
             clocks: x.clocks.clone(),
+            cs_clocks: x.has_co_simulation && x.has_event_mode && !x.clocks.is_empty(),
+            clocked: x
+                .clocked
+                .iter()
+                .filter_map(|(name, _, refs)| {
+                    let i = md.model_variables.iter().position(|v| v.name == *name)?;
+                    let v = &md.model_variables[i];
+                    let ty = ValueType::of3(*x.types.get(i)?);
+                    let input = v.causality == model_description::Causality::Input;
+                    Some((v.value_reference, refs.clone(), input, clocked_start(&v.kind, ty)))
+                })
+                .collect(),
         };
+        for c in &x.clocks {
+            t.types.insert(c.vr, ValueType::Clock);
+        }
         for (v, ty) in md.model_variables.iter().zip(&x.types) {
             let ty = ValueType::of3(*ty);
             if x.structural.iter().any(|s| s.vr == v.value_reference) {
@@ -158,6 +192,8 @@ pub struct Fmi3Instance {
     pub(super) events: super::events::EventState,
     /// Scheduled Execution (`scheduled.rs`): the clocks' intervals and activation counts.
     pub(super) schedule: super::scheduled::Schedule,
+    /// Clocks in Co-Simulation (`clocks.rs`; boxed: most instances have none).
+    pub(super) clockset: Box<super::clocks::ClockSet>,
     /// The values of the Float64 arrays whose elements the master sets.
     shadow: HashMap<u32, Vec<f64>>,
     /// Reused fmi3Boolean buffer.
@@ -180,6 +216,7 @@ impl std::fmt::Debug for Fmi3Instance {
 impl Fmi3Instance {
     pub(crate) fn new(raw: Instance3, types: Arc<Types3>, core: Core) -> Self {
         let shadow = types.starts.clone();
+        let clockset = Box::new(super::clocks::ClockSet::new(&types));
         let (get_float64, set_float64) = (raw.api().get_float64, raw.api().set_float64);
         Self {
             get_float64,
@@ -194,6 +231,7 @@ impl Fmi3Instance {
             last_time: f64::NAN,
             events: super::events::EventState::default(),
             schedule: super::scheduled::Schedule::default(),
+            clockset,
             shadow,
             bools: Vec::new(),
         }
@@ -493,6 +531,11 @@ impl Fmi3Instance {
         self.types.modes
     }
 
+    /// Whether the instance runs clocks in Co-Simulation (`clocks.rs`).
+    pub(super) fn cs_clocks(&self) -> bool {
+        self.types.cs_clocks
+    }
+
     /// The FMU's `<Clock>` variables.
     pub(super) fn clocks(&self) -> &[model_description::Clock3] {
         &self.types.clocks
@@ -501,6 +544,7 @@ impl Fmi3Instance {
     /// `fmi3Reset`.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.terminated = false;
+        *self.clockset = super::clocks::ClockSet::new(&self.types);
         let s = self.call(Instance3::reset);
         self.check(|| "fmi3Reset", s)?;
         // Reset puts the structural parameters back to their start values.
@@ -524,7 +568,12 @@ impl FmuInstance for Fmi3Instance {
 
     // Always inlined into the typed methods, as FMI 2.0's.
     #[inline(always)]
-    fn execute(&mut self, call: Call<'_>) -> Result<()> {
+    fn execute(&mut self, mut call: Call<'_>) -> Result<()> {
+        if self.types.cs_clocks && !self.clockset.bypass {
+            if let Some(r) = self.clocked_call(&mut call) {
+                return r;
+            }
+        }
         let op = call.op();
         // Named only where an error needs it (folded away on the hot path).
         let function = move || op.function(V);
@@ -696,6 +745,9 @@ impl FmuInstance for Fmi3Instance {
                 }
                 if self.types.modes.scheduled {
                     self.note_activations();
+                }
+                if self.types.cs_clocks {
+                    self.note_clock_counts();
                 }
                 self.call(Instance3::terminate)
             }

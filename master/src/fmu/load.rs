@@ -84,6 +84,19 @@ pub(crate) fn read_description(path: &Path, xml: &str) -> Result<(ModelDescripti
     Ok((md, fmi3))
 }
 
+/// A binary that needs the Python library loaded first (pythonfmu/pythonfmu3 FMUs: their
+/// `needsExecutionTool` is Python): the hint how to give it, after the loader's message.
+fn python_hint(message: &str) -> &'static str {
+    if message.contains("undefined symbol: _Py") || message.contains("undefined symbol: Py") {
+        " (the FMU needs the Python library, needsExecutionTool: run it from Python with the cosim \
+         package, or load libpython first, e.g. LD_PRELOAD=$(python3 -c 'import sysconfig, os; \
+         print(os.path.join(sysconfig.get_config_var(\"LIBDIR\"), sysconfig.get_config_var(\"LDLIBRARY\")))') \
+         cosim run …)"
+    } else {
+        ""
+    }
+}
+
 /// [`read_description`] without the capability checks (`cosim info` reports them).
 pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescription, Option<model_description::Fmi3>)> {
     let (mut md, mut fmi3) = match model_description::from_str(xml) {
@@ -113,6 +126,10 @@ pub(crate) fn parse_description(path: &Path, xml: &str) -> Result<(ModelDescript
         if x.has_co_simulation {
             // Co-Simulation is used where the FMU offers both.
             x.unsupported.retain(|u| !u.starts_with("scheduled execution:"));
+            if x.has_event_mode {
+                // Clocks in Co-Simulation run in event mode (clocks.rs).
+                x.unsupported.retain(|u| !["clocks:", "clocked variables:"].iter().any(|p| u.starts_with(p)));
+            }
         }
         // What is still unsupported is refused by the capability checks (`read_description`).
     }
@@ -239,11 +256,12 @@ impl Fmu {
             Some(x) => {
                 let mut types = Types3::new(&md, x);
                 if model_exchange {
-                    // The Co-Simulation side's event mode and early return are not instantiated.
+                    // The Co-Simulation side's event mode, early return and clocks are not instantiated.
                     types.modes = ffi3::Modes::default();
+                    types.cs_clocks = false;
                 }
-                let binary =
-                    ffi3::Binary3::load(&so, model_exchange).map_err(|m| fmu_error(path, format!("{so_rel}: {m}")))?;
+                let binary = ffi3::Binary3::load(&so, model_exchange)
+                    .map_err(|m| fmu_error(path, format!("{so_rel}: {m}{}", python_hint(&m))))?;
                 let version = binary.version();
                 if !version.starts_with("3.") {
                     return Err(fmu_error(
@@ -463,6 +481,14 @@ impl Fmu {
         match &self.binary {
             Binary::Fmi2(b) => Some(b),
             Binary::Fmi3(..) => None,
+        }
+    }
+
+    /// FMI 3.0: the `<Clock>` variables (clock connections of a system join them); none for 2.0.
+    pub fn clocks(&self) -> &[model_description::Clock3] {
+        match &self.binary {
+            Binary::Fmi2(_) => &[],
+            Binary::Fmi3(_, types) => &types.clocks,
         }
     }
 

@@ -228,6 +228,7 @@ mod binary;
 mod cache;
 pub mod call;
 pub mod capabilities;
+mod clocks;
 mod elf;
 mod events;
 pub(crate) mod ffi;

@@ -30,11 +30,17 @@ pub(crate) fn check_clocks(x: &Fmi3, scheduled: bool) -> Result<(), String> {
             }
         }
     }
-    if !scheduled {
+    // Clocks in Co-Simulation (`clocks.rs`): any kind; the time-based input clocks' intervals
+    // and shifts are checked as in Scheduled Execution.
+    let cs = x.has_co_simulation && x.has_event_mode;
+    if !scheduled && !cs {
         return Ok(());
     }
     for c in &x.clocks {
         let time_based = matches!(c.interval_variability.as_str(), "constant" | "fixed" | "tunable");
+        if cs && !scheduled && !(c.input && time_based) {
+            continue;
+        }
         if !c.input || !time_based {
             return Err(format!(
                 "clock \"{}\" (line {}): {} clock with intervalVariability=\"{}\": cosim's Scheduled Execution \
@@ -45,6 +51,16 @@ pub(crate) fn check_clocks(x: &Fmi3, scheduled: bool) -> Result<(), String> {
                 c.interval_variability
             ));
         }
+        match (c.interval_counter, c.resolution) {
+            (Some(n), Some(r)) if n == 0 || r == 0 => {
+                return Err(format!(
+                    "clock \"{}\" (line {}): intervalCounter=\"{n}\" / resolution=\"{r}\" is not a positive interval",
+                    c.name, c.line
+                ))
+            }
+            _ => {}
+        }
+        let fraction = c.interval_counter.is_some() && c.resolution.is_some();
         match c.interval_decimal {
             Some(i) if !(i.is_finite() && i > 0.0) => {
                 return Err(format!(
@@ -52,7 +68,7 @@ pub(crate) fn check_clocks(x: &Fmi3, scheduled: bool) -> Result<(), String> {
                     c.name, c.line
                 ))
             }
-            None if c.interval_variability == "constant" => {
+            None if c.interval_variability == "constant" && !fraction => {
                 return Err(format!("clock \"{}\" (line {}): a constant clock without intervalDecimal", c.name, c.line))
             }
             _ => {}
@@ -111,8 +127,9 @@ impl Fmi3Instance {
         let clocks = self.clocks().to_vec();
         let mut schedule = Schedule { clocks: Vec::with_capacity(clocks.len()), start: self.core.time };
         for c in &clocks {
-            let interval = match c.interval_decimal {
-                Some(i) if c.interval_variability == "constant" => i,
+            let interval = match (c.interval_decimal, c.interval_counter, c.resolution) {
+                (Some(i), ..) if c.interval_variability == "constant" => i,
+                (None, Some(n), Some(r)) if c.interval_variability == "constant" => n as f64 / r as f64,
                 _ => self.interval_of(c.vr, &c.name)?,
             };
             schedule.clocks.push(Scheduled {

@@ -62,6 +62,10 @@ pub struct Summary {
     /// absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub binary_columns: Vec<String>,
+    /// The times (s) at which a live client reset the run (`{"reset": true}`, docs/live.md):
+    /// results.csv and bonds.csv hold the run after the last of them; absent without resets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub live_resets: Vec<f64>,
     /// What the scheme reports of itself ([`crate::algorithm::Algorithm::stats`]; a scheme
     /// from outside the crate too).
     #[serde(default)]

@@ -360,7 +360,10 @@ fn component(
                     let mut unit = None;
                     for t in &c.children {
                         match (t.ns.as_str(), t.name.as_str()) {
-                            (SSC, n @ ("Real" | "Integer" | "Boolean" | "String" | "Enumeration" | "Binary")) => {
+                            (
+                                SSC,
+                                n @ ("Real" | "Integer" | "Boolean" | "String" | "Enumeration" | "Binary" | "Clock"),
+                            ) => {
                                 ty = Some(n.to_owned());
                                 unit = t.attr("unit").map(str::to_owned);
                             }

@@ -648,6 +648,10 @@ pub struct Overrides {
     pub extrapolation: Option<usize>,
     /// `--force`: run even more than `LARGE_STEPS` (1e9) fmi2DoStep calls per instance.
     pub force: bool,
+    /// How the front end names each setting it gave, by key (`start` → `--start-time` or
+    /// `--set start`; Python's `stop_time`): a message about such a value names it so, not the
+    /// file's `simulation.KEY` (which it did not come from).
+    pub given_as: std::collections::BTreeMap<String, String>,
 }
 
 impl Overrides {

@@ -338,11 +338,59 @@ impl Settings {
                 "{key}: the value {text:?} holds a line break: give one setting per --set (e.g. --set stop=1 --set step=2)"
             ));
         }
-        let value = toml::from_str::<Table>(&format!("v = {text}"))
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| Value::String(text.to_owned()));
+        let value = toml::from_str::<Table>(&format!("v = {text}")).ok().and_then(|mut t| t.remove("v"));
+        let value = match value {
+            Some(v) => v,
+            // An integer TOML cannot hold (`record_every=18446744073709551615`) is no string.
+            None if is_integer_literal(text) => {
+                return Err(format!(
+                    "{key}: {text} is outside the integers a setting takes ({} to {}, TOML's 64-bit integers)",
+                    i64::MIN,
+                    i64::MAX
+                ))
+            }
+            None => Value::String(text.to_owned()),
+        };
         self.set(key, value)
+    }
+
+    /// The values a run refuses whatever the system, checked before anything else by the
+    /// resolver and by `cosim run --print-settings`: a NaN anywhere (`ecco.rtol` too), a count
+    /// of 0 (`record_every`, `iterations`), a step or a real-time factor that is not positive.
+    /// `Err((key, message))`, the key as in `[simulation]` (`ecco.rtol`).
+    pub fn check_values(&self) -> Result<(), (String, String)> {
+        fn nan(prefix: &str, t: &Table) -> Option<String> {
+            t.iter().find_map(|(k, v)| match v {
+                Value::Float(x) if x.is_nan() => Some(format!("{prefix}{k}")),
+                Value::Table(inner) => nan(&format!("{prefix}{k}."), inner),
+                _ => None,
+            })
+        }
+        let table = self.to_table().map_err(|m| ("simulation".to_owned(), m))?;
+        if let Some(key) = nan("", &table) {
+            return Err((key, "NaN is not a number".to_owned()));
+        }
+        let bad = |key: &str, message: String| Err((key.to_owned(), message));
+        if self.record_every == Some(0) {
+            return bad("record_every", "must be at least 1".into());
+        }
+        if self.iterations == Some(0) {
+            return bad("iterations", "must be at least 1 (1 = non-iterative coupling)".into());
+        }
+        if let Some(h) = self.step.filter(|h| !(h.is_finite() && *h > 0.0)) {
+            return bad("step", format!("communication step {h} must be positive"));
+        }
+        if self.real_time.is_some() || self.max_lateness.is_some() {
+            let factor = self.real_time.unwrap_or(1.0);
+            let rt = crate::realtime::RealTime {
+                factor,
+                max_lateness: self.max_lateness,
+                priority: false,
+                timing_csv: None,
+            };
+            rt.check()?;
+        }
+        Ok(())
     }
 
     /// These settings with those given in `over` put over them (a nested table key by key).
@@ -374,6 +422,12 @@ impl Settings {
     pub fn every_field_set() -> Result<Settings, String> {
         fill::every_field_set()
     }
+}
+
+/// `123`, `-4_000`: an integer literal (of any size).
+fn is_integer_literal(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
 }
 
 impl Serialize for ExtrapolationSpec {

@@ -46,6 +46,8 @@ pub struct IsolatedInstance {
     version: Version,
     /// FMI 3.0: the type of each variable (read from the description the master reads).
     types: std::collections::HashMap<u32, crate::fmu::ValueType>,
+    /// FMI 3.0: the `<Clock>` variables (clock connections join them).
+    clocks: Vec<model_description::Clock3>,
     /// Set once the worker is gone: every later call fails with this message.
     dead: Option<String>,
     /// Prefetch (module docs): the getter requests made since the last `fmi2DoStep` before any
@@ -122,14 +124,17 @@ impl IsolatedInstance {
         let fmu_err = |message: String| MasterError::Fmu { path: fmu.to_path_buf(), message };
         let xml = archive.model_description()?;
         let md = model_description::from_str_any(&xml).map_err(|e| fmu_err(format!("modelDescription.xml: {e}")))?;
-        let types = match model_description::from_str3(&xml) {
-            Ok((md3, x)) => md3
-                .model_variables
-                .iter()
-                .zip(&x.types)
-                .map(|(v, t)| (v.value_reference, crate::fmu::ValueType::of3(*t)))
-                .collect(),
-            Err(_) => std::collections::HashMap::new(),
+        let (types, clocks) = match model_description::from_str3(&xml) {
+            Ok((md3, x)) => (
+                md3.model_variables
+                    .iter()
+                    .zip(&x.types)
+                    .map(|(v, t)| (v.value_reference, crate::fmu::ValueType::of3(*t)))
+                    .chain(x.clocks.iter().map(|c| (c.vr, crate::fmu::ValueType::Clock)))
+                    .collect(),
+                x.clocks,
+            ),
+            Err(_) => (std::collections::HashMap::new(), Vec::new()),
         };
         drop(xml);
         let channel = shm::Channel::create(&archive.host().busy_workers)
@@ -190,6 +195,7 @@ impl IsolatedInstance {
             can_interpolate_inputs: false,
             version: if md.fmi_version.starts_with("3.") { Version::Fmi3 } else { Version::Fmi2 },
             types,
+            clocks,
             dead: None,
             seen: Vec::with_capacity(64),
             learning: false,
@@ -274,6 +280,11 @@ impl IsolatedInstance {
             return Some(Wait::Interrupted);
         }
         None
+    }
+
+    /// FMI 3.0: the FMU's `<Clock>` variables.
+    pub fn clocks(&self) -> &[model_description::Clock3] {
+        &self.clocks
     }
 
     /// The worker's process id.

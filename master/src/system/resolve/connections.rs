@@ -34,6 +34,9 @@ impl Resolver<'_> {
         default_extrapolation: &Extrapolation,
         connections: &mut Vec<Connection>,
     ) -> Result<()> {
+        if self.clock_of(from_name).is_some() || self.clock_of(to_name).is_some() {
+            return self.clock_connection(key, rc, from_name, to_name, connections);
+        }
         let from = self.var(&format!("{key}.from"), from_name)?;
         let to = self.var(&format!("{key}.to"), to_name)?;
         if from.causality != Causality::Output {
@@ -76,6 +79,80 @@ impl Resolver<'_> {
             return Err(self.err(key, "gain and offset apply to Real connections only"));
         }
         connections.push(Connection { from, to, gain, offset, extrapolation });
+        Ok(())
+    }
+
+    /// The FMI 3.0 `<Clock>` `inst.name` (instance index and clock).
+    fn clock_of(&self, dotted: &str) -> Option<(usize, &model_description::Clock3)> {
+        let (inst, name) = dotted.split_once('.')?;
+        let i = self.names.iter().position(|n| n == inst)?;
+        self.clocks.get(i)?.iter().find(|c| c.name == name).map(|c| (i, c))
+    }
+
+    /// A clock connection (docs/fmi3.md "Clocks"): an output clock to a triggered input clock,
+    /// each input clock once; a kind that does not match is an error naming both ends.
+    fn clock_connection(
+        &self,
+        key: &str,
+        rc: &super::schema::ConnectionDraft,
+        from_name: &str,
+        to_name: &str,
+        connections: &mut Vec<Connection>,
+    ) -> Result<()> {
+        let end = |side: &str, name: &str| -> Result<VarRef> {
+            let k = format!("{key}.{side}");
+            match self.clock_of(name) {
+                Some((instance, c)) => Ok(VarRef {
+                    instance,
+                    name: c.name.clone(),
+                    vr: c.vr,
+                    // Carried as a tick (the instance's value type of a clock is Clock).
+                    ty: BaseType::Boolean,
+                    causality: if c.input { Causality::Input } else { Causality::Output },
+                }),
+                None => {
+                    let v = self.var(&k, name)?;
+                    Err(self.err(
+                        k,
+                        format!(
+                            "{name} is a {} {} variable, not a clock: a clock connection joins an output clock \
+                             to an input clock",
+                            v.ty, v.causality
+                        ),
+                    ))
+                }
+            }
+        };
+        let (from, to) = (end("from", from_name)?, end("to", to_name)?);
+        if from.causality != Causality::Output {
+            return Err(self.err(
+                format!("{key}.from"),
+                format!("{from_name} is an input clock: a clock connection starts at an output clock"),
+            ));
+        }
+        if to.causality != Causality::Input {
+            return Err(self.err(
+                format!("{key}.to"),
+                format!("{to_name} is an output clock: a clock connection ends at an input clock"),
+            ));
+        }
+        let variability = self.clock_of(to_name).map_or("", |(_, c)| c.interval_variability.as_str());
+        if variability != "triggered" {
+            return Err(self.err(
+                format!("{key}.to"),
+                format!(
+                    "{to_name} is an input clock with intervalVariability=\"{variability}\": cosim activates it \
+                     at its own ticks; an input clock fed by a connection must be triggered"
+                ),
+            ));
+        }
+        if rc.gain.is_some() || rc.offset.is_some() || rc.extrapolation_spec().is_some() {
+            return Err(self.err(key, "gain, offset and extrapolation do not apply to a clock connection"));
+        }
+        if let Some(prev) = connections.iter().position(|p| p.to == to) {
+            return Err(self.err(format!("{key}.to"), format!("{to_name} is already connected by connections[{prev}]")));
+        }
+        connections.push(Connection { from, to, gain: 1.0, offset: 0.0, extrapolation: Extrapolation::Order(0) });
         Ok(())
     }
 

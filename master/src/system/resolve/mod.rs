@@ -39,7 +39,36 @@ impl SystemBuilder {
                 message: format!("{} instances but {} model descriptions", self.instances.len(), mds.len()),
             });
         }
-        Resolver { b: self, mds, names: self.instances.keys().cloned().collect() }.resolve(over)
+        Resolver {
+            b: self,
+            mds,
+            names: self.instances.keys().cloned().collect(),
+            clocks: &[],
+            given_as: &over.given_as,
+        }
+        .resolve(over)
+    }
+
+    /// [`SystemBuilder::build_with`] with the FMI 3.0 `<Clock>` variables of each instance's FMU
+    /// (clock connections join them).
+    pub(crate) fn build_with_clocks(
+        &self,
+        mds: &[&ModelDescription],
+        clocks: &[&[model_description::Clock3]],
+        over: &Overrides,
+    ) -> Result<System> {
+        if mds.len() != self.instances.len() {
+            return self.build_with(mds, over);
+        }
+        Resolver { b: self, mds, names: self.instances.keys().cloned().collect(), clocks, given_as: &over.given_as }
+            .resolve(over)
+    }
+
+    /// The settings a run of this system with `over` would use, each value checked alone
+    /// ([`Settings::check_values`]: `cosim run --print-settings` prints nothing the run refuses);
+    /// the checks against the FMUs are [`SystemBuilder::build_with`]'s.
+    pub fn checked_settings(&self, over: &Overrides) -> Result<Settings> {
+        Resolver { b: self, mds: &[], names: Vec::new(), clocks: &[], given_as: &over.given_as }.checked_settings(over)
     }
 
     /// Loads every FMU once into `fmus` and validates the system against their model
@@ -71,7 +100,8 @@ impl SystemBuilder {
             configurations.push(configuration);
         }
         let mds: Vec<&ModelDescription> = loaded.iter().map(|f| f.model_description()).collect();
-        let mut system = self.build_with(&mds, over)?;
+        let clocks: Vec<&[model_description::Clock3]> = loaded.iter().map(|f| f.clocks()).collect();
+        let mut system = self.build_with_clocks(&mds, &clocks, over)?;
         for (spec, c) in system.instances.iter_mut().zip(configurations) {
             spec.configuration = c;
         }
@@ -115,12 +145,28 @@ struct Resolver<'a> {
     b: &'a SystemBuilder,
     mds: &'a [&'a ModelDescription],
     names: Vec<String>,
+    /// The `<Clock>` variables of each instance (empty without loaded FMUs).
+    clocks: &'a [&'a [model_description::Clock3]],
+    /// [`Overrides::given_as`].
+    given_as: &'a std::collections::BTreeMap<String, String>,
 }
 
 impl Resolver<'_> {
+    /// The error about `key`: a `simulation.KEY` the front end gave is named as it was given
+    /// (`--set start`), without a line of the file; else the key with its line in the file.
     fn err(&self, key: impl Into<String>, message: impl Into<String>) -> MasterError {
         let key = key.into();
+        if let Some(name) = key.strip_prefix("simulation.").and_then(|k| self.given_as.get(k)) {
+            return MasterError::System { path: self.b.path.clone(), key: name.clone(), message: message.into() };
+        }
         MasterError::System { path: self.b.at(&key), key, message: message.into() }
+    }
+
+    /// The settings with the front end's over the file's, each value checked alone.
+    fn checked_settings(&self, over: &Overrides) -> Result<Settings> {
+        let sim = self.b.settings.overridden_by(&over.settings).map_err(|m| self.err("simulation", m))?;
+        sim.check_values().map_err(|(key, message)| self.err(format!("simulation.{key}"), message))?;
+        Ok(sim)
     }
 
     fn instance(&self, key: &str, name: &str) -> Result<usize> {
@@ -163,7 +209,7 @@ impl Resolver<'_> {
 
     /// The whole check, step by step in this order (the first failing step names its key).
     fn resolve(&self, over: &Overrides) -> Result<System> {
-        let sim = &self.b.settings.overridden_by(&over.settings).map_err(|m| self.err("simulation", m))?;
+        let sim = &self.checked_settings(over)?;
         let span = self.span(sim, &over.settings)?;
         let Span { start, stop, step, .. } = span;
         let algorithm = sim.algorithm.unwrap_or(AlgorithmKind::Jacobi);
@@ -175,9 +221,6 @@ impl Resolver<'_> {
         let max_residual_energy = self.max_residual_energy(sim)?;
         let (iterations, iteration_tolerance) = self.iterations(sim, algorithm)?;
         let record_every = sim.record_every.unwrap_or(1);
-        if record_every == 0 {
-            return Err(self.err("simulation.record_every", "must be at least 1"));
-        }
         let order = self.order(sim)?;
         let default_extrapolation = self.extrapolation("simulation.extrapolation", sim.extrapolation.as_ref())?;
         let instances = self.instances(&span, iterations, over.force)?;

@@ -30,10 +30,8 @@ impl Resolver<'_> {
     /// `[simulation] iterations` and `iteration_tolerance`, checked against the scheme and the
     /// instances (iterating needs FMU states).
     pub(super) fn iterations(&self, sim: &Settings, algorithm: AlgorithmKind) -> Result<(u32, f64)> {
-        let iterations = sim.iterations.unwrap_or(1);
-        if iterations == 0 {
-            return Err(self.err("simulation.iterations", "must be at least 1 (1 = non-iterative coupling)"));
-        }
+        // 0 is refused by `Settings::check_values`.
+        let iterations = sim.iterations.unwrap_or(1).max(1);
         let iteration_tolerance = sim.iteration_tolerance.unwrap_or(1e-9);
         if !(iteration_tolerance.is_finite() && iteration_tolerance > 0.0) {
             return Err(self

@@ -23,10 +23,8 @@ impl Resolver<'_> {
         let start = sim.start.unwrap_or(0.0);
         let stop = sim.stop.ok_or_else(|| self.err("simulation.stop", "no stop time given"))?;
         let step = sim.step.ok_or_else(|| self.err("simulation.step", "no communication step given"))?;
-        // Blame the command-line flag when it gave the value, else the file's key.
-        let start_key = if given.start.is_some() { "--start-time" } else { "simulation.start" };
-        let stop_key = if given.stop.is_some() { "--stop-time" } else { "simulation.stop" };
-        let step_key = if given.step.is_some() { "--step" } else { "simulation.step" };
+        // A value the front end gave is named as it was given (`Resolver::err`).
+        let (start_key, stop_key, step_key) = ("simulation.start", "simulation.stop", "simulation.step");
         if !start.is_finite() {
             return Err(self.err(start_key, format!("{start} is not finite")));
         }
