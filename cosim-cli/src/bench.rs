@@ -12,8 +12,11 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+mod me;
 mod one_by_one;
 mod replay;
+
+pub use me::{model_exchange, MeOptions};
 
 /// Heap allocations so far (counted by the binary's global allocator).
 pub type AllocCounter = fn() -> u64;

@@ -513,3 +513,48 @@ fn crane_pub3_me_runs_with_the_fmi3_fmus_as_with_the_fmi2_ones() {
     let worst = r2.iter().zip(r3).map(|(a, b)| (a[s] - b[s]).abs()).fold(0.0, f64::max);
     assert!(worst <= 1e-9, "max |s(FMI 3.0) - s(FMI 2.0)| = {worst:e} m");
 }
+
+/// Writes the test ME FMUs to `target/mefmu/` for `cosim bench --model-exchange` (docs/performance.md):
+/// `cargo test -p cosim-cli --test model_exchange -- --ignored bench_fmus`.
+#[test]
+#[ignore = "writes target/mefmu/ for the benchmark"]
+fn bench_fmus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mefmu");
+    std::fs::create_dir_all(&dir).unwrap();
+    for m in [Model::Ball, Model::Stair, Model::Robertson] {
+        let fmu = m.build(&dir);
+        assert!(fmu.is_file(), "{}", fmu.display());
+    }
+}
+
+#[test]
+fn the_model_exchange_bench_measures_error_against_its_reference() {
+    // `cosim bench --model-exchange` (issue 50): the ball's BDF rows carry errors of the order of
+    // their tolerance against the tight reference, RK4 (exact on the parabolas) far below.
+    let fmu = build("me-bench", Model::Ball);
+    let o = cosim(&[
+        "bench",
+        "--model-exchange",
+        fmu.to_str().unwrap(),
+        "--no-peers",
+        "--repeat",
+        "1",
+        "--tolerances",
+        "1e-4,1e-7",
+        "--fixed-divisions",
+        "10",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}{}", String::from_utf8_lossy(&o.stderr));
+    let error = |setting: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(&format!("| cosim | {setting} |"))).unwrap_or_else(|| {
+            panic!("no row {setting} in\n{text}");
+        });
+        line.split('|').nth(4).unwrap().trim().parse().unwrap()
+    };
+    let (loose, tight) = (error("bdf, rtol 1e-4"), error("bdf, rtol 1e-7"));
+    assert!(loose > 0.0 && loose < 1e-2, "{loose}");
+    assert!(tight < loose / 10.0 && tight < 1e-5, "{tight} vs {loose}");
+    assert!(error("rk4, h 4e-4 s") < 1e-8, "{text}");
+    assert!(text.contains("FMPy: not measured"), "{text}");
+}

@@ -260,3 +260,39 @@ fn ode_integrator_steps_do_not_allocate() {
         assert!(it.stats().steps > 1000);
     }
 }
+
+#[test]
+fn model_exchange_steps_and_rhs_evaluations_do_not_allocate() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // The crane as two ME FMUs strongly coupled (one ODE) and weakly coupled (inputs set at every
+    // communication point: each BDF lands on each), and the crane mechanism alone (no inputs set:
+    // the BDF steps past the communication points and interpolates), each with BDF and RK4.
+    let dir = std::env::temp_dir().join(format!("cosim-zero-alloc-me-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let alone = dir.join("alone.toml");
+    let fmu = paths::root().join("target/fmu/multibody-crane-me.fmu");
+    std::fs::write(
+        &alone,
+        format!(
+            "[simulation]\nstop = 100.0\nstep = 1e-3\ninterface = \"me\"\n\n[instances.mech]\nfmu = \"{}\"\nstart = {{ F = 9000.0 }}\n",
+            fmu.display()
+        ),
+    )
+    .unwrap();
+    let scenarios = paths::root().join("scenarios");
+    for path in [scenarios.join("crane-pub3-me.toml"), scenarios.join("crane-pub3-me-weak.toml"), alone] {
+        let builder = SystemBuilder::read(&path).unwrap();
+        for solver in ["bdf", "rk4"] {
+            let mut settings = Settings::default();
+            settings.set("solver", solver.into()).unwrap();
+            settings.set("relative_tolerance", 1e-6.into()).unwrap();
+            settings.set("parallel", "off".into()).unwrap();
+            let mut fmus = FmuCache::default();
+            let mut run = Execution::from_builder(&builder, &Overrides::settings(settings), &mut fmus).unwrap();
+            let during = allocations_in_steps(&mut run);
+            assert_eq!(during, 0, "{} with {solver}: {during} allocations in 3000 steps", path.display());
+            run.finish().unwrap();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

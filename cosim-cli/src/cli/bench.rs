@@ -51,6 +51,23 @@ pub struct BenchArgs {
     /// compared variable (its unit).
     #[arg(long)]
     tolerance: Option<f64>,
+    /// Model Exchange work–precision (issue 50): the FMUs given as SCENARIOS integrated by our
+    /// BDF at each --tolerances, RK4 and Euler at each --fixed-divisions, and by FMPy's CVode at
+    /// the same tolerances, error against a tight reference vs wall time.
+    #[arg(long)]
+    model_exchange: bool,
+    /// --model-exchange: relative tolerances (comma separated).
+    #[arg(long, value_delimiter = ',', default_values_t = [1e-4, 1e-6, 1e-8])]
+    tolerances: Vec<f64>,
+    /// --model-exchange: fixed steps of RK4 and Euler as the output interval divided by these.
+    #[arg(long, value_delimiter = ',', default_values_t = [10, 100])]
+    fixed_divisions: Vec<u32>,
+    /// --model-exchange: a start value STEM:name=value for the FMU of file stem STEM (repeatable).
+    #[arg(long = "start-value", value_name = "STEM:NAME=VALUE")]
+    start_values: Vec<String>,
+    /// --model-exchange: stop time (default: each FMU's DefaultExperiment).
+    #[arg(long)]
+    stop: Option<f64>,
     /// --precision: write precision.csv (every configuration) and precision.md here.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -71,6 +88,11 @@ pub fn bench(args: BenchArgs, allocations: fn() -> u64) -> Result<i32> {
         compare,
         tolerance,
         out,
+        model_exchange,
+        tolerances,
+        fixed_divisions,
+        stop,
+        start_values,
     } = args;
     // SIGINT/SIGTERM/SIGHUP stop the runs at a communication point (or end the process after the
     // guard's grace period), the extraction folders and workers are cleaned up.
@@ -83,6 +105,21 @@ pub fn bench(args: BenchArgs, allocations: fn() -> u64) -> Result<i32> {
         return Ok(0);
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    if model_exchange {
+        let python =
+            if no_peers { None } else { python.or_else(|| Some(root.join(".venv/bin/python")).filter(|p| p.exists())) };
+        let opts = crate::bench::MeOptions {
+            tolerances,
+            fixed_divisions,
+            stop,
+            repeat: repeat.max(1),
+            python,
+            script: root.join("master/peers/bench_me_fmpy.py"),
+            start_values,
+        };
+        print!("{}", crate::bench::model_exchange(&scenarios, &opts)?);
+        return Ok(0);
+    }
     let scenarios = if scenarios.is_empty() {
         vec![root.join("scenarios/oscillator-fd.toml"), root.join("scenarios/oscillator-dd.toml")]
     } else {

@@ -262,6 +262,14 @@ pub struct MeInstance<F: ModelExchange> {
     saved: Option<(f64, Option<f64>)>,
     /// Where the FMU asked to end the simulation.
     terminated_at: Option<f64>,
+    /// The run's stop time (`Setup`): how far the BDF may step past a communication point.
+    stop: Option<f64>,
+    /// The communication point last reached, when the integrator stepped past it ([`Self::time`]
+    /// is then the integrator's, later): the FMU is set to the interpolated state there.
+    ahead_of: Option<f64>,
+    /// An internal step that ended past the last communication point, not yet completed
+    /// (`completedIntegratorStep`, its event): (its end, whether a root stopped it).
+    pending: Option<(f64, bool)>,
 }
 
 impl<F: ModelExchange> MeInstance<F> {
@@ -285,6 +293,9 @@ impl<F: ModelExchange> MeInstance<F> {
             steps: 0,
             saved: None,
             terminated_at: None,
+            stop: None,
+            ahead_of: None,
+            pending: None,
         }
     }
 
@@ -466,6 +477,15 @@ impl<F: ModelExchange> MeInstance<F> {
     }
 
     /// Integrates from `t` to `t + h`.
+    ///
+    /// The BDF of an instance whose real inputs are not set during the run steps past the
+    /// communication points (towards the stop time, the next time event or a root, as CVODE's
+    /// `CV_NORMAL` that FMPy uses) and leaves the FMU at the state interpolated at `t + h`; the
+    /// internal step that ended past it is completed (`completedIntegratorStep`, its event) in the
+    /// next call. Landing on every communication point instead would reset the BDF's order at
+    /// each one. Where inputs are set at communication points, or inputs change while the
+    /// integrator is ahead (the step past the point is then dropped and the integrator restarts
+    /// there), and for the fixed-step methods, every communication point is an integrator stop.
     fn integrate(&mut self, t: f64, h: f64) -> Result<()> {
         if !self.running {
             return Err(self.solver_error("DoStep", OdeError::new("not initialized (ExitInitialization first)")));
@@ -473,6 +493,13 @@ impl<F: ModelExchange> MeInstance<F> {
         self.steps += 1;
         let t_end = t + h;
         self.inputs.t0 = t;
+        if let Some(tc) = self.ahead_of.take() {
+            if self.event_pending || self.restart {
+                // Inputs changed at the communication point: the step past it is void.
+                self.pending = None;
+                self.time = tc;
+            }
+        }
         if self.event_pending {
             // Event Mode entered when the discrete inputs were set.
             self.event_pending = false;
@@ -481,6 +508,17 @@ impl<F: ModelExchange> MeInstance<F> {
         } else if self.restart {
             self.restart()?;
         }
+        if let Some((ti, root)) = self.pending {
+            if ti > t_end {
+                return self.output_at(t_end);
+            }
+            self.pending = None;
+            self.complete_step(ti, root)?;
+        }
+        let dense = self.options.method == ode::Method::Bdf
+            && self.inputs.vr.is_empty()
+            && self.stop.is_some_and(|stop| stop > t_end);
+        let horizon = if dense { self.stop.unwrap_or(t_end) } else { t_end };
         let mut at_one_time = (self.time, 0u32);
         while self.time < t_end {
             if self.next_event.is_some_and(|te| te <= self.time) {
@@ -504,34 +542,55 @@ impl<F: ModelExchange> MeInstance<F> {
                 self.event()?;
                 continue;
             }
-            let t_stop = self.next_event.map_or(t_end, |te| te.min(t_end));
+            let t_stop = self.next_event.map_or(horizon, |te| te.min(horizon));
             let advance = self.with_problem(|i, p| i.step(p, t_stop))?;
             let (ti, root) = match advance {
                 Advance::Step { t } => (t, false),
                 Advance::Root { t, .. } => (t, true),
             };
             self.time = ti;
-            // The FMU at the accepted point (the integrator's last evaluation may be elsewhere).
-            let Some(integrator) = self.integrator.as_deref() else { break };
-            self.x.copy_from_slice(integrator.state());
-            self.set_point(ti)?;
-            let (step_event, terminate) = self.fmu.completed_integrator_step()?;
-            if terminate {
-                return Err(self.terminated(ti));
+            if ti > t_end {
+                self.pending = Some((ti, root));
+                return self.output_at(t_end);
             }
-            let time_event = self.next_event.is_some_and(|te| ti >= te);
-            if root || time_event || step_event {
-                if root {
-                    self.stats.state_events += 1;
-                } else if time_event {
-                    self.stats.time_events += 1;
-                } else {
-                    self.stats.step_events += 1;
-                }
-                self.event()?;
-            }
+            self.complete_step(ti, root)?;
         }
         self.time = t_end;
+        Ok(())
+    }
+
+    /// The FMU at the communication point `t`, inside the integrator's last step: the state
+    /// interpolated there.
+    fn output_at(&mut self, t: f64) -> Result<()> {
+        if let Some(integrator) = self.integrator.as_deref() {
+            integrator.interpolate(t, &mut self.x);
+        }
+        self.ahead_of = Some(t);
+        self.set_point(t)
+    }
+
+    /// After an accepted internal step (or a root) at `ti`: the FMU set there,
+    /// `completedIntegratorStep`, and the event it, a root or a time event asks for.
+    fn complete_step(&mut self, ti: f64, root: bool) -> Result<()> {
+        // The FMU at the accepted point (the integrator's last evaluation may be elsewhere).
+        let Some(integrator) = self.integrator.as_deref() else { return Ok(()) };
+        self.x.copy_from_slice(integrator.state());
+        self.set_point(ti)?;
+        let (step_event, terminate) = self.fmu.completed_integrator_step()?;
+        if terminate {
+            return Err(self.terminated(ti));
+        }
+        let time_event = self.next_event.is_some_and(|te| ti >= te);
+        if root || time_event || step_event {
+            if root {
+                self.stats.state_events += 1;
+            } else if time_event {
+                self.stats.time_events += 1;
+            } else {
+                self.stats.step_events += 1;
+            }
+            self.event()?;
+        }
         Ok(())
     }
 }
@@ -559,6 +618,7 @@ impl<F: ModelExchange> FmuInstance for MeInstance<F> {
         match call {
             Call::Setup { start, stop } => {
                 self.time = start;
+                self.stop = stop;
                 self.fmu.execute(Call::Setup { start, stop })
             }
             Call::ExitInitialization => {
@@ -571,7 +631,7 @@ impl<F: ModelExchange> FmuInstance for MeInstance<F> {
                 Ok(())
             }
             Call::GetRealStatus { kind: super::call::status_kind::LAST_SUCCESSFUL_TIME, out } => {
-                *out = self.terminated_at.unwrap_or(self.time);
+                *out = self.terminated_at.or(self.ahead_of).unwrap_or(self.time);
                 Ok(())
             }
             Call::GetRealStatus { kind, out } if kind >= SOLVER_STATS_KIND => {
@@ -625,11 +685,12 @@ impl<F: ModelExchange> FmuInstance for MeInstance<F> {
             }
             Call::SaveState => {
                 self.fmu.execute(Call::SaveState)?;
-                self.saved = Some((self.time, self.next_event));
+                self.saved = Some((self.ahead_of.unwrap_or(self.time), self.next_event));
                 Ok(())
             }
             Call::RestoreState => {
                 self.fmu.execute(Call::RestoreState)?;
+                (self.ahead_of, self.pending) = (None, None);
                 if let Some((t, next)) = self.saved {
                     self.time = t;
                     self.next_event = next;

@@ -560,6 +560,10 @@ impl Integrator for Bdf {
     fn stats(&self) -> Stats {
         self.stats
     }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        Self::interpolate(&self.d, self.n, self.order, self.tn, self.h, t, out);
+    }
 }
 
 impl Bdf {

@@ -125,6 +125,10 @@ impl Integrator for Fixed {
     fn stats(&self) -> Stats {
         self.stats
     }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        hermite((self.t0, self.t1), &self.x0, &self.f0, &self.x1, &self.f1, t, out);
+    }
 }
 
 impl Fixed {

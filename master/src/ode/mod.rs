@@ -148,6 +148,10 @@ pub trait Integrator: Send {
     fn state(&self) -> &[f64];
     /// Counters so far.
     fn stats(&self) -> Stats;
+    /// The state at `t` on the last internal step's interpolant (`t` within that step, e.g.
+    /// between the last two values of [`Integrator::time`]), into `out`: output at points the
+    /// integrator stepped past (CVODE's `CVodeGetDky`, order 0). Changes nothing.
+    fn interpolate(&self, t: f64, out: &mut [f64]);
 }
 
 /// A new integrator for a problem of `dim` states and `n_roots` root functions.
