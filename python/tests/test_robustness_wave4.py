@@ -42,7 +42,9 @@ def test_ctrl_c_stops_a_slow_paced_run_at_once(tmp_path, fmu_dir, factor):
     took = time.monotonic() - t0
     assert code == 7, p.stdout.read()
     print(f"real_time={factor}: stopped {took * 1e3:.0f} ms after SIGINT")
-    assert took < 0.5, took
+    # The defect took 20–40 s (4.6 s at real_time=0.01); an unloaded machine stops in ~60 ms, a
+    # loaded CI machine took 0.5–0.9 s including the interpreter's exit: 3 s tells them apart.
+    assert took < 3.0, took
 
 
 def test_an_fmu_killing_its_parent_during_check_does_not_end_python(tmp_path):
