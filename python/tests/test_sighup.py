@@ -55,7 +55,7 @@ def test_a_hangup_during_simulate_stops_the_run_cleans_up_and_ends_by_the_signal
     print(f"{sig.name}: ended {took * 1e3:.0f} ms after the signal")
     assert p.returncode == -sig, (p.returncode, out)
     assert "returned" not in out
-    assert took < 1.0, took
+    assert took < 3.0, took  # ~60 ms unloaded; the defect was never stopping
     assert _leftovers(tmp) == [], "the extraction folders are removed before the process ends"
 
 
@@ -116,7 +116,7 @@ def test_a_handler_of_the_programs_own_is_left_alone(tmp_path, fmu_dir):
         """,
     )
     _, took = _hang_up(p, signal.SIGHUP, 1.0, 10)
-    assert p.returncode == 42 and took < 1.0, (p.returncode, took)
+    assert p.returncode == 42 and took < 3.0, (p.returncode, took)
 
 
 def test_the_handlers_are_as_before_after_the_call(tmp_path, fmu_dir):
