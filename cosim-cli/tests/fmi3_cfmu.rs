@@ -707,3 +707,56 @@ fn int64_and_string_values_flow_through_connections() {
         }
     }
 }
+
+/// UInt64 values above Int64's range are exact as start values (issue 43): `--start-value`
+/// and a system file (as a string, since TOML integers stop at 2^63 − 1) set the UInt64
+/// parameter `big` to 2^64 − 1 and 2^63 + 5, and results.csv shows their digits.
+#[test]
+fn uint64_start_values_above_int64_reach_the_fmu_exactly() {
+    for flags in [&[][..], &["--isolate"][..]] {
+        let dir = tmp("cfmu3-uint64");
+        let fmu = build(&dir, "cfmu3", &[]);
+        let mut args = vec!["--start-value", "big=18446744073709551615", "--output-variables", "big"];
+        args.extend_from_slice(flags);
+        let (code, stderr, out) = run(&dir, &fmu, &args);
+        assert_eq!(code, Some(0), "{stderr}");
+        let (_, rows) = csv_text(&out);
+        assert!(rows.iter().all(|r| r[1] == "18446744073709551615"), "{rows:?}");
+        // One more than UInt64 holds: refused naming the variable and the range.
+        let (code, stderr, _) = run(&dir, &fmu, &["--start-value", "big=18446744073709551616"]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains("big") && stderr.contains("18446744073709551616"), "{stderr}");
+    }
+}
+
+/// The same through a system file (the digits in a string: TOML's integers stop at 2^63 − 1)
+/// and its SSP export (an `ssv:Integer` of the digits), read back and run: the same results.csv.
+#[test]
+fn uint64_start_values_above_int64_travel_through_toml_and_ssp() {
+    let dir = tmp("cfmu3-uint64-system");
+    let sys = two_instances(&dir, "[outputs]\nvariables = [\"a.big\", \"b.big\"]\n");
+    let t = std::fs::read_to_string(&sys)
+        .unwrap()
+        .replace("start = { ain = [2.0, 3.0] }", "start = { ain = [2.0, 3.0], big = \"9223372036854775813\" }");
+    std::fs::write(&sys, t).unwrap();
+    let out = dir.join("out");
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = csv_text(&out);
+    assert_eq!(header, ["time", "a.big", "b.big"]);
+    // b keeps its description's start, 5,000,000,000.
+    assert!(rows.iter().all(|r| r[1..] == ["9223372036854775813", "5000000000.0"]), "{rows:?}");
+    let ssp = dir.join("system.ssp");
+    let o = cosim(&["export-ssp", sys.to_str().unwrap(), "--out", ssp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out2 = dir.join("out-ssp");
+    let o = cosim(&["run", ssp.to_str().unwrap(), "--out", out2.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), std::fs::read(out2.join("results.csv")).unwrap());
+    // Not a UInt64's digits: refused naming the key and the value.
+    let t = std::fs::read_to_string(&sys).unwrap().replace("\"9223372036854775813\"", "\"9e18\"");
+    std::fs::write(&sys, t).unwrap();
+    let o = cosim(&["run", sys.to_str().unwrap(), "--out", dir.join("out3").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && stderr.contains("9e18") && stderr.contains("big"), "{stderr}");
+}

@@ -400,7 +400,12 @@ fn typed_value(md: &ModelDescription, name: &str, text: &str) -> std::result::Re
         },
         // FMI 3.0: up to 64 bits (the instance checks the variable's own type when it sets it).
         BaseType::Integer if md.fmi_version.starts_with("3.") => {
-            raw.parse::<i64>().map(Value::Integer).map_err(|_| bad("a 64-bit integer"))
+            match (raw.parse::<i64>(), raw.parse::<u64>()) {
+                (Ok(k), _) => Ok(Value::Integer(k)),
+                // A UInt64 above 2^63 − 1: its digits, as a system file gives it.
+                (_, Ok(_)) => Ok(Value::String(raw.to_string())),
+                _ => Err(bad("a 64-bit integer")),
+            }
         }
         BaseType::Integer => raw.parse::<i32>().map(Value::from).map_err(|_| bad("a 32-bit integer")),
         BaseType::Boolean => match raw.to_ascii_lowercase().as_str() {

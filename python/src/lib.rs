@@ -146,6 +146,11 @@ fn toml_value(v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
         return Ok(Some(T::Boolean(b.is_true())));
     }
     if v.is_instance_of::<pyo3::types::PyInt>() {
+        // A UInt64 above 2^63 − 1 (TOML's integers end there) travels as its digits, as a
+        // system file writes it; the resolver reads them for an FMI 3.0 integer.
+        if let (Err(_), Ok(u)) = (v.extract::<i64>(), v.extract::<u64>()) {
+            return Ok(Some(T::String(u.to_string())));
+        }
         return Ok(Some(T::Integer(v.extract()?)));
     }
     if let Ok(x) = v.extract::<f64>() {

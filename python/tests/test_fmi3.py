@@ -76,6 +76,18 @@ def test_64_bit_integers_and_strings_are_exact_through_connections_and_results(t
     assert list(r["b.label_len"]) == [6.0] * 11
 
 
+def test_uint64_start_values_above_int64_are_exact(tmp_path):
+    # Issue 43: a UInt64 start above 2**63 - 1, from System.instance(start=...) and from
+    # start_values=..., reaches the FMU and results exactly (no float64, no Int64 overflow).
+    fmu = cfmu3(tmp_path)
+    s = cosim.System(stop=1.0, step=0.1)
+    s.instance("a", fmu, start={"big": 2**64 - 1}).instance("b", fmu)
+    r = cosim.simulate(s, output=["a.big", "b.big"], start_values={"b.big": 2**63 + 5})
+    assert r["a.big"].dtype == np.uint64
+    assert {int(x) for x in r["a.big"]} == {2**64 - 1}
+    assert {int(x) for x in r["b.big"]} == {2**63 + 5}
+
+
 def test_fmi3_model_exchange_runs_with_solver_statistics(fmu_dir):
     # Issue 52: an FMI 3.0 FMU run as Model Exchange (the master integrates it) gives the FMI 2.0
     # ME FMU's results, and the summary carries its solver's statistics; a Co-Simulation run none.

@@ -419,14 +419,26 @@ pub struct Plan {
 pub enum PlanValue {
     /// Real.
     Real(f64),
-    /// Integer or Enumeration.
-    Integer(i64),
+    /// Integer or Enumeration (Int8 … UInt64).
+    Integer(i128),
     /// Boolean.
     Boolean(bool),
     /// String.
     String(String),
     /// Binary.
     Binary(Vec<u8>),
+}
+
+impl From<&PlanValue> for StartValue {
+    fn from(v: &PlanValue) -> Self {
+        match v {
+            PlanValue::Real(x) => Self::Real(*x),
+            PlanValue::Integer(x) => Self::Integer(*x),
+            PlanValue::Boolean(x) => Self::Boolean(*x),
+            PlanValue::String(x) => Self::String(x.clone()),
+            PlanValue::Binary(x) => Self::Binary(x.clone()),
+        }
+    }
 }
 
 impl From<&StartValue> for PlanValue {

@@ -145,14 +145,7 @@ impl Probe {
         s.setup(p.start, Some(p.stop)).map_err(|e| e.to_string())?;
         for (vr, v) in &p.starts {
             self.note(format_args!("fmi2Set* of start value vr {vr} = {v:?}"));
-            let r = match v {
-                PlanValue::Real(x) => s.set_real(&[*vr], &[*x]),
-                PlanValue::Integer(x) => s.set_int64(&[*vr], &[*x]),
-                PlanValue::Boolean(x) => s.set_boolean(&[*vr], &[*x]),
-                PlanValue::String(x) => s.set_string(&[*vr], &[x.as_str()]),
-                PlanValue::Binary(x) => s.set_binary(&[*vr], &[x.as_slice()]),
-            };
-            r.map_err(|e| e.to_string())?;
+            crate::system::StartValue::from(v).apply(s, *vr).map_err(|e| e.to_string())?;
         }
         self.note(format_args!("fmi2EnterInitializationMode of {}", s.name()));
         s.enter_initialization().map_err(|e| e.to_string())

@@ -643,7 +643,12 @@ fn apply_bindings(
                     Some(_) => return Err(bad("a finite number")),
                     None => return Err(bad("a number")),
                 },
-                "Integer" => Value::Integer(raw.trim().parse().map_err(|_| bad("an integer"))?),
+                "Integer" => match raw.trim().parse() {
+                    Ok(k) => Value::Integer(k),
+                    // A UInt64 above 2^63 − 1: its digits, as the system file writes it.
+                    Err(_) if raw.trim().parse::<u64>().is_ok() => Value::String(raw.trim().to_string()),
+                    Err(_) => return Err(bad("an integer")),
+                },
                 "Boolean" => Value::Boolean(match raw.trim() {
                     "true" | "1" => true,
                     "false" | "0" => false,

@@ -91,11 +91,11 @@ fn unit_of(md: &ModelDescription, name: &str) -> Option<String> {
     }
 }
 
-fn enumeration_item(md: &ModelDescription, name: &str, value: i64) -> Option<String> {
+fn enumeration_item(md: &ModelDescription, name: &str, value: i128) -> Option<String> {
     let ty = md.variable(name)?.kind.declared_type()?;
     match &md.simple_type(ty)?.kind {
         SimpleTypeKind::Enumeration { items, .. } => {
-            items.iter().find(|i| i64::from(i.value) == value).map(|i| i.name.clone())
+            items.iter().find(|i| i128::from(i.value) == value).map(|i| i.name.clone())
         }
         _ => None,
     }

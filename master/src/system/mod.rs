@@ -176,9 +176,9 @@ pub struct VarRef {
 pub enum StartValue {
     /// fmi2Real.
     Real(f64),
-    /// An integer or enumeration value (Int8…Int64, UInt8…UInt64 up to 2^63 − 1, Enumeration;
-    /// FMI 2.0: 32 bits), exact; the instance refuses a value outside its variable's type.
-    Integer(i64),
+    /// An integer or enumeration value (Int8…Int64, UInt8…UInt64, Enumeration; FMI 2.0: 32
+    /// bits), exact; the instance refuses a value outside its variable's type.
+    Integer(i128),
     /// fmi2Boolean.
     Boolean(bool),
     /// fmi2String.
@@ -193,10 +193,19 @@ impl StartValue {
     pub fn apply(&self, instance: &mut dyn crate::fmu::FmuInstance, vr: u32) -> crate::Result<()> {
         match self {
             Self::Real(x) => instance.set_real(&[vr], &[*x]),
-            Self::Integer(x) if instance.value_type(vr) == Some(crate::fmu::ValueType::UInt64) && *x >= 0 => {
-                instance.set_uint64(&[vr], &[*x as u64])
-            }
-            Self::Integer(x) => instance.set_int64(&[vr], &[*x]),
+            Self::Integer(x) => match (instance.value_type(vr), u64::try_from(*x), i64::try_from(*x)) {
+                (Some(crate::fmu::ValueType::UInt64), Ok(u), _) => instance.set_uint64(&[vr], &[u]),
+                // The instance checks the value against the variable's type, naming both.
+                (_, _, Ok(i)) => instance.set_int64(&[vr], &[i]),
+                // Above Int64 (values are read as Int64 or UInt64): only a UInt64 takes it, and
+                // the instance refuses any other type by name.
+                (_, Ok(u), Err(_)) => instance.set_uint64(&[vr], &[u]),
+                (_, Err(_), Err(_)) => Err(crate::error::MasterError::System {
+                    path: PathBuf::new(),
+                    key: format!("start value of value reference {vr}"),
+                    message: format!("{x} is outside the range of Int64 and of UInt64"),
+                }),
+            },
             Self::Boolean(x) => instance.set_boolean(&[vr], &[*x]),
             Self::String(x) => instance.set_string(&[vr], &[x.as_str()]),
             Self::Binary(x) => instance.set_binary(&[vr], &[x.as_slice()]),

@@ -146,15 +146,23 @@ impl Resolver<'_> {
             (BaseType::Real, Value::Integer(x)) => Ok(StartValue::Real(*x as f64)),
             // FMI 3.0 integers are up to 64 bits: the instance checks the value against the
             // variable's own type (Int8 … UInt64) when it sets it, naming both.
-            (BaseType::Integer, Value::Integer(x)) if md.fmi_version.starts_with("3.") => Ok(StartValue::Integer(*x)),
+            (BaseType::Integer, Value::Integer(x)) if md.fmi_version.starts_with("3.") => {
+                Ok(StartValue::Integer((*x).into()))
+            }
+            // A UInt64 above 2^63 − 1 (TOML's integers end there): given as its digits in a string.
+            (BaseType::Integer, Value::String(digits)) if md.fmi_version.starts_with("3.") => digits
+                .trim()
+                .parse::<u64>()
+                .map(|u| StartValue::Integer(u.into()))
+                .map_err(|_| bad("64-bit integer (a UInt64 above 2^63 − 1 is written as its digits in a string)")),
             (BaseType::Integer, Value::Integer(x)) => {
-                i32::try_from(*x).map(|_| StartValue::Integer(*x)).map_err(|_| bad("32-bit integer"))
+                i32::try_from(*x).map(|_| StartValue::Integer((*x).into())).map_err(|_| bad("32-bit integer"))
             }
             (BaseType::Enumeration, Value::Integer(x)) if md.fmi_version.starts_with("3.") => {
-                Ok(StartValue::Integer(*x))
+                Ok(StartValue::Integer((*x).into()))
             }
             (BaseType::Enumeration, Value::Integer(x)) => {
-                i32::try_from(*x).map(|_| StartValue::Integer(*x)).map_err(|_| bad("enumeration value"))
+                i32::try_from(*x).map(|_| StartValue::Integer((*x).into())).map_err(|_| bad("enumeration value"))
             }
             (BaseType::Enumeration, Value::String(item)) => {
                 let sv = md.variable(&var.name);
