@@ -772,3 +772,37 @@ fn verdicts_are_the_same_in_repeated_runs() {
     assert!(differed.is_empty(), "verdicts that differ between runs:\n{}", differed.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// FMI 3.0 FMUs with clocks (Co-Simulation in event mode) and with event mode and early return
+/// are checked as `cosim run` runs them (issue 46 item 4): their dynamic checks run through the
+/// run's own clock and event handling instead of SKIP, and an FMU that answers a clock interval
+/// of 0 FAILs `run` naming the clock.
+#[test]
+fn clocked_and_event_mode_fmi3_fmus_are_checked_as_cosim_runs_them() {
+    let dir = support::tmp("check-clocks");
+    let clocks = include_str!("../../master/tests/cfmu3/clocks3.xml");
+    let fixed =
+        clocks.replace(r#"intervalVariability="constant" intervalDecimal="0.25""#, r#"intervalVariability="fixed""#);
+    let events = include_str!("../../master/tests/cfmu3/events3.xml").replace("{early}", "true");
+    for (name, source, xml, cflags) in [
+        ("clocks3", "clocks3", clocks.to_owned(), &[][..]),
+        ("events3", "events3", events, &[][..]),
+        ("zero-interval", "clocks3", fixed, &["-DZERO_INTERVAL"][..]),
+    ] {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        let fmu = cfmu3_build::build_source(&sub, source, source, cflags, &xml);
+        let c = check_in(&sub, &fmu, &["--steps", "10", "--cycles", "20", "--repeat", "2"]);
+        assert!(!c.text.contains("does not run what this FMI 3.0 FMU uses"), "{name}: {}", c.text);
+        if name == "zero-interval" {
+            assert_eq!(c.verdict("run"), "FAIL", "{}", c.text);
+            let e = c.evidence("run");
+            assert!(e.contains("clock \"tick\"") && e.contains("not a positive interval"), "{e}");
+        } else {
+            for id in ["load", "run", "instances", "getters", "free-without-terminate"] {
+                assert_eq!(c.verdict(id), "PASS", "{name} {id}: {}", c.text);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -28,9 +28,12 @@ impl<'a> Static<'a> {
             let xml = &l.model_description;
             match model_description::from_str(xml) {
                 Err(model_description::ReadError::UnsupportedVersion { version, .. }) if version.starts_with("3.") => {
-                    let (md, x) = model_description::from_str3(xml)
-                        .map_err(|e| format!("modelDescription.xml (FMI 3.0): {e}"))?;
-                    unsupported = x.unsupported;
+                    // Read as `cosim run` reads it (clocks in event mode, Scheduled Execution), and
+                    // what it refuses of it (the one capability list, fmu/capabilities.rs).
+                    let (md, x) = crate::fmu::load::parse_description(fmu, xml).map_err(|e| e.to_string())?;
+                    let Some(x) = x else { return Ok(md) };
+                    let plan = crate::fmu::capabilities::Plan::of(&md, Some(&x));
+                    unsupported = plan.refusals.iter().map(ToString::to_string).collect();
                     Ok(md)
                 }
                 r => r.map_err(|e| format!("modelDescription.xml: {e}")),
