@@ -5,6 +5,7 @@
 //! running. The C FMUs are built here with the system's `cc` (as `cfmu/mod.rs` does).
 
 mod cfmu;
+mod mefmu;
 mod support;
 
 #[path = "../../master/tests/cfmu3/build.rs"]
@@ -802,6 +803,33 @@ fn clocked_and_event_mode_fmi3_fmus_are_checked_as_cosim_runs_them() {
             for id in ["load", "run", "instances", "getters", "free-without-terminate"] {
                 assert_eq!(c.verdict(id), "PASS", "{name} {id}: {}", c.text);
             }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// FMI 3.0 Model Exchange directional derivatives (`fmi3GetDirectionalDerivative`) against
+/// finite differences: the honest ball passes `me-directional`, the one whose ∂der(h)/∂v is 2
+/// FAILs it naming the partial derivative.
+#[test]
+fn fmi3_model_exchange_directional_derivatives_are_checked_against_finite_differences() {
+    let dir = support::tmp("check-me3-directional");
+    for (factor, verdict) in [(1, "PASS"), (2, "FAIL")] {
+        let sub = dir.join(format!("k{factor}"));
+        let how = mefmu::Build {
+            fmi3: true,
+            defines: vec![format!("DIRECTIONAL={factor}")],
+            xml: vec![(
+                "canGetAndSetFMUState=\"true\"".into(),
+                "canGetAndSetFMUState=\"true\" providesDirectionalDerivatives=\"true\"".into(),
+            )],
+        };
+        let fmu = mefmu::Model::Ball.build_with(&sub, &how);
+        let c = check_in(&sub, &fmu, &["--only", "me-directional", "--steps", "10"]);
+        assert_eq!(c.verdict("me-directional"), verdict, "{}", c.text);
+        if factor == 2 {
+            let e = c.evidence("me-directional");
+            assert!(e.contains("der(h)") && e.contains("∂v"), "{e}");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

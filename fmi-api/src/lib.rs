@@ -267,6 +267,18 @@ table! {
             // Configuration mode: the structural parameters are set in it (an FMU without
             // structural parameters need not export it).
             enter_configuration_mode = "fmi3EnterConfigurationMode": unsafe extern "C" fn(Component) -> Status,
+            // Only FMUs that declare providesDirectionalDerivatives are asked (`cosim check`).
+            get_directional_derivative = "fmi3GetDirectionalDerivative": unsafe extern "C" fn(
+                Component,
+                *const Vr,
+                usize,
+                *const Vr,
+                usize,
+                *const f64,
+                usize,
+                *mut f64,
+                usize,
+            ) -> Status,
             exit_configuration_mode = "fmi3ExitConfigurationMode": unsafe extern "C" fn(Component) -> Status,
             // Event mode, clocks and Scheduled Execution (issue 43): only FMUs that declare
             // them are called with them; a binary without them runs as before.

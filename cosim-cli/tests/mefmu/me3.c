@@ -210,7 +210,27 @@ UNSUPPORTED(fmi3EnterConfigurationMode)
 UNSUPPORTED(fmi3ExitConfigurationMode)
 UNSUPPORTED(fmi3EvaluateDiscreteStates)
 UNSUPPORTED(fmi3GetAdjointDerivative)
+#ifdef DIRECTIONAL
+/* -DDIRECTIONAL=k (ball): the partial derivatives of the unknowns by the knowns, times k for
+ * d der(h)/dv (1 honest, 2 a liar): der(h) = v, der(v) = -g, the outputs h and v are states. */
+EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3ValueReference unknowns[], size_t nu,
+                                               const fmi3ValueReference knowns[], size_t nk, const double seed[],
+                                               size_t ns, double sensitivity[], size_t nsens) {
+    (void)c;
+    if (nk != ns || nu != nsens) return fmi3Error;
+    for (size_t i = 0; i < nu; i++) {
+        double s = 0.0;
+        for (size_t j = 0; j < nk; j++) {
+            if (unknowns[i] == knowns[j]) s += seed[j];
+            else if (unknowns[i] == 3 && knowns[j] == 2) s += DIRECTIONAL * seed[j];
+        }
+        sensitivity[i] = s;
+    }
+    return fmi3OK;
+}
+#else
 UNSUPPORTED(fmi3GetDirectionalDerivative)
+#endif
 UNSUPPORTED(fmi3GetBinary)
 UNSUPPORTED(fmi3SetBinary)
 UNSUPPORTED(fmi3GetClock)

@@ -13,14 +13,14 @@
 //!   persists down to 2⁻⁴⁰ of the step is a discontinuity no event indicator signals);
 //! - [`completed_step`]: a fixed-step RK4 (H/4) calling `fmi2CompletedIntegratorStep` after every
 //!   step; with `completedIntegratorStepNotNeeded` the same without the calls, bit-identical;
-//! - [`directional`]: with `providesDirectionalDerivative`, `fmi2GetDirectionalDerivative` of the
+//! - [`directional`]: with `providesDirectionalDerivative(s)`, `fmi2GetDirectionalDerivative`
+//!   (`fmi3GetDirectionalDerivative`) of the
 //!   derivatives and Real outputs with respect to each state and Real input against central
 //!   finite differences;
 //! - [`state`]: with `canGetAndSetFMUstate` (`canSerializeFMUstate`) in `<ModelExchange>`, the
 //!   `state` (`serialize`) checks through the Model Exchange instance.
 //!
-//! FMI 3.0 Model Exchange goes through the same [`ModelExchange`] trait (`fmi3*` calls; its
-//! directional derivatives are not called yet: SKIP).
+//! FMI 3.0 Model Exchange goes through the same [`ModelExchange`] trait (`fmi3*` calls).
 
 use super::probe::{Probe, Rows};
 use super::{raw, Outcome};
@@ -578,9 +578,7 @@ pub fn directional(p: &mut Probe) -> Outcome {
     if !flags.provides_directional_derivative {
         return Outcome::skip("providesDirectionalDerivative = false in <ModelExchange>");
     }
-    if q.fmi3() {
-        return Outcome::skip("FMI 3.0: cosim check does not call fmi3GetDirectionalDerivative yet");
-    }
+    let function = if q.fmi3() { "fmi3GetDirectionalDerivative" } else { "fmi2GetDirectionalDerivative" };
     let go = || -> Result<Outcome, String> {
         let (mut s, nx, _) = start(&q, "directional")?;
         let l = layout(&q);
@@ -641,11 +639,11 @@ pub fn directional(p: &mut Probe) -> Outcome {
             f.set_states(&x0).map_err(text)?;
             let fd: Vec<f64> = yp.iter().zip(&ym).map(|(a, b)| (a - b) / (2.0 * delta)).collect();
             let mut dd = vec![0.0; unknowns.len()];
-            q.note(format_args!("fmi2GetDirectionalDerivative with respect to {name}"));
+            q.note(format_args!("{function} with respect to {name}"));
             let st = raw::directional_derivative(&mut s, &unknowns, &[*vr], &[1.0], &mut dd);
             if st > ffi::WARNING {
                 return Ok(Outcome::fail(format!(
-                    "fmi2GetDirectionalDerivative with respect to {name} returned {} although <ModelExchange> declares providesDirectionalDerivative",
+                    "{function} with respect to {name} returned {} although <ModelExchange> declares providesDirectionalDerivative",
                     ffi::status_name(st)
                 )));
             }

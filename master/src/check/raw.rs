@@ -94,7 +94,8 @@ pub fn directional_derivative(
     match s {
         Instance::Fmi2(i) => i.raw().get_directional_derivative(unknowns, knowns, dv, out),
         Instance::Me2(i) => i.inner_mut().raw().get_directional_derivative(unknowns, knowns, dv, out),
-        Instance::Fmi3(_) | Instance::Me3(_) => NOT_CALLED,
+        Instance::Fmi3(i) => i.raw.get_directional_derivative(unknowns, knowns, dv, out),
+        Instance::Me3(i) => i.inner_mut().raw.get_directional_derivative(unknowns, knowns, dv, out),
     }
 }
 

@@ -610,6 +610,35 @@ impl Instance3 {
         unsafe { (self.binary.api.free_fmu_state)(self.c(), &mut null) }
     }
 
+    /// `fmi3GetDirectionalDerivative(unknowns, knowns, seed)` into `out` (`cosim check`);
+    /// NOT_CALLED when the binary lacks it or the lengths disagree.
+    pub(crate) fn get_directional_derivative(
+        &mut self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> c_int {
+        let Some(f) = self.binary.api.get_directional_derivative else { return NOT_CALLED };
+        if unknowns.len() != out.len() || knowns.len() != seed.len() {
+            return NOT_CALLED;
+        }
+        // SAFETY: live instance; each array holds the length passed with it.
+        unsafe {
+            f(
+                self.c(),
+                unknowns.as_ptr(),
+                unknowns.len(),
+                knowns.as_ptr(),
+                knowns.len(),
+                seed.as_ptr(),
+                seed.len(),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        }
+    }
+
     /// `fmi3GetOutputDerivatives`.
     pub(crate) fn get_output_derivatives(&mut self, vr: &[u32], order: &[i32], out: &mut [f64]) -> c_int {
         if vr.len() != order.len() || vr.len() != out.len() {
