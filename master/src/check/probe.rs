@@ -2,7 +2,7 @@
 //! sets them up, runs on the plan's time grid that record every output after every step, bitwise
 //! comparison of two runs, and the trace line written before each FMU call.
 
-use super::{Plan, PlanValue};
+use super::Plan;
 use crate::fmu::{Fmu, FmuInstance, Instance, Version};
 use model_description::{BaseType, Causality, CoSimulation, ScalarVariable};
 use std::fs::File;
