@@ -14,7 +14,6 @@ import zipfile
 import pytest
 
 from conftest import COSIM, ROOT, SCENARIOS
-from test_robustness_wave4 import HOSTILE_XML
 
 
 def _leftovers(tmp):
@@ -65,7 +64,7 @@ def test_a_hangup_during_check_stops_cosim_check_which_writes_its_report(tmp_pat
                     str(ROOT / "cosim-cli/tests/hostile_runs/hostile.c")], check=True)
     fmu = tmp_path / "slow.fmu"
     with zipfile.ZipFile(fmu, "w") as z:
-        z.writestr("modelDescription.xml", HOSTILE_XML)
+        z.write(ROOT / "cosim-cli/tests/hostile_runs/hostile.xml", "modelDescription.xml")
         z.write(so, "binaries/linux64/hostile.so")
     p, tmp = _start(tmp_path, f"cosim.check({str(fmu)!r}, stop_time=10.0, cosim={str(COSIM)!r})")
     deadline = time.monotonic() + 20
