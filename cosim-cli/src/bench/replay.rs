@@ -451,8 +451,11 @@ mod tests {
         let mut fs: Vec<f64> = (0..5).map(|_| floor_on(&log, &mut instances, &cpu).unwrap()).collect();
         fs.sort_by(f64::total_cmp);
         let f = fs[2];
+        // A floor that kept the loop's cost reads known + bare, one that subtracted it twice
+        // known − bare: the bounds tell both from the right one with room for a loaded machine
+        // (a fresh-clone CI run measured known + 0.51 bare).
         assert!(
-            (0.97 * known..=known + 0.5 * bare).contains(&f),
+            (known - 0.5 * bare..=known + 0.8 * bare).contains(&f),
             "floor {f:.6} s for {known:.6} s inside the calls (loop cost {bare:.6} s; all: {fs:?})"
         );
     }
