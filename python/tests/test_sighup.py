@@ -20,13 +20,22 @@ def _leftovers(tmp):
     return sorted(p.name for p in tmp.iterdir() if p.name.startswith(("cosim-fmu-", "cosim-check-")))
 
 
+def _default_signals():
+    # The child starts with the default dispositions whatever this process inherited (under
+    # `nohup` SIGHUP is ignored, and an ignored signal stays ignored across exec): what is tested
+    # is cosim's handling of a hangup that would otherwise end the process.
+    for s in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def _start(tmp_path, body):
     """A Python process running `body` after printing "ready", with its own $TMPDIR."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     script = "import os, sys, cosim\nprint('ready', flush=True)\n" + textwrap.dedent(body) + "\nprint('returned')\n"
     env = {**__import__("os").environ, "TMPDIR": str(tmp)}
-    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=_default_signals)
     assert p.stdout.readline().strip() == "ready"
     return p, tmp
 
