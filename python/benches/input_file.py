@@ -61,7 +61,7 @@ def run(cosim, system, out):
     p.stderr.close()
     if status != 0:
         raise SystemExit(f"{system}: cosim failed:\n{err}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss  # KiB on Linux
+    return wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss  # KiB on Linux
 
 
 def main():
@@ -89,14 +89,18 @@ def main():
         load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         walls = [[] for _ in variants]
         cpus = [[] for _ in variants]
+        users = [[] for _ in variants]
+        systems_cpu = [[] for _ in variants]
         rss = [[] for _ in variants]
         for k in range(a.repeats):
             order = list(range(len(variants)))
             order = order[k % len(order):] + order[:k % len(order)]  # rotate: no variant always first
             for i in order:
-                w, c, m = run(a.cosim, systems[i], tmp / f"out{i}")
+                w, u, sy, m = run(a.cosim, systems[i], tmp / f"out{i}")
                 walls[i].append(w)
-                cpus[i].append(c)
+                cpus[i].append(u + sy)
+                users[i].append(u)
+                systems_cpu[i].append(sy)
                 rss[i].append(m)
         same = [(tmp / f"out{i}/results.csv").read_bytes() == (tmp / "out0/results.csv").read_bytes()
                 for i in range(len(variants))]
@@ -106,15 +110,16 @@ def main():
     print(f"uptime after:  {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"crane-pub3, J1 cycle repeated to {a.stop:g} s, H = 1 ms ({steps} steps), record_every = 100; "
           f"{a.repeats} repeats interleaved; cosim = {a.cosim}\n")
-    print("| inputs | file size | CPU median (s) | CPU vs inline | wall median (s) | wall min (s) | wall vs inline "
-          "| max RSS (MiB) | results.csv |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    ref_wall, ref_cpu = statistics.median(walls[0]), statistics.median(cpus[0])
-    for (name, rows), w, c, m, eq in zip(variants, walls, cpus, rss, same):
+    print("| inputs | file size | CPU median (s) | CPU vs inline | user median (s) | user vs inline | system median (s) "
+          "| system − inline (s) | wall median (s) | wall vs inline | max RSS (MiB) | results.csv |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    med = statistics.median
+    ref_wall, ref_cpu, ref_user, ref_sys = med(walls[0]), med(cpus[0]), med(users[0]), med(systems_cpu[0])
+    for (name, rows), w, c, u, sy, m, eq in zip(variants, walls, cpus, users, systems_cpu, rss, same):
         size = f"{sizes[rows] / 2**20:.1f} MiB" if rows else "-"
-        print(f"| {name} | {size} | {statistics.median(c):.3f} | {100 * (statistics.median(c) / ref_cpu - 1):+.1f} % | "
-              f"{statistics.median(w):.3f} | {min(w):.3f} | {100 * (statistics.median(w) / ref_wall - 1):+.1f} % | "
-              f"{max(m) / 1024:.1f} | {'identical' if eq else 'DIFFERS'} |")
+        print(f"| {name} | {size} | {med(c):.3f} | {100 * (med(c) / ref_cpu - 1):+.1f} % | {med(u):.3f} | "
+              f"{100 * (med(u) / ref_user - 1):+.1f} % | {med(sy):.3f} | {med(sy) - ref_sys:+.3f} | {med(w):.3f} | "
+              f"{100 * (med(w) / ref_wall - 1):+.1f} % | {max(m) / 1024:.1f} | {'identical' if eq else 'DIFFERS'} |")
     return 0 if all(same) else 1
 
 

@@ -174,3 +174,113 @@ fn ten_million_columns_cost_only_the_columns_used() {
     assert_eq!((t.times.as_slice(), t.names.as_slice()), (&[1.0, 1.0][..], &["c5".to_owned()][..]));
     assert_eq!(t.column("c5").unwrap(), [2.0, 2.0]);
 }
+
+/// A reader handing out at most `chunk` bytes a call: the lexer's buffer ends cut fields, line
+/// ends ("\r" | "\n") and quotes at every place.
+struct Chunked<'a> {
+    text: &'a [u8],
+    chunk: usize,
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.chunk.min(buf.len()).min(self.text.len());
+        buf[..n].copy_from_slice(&self.text[..n]);
+        self.text = &self.text[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn fields_cut_by_the_buffer_end_read_as_whole_ones() {
+    // Fields within the buffer go to the parser uncopied, fields across its end are copied:
+    // the same tables and the same errors, wherever the cuts fall.
+    let texts: [&[u8]; 10] = [
+        b"\xEF\xBB\xBFtime,\"u,v\",w\r\n0,1.5,-2e3\r\n\r\n0.25,\"7\",true\r\n1,+.5,3.\r\n",
+        b"time,u\n0,1\n1,2",
+        b"time,u\n0,1.5\rx\n",
+        b"time,u\n0,1\n1,1e\n",
+        b"time,u\n0,12345678901234567890123,\n",
+        b"time,u\n0,\"1\"\"\"\n",
+        b"time,u\n0,1\n\n2,3\r\n1,4\n",
+        b"time,u\n0,1\r,2\n",
+        b"time,u\n\r\r\n0,1\r\r\n",
+        b"time,u,v,w\n0,1,x,2\n1,2,y,3\n",
+    ];
+    for text in texts {
+        let not_v = |n: &str| n != "v";
+        let (whole, whole_not_v) = (read(text, None, all), read(text, None, not_v));
+        for chunk in 1..=9 {
+            let cut = read(Chunked { text, chunk }, None, all);
+            assert_eq!(cut, whole, "{:?} read {chunk} bytes at a time", String::from_utf8_lossy(text));
+            let cut = read(Chunked { text, chunk }, None, not_v);
+            assert_eq!(cut, whole_not_v, "{:?} without v, {chunk} bytes at a time", String::from_utf8_lossy(text));
+        }
+    }
+    // A '\r' is dropped only before a line end: inside a field it is part of the value.
+    let e = parse(texts[2]).unwrap_err();
+    assert_eq!(e.to_string(), "line 2, column 2 (\"u\"): \"1.5\\rx\" is not a number");
+    let t = parse(texts[0]).unwrap();
+    assert_eq!((t.times.as_slice(), t.column("w").unwrap()), (&[0.0, 0.25, 1.0][..], &[-2000.0, 1.0, 3.0][..]));
+    assert_eq!(t.column("u,v").unwrap(), [1.5, 7.0, 0.5]);
+    // Skipped columns are not parsed on either path.
+    let t = read(texts[9], None, |n| n != "v").unwrap();
+    assert_eq!((t.column("u").unwrap(), t.column("w").unwrap()), (&[1.0, 2.0][..], &[2.0, 3.0][..]));
+}
+
+#[test]
+fn the_fast_decimal_path_gives_str_parse_bit_for_bit() {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    // Edge cases, '|'-separated (some have blanks).
+    let edges = "0|-0|+0|0.0|-0.0|0e400|1|-1|+1.5|.5|5.|1e22|1e23|1e-22|1e-23|9007199254740992|9007199254740993|\
+                 9007199254740993e0|0.1|0.3|123456789012345678|1234567890123456789|12345678901234567890|\
+                 1.7976931348623157e308|2.2250738585072014e-308|4.9e-324|1e|1e+|e5|.|-|+-1|1..2|1e1.5|1,5| 1|1 |0x10|1_000";
+    let mut texts: Vec<String> = edges.split('|').map(str::to_owned).collect();
+    for _ in 0..100_000 {
+        let r = next();
+        let y = f64::from_bits(next());
+        let text = match r % 6 {
+            // Doubles as Rust and Python print them (shortest round trip), in both notations.
+            0 if y.is_finite() => format!("{y}"),
+            1 if y.is_finite() => format!("{y:e}"),
+            // Decimals as files hold them: a few digits, a point, perhaps an exponent.
+            _ => {
+                let digits = 1 + (r >> 8) % if r & 64 != 0 { 20 } else { 12 };
+                let mut s = String::new();
+                if r & 16 != 0 {
+                    s.push('-');
+                }
+                for k in 0..digits {
+                    if k == (r >> 16) % (digits + 1) {
+                        s.push('.');
+                    }
+                    s.push(char::from(b'0' + (next() % 10) as u8));
+                }
+                if r & 32 != 0 {
+                    s.push_str(&format!("e{}", ((r >> 24) % 61) as i64 - 30));
+                }
+                s
+            }
+        };
+        texts.push(text);
+    }
+    let mut fast = 0;
+    for text in &texts {
+        let parsed = text.parse::<f64>().ok();
+        if let Some(y) = plain_decimal(text.as_bytes()) {
+            fast += 1;
+            assert_eq!(Some(y.to_bits()), parsed.map(f64::to_bits), "{text:?}");
+        }
+        if let Some(y) = parsed.filter(|y| y.is_finite()) {
+            assert_eq!(number(text.as_bytes()).map(f64::to_bits), Ok(y.to_bits()), "{text:?}");
+        }
+    }
+    // The path is taken by most of the file-like decimals (a test of the test).
+    assert!(fast > texts.len() / 2, "{fast} of {} by the fast path", texts.len());
+}
