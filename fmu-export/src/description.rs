@@ -206,7 +206,7 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
     // Model Exchange: `<Derivatives>` in the order of the states (it defines the state vector).
     let (model_exchange, derivative_unknowns) = match M::model_exchange() {
         Some(ode) => (
-            Some(md::ModelExchange { model_identifier: info.model_identifier.into() }),
+            Some(md::ModelExchange { model_identifier: info.model_identifier.into(), ..md::ModelExchange::default() }),
             derivatives(info.model_name, vars, ode.states, &mut model_variables, &mut initial_unknowns)?,
         ),
         None => (None, Vec::new()),

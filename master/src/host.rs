@@ -207,6 +207,17 @@ pub enum Interface {
 }
 
 impl Interface {
+    /// The interface an FMU that declares Co-Simulation (`cs`) and/or Model Exchange (`me`) is
+    /// loaded for when `asked` for one (`None`: Co-Simulation, Model Exchange for an FMU that has
+    /// only that); `None` when it does not declare the one asked for, or neither.
+    pub fn used(asked: Option<Self>, cs: bool, me: bool) -> Option<Self> {
+        match (asked, cs, me) {
+            (Some(Self::CoSimulation) | None, true, _) => Some(Self::CoSimulation),
+            (Some(Self::ModelExchange) | None, _, true) => Some(Self::ModelExchange),
+            _ => None,
+        }
+    }
+
     /// `me`/`ModelExchange` or `cs`/`CoSimulation` (FMPy's `--interface-type` names), any case.
     pub fn parse(text: &str) -> Option<Self> {
         match text.to_ascii_lowercase().as_str() {

@@ -73,11 +73,16 @@ impl NamingConvention {
     }
 }
 
-/// `<ModelExchange>` (read; written with its identifier only, the standard's defaults for the rest).
+/// `<ModelExchange>` (read and written: its identifier and the FMU-state flags; the standard's
+/// defaults for the rest).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelExchange {
     /// `modelIdentifier`.
     pub model_identifier: String,
+    /// `canGetAndSetFMUstate` (FMI 3.0: `canGetAndSetFMUState`).
+    pub can_get_and_set_fmu_state: bool,
+    /// `canSerializeFMUstate` (FMI 3.0: `canSerializeFMUState`).
+    pub can_serialize_fmu_state: bool,
 }
 
 /// `<CoSimulation>` capability flags (FMI 2.0 §4.3.1).

@@ -78,7 +78,11 @@ impl Parser<'_> {
         self.children(&e, |p, c| {
             match c.name.as_str() {
                 "ModelExchange" => {
-                    md.model_exchange = Some(ModelExchange { model_identifier: c.req("modelIdentifier")? });
+                    md.model_exchange = Some(ModelExchange {
+                        model_identifier: c.req("modelIdentifier")?,
+                        can_get_and_set_fmu_state: c.flag("canGetAndSetFMUstate")?,
+                        can_serialize_fmu_state: c.flag("canSerializeFMUstate")?,
+                    });
                     p.ignore(c)?;
                 }
                 "CoSimulation" => md.co_simulation = Some(p.co_simulation(c)?),

@@ -204,7 +204,11 @@ impl Parser<'_> {
         self.children(&e, |p, c| {
             match c.name.as_str() {
                 "ModelExchange" => {
-                    md.model_exchange = Some(ModelExchange { model_identifier: c.req("modelIdentifier")? });
+                    md.model_exchange = Some(ModelExchange {
+                        model_identifier: c.req("modelIdentifier")?,
+                        can_get_and_set_fmu_state: c.flag("canGetAndSetFMUState")?,
+                        can_serialize_fmu_state: c.flag("canSerializeFMUState")?,
+                    });
                     p.ignore(c)?;
                 }
                 "ScheduledExecution" => {

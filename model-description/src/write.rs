@@ -34,7 +34,11 @@ pub fn to_xml(md: &ModelDescription) -> String {
     w.open("fmiModelDescription", &root);
 
     if let Some(me) = &md.model_exchange {
-        w.empty("ModelExchange", &Attrs::new().s("modelIdentifier", &me.model_identifier));
+        let attrs = Attrs::new()
+            .s("modelIdentifier", &me.model_identifier)
+            .t("canGetAndSetFMUstate", me.can_get_and_set_fmu_state)
+            .t("canSerializeFMUstate", me.can_serialize_fmu_state);
+        w.empty("ModelExchange", &attrs);
     }
     if let Some(cs) = &md.co_simulation {
         write_co_simulation(&mut w, cs);
@@ -532,7 +536,11 @@ pub(crate) mod tests {
             generation_date_and_time: Some("2024-01-02T03:04:05Z".into()),
             variable_naming_convention: NamingConvention::Structured,
             number_of_event_indicators: Some(0),
-            model_exchange: Some(ModelExchange { model_identifier: "Rich".into() }),
+            model_exchange: Some(ModelExchange {
+                model_identifier: "Rich".into(),
+                can_get_and_set_fmu_state: true,
+                can_serialize_fmu_state: false,
+            }),
             co_simulation: Some(CoSimulation {
                 model_identifier: "Rich".into(),
                 needs_execution_tool: false,

@@ -150,7 +150,11 @@ pub fn to_xml3(md: &ModelDescription, int64: impl Fn(&ScalarVariable) -> bool) -
         );
     w.open("fmiModelDescription", &root);
     if let Some(me) = &md.model_exchange {
-        w.empty("ModelExchange", &Attrs::new().s("modelIdentifier", &me.model_identifier));
+        let attrs = Attrs::new()
+            .s("modelIdentifier", &me.model_identifier)
+            .t("canGetAndSetFMUState", me.can_get_and_set_fmu_state)
+            .t("canSerializeFMUState", me.can_serialize_fmu_state);
+        w.empty("ModelExchange", &attrs);
     }
     if let Some(cs) = &md.co_simulation {
         w.empty(

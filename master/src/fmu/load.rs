@@ -189,46 +189,49 @@ impl Fmu {
         let (md, fmi3) = read_description(path, &xml)?;
         // The description's refusals are `read_description`'s (capabilities.rs); here the
         // interface asked for is matched with those the FMU declares.
-        let interface =
-            match (interface, &md.co_simulation, &md.model_exchange) {
-                (Some(Interface::CoSimulation) | None, Some(_), _) => Interface::CoSimulation,
-                (Some(Interface::ModelExchange) | None, _, Some(_)) => Interface::ModelExchange,
-                (Some(Interface::CoSimulation), None, Some(me)) => {
-                    return Err(fmu_error(
-                        path,
-                        format!(
+        let used = Interface::used(interface, md.co_simulation.is_some(), md.model_exchange.is_some());
+        let interface = match (used, &md.co_simulation, &md.model_exchange) {
+            (Some(used), _, _) => used,
+            (None, None, Some(me)) => {
+                return Err(fmu_error(
+                    path,
+                    format!(
                         "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
                          <CoSimulation> element): run it with --interface me",
                         me.model_identifier
                     ),
-                    ))
-                }
-                (Some(Interface::ModelExchange), Some(_), None) => {
-                    return Err(fmu_error(
-                        path,
-                        "the FMU supports Co-Simulation only (modelDescription.xml has no <ModelExchange> element): \
+                ))
+            }
+            (None, Some(_), None) => {
+                return Err(fmu_error(
+                    path,
+                    "the FMU supports Co-Simulation only (modelDescription.xml has no <ModelExchange> element): \
                      run it with --interface cs"
-                            .into(),
-                    ))
-                }
-                _ => return Err(fmu_error(
+                        .into(),
+                ))
+            }
+            _ => {
+                return Err(fmu_error(
                     path,
                     "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: cosim runs Co-Simulation \
                      and Model Exchange FMUs"
                         .into(),
-                )),
-            };
+                ))
+            }
+        };
         // A Model Exchange FMU is a participant with the capabilities the master's integration
-        // gives it: any step size, inputs extrapolated; FMU states as its Co-Simulation side says.
+        // gives it: any step size, inputs extrapolated; FMU states as its <ModelExchange> element
+        // says (the Co-Simulation side's flags are another binary's, or the same binary's other
+        // interface: not this one's).
         let cs = match (interface, &md.co_simulation, &md.model_exchange) {
             (Interface::CoSimulation, Some(cs), _) => cs.clone(),
-            (_, cs, Some(me)) => CoSimulation {
+            (_, _, Some(me)) => CoSimulation {
                 model_identifier: me.model_identifier.clone(),
                 can_handle_variable_communication_step_size: true,
                 can_interpolate_inputs: true,
                 max_output_derivative_order: 0,
-                can_get_and_set_fmu_state: cs.as_ref().is_some_and(|c| c.can_get_and_set_fmu_state),
-                can_serialize_fmu_state: cs.as_ref().is_some_and(|c| c.can_serialize_fmu_state),
+                can_get_and_set_fmu_state: me.can_get_and_set_fmu_state,
+                can_serialize_fmu_state: me.can_serialize_fmu_state,
                 ..CoSimulation::default()
             },
             _ => return Err(fmu_error(path, "no interface".into())),

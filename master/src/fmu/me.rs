@@ -18,6 +18,11 @@
 //! extrapolated linearly from the step's start at every evaluation of the right-hand side. A
 //! change of a real input restarts the integrator (the right-hand side jumped). Getters after a
 //! step read the FMU at t + h (its time and states are set there).
+//!
+//! FMU states (iterative coupling): [`Call::SaveState`] saves the FMU's state
+//! (`fmi2GetFMUstate` / `fmi3GetFMUState`, which the `<ModelExchange>` element must declare) and
+//! the integrator's whole state with it ([`Saved`]); [`Call::RestoreState`] sets both back, so that
+//! a communication step redone with the same inputs gives bit-identical results.
 
 use super::{Call, FmuInstance, Version};
 use crate::error::{MasterError, Result};
@@ -152,7 +157,7 @@ impl MeStats {
 }
 
 /// Real inputs over a step: the values set at its start, the first derivatives set by the scheme.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Inputs {
     vr: Vec<u32>,
     u0: Vec<f64>,
@@ -237,6 +242,25 @@ impl<F: ModelExchange> OdeProblem for Problem<'_, F> {
     }
 }
 
+/// What an ME instance saves besides its FMU state ([`Call::SaveState`], iterative coupling):
+/// the integrator whole (history, step size, order, Jacobian, root values) and the bookkeeping of
+/// the integration (time, pending events and steps, inputs), so that a step redone from the
+/// saved state gives bit-identical results. The counters are not in it: they count the work
+/// done, repetitions included.
+struct Saved {
+    integrator: Option<Box<dyn Integrator>>,
+    x: Vec<f64>,
+    time: f64,
+    next_event: Option<f64>,
+    restart: bool,
+    event_pending: bool,
+    running: bool,
+    inputs: Inputs,
+    terminated_at: Option<f64>,
+    ahead_of: Option<f64>,
+    pending: Option<(f64, bool)>,
+}
+
 /// A Model Exchange instance driven by the master's integrator (see the module's text).
 pub struct MeInstance<F: ModelExchange> {
     fmu: F,
@@ -259,7 +283,8 @@ pub struct MeInstance<F: ModelExchange> {
     /// The counters of the integrators replaced so far.
     past: ode::Stats,
     steps: u64,
-    saved: Option<(f64, Option<f64>)>,
+    /// The instance's state besides the FMU's, saved with it ([`Call::SaveState`]).
+    saved: Option<Box<Saved>>,
     /// Where the FMU asked to end the simulation.
     terminated_at: Option<f64>,
     /// The run's stop time (`Setup`): how far the BDF may step past a communication point.
@@ -595,6 +620,58 @@ impl<F: ModelExchange> MeInstance<F> {
     }
 }
 
+impl<F: ModelExchange> MeInstance<F> {
+    /// The state besides the FMU's, after the FMU saved its own ([`Saved`]).
+    fn save(&mut self) {
+        let integrator = self.integrator.as_ref().map(|i| i.snapshot());
+        let saved = Saved {
+            integrator,
+            x: self.x.clone(),
+            time: self.time,
+            next_event: self.next_event,
+            restart: self.restart,
+            event_pending: self.event_pending,
+            running: self.running,
+            inputs: self.inputs.clone(),
+            terminated_at: self.terminated_at,
+            ahead_of: self.ahead_of,
+            pending: self.pending,
+        };
+        self.saved = Some(Box::new(saved));
+    }
+
+    /// Back to the state [`Self::save`] saved, after the FMU restored its own; the integrator
+    /// continues from its saved history (no restart). Nothing saved: the integrator restarts at
+    /// the current time from the FMU's states.
+    fn restore(&mut self) -> Result<()> {
+        let Some(s) = self.saved.as_deref() else {
+            (self.ahead_of, self.pending) = (None, None);
+            self.restart = true;
+            return Ok(());
+        };
+        match (self.integrator.as_deref_mut(), s.integrator.as_deref()) {
+            (Some(now), Some(saved)) => {
+                if let Err(e) = now.restore(saved) {
+                    let function = super::Op::RestoreState.function(self.fmu.version());
+                    return Err(self.solver_error(function, e));
+                }
+            }
+            (now, saved) => {
+                if let Some(now) = now {
+                    self.past = add(self.past, now.stats());
+                }
+                self.integrator = saved.map(|i| i.snapshot());
+            }
+        }
+        self.x.clone_from(&s.x);
+        self.inputs.clone_from(&s.inputs);
+        (self.time, self.next_event, self.restart, self.event_pending, self.running) =
+            (s.time, s.next_event, s.restart, s.event_pending, s.running);
+        (self.terminated_at, self.ahead_of, self.pending) = (s.terminated_at, s.ahead_of, s.pending);
+        Ok(())
+    }
+}
+
 fn add(a: ode::Stats, b: ode::Stats) -> ode::Stats {
     ode::Stats {
         steps: a.steps + b.steps,
@@ -685,18 +762,12 @@ impl<F: ModelExchange> FmuInstance for MeInstance<F> {
             }
             Call::SaveState => {
                 self.fmu.execute(Call::SaveState)?;
-                self.saved = Some((self.ahead_of.unwrap_or(self.time), self.next_event));
+                self.save();
                 Ok(())
             }
             Call::RestoreState => {
                 self.fmu.execute(Call::RestoreState)?;
-                (self.ahead_of, self.pending) = (None, None);
-                if let Some((t, next)) = self.saved {
-                    self.time = t;
-                    self.next_event = next;
-                }
-                self.restart = true;
-                Ok(())
+                self.restore()
             }
             other => self.fmu.execute(other),
         }

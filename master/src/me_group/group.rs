@@ -52,7 +52,7 @@ pub(crate) struct DiscreteLink {
 
 /// Real inputs from outside the group over a communication step: the values set at its start,
 /// the first derivatives set by the scheme.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Inputs {
     pub(crate) vr: Vec<u32>,
     pub(crate) u0: Vec<f64>,
@@ -128,6 +128,25 @@ pub(crate) struct Core {
     one: [f64; 1],
 }
 
+/// What the group saves besides its members' FMU states (iterative coupling): the integrator
+/// whole and the bookkeeping of the integration, so that a communication step redone from them
+/// gives bit-identical results (as [`crate::fmu::MeInstance`]'s). The counters are not in it.
+struct Saved {
+    integrator: Option<Box<dyn Integrator>>,
+    x: Vec<f64>,
+    time: f64,
+    next_event: Option<f64>,
+    restart: bool,
+    event_pending: bool,
+    running: bool,
+    t0: f64,
+    /// Per member: its inputs from outside and its next time event.
+    members: Vec<(Inputs, Option<f64>)>,
+    links: Vec<f64>,
+    discrete: Vec<Option<Value>>,
+    terminated: Option<(usize, f64)>,
+}
+
 /// A group of Model Exchange instances integrated as one ODE (see the module's text).
 pub(crate) struct Group {
     pub(crate) core: Core,
@@ -146,7 +165,8 @@ pub(crate) struct Group {
     stats: MeStats,
     /// Group integrations (communication steps).
     pub(crate) steps: u64,
-    saved: Option<(f64, Option<f64>, Vec<Option<f64>>)>,
+    /// The group's state besides the members' FMU states, saved with them (iterative coupling).
+    saved: Option<Box<Saved>>,
     /// Which member asked to end the simulation, and when.
     pub(crate) terminated: Option<(usize, f64)>,
 }
@@ -567,21 +587,58 @@ impl Group {
         Ok(())
     }
 
-    /// The members' FMU states were saved (iterative coupling): the group's time and events too.
+    /// The members' FMU states were saved (iterative coupling): the group's state too. Each
+    /// member's save calls it; between them nothing changes.
     pub(crate) fn save(&mut self) {
-        let next: Vec<Option<f64>> = self.core.members.iter().map(|m| m.next_event).collect();
-        self.saved = Some((self.time, self.next_event, next));
+        let c = &self.core;
+        self.saved = Some(Box::new(Saved {
+            integrator: self.integrator.as_ref().map(|i| i.snapshot()),
+            x: self.x.clone(),
+            time: self.time,
+            next_event: self.next_event,
+            restart: self.restart,
+            event_pending: self.event_pending,
+            running: self.running,
+            t0: c.t0,
+            members: c.members.iter().map(|m| (m.inputs.clone(), m.next_event)).collect(),
+            links: c.links.iter().map(|l| l.last).collect(),
+            discrete: c.discrete.iter().map(|d| d.value.clone()).collect(),
+            terminated: self.terminated,
+        }));
     }
 
-    /// A member's FMU state was restored: the group goes back to the saved time and restarts.
-    pub(crate) fn restore(&mut self) {
-        if let Some((t, next, per)) = &self.saved {
-            self.time = *t;
-            self.next_event = *next;
-            for (m, n) in self.core.members.iter_mut().zip(per) {
-                m.next_event = *n;
+    /// A member's FMU state was restored: the group goes back to its saved state (each member's
+    /// restore calls it, the same each time); the integrator continues from its saved history.
+    /// Nothing saved: the integrator restarts at the current time from the members' states.
+    pub(crate) fn restore(&mut self) -> Result<()> {
+        let Some(s) = self.saved.as_deref() else {
+            self.restart = true;
+            return Ok(());
+        };
+        match (self.integrator.as_deref_mut(), s.integrator.as_deref()) {
+            (Some(now), Some(saved)) => {
+                if let Err(e) = now.restore(saved) {
+                    return Err(self.solver_error("RestoreState", e));
+                }
             }
+            (_, saved) => self.integrator = saved.map(|i| i.snapshot()),
         }
-        self.restart = true;
+        self.x.clone_from(&s.x);
+        (self.time, self.next_event, self.restart, self.event_pending, self.running) =
+            (s.time, s.next_event, s.restart, s.event_pending, s.running);
+        self.terminated = s.terminated;
+        let c = &mut self.core;
+        c.t0 = s.t0;
+        for (m, (inputs, next)) in c.members.iter_mut().zip(&s.members) {
+            m.inputs.clone_from(inputs);
+            m.next_event = *next;
+        }
+        for (l, last) in c.links.iter_mut().zip(&s.links) {
+            l.last = *last;
+        }
+        for (d, value) in c.discrete.iter_mut().zip(&s.discrete) {
+            d.value.clone_from(value);
+        }
+        Ok(())
     }
 }

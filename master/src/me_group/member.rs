@@ -154,8 +154,7 @@ impl FmuInstance for GroupMember {
             }
             Call::RestoreState => {
                 g.core.members[k].fmu.execute(Call::RestoreState)?;
-                g.restore();
-                Ok(())
+                g.restore()
             }
             other => g.core.members[k].fmu.execute(other),
         }

@@ -27,6 +27,7 @@ const GAMMA: [f64; MAX_ORDER + 1] =
 const ERROR_CONST: [f64; MAX_ORDER + 2] = [1.0, 0.5, 1.0 / 3.0, 0.25, 0.2, 1.0 / 6.0, 1.0 / 7.0];
 
 /// The BDF integrator.
+#[derive(Clone)]
 pub(super) struct Bdf {
     n: usize,
     rtol: f64,
@@ -563,6 +564,18 @@ impl Integrator for Bdf {
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         Self::interpolate(&self.d, self.n, self.order, self.tn, self.h, t, out);
+    }
+
+    fn snapshot(&self) -> Box<dyn Integrator> {
+        Box::new(self.clone())
+    }
+
+    fn restore(&mut self, saved: &dyn Integrator) -> Result<(), OdeError> {
+        super::restore_clone(self, saved, |s| &mut s.stats)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

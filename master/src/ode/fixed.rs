@@ -7,6 +7,7 @@ use super::{
 };
 
 /// Euler or RK4 with a fixed step.
+#[derive(Clone)]
 pub(super) struct Fixed {
     method: Method,
     h: f64,
@@ -128,6 +129,18 @@ impl Integrator for Fixed {
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         hermite((self.t0, self.t1), &self.x0, &self.f0, &self.x1, &self.f1, t, out);
+    }
+
+    fn snapshot(&self) -> Box<dyn Integrator> {
+        Box::new(self.clone())
+    }
+
+    fn restore(&mut self, saved: &dyn Integrator) -> Result<(), OdeError> {
+        super::restore_clone(self, saved, |s| &mut s.stats)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

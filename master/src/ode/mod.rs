@@ -152,6 +152,32 @@ pub trait Integrator: Send {
     /// between the last two values of [`Integrator::time`]), into `out`: output at points the
     /// integrator stepped past (CVODE's `CVodeGetDky`, order 0). Changes nothing.
     fn interpolate(&self, t: f64, out: &mut [f64]);
+    /// A copy of the whole integrator (history, step size, order, Jacobian and its factors,
+    /// root-function values, time): what [`Integrator::restore`] goes back to. Iterative
+    /// coupling saves it with the FMU states before a communication step.
+    fn snapshot(&self) -> Box<dyn Integrator>;
+    /// Back to `saved` (a [`Integrator::snapshot`] of an integrator of the same kind and size):
+    /// the steps after it are bit-identical to those after the snapshot was taken. The counters
+    /// ([`Integrator::stats`]) are kept: they count the work done, repetitions included.
+    fn restore(&mut self, saved: &dyn Integrator) -> Result<(), OdeError>;
+    /// The integrator as [`std::any::Any`] (for [`Integrator::restore`]).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// [`Integrator::restore`] of an integrator of type `T` that is `Clone`: everything but the
+/// counters copied from `saved`.
+fn restore_clone<T: Integrator + Clone + 'static>(
+    this: &mut T,
+    saved: &dyn Integrator,
+    stats: impl Fn(&mut T) -> &mut Stats,
+) -> Result<(), OdeError> {
+    let Some(s) = saved.as_any().downcast_ref::<T>() else {
+        return Err(OdeError::new("the saved integrator state is of another method"));
+    };
+    let kept = *stats(this);
+    this.clone_from(s);
+    *stats(this) = kept;
+    Ok(())
 }
 
 /// A new integrator for a problem of `dim` states and `n_roots` root functions.

@@ -6,6 +6,7 @@
 use super::{eval_rhs, OdeError, OdeProblem, Stats};
 
 /// Stage buffers, each of the problem's dimension.
+#[derive(Clone)]
 pub(super) struct Stages {
     k2: Vec<f64>,
     k3: Vec<f64>,

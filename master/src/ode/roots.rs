@@ -5,6 +5,7 @@
 use super::{OdeError, OdeProblem, Stats};
 
 /// Buffers of the root search; none is reallocated after construction.
+#[derive(Clone)]
 pub(super) struct Roots {
     /// g at the last reported time (the reference signs).
     pub g_ref: Vec<f64>,

@@ -214,6 +214,16 @@ pub enum SolverKind {
     Rk4,
 }
 
+impl InterfaceKind {
+    /// The interface.
+    pub fn interface(self) -> crate::host::Interface {
+        match self {
+            Self::Cs => crate::host::Interface::CoSimulation,
+            Self::Me => crate::host::Interface::ModelExchange,
+        }
+    }
+}
+
 impl Settings {
     /// The Model Exchange settings: the interface asked for and the integrator's options
     /// (`step`: the communication step, for the fixed-step default). `Err` names the key and
@@ -222,12 +232,8 @@ impl Settings {
         &self,
         step: Option<f64>,
     ) -> Result<(Option<crate::host::Interface>, crate::ode::Options), String> {
-        use crate::host::Interface;
         use crate::ode::{Method, Options};
-        let interface = self.interface.map(|i| match i {
-            InterfaceKind::Cs => Interface::CoSimulation,
-            InterfaceKind::Me => Interface::ModelExchange,
-        });
+        let interface = self.interface.map(InterfaceKind::interface);
         let method = match self.solver {
             None | Some(SolverKind::Bdf) => Method::Bdf,
             Some(SolverKind::Euler) => Method::Euler,

@@ -48,21 +48,48 @@ impl Resolver<'_> {
                     ),
                 ));
             }
-            // Each pass restores the states saved before the step.
-            let stateless: Vec<String> = self
-                .names
-                .iter()
-                .zip(self.mds)
-                .filter(|(_, md)| !md.co_simulation.as_ref().is_some_and(|cs| cs.can_get_and_set_fmu_state))
-                .map(|(n, md)| format!("{n} ({})", md.model_name))
-                .collect();
+            // Each pass restores the states saved before the step: the flag of the interface each
+            // instance runs as (a Model Exchange instance's integrator state is cosim's own).
+            use crate::host::Interface;
+            let asked = sim.interface.map(InterfaceKind::interface);
+            let mut stateless = Vec::new();
+            let mut elements = Vec::new();
+            let mut hint = "";
+            for (n, md) in self.names.iter().zip(self.mds) {
+                let (cs, me) = (md.co_simulation.as_ref(), md.model_exchange.as_ref());
+                let (cs_states, me_states) = (
+                    cs.is_some_and(|c| c.can_get_and_set_fmu_state),
+                    me.is_some_and(|m| m.can_get_and_set_fmu_state),
+                );
+                let (states, element, other) = match Interface::used(asked, cs.is_some(), me.is_some()) {
+                    Some(Interface::CoSimulation) => (cs_states, "<CoSimulation>", me_states),
+                    Some(Interface::ModelExchange) => (me_states, "<ModelExchange>", cs_states),
+                    // Loading the FMU refuses it, naming the interface.
+                    None => (true, "", false),
+                };
+                if !states {
+                    stateless.push(format!("{n} ({})", md.model_name));
+                    if !elements.contains(&element) {
+                        elements.push(element);
+                    }
+                    if other {
+                        hint = if element == "<CoSimulation>" {
+                            " (or run it as Model Exchange, whose element declares it: [simulation] interface = \"me\")"
+                        } else {
+                            " (or run it as Co-Simulation, whose element declares it: [simulation] interface = \"cs\")"
+                        };
+                    }
+                }
+            }
             if !stateless.is_empty() {
                 return Err(self.err(
                     "simulation.iterations",
                     format!(
                         "iterations = {iterations} repeats each step from saved FMU states, but {} cannot get and \
-                         set FMU states (canGetAndSetFMUstate is not \"true\"); use iterations = 1",
-                        stateless.join(", ")
+                         set FMU states (canGetAndSetFMUstate is not \"true\" in {} of modelDescription.xml, the \
+                         interface it runs as); use iterations = 1{hint}",
+                        stateless.join(", "),
+                        elements.join(" / ")
                     ),
                 ));
             }
