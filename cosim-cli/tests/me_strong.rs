@@ -23,6 +23,11 @@ use support::{cosim, tmp};
 /// The lag FMU (`tests/mefmu/lag.c`) in `dir`, its output y = x + d·u declared with direct
 /// feedthrough from u when `feedthrough` (and d = 1 then), without (d = 0) otherwise.
 fn lag_fmu(dir: &Path, feedthrough: bool) -> PathBuf {
+    lag_fmu_with(dir, feedthrough, r#"canGetAndSetFMUstate="true""#)
+}
+
+/// [`lag_fmu`] with `me_attributes` in its `<ModelExchange>` element (the FMU-state flags).
+fn lag_fmu_with(dir: &Path, feedthrough: bool, me_attributes: &str) -> PathBuf {
     let id = "lag";
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mefmu/lag.c");
     let so = dir.join("lag.so");
@@ -37,7 +42,7 @@ fn lag_fmu(dir: &Path, feedthrough: bool) -> PathBuf {
     let xml = format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <fmiModelDescription fmiVersion="2.0" modelName="{id}" guid="{{mefmu-lag}}" numberOfEventIndicators="0">
-<ModelExchange modelIdentifier="{id}" canGetAndSetFMUstate="true"/>
+<ModelExchange modelIdentifier="{id}" {me_attributes}/>
 <ModelVariables>
 <ScalarVariable name="x" valueReference="0" causality="local" variability="continuous" initial="exact"><Real start="0"/></ScalarVariable>
 <ScalarVariable name="der(x)" valueReference="1" causality="local" variability="continuous"><Real derivative="1"/></ScalarVariable>
@@ -53,7 +58,12 @@ fn lag_fmu(dir: &Path, feedthrough: bool) -> PathBuf {
 </fmiModelDescription>
 "#
     );
-    let fmu = dir.join(if feedthrough { "lag-ft.fmu" } else { "lag.fmu" });
+    let stem = if feedthrough { "lag-ft" } else { "lag" };
+    let fmu = dir.join(if me_attributes.contains("canGetAndSetFMUstate=\"true\"") {
+        format!("{stem}.fmu")
+    } else {
+        format!("{stem}-stateless.fmu")
+    });
     let mut w = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
     let o = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
     w.start_file("modelDescription.xml", o).unwrap();
@@ -385,4 +395,216 @@ fn the_crane_strongly_coupled_equals_the_unified_reference_over_j1() {
          (wall {strong:.1} s, unified {unified:.1} s)"
     );
     assert!(ds <= 1e-6, "max |Δs| = {ds:e} m");
+}
+
+/// The iteration tests' system: lag a (τ = 1, u = 1 from the start: no input is set during the
+/// run, so the BDF steps past the communication points), lag b fed by `GAIN · a.y`, and lag c fed
+/// by a time table that steps inside a communication step; `extra` appended. Each lag is its own
+/// Model Exchange instance unless `extra` says otherwise.
+fn iteration_system(dir: &Path, name: &str, iterations: u32, extra: &str) -> PathBuf {
+    let fmu = lag_fmu(dir, false);
+    let text = format!(
+        r#"[simulation]
+stop = 3.0
+step = 0.1
+solver = "bdf"
+relative_tolerance = 1e-10
+absolute_tolerance = 1e-12
+me_coupling = "weak"
+iterations = {iterations}
+iteration_tolerance = 1e-300
+
+[instances.a]
+fmu = "{fmu}"
+start = {{ tau = {TAU_A}, u = 1.0 }}
+
+[instances.b]
+fmu = "{fmu}"
+start = {{ tau = {TAU_B} }}
+
+[instances.c]
+fmu = "{fmu}"
+start = {{ tau = 0.5 }}
+
+[[connections]]
+from = "a.y"
+to = "b.u"
+gain = {GAIN}
+
+[[inputs]]
+to = "c.u"
+times = [0.0, 0.55]
+values = [0.0, 1.0]
+
+[outputs]
+variables = ["a.y", "b.y", "c.y"]
+{extra}"#,
+        fmu = fmu.display()
+    );
+    let p = dir.join(format!("{name}-{iterations}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Runs `system`: results.csv's text and summary.json.
+fn run_ok(system: &Path) -> (String, serde_json::Value) {
+    let out = system.with_extension("out");
+    let (code, stderr) = run(system, &out, &[]);
+    assert_eq!(code, Some(0), "{}: {stderr}", system.display());
+    let summary = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    (std::fs::read_to_string(out.join("results.csv")).unwrap(), summary)
+}
+
+/// The text of column `name` of a results.csv.
+fn text_column(csv: &str, name: &str) -> Vec<String> {
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').map(|h| h.trim_matches('"')).collect();
+    let k = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no {name} in {header:?}"));
+    csv.lines().skip(1).map(|l| l.split(',').nth(k).unwrap().to_owned()).collect()
+}
+
+#[test]
+fn iterations_redo_model_exchange_steps_bit_for_bit() {
+    // Each step is done twice (a.y changes in the first pass, b sees it in the second), the
+    // second pass from the restored FMU and integrator states. a and c have no coupling inputs:
+    // their redone steps must be bit-identical, or a.y would change again and, the tolerance
+    // being 1e-300, every step would take all three passes. So: exactly 2 passes per step, a.y
+    // and c.y byte-identical to iterations = 1, b.y closer to the closed form.
+    let dir = tmp("me-iterate-redo");
+    let (once, s1) = run_ok(&iteration_system(&dir, "redo", 1, ""));
+    let (thrice, s3) = run_ok(&iteration_system(&dir, "redo", 3, ""));
+    assert_eq!(s3["algorithm"], "iterative-jacobi", "{s3}");
+    let steps = s3["steps"].as_u64().unwrap();
+    assert_eq!(steps, 30);
+    assert_eq!(s3["algorithm_stats"]["iterations"].as_u64(), Some(2 * steps), "{s3}");
+    assert_eq!(s3["algorithm_stats"]["unconverged_steps"].as_u64(), Some(0), "{s3}");
+    for v in ["a.y", "c.y"] {
+        assert_eq!(text_column(&once, v), text_column(&thrice, v), "{v}");
+    }
+    // The integrators' counters include the redone work.
+    let work = |s: &serde_json::Value, k: usize| s["instances"][k]["solver"]["steps"].as_u64().unwrap();
+    assert!(work(&s3, 0) > work(&s1, 0), "{s1}\n{s3}");
+    let error = |csv: &str| {
+        let b = text_column(csv, "b.y");
+        let t = text_column(csv, "time");
+        t.iter().zip(&b).map(|(t, b)| (b.parse::<f64>().unwrap() - series_closed_form(t.parse().unwrap()).1).abs()).fold(0.0, f64::max)
+    };
+    let (explicit, iterative) = (error(&once), error(&thrice));
+    println!("b.y against the closed form: iterations = 1 {explicit:e}, iterations = 3 {iterative:e}");
+    assert!(explicit > 1e-3 && iterative < explicit / 20.0, "{explicit:e} vs {iterative:e}");
+}
+
+#[test]
+fn iterations_with_a_strongly_coupled_group_redo_its_steps_bit_for_bit() {
+    // a and b strongly coupled (group "g": one participant), c fed by b.y from outside: the
+    // group's redone steps are bit-identical (2 passes per step; a.y, b.y as with iterations = 1)
+    // and c sees b's end-of-step value.
+    let dir = tmp("me-iterate-group");
+    let group = |n| {
+        let p = iteration_system(&dir, "group", n, "\n[[connections]]\nfrom = \"b.y\"\nto = \"c.u\"\n");
+        let text = std::fs::read_to_string(&p).unwrap();
+        let text = text
+            .replace("u = 1.0 }\n", "u = 1.0 }\nme_group = \"g\"\n")
+            .replace("tau = 0.25 }\n", "tau = 0.25 }\nme_group = \"g\"\n")
+            .replace("[[inputs]]\nto = \"c.u\"\ntimes = [0.0, 0.55]\nvalues = [0.0, 1.0]\n", "");
+        assert_eq!(text.matches("me_group").count(), 2, "{text}");
+        std::fs::write(&p, text).unwrap();
+        run_ok(&p)
+    };
+    let (once, _) = group(1);
+    let (thrice, s3) = group(3);
+    let steps = s3["steps"].as_u64().unwrap();
+    assert_eq!(s3["algorithm_stats"]["iterations"].as_u64(), Some(2 * steps), "{s3}");
+    for v in ["a.y", "b.y"] {
+        assert_eq!(text_column(&once, v), text_column(&thrice, v), "{v}");
+    }
+    assert_ne!(text_column(&once, "c.y"), text_column(&thrice, "c.y"));
+}
+
+#[test]
+fn converged_iterations_remove_the_coupling_error_of_a_model_exchange_feedback_loop() {
+    // a.u = 1 − b.y / 2, b.u = 2 a.y: a loop, each lag its own ME instance. The reference is the
+    // same loop strongly coupled (one ODE, tolerance 1e-10). Jacobi with held inputs
+    // (iterations = 1) carries an O(H) coupling error; iterated to convergence the links are
+    // interpolated between the ends of the step, an O(H²) error.
+    let dir = tmp("me-iterate-loop");
+    let fmu = lag_fmu(&dir, false);
+    let system = |name: &str, settings: &str| {
+        let text = format!(
+            "[simulation]\nstop = 3.0\nstep = 0.1\nsolver = \"bdf\"\nrelative_tolerance = 1e-10\n\
+             absolute_tolerance = 1e-12\n{settings}\n\n\
+             [instances.a]\nfmu = \"{f}\"\nstart = {{ tau = {TAU_A} }}\n\n\
+             [instances.b]\nfmu = \"{f}\"\nstart = {{ tau = {TAU_B} }}\n\n\
+             [[connections]]\nfrom = \"a.y\"\nto = \"b.u\"\ngain = {GAIN}\n\n\
+             [[connections]]\nfrom = \"b.y\"\nto = \"a.u\"\ngain = -0.5\noffset = 1.0\n",
+            f = fmu.display()
+        );
+        let p = dir.join(format!("{name}.toml"));
+        std::fs::write(&p, text).unwrap();
+        let (csv, summary) = run_ok(&p);
+        let column = |v| text_column(&csv, v).iter().map(|x| x.parse::<f64>().unwrap()).collect::<Vec<_>>();
+        (column("a.y"), column("b.y"), summary)
+    };
+    let (ra, rb, _) = system("strong", "me_coupling = \"strong\"");
+    let error = |(a, b, _): &(Vec<f64>, Vec<f64>, serde_json::Value)| {
+        a.iter().zip(&ra).chain(b.iter().zip(&rb)).map(|(x, r)| (x - r).abs()).fold(0.0, f64::max)
+    };
+    let explicit = system("explicit", "me_coupling = \"weak\"");
+    let iterative = system("iterative", "me_coupling = \"weak\"\niterations = 30\niteration_tolerance = 1e-12");
+    let (e1, en) = (error(&explicit), error(&iterative));
+    println!("ME loop against the strongly coupled reference: iterations = 1 {e1:e}, iterated {en:e}");
+    assert_eq!(iterative.2["algorithm_stats"]["unconverged_steps"].as_u64(), Some(0), "{}", iterative.2);
+    assert!(e1 > 1e-3 && en < e1 / 20.0, "{e1:e} vs {en:e}");
+}
+
+#[test]
+fn iterations_refuse_a_model_exchange_fmu_without_states_naming_its_element() {
+    // canGetAndSetFMUstate is read from the element of the interface the FMU runs as.
+    let dir = tmp("me-iterate-stateless");
+    let fmu = lag_fmu_with(&dir, false, "");
+    let text = format!(
+        "[simulation]\nstop = 1.0\nstep = 0.1\niterations = 3\n\n[instances.a]\nfmu = \"{}\"\n",
+        fmu.display()
+    );
+    let system = dir.join("stateless.toml");
+    std::fs::write(&system, text).unwrap();
+    let (code, stderr) = run(&system, &dir.join("out"), &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("simulation.iterations: iterations = 3 repeats each step from saved FMU states, but a (lag) cannot get and set FMU states (canGetAndSetFMUstate is not \"true\" in <ModelExchange>"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn iterations_redo_steps_with_state_and_time_events_bit_for_bit_fmi3_and_fmi2() {
+    // The FMI 3.0 ball (state events) feeds a lag; the FMI 2.0 stair (time events) runs beside
+    // them; each its own ME instance. Redone steps across bounces and stair steps are
+    // bit-identical: 2 passes per step, the ball's and the stair's columns as with iterations = 1.
+    let dir = tmp("me-iterate-events");
+    let (ball, stair, lag) = (Model::Ball.build3(&dir.join("b3")), Model::Stair.build(&dir), lag_fmu(&dir, false));
+    for solver in ["bdf", "rk4"] {
+        let system = |iterations: u32| {
+            let text = format!(
+                "[simulation]\nstop = 2.0\nstep = 0.01\nsolver = \"{solver}\"\nsolver_step = 1e-3\n\
+                 me_coupling = \"weak\"\niterations = {iterations}\niteration_tolerance = 1e-300\n\n\
+                 [instances.ball]\nfmu = \"{}\"\n\n[instances.stair]\nfmu = \"{}\"\n\n[instances.lag]\nfmu = \"{}\"\n\n\
+                 [[connections]]\nfrom = \"ball.h\"\nto = \"lag.u\"\n",
+                ball.display(),
+                stair.display(),
+                lag.display()
+            );
+            let p = dir.join(format!("events-{solver}-{iterations}.toml"));
+            std::fs::write(&p, text).unwrap();
+            run_ok(&p)
+        };
+        let (once, _) = system(1);
+        let (thrice, s3) = system(3);
+        let steps = s3["steps"].as_u64().unwrap();
+        assert_eq!(s3["algorithm_stats"]["iterations"].as_u64(), Some(2 * steps), "{solver}: {s3}");
+        assert!(s3["instances"][0]["solver"]["state_events"].as_u64().unwrap() >= 3, "{solver}: {s3}");
+        for v in ["ball.h", "ball.v", "stair.x", "stair.k"] {
+            assert_eq!(text_column(&once, v), text_column(&thrice, v), "{solver}: {v}");
+        }
+    }
 }
