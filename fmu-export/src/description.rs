@@ -206,7 +206,13 @@ pub fn describe<M: CoSimModel>(vars: &[Variable<M>]) -> Result<Description, Desc
     // Model Exchange: `<Derivatives>` in the order of the states (it defines the state vector).
     let (model_exchange, derivative_unknowns) = match M::model_exchange() {
         Some(ode) => (
-            Some(md::ModelExchange { model_identifier: info.model_identifier.into(), ..md::ModelExchange::default() }),
+            // The same instance code saves and serializes either interface's state (the machine
+            // state included: event or continuous-time mode).
+            Some(md::ModelExchange {
+                model_identifier: info.model_identifier.into(),
+                can_get_and_set_fmu_state: true,
+                can_serialize_fmu_state: true,
+            }),
             derivatives(info.model_name, vars, ode.states, &mut model_variables, &mut initial_unknowns)?,
         ),
         None => (None, Vec::new()),

@@ -88,14 +88,20 @@ static FMUS: &[&dyn Fmu] = &[&LAG];
 fn the_description_declares_model_exchange_and_the_derivatives() {
     let d = LAG.description().unwrap();
     let xml = &d.xml;
-    assert!(xml.contains(r#"<ModelExchange modelIdentifier="lag"/>"#), "{xml}");
+    assert!(
+        xml.contains(r#"<ModelExchange modelIdentifier="lag" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>"#),
+        "{xml}"
+    );
     assert!(xml.contains("<CoSimulation"), "{xml}");
     // der_x (index 4) is the derivative of x (index 3), listed in <Derivatives> and as an initial unknown.
     assert!(xml.contains(r#"derivative="3""#), "{xml}");
     assert!(xml.contains("<Derivatives>\n      <Unknown index=\"4\""), "{xml}");
     assert!(model_description::validate(&d.model).is_empty());
     let xml3 = fmi3::description3(&LAG).unwrap();
-    assert!(xml3.contains(r#"<ModelExchange modelIdentifier="lag"/>"#), "{xml3}");
+    assert!(
+        xml3.contains(r#"<ModelExchange modelIdentifier="lag" canGetAndSetFMUState="true" canSerializeFMUState="true"/>"#),
+        "{xml3}"
+    );
     // 3.0: the derivative attribute is the state's value reference (2).
     assert!(xml3.contains(r#"derivative="2""#), "{xml3}");
     assert!(xml3.contains(r#"<ContinuousStateDerivative valueReference="3""#), "{xml3}");
@@ -217,5 +223,36 @@ fn the_c_entry_points_instantiate_and_integrate_model_exchange() {
         // An fmuType that is neither ME nor CS is refused.
         assert!(fmi2::instantiate(FMUS, c"me".as_ptr(), 7, guid.as_ptr(), std::ptr::null(), std::ptr::null(), 0, 0)
             .is_null());
+    }
+}
+
+#[test]
+fn a_model_exchange_state_is_saved_serialized_and_restored_in_continuous_time_mode() {
+    // <ModelExchange> declares canGetAndSetFMUstate and canSerializeFMUstate: a state taken in
+    // continuous-time mode comes back (through bytes too, in another instance) with its mode.
+    let mut a = LAG.instance_model_exchange(Logger::new(None, "lag", false)).unwrap();
+    assert_eq!(a.enter_initialization_mode(), Status::Ok);
+    assert_eq!(a.set_real(&[1], &[0.5]), Status::Ok);
+    assert_eq!(a.exit_initialization_mode(), Status::Ok);
+    assert_eq!(a.new_discrete_states("fmi2NewDiscreteStates"), Ok(EventInfo::default()));
+    assert_eq!(a.enter_continuous_time_mode("fmi2EnterContinuousTimeMode"), Status::Ok);
+    assert_eq!(a.set_time("fmi2SetTime", 0.25), Status::Ok);
+    assert_eq!(a.set_continuous_states("fmi2SetContinuousStates", &[2.0]), Status::Ok);
+    let snap = a.get_fmu_state(None).unwrap().unwrap();
+    let bytes = a.serialize_fmu_state(&snap).unwrap();
+    assert_eq!(a.set_continuous_states("fmi2SetContinuousStates", &[7.0]), Status::Ok);
+    assert_eq!(a.enter_event_mode("fmi2EnterEventMode"), Status::Ok);
+    let mut dx = [0.0];
+    for (i, restored) in [Some(snap), None].into_iter().enumerate() {
+        let mut b = if i == 0 { None } else { Some(LAG.instance_model_exchange(Logger::new(None, "b", false)).unwrap()) };
+        let s = b.as_mut().unwrap_or(&mut a);
+        let state = match restored {
+            Some(state) => state,
+            None => s.deserialize_fmu_state(&bytes).unwrap(),
+        };
+        assert_eq!(s.set_fmu_state(&state), Status::Ok);
+        assert_eq!(s.state(), State::ContinuousTimeMode, "restore {i}");
+        assert_eq!(s.get_derivatives("fmi2GetDerivatives", &mut dx), Status::Ok);
+        assert_eq!(dx, [-3.5], "restore {i}");
     }
 }

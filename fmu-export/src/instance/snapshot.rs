@@ -121,6 +121,8 @@ fn apply_header<M>(s: &mut Saved<M>, h: &Header) -> Res<()> {
         State::StepCanceled,
         State::Terminated,
         State::Error,
+        State::EventMode,
+        State::ContinuousTimeMode,
     ];
     s.state = all
         .into_iter()
