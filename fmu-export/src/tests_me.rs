@@ -89,7 +89,9 @@ fn the_description_declares_model_exchange_and_the_derivatives() {
     let d = LAG.description().unwrap();
     let xml = &d.xml;
     assert!(
-        xml.contains(r#"<ModelExchange modelIdentifier="lag" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>"#),
+        xml.contains(
+            r#"<ModelExchange modelIdentifier="lag" canGetAndSetFMUstate="true" canSerializeFMUstate="true"/>"#
+        ),
         "{xml}"
     );
     assert!(xml.contains("<CoSimulation"), "{xml}");
@@ -99,7 +101,9 @@ fn the_description_declares_model_exchange_and_the_derivatives() {
     assert!(model_description::validate(&d.model).is_empty());
     let xml3 = fmi3::description3(&LAG).unwrap();
     assert!(
-        xml3.contains(r#"<ModelExchange modelIdentifier="lag" canGetAndSetFMUState="true" canSerializeFMUState="true"/>"#),
+        xml3.contains(
+            r#"<ModelExchange modelIdentifier="lag" canGetAndSetFMUState="true" canSerializeFMUState="true"/>"#
+        ),
         "{xml3}"
     );
     // 3.0: the derivative attribute is the state's value reference (2).
@@ -244,7 +248,8 @@ fn a_model_exchange_state_is_saved_serialized_and_restored_in_continuous_time_mo
     assert_eq!(a.enter_event_mode("fmi2EnterEventMode"), Status::Ok);
     let mut dx = [0.0];
     for (i, restored) in [Some(snap), None].into_iter().enumerate() {
-        let mut b = if i == 0 { None } else { Some(LAG.instance_model_exchange(Logger::new(None, "b", false)).unwrap()) };
+        let mut b =
+            if i == 0 { None } else { Some(LAG.instance_model_exchange(Logger::new(None, "b", false)).unwrap()) };
         let s = b.as_mut().unwrap_or(&mut a);
         let state = match restored {
             Some(state) => state,

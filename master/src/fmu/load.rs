@@ -190,35 +190,21 @@ impl Fmu {
         // The description's refusals are `read_description`'s (capabilities.rs); here the
         // interface asked for is matched with those the FMU declares.
         let used = Interface::used(interface, md.co_simulation.is_some(), md.model_exchange.is_some());
-        let interface = match (used, &md.co_simulation, &md.model_exchange) {
-            (Some(used), _, _) => used,
-            (None, None, Some(me)) => {
-                return Err(fmu_error(
-                    path,
-                    format!(
-                        "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
-                         <CoSimulation> element): run it with --interface me",
-                        me.model_identifier
-                    ),
-                ))
-            }
-            (None, Some(_), None) => {
-                return Err(fmu_error(
-                    path,
-                    "the FMU supports Co-Simulation only (modelDescription.xml has no <ModelExchange> element): \
-                     run it with --interface cs"
-                        .into(),
-                ))
-            }
-            _ => {
-                return Err(fmu_error(
-                    path,
-                    "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: cosim runs Co-Simulation \
-                     and Model Exchange FMUs"
-                        .into(),
-                ))
-            }
+        let refusal = match (used, &md.co_simulation, &md.model_exchange) {
+            (Some(_), _, _) => String::new(),
+            (None, None, Some(me)) => format!(
+                "the FMU supports Model Exchange only (modelIdentifier \"{}\"; modelDescription.xml has no \
+                 <CoSimulation> element): run it with --interface me",
+                me.model_identifier
+            ),
+            (None, Some(_), None) => "the FMU supports Co-Simulation only (modelDescription.xml has no \
+                                      <ModelExchange> element): run it with --interface cs"
+                .into(),
+            _ => "modelDescription.xml has neither <CoSimulation> nor <ModelExchange>: cosim runs Co-Simulation \
+                  and Model Exchange FMUs"
+                .into(),
         };
+        let Some(interface) = used else { return Err(fmu_error(path, refusal)) };
         // A Model Exchange FMU is a participant with the capabilities the master's integration
         // gives it: any step size, inputs extrapolated; FMU states as its <ModelExchange> element
         // says (the Co-Simulation side's flags are another binary's, or the same binary's other

@@ -57,10 +57,8 @@ impl Resolver<'_> {
             let mut hint = "";
             for (n, md) in self.names.iter().zip(self.mds) {
                 let (cs, me) = (md.co_simulation.as_ref(), md.model_exchange.as_ref());
-                let (cs_states, me_states) = (
-                    cs.is_some_and(|c| c.can_get_and_set_fmu_state),
-                    me.is_some_and(|m| m.can_get_and_set_fmu_state),
-                );
+                let (cs_states, me_states) =
+                    (cs.is_some_and(|c| c.can_get_and_set_fmu_state), me.is_some_and(|m| m.can_get_and_set_fmu_state));
                 let (states, element, other) = match Interface::used(asked, cs.is_some(), me.is_some()) {
                     Some(Interface::CoSimulation) => (cs_states, "<CoSimulation>", me_states),
                     Some(Interface::ModelExchange) => (me_states, "<ModelExchange>", cs_states),
