@@ -169,8 +169,8 @@ fn our_fmus_pass_every_check_with_only_the_explained_warnings() {
         }
         assert!(c.verdict("run") == "PASS" && c.verdict("state") == "PASS", "{stem}:\n{}", c.text);
         if stem.ends_with("-me") {
-            // Model Exchange, FMI 2.0 and 3.0 alike (issue 46).
-            for id in ["me-derivatives", "me-events", "me-step"] {
+            // Model Exchange, FMI 2.0 and 3.0 alike (issue 46); FMU states declared in <ModelExchange>.
+            for id in ["me-derivatives", "me-events", "me-step", "me-state"] {
                 assert_eq!(c.verdict(id), "PASS", "{}: {id}:\n{}", fmu.display(), c.text);
             }
         }

@@ -676,8 +676,8 @@ pub fn directional(p: &mut Probe) -> Outcome {
 
 /// With `canGetAndSetFMUstate` in `<ModelExchange>`: `fmi2GetFMUstate` in the middle of the short
 /// run, then `fmi2SetFMUstate` twice, each followed by the rest of the run: bit-identical (cosim's
-/// integrator restarts from a restored state, so both continuations start with a restart; an FMU
-/// that restores nothing continues from the run's end the second time). With
+/// ME instance restores its integrator's saved state with the FMU's, so both continuations start
+/// alike; an FMU that restores nothing continues from the run's end the second time). With
 /// `canSerializeFMUstate`, the state serialized and freed, the run continued, the bytes
 /// deserialized and set: the same continuation (in the same instance: cosim's ME instance keeps
 /// the time of the state it saved, FMI 2.0 has no getter of an ME FMU's time).
