@@ -471,7 +471,14 @@ fn iterations_redo_model_exchange_steps_bit_for_bit() {
     // and c.y byte-identical to iterations = 1, b.y closer to the closed form.
     let dir = tmp("me-iterate-redo");
     let (once, s1) = run_ok(&iteration_system(&dir, "redo", 1, ""));
-    let (thrice, s3) = run_ok(&iteration_system(&dir, "redo", 3, ""));
+    let system = iteration_system(&dir, "redo", 3, "");
+    let (thrice, s3) = run_ok(&system);
+    // In worker processes (`--isolate`) the same, bit for bit: the worker's ME instance saves and
+    // restores its integrator, and takes the input derivatives as in process.
+    let isolated = dir.join("isolated");
+    let (code, stderr) = run(&system, &isolated, &["--isolate"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(std::fs::read_to_string(isolated.join("results.csv")).unwrap(), thrice, "--isolate");
     assert_eq!(s3["algorithm"], "iterative-jacobi", "{s3}");
     let steps = s3["steps"].as_u64().unwrap();
     assert_eq!(steps, 30);

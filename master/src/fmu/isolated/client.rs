@@ -207,9 +207,11 @@ impl IsolatedInstance {
             request: Vec::with_capacity(64),
             overlap: false,
             in_flight: None,
-            model_exchange: md.model_exchange.is_some()
-                && (md.co_simulation.is_none()
-                    || archive.host().interface == Some(crate::host::Interface::ModelExchange)),
+            model_exchange: crate::host::Interface::used(
+                archive.host().interface,
+                md.co_simulation.is_some(),
+                md.model_exchange.is_some(),
+            ) == Some(crate::host::Interface::ModelExchange),
         };
         match instance.wait_readable() {
             Wait::Ready => {}
@@ -238,7 +240,10 @@ impl IsolatedInstance {
             }
             Err(e) => return Err(fmu_err(format!("instance \"{name}\": worker protocol error: {e}"))),
         }
-        instance.can_interpolate_inputs = md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
+        // A Model Exchange instance takes input derivatives (its integrator extrapolates them), as in
+        // process ([`crate::fmu::MeInstance`]).
+        instance.can_interpolate_inputs =
+            instance.model_exchange || md.co_simulation.as_ref().is_some_and(|cs| cs.can_interpolate_inputs);
         Ok((instance, md))
     }
 
