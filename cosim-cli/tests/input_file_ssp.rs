@@ -159,3 +159,29 @@ fn another_tools_table_component_is_read_as_an_input_file() {
     let x = column(&out.join("results.csv"), "integrator.x");
     assert_eq!(x.last().copied(), Some(4.5), "{x:?}");
 }
+
+#[test]
+fn a_scaled_value_beyond_the_doubles_is_refused_with_its_line_and_column() {
+    let dir = tmp("in-scale-inf");
+    let fmu = cfmu::Spec::new("integrator").build(&dir);
+    std::fs::write(dir.join("u.csv"), "t,U\n0,1\n0.5,1e300\n").unwrap();
+    let toml = dir.join("sys.toml");
+    std::fs::write(
+        &toml,
+        format!(
+            "[simulation]\nstop = 1.0\nstep = 0.0625\n[instances.integrator]\nfmu = {:?}\n\
+             [[inputs]]\nfile = \"u.csv\"\ntime = \"t\"\ncolumns = {{ \"integrator.u\" = \"U\" }}\nscale = 1e10\n",
+            s(&fmu)
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = cosim(&["run", s(&toml), "--out", s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("u.csv: line 3: column \"U\": 1e300 × scale 10000000000 + offset 0 = inf, not a finite number"),
+        "{stderr}"
+    );
+    assert!(!out.join("results.csv").exists(), "nothing of the run started: {stderr}");
+}
