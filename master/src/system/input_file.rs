@@ -132,6 +132,14 @@ pub fn check(
     select: impl FnMut(&str) -> bool,
     mut on_row: impl FnMut(u64, f64, &[f64]) -> std::result::Result<(), String>,
 ) -> std::result::Result<Checked, CsvError> {
+    // The run reads the file again: a pipe (`--input-file <(…)`) or a device would be empty then.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            let message = "not a regular file: an input file is read twice (checked before the run, then \
+                           streamed during it), so a pipe or a device cannot be one; write it to a file first";
+            return Err(CsvError { line: 0, column: None, message: message.into() });
+        }
+    }
     let mut rows = Rows::open(path, time, select)?;
     while rows.next_row()? {
         on_row(rows.rows, rows.time(), rows.values()).map_err(|message| CsvError {
