@@ -258,6 +258,11 @@ fn inputs_that_are_not_regular_files_are_refused() {
     let (st, err) = s.run(&["run", "/dev/zero", "--out", "out"]);
     assert_eq!(st.code(), Some(1), "{err}");
     assert!(err.contains("/dev/zero") && err.contains("not a regular file"), "{err}");
+    // An input file (read more than once: a pipe without a writer would block the first open).
+    let fmu = s.fmu("good", &["MODE=0"]);
+    let (st, err) = s.run(&["run", fmu.to_str().unwrap(), "--input-file", fifo.to_str().unwrap(), "--out", "out"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("fifo.toml") && err.contains("not a regular file"), "{err}");
     // An FMU path in a system file.
     let sys = s.system("sys.toml", &fifo, 10);
     let (st, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "out"]);
