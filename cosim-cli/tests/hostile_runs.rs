@@ -381,7 +381,7 @@ fn ctrl_c_on_an_isolated_run_is_an_interrupt_not_a_worker_death() {
     let sys = two_slow_instances(&s);
     let out = s.path("out");
     // As a terminal does: the whole foreground process group gets SIGINT.
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cosim"))
+    let mut c = crate::support::cosim_stoppable()
         .args(["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .env("TMPDIR", s.tmpdir())
         .stderr(std::fs::File::create(s.path("stderr.txt")).unwrap())

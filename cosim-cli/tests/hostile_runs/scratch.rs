@@ -84,19 +84,16 @@ impl Scratch {
     /// [`Self::spawn`] with `ignored` ignored from the start, as `nohup` does with SIGHUP.
     pub fn spawn_ignoring(&self, args: &[&str], ignored: &'static [i32]) -> Child {
         use std::os::unix::process::CommandExt;
-        let mut command = Command::new(env!("CARGO_BIN_EXE_cosim"));
+        let mut command = crate::support::cosim_stoppable();
         command
             .args(args)
             .current_dir(&self.dir)
             .env("TMPDIR", self.tmpdir())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(self.path("stderr.txt")).unwrap());
-        // SAFETY: sigaction only (async-signal-safe) in the forked child.
+        // SAFETY: sigaction only (async-signal-safe) in the forked child, after the defaults.
         unsafe {
             command.pre_exec(move || {
-                for s in cosim_os::signal::STOPS {
-                    cosim_os::signal::set_default(s)?;
-                }
                 for s in ignored {
                     cosim_os::signal::ignore(*s)?;
                 }
