@@ -29,15 +29,20 @@ fn column(csv: &Path, name: &str) -> Vec<f64> {
 /// The system: the integrator driven by a file that starts after the start time, ends before
 /// the stop time, has a jump off the grid, and is scaled.
 fn system(dir: &Path, interpolation: &str) -> std::path::PathBuf {
+    let csv = "t,ignored,U\n0.1,7,1\n0.5,7,2\n0.53125,7,-1\n0.53125,7,3\n0.9,7,2.5\n";
+    integrator_from(dir, csv, &format!("scale = 2.0\noffset = 0.5\ninterpolation = {interpolation:?}\n"))
+}
+
+/// The C integrator driven by u.csv (`csv`, columns t and U) with more `[[inputs]]` keys: its system file.
+fn integrator_from(dir: &Path, csv: &str, keys: &str) -> std::path::PathBuf {
     let fmu = cfmu::Spec::new("integrator").build(dir);
-    std::fs::write(dir.join("u.csv"), "t,ignored,U\n0.1,7,1\n0.5,7,2\n0.53125,7,-1\n0.53125,7,3\n0.9,7,2.5\n").unwrap();
+    std::fs::write(dir.join("u.csv"), csv).unwrap();
     let toml = dir.join("sys.toml");
     std::fs::write(
         &toml,
         format!(
             "[simulation]\nstop = 1.0\nstep = 0.0625\n[instances.integrator]\nfmu = {:?}\n\
-             [[inputs]]\nfile = \"u.csv\"\ntime = \"t\"\ncolumns = {{ \"integrator.u\" = \"U\" }}\n\
-             scale = 2.0\noffset = 0.5\ninterpolation = {interpolation:?}\n",
+             [[inputs]]\nfile = \"u.csv\"\ntime = \"t\"\ncolumns = {{ \"integrator.u\" = \"U\" }}\n{keys}",
             s(&fmu)
         ),
     )
@@ -158,4 +163,19 @@ fn another_tools_table_component_is_read_as_an_input_file() {
     // u = 2 (1 + 2t) + 1 held over each step of 0.25: x(1) = 0.25 (3 + 4 + 5 + 6).
     let x = column(&out.join("results.csv"), "integrator.x");
     assert_eq!(x.last().copied(), Some(4.5), "{x:?}");
+}
+
+#[test]
+fn a_scaled_value_beyond_the_doubles_is_refused_with_its_line_and_column() {
+    let dir = tmp("in-scale-inf");
+    let toml = integrator_from(&dir, "t,U\n0,1\n0.5,1e300\n", "scale = 1e10\n");
+    let out = dir.join("out");
+    let o = cosim(&["run", s(&toml), "--out", s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("u.csv: line 3: column \"U\": 1e300 × scale 10000000000 + offset 0 = inf, not a finite number"),
+        "{stderr}"
+    );
+    assert!(!out.join("results.csv").exists(), "nothing of the run started: {stderr}");
 }

@@ -2,9 +2,12 @@
 operator cycle repeated over STOP seconds, the cycle given three ways — the inline `[[inputs]]`
 table (the reference), a CSV file of 10^4 rows and one of 10^6 rows (`[[inputs]] file`,
 `interpolation = "hold"`, the same values at every communication point, so results.csv must be
-byte-identical). Each variant is run REPEATS times, interleaved; CPU time (user + system) and
-wall time of the whole process (the file's validating pass included) and its max RSS (getrusage
-of the child, os.wait4). On a shared machine the CPU time is the steadier measure.
+byte-identical). Each variant is run REPEATS times, interleaved; CPU time (user + system, and
+each apart) and wall time of the whole process (the file's validating pass included) and its max
+RSS (getrusage of the child, os.wait4). "vs inline" is the median of the repeats' ratios, each
+against the inline run of the same repeat (the machine's speed drifts between repeats). On a
+shared machine the CPU time is the steadier measure; the system time is mostly the kernel copying
+the file's pages (twice: the validating pass and the run).
 Prints the machine's load (`uptime`) first: the machine may be shared.
 
     python3 python/benches/input_file.py [--cosim target/release/cosim] [--repeats 5] [--stop 1000]
@@ -114,12 +117,16 @@ def main():
           "| system − inline (s) | wall median (s) | wall vs inline | max RSS (MiB) | results.csv |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     med = statistics.median
-    ref_wall, ref_cpu, ref_user, ref_sys = med(walls[0]), med(cpus[0]), med(users[0]), med(systems_cpu[0])
+
+    def vs(xs, refs):
+        """The median of the repeats' ratios (each against the inline run of the same repeat)."""
+        return f"{100 * (med(x / r for x, r in zip(xs, refs)) - 1):+.1f} %"
+
     for (name, rows), w, c, u, sy, m, eq in zip(variants, walls, cpus, users, systems_cpu, rss, same):
         size = f"{sizes[rows] / 2**20:.1f} MiB" if rows else "-"
-        print(f"| {name} | {size} | {med(c):.3f} | {100 * (med(c) / ref_cpu - 1):+.1f} % | {med(u):.3f} | "
-              f"{100 * (med(u) / ref_user - 1):+.1f} % | {med(sy):.3f} | {med(sy) - ref_sys:+.3f} | {med(w):.3f} | "
-              f"{100 * (med(w) / ref_wall - 1):+.1f} % | {max(m) / 1024:.1f} | {'identical' if eq else 'DIFFERS'} |")
+        print(f"| {name} | {size} | {med(c):.3f} | {vs(c, cpus[0])} | {med(u):.3f} | {vs(u, users[0])} | "
+              f"{med(sy):.3f} | {med(sy) - med(systems_cpu[0]):+.3f} | {med(w):.3f} | {vs(w, walls[0])} | "
+              f"{max(m) / 1024:.1f} | {'identical' if eq else 'DIFFERS'} |")
     return 0 if all(same) else 1
 
 

@@ -328,29 +328,44 @@ impl Resolver<'_> {
         let value = |x: f64| transform.map_or(x, |(s, o)| s * x + o);
         // The validating pass keeps nothing but, per column, the first value (as the signal
         // sees it) that is not an integer, for the inputs that must be.
+        // A scaled value beyond the doubles is refused with its line and column.
         let mut fraction: Vec<Option<(u64, f64)>> = Vec::new();
+        let kept = std::cell::RefCell::new(Vec::<String>::new());
         let checked = crate::system::input_file::check(
             file,
             rs.time.as_deref(),
             |name| {
-                if explicit {
-                    return wanted.iter().any(|w| w == name);
+                let keep = if explicit {
+                    wanted.iter().any(|w| w == name)
+                } else {
+                    let var = name
+                        .split_once('.')
+                        .and_then(|(i, v)| Some((self.names.iter().position(|n| n == i)?, v)))
+                        .and_then(|(inst, v)| self.variable_of("", inst, v).ok())
+                        .filter(|var| driven(var));
+                    var.map(|var| by_name.push((var, name.to_owned()))).is_some()
+                };
+                if keep {
+                    kept.borrow_mut().push(name.to_owned());
                 }
-                let Some((i, v)) = name.split_once('.') else { return false };
-                let Some(inst) = self.names.iter().position(|n| n == i) else { return false };
-                match self.variable_of("", inst, v) {
-                    Ok(var) if driven(&var) => {
-                        by_name.push((var, name.to_owned()));
-                        true
-                    }
-                    _ => false,
-                }
+                keep
             },
             |row, _, values| {
                 fraction.resize(values.len(), None);
-                for (f, x) in fraction.iter_mut().zip(values) {
-                    if f.is_none() && value(*x).fract() != 0.0 {
-                        *f = Some((row, value(*x)));
+                for (c, (f, x)) in fraction.iter_mut().zip(values).enumerate() {
+                    let y = value(*x);
+                    if !y.is_finite() {
+                        let name = kept.borrow().get(c).cloned().unwrap_or_default();
+                        let n = crate::suggest::number;
+                        return Err(format!(
+                            "column {name:?}: {} × scale {} + offset {} = {y}, not a finite number",
+                            n(*x),
+                            n(scale),
+                            n(offset)
+                        ));
+                    }
+                    if f.is_none() && y.fract() != 0.0 {
+                        *f = Some((row, y));
                     }
                 }
                 Ok(())
