@@ -238,3 +238,42 @@ fn messages_print_derived_steps_rounded() {
     let e = build(0.15, (0.1, 0.3), Some(1.0), free);
     assert!(e.contains("stop - start = 0.2 s is not a whole number of communication steps H = 0.15 s"), "{e}");
 }
+
+#[test]
+fn iterations_read_the_state_flag_of_the_interface_each_instance_runs_as() {
+    let both = |cs: bool, me: bool| ModelDescription {
+        co_simulation: Some(model_description::CoSimulation {
+            model_identifier: "m".into(),
+            can_get_and_set_fmu_state: cs,
+            ..Default::default()
+        }),
+        model_exchange: Some(model_description::ModelExchange {
+            model_identifier: "m".into(),
+            can_get_and_set_fmu_state: me,
+            ..Default::default()
+        }),
+        ..md()
+    };
+    let build = |m: &ModelDescription, interface: &str| {
+        let text = format!(
+            "[simulation]\nstop = 1.0\nstep = 0.1\niterations = 3\n{interface}[instances.a]\nfmu = \"a.fmu\"\n"
+        );
+        SystemBuilder::parse(Path::new("sys.toml"), &text).and_then(|b| b.build(&[m]))
+    };
+    // Co-Simulation (the default for an FMU with both): <CoSimulation>'s flag, whatever
+    // <ModelExchange> says; the other interface is suggested when it declares states.
+    assert!(build(&both(true, false), "").is_ok());
+    let e = message(build(&both(false, true), ""));
+    let refused = "simulation.iterations: iterations = 3 repeats each step from saved FMU states, but a (m) cannot \
+                   get and set FMU states (canGetAndSetFMUstate is not \"true\" in";
+    assert!(e.contains(&format!("{refused} <CoSimulation>")) && e.contains("interface = \"me\""), "{e}");
+    // Model Exchange: <ModelExchange>'s flag.
+    assert!(build(&both(false, true), "interface = \"me\"\n").is_ok());
+    let e = message(build(&both(true, false), "interface = \"me\"\n"));
+    assert!(e.contains(&format!("{refused} <ModelExchange>")) && e.contains("interface = \"cs\""), "{e}");
+    // An ME-only FMU runs as Model Exchange without being asked.
+    let me_only = ModelDescription { co_simulation: None, ..both(false, true) };
+    assert!(build(&me_only, "").is_ok());
+    let e = message(build(&ModelDescription { co_simulation: None, ..both(false, false) }, ""));
+    assert!(e.contains(&format!("{refused} <ModelExchange>")) && !e.contains("or run it"), "{e}");
+}
