@@ -1,6 +1,7 @@
 /* Small FMI 2.0 Model Exchange FMUs for the master's tests (built with the system's `cc`; the
  * modelDescription is written by tests/mefmu/mod.rs, which must agree on the value references).
- * They export the common and Model Exchange functions only (no fmi2DoStep). -DMODEL=
+ * They export the common and Model Exchange functions only (no fmi2DoStep: the entry points are
+ * those of ../cinclude/fmi2_real_array.h, over the reals r). -DMODEL=
  *   1 ball:      r0 h, r1 v (states), r2 der(h), r3 der(v), r4 g, r5 e; indicator h; a bounce
  *                (h <= 0, v < 0) sets h = 0, v = -e v (valuesOfContinuousStatesChanged);
  *   2 stair:     r0 x (state), r1 der(x) = k, r2 k (discrete): k += 1 at every whole second
@@ -17,23 +18,8 @@
  *   5 fmi2GetDerivatives never returns from t = 0.2 on (blocks, also across signals). */
 #include <math.h>
 #include <unistd.h>
-#include <stdlib.h>
-#include <string.h>
 
-typedef void *fmi2Component;
-typedef void *fmi2FMUstate;
-typedef unsigned int fmi2ValueReference;
-typedef double fmi2Real;
-typedef int fmi2Integer;
-typedef int fmi2Boolean;
-typedef const char *fmi2String;
-typedef char fmi2Byte;
-typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pending } fmi2Status;
-typedef struct {
-    fmi2Boolean newDiscreteStatesNeeded, terminateSimulation, nominalsOfContinuousStatesChanged,
-        valuesOfContinuousStatesChanged, nextEventTimeDefined;
-    fmi2Real nextEventTime;
-} fmi2EventInfo;
+#include "../cinclude/fmi2_common.h"
 
 #if MODEL == 1
 #define NR 6
@@ -64,8 +50,6 @@ typedef struct {
     double time;
     int below; /* MODEL 4: x fell below the threshold */
 } M;
-
-#define EXPORT __attribute__((visibility("default")))
 
 static void start(M *m) {
 #if MODEL == 1
@@ -112,139 +96,33 @@ static int update(M *m, fmi2EventInfo *e) {
 #endif
     return changed;
 }
+#define FMI2_EVENT_UPDATE update
 
-EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
-EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
-EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]) {
-    (void)c; (void)on; (void)n; (void)cat; return fmi2OK;
-}
-EXPORT fmi2Component fmi2Instantiate(fmi2String name, int type, fmi2String guid, fmi2String res,
-                                     const void *f, fmi2Boolean vis, fmi2Boolean log) {
-    (void)name; (void)guid; (void)res; (void)f; (void)vis; (void)log;
-    if (type != 0) return NULL; /* fmi2ModelExchange only */
-    M *m = calloc(1, sizeof(M));
-    if (m) start(m);
-    return m;
-}
-EXPORT void fmi2FreeInstance(fmi2Component c) { free(c); }
-EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean td, fmi2Real tol, fmi2Real t0,
-                                      fmi2Boolean sd, fmi2Real t1) {
-    (void)td; (void)tol; (void)sd; (void)t1; ((M *)c)->time = t0; return fmi2OK;
-}
-EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2Terminate(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2Reset(fmi2Component c) { M *m = c; memset(m, 0, sizeof *m); start(m); return fmi2OK; }
-EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
-    M *m = c;
-    derivatives(m);
-    for (size_t i = 0; i < n; i++) { if (vr[i] >= NR) return fmi2Error; v[i] = m->r[vr[i]]; }
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
-    M *m = c;
-    for (size_t i = 0; i < n; i++) { if (vr[i] >= NR) return fmi2Error; m->r[vr[i]] = v[i]; }
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s) {
-    M *copy = *s ? *s : malloc(sizeof(M));
-    if (!copy) return fmi2Error;
-    memcpy(copy, c, sizeof(M));
-    *s = copy;
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) { memcpy(c, s, sizeof(M)); return fmi2OK; }
-EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s) { (void)c; free(*s); *s = NULL; return fmi2OK; }
-EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n) {
-    (void)c; (void)s; (void)n; return fmi2Error;
-}
-EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n) {
-    (void)c; (void)s; (void)b; (void)n; return fmi2Error;
-}
-EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s) {
-    (void)c; (void)b; (void)n; (void)s; return fmi2Error;
-}
-EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
-                                               const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
-                                               fmi2Real dz[]) {
-    (void)c; (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz; return fmi2Error;
-}
-
-/* Model Exchange */
-EXPORT fmi2Status fmi2EnterEventMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *e) {
-    M *m = c;
-    memset(e, 0, sizeof *e);
-    e->valuesOfContinuousStatesChanged = update(m, e);
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noPrior, fmi2Boolean *enterEventMode,
-                                              fmi2Boolean *terminate) {
-    M *m = c;
-    (void)noPrior;
-    *enterEventMode = 0;
-    *terminate = 0;
+/* MODEL 4: a step event once x fell below the threshold. */
+static int step_event(M *m) {
 #if MODEL == 4
-    if (!m->below && m->r[0] < m->r[2]) { m->below = 1; *enterEventMode = 1; }
+    if (!m->below && m->r[0] < m->r[2]) { m->below = 1; return 1; }
 #else
     (void)m;
 #endif
-    return fmi2OK;
+    return 0;
 }
-EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) { ((M *)c)->time = t; return fmi2OK; }
-EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n) {
-    if (n != NX) return fmi2Error;
-    memcpy(((M *)c)->r, x, n * sizeof(double));
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t n) {
-    M *m = c;
-    if (n != NX) return fmi2Error;
-    derivatives(m);
-    memcpy(dx, m->r + NX, n * sizeof(double));
+#define FMI2_STEP_EVENT step_event
+
+#if MODEL == 1
+static void indicators(M *m, fmi2Real z[]) { z[0] = m->r[0]; }
+#define FMI2_INDICATORS indicators
+#endif
+
+/* The misbehaviours of fmi2GetDerivatives (HOSTILE 1, 2, 5) from t = 0.2 on. */
+static void derivatives_read(M *m, fmi2Real dx[]) {
+    volatile int *volatile null = 0; /* a store the compiler cannot prove undefined and drop */
     if (m->time >= 0.2) {
-        if (HOSTILE == 1) *(volatile int *)0 = 1;
+        if (HOSTILE == 1) *null = 1;
         if (HOSTILE == 2) dx[NX - 1] = NAN;
         if (HOSTILE == 5) for (;;) pause();
     }
-    return fmi2OK;
 }
-EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], size_t n) {
-    M *m = c;
-    if (n != NZ) return fmi2Error;
-#if MODEL == 1
-    z[0] = m->r[0];
-#else
-    (void)m; (void)z;
-#endif
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
-    if (n != NX) return fmi2Error;
-    memcpy(x, ((M *)c)->r, n * sizeof(double));
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
-    (void)c;
-    for (size_t i = 0; i < n; i++) x[i] = 1.0;
-    return fmi2OK;
-}
+#define FMI2_DERIVATIVES_READ derivatives_read
+
+#include "../cinclude/fmi2_real_array.h"
