@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, tmp};
+use support::{cosim, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -142,14 +142,6 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     s.get_boolean(&flags, &mut fl).unwrap();
     assert_eq!(fl, [true, r[0] > 1.0]);
     s.terminate().unwrap();
-}
-
-fn run(dir: &Path, fmu: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
-    let out = dir.join("out");
-    let mut args = vec!["run", fmu.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let o = cosim(&args);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, tmp};
+use support::{run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -22,15 +22,6 @@ const XML: &str = include_str!("../../master/tests/cfmu3/events3.xml");
 
 fn fmu(dir: &Path, cflags: &[&str], early: bool) -> PathBuf {
     build_source(dir, "events3", "events3", cflags, &XML.replace("{early}", if early { "true" } else { "false" }))
-}
-
-/// `cosim run fmu --out dir/out flags…`: exit code, stderr, output folder.
-fn run(dir: &Path, fmu: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
-    let out = dir.join("out");
-    let mut args = vec!["run", fmu.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let o = cosim(&args);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
 }
 
 /// results.csv: the header and the rows.
