@@ -2,51 +2,19 @@
  * the FMI 3.0 API (built with the system's `cc`; the modelDescription is written by
  * tests/mefmu/mod.rs). ME only: no fmi3InstantiateCoSimulation, fmi3DoStep or
  * fmi3GetOutputDerivatives. Value reference 0 is the time; r[k] has value reference k + 1.
- *   -DMODEL=1 ball:  r0 h, r1 v (states), r2 der(h), r3 der(v), r4 g, r5 e; indicator h;
- *   -DMODEL=2 stair: r0 x (state), r1 der(x) = k, r2 k (time events every whole second).
+ *   -DMODEL=1 ball, -DMODEL=2 stair: the models of models.h.
  *   -DHOSTILE=1: fmi3GetNumberOfContinuousStates says one state more than the description.
  * The types and the entry points it shares with the other C FMUs of FMI 3.0 are those of
  * master/tests/cfmu3/fmi3_common.h. */
-#include <math.h>
-
 #include "../../../master/tests/cfmu3/fmi3_common.h"
+#include "models.h"
 
-#if MODEL == 1
-#define NR 6
-#define NX 2
-#define NZ 1
-#elif MODEL == 2
-#define NR 3
-#define NX 1
-#define NZ 0
-#else
+#if MODEL > 2
 #error "MODEL is 1..2"
 #endif
 #ifndef HOSTILE
 #define HOSTILE 0
 #endif
-
-typedef struct {
-    double r[NR];
-    double time;
-} M;
-
-static void start(M *m) {
-#if MODEL == 1
-    m->r[0] = 1.0; m->r[1] = 0.0; m->r[4] = 9.81; m->r[5] = 0.7;
-#else
-    m->r[0] = 0.0; m->r[2] = 0.0;
-#endif
-}
-
-static void derivatives(M *m) {
-    double *r = m->r;
-#if MODEL == 1
-    r[2] = r[1]; r[3] = -r[4];
-#else
-    r[1] = r[2];
-#endif
-}
 
 EXPORT fmi3Instance fmi3InstantiateModelExchange(const char *name, const char *token, const char *res, bool vis,
                                                  bool log, void *env, void *logger) {
@@ -100,17 +68,9 @@ STUB(SerializedFMUStateSize) STUB(SerializeFMUState) STUB(DeserializeFMUState)
 /* Model Exchange */
 EXPORT S fmi3UpdateDiscreteStates(fmi3Instance c, bool *needUpdate, bool *terminate, bool *nominalsChanged,
                                   bool *valuesChanged, bool *nextDefined, double *next) {
-    M *m = c;
-    *needUpdate = false; *terminate = false; *nominalsChanged = false; *valuesChanged = false;
-    *nextDefined = false; *next = 0.0;
-#if MODEL == 1
-    if (m->r[0] <= 0 && m->r[1] < 0) { m->r[0] = 0; m->r[1] = -m->r[5] * m->r[1]; *valuesChanged = true; }
-#else
-    double k = floor(m->time + 1e-9);
-    if (k > m->r[2]) m->r[2] = k;
-    *nextDefined = true;
-    *next = m->r[2] + 1.0;
-#endif
+    Update u = update_model(c);
+    *needUpdate = false; *terminate = u.terminate; *nominalsChanged = false; *valuesChanged = u.changed;
+    *nextDefined = u.next_defined; *next = u.next;
     return OK;
 }
 FMI3_NOTHING(EnterContinuousTimeMode)
@@ -131,13 +91,8 @@ EXPORT S fmi3GetContinuousStateDerivatives(fmi3Instance c, double dx[], size_t n
     return OK;
 }
 EXPORT S fmi3GetEventIndicators(fmi3Instance c, double z[], size_t n) {
-    M *m = c;
     if (n != NZ) return ERROR;
-#if MODEL == 1
-    z[0] = m->r[0];
-#else
-    (void)m; (void)z;
-#endif
+    indicators(c, z);
     return OK;
 }
 EXPORT S fmi3GetContinuousStates(fmi3Instance c, double x[], size_t n) {
