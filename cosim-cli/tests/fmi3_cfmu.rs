@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, run_in as run, tmp};
+use support::{cosim, python, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -365,16 +365,6 @@ fn cosim_run_takes_a_binary_start_value_in_hex() {
         assert_ne!(code, Some(0), "{value}");
         assert!(stderr.contains(expected), "{value}: {stderr}");
     }
-}
-
-/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`, which `cargo xtask test`
-/// creates).
-fn python() -> PathBuf {
-    let p = std::env::var_os("FMI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
-    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
-    p
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{col, cosim, csv_numbers as csv, run_in as run, tmp};
+use support::{col, cosim, csv_numbers as csv, python, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -223,15 +223,6 @@ fn cosim_info_lists_the_clocks_and_what_cosim_does_with_them() {
         assert!(text.contains(w), "{w} in {text}");
     }
     assert!(text.contains("Runs with cosim:  yes"), "{text}");
-}
-
-/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`).
-fn python() -> PathBuf {
-    let p = std::env::var_os("FMI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
-    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
-    p
 }
 
 /// FMPy 0.3 cannot run clocks in Co-Simulation: its `simulate_fmu` (in event mode too) never

@@ -36,3 +36,13 @@ pub fn col(header: &[String], rows: &[Vec<f64>], name: &str) -> Vec<f64> {
     let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
     rows.iter().map(|r| r[i]).collect()
 }
+
+/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`, which `cargo xtask test`
+/// creates); a missing one fails the test, naming it.
+pub fn python() -> PathBuf {
+    let p = std::env::var_os("FMI_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
+    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
+    p
+}
