@@ -10,6 +10,11 @@
 //!   temporary folders and ends the process with 128 + the signal number. The CSV writer
 //!   threads write every row within [`master::observer::FLUSH_INTERVAL`], so the rows of the
 //!   completed steps are on disk by then.
+//!   A stop signal the process was started with ignored stays ignored
+//!   ([`cosim_os::signal::on_stop`]): `nohup cosim run …` runs on when the terminal closes. The
+//!   isolated workers (`--isolate`) and `cosim check`'s workers inherit that (an ignored signal
+//!   stays ignored across `exec`; they install no stop handler of their own) and run in process
+//!   groups of their own, which a terminal's hangup or Ctrl-C does not reach.
 //! - An FMU that calls `exit()` inside a call: the `atexit` handler sees a run in progress,
 //!   lets the writer threads write the pending rows, writes `summary.json` ("failed", "an FMU
 //!   ended the process with exit() …"), cleans up and ends the process with status 1.

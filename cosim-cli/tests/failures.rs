@@ -7,6 +7,8 @@
 //! residual energy (`max_residual_energy`), non-finite values reaching the master, and a worker
 //! killed from outside.
 
+mod support;
+
 use fmu_harness::paths;
 use master::fmu::FmuCache;
 use master::fmu::IsolatedInstance;
@@ -381,7 +383,7 @@ fn sigint_stops_the_run_and_leaves_readable_results() {
     let _ = std::fs::remove_dir_all(&out);
     let scenario = fmu_harness::paths::root().join("scenarios/oscillator-fd.toml");
     // 1000 s at H = 10 µs: 1e8 steps, minutes at ~1.5 µs per step, far longer than we wait.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cosim"))
+    let mut child = support::cosim_stoppable()
         .args([
             "run",
             scenario.to_str().unwrap(),

@@ -258,6 +258,11 @@ fn inputs_that_are_not_regular_files_are_refused() {
     let (st, err) = s.run(&["run", "/dev/zero", "--out", "out"]);
     assert_eq!(st.code(), Some(1), "{err}");
     assert!(err.contains("/dev/zero") && err.contains("not a regular file"), "{err}");
+    // An input file (read more than once: a pipe without a writer would block the first open).
+    let fmu = s.fmu("good", &["MODE=0"]);
+    let (st, err) = s.run(&["run", fmu.to_str().unwrap(), "--input-file", fifo.to_str().unwrap(), "--out", "out"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("fifo.toml") && err.contains("not a regular file"), "{err}");
     // An FMU path in a system file.
     let sys = s.system("sys.toml", &fifo, 10);
     let (st, err) = s.run(&["run", sys.to_str().unwrap(), "--out", "out"]);
@@ -376,7 +381,7 @@ fn ctrl_c_on_an_isolated_run_is_an_interrupt_not_a_worker_death() {
     let sys = two_slow_instances(&s);
     let out = s.path("out");
     // As a terminal does: the whole foreground process group gets SIGINT.
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cosim"))
+    let mut c = crate::support::cosim_stoppable()
         .args(["run", sys.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .env("TMPDIR", s.tmpdir())
         .stderr(std::fs::File::create(s.path("stderr.txt")).unwrap())

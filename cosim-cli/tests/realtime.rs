@@ -356,7 +356,7 @@ fn a_paced_wait_of_centuries_ends_on_sigint_without_a_panic() {
     let sys = trivial(&dir, 1.0, 1e-3, "");
     for factor in ["1e-300", "1e-9"] {
         let out = dir.join(format!("o{factor}"));
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_cosim"))
+        let child = support::cosim_stoppable()
             .args(["run", sys.to_str().unwrap(), "--real-time", factor, "--out", out.to_str().unwrap()])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())

@@ -320,7 +320,7 @@ fn tune_stops_in_order_on_sigint_and_leaves_no_extractions() {
     std::fs::create_dir_all(&private).unwrap();
     let out = dir.join("out");
     // A long sweep: 50 000 H values per sequence.
-    let child = Command::new(env!("CARGO_BIN_EXE_cosim"))
+    let child = support::cosim_stoppable()
         .args(["tune", s(&system), "--h-ini", "1e-4", "--h-inc", "1e-6", "--h-max", "5e-2", "--out", s(&out)])
         .env("TMPDIR", &private)
         .stdout(std::process::Stdio::null())

@@ -32,13 +32,62 @@ pub mod signal {
         signal_hook::low_level::signal_name(signal)
     }
 
-    /// Calls `handler` with the signal's number on the [`STOPS`] signals (for the whole process).
-    /// `handler` runs inside the signal handler: it must be async-signal-safe (atomic stores).
-    pub fn on_stop(handler: fn(i32)) -> io::Result<()> {
+    /// Calls `handler` with the signal's number on those of the [`STOPS`] signals whose
+    /// disposition is the default (`SIG_DFL`), for the whole process; returns them. A stop signal
+    /// the process was started with ignored stays ignored, as POSIX asks of a program and as
+    /// shells, `make` and daemons do: `nohup cosim run …` (SIGHUP ignored) runs on when the
+    /// terminal or SSH session closes, and so does a background job of a non-interactive shell
+    /// (`cosim run … &` in a script: SIGINT ignored) on Ctrl-C. Call it once, before other code
+    /// changes the dispositions. `handler` runs inside the signal handler: it must be
+    /// async-signal-safe (atomic stores).
+    pub fn on_stop(handler: fn(i32)) -> io::Result<Vec<i32>> {
+        let mut handled = Vec::with_capacity(STOPS.len());
         for s in STOPS {
+            if !is_default(s)? {
+                continue;
+            }
             // SAFETY: the caller's handler is async-signal-safe (see above) and a plain function,
             // valid for the whole process.
             unsafe { signal_hook::low_level::register(s, move || handler(s)) }?;
+            handled.push(s);
+        }
+        Ok(handled)
+    }
+
+    /// Whether `signal`'s disposition is the default action (`SIG_DFL`): not ignored and no
+    /// handler installed. Read with `sigaction` without changing it.
+    pub fn is_default(signal: i32) -> io::Result<bool> {
+        // SAFETY: a zeroed `sigaction` is a valid value of the plain C structure, which
+        // `sigaction` only writes (no new action is given).
+        let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
+        // SAFETY: a null new action only reads the current one into `current`.
+        if unsafe { libc::sigaction(signal, std::ptr::null(), &mut current) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(current.sa_sigaction == libc::SIG_DFL)
+    }
+
+    /// Sets `signal` to its default action (`SIG_DFL`). Async-signal-safe (one system call): also
+    /// for `Command::pre_exec`, where it sets what the started program inherits.
+    pub fn set_default(signal: i32) -> io::Result<()> {
+        set_disposition(signal, libc::SIG_DFL)
+    }
+
+    /// Ignores `signal` (`SIG_IGN`). Async-signal-safe (one system call): also for
+    /// `Command::pre_exec`, where it sets what the started program inherits (an ignored signal
+    /// stays ignored across `exec`, a handled one is reset to the default).
+    pub fn ignore(signal: i32) -> io::Result<()> {
+        set_disposition(signal, libc::SIG_IGN)
+    }
+
+    fn set_disposition(signal: i32, disposition: libc::sighandler_t) -> io::Result<()> {
+        // SAFETY: SIG_DFL or SIG_IGN, no handler code; a zeroed `sigaction` is a valid value of
+        // the plain C structure (empty mask, no flags).
+        let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+        action.sa_sigaction = disposition;
+        // SAFETY: as above; the previous action is not wanted (null).
+        if unsafe { libc::sigaction(signal, &action, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error());
         }
         Ok(())
     }
@@ -46,8 +95,7 @@ pub mod signal {
     /// Ignores SIGXFSZ: a write beyond the file size limit (`ulimit -f`) then fails with EFBIG,
     /// an error the writer reports (and recovers from), instead of killing the process.
     pub fn ignore_file_size_limit_signal() {
-        // SAFETY: SIG_IGN for one signal, no handler code.
-        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+        let _ = ignore(libc::SIGXFSZ);
     }
 
     /// Installs `handler` for the [`CRASHES`] signals. It runs in the crashed thread, inside
@@ -395,6 +443,67 @@ mod tests {
         assert_eq!(signal::name(signal::SIGINT), Some("SIGINT"));
         assert_eq!(signal::name(signal::SIGKILL), Some("SIGKILL"));
         assert_eq!(signal::name(1000), None);
+    }
+
+    #[test]
+    fn a_disposition_is_read_without_changing_it() {
+        let s = libc::SIGUSR2;
+        assert!(signal::is_default(s).unwrap());
+        signal::ignore(s).unwrap();
+        assert!(!signal::is_default(s).unwrap());
+        assert!(!signal::is_default(s).unwrap(), "still ignored after being read");
+        signal::set_default(s).unwrap();
+        assert!(signal::is_default(s).unwrap());
+        assert!(signal::is_default(-1).is_err());
+    }
+
+    static STOPPED_BY: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+    /// The child of [`an_inherited_ignored_stop_signal_stays_ignored`] (a no-op in a normal test
+    /// run): installs the stop handlers, prints which, raises SIGHUP and SIGTERM and prints which
+    /// reached the handler.
+    #[test]
+    fn on_stop_child() {
+        if std::env::var_os("COSIM_OS_ON_STOP_CHILD").is_none() {
+            return;
+        }
+        let handled = signal::on_stop(|s| STOPPED_BY.store(s, Ordering::SeqCst)).unwrap();
+        println!("handled {handled:?}");
+        for s in [signal::SIGHUP, signal::SIGTERM] {
+            STOPPED_BY.store(0, Ordering::SeqCst);
+            rustix::process::kill_process(
+                rustix::process::getpid(),
+                rustix::process::Signal::from_named_raw(s).unwrap(),
+            )
+            .unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            println!("{s}: {}", STOPPED_BY.load(Ordering::SeqCst));
+        }
+    }
+
+    #[test]
+    fn an_inherited_ignored_stop_signal_stays_ignored() {
+        // `nohup cosim run …`: SIGHUP is ignored from the start; the stop handlers leave it so.
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child.args(["--exact", "tests::on_stop_child", "--nocapture", "--test-threads", "1"]);
+        child.env("COSIM_OS_ON_STOP_CHILD", "1");
+        // SAFETY: sigaction only (async-signal-safe) in the forked child.
+        unsafe {
+            child.pre_exec(|| {
+                for s in signal::STOPS {
+                    signal::set_default(s)?;
+                }
+                signal::ignore(signal::SIGHUP)
+            })
+        };
+        let out = child.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{:?} {text} {}", out.status, String::from_utf8_lossy(&out.stderr));
+        let (hup, term) = (signal::SIGHUP, signal::SIGTERM);
+        assert!(text.contains(&format!("handled [{}, {term}]\n", signal::SIGINT)), "{text}");
+        assert!(text.contains(&format!("{hup}: 0\n")), "SIGHUP stays ignored: {text}");
+        assert!(text.contains(&format!("{term}: {term}\n")), "SIGTERM reaches the handler: {text}");
     }
 
     #[test]

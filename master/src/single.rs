@@ -204,7 +204,7 @@ pub fn from_description(fmu: &Path, md: &ModelDescription, opts: &FmuOptions) ->
             format!(
                 "stop - start = {} s ({stop_from}; {start_from}) is not a whole number of communication steps \
                  {step} s ({step_from}): {}",
-                stop - start,
+                crate::suggest::short(stop - start),
                 crate::suggest::fitting_span(start, stop, step)
             ),
         ));
@@ -578,6 +578,9 @@ mod tests {
         assert!(e.contains("txt is a String"), "{e}");
         let e = with(|o| o.step = Some(0.3));
         assert!(e.contains("not a whole number of communication steps 0.3 s (--step)"), "{e}");
+        // stop − start = 0.3 − 0.1 = 0.19999999999999998 as a double: printed rounded.
+        let e = with(|o| (o.start, o.stop, o.step) = (Some(0.1), Some(0.3), Some(0.15)));
+        assert!(e.contains("stop - start = 0.2 s (--stop-time; --start-time) is not a whole number"), "{e}");
         let e = with(|o| o.stop = Some(-1.0));
         assert!(e.contains("-1 s (--stop-time) must be after the start time 0 s"), "{e}");
     }

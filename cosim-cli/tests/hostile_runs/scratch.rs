@@ -76,15 +76,31 @@ impl Scratch {
         p
     }
     /// `cosim ARGS` started in this folder with the private TMPDIR; stderr to `stderr.txt`.
+    /// The stop signals have their default dispositions, whatever this test inherited (under
+    /// `nohup` SIGHUP is ignored, and cosim keeps an inherited ignored signal ignored).
     pub fn spawn(&self, args: &[&str]) -> Child {
-        Command::new(env!("CARGO_BIN_EXE_cosim"))
+        self.spawn_ignoring(args, &[])
+    }
+    /// [`Self::spawn`] with `ignored` ignored from the start, as `nohup` does with SIGHUP.
+    pub fn spawn_ignoring(&self, args: &[&str], ignored: &'static [i32]) -> Child {
+        use std::os::unix::process::CommandExt;
+        let mut command = crate::support::cosim_stoppable();
+        command
             .args(args)
             .current_dir(&self.dir)
             .env("TMPDIR", self.tmpdir())
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(self.path("stderr.txt")).unwrap())
-            .spawn()
-            .unwrap()
+            .stderr(std::fs::File::create(self.path("stderr.txt")).unwrap());
+        // SAFETY: sigaction only (async-signal-safe) in the forked child, after the defaults.
+        unsafe {
+            command.pre_exec(move || {
+                for s in ignored {
+                    cosim_os::signal::ignore(*s)?;
+                }
+                Ok(())
+            })
+        };
+        command.spawn().unwrap()
     }
     /// `cosim ARGS` to the end: (status, stderr).
     pub fn run(&self, args: &[&str]) -> (ExitStatus, String) {

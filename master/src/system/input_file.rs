@@ -74,6 +74,22 @@ impl InputTable {
     }
 }
 
+/// Opens an input file: a regular file only. The run reads it more than once (its header, the
+/// check before the run, then during it), so a pipe (`--input-file <(…)`) would be empty the
+/// second time (and opening one without a writer would block), a device endless.
+fn open(path: &Path) -> std::result::Result<std::fs::File, CsvError> {
+    let error = |message: String| CsvError { line: 0, column: None, message };
+    let meta = std::fs::metadata(path).map_err(|e| error(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(error(
+            "not a regular file: an input file is read more than once (checked before the run, then \
+             streamed during it), so a pipe or a device cannot be one; write it to a file first"
+                .into(),
+        ));
+    }
+    std::fs::File::open(path).map_err(|e| error(e.to_string()))
+}
+
 /// Reads the file at `path` ([`read`]); an error that is not in the content (no such file)
 /// has line 0.
 pub fn read_file(
@@ -81,7 +97,7 @@ pub fn read_file(
     time: Option<&str>,
     select: impl FnMut(&str) -> bool,
 ) -> std::result::Result<InputTable, CsvError> {
-    let f = std::fs::File::open(path).map_err(|e| CsvError { line: 0, column: None, message: e.to_string() })?;
+    let f = open(path)?;
     read(f, time, select)
 }
 
@@ -180,7 +196,7 @@ impl Rows<std::fs::File> {
         time: Option<&str>,
         select: impl FnMut(&str) -> bool,
     ) -> std::result::Result<Self, CsvError> {
-        let f = std::fs::File::open(path).map_err(|e| CsvError { line: 0, column: None, message: e.to_string() })?;
+        let f = open(path)?;
         Self::new(f, time, select)
     }
 }
@@ -320,7 +336,7 @@ impl<R: Read> Rows<R> {
 
 /// Only the header's names ([`read`]'s header pass), to pick columns before reading.
 pub fn header_names(path: &Path, mut keep: impl FnMut(&str) -> bool) -> std::result::Result<Vec<String>, CsvError> {
-    let f = std::fs::File::open(path).map_err(|e| CsvError { line: 0, column: None, message: e.to_string() })?;
+    let f = open(path)?;
     let mut lex = Lexer::new(f)?;
     let mut names = Vec::new();
     lex.record(

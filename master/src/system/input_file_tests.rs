@@ -284,3 +284,14 @@ fn the_fast_decimal_path_gives_str_parse_bit_for_bit() {
     // The path is taken by most of the file-like decimals (a test of the test).
     assert!(fast > texts.len() / 2, "{fast} of {} by the fast path", texts.len());
 }
+
+#[test]
+fn a_pipe_or_a_device_is_refused_before_its_first_read() {
+    let dev = Path::new("/dev/null");
+    let e = check(dev, None, all, |_, _, _| Ok(())).unwrap_err();
+    assert_eq!(e.line, 0);
+    assert!(e.to_string().starts_with("not a regular file: an input file is read more than once"), "{e}");
+    assert_eq!(header_names(dev, |_| true).unwrap_err(), e);
+    assert_eq!(read_file(dev, None, all).unwrap_err(), e);
+    assert_eq!(check(Path::new("/no/such/file.csv"), None, all, |_, _, _| Ok(())).unwrap_err().line, 0);
+}

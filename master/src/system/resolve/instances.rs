@@ -25,7 +25,7 @@ impl Resolver<'_> {
                             format!("{key}.step"),
                             format!(
                                 "step {h} s does not divide the communication step H = {step} s (H/h = {}): {}",
-                                step / h,
+                                crate::suggest::short(step / h),
                                 crate::suggest::fitting_multiples(step, h)
                             ),
                         ));

@@ -52,7 +52,8 @@ impl Resolver<'_> {
             return Err(self.err(
                 span_key,
                 format!(
-                    "stop - start = {span} s is not a whole number of communication steps H = {step} s: {}",
+                    "stop - start = {} s is not a whole number of communication steps H = {step} s: {}",
+                    crate::suggest::short(span),
                     crate::suggest::fitting_span(start, stop, step)
                 ),
             ));

@@ -71,10 +71,15 @@ impl Resolver<'_> {
                 ),
             ));
         }
+        // Derived numbers (the grid, its multiples, the default h_max) are printed rounded to 12
+        // significant digits: Δ = 0.0001 s, not 0.00009999999999999999 s.
+        let short = crate::suggest::short;
+        let h_max = match d.h_max {
+            Some(v) => format!("{v} s"),
+            None => format!("{} s (the default, 10 × step)", short(p.h_max)),
+        };
         if p.h_min > p.h_max {
-            return Err(
-                self.err("simulation.ecco.h_min", format!("h_min = {} s exceeds h_max = {} s", p.h_min, p.h_max))
-            );
+            return Err(self.err("simulation.ecco.h_min", format!("h_min = {} s exceeds h_max = {h_max}", p.h_min)));
         }
         let steps: Vec<f64> = instances.iter().filter_map(|i| i.fixed_step).collect();
         let quantum = crate::step_control::quantum(&steps).ok_or_else(|| {
@@ -94,16 +99,27 @@ impl Resolver<'_> {
         if h0 < 1.0 || (h0 * q - step).abs() > 1e-9 * step {
             return Err(self.err(
                 "simulation.step",
-                format!(
-                    "the initial step H_0 = {step} s is not a whole multiple of the instances' common step Δ = {q} s"
-                ),
+                match quantum {
+                    Some(_) => format!(
+                        "the initial step H_0 = {step} s is not a whole multiple of the instances' common step Δ = {} s",
+                        short(q)
+                    ),
+                    None => format!(
+                        "the initial step H_0 = {step} s is not a whole multiple of the grid Δ = h_min = {} s",
+                        short(q)
+                    ),
+                },
             ));
         }
         let span = units(stop - start).round();
         if (span * q - (stop - start)).abs() > 1e-9 * (stop - start) {
             return Err(self.err(
                 "simulation.stop",
-                format!("stop - start = {} s is not a whole multiple of the grid Δ = {q} s", stop - start),
+                format!(
+                    "stop - start = {} s is not a whole multiple of the grid Δ = {} s",
+                    short(stop - start),
+                    short(q)
+                ),
             ));
         }
         let min_units = (units(p.h_min) - 1e-9).ceil().max(1.0);
@@ -111,7 +127,7 @@ impl Resolver<'_> {
         if max_units < min_units {
             return Err(self.err(
                 "simulation.ecco.h_max",
-                format!("h_max = {} s is below the smallest step the grid allows ({} s)", p.h_max, min_units * q),
+                format!("h_max = {h_max} is below the smallest step the grid allows ({} s)", short(min_units * q)),
             ));
         }
         let mut times: Vec<f64> = signals.iter().flat_map(|s| s.times.iter().copied()).collect();

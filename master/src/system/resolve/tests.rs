@@ -196,3 +196,45 @@ fn energy_correction_needs_a_port_with_a_connected_effort_input() {
     let e = message(b.build(&[&m, &m]));
     assert!(e.contains("bonds.nope.energy_correction"), "{e}");
 }
+
+#[test]
+fn messages_print_derived_steps_rounded() {
+    // Δ = lcm of the instances' steps on a 1 ps grid = 10^8 ps, which is 0.00009999999999999999 s
+    // as a double: printed 0.0001 s. So are the default h_max (10 × step), the grid's steps,
+    // stop − start and H/h.
+    let mut variable = md();
+    variable.co_simulation = Some(model_description::CoSimulation {
+        can_handle_variable_communication_step_size: true,
+        ..Default::default()
+    });
+    let build = |step: f64, (start, stop): (f64, f64), fixed: Option<f64>, p: EccoParams| {
+        let mut b = SystemBuilder::new();
+        b.start(start).stop(stop).step(step).step_control(StepControlKind::Ecco).ecco(p);
+        for (name, h) in [("a", 1e-4), ("b", 2.5e-5)] {
+            let i = b.instance(name, "a.fmu");
+            if let Some(f) = fixed {
+                i.step(h * f);
+            }
+        }
+        b.bond("p", super::super::PortDraft::new("a", "y", "u"), super::super::PortDraft::new("b", "y", "u"));
+        message(b.build(&[&variable, &variable]))
+    };
+    let free = EccoParams { h_max: f64::INFINITY, ..Default::default() };
+    let e = build(3e-4, (0.0, 1.2), Some(1.0), EccoParams { h_max: 5e-5, ..free });
+    assert!(e.contains("h_max = 0.00005 s is below the smallest step the grid allows (0.0001 s)"), "{e}");
+    let e = build(3e-4, (0.0, 1.2), Some(1.0), EccoParams { h_min: 0.01, ..free });
+    assert!(e.contains("h_min = 0.01 s exceeds h_max = 0.003 s (the default, 10 × step)"), "{e}");
+    let e = build(1e-3, (0.0, 1.2), None, EccoParams { h_min: 3e-4, ..free });
+    assert!(
+        e.contains("the initial step H_0 = 0.001 s is not a whole multiple of the grid Δ = h_min = 0.0003 s"),
+        "{e}"
+    );
+    let e = build(1.5e-4, (0.0, 1.5), Some(1.0), free);
+    assert!(
+        e.contains("instances.a.step: step 0.0001 s does not divide the communication step H = 0.00015 s (H/h = 1.5)"),
+        "{e}"
+    );
+    // 0.3 − 0.1 = 0.19999999999999998.
+    let e = build(0.15, (0.1, 0.3), Some(1.0), free);
+    assert!(e.contains("stop - start = 0.2 s is not a whole number of communication steps H = 0.15 s"), "{e}");
+}
