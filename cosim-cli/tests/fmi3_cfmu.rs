@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, tmp};
+use support::{cosim, python, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -142,14 +142,6 @@ fn every_scalar_type_goes_through_the_3_0_function_of_its_type() {
     s.get_boolean(&flags, &mut fl).unwrap();
     assert_eq!(fl, [true, r[0] > 1.0]);
     s.terminate().unwrap();
-}
-
-fn run(dir: &Path, fmu: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
-    let out = dir.join("out");
-    let mut args = vec!["run", fmu.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let o = cosim(&args);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
 }
 
 #[test]
@@ -373,16 +365,6 @@ fn cosim_run_takes_a_binary_start_value_in_hex() {
         assert_ne!(code, Some(0), "{value}");
         assert!(stderr.contains(expected), "{value}: {stderr}");
     }
-}
-
-/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`, which `cargo xtask test`
-/// creates).
-fn python() -> PathBuf {
-    let p = std::env::var_os("FMI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
-    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
-    p
 }
 
 #[test]

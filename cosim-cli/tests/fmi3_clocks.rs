@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, tmp};
+use support::{col, cosim, csv_numbers as csv, python, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -23,27 +23,6 @@ const XML: &str = include_str!("../../master/tests/cfmu3/clocks3.xml");
 
 fn fmu(dir: &Path, cflags: &[&str], xml: &str) -> PathBuf {
     build_source(dir, "clocks3", "clocks3", cflags, xml)
-}
-
-fn run(dir: &Path, input: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
-    let out = dir.join("out");
-    let mut args = vec!["run", input.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let o = cosim(&args);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
-}
-
-/// results.csv as (header, rows of numbers).
-fn csv(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
-    let mut lines = csv.lines();
-    let header = lines.next().unwrap().split(',').map(|h| h.trim_matches('"').to_owned()).collect();
-    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
-}
-
-fn col(header: &[String], rows: &[Vec<f64>], name: &str) -> Vec<f64> {
-    let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
-    rows.iter().map(|r| r[i]).collect()
 }
 
 const OUT: &str = "n_tick,n_trig,n_cd,y,got,order,tick_miss,cd_miss,steps,bad_access,last_trig";
@@ -244,15 +223,6 @@ fn cosim_info_lists_the_clocks_and_what_cosim_does_with_them() {
         assert!(text.contains(w), "{w} in {text}");
     }
     assert!(text.contains("Runs with cosim:  yes"), "{text}");
-}
-
-/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`).
-fn python() -> PathBuf {
-    let p = std::env::var_os("FMI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
-    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
-    p
 }
 
 /// FMPy 0.3 cannot run clocks in Co-Simulation: its `simulate_fmu` (in event mode too) never

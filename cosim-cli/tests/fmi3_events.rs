@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, tmp};
+use support::{python, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -22,15 +22,6 @@ const XML: &str = include_str!("../../master/tests/cfmu3/events3.xml");
 
 fn fmu(dir: &Path, cflags: &[&str], early: bool) -> PathBuf {
     build_source(dir, "events3", "events3", cflags, &XML.replace("{early}", if early { "true" } else { "false" }))
-}
-
-/// `cosim run fmu --out dir/out flags…`: exit code, stderr, output folder.
-fn run(dir: &Path, fmu: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
-    let out = dir.join("out");
-    let mut args = vec!["run", fmu.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let o = cosim(&args);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
 }
 
 /// results.csv: the header and the rows.
@@ -121,15 +112,6 @@ fn the_master_lands_on_the_announced_next_event_times() {
     assert_eq!(column(&header, &rows, "tick_miss")[last], 0.0, "the ticks came exactly at k · 0.25");
     let t = column(&header, &rows, "time");
     assert!((t[1] - 0.2).abs() < 1e-12 && ticks[1] == 0.0 && ticks[2] == 1.0, "{t:?} {ticks:?}");
-}
-
-/// The interpreter with FMPy (`FMI_PYTHON`, else the workspace's `.venv`).
-fn python() -> PathBuf {
-    let p = std::env::var_os("FMI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
-    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
-    p
 }
 
 #[test]

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 mod support;
-use support::{cosim, tmp};
+use support::{col, csv_numbers as csv, run_in as run, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -20,27 +20,6 @@ const XML: &str = include_str!("../../master/tests/cfmu3/se3.xml");
 
 fn fmu(dir: &Path, cflags: &[&str], xml: &str) -> PathBuf {
     build_source(dir, "se3", "se3", cflags, xml)
-}
-
-fn run(dir: &Path, input: &Path, flags: &[&str]) -> (Option<i32>, String, PathBuf) {
-    let out = dir.join("out");
-    let mut args = vec!["run", input.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let o = cosim(&args);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), out)
-}
-
-/// results.csv as (header, rows of numbers).
-fn csv(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
-    let mut lines = csv.lines();
-    let header = lines.next().unwrap().split(',').map(|h| h.trim_matches('"').to_owned()).collect();
-    (header, lines.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect())
-}
-
-fn col(header: &[String], rows: &[Vec<f64>], name: &str) -> Vec<f64> {
-    let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
-    rows.iter().map(|r| r[i]).collect()
 }
 
 #[test]

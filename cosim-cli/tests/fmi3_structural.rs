@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{cosim, tmp};
+use support::{cosim, python, tmp};
 
 #[path = "../../master/tests/cfmu3/build.rs"]
 mod cfmu3_build;
@@ -86,14 +86,6 @@ fn the_arrays_follow_n_and_the_results_match_the_closed_form_for_n_1_to_5() {
     assert_eq!(code, Some(0), "{stderr}");
     let (header, _) = results(&out);
     assert!(header.contains(&"statespace.x[3]".to_owned()) && !header.contains(&"statespace.x[4]".to_owned()));
-}
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("FMI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| fmu_harness::paths::root().join(".venv/bin/python"));
-    assert!(p.exists(), "{} is missing: `cargo xtask test` creates the venv with FMPy", p.display());
-    p
 }
 
 #[test]

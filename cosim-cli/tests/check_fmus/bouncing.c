@@ -8,18 +8,10 @@
  * exactly), so any partition of a span into steps gives the same trajectory up to round-off.
  * Value references: 0 time, 1 h, 2 der(h), 3 v, 4 der(v), 5 g, 6 e, 7 v_min. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-typedef void *fmi2Component;
-typedef unsigned int fmi2ValueReference;
-typedef int fmi2Status;
-#define OK 0
-#define ERR 3
-#define EXPORT __attribute__((visibility("default")))
+#include "../cinclude/fmi2_common.h"
+
 #define GUID "{8c4e810f-3df3-4a00-8276-176fa3c9f003}"
-
-enum { INSTANTIATED, INIT_MODE, STEPPING, TERMINATED };
 
 typedef struct {
     double time, h, v, g, e;
@@ -32,11 +24,6 @@ static void defaults(Ball *b) {
     b->time = 0.0; b->h = 1.0; b->v = 0.0; b->g = -9.81; b->e = 0.7; b->mode = INSTANTIATED;
 }
 
-EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
-EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
-EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, int on, size_t n, const char *const cat[]) {
-    (void)c; (void)on; (void)n; (void)cat; return OK;
-}
 EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *guid, const char *res, const void *f,
                                      int vis, int log) {
     (void)name; (void)res; (void)f; (void)vis; (void)log;
@@ -46,35 +33,12 @@ EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *gui
     return b;
 }
 EXPORT void fmi2FreeInstance(fmi2Component c) { free(c); }
-EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, int td, double tol, double t0, int sd, double t1) {
-    Ball *b = c;
-    (void)td; (void)tol; (void)sd; (void)t1;
-    if (b->mode != INSTANTIATED) return ERR;
-    b->time = t0;
-    return OK;
-}
-EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
-    Ball *b = c;
-    if (b->mode != INSTANTIATED) return ERR;
-    b->mode = INIT_MODE;
-    return OK;
-}
-EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
-    Ball *b = c;
-    if (b->mode != INIT_MODE) return ERR;
-    b->mode = STEPPING;
-    return OK;
-}
-EXPORT fmi2Status fmi2Terminate(fmi2Component c) {
-    Ball *b = c;
-    if (b->mode != STEPPING) return ERR;
-    b->mode = TERMINATED;
-    return OK;
-}
-EXPORT fmi2Status fmi2Reset(fmi2Component c) { defaults(c); return OK; }
+FMI2_SETUP_EXPERIMENT(Ball, time)
+FMI2_MODES(Ball, STEPPING)
+EXPORT fmi2Status fmi2Reset(fmi2Component c) { defaults(c); return fmi2OK; }
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, double v[]) {
     Ball *b = c;
-    if (b->mode == INSTANTIATED) return ERR;
+    if (b->mode == INSTANTIATED) return fmi2Error;
     for (size_t i = 0; i < n; i++) {
         switch (vr[i]) {
         case 0: v[i] = b->time; break;
@@ -85,10 +49,10 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
         case 5: v[i] = b->g; break;
         case 6: v[i] = b->e; break;
         case 7: v[i] = V_MIN; break;
-        default: return ERR;
+        default: return fmi2Error;
         }
     }
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const double v[]) {
     Ball *b = c;
@@ -97,39 +61,20 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
         else if (vr[i] == 6 && b->mode != TERMINATED) b->e = v[i];
         else if ((vr[i] == 1 || vr[i] == 3) && (b->mode == INSTANTIATED || b->mode == INIT_MODE))
             *(vr[i] == 1 ? &b->h : &b->v) = v[i];
-        else return ERR;
+        else return fmi2Error;
     }
-    return OK;
+    return fmi2OK;
 }
-#define NONE(name, ...) EXPORT fmi2Status name(__VA_ARGS__) { return ERR; }
-NONE(fmi2GetInteger, fmi2Component c, const fmi2ValueReference vr[], size_t n, int v[])
-NONE(fmi2GetBoolean, fmi2Component c, const fmi2ValueReference vr[], size_t n, int v[])
-NONE(fmi2GetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, const char *v[])
-NONE(fmi2SetInteger, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int v[])
-NONE(fmi2SetBoolean, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int v[])
-NONE(fmi2SetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, const char *const v[])
-NONE(fmi2GetFMUstate, fmi2Component c, void **s)
-NONE(fmi2SetFMUstate, fmi2Component c, void *s)
-NONE(fmi2FreeFMUstate, fmi2Component c, void **s)
-NONE(fmi2SerializedFMUstateSize, fmi2Component c, void *s, size_t *n)
-NONE(fmi2SerializeFMUstate, fmi2Component c, void *s, char b[], size_t n)
-NONE(fmi2DeSerializeFMUstate, fmi2Component c, const char b[], size_t n, void **s)
-NONE(fmi2GetDirectionalDerivative, fmi2Component c, const fmi2ValueReference u[], size_t nu,
-     const fmi2ValueReference z[], size_t nz, const double dv[], double dz[])
-NONE(fmi2SetRealInputDerivatives, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int o[],
-     const double v[])
-NONE(fmi2GetRealOutputDerivatives, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int o[], double v[])
-NONE(fmi2CancelStep, fmi2Component c)
-NONE(fmi2GetStatus, fmi2Component c, int k, int *v)
-NONE(fmi2GetRealStatus, fmi2Component c, int k, double *v)
-NONE(fmi2GetIntegerStatus, fmi2Component c, int k, int *v)
-NONE(fmi2GetBooleanStatus, fmi2Component c, int k, int *v)
-NONE(fmi2GetStringStatus, fmi2Component c, int k, const char **v)
+FMI2_NO_OTHER_TYPES(0)
+FMI2_NO_STATE
+FMI2_NO_DIRECTIONAL_DERIVATIVE
+FMI2_CS_NO_DERIVATIVES
+FMI2_CS_NO_STATUS
 
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, double t, double dt, int noSet) {
     Ball *b = c;
     (void)t; (void)noSet;
-    if (b->mode != STEPPING || dt < 0) return ERR;
+    if (b->mode != STEPPING || dt < 0) return fmi2Error;
     double left = dt;
     /* At most a few impacts per step; each is solved exactly. */
     for (int impacts = 0; left > 0 && impacts < 100; impacts++) {
@@ -152,5 +97,5 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, double t, double dt, int noSet) {
         left -= s;
     }
     b->time += dt;
-    return OK;
+    return fmi2OK;
 }

@@ -12,19 +12,11 @@
  *   -DLIE_INDICATOR  the event indicator is 1 for ever, and a switches inside fmi2GetDerivatives
  *                    when x passes 0.5 (in Continuous-Time Mode, without an event) */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-typedef void *fmi2Component;
-typedef unsigned int fmi2ValueReference;
-typedef int fmi2Status;
-#define OK 0
-#define ERR 3
-#define EXPORT __attribute__((visibility("default")))
+#include "../cinclude/fmi2_common.h"
+
 #define GUID "{meliar}"
 #define SWITCH 0.5
-
-enum { INSTANTIATED, INIT_MODE, EVENT_MODE, CONTINUOUS, STEPPING, TERMINATED };
 
 typedef struct {
     double t, x, v;
@@ -32,12 +24,6 @@ typedef struct {
     int mode;
     int cs;
 } State;
-
-typedef struct {
-    int newDiscreteStatesNeeded, terminateSimulation, nominalsOfContinuousStatesChanged,
-        valuesOfContinuousStatesChanged, nextEventTimeDefined;
-    double nextEventTime;
-} fmi2EventInfo;
 
 static double a_of(const State *s) {
 #ifdef LIE_INDICATOR
@@ -70,11 +56,6 @@ static void advance(State *s, double h) {
     s->v *= exp(-h);
 }
 
-EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
-EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
-EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, int on, size_t n, const char *const cat[]) {
-    (void)c; (void)on; (void)n; (void)cat; return OK;
-}
 EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *guid, const char *res, const void *f,
                                      int vis, int log) {
     (void)name; (void)res; (void)f; (void)vis; (void)log;
@@ -86,87 +67,51 @@ EXPORT fmi2Component fmi2Instantiate(const char *name, int type, const char *gui
     return s;
 }
 EXPORT void fmi2FreeInstance(fmi2Component c) { free(c); }
-EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, int td, double tol, double t0, int sd, double t1) {
-    State *s = c;
-    (void)td; (void)tol; (void)sd; (void)t1;
-    if (s->mode != INSTANTIATED) return ERR;
-    s->t = t0;
-    return OK;
-}
-EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
-    State *s = c;
-    if (s->mode != INSTANTIATED) return ERR;
-    s->mode = INIT_MODE;
-    return OK;
-}
-EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
-    State *s = c;
-    if (s->mode != INIT_MODE) return ERR;
-    s->mode = s->cs ? STEPPING : EVENT_MODE;
-    return OK;
-}
-EXPORT fmi2Status fmi2Terminate(fmi2Component c) {
-    State *s = c;
-    if (s->mode == INSTANTIATED || s->mode == INIT_MODE || s->mode == TERMINATED) return ERR;
-    s->mode = TERMINATED;
-    return OK;
-}
+FMI2_SETUP_EXPERIMENT(State, t)
+FMI2_MODES(State, s->cs ? STEPPING : EVENT_MODE)
 EXPORT fmi2Status fmi2Reset(fmi2Component c) {
     start(c);
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, double v[]) {
     State *s = c;
-    if (s->mode == INSTANTIATED) return ERR;
+    if (s->mode == INSTANTIATED) return fmi2Error;
     for (size_t i = 0; i < n; i++) {
         switch (vr[i]) {
         case 0: v[i] = s->x; break;
         case 1: v[i] = a_of(s) * s->v; break;
         case 2: v[i] = s->v; break;
         case 3: v[i] = -s->v; break;
-        default: return ERR;
+        default: return fmi2Error;
         }
     }
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const double v[]) {
     State *s = c;
-    if (s->mode != INSTANTIATED && s->mode != INIT_MODE) return ERR; /* only start values */
+    if (s->mode != INSTANTIATED && s->mode != INIT_MODE) return fmi2Error; /* only start values */
     for (size_t i = 0; i < n; i++) {
         if (vr[i] == 0) s->x = v[i];
         else if (vr[i] == 2) s->v = v[i];
-        else return ERR;
+        else return fmi2Error;
     }
-    return OK;
+    return fmi2OK;
 }
-#define NONE(name, ...) EXPORT fmi2Status name(__VA_ARGS__) { return ERR; }
-NONE(fmi2GetInteger, fmi2Component c, const fmi2ValueReference vr[], size_t n, int v[])
-NONE(fmi2GetBoolean, fmi2Component c, const fmi2ValueReference vr[], size_t n, int v[])
-NONE(fmi2GetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, const char *v[])
-NONE(fmi2SetInteger, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int v[])
-NONE(fmi2SetBoolean, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int v[])
-NONE(fmi2SetString, fmi2Component c, const fmi2ValueReference vr[], size_t n, const char *const v[])
-NONE(fmi2SetRealInputDerivatives, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int o[],
-     const double v[])
-NONE(fmi2GetRealOutputDerivatives, fmi2Component c, const fmi2ValueReference vr[], size_t n, const int o[], double v[])
-NONE(fmi2CancelStep, fmi2Component c)
-NONE(fmi2GetStatus, fmi2Component c, int k, int *v)
-NONE(fmi2GetRealStatus, fmi2Component c, int k, double *v)
-NONE(fmi2GetIntegerStatus, fmi2Component c, int k, int *v)
-NONE(fmi2GetBooleanStatus, fmi2Component c, int k, int *v)
-NONE(fmi2GetStringStatus, fmi2Component c, int k, const char **v)
+FMI2_NO_OTHER_TYPES(0)
+FMI2_CS_NO_DERIVATIVES
+FMI2_CS_NO_STATUS
 
 /* d(unknown)/d(known) for the value references 0..3 (known: x = 0, v = 2). */
 static int jacobian(const State *s, fmi2ValueReference u, fmi2ValueReference k, double *out) {
-    if (k != 0 && k != 2) return ERR;
+    if (k != 0 && k != 2) return fmi2Error;
     switch (u) {
     case 0: *out = k == 0 ? 1.0 : 0.0; break;
     case 1: *out = k == 2 ? a_of(s) : 0.0; break;
     case 2: *out = k == 2 ? 1.0 : 0.0; break;
     case 3: *out = k == 2 ? -1.0 : 0.0; break;
-    default: return ERR;
+    default: return fmi2Error;
     }
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
                                                const fmi2ValueReference z[], size_t nz, const double dv[],
@@ -176,105 +121,70 @@ EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueR
         du[i] = 0.0;
         for (size_t j = 0; j < nz; j++) {
             double d;
-            if (jacobian(s, u[i], z[j], &d) != OK) return ERR;
+            if (jacobian(s, u[i], z[j], &d) != fmi2OK) return fmi2Error;
             du[i] += d * dv[j];
         }
     }
-    return OK;
+    return fmi2OK;
 }
 
-EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, void **state) {
-    if (!*state) *state = malloc(sizeof(State));
-    if (!*state) return ERR;
-    memcpy(*state, c, sizeof(State));
-    return OK;
-}
-EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, void *state) {
-    if (!state) return ERR;
-    memcpy(c, state, sizeof(State));
-    return OK;
-}
-EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, void **state) {
-    (void)c;
-    if (state && *state) {
-        free(*state);
-        *state = NULL;
-    }
-    return OK;
-}
-EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, void *state, size_t *n) {
-    (void)c; (void)state;
-    *n = sizeof(State);
-    return OK;
-}
-EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, void *state, char b[], size_t n) {
-    (void)c;
-    if (n < sizeof(State)) return ERR;
-    memcpy(b, state, sizeof(State));
-    return OK;
-}
-EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const char b[], size_t n, void **state) {
-    (void)c;
-    if (n != sizeof(State)) return ERR;
-    *state = malloc(sizeof(State));
-    if (!*state) return ERR;
-    memcpy(*state, b, sizeof(State));
-    return OK;
-}
+FMI2_STATE_COPIES(State)
+FMI2_STATE_RESTORE(State)
+FMI2_STATE_SERIALIZED(State)
 
 /* Co-Simulation */
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, double t, double h, int noSet) {
     State *s = c;
     (void)noSet;
-    if (!s->cs || s->mode != STEPPING || h < 0) return ERR;
+    if (!s->cs || s->mode != STEPPING || h < 0) return fmi2Error;
     s->t = t;
     advance(s, h);
     s->t = t + h;
-    return OK;
+    return fmi2OK;
 }
 
 /* Model Exchange */
 EXPORT fmi2Status fmi2EnterEventMode(fmi2Component c) {
     State *s = c;
-    if (s->cs || s->mode != CONTINUOUS) return ERR;
+    if (s->cs || s->mode != CONTINUOUS) return fmi2Error;
     s->mode = EVENT_MODE;
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     State *s = c;
-    if (s->mode != EVENT_MODE) return ERR;
+    if (s->mode != EVENT_MODE) return fmi2Error;
     s->above = s->x >= SWITCH - 1e-9;
     memset(info, 0, sizeof *info);
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
     State *s = c;
-    if (s->mode != EVENT_MODE) return ERR;
+    if (s->mode != EVENT_MODE) return fmi2Error;
     s->mode = CONTINUOUS;
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, int noSet, int *enterEventMode, int *terminate) {
     State *s = c;
     (void)noSet;
-    if (s->mode != CONTINUOUS) return ERR;
+    if (s->mode != CONTINUOUS) return fmi2Error;
     *enterEventMode = 0;
     *terminate = 0;
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2SetTime(fmi2Component c, double t) {
     ((State *)c)->t = t;
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const double x[], size_t n) {
     State *s = c;
-    if (n != 2) return ERR;
+    if (n != 2) return fmi2Error;
     s->x = x[0];
     s->v = x[1];
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, double d[], size_t n) {
     State *s = c;
-    if (n != 2) return ERR;
+    if (n != 2) return fmi2Error;
 #ifdef LIE_FACTOR
     const double k = 2.0;
 #else
@@ -282,28 +192,24 @@ EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, double d[], size_t n) {
 #endif
     d[0] = k * a_of(s) * s->v;
     d[1] = k * -s->v;
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, double z[], size_t n) {
     State *s = c;
-    if (n != 1) return ERR;
+    if (n != 1) return fmi2Error;
 #ifdef LIE_INDICATOR
     (void)s;
     z[0] = 1.0;
 #else
     z[0] = s->x - SWITCH;
 #endif
-    return OK;
+    return fmi2OK;
 }
 EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, double x[], size_t n) {
     State *s = c;
-    if (n != 2) return ERR;
+    if (n != 2) return fmi2Error;
     x[0] = s->x;
     x[1] = s->v;
-    return OK;
+    return fmi2OK;
 }
-EXPORT fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, double x[], size_t n) {
-    (void)c;
-    for (size_t i = 0; i < n; i++) x[i] = 1.0;
-    return OK;
-}
+FMI2_UNIT_NOMINALS

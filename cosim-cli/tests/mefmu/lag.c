@@ -2,24 +2,9 @@
  * (tests/me_strong.rs, which writes its modelDescription and must agree on the value references):
  *   r0 x (state, x' = (u - x) / tau), r1 der(x), r2 tau (parameter), r3 u (input),
  *   r4 y = x + d u (output), r5 d (parameter: 0, no direct feedthrough, or 1).
- * It exports the common and Model Exchange functions only (no fmi2DoStep). */
-#include <stdlib.h>
-#include <string.h>
-
-typedef void *fmi2Component;
-typedef void *fmi2FMUstate;
-typedef unsigned int fmi2ValueReference;
-typedef double fmi2Real;
-typedef int fmi2Integer;
-typedef int fmi2Boolean;
-typedef const char *fmi2String;
-typedef char fmi2Byte;
-typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pending } fmi2Status;
-typedef struct {
-    fmi2Boolean newDiscreteStatesNeeded, terminateSimulation, nominalsOfContinuousStatesChanged,
-        valuesOfContinuousStatesChanged, nextEventTimeDefined;
-    fmi2Real nextEventTime;
-} fmi2EventInfo;
+ * It exports the common and Model Exchange functions only (no fmi2DoStep: the entry points are
+ * those of ../cinclude/fmi2_real_array.h, over the reals r; no events). */
+#include "../cinclude/fmi2_common.h"
 
 #define NR 6
 #define NX 1
@@ -29,8 +14,6 @@ typedef struct {
     double r[NR];
     double time;
 } M;
-
-#define EXPORT __attribute__((visibility("default")))
 
 static void start(M *m) {
     m->r[0] = 0.0; m->r[2] = 1.0; m->r[3] = 0.0; m->r[5] = 0.0;
@@ -42,125 +25,4 @@ static void derivatives(M *m) {
     r[4] = r[0] + r[5] * r[3];
 }
 
-EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
-EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
-EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]) {
-    (void)c; (void)on; (void)n; (void)cat; return fmi2OK;
-}
-EXPORT fmi2Component fmi2Instantiate(fmi2String name, int type, fmi2String guid, fmi2String res,
-                                     const void *f, fmi2Boolean vis, fmi2Boolean log) {
-    (void)name; (void)guid; (void)res; (void)f; (void)vis; (void)log;
-    if (type != 0) return NULL; /* fmi2ModelExchange only */
-    M *m = calloc(1, sizeof(M));
-    if (m) start(m);
-    return m;
-}
-EXPORT void fmi2FreeInstance(fmi2Component c) { free(c); }
-EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean td, fmi2Real tol, fmi2Real t0,
-                                      fmi2Boolean sd, fmi2Real t1) {
-    (void)td; (void)tol; (void)sd; (void)t1; ((M *)c)->time = t0; return fmi2OK;
-}
-EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2Terminate(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2Reset(fmi2Component c) { M *m = c; memset(m, 0, sizeof *m); start(m); return fmi2OK; }
-EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
-    M *m = c;
-    derivatives(m);
-    for (size_t i = 0; i < n; i++) { if (vr[i] >= NR) return fmi2Error; v[i] = m->r[vr[i]]; }
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
-    M *m = c;
-    for (size_t i = 0; i < n; i++) { if (vr[i] >= NR) return fmi2Error; m->r[vr[i]] = v[i]; }
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
-    (void)c; (void)vr; (void)v; return n ? fmi2Error : fmi2OK;
-}
-EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s) {
-    M *copy = *s ? *s : malloc(sizeof(M));
-    if (!copy) return fmi2Error;
-    memcpy(copy, c, sizeof(M));
-    *s = copy;
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) { memcpy(c, s, sizeof(M)); return fmi2OK; }
-EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s) { (void)c; free(*s); *s = NULL; return fmi2OK; }
-EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n) {
-    (void)c; (void)s; (void)n; return fmi2Error;
-}
-EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n) {
-    (void)c; (void)s; (void)b; (void)n; return fmi2Error;
-}
-EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s) {
-    (void)c; (void)b; (void)n; (void)s; return fmi2Error;
-}
-EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
-                                               const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
-                                               fmi2Real dz[]) {
-    (void)c; (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz; return fmi2Error;
-}
-
-/* Model Exchange */
-EXPORT fmi2Status fmi2EnterEventMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *e) {
-    M *m = c;
-    memset(e, 0, sizeof *e);
-    (void)m;
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) { (void)c; return fmi2OK; }
-EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noPrior, fmi2Boolean *enterEventMode,
-                                              fmi2Boolean *terminate) {
-    M *m = c;
-    (void)noPrior;
-    *enterEventMode = 0;
-    *terminate = 0;
-    (void)m;
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) { ((M *)c)->time = t; return fmi2OK; }
-EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n) {
-    if (n != NX) return fmi2Error;
-    memcpy(((M *)c)->r, x, n * sizeof(double));
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t n) {
-    M *m = c;
-    if (n != NX) return fmi2Error;
-    derivatives(m);
-    memcpy(dx, m->r + NX, n * sizeof(double));
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], size_t n) {
-    M *m = c;
-    if (n != NZ) return fmi2Error;
-    (void)m; (void)z;
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
-    if (n != NX) return fmi2Error;
-    memcpy(x, ((M *)c)->r, n * sizeof(double));
-    return fmi2OK;
-}
-EXPORT fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
-    (void)c;
-    for (size_t i = 0; i < n; i++) x[i] = 1.0;
-    return fmi2OK;
-}
+#include "../cinclude/fmi2_real_array.h"

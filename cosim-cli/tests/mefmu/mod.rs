@@ -1,7 +1,8 @@
 //! Small FMI 2.0 Model Exchange FMUs for the tests, compiled with the system's `cc` from `me.c`
 //! (`-DMODEL=n`) and packaged with a modelDescription written here (ME only: no `<CoSimulation>`).
-//! See `me.c` for the models: a bouncing ball (state events), a stair (time events), Robertson's
-//! stiff chemistry and a decay that ends the simulation from a step event.
+//! See `models.h` (shared by `me.c` and `me3.c`) for the models: a bouncing ball (state events), a
+//! stair (time events), Robertson's stiff chemistry and a decay that ends the simulation from a
+//! step event.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;

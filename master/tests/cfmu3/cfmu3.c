@@ -15,16 +15,7 @@
  * label "/" label_in), 24 label_len (Float64 output: the length of label_in).
  * -DALWAYS_EARLY: every step returns early at its midpoint, allowed or not.
  * -DEVENT_AT=k: step k sets eventHandlingNeeded. */
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define EXPORT __attribute__((visibility("default")))
-typedef int S; /* fmi3Status */
-enum { OK, WARNING, DISCARD, ERROR, FATAL };
-typedef void (*Log)(void *env, S status, const char *category, const char *message);
+#include "fmi3_common.h"
 
 typedef struct {
     double time, u, x, term_at, ain[2];
@@ -49,10 +40,6 @@ static void binary_starts(State *s) {
     s->bin_in[0] = 0x01; s->bin_in[1] = 0x02; s->bin_in_n = 2;
 }
 
-static void say(Inst *c, S st, const char *m) { if (c->log) c->log(c->env, st, "logStatusError", m); }
-
-EXPORT const char *fmi3GetVersion(void) { return "3.0"; }
-EXPORT S fmi3SetDebugLogging(void *c, bool on, size_t n, const char *const cats[]) { return OK; }
 EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, const char *res, bool visible,
     bool logging, bool event_mode_used, bool early_return_allowed, const unsigned *req, size_t nreq, void *env,
     Log log, void *update) {
@@ -68,16 +55,12 @@ EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, co
 }
 EXPORT void *fmi3InstantiateModelExchange(void) { return NULL; }
 EXPORT void *fmi3InstantiateScheduledExecution(void) { return NULL; }
-EXPORT void fmi3FreeInstance(void *c) { free(c); }
-EXPORT S fmi3EnterInitializationMode(void *p, bool td, double tol, double start, bool sd, double stop) {
-    ((Inst *)p)->s.time = start; return OK;
-}
-EXPORT S fmi3ExitInitializationMode(void *c) { return OK; }
-EXPORT S fmi3Terminate(void *c) { return OK; }
+FMI3_ENTER_INITIALIZATION(Inst, s.time)
+FMI3_NOTHING(ExitInitializationMode)
+FMI3_NOTHING(Terminate)
 EXPORT S fmi3Reset(void *p) { Inst *c = p; bool e = c->s.early_allowed; memset(&c->s, 0, sizeof(State));
     c->s.big = 5000000000ULL; c->s.term_at = -1; c->s.small = 1; strcpy(c->s.label, "start"); c->s.early_allowed = e; binary_starts(&c->s); return OK; }
 
-#define CHECK(cond) if (!(cond)) { say(c, ERROR, "wrong value reference or type"); return ERROR; }
 EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size_t nv) {
     Inst *c = p; size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -146,9 +129,6 @@ EXPORT S fmi3SetInt8(void *p, const unsigned vr[], size_t n, const int8_t v[], s
     for (size_t i = 0; i < n; i++) { CHECK(vr[i] == 6); c->s.small = v[i]; }
     return OK;
 }
-#define NONE(T, name) \
-    EXPORT S fmi3Get##name(void *p, const unsigned vr[], size_t n, T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; } \
-    EXPORT S fmi3Set##name(void *p, const unsigned vr[], size_t n, const T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
 NONE(uint8_t, UInt8)
 NONE(int16_t, Int16)
 NONE(uint16_t, UInt16)
@@ -216,23 +196,7 @@ EXPORT S fmi3SetBinary(void *p, const unsigned vr[], size_t n, const size_t sz[]
     return OK;
 }
 
-EXPORT S fmi3GetFMUState(void *p, void **state) {
-    Inst *c = p;
-    if (!*state) *state = malloc(sizeof(State));
-    memcpy(*state, &c->s, sizeof(State));
-    return OK;
-}
-EXPORT S fmi3SetFMUState(void *p, void *state) { memcpy(&((Inst *)p)->s, state, sizeof(State)); return OK; }
-EXPORT S fmi3FreeFMUState(void *p, void **state) { free(*state); *state = NULL; return OK; }
-EXPORT S fmi3SerializedFMUStateSize(void *p, void *state, size_t *size) { *size = sizeof(State); return OK; }
-EXPORT S fmi3SerializeFMUState(void *p, void *state, uint8_t b[], size_t size) { memcpy(b, state, sizeof(State)); return OK; }
-EXPORT S fmi3DeserializeFMUState(void *p, const uint8_t b[], size_t size, void **state) {
-    if (size != sizeof(State)) return ERROR;
-    if (!*state) *state = malloc(sizeof(State));
-    memcpy(*state, b, size);
-    return OK;
-}
-EXPORT S fmi3GetOutputDerivatives(void *p, const unsigned vr[], size_t n, const int32_t o[], double v[], size_t nv) { return ERROR; }
+FMI3_STATE_COPIES
 
 EXPORT S fmi3DoStep(void *p, double t, double h, bool nsp, bool *event, bool *terminate, bool *early, double *last) {
     Inst *c = p;
@@ -258,13 +222,10 @@ EXPORT S fmi3DoStep(void *p, double t, double h, bool nsp, bool *event, bool *te
 }
 
 /* The rest of the FMI 3.0 API, never called here (no event mode, clocks, Model Exchange or
- * configuration mode): exported because FMPy loads every fmi3 function. */
-#define STUB(name) EXPORT S fmi3##name(void) { return ERROR; }
-STUB(ActivateModelPartition) STUB(CompletedIntegratorStep) STUB(EnterConfigurationMode) STUB(EnterContinuousTimeMode)
-STUB(EnterEventMode) STUB(EnterStepMode) STUB(EvaluateDiscreteStates) STUB(ExitConfigurationMode)
-STUB(GetAdjointDerivative) STUB(GetClock) STUB(GetContinuousStateDerivatives) STUB(GetContinuousStates)
-STUB(GetDirectionalDerivative) STUB(GetEventIndicators) STUB(GetIntervalDecimal) STUB(GetIntervalFraction)
-STUB(GetNominalsOfContinuousStates) STUB(GetNumberOfContinuousStates) STUB(GetNumberOfEventIndicators) STUB(GetNumberOfVariableDependencies)
-STUB(GetShiftDecimal) STUB(GetShiftFraction) STUB(GetVariableDependencies) STUB(SetClock)
-STUB(SetContinuousStates) STUB(SetIntervalDecimal) STUB(SetIntervalFraction) STUB(SetShiftDecimal)
-STUB(SetShiftFraction) STUB(SetTime) STUB(UpdateDiscreteStates)
+ * configuration mode). */
+STUB(GetOutputDerivatives) STUB(ActivateModelPartition) STUB(EnterEventMode) STUB(EnterStepMode)
+STUB(UpdateDiscreteStates) STUB(GetDirectionalDerivative)
+FMI3_STUB_MODEL_EXCHANGE
+FMI3_STUB_CONFIGURATION
+FMI3_STUB_EVALUATION
+FMI3_STUB_CLOCKS

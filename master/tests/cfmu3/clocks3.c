@@ -20,16 +20,7 @@
  * fmi3GetIntervalFraction answers 1/4 s for tick (a description with supportsFraction="true").
  * -DZERO_INTERVAL: tick's interval is answered as 0 (when the description says fixed). */
 #include <math.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define EXPORT __attribute__((visibility("default")))
-typedef int S;
-enum { OK, WARNING, DISCARD, ERROR, FATAL };
-typedef void (*Log)(void *env, S status, const char *category, const char *message);
+#include "fmi3_common.h"
 
 typedef struct {
     double time, y, u, got, tick_miss, cd_miss, last_trig;
@@ -39,12 +30,9 @@ typedef struct {
 
 typedef struct { State s; void *env; Log log; } Inst;
 
-static void say(Inst *c, S st, const char *m) { if (c->log) c->log(c->env, st, "logStatusError", m); }
 static void digit(State *s, int d) { s->order = (s->order * 10 + d) % 1000000; }
 static double miss(double t, double period) { return fabs(t - round(t / period) * period); }
 
-EXPORT const char *fmi3GetVersion(void) { return "3.0"; }
-EXPORT S fmi3SetDebugLogging(void *c, bool on, size_t n, const char *const cats[]) { return OK; }
 EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, const char *res, bool visible,
     bool logging, bool event_mode_used, bool early_return_allowed, const unsigned *req, size_t nreq, void *env,
     Log log, void *update) {
@@ -53,13 +41,10 @@ EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, co
     c->env = env; c->log = log; c->s.last_trig = -1; c->s.cd_armed = true;
     return c;
 }
-EXPORT void fmi3FreeInstance(void *c) { free(c); }
-EXPORT S fmi3EnterInitializationMode(void *p, bool td, double tol, double start, bool sd, double stop) {
-    ((Inst *)p)->s.time = start; return OK;
-}
+FMI3_ENTER_INITIALIZATION(Inst, s.time)
 /* With eventModeUsed the FMU is in event mode after initialization. */
 EXPORT S fmi3ExitInitializationMode(void *p) { ((Inst *)p)->s.in_event = true; return OK; }
-EXPORT S fmi3Terminate(void *c) { return OK; }
+FMI3_NOTHING(Terminate)
 EXPORT S fmi3Reset(void *p) { return ERROR; }
 EXPORT S fmi3EnterEventMode(void *p) { ((Inst *)p)->s.in_event = true; return OK; }
 EXPORT S fmi3EnterStepMode(void *p) {
@@ -175,7 +160,6 @@ EXPORT S fmi3DoStep(void *p, double t, double h, bool no_prior, bool *event_need
     return OK;
 }
 
-#define CHECK(cond) if (!(cond)) { say(c, ERROR, "wrong value reference or type"); return ERROR; }
 EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size_t nv) {
     Inst *c = p;
     State *s = &c->s;
@@ -222,31 +206,14 @@ EXPORT S fmi3GetInt64(void *p, const unsigned vr[], size_t n, int64_t v[], size_
     }
     return OK;
 }
-#define NONE(T, name) \
-    EXPORT S fmi3Get##name(void *p, const unsigned vr[], size_t n, T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; } \
-    EXPORT S fmi3Set##name(void *p, const unsigned vr[], size_t n, const T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-NONE(float, Float32)
-NONE(int8_t, Int8)
-NONE(uint8_t, UInt8)
-NONE(int16_t, Int16)
-NONE(uint16_t, UInt16)
-NONE(int32_t, Int32)
-NONE(uint32_t, UInt32)
-NONE(uint64_t, UInt64)
-NONE(bool, Boolean)
-EXPORT S fmi3SetInt64(void *p, const unsigned vr[], size_t n, const int64_t v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-EXPORT S fmi3GetString(void *p, const unsigned vr[], size_t n, const char *v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-EXPORT S fmi3SetString(void *p, const unsigned vr[], size_t n, const char *const v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+FMI3_FLOAT64_AND_INT64_OUTPUTS_ONLY
 
-/* The rest of the FMI 3.0 API, never called here: exported because loaders resolve every fmi3 function. */
-#define STUB(name) EXPORT S fmi3##name(void) { return ERROR; }
-STUB(GetFMUState) STUB(SetFMUState) STUB(FreeFMUState) STUB(SerializedFMUStateSize) STUB(SerializeFMUState)
-STUB(DeserializeFMUState) STUB(GetOutputDerivatives) STUB(CompletedIntegratorStep) STUB(EnterConfigurationMode)
-STUB(EnterContinuousTimeMode) STUB(EvaluateDiscreteStates) STUB(ExitConfigurationMode) STUB(GetBinary)
-STUB(SetBinary) STUB(GetAdjointDerivative) STUB(GetContinuousStateDerivatives) STUB(GetContinuousStates)
-STUB(GetDirectionalDerivative) STUB(GetEventIndicators)
-STUB(GetNominalsOfContinuousStates) STUB(GetNumberOfContinuousStates) STUB(GetNumberOfEventIndicators)
-STUB(GetNumberOfVariableDependencies) STUB(GetVariableDependencies)
-STUB(SetContinuousStates) STUB(SetIntervalDecimal) STUB(SetIntervalFraction) STUB(SetShiftDecimal)
-STUB(SetShiftFraction) STUB(SetTime) STUB(InstantiateModelExchange) STUB(InstantiateScheduledExecution)
+/* The rest of the FMI 3.0 API, never called here. */
+STUB(GetOutputDerivatives) STUB(GetDirectionalDerivative) STUB(SetIntervalDecimal) STUB(SetIntervalFraction)
+STUB(SetShiftDecimal) STUB(SetShiftFraction) STUB(InstantiateModelExchange) STUB(InstantiateScheduledExecution)
 STUB(ActivateModelPartition)
+FMI3_STUB_STATE
+FMI3_STUB_MODEL_EXCHANGE
+FMI3_STUB_CONFIGURATION
+FMI3_STUB_EVALUATION
+FMI3_STUB_BINARY

@@ -18,16 +18,7 @@
  * -DNEVER_CONVERGES: fmi3UpdateDiscreteStates always answers discreteStatesNeedUpdate = true.
  * -DEARLY_ANYWAY: returns early at a bounce even when earlyReturnAllowed is false. */
 #include <math.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define EXPORT __attribute__((visibility("default")))
-typedef int S;
-enum { OK, WARNING, DISCARD, ERROR, FATAL };
-typedef void (*Log)(void *env, S status, const char *category, const char *message);
+#include "fmi3_common.h"
 
 #define DT 1e-3
 #define TOL 1e-12
@@ -51,10 +42,6 @@ static void starts(State *s) {
     s->h = 1; s->g = 9.81; s->e = 0.7;
 }
 
-static void say(Inst *c, S st, const char *m) { if (c->log) c->log(c->env, st, "logStatusError", m); }
-
-EXPORT const char *fmi3GetVersion(void) { return "3.0"; }
-EXPORT S fmi3SetDebugLogging(void *c, bool on, size_t n, const char *const cats[]) { return OK; }
 EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, const char *res, bool visible,
     bool logging, bool event_mode_used, bool early_return_allowed, const unsigned *req, size_t nreq, void *env,
     Log log, void *update) {
@@ -65,15 +52,11 @@ EXPORT void *fmi3InstantiateCoSimulation(const char *name, const char *token, co
     starts(&c->s);
     return c;
 }
-EXPORT void fmi3FreeInstance(void *c) { free(c); }
-EXPORT S fmi3EnterInitializationMode(void *p, bool td, double tol, double start, bool sd, double stop) {
-    ((Inst *)p)->s.time = start; return OK;
-}
-EXPORT S fmi3ExitInitializationMode(void *c) { return OK; }
-EXPORT S fmi3Terminate(void *c) { return OK; }
+FMI3_ENTER_INITIALIZATION(Inst, s.time)
+FMI3_NOTHING(ExitInitializationMode)
+FMI3_NOTHING(Terminate)
 EXPORT S fmi3Reset(void *p) { starts(&((Inst *)p)->s); return OK; }
 
-#define CHECK(cond) if (!(cond)) { say(c, ERROR, "wrong value reference or type"); return ERROR; }
 EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size_t nv) {
     Inst *c = p;
     CHECK(n == nv);
@@ -115,39 +98,9 @@ EXPORT S fmi3GetInt64(void *p, const unsigned vr[], size_t n, int64_t v[], size_
     }
     return OK;
 }
-#define NONE(T, name) \
-    EXPORT S fmi3Get##name(void *p, const unsigned vr[], size_t n, T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; } \
-    EXPORT S fmi3Set##name(void *p, const unsigned vr[], size_t n, const T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-NONE(float, Float32)
-NONE(int8_t, Int8)
-NONE(uint8_t, UInt8)
-NONE(int16_t, Int16)
-NONE(uint16_t, UInt16)
-NONE(int32_t, Int32)
-NONE(uint32_t, UInt32)
-NONE(uint64_t, UInt64)
-NONE(bool, Boolean)
-EXPORT S fmi3SetInt64(void *p, const unsigned vr[], size_t n, const int64_t v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-EXPORT S fmi3GetString(void *p, const unsigned vr[], size_t n, const char *v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-EXPORT S fmi3SetString(void *p, const unsigned vr[], size_t n, const char *const v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+FMI3_FLOAT64_AND_INT64_OUTPUTS_ONLY
 
-EXPORT S fmi3GetFMUState(void *p, void **state) {
-    Inst *c = p;
-    if (!*state) *state = malloc(sizeof(State));
-    memcpy(*state, &c->s, sizeof(State));
-    return OK;
-}
-EXPORT S fmi3SetFMUState(void *p, void *state) { memcpy(&((Inst *)p)->s, state, sizeof(State)); return OK; }
-EXPORT S fmi3FreeFMUState(void *p, void **state) { free(*state); *state = NULL; return OK; }
-EXPORT S fmi3SerializedFMUStateSize(void *p, void *state, size_t *size) { *size = sizeof(State); return OK; }
-EXPORT S fmi3SerializeFMUState(void *p, void *state, uint8_t b[], size_t size) { memcpy(b, state, sizeof(State)); return OK; }
-EXPORT S fmi3DeserializeFMUState(void *p, const uint8_t b[], size_t size, void **state) {
-    if (size != sizeof(State)) return ERROR;
-    if (!*state) *state = malloc(sizeof(State));
-    memcpy(*state, b, size);
-    return OK;
-}
-EXPORT S fmi3GetOutputDerivatives(void *p, const unsigned vr[], size_t n, const int32_t o[], double v[], size_t nv) { return ERROR; }
+FMI3_STATE_COPIES
 
 /* Height after dt from (h, v). */
 static double height(const State *s, double dt) { return s->h + s->v * dt - 0.5 * s->g * dt * dt; }
@@ -203,8 +156,8 @@ EXPORT S fmi3DoStep(void *p, double t, double step, bool nsp, bool *event, bool 
     return OK;
 }
 
-EXPORT S fmi3EnterEventMode(void *c) { return OK; }
-EXPORT S fmi3EnterStepMode(void *c) { return OK; }
+FMI3_NOTHING(EnterEventMode)
+FMI3_NOTHING(EnterStepMode)
 EXPORT S fmi3UpdateDiscreteStates(void *p, bool *need, bool *terminate, bool *nominals, bool *values, bool *defined, double *next) {
     Inst *c = p;
     c->s.updates++;
@@ -226,15 +179,12 @@ EXPORT S fmi3UpdateDiscreteStates(void *p, bool *need, bool *terminate, bool *no
     return OK;
 }
 
-/* The rest of the FMI 3.0 API, never called here: exported because FMPy loads every fmi3 function. */
-#define STUB(name) EXPORT S fmi3##name(void) { return ERROR; }
+/* The rest of the FMI 3.0 API, never called here. */
 EXPORT void *fmi3InstantiateModelExchange(void) { return NULL; }
 EXPORT void *fmi3InstantiateScheduledExecution(void) { return NULL; }
-STUB(ActivateModelPartition) STUB(CompletedIntegratorStep) STUB(EnterConfigurationMode) STUB(EnterContinuousTimeMode)
-STUB(EvaluateDiscreteStates) STUB(ExitConfigurationMode) STUB(GetBinary) STUB(SetBinary)
-STUB(GetAdjointDerivative) STUB(GetClock) STUB(GetContinuousStateDerivatives) STUB(GetContinuousStates)
-STUB(GetDirectionalDerivative) STUB(GetEventIndicators) STUB(GetIntervalDecimal) STUB(GetIntervalFraction)
-STUB(GetNominalsOfContinuousStates) STUB(GetNumberOfContinuousStates) STUB(GetNumberOfEventIndicators) STUB(GetNumberOfVariableDependencies)
-STUB(GetShiftDecimal) STUB(GetShiftFraction) STUB(GetVariableDependencies) STUB(SetClock)
-STUB(SetContinuousStates) STUB(SetIntervalDecimal) STUB(SetIntervalFraction) STUB(SetShiftDecimal)
-STUB(SetShiftFraction) STUB(SetTime)
+STUB(GetOutputDerivatives) STUB(ActivateModelPartition) STUB(GetDirectionalDerivative)
+FMI3_STUB_MODEL_EXCHANGE
+FMI3_STUB_CONFIGURATION
+FMI3_STUB_EVALUATION
+FMI3_STUB_BINARY
+FMI3_STUB_CLOCKS

@@ -10,16 +10,7 @@
  * 10 order (Int64 output: the last four activations as digits, newest last: 1 fast, 2 slow).
  * -DBAD_INTERVAL: fmi3GetIntervalDecimal answers 0. */
 #include <math.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define EXPORT __attribute__((visibility("default")))
-typedef int S;
-enum { OK, WARNING, DISCARD, ERROR, FATAL };
-typedef void (*Log)(void *env, S status, const char *category, const char *message);
+#include "fmi3_common.h"
 
 typedef struct {
     double time, last_fast, last_slow, x, y, u;
@@ -28,10 +19,6 @@ typedef struct {
 
 typedef struct { State s; void *env; Log log; } Inst;
 
-static void say(Inst *c, S st, const char *m) { if (c->log) c->log(c->env, st, "logStatusError", m); }
-
-EXPORT const char *fmi3GetVersion(void) { return "3.0"; }
-EXPORT S fmi3SetDebugLogging(void *c, bool on, size_t n, const char *const cats[]) { return OK; }
 EXPORT void *fmi3InstantiateScheduledExecution(const char *name, const char *token, const char *res, bool visible,
     bool logging, void *env, Log log, void *clock_update, void *lock, void *unlock) {
     if (strcmp(token, "{se3}") != 0 || !clock_update || !lock || !unlock) return NULL;
@@ -41,12 +28,9 @@ EXPORT void *fmi3InstantiateScheduledExecution(const char *name, const char *tok
 }
 EXPORT void *fmi3InstantiateCoSimulation(void) { return NULL; }
 EXPORT void *fmi3InstantiateModelExchange(void) { return NULL; }
-EXPORT void fmi3FreeInstance(void *c) { free(c); }
-EXPORT S fmi3EnterInitializationMode(void *p, bool td, double tol, double start, bool sd, double stop) {
-    ((Inst *)p)->s.time = start; return OK;
-}
-EXPORT S fmi3ExitInitializationMode(void *c) { return OK; }
-EXPORT S fmi3Terminate(void *c) { return OK; }
+FMI3_ENTER_INITIALIZATION(Inst, s.time)
+FMI3_NOTHING(ExitInitializationMode)
+FMI3_NOTHING(Terminate)
 EXPORT S fmi3Reset(void *p) { return ERROR; }
 
 EXPORT S fmi3GetIntervalDecimal(void *p, const unsigned vr[], size_t n, double interval[], int qualifier[]) {
@@ -76,7 +60,6 @@ EXPORT S fmi3ActivateModelPartition(void *p, unsigned clock, double t) {
     return OK;
 }
 
-#define CHECK(cond) if (!(cond)) { say(c, ERROR, "wrong value reference or type"); return ERROR; }
 EXPORT S fmi3GetFloat64(void *p, const unsigned vr[], size_t n, double v[], size_t nv) {
     Inst *c = p;
     CHECK(n == nv);
@@ -112,31 +95,15 @@ EXPORT S fmi3GetInt64(void *p, const unsigned vr[], size_t n, int64_t v[], size_
     }
     return OK;
 }
-#define NONE(T, name) \
-    EXPORT S fmi3Get##name(void *p, const unsigned vr[], size_t n, T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; } \
-    EXPORT S fmi3Set##name(void *p, const unsigned vr[], size_t n, const T v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-NONE(float, Float32)
-NONE(int8_t, Int8)
-NONE(uint8_t, UInt8)
-NONE(int16_t, Int16)
-NONE(uint16_t, UInt16)
-NONE(int32_t, Int32)
-NONE(uint32_t, UInt32)
-NONE(uint64_t, UInt64)
-NONE(bool, Boolean)
-EXPORT S fmi3SetInt64(void *p, const unsigned vr[], size_t n, const int64_t v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-EXPORT S fmi3GetString(void *p, const unsigned vr[], size_t n, const char *v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
-EXPORT S fmi3SetString(void *p, const unsigned vr[], size_t n, const char *const v[], size_t nv) { Inst *c = p; CHECK(n == 0); return OK; }
+FMI3_FLOAT64_AND_INT64_OUTPUTS_ONLY
 
-/* The rest of the FMI 3.0 API, never called here: exported because loaders resolve every fmi3 function. */
-#define STUB(name) EXPORT S fmi3##name(void) { return ERROR; }
-STUB(GetFMUState) STUB(SetFMUState) STUB(FreeFMUState) STUB(SerializedFMUStateSize) STUB(SerializeFMUState)
-STUB(DeserializeFMUState) STUB(GetOutputDerivatives) STUB(DoStep) STUB(EnterEventMode) STUB(EnterStepMode)
-STUB(UpdateDiscreteStates) STUB(CompletedIntegratorStep) STUB(EnterConfigurationMode) STUB(EnterContinuousTimeMode)
-STUB(EvaluateDiscreteStates) STUB(ExitConfigurationMode) STUB(GetBinary) STUB(SetBinary)
-STUB(GetAdjointDerivative) STUB(GetClock) STUB(GetContinuousStateDerivatives) STUB(GetContinuousStates)
-STUB(GetDirectionalDerivative) STUB(GetEventIndicators) STUB(GetIntervalFraction)
-STUB(GetNominalsOfContinuousStates) STUB(GetNumberOfContinuousStates) STUB(GetNumberOfEventIndicators) STUB(GetNumberOfVariableDependencies)
-STUB(GetShiftDecimal) STUB(GetShiftFraction) STUB(GetVariableDependencies) STUB(SetClock)
-STUB(SetContinuousStates) STUB(SetIntervalDecimal) STUB(SetIntervalFraction) STUB(SetShiftDecimal)
-STUB(SetShiftFraction) STUB(SetTime)
+/* The rest of the FMI 3.0 API, never called here. */
+STUB(GetOutputDerivatives) STUB(DoStep) STUB(EnterEventMode) STUB(EnterStepMode) STUB(UpdateDiscreteStates)
+STUB(GetDirectionalDerivative)
+STUB(GetClock) STUB(SetClock) STUB(GetIntervalFraction) STUB(SetIntervalDecimal) STUB(SetIntervalFraction)
+STUB(GetShiftDecimal) STUB(GetShiftFraction) STUB(SetShiftDecimal) STUB(SetShiftFraction)
+FMI3_STUB_STATE
+FMI3_STUB_MODEL_EXCHANGE
+FMI3_STUB_CONFIGURATION
+FMI3_STUB_EVALUATION
+FMI3_STUB_BINARY
