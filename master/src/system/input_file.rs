@@ -406,31 +406,22 @@ fn plain_decimal(bytes: &[u8]) -> Option<f64> {
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
         1e20, 1e21, 1e22,
     ];
-    let digit = |i: usize| bytes.get(i).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10);
-    let (negative, mut i) = match bytes.first()? {
+    let (negative, start) = match bytes.first()? {
         b'-' => (true, 1),
         b'+' => (false, 1),
         _ => (false, 0),
     };
-    let (mut w, mut digits, mut fraction) = (0u64, 0u32, 0i32);
-    let mut mantissa = |i: &mut usize, fraction_digits: bool| -> Option<()> {
-        while let Some(d) = digit(*i) {
-            if digits == 19 {
-                return None;
-            }
-            w = 10 * w + u64::from(d);
-            digits += 1;
-            fraction += i32::from(fraction_digits);
-            *i += 1;
-        }
-        Some(())
-    };
-    mantissa(&mut i, false)?;
-    if bytes.get(i) == Some(&b'.') {
-        i += 1;
-        mantissa(&mut i, true)?;
+    let mut w = 0u64;
+    let mut i = digits(bytes, start, &mut w);
+    let (mut fraction, point) = (0, bytes.get(i) == Some(&b'.'));
+    if point {
+        let after_point = digits(bytes, i + 1, &mut w);
+        fraction = after_point - (i + 1);
+        i = after_point;
     }
-    if digits == 0 {
+    // At most 19 digits (w wraps beyond: refused here, before it is used).
+    let count = i - start - usize::from(point);
+    if count == 0 || count > 19 {
         return None;
     }
     let mut exponent = 0i32;
@@ -447,17 +438,13 @@ fn plain_decimal(bytes: &[u8]) -> Option<f64> {
             }
             _ => false,
         };
-        let first = i;
-        while let Some(d) = digit(i) {
-            if i - first == 4 {
-                return None;
-            }
-            exponent = 10 * exponent + i32::from(d);
-            i += 1;
-        }
-        if i == first {
+        let mut e = 0u64;
+        let end = digits(bytes, i, &mut e);
+        if end == i || end - i > 4 {
             return None;
         }
+        exponent = e as i32;
+        i = end;
         if negative_exponent {
             exponent = -exponent;
         }
@@ -465,7 +452,7 @@ fn plain_decimal(bytes: &[u8]) -> Option<f64> {
     if i != bytes.len() || w > 1 << 53 {
         return None;
     }
-    let e = exponent - fraction;
+    let e = exponent - fraction as i32;
     let x = if w == 0 {
         0.0
     } else if (0..=22).contains(&e) {
@@ -476,6 +463,38 @@ fn plain_decimal(bytes: &[u8]) -> Option<f64> {
         return None;
     };
     Some(if negative { -x } else { x })
+}
+
+/// The first ',', '\n' or '"' in `buf` from `i` on, eight bytes at a time (SWAR: a byte equal
+/// to `c` is a zero byte of `x ^ c·0x01…01`, and the lowest set bit of `(y − 0x01…01) & !y &
+/// 0x80…80` marks the first zero byte of y — higher ones may be false, and are not used).
+#[inline]
+fn separator(buf: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    let zero_at = |y: u64| y.wrapping_sub(ONES) & !y & HIGHS;
+    while let Some(word) = buf.get(i..i + 8) {
+        let x = u64::from_le_bytes(word.try_into().ok()?);
+        let found = zero_at(x ^ (ONES * u64::from(b',')))
+            | zero_at(x ^ (ONES * u64::from(b'\n')))
+            | zero_at(x ^ (ONES * u64::from(b'"')));
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    buf.get(i..)?.iter().position(|b| matches!(b, b',' | b'\n' | b'"')).map(|p| i + p)
+}
+
+/// Adds the decimal digits of `bytes` from `i` on to `w` (`w = 10 w + d`, wrapping: the caller
+/// counts the digits); the index after them.
+#[inline(always)]
+fn digits(bytes: &[u8], mut i: usize, w: &mut u64) -> usize {
+    while let Some(d) = bytes.get(i).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10) {
+        *w = w.wrapping_mul(10).wrapping_add(u64::from(d));
+        i += 1;
+    }
+    i
 }
 
 /// The CSV lexer: one record at a time from a buffered reader, kept fields copied out (at most
@@ -544,32 +563,24 @@ impl<R: Read> Lexer<R> {
         // field); a quote, or no line end in the buffer, hands the record to `record` (fields
         // already given to `on_field` are given again there, in the same order).
         let (mut k, mut at) = (0, 0);
-        let mut end = 0;
-        loop {
-            match *buf.get(end)? {
-                b'"' => return None,
-                b @ (b',' | b'\n') => {
-                    if keep(k) {
-                        let field = &buf[at..end];
-                        let field = field.strip_suffix(b"\r").unwrap_or(field);
-                        if let Err(message) = on_field(k, field) {
-                            return Some(Err(CsvError {
-                                line: st.line,
-                                column: Some((k + 1, String::new())),
-                                message,
-                            }));
-                        }
-                    }
-                    k += 1;
-                    if b == b'\n' {
-                        break;
-                    }
-                    at = end + 1;
-                }
-                _ => {}
+        let end = loop {
+            let end = separator(buf, at)?;
+            if buf[end] == b'"' {
+                return None;
             }
-            end += 1;
-        }
+            if keep(k) {
+                let field = &buf[at..end];
+                let field = field.strip_suffix(b"\r").unwrap_or(field);
+                if let Err(message) = on_field(k, field) {
+                    return Some(Err(CsvError { line: st.line, column: Some((k + 1, String::new())), message }));
+                }
+            }
+            k += 1;
+            if buf[end] == b'\n' {
+                break end;
+            }
+            at = end + 1;
+        };
         st.line += 1;
         r.consume(end + 1);
         Some(Ok(k))

@@ -295,3 +295,29 @@ fn a_pipe_or_a_device_is_refused_before_its_first_read() {
     assert_eq!(read_file(dev, None, all).unwrap_err(), e);
     assert_eq!(check(Path::new("/no/such/file.csv"), None, all, |_, _, _| Ok(())).unwrap_err().line, 0);
 }
+
+#[test]
+fn the_word_at_a_time_separator_search_is_the_byte_by_byte_one() {
+    let mut x: u32 = 7;
+    let mut byte = move || {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        // Mostly digits and separators, sometimes any byte (0x80.. and 0x01 included).
+        match (x >> 16) % 16 {
+            0 => b',',
+            1 => b'\n',
+            2 => b'"',
+            3 => (x >> 8) as u8,
+            _ => b'0' + ((x >> 20) % 10) as u8,
+        }
+    };
+    for len in 0..40 {
+        for _ in 0..200 {
+            let buf: Vec<u8> = (0..len).map(|_| byte()).collect();
+            for i in 0..=len + 1 {
+                let naive =
+                    buf.get(i..).and_then(|r| r.iter().position(|b| matches!(b, b',' | b'\n' | b'"'))).map(|p| i + p);
+                assert_eq!(separator(&buf, i), naive, "{buf:?} from {i}");
+            }
+        }
+    }
+}
