@@ -282,18 +282,18 @@ impl<R: Read> Rows<R> {
 
     /// Reads and checks the next row; `false` at the end of the file.
     pub fn next_row(&mut self) -> std::result::Result<bool, CsvError> {
+        let prev = self.row[0];
+        if self.plain_row(prev) {
+            return Ok(true);
+        }
+        self.row[0] = prev;
         let Self { lex, time_k, time_name, kept, slot, n_fields, row, rows } = self;
-        let prev = row[0];
         let last = slot.len() - 1;
         let keep = |k: usize| k <= last && slot[k] != usize::MAX;
-        let mut on_field = |k: usize, bytes: &[u8]| {
+        let fields = lex.record(keep, |k: usize, bytes: &[u8]| {
             row[slot[k]] = number(bytes)?;
             Ok(())
-        };
-        let fields = match lex.plain_record(keep, &mut on_field) {
-            Some(fields) => fields.map(Some),
-            None => lex.record(keep, &mut on_field),
-        };
+        });
         let fields = fields.map_err(|mut e| {
             if let Some((k, _)) = &mut e.column {
                 let at = *k - 1;
@@ -319,6 +319,49 @@ impl<R: Read> Rows<R> {
         }
         *rows += 1;
         Ok(true)
+    }
+
+    /// The next row when it is a plain line wholly in the buffer, as nearly all are: no quote,
+    /// not blank, every kept value a [`plain_decimal`], as many fields as the header, the time
+    /// not before `prev` — read at once, without a copy, a '\r' at a field's end dropped as
+    /// [`Lexer::record`] does. `false` (nothing consumed; `row` may be partly overwritten, its
+    /// time restored by the caller) for anything else, which [`Lexer::record`] then reads byte by
+    /// byte, with the errors.
+    #[inline]
+    fn plain_row(&mut self, prev: f64) -> bool {
+        let Lexer { r, st } = &mut self.lex;
+        let buf = r.buffer();
+        if st.line_bytes != 0 || matches!(buf.first(), None | Some(b'\r' | b'\n')) {
+            return false;
+        }
+        let (mut k, mut at) = (0, 0);
+        let end = loop {
+            let Some(end) = separator(buf, at) else { return false };
+            let sep = buf[end];
+            if sep == b'"' {
+                return false;
+            }
+            if let Some(&j) = self.slot.get(k).filter(|j| **j != usize::MAX) {
+                let field = &buf[at..end];
+                match plain_decimal(field.strip_suffix(b"\r").unwrap_or(field)) {
+                    Some(x) => self.row[j] = x,
+                    None => return false,
+                }
+            }
+            k += 1;
+            if sep == b'\n' {
+                break end;
+            }
+            at = end + 1;
+        };
+        if k != self.n_fields || (self.rows > 0 && self.row[0] < prev) {
+            return false;
+        }
+        st.record_line = st.line;
+        st.line += 1;
+        r.consume(end + 1);
+        self.rows += 1;
+        true
     }
 
     /// At the end of the file: an error when it had no data row.
@@ -541,49 +584,6 @@ impl<R: Read> Lexer<R> {
         }
         let r = BufReader::with_capacity(1 << 16, std::io::Cursor::new(head).chain(inner));
         Ok(Self { r, st: Position { line: 1, line_bytes: 0, record_line: 1, field: Vec::new() } })
-    }
-
-    /// The next record when it is a plain line (no quote, not blank) wholly in the buffer, as
-    /// most are: its fields split at the commas without a copy, a '\r' at a field's end
-    /// dropped, as [`Lexer::record`] does; `keep` and `on_field` as there. `None` (nothing
-    /// read) for anything else (a line starting with '\r' may be blank), which
-    /// [`Lexer::record`] then reads byte by byte.
-    fn plain_record(
-        &mut self,
-        keep: impl Fn(usize) -> bool,
-        mut on_field: impl FnMut(usize, &[u8]) -> std::result::Result<(), String>,
-    ) -> Option<std::result::Result<usize, CsvError>> {
-        let Self { r, st } = self;
-        let buf = r.buffer();
-        if st.line_bytes != 0 || matches!(buf.first(), None | Some(b'\r' | b'\n')) {
-            return None;
-        }
-        st.record_line = st.line;
-        // One scan for the separators (fields are a few bytes: a loop beats a SIMD search per
-        // field); a quote, or no line end in the buffer, hands the record to `record` (fields
-        // already given to `on_field` are given again there, in the same order).
-        let (mut k, mut at) = (0, 0);
-        let end = loop {
-            let end = separator(buf, at)?;
-            if buf[end] == b'"' {
-                return None;
-            }
-            if keep(k) {
-                let field = &buf[at..end];
-                let field = field.strip_suffix(b"\r").unwrap_or(field);
-                if let Err(message) = on_field(k, field) {
-                    return Some(Err(CsvError { line: st.line, column: Some((k + 1, String::new())), message }));
-                }
-            }
-            k += 1;
-            if buf[end] == b'\n' {
-                break end;
-            }
-            at = end + 1;
-        };
-        st.line += 1;
-        r.consume(end + 1);
-        Some(Ok(k))
     }
 
     /// Reads one record (blank lines skipped): `keep(k)` says whether field k (0-based) is

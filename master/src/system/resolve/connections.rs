@@ -351,10 +351,12 @@ impl Resolver<'_> {
                 keep
             },
             |row, _, values| {
-                fraction.resize(values.len(), None);
+                if fraction.len() != values.len() {
+                    fraction.resize(values.len(), None);
+                }
                 for (c, (f, x)) in fraction.iter_mut().zip(values).enumerate() {
                     let y = value(*x);
-                    if !y.is_finite() {
+                    if transform.is_some() && !y.is_finite() {
                         let name = kept.borrow().get(c).cloned().unwrap_or_default();
                         let n = crate::suggest::number;
                         return Err(format!(
@@ -364,7 +366,9 @@ impl Resolver<'_> {
                             n(offset)
                         ));
                     }
-                    if f.is_none() && y.fract() != 0.0 {
+                    // Not an integer (every double of magnitude 2^52 or more is one; below, the
+                    // cast truncates exactly: no call to `trunc` for each value).
+                    if f.is_none() && y.abs() < 4_503_599_627_370_496.0 && (y as i64) as f64 != y {
                         *f = Some((row, y));
                     }
                 }

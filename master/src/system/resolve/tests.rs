@@ -277,3 +277,26 @@ fn iterations_read_the_state_flag_of_the_interface_each_instance_runs_as() {
     let e = message(build(&ModelDescription { co_simulation: None, ..both(false, false) }, ""));
     assert!(e.contains(&format!("{refused} <ModelExchange>")) && !e.contains("or run it"), "{e}");
 }
+
+#[test]
+fn an_integer_input_from_a_file_refuses_a_fraction_and_takes_whole_numbers() {
+    let dir = std::env::temp_dir().join(format!("cosim-resolve-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        format!("[[inputs]]\nfile = {:?}\n", p.to_str().unwrap())
+    };
+    // Whole numbers (1e300 and -4503599627370497 too: every double of 2^52 or more is one).
+    let ok = file("whole.csv", "t,a.k,a.u\n0,1,0.5\n1,-4503599627370497,2.5\n2,1e300,1\n");
+    let sys = resolve(&ok).unwrap();
+    assert_eq!(sys.signals.len(), 2);
+    let fraction = file("fraction.csv", "t,a.k,a.u\n0,1,0.5\n1,2.5,2.5\n2,-0.25,1\n");
+    let m = message(resolve(&fraction));
+    assert!(m.contains("fraction.csv: row 2 of column \"a.k\": 2.5 is not an integer (a.k is Integer)"), "{m}");
+    // Scaled into fractions.
+    let scaled = file("scaled.csv", "t,a.k\n0,1\n1,3\n");
+    let m = message(resolve(&format!("{scaled}scale = 0.5\n")));
+    assert!(m.contains("row 1 of column \"a.k\": 0.5 is not an integer"), "{m}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
