@@ -72,11 +72,25 @@ def main(url):
         last = "const c = window.cosim; return [c.t[c.t.length-1], c.values['mech.s'][c.values['mech.s'].length-1], " \
                "c.values['hyd.U_ref'][c.values['hyd.U_ref'].length-1]];"
         t0, s0, u0 = driver.execute_script(last)
-        slider = driver.find_element(By.ID, "slider-hyd.U_ref")
-        width = slider.size["width"]
-        # A real drag: from the middle (0 V) to near the right end.
-        ActionChains(driver).click_and_hold(slider).move_by_offset(int(width * 0.45), 0).release().perform()
-        value = float(slider.get_attribute("value"))
+        # A real drag: from the middle (0 V) to near the right end. On a loaded machine a drag can
+        # be lost (the slider still at 0 V, nothing sent: seen once in CI); as an operator would,
+        # drag again, at most five times, each given a second to show on the slider.
+        value = 0.0
+        for _ in range(5):
+            slider = driver.find_element(By.ID, "slider-hyd.U_ref")
+            ActionChains(driver).click_and_hold(slider).move_by_offset(int(slider.size["width"] * 0.45), 0) \
+                .release().perform()
+            moved = time.monotonic() + 1.0
+            while time.monotonic() < moved:
+                value = float(driver.find_element(By.ID, "slider-hyd.U_ref").get_attribute("value"))
+                if value > 0:
+                    break
+                time.sleep(0.05)
+            if value > 0:
+                break
+        if value <= 0:
+            raise SystemExit(f"five drags left the U_ref slider at {value} V; the page showed: "
+                             f"{json.dumps(driver.execute_script(SHOW))}")
         t_move = driver.execute_script(last)[0]
         # The page's plot data of s responds, and its U_ref column shows the value set.
         wait(driver, f"const c = window.cosim, s = c.values['mech.s'], u = c.values['hyd.U_ref']; "
