@@ -93,6 +93,21 @@ pub struct MeStats {
     pub step_events: u64,
 }
 
+impl MeStats {
+    /// After an accepted step: whether an event is due (a root, a time event reached, or the
+    /// FMU's step event), counted by kind (a root before a time event before a step event).
+    pub(crate) fn event_due(&mut self, root: bool, time_event: bool, step_event: bool) -> bool {
+        if root {
+            self.state_events += 1;
+        } else if time_event {
+            self.time_events += 1;
+        } else if step_event {
+            self.step_events += 1;
+        }
+        root || time_event || step_event
+    }
+}
+
 /// The most continuous states an ME instance may declare (checked before anything is allocated
 /// for them): beyond it the vectors alone are hundreds of megabytes.
 pub const MAX_STATES: usize = 100_000;
@@ -606,14 +621,7 @@ impl<F: ModelExchange> MeInstance<F> {
             return Err(self.terminated(ti));
         }
         let time_event = self.next_event.is_some_and(|te| ti >= te);
-        if root || time_event || step_event {
-            if root {
-                self.stats.state_events += 1;
-            } else if time_event {
-                self.stats.time_events += 1;
-            } else {
-                self.stats.step_events += 1;
-            }
+        if self.stats.event_due(root, time_event, step_event) {
             self.event()?;
         }
         Ok(())

@@ -572,14 +572,7 @@ impl Group {
                 step_event |= enter;
             }
             let time_event = self.next_event.is_some_and(|te| ti >= te);
-            if root || time_event || step_event {
-                if root {
-                    self.stats.state_events += 1;
-                } else if time_event {
-                    self.stats.time_events += 1;
-                } else {
-                    self.stats.step_events += 1;
-                }
+            if self.stats.event_due(root, time_event, step_event) {
                 self.event()?;
             }
         }
